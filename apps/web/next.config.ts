@@ -1,0 +1,39 @@
+import { fileURLToPath } from "node:url";
+import type { NextConfig } from "next";
+import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+
+// The npm workspace root: dependencies are hoisted there, and the console's font is read from its
+// node_modules. Tracing and Turbopack must both see it, and must agree on it.
+const workspaceRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Where `next dev` (port 3001) finds the API: a Switchyard server on its default port. */
+const devApiOrigin = "http://localhost:3000";
+
+/**
+ * The console is not run by `next start`: @switchyard/server loads this directory with
+ * `next({ dir, dev: false })` and serves it on the same origin as the Connect API.
+ */
+const nextConfig: NextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  typedRoutes: true,
+  outputFileTracingRoot: workspaceRoot,
+  turbopack: {
+    root: workspaceRoot,
+  },
+};
+
+export default function config(phase: string): NextConfig {
+  if (phase !== PHASE_DEVELOPMENT_SERVER) return nextConfig;
+  // In `next dev` the console has its own port, so the API calls it makes to its own origin
+  // are forwarded to a running Switchyard server. In production the server handles them itself.
+  return {
+    ...nextConfig,
+    rewrites: async () => [
+      {
+        source: "/switchyard.v1.ConfigService/:method",
+        destination: `${devApiOrigin}/switchyard.v1.ConfigService/:method`,
+      },
+    ],
+  };
+}

@@ -1,0 +1,52 @@
+"use client";
+
+import { TransportProvider } from "@connectrpc/connect-query";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { classifyError } from "@/lib/classify-error";
+
+/**
+ * The API is served on the console's own origin (by @switchyard/server), so a path-only base URL
+ * is enough and works unchanged behind any proxy or port.
+ */
+const transport = createConnectTransport({ baseUrl: "/" });
+
+/** Retry only failures that may go away by themselves, and only a little: errors show fast. */
+function shouldRetry(failureCount: number, error: unknown): boolean {
+  const c = classifyError(error);
+  return failureCount < 2 && (c === "unreachable" || c === "timeout");
+}
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 5_000,
+        retry: shouldRetry,
+        retryDelay: (attempt) => Math.min(500 * 2 ** attempt, 4_000),
+      },
+    },
+  });
+}
+
+let browserQueryClient: QueryClient | undefined;
+
+/**
+ * One client per server render (so requests never share a cache), and one for the lifetime of
+ * the page in the browser (so a suspense re-render does not throw the cache away).
+ */
+function getQueryClient(): QueryClient {
+  if (isServer) return makeQueryClient();
+  browserQueryClient ??= makeQueryClient();
+  return browserQueryClient;
+}
+
+export function Providers({ children }: { children: ReactNode }) {
+  const queryClient = getQueryClient();
+  return (
+    <TransportProvider transport={transport}>
+      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+    </TransportProvider>
+  );
+}

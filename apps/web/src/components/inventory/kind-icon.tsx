@@ -1,0 +1,22 @@
+import {
+  type IconComponent,
+  type IconProps,
+  LayersIcon,
+  RadioIcon,
+  RouteIcon,
+  ServerIcon,
+  ShapesIcon,
+} from "@/components/ui/icons";
+import type { KindInfo } from "@/lib/inventory";
+
+const icons: Record<string, IconComponent> = {
+  clusters: ServerIcon,
+  listeners: RadioIcon,
+  "route-configurations": RouteIcon,
+  "node-groups": LayersIcon,
+};
+
+export function KindIcon({ kind, ...props }: IconProps & { kind: KindInfo }) {
+  const Icon = icons[kind.slug] ?? ShapesIcon;
+  return <Icon {...props} />;
+}

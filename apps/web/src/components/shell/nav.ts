@@ -1,0 +1,35 @@
+import type { Route } from "next";
+import { DatabaseIcon, type IconComponent } from "@/components/ui/icons";
+
+export interface NavItem {
+  readonly href: Route;
+  readonly label: string;
+  readonly icon: IconComponent;
+}
+
+export interface NavSection {
+  /** Shown above the section's links; also names the section's list for screen readers. */
+  readonly label: string;
+  readonly items: readonly NavItem[];
+}
+
+/**
+ * The console's navigation, in sidebar order. A page gets an entry here when it exists; there
+ * are no placeholder links.
+ */
+export const navSections: readonly NavSection[] = [
+  {
+    label: "Configure",
+    items: [{ href: "/", label: "Configuration", icon: DatabaseIcon }],
+  },
+];
+
+/** The nav item a pathname belongs to: "/" only matches itself, other items their subtree. */
+export function activeNavItem(pathname: string): NavItem | undefined {
+  const items = navSections.flatMap((s) => s.items);
+  return items.find((item) =>
+    item.href === "/"
+      ? pathname === "/"
+      : pathname === item.href || pathname.startsWith(`${item.href}/`),
+  );
+}

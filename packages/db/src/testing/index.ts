@@ -1,0 +1,7 @@
+// "@switchyard/db/testing": integration-test helpers for any package. Not for production code.
+
+export {
+  createTestDatabase,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from "./create-test-database.js";

@@ -1,0 +1,220 @@
+#!/usr/bin/env node
+// Generates protobuf-es TypeScript for the Envoy v3 API subset Switchyard uses and for our own
+// `proto/` tree, into `src/gen/`. Runs offline: the Envoy, xDS, googleapis and PGV protos come
+// from the pinned `@grpc/grpc-js-xds` package (shared/FACTS.md, "Envoy API protos").
+//
+// buf v2 wants every module inside its own folder, so the proto roots are copied into the
+// git-ignored `.buf-work/`, which is rebuilt from scratch on every run. Generated code is a build
+// output: never edit or commit it.
+
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// The Envoy protos to generate, relative to the envoy-api root. A folder means every file in it.
+// `include_imports` adds everything these import (envoy/type, xds, udpa, validate, google/api, ...).
+// Each entry's whole import graph must be shipped in @grpc/grpc-js-xds@1.14.1 (checked when this
+// list was written, bootstrap's 68 files included). Not generatable from that package: the v2 APIs,
+// and the v3 opencensus tracer, OpenTelemetry access logger and metrics/trace services (they import
+// opencensus, opentelemetry or prometheus protos it does not ship).
+const ENVOY_TARGETS = [
+  // Discovery: ADS, the (Delta)DiscoveryRequest/Response messages and the per-type services.
+  "envoy/service/discovery/v3/ads.proto",
+  "envoy/service/discovery/v3/discovery.proto",
+  "envoy/service/cluster/v3/cds.proto",
+  "envoy/service/endpoint/v3/eds.proto",
+  "envoy/service/listener/v3/lds.proto",
+  "envoy/service/route/v3/rds.proto",
+  "envoy/service/route/v3/srds.proto",
+  "envoy/service/secret/v3/sds.proto",
+  "envoy/service/runtime/v3/rtds.proto",
+  // Resource types.
+  "envoy/config/cluster/v3",
+  "envoy/config/core/v3",
+  "envoy/config/endpoint/v3",
+  "envoy/config/listener/v3",
+  "envoy/config/route/v3",
+  "envoy/config/bootstrap/v3/bootstrap.proto",
+  // Extensions carried in Any fields.
+  "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
+  "envoy/extensions/filters/http/router/v3/router.proto",
+  "envoy/extensions/filters/http/fault/v3/fault.proto",
+  "envoy/extensions/filters/http/cors/v3/cors.proto",
+  "envoy/extensions/filters/http/health_check/v3/health_check.proto",
+  "envoy/extensions/filters/http/grpc_web/v3/grpc_web.proto",
+  "envoy/extensions/filters/http/rbac/v3/rbac.proto",
+  "envoy/extensions/transport_sockets/tls/v3",
+  "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
+  "envoy/extensions/access_loggers/file/v3/file.proto",
+  "envoy/extensions/access_loggers/stream/v3/stream.proto",
+];
+
+const XDS_PACKAGE = "@grpc/grpc-js-xds";
+const XDS_VERSION = "1.14.1";
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const repoRoot = join(packageDir, "..", "..");
+const workDir = join(packageDir, ".buf-work");
+const outDir = join(packageDir, "src", "gen");
+const require = createRequire(import.meta.url);
+
+/** Prints what went wrong and how to fix it, then exits non-zero. */
+function fail(message) {
+  console.error(`\n@switchyard/proto generate: ${message}\n`);
+  process.exit(1);
+}
+
+function packageRoot(name) {
+  try {
+    return dirname(require.resolve(`${name}/package.json`));
+  } catch (cause) {
+    fail(
+      `cannot find the npm package ${name} (${cause.message}). Run \`npm install\` at the repo root.`,
+    );
+  }
+}
+
+/** Finds an executable that npm linked into some node_modules/.bin between here and the root. */
+function binPath(name) {
+  for (let dir = packageDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", ".bin", name);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) fail(`node_modules/.bin/${name} not found. Run \`npm install\`.`);
+  }
+}
+
+// 1. The proto roots. Only .proto files are copied: the PGV folder also holds Java and test code.
+const xdsRoot = packageRoot(XDS_PACKAGE);
+const xdsVersion = JSON.parse(readFileSync(join(xdsRoot, "package.json"), "utf8")).version;
+if (xdsVersion !== XDS_VERSION) {
+  fail(
+    `expected ${XDS_PACKAGE}@${XDS_VERSION} (the Envoy protos and the target list are checked ` +
+      `against it), found ${xdsVersion}. Re-check ENVOY_TARGETS and the validate.proto patch, ` +
+      "then update XDS_VERSION.",
+  );
+}
+const roots = {
+  "envoy-api": join(xdsRoot, "deps", "envoy-api"),
+  xds: join(xdsRoot, "deps", "xds"),
+  googleapis: join(xdsRoot, "deps", "googleapis"),
+  "protoc-gen-validate": join(xdsRoot, "deps", "protoc-gen-validate", "validate"),
+  proto: join(repoRoot, "proto"),
+};
+
+rmSync(workDir, { recursive: true, force: true });
+for (const [module, source] of Object.entries(roots)) {
+  if (!existsSync(source)) fail(`proto root ${source} is missing.`);
+  // PGV's protos live under validate/, the import path prefix.
+  const dest =
+    module === "protoc-gen-validate" ? join(workDir, module, "validate") : join(workDir, module);
+  cpSync(source, dest, {
+    recursive: true,
+    filter: (path) => path.endsWith(".proto") || statSync(path).isDirectory(),
+  });
+}
+
+for (const target of ENVOY_TARGETS) {
+  if (!existsSync(join(roots["envoy-api"], target))) {
+    fail(`ENVOY_TARGETS lists ${target}, which ${XDS_PACKAGE}@${XDS_VERSION} does not ship.`);
+  }
+}
+
+// 2. The shipped validate.proto predates the Envoy protos, which set `ignore_empty` on string
+// rules; without the field buf rejects them. Field 26 is upstream PGV's number for it.
+const validateProto = join(workDir, "protoc-gen-validate", "validate", "validate.proto");
+const strictRule = "optional bool strict = 25 [default = true];";
+const validateSource = readFileSync(validateProto, "utf8");
+const stringRulesStart = validateSource.indexOf("message StringRules {");
+const stringRules = validateSource.slice(
+  stringRulesStart,
+  validateSource.indexOf("\n}", stringRulesStart),
+);
+if (!/\bignore_empty\b/.test(stringRules)) {
+  if (stringRulesStart === -1 || !stringRules.includes(strictRule)) {
+    fail(`cannot patch ${validateProto}: "${strictRule}" not found in StringRules.`);
+  }
+  writeFileSync(
+    validateProto,
+    validateSource.replace(strictRule, `${strictRule}\n  optional bool ignore_empty = 26;`),
+  );
+}
+
+// 3. buf configuration. All of our own protos are generated; buf refuses a whole module as a
+// path, so they are listed by top-level folder. Paths are relative to the work folder.
+const ownTargets = readdirSync(join(workDir, "proto"));
+const bufYaml = `# Written by packages/proto/scripts/generate.mjs on every build; do not edit.
+version: v2
+modules:
+${Object.keys(roots)
+  .map((module) => `  - path: ${module}\n`)
+  .join("")}`;
+
+const bufGenYaml = `# Written by packages/proto/scripts/generate.mjs on every build; do not edit.
+version: v2
+clean: true
+plugins:
+  - local: ${relative(workDir, binPath("protoc-gen-es"))}
+    out: ${relative(workDir, outDir)}
+    # Without this only the listed files are generated, not what they import.
+    include_imports: true
+    # One plugin run for all files instead of one per folder (2 s instead of ~1 min).
+    strategy: all
+    opt:
+      - target=ts
+      - import_extension=js
+inputs:
+  - directory: .
+    paths:
+${ownTargets.map((target) => `      - proto/${target}\n`).join("")}${ENVOY_TARGETS.map((target) => `      - envoy-api/${target}\n`).join("")}`;
+
+writeFileSync(join(workDir, "buf.yaml"), bufYaml);
+writeFileSync(join(workDir, "buf.gen.yaml"), bufGenYaml);
+
+// 4. Generate. dist/gen goes too, so a proto dropped from the list cannot linger in the build.
+rmSync(join(packageDir, "dist", "gen"), { recursive: true, force: true });
+const buf = join(packageRoot("@bufbuild/buf"), "bin", "buf");
+const result = spawnSync(process.execPath, [buf, "generate"], { cwd: workDir, stdio: "inherit" });
+if (result.error) fail(`could not run buf: ${result.error.message}`);
+if (result.status !== 0) {
+  fail(
+    `buf generate failed (exit ${result.status ?? result.signal}); its errors are above. ` +
+      `The inputs are in ${relative(repoRoot, workDir)}/ (buf.yaml, buf.gen.yaml); ` +
+      "check ENVOY_TARGETS in scripts/generate.mjs and the .proto files under proto/.",
+  );
+}
+if (!existsSync(outDir)) fail(`buf succeeded but wrote nothing to ${outDir}.`);
+
+// 5. src/gen/files.ts lists every generated file descriptor, so src/index.ts can build a registry
+// that stays complete when ENVOY_TARGETS changes. protoc-gen-es only writes *_pb.ts files, so
+// this name cannot collide with its output.
+const generated = readdirSync(outDir, { recursive: true })
+  .filter((path) => path.endsWith("_pb.ts"))
+  .sort();
+const fileDescs = generated.map((path) => {
+  const match = /^export const (file_\w+): GenFile = /m.exec(
+    readFileSync(join(outDir, path), "utf8"),
+  );
+  if (match === null) fail(`no file descriptor export found in src/gen/${path}.`);
+  return { name: match[1], module: `./${path.replace(/\.ts$/, ".js")}` };
+});
+writeFileSync(
+  join(outDir, "files.ts"),
+  `// @generated by packages/proto/scripts/generate.mjs: the descriptors of every file in src/gen.
+import type { DescFile } from "@bufbuild/protobuf";
+${fileDescs.map(({ name, module }) => `import { ${name} } from "${module}";`).join("\n")}
+
+export const generatedFiles: readonly DescFile[] = [
+${fileDescs.map(({ name }) => `  ${name},`).join("\n")}
+];
+`,
+);

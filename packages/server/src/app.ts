@@ -1,0 +1,166 @@
+import * as os from "node:os";
+import type { ConnectRouter } from "@connectrpc/connect";
+import {
+  createPrismaClient,
+  migrate,
+  type PrismaClient,
+  startEmbeddedPostgres,
+} from "@switchyard/db";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { compile } from "@switchyard/snapshot";
+import { createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
+import type { Logger } from "pino";
+import { createConfigService } from "./api/config-service.js";
+import { type HttpServer, startHttpServer } from "./http-server.js";
+import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
+import { loadConfigSpec } from "./store/config-store.js";
+import { loadWebConsole, type WebConsole } from "./web-console.js";
+
+export interface SwitchyardOptions {
+  readonly httpPort: number;
+  readonly xdsPort: number;
+  readonly host: string;
+  /** An external database; when undefined an embedded PostgreSQL is started in `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  /** Serve the web console (false for API/xDS-only processes, e.g. in tests). */
+  readonly webConsole: boolean;
+  readonly logger: Logger;
+}
+
+export interface Switchyard {
+  readonly httpPort: number;
+  readonly xdsPort: number;
+  readonly databaseUrl: string;
+  readonly prisma: PrismaClient;
+  readonly cache: SnapshotCache;
+  /** Re-reads the stored configuration and pushes it to connected nodes. */
+  reload(): Promise<void>;
+  /** Stops everything, in reverse order of start. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function portInUse(port: number, what: string, flag: string, variable: string): StartupError {
+  return new StartupError(
+    `port ${port} (${what}) is already in use: stop the process listening there, or choose another port with ${flag} or ${variable}`,
+  );
+}
+
+/**
+ * Starts Switchyard: the database (embedded unless a URL is given), migrations, the xDS server and
+ * the console. On failure, whatever was started is stopped before the error is rethrown.
+ */
+export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
+  const { logger } = options;
+  const cleanups: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.error({ err: error }, "error while stopping");
+      }
+    }
+  };
+
+  try {
+    let databaseUrl = options.databaseUrl;
+    if (databaseUrl === undefined) {
+      const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, port: 0 });
+      cleanups.push(() => postgres.stop());
+      databaseUrl = postgres.url;
+      logger.info({ dataDir: options.dataDir }, "embedded PostgreSQL started");
+    }
+    try {
+      await migrate(databaseUrl);
+    } catch (error) {
+      if (
+        options.databaseUrl !== undefined &&
+        hasErrorCode(
+          error,
+          "ECONNREFUSED",
+          "ENOTFOUND",
+          "ETIMEDOUT",
+          "EHOSTUNREACH",
+          "28P01",
+          "3D000",
+        )
+      ) {
+        throw new StartupError(
+          `cannot reach the database at ${redactUrl(databaseUrl)} (DATABASE_URL): ${error instanceof Error ? error.message : String(error)}; check that it is running and the URL is right, or unset DATABASE_URL to use the embedded PostgreSQL`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    const prisma = createPrismaClient(databaseUrl);
+    cleanups.push(() => prisma.$disconnect());
+
+    const cache = new SnapshotCache();
+    let version = 0;
+    const reload = async () => {
+      const compiled = compile(await loadConfigSpec(prisma));
+      for (const issue of compiled.issues) logger.warn({ path: issue.path }, issue.message);
+      version += 1;
+      cache.setConfig(compiled, version);
+      logger.info({ version, groups: compiled.groups.length }, "configuration loaded");
+    };
+    await reload();
+
+    const xds: XdsServer = createXdsServer({
+      watcher: cache,
+      controlPlaneId: `switchyard@${os.hostname()}`,
+    });
+    let xdsPort: number;
+    try {
+      xdsPort = await xds.listen(options.xdsPort, options.host);
+    } catch (error) {
+      if (hasErrorCode(error, "EADDRINUSE"))
+        throw portInUse(options.xdsPort, "xDS gRPC", "--xds-port", "SWITCHYARD_XDS_PORT");
+      throw error;
+    }
+    cleanups.push(() => xds.close());
+
+    let web: WebConsole | undefined;
+    if (options.webConsole) {
+      web = await loadWebConsole({ hostname: options.host, port: options.httpPort });
+      cleanups.push(() => (web as WebConsole).close());
+    }
+    const routes = (router: ConnectRouter) => {
+      router.service(ConfigService, createConfigService(prisma));
+    };
+    let http: HttpServer;
+    try {
+      http = await startHttpServer({
+        port: options.httpPort,
+        host: options.host,
+        routes,
+        fallback: web
+          ? web.handler
+          : (_request, response) => {
+              response
+                .writeHead(404, { "content-type": "text/plain" })
+                .end("the web console is disabled in this process\n");
+            },
+      });
+    } catch (error) {
+      if (hasErrorCode(error, "EADDRINUSE"))
+        throw portInUse(options.httpPort, "web console", "--http-port", "SWITCHYARD_HTTP_PORT");
+      throw error;
+    }
+    cleanups.push(() => http.close());
+
+    return {
+      httpPort: http.port,
+      xdsPort,
+      databaseUrl,
+      prisma,
+      cache,
+      reload,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

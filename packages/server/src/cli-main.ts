@@ -1,0 +1,3 @@
+import { main } from "./cli.js";
+
+await main(process.argv);

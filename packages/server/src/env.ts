@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable Switchyard reads, validated once. Nothing else reads process.env.
+ * Flags given to the CLI take precedence over these.
+ */
+const EnvSchema = z.object({
+  /** Port of the web console and the console API (HTTP/1.1). */
+  SWITCHYARD_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Port of the xDS gRPC server (HTTP/2 cleartext). */
+  SWITCHYARD_XDS_PORT: z.coerce.number().int().min(0).max(65535).default(18000),
+  /** Address both servers bind to. Loopback by default: expose deliberately. */
+  SWITCHYARD_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Where the embedded PostgreSQL keeps its data (ignored when DATABASE_URL is set). */
+  SWITCHYARD_DATA_DIR: z.string().min(1).optional(),
+  /** An external PostgreSQL; when unset, Switchyard runs an embedded one. */
+  DATABASE_URL: z.string().url().optional(),
+  /** Log level: fatal, error, warn, info, debug, trace or silent. */
+  SWITCHYARD_LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info"),
+  /** The console API address the CLI talks to. */
+  SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Parses the environment; throws one readable line per bad variable. */
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(source).filter(([, value]) => value !== "")),
+  );
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`invalid environment: ${lines.join("; ")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,46 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+
+export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+export interface HttpServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The console's HTTP server: the Connect API (Connect, gRPC-web and gRPC protocols, so browsers,
+ * the CLI and scripts can all call it) and, for every other path, the web console.
+ */
+export async function startHttpServer(options: {
+  readonly port: number;
+  readonly host: string;
+  readonly routes: (router: ConnectRouter) => void;
+  readonly fallback: RequestHandler;
+}): Promise<HttpServer> {
+  const handler = connectNodeAdapter({
+    routes: options.routes,
+    // This server speaks HTTP/1.1 only, so every request is an IncomingMessage.
+    fallback: (request, response) =>
+      options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
+  });
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // Long-lived API streams would hold close() open forever.
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,223 @@
+import {
+  type DescMessage,
+  fromJson,
+  type JsonValue as ProtoJson,
+  toBinary,
+} from "@bufbuild/protobuf";
+import { registry } from "@switchyard/proto";
+import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
+import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
+import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
+import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import {
+  clusterJson,
+  clusterLoadAssignmentJson,
+  edsResourceName,
+  listenerJson,
+  routeConfigurationJson,
+} from "./envoy-json.js";
+import type { ConfigSpec, JsonObject, NodeGroupSpec, RouteConfigurationSpec } from "./model.js";
+import {
+  createResource,
+  ResourceSnapshot,
+  TypeUrl,
+  type XdsResource,
+} from "./resource-snapshot.js";
+
+/** A problem found while compiling, located by a path a user can follow. */
+export interface ConfigIssue {
+  /** Where: `clusters["backend"].connectTimeout`, `listeners["edge"]`, ... */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Which nodes a group serves (see NodeGroupSpec); the default group takes the rest. */
+export interface NodeSelector {
+  readonly nodeIds: readonly string[];
+  readonly nodeClusters: readonly string[];
+  readonly nodeMetadata: { readonly [key: string]: string };
+}
+
+export interface CompiledGroup {
+  readonly name: string;
+  readonly isDefault: boolean;
+  readonly priority: number;
+  readonly selector: NodeSelector;
+  readonly snapshot: ResourceSnapshot;
+}
+
+export interface CompiledConfig {
+  /** Sorted by priority then name; exactly one is the default. */
+  readonly groups: readonly CompiledGroup[];
+  readonly issues: readonly ConfigIssue[];
+}
+
+/** The group every node falls into when no node group is stored. */
+export const DEFAULT_GROUP_NAME = "default";
+
+function encode(
+  schema: DescMessage,
+  json: JsonObject,
+  path: string,
+  issues: ConfigIssue[],
+): Uint8Array | undefined {
+  try {
+    return toBinary(schema, fromJson(schema, json as ProtoJson, { registry }));
+  } catch (error) {
+    issues.push({ path, message: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}
+
+function routeClusterNames(routeConfiguration: RouteConfigurationSpec): string[] {
+  const names = new Set<string>();
+  for (const virtualHost of routeConfiguration.virtualHosts) {
+    for (const route of virtualHost.routes) {
+      if (route.actionKind === "CLUSTER" && route.cluster) names.add(route.cluster);
+      if (route.actionKind === "WEIGHTED_CLUSTERS") {
+        for (const weighted of route.weightedClusters) names.add(weighted.name);
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+/**
+ * Every stored object encoded once, keyed by type and name. Encoding dominates compile time, so
+ * it happens here once, and node groups only select from the result.
+ */
+function encodeAll(spec: ConfigSpec, issues: ConfigIssue[]): Map<string, XdsResource> {
+  const all = new Map<string, XdsResource>();
+  const add = (resource: XdsResource) =>
+    all.set(`${resource.typeUrl}\u0000${resource.name}`, resource);
+  const routeConfigurations = new Map(spec.routeConfigurations.map((rc) => [rc.name, rc]));
+  const inlineRoutes = (name: string) => routeConfigurations.get(name);
+
+  for (const cluster of spec.clusters) {
+    const path = `clusters[${JSON.stringify(cluster.name)}]`;
+    const eds = cluster.discoveryType === "EDS";
+    const body = encode(ClusterSchema, clusterJson(cluster), path, issues);
+    if (body)
+      add(
+        createResource(TypeUrl.Cluster, cluster.name, body, eds ? [edsResourceName(cluster)] : []),
+      );
+    if (eds) {
+      const assignment = encode(
+        ClusterLoadAssignmentSchema,
+        clusterLoadAssignmentJson(cluster),
+        `${path}.endpoints`,
+        issues,
+      );
+      if (assignment) {
+        add(
+          createResource(TypeUrl.ClusterLoadAssignment, edsResourceName(cluster), assignment, []),
+        );
+      }
+    }
+  }
+  for (const routeConfiguration of spec.routeConfigurations) {
+    const path = `routeConfigurations[${JSON.stringify(routeConfiguration.name)}]`;
+    const body = encode(
+      RouteConfigurationSchema,
+      routeConfigurationJson(routeConfiguration),
+      path,
+      issues,
+    );
+    if (body) {
+      add(
+        createResource(
+          TypeUrl.RouteConfiguration,
+          routeConfiguration.name,
+          body,
+          routeClusterNames(routeConfiguration),
+        ),
+      );
+    }
+  }
+  for (const listener of spec.listeners) {
+    const path = `listeners[${JSON.stringify(listener.name)}]`;
+    const body = encode(ListenerSchema, listenerJson(listener, inlineRoutes), path, issues);
+    const rds = listener.filterChains.flatMap((chain) =>
+      chain.rdsRouteConfigName === null ? [] : [chain.rdsRouteConfigName],
+    );
+    if (body) add(createResource(TypeUrl.Listener, listener.name, body, [...new Set(rds)].sort()));
+  }
+  return all;
+}
+
+function groupSnapshot(
+  all: Map<string, XdsResource>,
+  group: NodeGroupSpec | undefined,
+): ResourceSnapshot {
+  if (!group || group.isDefault) {
+    return new ResourceSnapshot(all.values());
+  }
+  // A named group gets its listeners and clusters, and what those need: the route
+  // configurations its listeners load over RDS and the assignments of its EDS clusters.
+  const listeners = new Set(group.listeners);
+  const clusters = new Set(group.clusters);
+  const wanted = (resource: XdsResource): boolean => {
+    switch (resource.typeUrl) {
+      case TypeUrl.Listener:
+        return listeners.has(resource.name);
+      case TypeUrl.Cluster:
+        return clusters.has(resource.name);
+      default:
+        return false;
+    }
+  };
+  const selected = [...all.values()].filter(wanted);
+  const dependents = new Map<string, readonly string[]>([
+    [
+      TypeUrl.ClusterLoadAssignment,
+      selected.filter((r) => r.typeUrl === TypeUrl.Cluster).flatMap((r) => r.references),
+    ],
+    [
+      TypeUrl.RouteConfiguration,
+      selected.filter((r) => r.typeUrl === TypeUrl.Listener).flatMap((r) => r.references),
+    ],
+  ]);
+  for (const [typeUrl, names] of dependents) {
+    for (const name of new Set(names)) {
+      const resource = all.get(`${typeUrl}\u0000${name}`);
+      if (resource) selected.push(resource);
+    }
+  }
+  return new ResourceSnapshot(selected);
+}
+
+/**
+ * Compiles the stored configuration into one immutable snapshot per node group. Pure: the same
+ * spec gives byte-identical resources (and so identical versions) on every replica.
+ *
+ * Encoding problems are returned as issues (the affected resource is left out) rather than thrown,
+ * so validation can report every problem at once.
+ */
+export function compile(spec: ConfigSpec): CompiledConfig {
+  const issues: ConfigIssue[] = [];
+  const all = encodeAll(spec, issues);
+  const stored = [...spec.nodeGroups].sort(
+    (a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1),
+  );
+  const groups: CompiledGroup[] = stored.map((group) => ({
+    name: group.name,
+    isDefault: group.isDefault,
+    priority: group.priority,
+    selector: {
+      nodeIds: group.nodeIds,
+      nodeClusters: group.nodeClusters,
+      nodeMetadata: group.nodeMetadata,
+    },
+    snapshot: groupSnapshot(all, group),
+  }));
+  if (!groups.some((group) => group.isDefault)) {
+    groups.push({
+      name: DEFAULT_GROUP_NAME,
+      isDefault: true,
+      priority: Number.MAX_SAFE_INTEGER,
+      selector: { nodeIds: [], nodeClusters: [], nodeMetadata: {} },
+      snapshot: groupSnapshot(all, undefined),
+    });
+  }
+  return { groups, issues };
+}

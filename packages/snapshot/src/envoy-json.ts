@@ -1,0 +1,301 @@
+/**
+ * Stored specs to Envoy v3 resources, as canonical proto3 JSON objects.
+ *
+ * Building JSON (rather than messages) keeps the mapping readable next to Envoy's own docs and
+ * makes merging the unmodelled `extra` fields trivial: `extra` holds only fields that are not
+ * modelled, so the modelled fields are spread over it. The JSON is decoded into the generated
+ * Envoy types by `compile`, which rejects anything Envoy's schema would reject.
+ */
+import type {
+  ClusterSpec,
+  EndpointSpec,
+  FilterChainSpec,
+  JsonObject,
+  JsonValue,
+  ListenerSpec,
+  LocalitySpec,
+  RouteConfigurationSpec,
+  RouteSpec,
+  VirtualHostSpec,
+} from "./model.js";
+
+const TYPE_PREFIX = "type.googleapis.com/";
+export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
+export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
+const HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+
+/** An `ads: {}` config source: the resource comes over the same ADS stream. */
+const ADS_CONFIG_SOURCE: JsonObject = { ads: {}, resourceApiVersion: "V3" };
+
+/** Milliseconds as a proto3 JSON Duration ("1.5s"). */
+export function durationJson(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(3).replace(/0+$/, "")}s`;
+}
+
+/** The name ClusterLoadAssignments of an EDS cluster are served under. */
+export function edsResourceName(cluster: ClusterSpec): string {
+  return cluster.edsServiceName ?? cluster.name;
+}
+
+function definedEntries(entries: Record<string, JsonValue | undefined>): JsonObject {
+  const out: Record<string, JsonValue> = {};
+  for (const [key, value] of Object.entries(entries)) {
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function endpointJson(endpoint: EndpointSpec): JsonObject {
+  return definedEntries({
+    ...endpoint.extra,
+    endpoint: {
+      ...((endpoint.extra.endpoint as JsonObject | undefined) ?? {}),
+      address: { socketAddress: { address: endpoint.address, portValue: endpoint.port } },
+    },
+    healthStatus: endpoint.healthStatus === "UNKNOWN" ? undefined : endpoint.healthStatus,
+    loadBalancingWeight: endpoint.weight ?? undefined,
+  });
+}
+
+function localityJson(locality: LocalitySpec): JsonObject {
+  return definedEntries({
+    ...locality.extra,
+    // Always set, even when empty: proxyless gRPC NACKs an assignment whose locality is unset.
+    locality: definedEntries({
+      region: locality.region || undefined,
+      zone: locality.zone || undefined,
+      subZone: locality.subZone || undefined,
+    }),
+    lbEndpoints: locality.endpoints.map(endpointJson),
+    loadBalancingWeight: locality.weight ?? undefined,
+    priority: locality.priority === 0 ? undefined : locality.priority,
+  });
+}
+
+/** envoy.config.endpoint.v3.ClusterLoadAssignment */
+export function clusterLoadAssignmentJson(cluster: ClusterSpec): JsonObject {
+  return {
+    ...cluster.assignmentExtra,
+    clusterName: edsResourceName(cluster),
+    endpoints: cluster.localities.map(localityJson),
+  };
+}
+
+function sdsSecret(name: string): JsonObject {
+  return { name, sdsConfig: ADS_CONFIG_SOURCE };
+}
+
+/** envoy.config.cluster.v3.Cluster */
+export function clusterJson(cluster: ClusterSpec): JsonObject {
+  const eds = cluster.discoveryType === "EDS";
+  return definedEntries({
+    ...cluster.extra,
+    name: cluster.name,
+    type: cluster.discoveryType,
+    connectTimeout: durationJson(cluster.connectTimeoutMs),
+    lbPolicy: cluster.lbPolicy,
+    edsClusterConfig: eds
+      ? definedEntries({
+          edsConfig: ADS_CONFIG_SOURCE,
+          serviceName: cluster.edsServiceName ?? undefined,
+        })
+      : undefined,
+    loadAssignment: eds ? undefined : clusterLoadAssignmentJson(cluster),
+    typedExtensionProtocolOptions: cluster.http2
+      ? {
+          ...((cluster.extra.typedExtensionProtocolOptions as JsonObject | undefined) ?? {}),
+          [HTTP_PROTOCOL_OPTIONS]: {
+            "@type": TYPE_PREFIX + HTTP_PROTOCOL_OPTIONS,
+            explicitHttpConfig: { http2ProtocolOptions: {} },
+          },
+        }
+      : undefined,
+    healthChecks: cluster.healthChecks.length > 0 ? cluster.healthChecks : undefined,
+    circuitBreakers: cluster.circuitBreakers ?? undefined,
+    outlierDetection: cluster.outlierDetection ?? undefined,
+    transportSocket: cluster.tlsSecretName
+      ? {
+          name: "envoy.transport_sockets.tls",
+          typedConfig: {
+            "@type": `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext`,
+            commonTlsContext: {
+              validationContextSdsSecretConfig: sdsSecret(cluster.tlsSecretName),
+            },
+          },
+        }
+      : undefined,
+  });
+}
+
+function routeMatchJson(route: RouteSpec): JsonObject {
+  const pattern: JsonObject =
+    route.matchKind === "PREFIX"
+      ? { prefix: route.matchValue }
+      : route.matchKind === "PATH"
+        ? { path: route.matchValue }
+        : { safeRegex: { regex: route.matchValue } };
+  return definedEntries({
+    ...((route.extra.match as JsonObject | undefined) ?? {}),
+    ...pattern,
+    caseSensitive: route.caseSensitive ? undefined : false,
+    headers: route.headers.length > 0 ? route.headers : undefined,
+    queryParameters: route.queryParameters.length > 0 ? route.queryParameters : undefined,
+  });
+}
+
+function routeActionJson(route: RouteSpec): JsonObject {
+  const target: JsonObject =
+    route.actionKind === "WEIGHTED_CLUSTERS"
+      ? {
+          weightedClusters: {
+            ...((route.extra.route as { weightedClusters?: JsonObject } | undefined)
+              ?.weightedClusters ?? {}),
+            clusters: route.weightedClusters.map((c) => ({ name: c.name, weight: c.weight })),
+          },
+        }
+      : { cluster: route.cluster ?? "" };
+  return definedEntries({
+    ...((route.extra.route as JsonObject | undefined) ?? {}),
+    ...target,
+    timeout: route.timeoutMs === null ? undefined : durationJson(route.timeoutMs),
+    retryPolicy: route.retryPolicy ?? undefined,
+    prefixRewrite: route.prefixRewrite ?? undefined,
+  });
+}
+
+/** envoy.config.route.v3.Route */
+export function routeJson(route: RouteSpec): JsonObject {
+  const { match: _match, route: _route, ...extra } = route.extra;
+  const action: JsonObject =
+    route.actionKind === "REDIRECT"
+      ? { redirect: route.redirect ?? {} }
+      : route.actionKind === "DIRECT_RESPONSE"
+        ? { directResponse: route.directResponse ?? {} }
+        : { route: routeActionJson(route) };
+  return definedEntries({
+    ...extra,
+    name: route.name || undefined,
+    match: routeMatchJson(route),
+    ...action,
+  });
+}
+
+function virtualHostJson(virtualHost: VirtualHostSpec): JsonObject {
+  return {
+    ...virtualHost.extra,
+    name: virtualHost.name,
+    domains: virtualHost.domains,
+    routes: virtualHost.routes.map(routeJson),
+  };
+}
+
+/** envoy.config.route.v3.RouteConfiguration */
+export function routeConfigurationJson(routeConfiguration: RouteConfigurationSpec): JsonObject {
+  return {
+    ...routeConfiguration.extra,
+    name: routeConfiguration.name,
+    virtualHosts: routeConfiguration.virtualHosts.map(virtualHostJson),
+  };
+}
+
+function isRouterFilter(filter: JsonValue): boolean {
+  return typeof filter === "object" && filter !== null && !Array.isArray(filter)
+    ? (filter as JsonObject).name === ROUTER_FILTER_NAME
+    : false;
+}
+
+/** The HTTP filters of a chain, with the router appended when the stored list lacks it. */
+function httpFiltersJson(chain: FilterChainSpec): readonly JsonValue[] {
+  if (chain.httpFilters.some(isRouterFilter)) return chain.httpFilters;
+  return [
+    ...chain.httpFilters,
+    {
+      name: ROUTER_FILTER_NAME,
+      typedConfig: { "@type": `${TYPE_PREFIX}envoy.extensions.filters.http.router.v3.Router` },
+    },
+  ];
+}
+
+/**
+ * envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager, as the
+ * `typedConfig` of a filter (with its `@type`).
+ */
+export function httpConnectionManagerJson(
+  chain: FilterChainSpec,
+  inlineRoutes: (name: string) => RouteConfigurationSpec | undefined,
+): JsonObject {
+  let routeSpecifier: JsonObject = {};
+  if (chain.rdsRouteConfigName !== null) {
+    routeSpecifier = {
+      rds: { configSource: ADS_CONFIG_SOURCE, routeConfigName: chain.rdsRouteConfigName },
+    };
+  } else if (chain.inlineRouteConfigName !== null) {
+    const inline = inlineRoutes(chain.inlineRouteConfigName);
+    routeSpecifier = {
+      routeConfig: inline ? routeConfigurationJson(inline) : { name: chain.inlineRouteConfigName },
+    };
+  }
+  return definedEntries({
+    "@type": `${TYPE_PREFIX}envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`,
+    ...chain.hcmExtra,
+    statPrefix: chain.statPrefix,
+    ...routeSpecifier,
+    httpFilters: httpFiltersJson(chain),
+    accessLog: chain.accessLog.length > 0 ? chain.accessLog : undefined,
+  });
+}
+
+function filterChainJson(
+  chain: FilterChainSpec,
+  inlineRoutes: (name: string) => RouteConfigurationSpec | undefined,
+): JsonObject {
+  return definedEntries({
+    ...chain.extra,
+    name: chain.name || undefined,
+    filterChainMatch:
+      chain.serverNames.length > 0
+        ? {
+            ...((chain.extra.filterChainMatch as JsonObject | undefined) ?? {}),
+            serverNames: chain.serverNames,
+          }
+        : undefined,
+    filters: [
+      { name: HCM_FILTER_NAME, typedConfig: httpConnectionManagerJson(chain, inlineRoutes) },
+    ],
+    transportSocket: chain.tlsSecretName
+      ? {
+          name: "envoy.transport_sockets.tls",
+          typedConfig: {
+            "@type": `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext`,
+            commonTlsContext: { tlsCertificateSdsSecretConfigs: [sdsSecret(chain.tlsSecretName)] },
+          },
+        }
+      : undefined,
+  });
+}
+
+/** envoy.config.listener.v3.Listener */
+export function listenerJson(
+  listener: ListenerSpec,
+  inlineRoutes: (name: string) => RouteConfigurationSpec | undefined,
+): JsonObject {
+  if (listener.apiListener) {
+    const [chain] = listener.filterChains;
+    return definedEntries({
+      ...listener.extra,
+      name: listener.name,
+      apiListener: chain
+        ? { apiListener: httpConnectionManagerJson(chain, inlineRoutes) }
+        : undefined,
+    });
+  }
+  return definedEntries({
+    ...listener.extra,
+    name: listener.name,
+    address: {
+      socketAddress: { address: listener.address ?? "0.0.0.0", portValue: listener.port ?? 0 },
+    },
+    filterChains: listener.filterChains.map((chain) => filterChainJson(chain, inlineRoutes)),
+  });
+}

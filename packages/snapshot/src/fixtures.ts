@@ -1,0 +1,190 @@
+/**
+ * Builders of stored specs for tests in every package: defaults that compile, overridden per
+ * case. Exposed as `@switchyard/snapshot/fixtures`.
+ */
+import type {
+  ClusterSpec,
+  ConfigSpec,
+  EndpointSpec,
+  FilterChainSpec,
+  ListenerSpec,
+  LocalitySpec,
+  NodeGroupSpec,
+  RouteConfigurationSpec,
+  RouteSpec,
+  VirtualHostSpec,
+} from "./model.js";
+
+export function endpointSpec(
+  address: string,
+  port: number,
+  overrides: Partial<EndpointSpec> = {},
+): EndpointSpec {
+  return { address, port, weight: null, healthStatus: "UNKNOWN", extra: {}, ...overrides };
+}
+
+export function localitySpec(
+  endpoints: readonly EndpointSpec[],
+  overrides: Partial<LocalitySpec> = {},
+): LocalitySpec {
+  // Proxyless gRPC clients require a locality weight, so the default sets one.
+  return {
+    region: "",
+    zone: "",
+    subZone: "",
+    weight: 1,
+    priority: 0,
+    extra: {},
+    endpoints,
+    ...overrides,
+  };
+}
+
+/** An EDS cluster, round robin, with one locality holding `endpoints`. */
+export function clusterSpec(
+  name: string,
+  endpoints: readonly EndpointSpec[] = [],
+  overrides: Partial<ClusterSpec> = {},
+): ClusterSpec {
+  return {
+    name,
+    discoveryType: "EDS",
+    lbPolicy: "ROUND_ROBIN",
+    connectTimeoutMs: 1000,
+    http2: false,
+    healthChecks: [],
+    circuitBreakers: null,
+    outlierDetection: null,
+    tlsSecretName: null,
+    edsServiceName: null,
+    extra: {},
+    assignmentExtra: {},
+    localities: endpoints.length > 0 ? [localitySpec(endpoints)] : [],
+    ...overrides,
+  };
+}
+
+export function routeSpec(cluster: string, overrides: Partial<RouteSpec> = {}): RouteSpec {
+  return {
+    name: "",
+    matchKind: "PREFIX",
+    matchValue: "",
+    caseSensitive: true,
+    headers: [],
+    queryParameters: [],
+    actionKind: "CLUSTER",
+    cluster,
+    weightedClusters: [],
+    redirect: null,
+    directResponse: null,
+    timeoutMs: null,
+    retryPolicy: null,
+    prefixRewrite: null,
+    extra: {},
+    ...overrides,
+  };
+}
+
+export function virtualHostSpec(
+  name: string,
+  domains: readonly string[],
+  routes: readonly RouteSpec[],
+  overrides: Partial<VirtualHostSpec> = {},
+): VirtualHostSpec {
+  return { name, domains, extra: {}, routes, ...overrides };
+}
+
+/** A route configuration with one virtual host for every domain, routing everything to `cluster`. */
+export function routeConfigurationSpec(
+  name: string,
+  cluster: string,
+  overrides: Partial<RouteConfigurationSpec> = {},
+): RouteConfigurationSpec {
+  return {
+    name,
+    extra: {},
+    virtualHosts: [virtualHostSpec(`${name}-vh`, ["*"], [routeSpec(cluster)])],
+    ...overrides,
+  };
+}
+
+export function filterChainSpec(overrides: Partial<FilterChainSpec> = {}): FilterChainSpec {
+  return {
+    name: "",
+    serverNames: [],
+    tlsSecretName: null,
+    statPrefix: "ingress_http",
+    rdsRouteConfigName: null,
+    inlineRouteConfigName: null,
+    httpFilters: [],
+    accessLog: [],
+    hcmExtra: {},
+    extra: {},
+    ...overrides,
+  };
+}
+
+/** An api_listener (what proxyless gRPC clients dial as xds:///NAME) loading `routeConfig` over RDS. */
+export function apiListenerSpec(
+  name: string,
+  routeConfig: string,
+  overrides: Partial<ListenerSpec> = {},
+): ListenerSpec {
+  return {
+    name,
+    apiListener: true,
+    address: null,
+    port: null,
+    extra: {},
+    filterChains: [filterChainSpec({ rdsRouteConfigName: routeConfig })],
+    ...overrides,
+  };
+}
+
+/** A socket listener on `port` loading `routeConfig` over RDS. */
+export function socketListenerSpec(
+  name: string,
+  port: number,
+  routeConfig: string,
+  overrides: Partial<ListenerSpec> = {},
+): ListenerSpec {
+  return {
+    name,
+    apiListener: false,
+    address: "0.0.0.0",
+    port,
+    extra: {},
+    filterChains: [filterChainSpec({ rdsRouteConfigName: routeConfig })],
+    ...overrides,
+  };
+}
+
+export function nodeGroupSpec(name: string, overrides: Partial<NodeGroupSpec> = {}): NodeGroupSpec {
+  return {
+    name,
+    isDefault: false,
+    priority: 100,
+    nodeIds: [],
+    nodeClusters: [],
+    nodeMetadata: {},
+    listeners: [],
+    clusters: [],
+    ...overrides,
+  };
+}
+
+export function configSpec(overrides: Partial<ConfigSpec> = {}): ConfigSpec {
+  return { clusters: [], listeners: [], routeConfigurations: [], nodeGroups: [], ...overrides };
+}
+
+/**
+ * The smallest useful proxyless gRPC config: listener `service` (api_listener) → route
+ * configuration `service-routes` → EDS cluster `service-backend` with the given endpoints.
+ */
+export function grpcServiceSpec(service: string, endpoints: readonly EndpointSpec[]): ConfigSpec {
+  return configSpec({
+    clusters: [clusterSpec(`${service}-backend`, endpoints, { http2: true })],
+    routeConfigurations: [routeConfigurationSpec(`${service}-routes`, `${service}-backend`)],
+    listeners: [apiListenerSpec(service, `${service}-routes`)],
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * The stored configuration as plain, immutable data: what the database layer reads from Postgres
+ * and what the compiler turns into Envoy resources. It mirrors prisma/schema.prisma without the
+ * database's surrogate ids, so the compiler and its tests never need a database.
+ *
+ * `extra` fields hold the Envoy fields Switchyard does not model as columns, as canonical proto3
+ * JSON of the same message; the compiler merges them under the modelled fields.
+ */
+
+export type JsonObject = { readonly [key: string]: JsonValue };
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+export type DiscoveryType = "EDS" | "STATIC" | "STRICT_DNS" | "LOGICAL_DNS";
+export type LbPolicy =
+  | "ROUND_ROBIN"
+  | "LEAST_REQUEST"
+  | "RING_HASH"
+  | "RANDOM"
+  | "MAGLEV"
+  | "CLUSTER_PROVIDED";
+export type HealthStatus =
+  | "UNKNOWN"
+  | "HEALTHY"
+  | "UNHEALTHY"
+  | "DRAINING"
+  | "TIMEOUT"
+  | "DEGRADED";
+
+export interface EndpointSpec {
+  readonly address: string;
+  readonly port: number;
+  readonly weight: number | null;
+  readonly healthStatus: HealthStatus;
+  readonly extra: JsonObject;
+}
+
+export interface LocalitySpec {
+  readonly region: string;
+  readonly zone: string;
+  readonly subZone: string;
+  readonly weight: number | null;
+  readonly priority: number;
+  readonly extra: JsonObject;
+  readonly endpoints: readonly EndpointSpec[];
+}
+
+export interface ClusterSpec {
+  readonly name: string;
+  readonly discoveryType: DiscoveryType;
+  readonly lbPolicy: LbPolicy;
+  readonly connectTimeoutMs: number;
+  readonly http2: boolean;
+  readonly healthChecks: readonly JsonValue[];
+  readonly circuitBreakers: JsonObject | null;
+  readonly outlierDetection: JsonObject | null;
+  readonly tlsSecretName: string | null;
+  readonly edsServiceName: string | null;
+  readonly extra: JsonObject;
+  readonly assignmentExtra: JsonObject;
+  readonly localities: readonly LocalitySpec[];
+}
+
+export interface FilterChainSpec {
+  readonly name: string;
+  readonly serverNames: readonly string[];
+  readonly tlsSecretName: string | null;
+  readonly statPrefix: string;
+  readonly rdsRouteConfigName: string | null;
+  readonly inlineRouteConfigName: string | null;
+  readonly httpFilters: readonly JsonValue[];
+  readonly accessLog: readonly JsonValue[];
+  readonly hcmExtra: JsonObject;
+  readonly extra: JsonObject;
+}
+
+export interface ListenerSpec {
+  readonly name: string;
+  readonly apiListener: boolean;
+  readonly address: string | null;
+  readonly port: number | null;
+  readonly extra: JsonObject;
+  readonly filterChains: readonly FilterChainSpec[];
+}
+
+export type RouteMatchKind = "PREFIX" | "PATH" | "SAFE_REGEX";
+export type RouteActionKind = "CLUSTER" | "WEIGHTED_CLUSTERS" | "REDIRECT" | "DIRECT_RESPONSE";
+
+export interface WeightedClusterSpec {
+  readonly name: string;
+  readonly weight: number;
+}
+
+export interface RouteSpec {
+  readonly name: string;
+  readonly matchKind: RouteMatchKind;
+  readonly matchValue: string;
+  readonly caseSensitive: boolean;
+  readonly headers: readonly JsonValue[];
+  readonly queryParameters: readonly JsonValue[];
+  readonly actionKind: RouteActionKind;
+  readonly cluster: string | null;
+  readonly weightedClusters: readonly WeightedClusterSpec[];
+  readonly redirect: JsonObject | null;
+  readonly directResponse: JsonObject | null;
+  readonly timeoutMs: number | null;
+  readonly retryPolicy: JsonObject | null;
+  readonly prefixRewrite: string | null;
+  readonly extra: JsonObject;
+}
+
+export interface VirtualHostSpec {
+  readonly name: string;
+  readonly domains: readonly string[];
+  readonly extra: JsonObject;
+  readonly routes: readonly RouteSpec[];
+}
+
+export interface RouteConfigurationSpec {
+  readonly name: string;
+  readonly extra: JsonObject;
+  readonly virtualHosts: readonly VirtualHostSpec[];
+}
+
+export interface NodeGroupSpec {
+  readonly name: string;
+  readonly isDefault: boolean;
+  readonly priority: number;
+  readonly nodeIds: readonly string[];
+  readonly nodeClusters: readonly string[];
+  readonly nodeMetadata: { readonly [key: string]: string };
+  /** Names of the listeners this group's nodes receive. */
+  readonly listeners: readonly string[];
+  /** Names of the clusters this group's nodes receive. */
+  readonly clusters: readonly string[];
+}
+
+/** Everything stored, in a stable order (by name; children by position). */
+export interface ConfigSpec {
+  readonly clusters: readonly ClusterSpec[];
+  readonly listeners: readonly ListenerSpec[];
+  readonly routeConfigurations: readonly RouteConfigurationSpec[];
+  readonly nodeGroups: readonly NodeGroupSpec[];
+}

@@ -1,0 +1,126 @@
+import { createHash } from "node:crypto";
+
+/** The xDS resource types Switchyard serves, by type URL. */
+export const TypeUrl = {
+  Cluster: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+  ClusterLoadAssignment: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
+  Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
+  RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+} as const;
+export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
+
+/** Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS. */
+export const TYPE_ORDER: readonly TypeUrl[] = [
+  TypeUrl.Cluster,
+  TypeUrl.ClusterLoadAssignment,
+  TypeUrl.Listener,
+  TypeUrl.RouteConfiguration,
+];
+
+/**
+ * One serialized resource. `body` is the binary encoding of the Envoy message, computed once and
+ * shared by every stream that sends it: it must not be altered.
+ */
+export interface XdsResource {
+  readonly typeUrl: TypeUrl;
+  readonly name: string;
+  /** Content hash of `body`: the same content gives the same version on every replica. */
+  readonly version: string;
+  readonly body: Uint8Array;
+  /**
+   * Names of the resources of the next type in the dependency chain this one needs to be warm:
+   * a Cluster's ClusterLoadAssignment, a Listener's RouteConfigurations, a RouteConfiguration's
+   * Clusters.
+   */
+  readonly references: readonly string[];
+}
+
+export function resourceVersion(typeUrl: string, body: Uint8Array): string {
+  return createHash("sha256").update(typeUrl).update(body).digest("hex").slice(0, 16);
+}
+
+export function createResource(
+  typeUrl: TypeUrl,
+  name: string,
+  body: Uint8Array,
+  references: readonly string[],
+): XdsResource {
+  return { typeUrl, name, body, version: resourceVersion(typeUrl, body), references };
+}
+
+/**
+ * The resources one node group should hold, by type. Immutable: built once by the compiler and
+ * shared by the cache and every stream; the maps it returns must not be altered.
+ */
+export class ResourceSnapshot {
+  readonly #byType: ReadonlyMap<TypeUrl, ReadonlyMap<string, XdsResource>>;
+
+  constructor(resources: Iterable<XdsResource>) {
+    const byType = new Map<TypeUrl, Map<string, XdsResource>>(
+      TYPE_ORDER.map((typeUrl) => [typeUrl, new Map()]),
+    );
+    for (const resource of resources) {
+      const ofType = byType.get(resource.typeUrl);
+      if (!ofType) throw new Error(`unknown resource type ${resource.typeUrl}`);
+      if (ofType.has(resource.name)) {
+        throw new Error(`duplicate ${resource.typeUrl} resource "${resource.name}"`);
+      }
+      ofType.set(resource.name, resource);
+    }
+    for (const [typeUrl, ofType] of byType) {
+      byType.set(typeUrl, new Map([...ofType].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+    }
+    this.#byType = byType;
+  }
+
+  /** The resources of one type, sorted by name. */
+  resources(typeUrl: string): ReadonlyMap<string, XdsResource> {
+    return this.#byType.get(typeUrl as TypeUrl) ?? EMPTY;
+  }
+
+  get(typeUrl: string, name: string): XdsResource | undefined {
+    return this.resources(typeUrl).get(name);
+  }
+
+  /**
+   * Dangling references: a cluster whose assignment is missing, a listener whose route
+   * configuration is missing, a route to a missing cluster. A snapshot with any is not served.
+   */
+  danglingReferences(): readonly string[] {
+    const problems: string[] = [];
+    for (const typeUrl of TYPE_ORDER) {
+      const next = referencedType(typeUrl);
+      if (!next) continue;
+      for (const resource of this.resources(typeUrl).values()) {
+        for (const reference of resource.references) {
+          if (!this.resources(next).has(reference)) {
+            problems.push(
+              `${shortType(typeUrl)} "${resource.name}" refers to missing ${shortType(next)} "${reference}"`,
+            );
+          }
+        }
+      }
+    }
+    return problems;
+  }
+}
+
+const EMPTY: ReadonlyMap<string, XdsResource> = new Map();
+
+/** The type a resource's `references` name: Cluster→CLA, Listener→RouteConfiguration, Route→Cluster. */
+export function referencedType(typeUrl: string): TypeUrl | undefined {
+  switch (typeUrl) {
+    case TypeUrl.Cluster:
+      return TypeUrl.ClusterLoadAssignment;
+    case TypeUrl.Listener:
+      return TypeUrl.RouteConfiguration;
+    case TypeUrl.RouteConfiguration:
+      return TypeUrl.Cluster;
+    default:
+      return undefined;
+  }
+}
+
+export function shortType(typeUrl: string): string {
+  return typeUrl.slice(typeUrl.lastIndexOf(".") + 1);
+}

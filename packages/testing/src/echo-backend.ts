@@ -1,0 +1,57 @@
+import * as grpc from "@grpc/grpc-js";
+
+/** The one method every test backend serves: it answers with the backend's name. */
+export const ECHO_METHOD = "/switchyard.testing.Echo/WhoAreYou";
+
+const identity = (buffer: Buffer) => buffer;
+
+const echoService: grpc.ServiceDefinition = {
+  WhoAreYou: {
+    path: ECHO_METHOD,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+};
+
+export interface EchoBackend {
+  readonly name: string;
+  readonly port: number;
+  /** Number of RPCs this backend answered. */
+  readonly served: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real gRPC server on 127.0.0.1 (random port) whose only method answers with `name`, so a test
+ * can tell which backend an RPC reached. No protobuf schema needed: payloads are raw bytes.
+ */
+export async function startEchoBackend(name: string): Promise<EchoBackend> {
+  const server = new grpc.Server();
+  let served = 0;
+  server.addService(echoService, {
+    WhoAreYou: (
+      _call: grpc.ServerUnaryCall<Buffer, Buffer>,
+      callback: grpc.sendUnaryData<Buffer>,
+    ) => {
+      served += 1;
+      callback(null, Buffer.from(name));
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  return {
+    name,
+    port,
+    get served() {
+      return served;
+    },
+    stop: () => new Promise((resolve) => server.tryShutdown(() => resolve())),
+  };
+}

@@ -1,0 +1,8 @@
+export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
+export {
+  callUntilReady,
+  createXdsEchoClient,
+  grpcBootstrap,
+  type XdsClientOptions,
+  type XdsEchoClient,
+} from "./xds-client.js";

@@ -1,0 +1,84 @@
+import * as grpc from "@grpc/grpc-js";
+import * as grpcXds from "@grpc/grpc-js-xds";
+import { ECHO_METHOD } from "./echo-backend.js";
+
+let registered = false;
+
+export interface XdsClientOptions {
+  /** The Switchyard xDS server, e.g. "127.0.0.1:18000". */
+  readonly server: string;
+  readonly nodeId: string;
+  readonly nodeCluster?: string;
+  readonly metadata?: Record<string, string>;
+}
+
+/** The gRPC xDS bootstrap (GRPC_XDS_BOOTSTRAP_CONFIG format) pointing at a Switchyard server. */
+export function grpcBootstrap(options: XdsClientOptions): object {
+  return {
+    xds_servers: [
+      {
+        server_uri: options.server,
+        channel_creds: [{ type: "insecure" }],
+        server_features: ["xds_v3"],
+      },
+    ],
+    // gRPC requires node.locality to be present (shared/FACTS.md).
+    node: {
+      id: options.nodeId,
+      cluster: options.nodeCluster ?? "",
+      locality: {},
+      metadata: options.metadata ?? {},
+    },
+  };
+}
+
+export interface XdsEchoClient {
+  /** Sends one RPC through the xDS-resolved route; resolves with the name of the backend that answered. */
+  call(deadlineMs?: number): Promise<string>;
+  close(): void;
+}
+
+/**
+ * A real proxyless gRPC client (`@grpc/grpc-js-xds`) dialing `xds:///target`. Each client gets its
+ * own bootstrap through the channel option, so one test process can use several servers.
+ */
+export function createXdsEchoClient(target: string, options: XdsClientOptions): XdsEchoClient {
+  if (!registered) {
+    grpcXds.register();
+    registered = true;
+  }
+  const client = new grpc.Client(`xds:///${target}`, grpc.credentials.createInsecure(), {
+    "grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config": JSON.stringify(
+      grpcBootstrap(options),
+    ),
+  });
+  return {
+    call: (deadlineMs = 2000) =>
+      new Promise((resolve, reject) => {
+        client.makeUnaryRequest(
+          ECHO_METHOD,
+          (value: Buffer) => value,
+          (value: Buffer) => value,
+          Buffer.alloc(0),
+          { deadline: Date.now() + deadlineMs },
+          (error, response) => (error ? reject(error) : resolve(response?.toString() ?? "")),
+        );
+      }),
+    close: () => client.close(),
+  };
+}
+
+/** Calls until one RPC succeeds or `timeoutMs` passes; returns the answering backend. */
+export async function callUntilReady(client: XdsEchoClient, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      return await client.call(Math.min(1000, Math.max(100, deadline - Date.now())));
+    } catch (error) {
+      last = error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new Error(`no RPC succeeded within ${timeoutMs} ms`, { cause: last });
+}
