@@ -1,3 +1,4 @@
+export { artifactPath, CHROMIUM_PATH, launchBrowser, type TestBrowser } from "./browser.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
 export {
   callUntilReady,
