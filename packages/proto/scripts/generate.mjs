@@ -57,6 +57,12 @@ const ENVOY_TARGETS = [
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
   "envoy/extensions/access_loggers/file/v3/file.proto",
   "envoy/extensions/access_loggers/stream/v3/stream.proto",
+  // Listener filters and network filters real edge configs carry (SNI needs the TLS inspector).
+  "envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto",
+  "envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto",
+  "envoy/extensions/filters/listener/original_dst/v3/original_dst.proto",
+  "envoy/extensions/filters/listener/proxy_protocol/v3/proxy_protocol.proto",
+  "envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto",
 ];
 
 const XDS_PACKAGE = "@grpc/grpc-js-xds";

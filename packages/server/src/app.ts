@@ -7,13 +7,13 @@ import {
   startEmbeddedPostgres,
 } from "@switchyard/db";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
-import { compile } from "@switchyard/snapshot";
+import { compile, configSpecOf } from "@switchyard/snapshot";
 import { createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
 import type { Logger } from "pino";
 import { createConfigService } from "./api/config-service.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
-import { loadConfigSpec } from "./store/config-store.js";
+import { loadLatestSnapshot, type PublishedSnapshot } from "./store/snapshot-store.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
 
 export interface SwitchyardOptions {
@@ -34,8 +34,6 @@ export interface Switchyard {
   readonly databaseUrl: string;
   readonly prisma: PrismaClient;
   readonly cache: SnapshotCache;
-  /** Re-reads the stored configuration and pushes it to connected nodes. */
-  reload(): Promise<void>;
   /** Stops everything, in reverse order of start. Idempotent. */
   stop(): Promise<void>;
 }
@@ -96,16 +94,22 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const prisma = createPrismaClient(databaseUrl);
     cleanups.push(() => prisma.$disconnect());
 
+    // What proxies get is the latest published snapshot, exactly as it was published.
     const cache = new SnapshotCache();
-    let version = 0;
-    const reload = async () => {
-      const compiled = compile(await loadConfigSpec(prisma));
-      for (const issue of compiled.issues) logger.warn({ path: issue.path }, issue.message);
-      version += 1;
-      cache.setConfig(compiled, version);
-      logger.info({ version, groups: compiled.groups.length }, "configuration loaded");
+    const latest = await loadLatestSnapshot(prisma);
+    cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
+    logger.info(
+      { version: latest?.record.version ?? 0 },
+      latest ? "serving the latest published snapshot" : "nothing published yet",
+    );
+    const onPublished = (snapshot: PublishedSnapshot) => {
+      if ((cache.version ?? 0) < snapshot.record.version)
+        cache.setConfig(snapshot.config, snapshot.record.version);
+      logger.info(
+        { version: snapshot.record.version, author: snapshot.record.author },
+        "published",
+      );
     };
-    await reload();
 
     const xds: XdsServer = createXdsServer({
       watcher: cache,
@@ -127,7 +131,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       cleanups.push(() => (web as WebConsole).close());
     }
     const routes = (router: ConnectRouter) => {
-      router.service(ConfigService, createConfigService(prisma));
+      router.service(ConfigService, createConfigService({ prisma, onPublished }));
     };
     let http: HttpServer;
     try {
@@ -156,7 +160,6 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       databaseUrl,
       prisma,
       cache,
-      reload,
       stop: stopAll,
     };
   } catch (error) {

@@ -3,6 +3,9 @@ import { DbError } from "@switchyard/db";
 import { Command, InvalidArgumentError } from "commander";
 import { pino } from "pino";
 import { startSwitchyard } from "./app.js";
+import { CliError, connect, explain } from "./cli/client.js";
+import * as commands from "./cli/commands.js";
+import { KIND_HELP } from "./cli/kinds.js";
 import { readEnv } from "./env.js";
 import { StartupError } from "./startup-error.js";
 
@@ -73,9 +76,30 @@ async function serve(flags: {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
+const stdout: commands.Output = { out: (text) => process.stdout.write(text) };
+
+/** Runs a client command against the server named by --server or SWITCHYARD_SERVER. */
+function clientAction<A extends unknown[]>(
+  program: Command,
+  run: (client: ReturnType<typeof connect>, ...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const server = (program.opts() as { server?: string }).server ?? readEnv().SWITCHYARD_SERVER;
+    try {
+      await run(connect(server), ...args);
+    } catch (error) {
+      throw error instanceof CliError ? error : explain(error, server);
+    }
+  };
+}
+
 export function createCli(): Command {
   const program = new Command("switchyard")
     .description("Switchyard: an Envoy control plane with a web console")
+    .option(
+      "--server <url>",
+      "the Switchyard server for client commands (env SWITCHYARD_SERVER, default http://localhost:3000)",
+    )
     .showHelpAfterError();
   program
     .command("serve")
@@ -97,6 +121,93 @@ export function createCli(): Command {
       "where the embedded PostgreSQL keeps its data (env SWITCHYARD_DATA_DIR, default ./.data)",
     )
     .action(serve);
+  program
+    .command("apply")
+    .description(
+      "import Envoy v3 resources (YAML or JSON: a list with @type, a DiscoveryResponse, or a bootstrap's static_resources) and publish them",
+    )
+    .requiredOption("-f, --file <file>", "the file to apply (- for stdin)")
+    .option("--draft", "only add to the draft; publish later with `switchyard publish`")
+    .action(
+      clientAction(program, (client, options: { file: string; draft?: boolean }) =>
+        commands.apply(client, stdout, options.file, options),
+      ),
+    );
+  program
+    .command("get")
+    .description(
+      `list stored objects of a kind, or print one in its Envoy-native form (kinds: ${KIND_HELP})`,
+    )
+    .argument("<kind>", KIND_HELP)
+    .argument("[name]", "the object to print")
+    .option("-o, --output <format>", "yaml or json (a list also takes table)")
+    .action(
+      clientAction(
+        program,
+        (client, kind: string, name: string | undefined, options: { output?: string }) =>
+          commands.get(client, stdout, kind, name, options),
+      ),
+    );
+  program
+    .command("delete")
+    .description("delete a stored object from the draft")
+    .argument("<kind>", KIND_HELP)
+    .argument("<name>", "the object to delete")
+    .action(
+      clientAction(program, (client, kind: string, name: string) =>
+        commands.remove(client, stdout, kind, name),
+      ),
+    );
+  program
+    .command("diff")
+    .description(
+      "show what publishing the draft would change (or the changes between two versions)",
+    )
+    .option("--from <version>", "compare from this version (default: the latest)")
+    .option("--to <version>", "compare to this version (default: the draft)")
+    .action(
+      clientAction(program, (client, options: { from?: string; to?: string }) =>
+        commands.showDiff(client, stdout, options),
+      ),
+    );
+  program
+    .command("publish")
+    .description("validate the draft and publish it as the next version")
+    .requiredOption("-m, --message <message>", "what changed and why")
+    .action(
+      clientAction(program, (client, options: { message: string }) =>
+        commands.publish(client, stdout, options),
+      ),
+    );
+  program
+    .command("history")
+    .description("list published versions, newest first")
+    .option("--limit <n>", "how many (default 20)")
+    .action(
+      clientAction(program, (client, options: { limit?: string }) =>
+        commands.history(client, stdout, options),
+      ),
+    );
+  program
+    .command("rollback")
+    .description("publish an older version's content again, as a new version")
+    .argument("<version>", "the version to go back to")
+    .option("-m, --message <message>", "why (default: Roll back to version N)")
+    .action(
+      clientAction(program, (client, version: string, options: { message?: string }) =>
+        commands.rollback(client, stdout, version, options),
+      ),
+    );
+  program
+    .command("export")
+    .description("print the whole configuration as Envoy v3 resources")
+    .option("-o, --output <format>", "yaml (default) or json")
+    .option("--version <version>", "a published version (default: the draft)")
+    .action(
+      clientAction(program, (client, options: { output?: string; version?: string }) =>
+        commands.exportConfig(client, stdout, options),
+      ),
+    );
   return program;
 }
 
@@ -106,7 +217,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     await createCli().parseAsync([...argv]);
   } catch (error) {
     // Errors the user can fix are one line; anything else is a bug and keeps its stack.
-    if (error instanceof StartupError || error instanceof DbError) {
+    if (error instanceof StartupError || error instanceof DbError || error instanceof CliError) {
       process.stderr.write(`switchyard: ${error.message}\n`);
     } else {
       process.stderr.write(

@@ -1,34 +1,23 @@
-import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { artifactPath, launchBrowser, type TestBrowser } from "@switchyard/testing";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Switchyard, startSwitchyard } from "../src/app.js";
+import { type Harness, startHarness } from "./harness.js";
 import { seedGrpcService } from "./seed.js";
 
 describe("the console in a real browser", () => {
-  let database: TestDatabase;
-  let app: Switchyard;
+  let harness: Harness;
   let chromium: TestBrowser;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await seedGrpcService(database.prisma, "payments", [50051, 50052]);
-    app = await startSwitchyard({
-      httpPort: 0,
-      xdsPort: 0,
-      host: "127.0.0.1",
-      databaseUrl: database.url,
-      dataDir: "unused-with-a-database-url",
+    harness = await startHarness({
       webConsole: true,
-      logger: pino({ level: "silent" }),
+      seed: (database) => seedGrpcService(database.prisma, "payments", [50051, 50052]),
     });
     chromium = await launchBrowser();
   });
 
   afterAll(async () => {
     await chromium?.close();
-    await app?.stop();
-    await database?.drop();
+    await harness?.stop();
   });
 
   it("lists what is stored on the home page, by kind, without errors in the browser console", async () => {
@@ -39,7 +28,7 @@ describe("the console in a real browser", () => {
     });
     page.on("pageerror", (error) => problems.push(error.message));
 
-    await page.goto(`http://127.0.0.1:${app.httpPort}/`);
+    await page.goto(`${harness.baseUrl}/`);
     const row = (table: string, name: string) =>
       page
         .getByRole("table", { name: table })

@@ -1,47 +1,34 @@
-import { createClient } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
-import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
-import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   callUntilReady,
   createXdsEchoClient,
   type EchoBackend,
   startEchoBackend,
 } from "@switchyard/testing";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Switchyard, startSwitchyard } from "../src/app.js";
+import { type Harness, startHarness } from "./harness.js";
 import { seedGrpcService } from "./seed.js";
 
-describe("first slice: config stored in Postgres reaches a real proxyless gRPC client", () => {
-  let database: TestDatabase;
+describe("first slice: config stored in Postgres and published reaches a real proxyless gRPC client", () => {
   let backend: EchoBackend;
-  let app: Switchyard;
+  let harness: Harness;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
     backend = await startEchoBackend("payments-1");
-    await seedGrpcService(database.prisma, "payments", [backend.port]);
-    app = await startSwitchyard({
-      httpPort: 0,
-      xdsPort: 0,
-      host: "127.0.0.1",
-      databaseUrl: database.url,
-      dataDir: "unused-with-a-database-url",
-      webConsole: false,
-      logger: pino({ level: "silent" }),
+    harness = await startHarness({
+      seed: (database) => seedGrpcService(database.prisma, "payments", [backend.port]),
     });
+    await harness.api().publish({ message: "first slice" });
   });
 
   afterAll(async () => {
-    await app?.stop();
+    await harness?.stop();
     await backend?.stop();
-    await database?.drop();
   });
 
   it("sends an RPC dialed as xds:///payments to the backend stored as the cluster's endpoint", async () => {
     const client = createXdsEchoClient("payments", {
-      server: `127.0.0.1:${app.xdsPort}`,
+      server: `127.0.0.1:${harness.app.xdsPort}`,
       nodeId: "slice-client",
     });
     try {
@@ -53,11 +40,7 @@ describe("first slice: config stored in Postgres reaches a real proxyless gRPC c
   });
 
   it("lists what is stored through the console API", async () => {
-    const api = createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: `http://127.0.0.1:${app.httpPort}`, httpVersion: "1.1" }),
-    );
-    const { resources } = await api.listResources({});
+    const { resources } = await harness.api().listResources({});
     expect(resources.map((r) => [r.kind, r.name])).toEqual([
       [ResourceKind.CLUSTER, "payments-backend"],
       [ResourceKind.LISTENER, "payments"],

@@ -22,7 +22,9 @@ import type {
 const TYPE_PREFIX = "type.googleapis.com/";
 export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
 export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
+const ROUTER_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.http.router.v3.Router`;
 const HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+const TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
 
 /** An `ads: {}` config source: the resource comes over the same ADS stream. */
 const ADS_CONFIG_SOURCE: JsonObject = { ads: {}, resourceApiVersion: "V3" };
@@ -46,12 +48,34 @@ function definedEntries(entries: Record<string, JsonValue | undefined>): JsonObj
   return out;
 }
 
+/** `value` when it is a JSON object, else an empty one: for reading optional parts of `extra`. */
+function objectOrEmpty(value: JsonValue | undefined): JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as JsonObject)
+    : {};
+}
+
+/**
+ * An envoy.config.core.v3.Address with the modelled host and port over the unmodelled
+ * SocketAddress fields kept in `extra` (`ipv4Compat`, `protocol`, `resolverName`, ...), so an
+ * imported address keeps them (envoy-import.ts, round-trip tests).
+ */
+function socketAddressJson(
+  extra: JsonValue | undefined,
+  address: string,
+  port: number,
+): JsonObject {
+  const socketAddress = objectOrEmpty(objectOrEmpty(extra).socketAddress);
+  return { socketAddress: { ...socketAddress, address, portValue: port } };
+}
+
 function endpointJson(endpoint: EndpointSpec): JsonObject {
+  const extraEndpoint = objectOrEmpty(endpoint.extra.endpoint);
   return definedEntries({
     ...endpoint.extra,
     endpoint: {
-      ...((endpoint.extra.endpoint as JsonObject | undefined) ?? {}),
-      address: { socketAddress: { address: endpoint.address, portValue: endpoint.port } },
+      ...extraEndpoint,
+      address: socketAddressJson(extraEndpoint.address, endpoint.address, endpoint.port),
     },
     healthStatus: endpoint.healthStatus === "UNKNOWN" ? undefined : endpoint.healthStatus,
     loadBalancingWeight: endpoint.weight ?? undefined,
@@ -86,9 +110,52 @@ function sdsSecret(name: string): JsonObject {
   return { name, sdsConfig: ADS_CONFIG_SOURCE };
 }
 
+/**
+ * A TLS transport socket carrying the modelled SDS secret, merged over the unmodelled parts kept
+ * in `extra` (the socket's name, `sni`, ALPN, TLS parameters, ...): `commonTlsContext` receives
+ * the secret reference, everything else comes from `extra`.
+ */
+function tlsTransportSocketJson(
+  extra: JsonValue | undefined,
+  contextType: string,
+  withSecret: (commonTlsContext: JsonObject) => JsonObject,
+): JsonObject {
+  const socket = objectOrEmpty(extra);
+  const typedConfig = objectOrEmpty(socket.typedConfig);
+  return {
+    name: TLS_TRANSPORT_SOCKET,
+    ...socket,
+    typedConfig: {
+      ...typedConfig,
+      "@type": `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.${contextType}`,
+      commonTlsContext: withSecret(objectOrEmpty(typedConfig.commonTlsContext)),
+    },
+  };
+}
+
+/**
+ * `typed_extension_protocol_options` of an HTTP/2 cluster: the HttpProtocolOptions entry with
+ * explicit HTTP/2, merged over the entry's other settings kept in `extra` (idle timeouts,
+ * `max_concurrent_streams`, ...).
+ */
+function http2ProtocolOptionsJson(extra: JsonValue | undefined): JsonObject {
+  const options = objectOrEmpty(extra);
+  const entry = objectOrEmpty(options[HTTP_PROTOCOL_OPTIONS]);
+  const explicit = objectOrEmpty(entry.explicitHttpConfig);
+  return {
+    ...options,
+    [HTTP_PROTOCOL_OPTIONS]: {
+      ...entry,
+      "@type": TYPE_PREFIX + HTTP_PROTOCOL_OPTIONS,
+      explicitHttpConfig: { http2ProtocolOptions: objectOrEmpty(explicit.http2ProtocolOptions) },
+    },
+  };
+}
+
 /** envoy.config.cluster.v3.Cluster */
 export function clusterJson(cluster: ClusterSpec): JsonObject {
   const eds = cluster.discoveryType === "EDS";
+  const secret = cluster.tlsSecretName;
   return definedEntries({
     ...cluster.extra,
     name: cluster.name,
@@ -102,29 +169,23 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
         })
       : undefined,
     loadAssignment: eds ? undefined : clusterLoadAssignmentJson(cluster),
+    // Partly modelled fields fall back to what `extra` holds when the model leaves them unset.
     typedExtensionProtocolOptions: cluster.http2
-      ? {
-          ...((cluster.extra.typedExtensionProtocolOptions as JsonObject | undefined) ?? {}),
-          [HTTP_PROTOCOL_OPTIONS]: {
-            "@type": TYPE_PREFIX + HTTP_PROTOCOL_OPTIONS,
-            explicitHttpConfig: { http2ProtocolOptions: {} },
-          },
-        }
-      : undefined,
+      ? http2ProtocolOptionsJson(cluster.extra.typedExtensionProtocolOptions)
+      : cluster.extra.typedExtensionProtocolOptions,
     healthChecks: cluster.healthChecks.length > 0 ? cluster.healthChecks : undefined,
     circuitBreakers: cluster.circuitBreakers ?? undefined,
     outlierDetection: cluster.outlierDetection ?? undefined,
-    transportSocket: cluster.tlsSecretName
-      ? {
-          name: "envoy.transport_sockets.tls",
-          typedConfig: {
-            "@type": `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext`,
-            commonTlsContext: {
-              validationContextSdsSecretConfig: sdsSecret(cluster.tlsSecretName),
-            },
-          },
-        }
-      : undefined,
+    transportSocket: secret
+      ? tlsTransportSocketJson(
+          cluster.extra.transportSocket,
+          "UpstreamTlsContext",
+          (commonTlsContext) => ({
+            ...commonTlsContext,
+            validationContextSdsSecretConfig: sdsSecret(secret),
+          }),
+        )
+      : cluster.extra.transportSocket,
   });
 }
 
@@ -199,10 +260,12 @@ export function routeConfigurationJson(routeConfiguration: RouteConfigurationSpe
   };
 }
 
+/** The router, recognised by its name or, whatever it is named, by its typed config. */
 function isRouterFilter(filter: JsonValue): boolean {
-  return typeof filter === "object" && filter !== null && !Array.isArray(filter)
-    ? (filter as JsonObject).name === ROUTER_FILTER_NAME
-    : false;
+  const object = objectOrEmpty(filter);
+  return (
+    object.name === ROUTER_FILTER_NAME || objectOrEmpty(object.typedConfig)["@type"] === ROUTER_TYPE
+  );
 }
 
 /** The HTTP filters of a chain, with the router appended when the stored list lacks it. */
@@ -210,10 +273,7 @@ function httpFiltersJson(chain: FilterChainSpec): readonly JsonValue[] {
   if (chain.httpFilters.some(isRouterFilter)) return chain.httpFilters;
   return [
     ...chain.httpFilters,
-    {
-      name: ROUTER_FILTER_NAME,
-      typedConfig: { "@type": `${TYPE_PREFIX}envoy.extensions.filters.http.router.v3.Router` },
-    },
+    { name: ROUTER_FILTER_NAME, typedConfig: { "@type": ROUTER_TYPE } },
   ];
 }
 
@@ -250,28 +310,27 @@ function filterChainJson(
   chain: FilterChainSpec,
   inlineRoutes: (name: string) => RouteConfigurationSpec | undefined,
 ): JsonObject {
+  const secret = chain.tlsSecretName;
   return definedEntries({
     ...chain.extra,
     name: chain.name || undefined,
     filterChainMatch:
       chain.serverNames.length > 0
-        ? {
-            ...((chain.extra.filterChainMatch as JsonObject | undefined) ?? {}),
-            serverNames: chain.serverNames,
-          }
-        : undefined,
+        ? { ...objectOrEmpty(chain.extra.filterChainMatch), serverNames: chain.serverNames }
+        : chain.extra.filterChainMatch,
     filters: [
       { name: HCM_FILTER_NAME, typedConfig: httpConnectionManagerJson(chain, inlineRoutes) },
     ],
-    transportSocket: chain.tlsSecretName
-      ? {
-          name: "envoy.transport_sockets.tls",
-          typedConfig: {
-            "@type": `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext`,
-            commonTlsContext: { tlsCertificateSdsSecretConfigs: [sdsSecret(chain.tlsSecretName)] },
-          },
-        }
-      : undefined,
+    transportSocket: secret
+      ? tlsTransportSocketJson(
+          chain.extra.transportSocket,
+          "DownstreamTlsContext",
+          (commonTlsContext) => ({
+            ...commonTlsContext,
+            tlsCertificateSdsSecretConfigs: [sdsSecret(secret)],
+          }),
+        )
+      : chain.extra.transportSocket,
   });
 }
 
@@ -293,9 +352,11 @@ export function listenerJson(
   return definedEntries({
     ...listener.extra,
     name: listener.name,
-    address: {
-      socketAddress: { address: listener.address ?? "0.0.0.0", portValue: listener.port ?? 0 },
-    },
+    address: socketAddressJson(
+      listener.extra.address,
+      listener.address ?? "0.0.0.0",
+      listener.port ?? 0,
+    ),
     filterChains: listener.filterChains.map((chain) => filterChainJson(chain, inlineRoutes)),
   });
 }

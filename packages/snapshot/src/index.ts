@@ -6,6 +6,29 @@ export {
   DEFAULT_GROUP_NAME,
   type NodeSelector,
 } from "./compile.js";
+export {
+  EnvoyExportError,
+  type ExportOptions,
+  envoyResourceJson,
+  exportEnvoyConfig,
+  exportEnvoyResources,
+} from "./envoy-export.js";
+export { envoyForm } from "./envoy-form.js";
+export {
+  type ConfigSpecFragment,
+  type DecodedResource,
+  type EnvoyResource,
+  type ImportError,
+  type ImportResult,
+  type ImportSeverity,
+  importEnvoyConfig,
+  normalizeEnvoyResources,
+  type ParseResult,
+  parseEnvoyConfig,
+  resourceJson,
+  resourceName,
+  resourceSchema,
+} from "./envoy-import.js";
 export type {
   ClusterSpec,
   ConfigSpec,
@@ -26,7 +49,20 @@ export type {
   VirtualHostSpec,
   WeightedClusterSpec,
 } from "./model.js";
+export { configSpecOf } from "./model.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
+export {
+  type BreakStep,
+  type CursorState,
+  type HeldResources,
+  type MakeStep,
+  PlanCursor,
+  type PlanStep,
+  planUpdate,
+  type StepAnswer,
+  type StepAwaits,
+  type UpdatePlan,
+} from "./plan.js";
 export {
   createResource,
   ResourceSnapshot,
@@ -37,3 +73,26 @@ export {
   TypeUrl,
   type XdsResource,
 } from "./resource-snapshot.js";
+export {
+  type ChangeKind,
+  canonicalJson,
+  diffManifests,
+  draftRevision,
+  EMPTY_MANIFEST,
+  SOURCE_KINDS,
+  type SourceChange,
+  type SourceKind,
+  type SourceManifest,
+  type SourceObject,
+  sourceManifest,
+  sourceObjects,
+  specFromSources,
+} from "./sources.js";
+export { type ValidateOptions, validate } from "./validate.js";
+export {
+  type Severity,
+  VALIDATION_CODES,
+  type ValidationCode,
+  type ValidationIssue,
+  type ValidationReport,
+} from "./validate-issues.js";

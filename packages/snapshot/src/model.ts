@@ -147,3 +147,8 @@ export interface ConfigSpec {
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
   readonly nodeGroups: readonly NodeGroupSpec[];
 }
+
+/** A spec holding just the given objects. */
+export function configSpecOf(objects: Partial<ConfigSpec>): ConfigSpec {
+  return { clusters: [], listeners: [], routeConfigurations: [], nodeGroups: [], ...objects };
+}

@@ -1,132 +1,22 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
-import {
-  type ConfigService,
-  ResourceKind,
-  type ResourceSummary,
-  ResourceSummarySchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { PublishedSnapshot } from "../store/snapshot-store.js";
+import { draftHandlers } from "./draft-handlers.js";
+import { publishHandlers } from "./publish-handlers.js";
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
+export interface ConfigServiceOptions {
+  readonly prisma: PrismaClient;
+  /** Called after every successful publish or rollback, with what proxies must now get. */
+  readonly onPublished: (snapshot: PublishedSnapshot) => void;
 }
 
-function summary(
-  kind: ResourceKind,
-  name: string,
-  description: string,
-  references: readonly string[],
-  updatedAt: Date,
-): ResourceSummary {
-  return create(ResourceSummarySchema, {
-    kind,
-    name,
-    description,
-    references: [...new Set(references)].sort(),
-    updateTime: timestampFromDate(updatedAt),
-  });
-}
-
-async function listSummaries(prisma: PrismaClient, kind: ResourceKind): Promise<ResourceSummary[]> {
-  const wants = (k: ResourceKind) => kind === ResourceKind.UNSPECIFIED || kind === k;
-  const out: ResourceSummary[] = [];
-  if (wants(ResourceKind.CLUSTER)) {
-    const clusters = await prisma.cluster.findMany({
-      orderBy: { name: "asc" },
-      include: { localities: { include: { _count: { select: { endpoints: true } } } } },
-    });
-    for (const c of clusters) {
-      const endpoints = c.localities.reduce((sum, l) => sum + l._count.endpoints, 0);
-      const description = [
-        c.discoveryType,
-        c.lbPolicy,
-        plural(endpoints, "endpoint"),
-        c.http2 ? "HTTP/2" : undefined,
-      ]
-        .filter(Boolean)
-        .join(", ");
-      out.push(summary(ResourceKind.CLUSTER, c.name, description, [], c.updatedAt));
-    }
-  }
-  if (wants(ResourceKind.LISTENER)) {
-    const listeners = await prisma.listener.findMany({
-      orderBy: { name: "asc" },
-      include: { filterChains: true },
-    });
-    for (const l of listeners) {
-      const where = l.apiListener
-        ? "gRPC api_listener"
-        : `${l.address ?? "0.0.0.0"}:${l.port ?? 0}`;
-      const references = l.filterChains.flatMap((f) =>
-        [f.rdsRouteConfigName, f.inlineRouteConfigName].filter((n): n is string => n !== null),
-      );
-      out.push(
-        summary(
-          ResourceKind.LISTENER,
-          l.name,
-          `${where}, ${plural(l.filterChains.length, "filter chain")}`,
-          references,
-          l.updatedAt,
-        ),
-      );
-    }
-  }
-  if (wants(ResourceKind.ROUTE_CONFIGURATION)) {
-    const routeConfigurations = await prisma.routeConfiguration.findMany({
-      orderBy: { name: "asc" },
-      include: {
-        virtualHosts: {
-          include: { routes: { select: { cluster: true, weightedClusters: true } } },
-        },
-      },
-    });
-    for (const rc of routeConfigurations) {
-      const routes = rc.virtualHosts.flatMap((vh) => vh.routes);
-      const references = routes.flatMap((r) => [
-        ...(r.cluster ? [r.cluster] : []),
-        ...(Array.isArray(r.weightedClusters)
-          ? r.weightedClusters.flatMap((w) =>
-              w && typeof w === "object" && "name" in w && typeof w.name === "string"
-                ? [w.name]
-                : [],
-            )
-          : []),
-      ]);
-      out.push(
-        summary(
-          ResourceKind.ROUTE_CONFIGURATION,
-          rc.name,
-          `${plural(rc.virtualHosts.length, "virtual host")}, ${plural(routes.length, "route")}`,
-          references,
-          rc.updatedAt,
-        ),
-      );
-    }
-  }
-  if (wants(ResourceKind.NODE_GROUP)) {
-    const groups = await prisma.nodeGroup.findMany({
-      orderBy: { name: "asc" },
-      include: { _count: { select: { listeners: true, clusters: true } } },
-    });
-    for (const g of groups) {
-      const description = g.isDefault
-        ? "default group: every node no other group claims"
-        : `${plural(g._count.listeners, "listener")}, ${plural(g._count.clusters, "cluster")}`;
-      out.push(summary(ResourceKind.NODE_GROUP, g.name, description, [], g.updatedAt));
-    }
-  }
-  return out;
-}
-
-/** The console API over the stored configuration (switchyard.v1.ConfigService). */
+/** switchyard.v1.ConfigService: the draft's objects, validation, diff, publish, history, rollback. */
 export function createConfigService(
-  prisma: PrismaClient,
-): Partial<ServiceImpl<typeof ConfigService>> {
+  options: ConfigServiceOptions,
+): ServiceImpl<typeof ConfigService> {
   return {
-    async listResources(request) {
-      return { resources: await listSummaries(prisma, request.kind) };
-    },
-  };
+    ...draftHandlers(options.prisma),
+    ...publishHandlers(options.prisma, options.onPublished),
+  } as ServiceImpl<typeof ConfigService>;
 }

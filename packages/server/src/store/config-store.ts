@@ -1,13 +1,37 @@
-import type { PrismaClient } from "@switchyard/db";
+import type { Prisma, PrismaClient, TransactionClient } from "@switchyard/db";
 import type {
+  ClusterSpec,
   ConfigSpec,
   JsonObject,
   JsonValue,
+  ListenerSpec,
   NodeGroupSpec,
+  RouteConfigurationSpec,
   WeightedClusterSpec,
 } from "@switchyard/snapshot";
 
+/** Reads of the draft, as the plain specs the compiler takes. */
+
 const byPosition = { orderBy: { position: "asc" } } as const;
+
+const clusterInclude = {
+  localities: { ...byPosition, include: { endpoints: byPosition } },
+} satisfies Prisma.ClusterInclude;
+const listenerInclude = { filterChains: byPosition } satisfies Prisma.ListenerInclude;
+const routeConfigurationInclude = {
+  virtualHosts: { ...byPosition, include: { routes: byPosition } },
+} satisfies Prisma.RouteConfigurationInclude;
+const nodeGroupInclude = {
+  listeners: { include: { listener: { select: { name: true } } } },
+  clusters: { include: { cluster: { select: { name: true } } } },
+} satisfies Prisma.NodeGroupInclude;
+
+type ClusterRow = Prisma.ClusterGetPayload<{ include: typeof clusterInclude }>;
+type ListenerRow = Prisma.ListenerGetPayload<{ include: typeof listenerInclude }>;
+type RouteConfigurationRow = Prisma.RouteConfigurationGetPayload<{
+  include: typeof routeConfigurationInclude;
+}>;
+type NodeGroupRow = Prisma.NodeGroupGetPayload<{ include: typeof nodeGroupInclude }>;
 
 function object(value: unknown): JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value)
@@ -36,119 +60,200 @@ function weightedClusters(value: unknown): readonly WeightedClusterSpec[] {
   });
 }
 
-/**
- * Reads the whole stored configuration (the draft) as the plain spec the compiler takes, in a
- * stable order: top-level objects by name, children by position. One consistent read: all
- * queries run in a single repeatable-read transaction.
- */
-export async function loadConfigSpec(prisma: PrismaClient): Promise<ConfigSpec> {
-  const [clusters, listeners, routeConfigurations, nodeGroups] = await prisma.$transaction(
-    [
-      prisma.cluster.findMany({
-        orderBy: { name: "asc" },
-        include: { localities: { ...byPosition, include: { endpoints: byPosition } } },
-      }),
-      prisma.listener.findMany({ orderBy: { name: "asc" }, include: { filterChains: byPosition } }),
-      prisma.routeConfiguration.findMany({
-        orderBy: { name: "asc" },
-        include: { virtualHosts: { ...byPosition, include: { routes: byPosition } } },
-      }),
-      prisma.nodeGroup.findMany({
-        orderBy: { name: "asc" },
-        include: {
-          listeners: { include: { listener: { select: { name: true } } } },
-          clusters: { include: { cluster: { select: { name: true } } } },
-        },
-      }),
-    ],
-    { isolationLevel: "RepeatableRead" },
-  );
+function clusterSpecOfRow(c: ClusterRow): ClusterSpec {
   return {
-    clusters: clusters.map((c) => ({
-      name: c.name,
-      discoveryType: c.discoveryType,
-      lbPolicy: c.lbPolicy,
-      connectTimeoutMs: c.connectTimeoutMs,
-      http2: c.http2,
-      healthChecks: array(c.healthChecks),
-      circuitBreakers: objectOrNull(c.circuitBreakers),
-      outlierDetection: objectOrNull(c.outlierDetection),
-      tlsSecretName: c.tlsSecretName,
-      edsServiceName: c.edsServiceName,
-      extra: object(c.extra),
-      assignmentExtra: object(c.assignmentExtra),
-      localities: c.localities.map((l) => ({
-        region: l.region,
-        zone: l.zone,
-        subZone: l.subZone,
-        weight: l.weight,
-        priority: l.priority,
-        extra: object(l.extra),
-        endpoints: l.endpoints.map((e) => ({
-          address: e.address,
-          port: e.port,
-          weight: e.weight,
-          healthStatus: e.healthStatus,
-          extra: object(e.extra),
-        })),
-      })),
-    })),
-    listeners: listeners.map((l) => ({
-      name: l.name,
-      apiListener: l.apiListener,
-      address: l.address,
-      port: l.port,
+    name: c.name,
+    discoveryType: c.discoveryType,
+    lbPolicy: c.lbPolicy,
+    connectTimeoutMs: c.connectTimeoutMs,
+    http2: c.http2,
+    healthChecks: array(c.healthChecks),
+    circuitBreakers: objectOrNull(c.circuitBreakers),
+    outlierDetection: objectOrNull(c.outlierDetection),
+    tlsSecretName: c.tlsSecretName,
+    edsServiceName: c.edsServiceName,
+    extra: object(c.extra),
+    assignmentExtra: object(c.assignmentExtra),
+    localities: c.localities.map((l) => ({
+      region: l.region,
+      zone: l.zone,
+      subZone: l.subZone,
+      weight: l.weight,
+      priority: l.priority,
       extra: object(l.extra),
-      filterChains: l.filterChains.map((f) => ({
-        name: f.name,
-        serverNames: f.serverNames,
-        tlsSecretName: f.tlsSecretName,
-        statPrefix: f.statPrefix,
-        rdsRouteConfigName: f.rdsRouteConfigName,
-        inlineRouteConfigName: f.inlineRouteConfigName,
-        httpFilters: array(f.httpFilters),
-        accessLog: array(f.accessLog),
-        hcmExtra: object(f.hcmExtra),
-        extra: object(f.extra),
+      endpoints: l.endpoints.map((e) => ({
+        address: e.address,
+        port: e.port,
+        weight: e.weight,
+        healthStatus: e.healthStatus,
+        extra: object(e.extra),
       })),
     })),
-    routeConfigurations: routeConfigurations.map((rc) => ({
-      name: rc.name,
-      extra: object(rc.extra),
-      virtualHosts: rc.virtualHosts.map((vh) => ({
-        name: vh.name,
-        domains: vh.domains,
-        extra: object(vh.extra),
-        routes: vh.routes.map((r) => ({
-          name: r.name,
-          matchKind: r.matchKind,
-          matchValue: r.matchValue,
-          caseSensitive: r.caseSensitive,
-          headers: array(r.headers),
-          queryParameters: array(r.queryParameters),
-          actionKind: r.actionKind,
-          cluster: r.cluster,
-          weightedClusters: weightedClusters(r.weightedClusters),
-          redirect: objectOrNull(r.redirect),
-          directResponse: objectOrNull(r.directResponse),
-          timeoutMs: r.timeoutMs,
-          retryPolicy: objectOrNull(r.retryPolicy),
-          prefixRewrite: r.prefixRewrite,
-          extra: object(r.extra),
-        })),
-      })),
-    })),
-    nodeGroups: nodeGroups.map(
-      (g): NodeGroupSpec => ({
-        name: g.name,
-        isDefault: g.isDefault,
-        priority: g.priority,
-        nodeIds: g.nodeIds,
-        nodeClusters: g.nodeClusters,
-        nodeMetadata: stringRecord(g.nodeMetadata),
-        listeners: g.listeners.map((m) => m.listener.name).sort(),
-        clusters: g.clusters.map((m) => m.cluster.name).sort(),
-      }),
-    ),
   };
+}
+
+function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
+  return {
+    name: l.name,
+    apiListener: l.apiListener,
+    address: l.address,
+    port: l.port,
+    extra: object(l.extra),
+    filterChains: l.filterChains.map((f) => ({
+      name: f.name,
+      serverNames: f.serverNames,
+      tlsSecretName: f.tlsSecretName,
+      statPrefix: f.statPrefix,
+      rdsRouteConfigName: f.rdsRouteConfigName,
+      inlineRouteConfigName: f.inlineRouteConfigName,
+      httpFilters: array(f.httpFilters),
+      accessLog: array(f.accessLog),
+      hcmExtra: object(f.hcmExtra),
+      extra: object(f.extra),
+    })),
+  };
+}
+
+function routeConfigurationSpecOfRow(rc: RouteConfigurationRow): RouteConfigurationSpec {
+  return {
+    name: rc.name,
+    extra: object(rc.extra),
+    virtualHosts: rc.virtualHosts.map((vh) => ({
+      name: vh.name,
+      domains: vh.domains,
+      extra: object(vh.extra),
+      routes: vh.routes.map((r) => ({
+        name: r.name,
+        matchKind: r.matchKind,
+        matchValue: r.matchValue,
+        caseSensitive: r.caseSensitive,
+        headers: array(r.headers),
+        queryParameters: array(r.queryParameters),
+        actionKind: r.actionKind,
+        cluster: r.cluster,
+        weightedClusters: weightedClusters(r.weightedClusters),
+        redirect: objectOrNull(r.redirect),
+        directResponse: objectOrNull(r.directResponse),
+        timeoutMs: r.timeoutMs,
+        retryPolicy: objectOrNull(r.retryPolicy),
+        prefixRewrite: r.prefixRewrite,
+        extra: object(r.extra),
+      })),
+    })),
+  };
+}
+
+function nodeGroupSpecOfRow(g: NodeGroupRow): NodeGroupSpec {
+  return {
+    name: g.name,
+    isDefault: g.isDefault,
+    priority: g.priority,
+    nodeIds: g.nodeIds,
+    nodeClusters: g.nodeClusters,
+    nodeMetadata: stringRecord(g.nodeMetadata),
+    listeners: g.listeners.map((m) => m.listener.name).sort(),
+    clusters: g.clusters.map((m) => m.cluster.name).sort(),
+  };
+}
+
+/** A stored object with when it was last written. */
+export interface Stored<T> {
+  readonly spec: T;
+  readonly updatedAt: Date;
+}
+
+const stored =
+  <R extends { updatedAt: Date }, T>(toSpec: (row: R) => T) =>
+  (row: R): Stored<T> => ({
+    spec: toSpec(row),
+    updatedAt: row.updatedAt,
+  });
+
+export async function listClusters(db: TransactionClient): Promise<Stored<ClusterSpec>[]> {
+  return (await db.cluster.findMany({ orderBy: { name: "asc" }, include: clusterInclude })).map(
+    stored(clusterSpecOfRow),
+  );
+}
+
+export async function listListeners(db: TransactionClient): Promise<Stored<ListenerSpec>[]> {
+  return (await db.listener.findMany({ orderBy: { name: "asc" }, include: listenerInclude })).map(
+    stored(listenerSpecOfRow),
+  );
+}
+
+export async function listRouteConfigurations(
+  db: TransactionClient,
+): Promise<Stored<RouteConfigurationSpec>[]> {
+  return (
+    await db.routeConfiguration.findMany({
+      orderBy: { name: "asc" },
+      include: routeConfigurationInclude,
+    })
+  ).map(stored(routeConfigurationSpecOfRow));
+}
+
+export async function listNodeGroups(db: TransactionClient): Promise<Stored<NodeGroupSpec>[]> {
+  return (await db.nodeGroup.findMany({ orderBy: { name: "asc" }, include: nodeGroupInclude })).map(
+    stored(nodeGroupSpecOfRow),
+  );
+}
+
+export async function findCluster(
+  db: TransactionClient,
+  name: string,
+): Promise<Stored<ClusterSpec> | undefined> {
+  const row = await db.cluster.findUnique({ where: { name }, include: clusterInclude });
+  return row ? stored(clusterSpecOfRow)(row) : undefined;
+}
+
+export async function findListener(
+  db: TransactionClient,
+  name: string,
+): Promise<Stored<ListenerSpec> | undefined> {
+  const row = await db.listener.findUnique({ where: { name }, include: listenerInclude });
+  return row ? stored(listenerSpecOfRow)(row) : undefined;
+}
+
+export async function findRouteConfiguration(
+  db: TransactionClient,
+  name: string,
+): Promise<Stored<RouteConfigurationSpec> | undefined> {
+  const row = await db.routeConfiguration.findUnique({
+    where: { name },
+    include: routeConfigurationInclude,
+  });
+  return row ? stored(routeConfigurationSpecOfRow)(row) : undefined;
+}
+
+export async function findNodeGroup(
+  db: TransactionClient,
+  name: string,
+): Promise<Stored<NodeGroupSpec> | undefined> {
+  const row = await db.nodeGroup.findUnique({ where: { name }, include: nodeGroupInclude });
+  return row ? stored(nodeGroupSpecOfRow)(row) : undefined;
+}
+
+/**
+ * Reads the whole stored configuration (the draft) in a stable order: top-level objects by name,
+ * children by position. Call it inside a transaction for a consistent read (see `loadConfigSpec`).
+ */
+export async function readConfigSpec(db: TransactionClient): Promise<ConfigSpec> {
+  const [clusters, listeners, routeConfigurations, nodeGroups] = await Promise.all([
+    listClusters(db),
+    listListeners(db),
+    listRouteConfigurations(db),
+    listNodeGroups(db),
+  ]);
+  const specs = <T>(items: Stored<T>[]) => items.map((item) => item.spec);
+  return {
+    clusters: specs(clusters),
+    listeners: specs(listeners),
+    routeConfigurations: specs(routeConfigurations),
+    nodeGroups: specs(nodeGroups),
+  };
+}
+
+/** Reads the draft in one repeatable-read transaction, so it is one consistent state. */
+export function loadConfigSpec(prisma: PrismaClient): Promise<ConfigSpec> {
+  return prisma.$transaction((tx) => readConfigSpec(tx), { isolationLevel: "RepeatableRead" });
 }

@@ -1,0 +1,261 @@
+import { create, type JsonObject as ProtoJsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import {
+  type Cluster,
+  ClusterSchema,
+  DiscoveryType,
+  HealthStatus,
+  LbPolicy,
+  type Listener,
+  ListenerSchema,
+  type NodeGroup,
+  NodeGroupSchema,
+  RouteActionKind,
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+  RouteMatchKind,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import type {
+  ClusterSpec,
+  JsonObject,
+  JsonValue,
+  ListenerSpec,
+  NodeGroupSpec,
+  RouteConfigurationSpec,
+} from "@switchyard/snapshot";
+
+/**
+ * The API's messages (switchyard.v1) to and from the core's specs. Unspecified enum values take
+ * the model's defaults, as the database columns do.
+ */
+
+type EnumObject = Record<string, string | number>;
+
+function enumName<T extends string>(values: EnumObject, value: number, fallback: T): T {
+  const name = values[value];
+  return typeof name === "string" && name !== "UNSPECIFIED" ? (name as T) : fallback;
+}
+
+function enumValue(values: EnumObject, name: string): number {
+  const value = values[name];
+  return typeof value === "number" ? value : 0;
+}
+
+function object(value: ProtoJsonObject | undefined): JsonObject {
+  return (value ?? {}) as JsonObject;
+}
+
+function objectOrNull(value: ProtoJsonObject | undefined): JsonObject | null {
+  return value === undefined ? null : (value as JsonObject);
+}
+
+function protoObject(value: JsonObject | null): ProtoJsonObject | undefined {
+  return value === null ? undefined : (value as ProtoJsonObject);
+}
+
+function protoObjects(values: readonly JsonValue[]): ProtoJsonObject[] {
+  return values.filter(
+    (v): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v),
+  ) as ProtoJsonObject[];
+}
+
+const optional = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+
+export function clusterSpecOf(message: Cluster): ClusterSpec {
+  return {
+    name: message.name,
+    discoveryType: enumName(DiscoveryType, message.discoveryType, "EDS"),
+    lbPolicy: enumName(LbPolicy, message.lbPolicy, "ROUND_ROBIN"),
+    connectTimeoutMs: message.connectTimeoutMs || 5000,
+    http2: message.http2,
+    healthChecks: message.healthChecks as JsonValue[],
+    circuitBreakers: objectOrNull(message.circuitBreakers),
+    outlierDetection: objectOrNull(message.outlierDetection),
+    tlsSecretName: message.tlsSecretName ?? null,
+    edsServiceName: message.edsServiceName ?? null,
+    extra: object(message.extra),
+    assignmentExtra: object(message.assignmentExtra),
+    localities: message.localities.map((locality) => ({
+      region: locality.region,
+      zone: locality.zone,
+      subZone: locality.subZone,
+      weight: locality.weight ?? null,
+      priority: locality.priority,
+      extra: object(locality.extra),
+      endpoints: locality.endpoints.map((endpoint) => ({
+        address: endpoint.address,
+        port: endpoint.port,
+        weight: endpoint.weight ?? null,
+        healthStatus: enumName(HealthStatus, endpoint.healthStatus, "UNKNOWN"),
+        extra: object(endpoint.extra),
+      })),
+    })),
+  };
+}
+
+export function clusterMessageOf(spec: ClusterSpec, updatedAt?: Date): Cluster {
+  return create(ClusterSchema, {
+    name: spec.name,
+    discoveryType: enumValue(DiscoveryType, spec.discoveryType),
+    lbPolicy: enumValue(LbPolicy, spec.lbPolicy),
+    connectTimeoutMs: spec.connectTimeoutMs,
+    http2: spec.http2,
+    healthChecks: protoObjects(spec.healthChecks),
+    circuitBreakers: protoObject(spec.circuitBreakers),
+    outlierDetection: protoObject(spec.outlierDetection),
+    tlsSecretName: optional(spec.tlsSecretName),
+    edsServiceName: optional(spec.edsServiceName),
+    extra: protoObject(spec.extra),
+    assignmentExtra: protoObject(spec.assignmentExtra),
+    localities: spec.localities.map((locality) => ({
+      region: locality.region,
+      zone: locality.zone,
+      subZone: locality.subZone,
+      weight: optional(locality.weight),
+      priority: locality.priority,
+      extra: protoObject(locality.extra),
+      endpoints: locality.endpoints.map((endpoint) => ({
+        address: endpoint.address,
+        port: endpoint.port,
+        weight: optional(endpoint.weight),
+        healthStatus: enumValue(HealthStatus, endpoint.healthStatus),
+        extra: protoObject(endpoint.extra),
+      })),
+    })),
+    updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+  });
+}
+
+export function listenerSpecOf(message: Listener): ListenerSpec {
+  return {
+    name: message.name,
+    apiListener: message.apiListener,
+    address: message.address ?? null,
+    port: message.port ?? null,
+    extra: object(message.extra),
+    filterChains: message.filterChains.map((chain) => ({
+      name: chain.name,
+      serverNames: chain.serverNames,
+      tlsSecretName: chain.tlsSecretName ?? null,
+      statPrefix: chain.statPrefix || "ingress_http",
+      rdsRouteConfigName: chain.rdsRouteConfigName ?? null,
+      inlineRouteConfigName: chain.inlineRouteConfigName ?? null,
+      httpFilters: chain.httpFilters as JsonValue[],
+      accessLog: chain.accessLog as JsonValue[],
+      hcmExtra: object(chain.hcmExtra),
+      extra: object(chain.extra),
+    })),
+  };
+}
+
+export function listenerMessageOf(spec: ListenerSpec, updatedAt?: Date): Listener {
+  return create(ListenerSchema, {
+    name: spec.name,
+    apiListener: spec.apiListener,
+    address: optional(spec.address),
+    port: optional(spec.port),
+    extra: protoObject(spec.extra),
+    filterChains: spec.filterChains.map((chain) => ({
+      name: chain.name,
+      serverNames: [...chain.serverNames],
+      tlsSecretName: optional(chain.tlsSecretName),
+      statPrefix: chain.statPrefix,
+      rdsRouteConfigName: optional(chain.rdsRouteConfigName),
+      inlineRouteConfigName: optional(chain.inlineRouteConfigName),
+      httpFilters: protoObjects(chain.httpFilters),
+      accessLog: protoObjects(chain.accessLog),
+      hcmExtra: protoObject(chain.hcmExtra),
+      extra: protoObject(chain.extra),
+    })),
+    updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+  });
+}
+
+export function routeConfigurationSpecOf(message: RouteConfiguration): RouteConfigurationSpec {
+  return {
+    name: message.name,
+    extra: object(message.extra),
+    virtualHosts: message.virtualHosts.map((virtualHost) => ({
+      name: virtualHost.name,
+      domains: virtualHost.domains,
+      extra: object(virtualHost.extra),
+      routes: virtualHost.routes.map((route) => ({
+        name: route.name,
+        matchKind: enumName(RouteMatchKind, route.matchKind, "PREFIX"),
+        matchValue: route.matchValue,
+        caseSensitive: route.caseSensitive,
+        headers: route.headers as JsonValue[],
+        queryParameters: route.queryParameters as JsonValue[],
+        actionKind: enumName(RouteActionKind, route.actionKind, "CLUSTER"),
+        cluster: route.cluster ?? null,
+        weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+        redirect: objectOrNull(route.redirect),
+        directResponse: objectOrNull(route.directResponse),
+        timeoutMs: route.timeoutMs ?? null,
+        retryPolicy: objectOrNull(route.retryPolicy),
+        prefixRewrite: route.prefixRewrite ?? null,
+        extra: object(route.extra),
+      })),
+    })),
+  };
+}
+
+export function routeConfigurationMessageOf(
+  spec: RouteConfigurationSpec,
+  updatedAt?: Date,
+): RouteConfiguration {
+  return create(RouteConfigurationSchema, {
+    name: spec.name,
+    extra: protoObject(spec.extra),
+    virtualHosts: spec.virtualHosts.map((virtualHost) => ({
+      name: virtualHost.name,
+      domains: [...virtualHost.domains],
+      extra: protoObject(virtualHost.extra),
+      routes: virtualHost.routes.map((route) => ({
+        name: route.name,
+        matchKind: enumValue(RouteMatchKind, route.matchKind),
+        matchValue: route.matchValue,
+        caseSensitive: route.caseSensitive,
+        headers: protoObjects(route.headers),
+        queryParameters: protoObjects(route.queryParameters),
+        actionKind: enumValue(RouteActionKind, route.actionKind),
+        cluster: optional(route.cluster),
+        weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+        redirect: protoObject(route.redirect),
+        directResponse: protoObject(route.directResponse),
+        timeoutMs: optional(route.timeoutMs),
+        retryPolicy: protoObject(route.retryPolicy),
+        prefixRewrite: optional(route.prefixRewrite),
+        extra: protoObject(route.extra),
+      })),
+    })),
+    updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+  });
+}
+
+export function nodeGroupSpecOf(message: NodeGroup): NodeGroupSpec {
+  return {
+    name: message.name,
+    isDefault: message.isDefault,
+    priority: message.priority,
+    nodeIds: message.nodeIds,
+    nodeClusters: message.nodeClusters,
+    nodeMetadata: { ...message.nodeMetadata },
+    listeners: [...message.listeners].sort(),
+    clusters: [...message.clusters].sort(),
+  };
+}
+
+export function nodeGroupMessageOf(spec: NodeGroupSpec, updatedAt?: Date): NodeGroup {
+  return create(NodeGroupSchema, {
+    name: spec.name,
+    isDefault: spec.isDefault,
+    priority: spec.priority,
+    nodeIds: [...spec.nodeIds],
+    nodeClusters: [...spec.nodeClusters],
+    nodeMetadata: { ...spec.nodeMetadata },
+    listeners: [...spec.listeners],
+    clusters: [...spec.clusters],
+    updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+  });
+}

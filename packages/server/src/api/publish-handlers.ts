@@ -1,0 +1,159 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { PrismaClient } from "@switchyard/db";
+import {
+  type ConfigService,
+  type SnapshotInfo,
+  SnapshotInfoSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import type { ConfigSpec } from "@switchyard/snapshot";
+import { readConfigSpec } from "../store/config-store.js";
+import {
+  diff,
+  getSnapshot,
+  listSnapshots,
+  type PublishedSnapshot,
+  publishDraft,
+  rollback,
+  type SnapshotRecord,
+  specOfVersion,
+} from "../store/snapshot-store.js";
+import { issueMessage, translated } from "./errors.js";
+import { objectChanges } from "./object-changes.js";
+
+/** Who made a change. Until accounts exist (the access-control issue), clients name themselves. */
+function authorOf(context: HandlerContext): string {
+  return context.requestHeader.get("x-switchyard-author")?.slice(0, 200) || "anonymous";
+}
+
+export function snapshotInfo(record: SnapshotRecord): SnapshotInfo {
+  const count = (change: string) => record.changes.filter((c) => c.change === change).length;
+  return create(SnapshotInfoSchema, {
+    version: BigInt(record.version),
+    createTime: timestampFromDate(record.createdAt),
+    author: record.author,
+    message: record.message,
+    previousVersion: BigInt(record.previousVersion),
+    rolledBackFrom: BigInt(record.rolledBackFrom ?? 0),
+    added: count("added"),
+    modified: count("modified"),
+    removed: count("removed"),
+  });
+}
+
+function version(value: bigint, what: string): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ConnectError(`${what} ${value} is out of range`, Code.InvalidArgument);
+  return Number(value);
+}
+
+export function publishHandlers(
+  prisma: PrismaClient,
+  onPublished: (snapshot: PublishedSnapshot) => void,
+): Partial<ServiceImpl<typeof ConfigService>> {
+  /** Both sides of a published version's changes, for rendering. */
+  const specsAround = (record: SnapshotRecord): Promise<[ConfigSpec | undefined, ConfigSpec]> =>
+    prisma.$transaction(
+      async (tx) => [
+        record.previousVersion === 0 ? undefined : await specOfVersion(tx, record.previousVersion),
+        await specOfVersion(tx, record.version),
+      ],
+      { isolationLevel: "RepeatableRead" },
+    );
+
+  const published = async (snapshot: PublishedSnapshot) => {
+    onPublished(snapshot);
+    const [before, after] = await specsAround(snapshot.record);
+    return {
+      snapshot: snapshotInfo(snapshot.record),
+      changes: objectChanges(snapshot.record.changes, before, after),
+      warnings: snapshot.warnings.map(issueMessage),
+    };
+  };
+
+  return {
+    async diff(request) {
+      const from =
+        request.fromVersion === 0n ? undefined : version(request.fromVersion, "from_version");
+      const to = request.toVersion === 0n ? undefined : version(request.toVersion, "to_version");
+      if (to !== undefined && from === undefined) {
+        throw new ConnectError(
+          "to_version needs from_version: name both versions, or neither to diff the draft",
+          Code.InvalidArgument,
+        );
+      }
+      const result = await translated(() => diff(prisma, from, to));
+      const [before, after] = await prisma.$transaction(
+        async (tx) => [
+          result.fromVersion === 0 ? undefined : await specOfVersion(tx, result.fromVersion),
+          to === undefined ? await readConfigSpec(tx) : await specOfVersion(tx, to),
+        ],
+        { isolationLevel: "RepeatableRead" },
+      );
+      return {
+        fromVersion: BigInt(result.fromVersion),
+        toVersion: BigInt(result.toVersion),
+        changes: objectChanges(result.changes, before, after),
+        draftRevision: result.draftRevision ?? "",
+      };
+    },
+
+    async publish(request, context) {
+      if (request.message.trim() === "") {
+        throw new ConnectError(
+          "a publish needs a message saying what changed and why",
+          Code.InvalidArgument,
+        );
+      }
+      const snapshot = await translated(() =>
+        publishDraft(prisma, {
+          message: request.message.trim(),
+          author: authorOf(context),
+          baseVersion: version(request.baseVersion, "base_version"),
+          draftRevision: request.draftRevision || undefined,
+        }),
+      );
+      return published(snapshot);
+    },
+
+    async rollback(request, context) {
+      if (request.version === 0n)
+        throw new ConnectError(
+          "name the version to roll back to (see switchyard history)",
+          Code.InvalidArgument,
+        );
+      const snapshot = await translated(() =>
+        rollback(prisma, {
+          version: version(request.version, "version"),
+          author: authorOf(context),
+          message: request.message.trim(),
+          baseVersion: version(request.baseVersion, "base_version"),
+        }),
+      );
+      return published(snapshot);
+    },
+
+    async listSnapshots(request) {
+      const limit = Math.min(request.limit || 50, 500);
+      const records = await listSnapshots(prisma, {
+        limit,
+        ...(request.beforeVersion > 0n
+          ? { beforeVersion: version(request.beforeVersion, "before_version") }
+          : {}),
+      });
+      return { snapshots: records.map(snapshotInfo) };
+    },
+
+    async getSnapshot(request) {
+      const record = await translated(() =>
+        getSnapshot(prisma, version(request.version, "version")),
+      );
+      const [before, after] = await specsAround(record);
+      return {
+        snapshot: snapshotInfo(record),
+        changes: objectChanges(record.changes, before, after),
+      };
+    },
+  };
+}

@@ -1,0 +1,320 @@
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import {
+  ChangeType,
+  ConfigFormat,
+  type ObjectChange,
+  ResourceKind,
+  type SnapshotInfo,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import Table from "cli-table3";
+import { createTwoFilesPatch } from "diff";
+import { stringify as toYaml } from "yaml";
+import { CliError, type ConfigClient, formatIssue } from "./client.js";
+import { kindLabel, parseKind } from "./kinds.js";
+
+/** Everything a command writes goes through here, so tests can capture it. */
+export interface Output {
+  out(text: string): void;
+}
+
+const changeWord: Record<ChangeType, string> = {
+  [ChangeType.UNSPECIFIED]: "changed",
+  [ChangeType.ADDED]: "added",
+  [ChangeType.MODIFIED]: "modified",
+  [ChangeType.REMOVED]: "removed",
+};
+
+function table(head: string[], rows: string[][]): string {
+  const t = new Table({
+    head,
+    chars: {
+      top: "",
+      "top-mid": "",
+      "top-left": "",
+      "top-right": "",
+      bottom: "",
+      "bottom-mid": "",
+      "bottom-left": "",
+      "bottom-right": "",
+      left: "",
+      "left-mid": "",
+      mid: "",
+      "mid-mid": "",
+      right: "",
+      "right-mid": "",
+      middle: "  ",
+    },
+    style: { head: [], border: [], "padding-left": 0, "padding-right": 0 },
+  });
+  t.push(...rows);
+  return `${t.toString()}\n`;
+}
+
+function summarizeChanges(changes: readonly ObjectChange[]): string {
+  if (changes.length === 0) return "no changes";
+  const count = (type: ChangeType) => changes.filter((c) => c.change === type).length;
+  return [
+    `${count(ChangeType.ADDED)} added`,
+    `${count(ChangeType.MODIFIED)} modified`,
+    `${count(ChangeType.REMOVED)} removed`,
+  ].join(", ");
+}
+
+function changeLines(changes: readonly ObjectChange[]): string {
+  return changes
+    .map((c) => `  ${changeWord[c.change].padEnd(8)} ${kindLabel[c.kind]} ${c.name}\n`)
+    .join("");
+}
+
+function patchOf(change: ObjectChange): string {
+  const name = `${kindLabel[change.kind]}/${change.name}`;
+  return createTwoFilesPatch(
+    change.change === ChangeType.ADDED ? "/dev/null" : `a/${name}`,
+    change.change === ChangeType.REMOVED ? "/dev/null" : `b/${name}`,
+    change.before,
+    change.after,
+    undefined,
+    undefined,
+    { context: 3 },
+  );
+}
+
+function versionArgument(value: string): bigint {
+  if (!/^\d+$/.test(value) || value === "0")
+    throw new CliError(`"${value}" is not a version number (see switchyard history)`);
+  return BigInt(value);
+}
+
+function outputFormat(
+  value: string | undefined,
+  allowed: readonly string[],
+  fallback: string,
+): string {
+  const format = value ?? fallback;
+  if (!allowed.includes(format))
+    throw new CliError(`unknown output format "${format}": use ${allowed.join(" or ")}`);
+  return format;
+}
+
+export async function apply(
+  client: ConfigClient,
+  output: Output,
+  file: string,
+  options: { draft?: boolean },
+): Promise<void> {
+  let content: string;
+  try {
+    content = readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (error) {
+    throw new CliError(
+      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const filename = file === "-" ? "stdin" : path.basename(file);
+  let base: bigint | undefined;
+  if (!options.draft) {
+    // Publishing is all or nothing for the draft: refuse to sweep someone's pending edits along.
+    const pending = await client.diff({});
+    if (pending.changes.length > 0) {
+      throw new CliError(
+        `the draft already has unpublished changes (${summarizeChanges(pending.changes)}): publish or discard them first (switchyard diff), or apply with --draft to add to them\n${changeLines(pending.changes)}`.trimEnd(),
+      );
+    }
+    base = pending.fromVersion;
+  }
+  const imported = await client.import({ content, filename });
+  for (const issue of imported.issues) output.out(`${formatIssue(issue)}\n`);
+  if (imported.changes.length === 0) {
+    output.out(`${filename}: no changes (already up to date)\n`);
+    return;
+  }
+  output.out(
+    `${filename}: ${summarizeChanges(imported.changes)}\n${changeLines(imported.changes)}`,
+  );
+  if (options.draft) {
+    output.out(
+      "saved to the draft; review with `switchyard diff`, then `switchyard publish -m MESSAGE`\n",
+    );
+    return;
+  }
+  const reviewed = await client.diff({});
+  const published = await client.publish({
+    message: `apply ${filename}`,
+    baseVersion: base ?? 0n,
+    draftRevision: reviewed.draftRevision,
+  });
+  for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
+  output.out(`published version ${published.snapshot?.version}\n`);
+}
+
+export async function get(
+  client: ConfigClient,
+  output: Output,
+  kindName: string,
+  name: string | undefined,
+  options: { output?: string },
+): Promise<void> {
+  const kind = parseKind(kindName);
+  if (name === undefined) {
+    const format = outputFormat(options.output, ["table", "json", "yaml"], "table");
+    const { resources } = await client.listResources({ kind });
+    if (format !== "table") {
+      const list = resources.map((r) => ({
+        name: r.name,
+        description: r.description,
+        references: r.references,
+      }));
+      output.out(format === "json" ? `${JSON.stringify(list, null, 2)}\n` : toYaml(list));
+      return;
+    }
+    if (resources.length === 0) {
+      output.out(`no ${kindLabel[kind]}s stored\n`);
+      return;
+    }
+    output.out(
+      table(
+        ["NAME", "DESCRIPTION", "REFERENCES"],
+        resources.map((r) => [r.name, r.description, r.references.join(", ")]),
+      ),
+    );
+    return;
+  }
+  const format = outputFormat(options.output, ["yaml", "json"], "yaml");
+  const { resource } = await client.getEnvoyResource({ kind, name });
+  output.out(
+    format === "json"
+      ? `${JSON.stringify(resource, null, 2)}\n`
+      : toYaml(resource, { lineWidth: 0 }),
+  );
+}
+
+export async function remove(
+  client: ConfigClient,
+  output: Output,
+  kindName: string,
+  name: string,
+): Promise<void> {
+  const kind = parseKind(kindName);
+  const request = { name };
+  switch (kind) {
+    case ResourceKind.CLUSTER:
+      await client.deleteCluster(request);
+      break;
+    case ResourceKind.LISTENER:
+      await client.deleteListener(request);
+      break;
+    case ResourceKind.ROUTE_CONFIGURATION:
+      await client.deleteRouteConfiguration(request);
+      break;
+    default:
+      await client.deleteNodeGroup(request);
+  }
+  output.out(
+    `deleted ${kindLabel[kind]} ${name} from the draft; publish to apply it (switchyard publish -m MESSAGE)\n`,
+  );
+}
+
+export async function showDiff(
+  client: ConfigClient,
+  output: Output,
+  options: { from?: string; to?: string },
+): Promise<void> {
+  const result = await client.diff({
+    fromVersion: options.from ? versionArgument(options.from) : 0n,
+    toVersion: options.to ? versionArgument(options.to) : 0n,
+  });
+  const target = result.toVersion === 0n ? "the draft" : `version ${result.toVersion}`;
+  if (result.changes.length === 0) {
+    output.out(`no changes between version ${result.fromVersion} and ${target}\n`);
+    return;
+  }
+  output.out(`version ${result.fromVersion} → ${target}: ${summarizeChanges(result.changes)}\n\n`);
+  for (const change of result.changes) output.out(patchOf(change));
+}
+
+export async function publish(
+  client: ConfigClient,
+  output: Output,
+  options: { message: string },
+): Promise<void> {
+  const reviewed = await client.diff({});
+  if (reviewed.changes.length === 0)
+    throw new CliError(
+      `nothing to publish: the draft is identical to version ${reviewed.fromVersion}`,
+    );
+  const published = await client.publish({
+    message: options.message,
+    baseVersion: reviewed.fromVersion,
+    draftRevision: reviewed.draftRevision,
+  });
+  for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
+  output.out(
+    `published version ${published.snapshot?.version}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,
+  );
+}
+
+function when(info: SnapshotInfo): string {
+  return info.createTime
+    ? timestampDate(info.createTime).toISOString().replace("T", " ").slice(0, 19)
+    : "";
+}
+
+export async function history(
+  client: ConfigClient,
+  output: Output,
+  options: { limit?: string },
+): Promise<void> {
+  const limit = options.limit === undefined ? 20 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new CliError(`--limit must be a positive number, got "${options.limit}"`);
+  const { snapshots } = await client.listSnapshots({ limit });
+  if (snapshots.length === 0) {
+    output.out("nothing published yet\n");
+    return;
+  }
+  output.out(
+    table(
+      ["VERSION", "PUBLISHED (UTC)", "AUTHOR", "CHANGES", "MESSAGE"],
+      snapshots.map((s) => [
+        String(s.version),
+        when(s),
+        s.author,
+        `+${s.added} ~${s.modified} -${s.removed}`,
+        s.rolledBackFrom > 0n ? `${s.message} (rollback to ${s.rolledBackFrom})` : s.message,
+      ]),
+    ),
+  );
+}
+
+export async function rollback(
+  client: ConfigClient,
+  output: Output,
+  versionText: string,
+  options: { message?: string },
+): Promise<void> {
+  const version = versionArgument(versionText);
+  const { snapshots } = await client.listSnapshots({ limit: 1 });
+  const published = await client.rollback({
+    version,
+    message: options.message ?? "",
+    baseVersion: snapshots[0]?.version ?? 0n,
+  });
+  output.out(
+    `published version ${published.snapshot?.version}: the content of version ${version} (${summarizeChanges(published.changes)})\n`,
+  );
+}
+
+export async function exportConfig(
+  client: ConfigClient,
+  output: Output,
+  options: { output?: string; version?: string },
+): Promise<void> {
+  const format = outputFormat(options.output, ["yaml", "json"], "yaml");
+  const { content } = await client.export({
+    format: format === "json" ? ConfigFormat.JSON : ConfigFormat.YAML,
+    version: options.version ? versionArgument(options.version) : 0n,
+  });
+  output.out(content.endsWith("\n") ? content : `${content}\n`);
+}

@@ -1,0 +1,468 @@
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
+import {
+  type CompiledConfig,
+  type CompiledGroup,
+  type ConfigSpec,
+  compile,
+  diffManifests,
+  draftRevision,
+  EMPTY_MANIFEST,
+  type NodeSelector,
+  ResourceSnapshot,
+  type SourceChange,
+  type SourceKind,
+  type SourceManifest,
+  sourceManifest,
+  sourceObjects,
+  specFromSources,
+  TYPE_ORDER,
+  type TypeUrl,
+  type ValidationIssue,
+  validate,
+  type XdsResource,
+} from "@switchyard/snapshot";
+import { readConfigSpec } from "./config-store.js";
+import { replaceDraft } from "./draft-store.js";
+
+/** Serializes publishes across every replica sharing the database. */
+const PUBLISH_LOCK = 0x53_57_59_44; // "SWYD"
+/** Postgres NOTIFY channel: payload is the new version. */
+export const SNAPSHOT_CHANNEL = "switchyard_snapshot";
+
+/** Why a publish (or rollback) was refused. Nothing was written. */
+export class PublishError extends Error {
+  override readonly name = "PublishError";
+  constructor(
+    readonly code: "stale-base" | "draft-changed" | "invalid" | "no-changes" | "not-found",
+    message: string,
+    readonly issues: readonly ValidationIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+interface StoredGroup {
+  readonly name: string;
+  readonly isDefault: boolean;
+  readonly priority: number;
+  readonly selector: NodeSelector;
+  /** typeUrl → name → blob key */
+  readonly resources: { readonly [typeUrl: string]: { readonly [name: string]: string } };
+}
+
+export interface SnapshotRecord {
+  readonly version: number;
+  readonly createdAt: Date;
+  readonly author: string;
+  readonly message: string;
+  readonly previousVersion: number;
+  readonly rolledBackFrom: number | null;
+  readonly changes: readonly SourceChange[];
+}
+
+export interface PublishedSnapshot {
+  readonly record: SnapshotRecord;
+  /** What proxies get: the compiled node groups, as loaded into the xDS cache. */
+  readonly config: CompiledConfig;
+  readonly warnings: readonly ValidationIssue[];
+}
+
+function resourceKey(resource: XdsResource): string {
+  return `${resource.typeUrl}@${resource.version}`;
+}
+
+function storedGroups(config: CompiledConfig): StoredGroup[] {
+  return config.groups.map((group) => {
+    const resources: Record<string, Record<string, string>> = {};
+    for (const typeUrl of TYPE_ORDER) {
+      const byName: Record<string, string> = {};
+      for (const resource of group.snapshot.resources(typeUrl).values())
+        byName[resource.name] = resourceKey(resource);
+      resources[typeUrl] = byName;
+    }
+    return {
+      name: group.name,
+      isDefault: group.isDefault,
+      priority: group.priority,
+      selector: group.selector,
+      resources,
+    };
+  });
+}
+
+function toRecord(row: {
+  version: number;
+  createdAt: Date;
+  author: string;
+  message: string;
+  previousVersion: number;
+  rolledBackFrom: number | null;
+  changes: unknown;
+}): SnapshotRecord {
+  return {
+    version: row.version,
+    createdAt: row.createdAt,
+    author: row.author,
+    message: row.message,
+    previousVersion: row.previousVersion,
+    rolledBackFrom: row.rolledBackFrom,
+    changes: row.changes as SourceChange[],
+  };
+}
+
+async function latestRow(db: TransactionClient) {
+  return db.snapshot.findFirst({ orderBy: { version: "desc" } });
+}
+
+/** Loads blobs by key; fails loudly if one is missing (a snapshot is never partially served). */
+async function loadBlobs(
+  db: TransactionClient,
+  keys: readonly string[],
+): Promise<Map<string, { body: Uint8Array; references: string[] }>> {
+  const unique = [...new Set(keys)];
+  const rows =
+    unique.length === 0 ? [] : await db.snapshotBlob.findMany({ where: { key: { in: unique } } });
+  const blobs = new Map(
+    rows.map((row) => [row.key, { body: new Uint8Array(row.body), references: row.references }]),
+  );
+  const missing = unique.filter((key) => !blobs.has(key));
+  if (missing.length > 0)
+    throw new Error(`snapshot blobs missing from the database: ${missing.slice(0, 5).join(", ")}`);
+  return blobs;
+}
+
+/** Rebuilds the compiled config of a stored snapshot, sharing one XdsResource per blob. */
+async function configOf(
+  db: TransactionClient,
+  groups: readonly StoredGroup[],
+): Promise<CompiledConfig> {
+  const keys = groups.flatMap((g) =>
+    Object.values(g.resources).flatMap((byName) => Object.values(byName)),
+  );
+  const blobs = await loadBlobs(db, keys);
+  const shared = new Map<string, XdsResource>();
+  const compiledGroups: CompiledGroup[] = groups.map((group) => {
+    const resources: XdsResource[] = [];
+    for (const [typeUrl, byName] of Object.entries(group.resources)) {
+      for (const [name, key] of Object.entries(byName)) {
+        const sharedKey = `${key}\u0000${name}`;
+        let resource = shared.get(sharedKey);
+        if (!resource) {
+          const blob = blobs.get(key);
+          if (!blob) throw new Error(`blob ${key} missing`);
+          resource = {
+            typeUrl: typeUrl as TypeUrl,
+            name,
+            version: key.slice(key.lastIndexOf("@") + 1),
+            body: blob.body,
+            references: blob.references,
+          };
+          shared.set(sharedKey, resource);
+        }
+        resources.push(resource);
+      }
+    }
+    return {
+      name: group.name,
+      isDefault: group.isDefault,
+      priority: group.priority,
+      selector: group.selector,
+      snapshot: new ResourceSnapshot(resources),
+    };
+  });
+  return { groups: compiledGroups, issues: [] };
+}
+
+/** The latest published snapshot with its compiled config, or undefined before the first publish. */
+export async function loadLatestSnapshot(
+  prisma: PrismaClient,
+): Promise<PublishedSnapshot | undefined> {
+  return prisma.$transaction(
+    async (tx) => {
+      const row = await latestRow(tx);
+      if (!row) return undefined;
+      return {
+        record: toRecord(row),
+        config: await configOf(tx, row.groups as unknown as StoredGroup[]),
+        warnings: [],
+      };
+    },
+    { isolationLevel: "RepeatableRead" },
+  );
+}
+
+interface PublishInput {
+  readonly message: string;
+  readonly author: string;
+  /** The version the author reviewed against; 0 or undefined skips the check. */
+  readonly baseVersion?: number | undefined;
+  /** The draft revision the author reviewed; undefined skips the check. */
+  readonly draftRevision?: string | undefined;
+}
+
+/**
+ * Writes `spec` as a new immutable snapshot inside transaction `tx` (which holds the publish
+ * lock): validates, compiles, stores new blobs and the snapshot row, and notifies replicas.
+ */
+async function writeSnapshot(
+  tx: TransactionClient,
+  spec: ConfigSpec,
+  input: PublishInput & { readonly rolledBackFrom?: number },
+): Promise<PublishedSnapshot> {
+  const latest = await latestRow(tx);
+  const latestVersion = latest?.version ?? 0;
+  if (input.baseVersion && input.baseVersion !== latestVersion) {
+    throw new PublishError(
+      "stale-base",
+      `version ${latestVersion} was published after the version you reviewed (${input.baseVersion}): review the changes again (switchyard diff) and publish on top of ${latestVersion}`,
+    );
+  }
+  const objects = sourceObjects(spec);
+  const manifest = sourceManifest(objects);
+  // Compile exactly the canonical source the snapshot records (object keys sorted): the database
+  // returns JSON keys in its own order, and map order reaches the encoded bytes (a Struct inside
+  // an Any), so this keeps versions identical whether a config comes from the draft or a rollback.
+  const canonical = specFromSources(objects);
+  if (input.draftRevision !== undefined && input.draftRevision !== draftRevision(manifest)) {
+    throw new PublishError(
+      "draft-changed",
+      "the draft changed after you reviewed it: review the changes again (switchyard diff) before publishing",
+    );
+  }
+  const changes = diffManifests(
+    (latest?.sources as SourceManifest | undefined) ?? EMPTY_MANIFEST,
+    manifest,
+  );
+  if (changes.length === 0) {
+    throw new PublishError(
+      "no-changes",
+      `nothing to publish: the draft is identical to version ${latestVersion}`,
+    );
+  }
+  const config = compile(canonical);
+  const report = validate(canonical, { compiled: config });
+  if (!report.ok) {
+    const errors = report.issues.filter((issue) => issue.severity === "error");
+    throw new PublishError(
+      "invalid",
+      `the draft has ${errors.length} error${errors.length === 1 ? "" : "s"}: fix ${errors.length === 1 ? "it" : "them"} and publish again`,
+      report.issues,
+    );
+  }
+  const groups = storedGroups(config);
+
+  const known = new Set<string>();
+  if (latest) {
+    for (const group of latest.groups as unknown as StoredGroup[]) {
+      for (const byName of Object.values(group.resources))
+        for (const key of Object.values(byName)) known.add(key);
+    }
+    for (const byName of Object.values(latest.sources as SourceManifest))
+      for (const key of Object.values(byName)) known.add(key);
+  }
+  const blobs = new Map<
+    string,
+    { key: string; body: Uint8Array<ArrayBuffer>; references: string[] }
+  >();
+  for (const object of objects) {
+    if (!known.has(object.key))
+      blobs.set(object.key, { key: object.key, body: Buffer.from(object.json), references: [] });
+  }
+  for (const group of config.groups) {
+    for (const typeUrl of TYPE_ORDER) {
+      for (const resource of group.snapshot.resources(typeUrl).values()) {
+        const key = resourceKey(resource);
+        if (!known.has(key))
+          blobs.set(key, {
+            key,
+            body: Buffer.from(resource.body),
+            references: [...resource.references],
+          });
+      }
+    }
+  }
+  if (blobs.size > 0)
+    await tx.snapshotBlob.createMany({ data: [...blobs.values()], skipDuplicates: true });
+  const row = await tx.snapshot.create({
+    data: {
+      version: latestVersion + 1,
+      author: input.author,
+      message: input.message,
+      previousVersion: latestVersion,
+      rolledBackFrom: input.rolledBackFrom ?? null,
+      sources: manifest,
+      groups: groups as unknown as object,
+      changes: changes as unknown as object,
+    },
+  });
+  await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
+  return {
+    record: toRecord(row),
+    config,
+    warnings: report.issues.filter((issue) => issue.severity === "warning"),
+  };
+}
+
+function inPublishTransaction<T>(
+  prisma: PrismaClient,
+  work: (tx: TransactionClient) => Promise<T>,
+): Promise<T> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PUBLISH_LOCK})`;
+      return work(tx);
+    },
+    { isolationLevel: "ReadCommitted", timeout: 60_000, maxWait: 10_000 },
+  );
+}
+
+/**
+ * Publishes the draft as the next version, in one transaction: either the whole snapshot is
+ * written or nothing is (a failed publish changes nothing).
+ */
+export function publishDraft(
+  prisma: PrismaClient,
+  input: PublishInput,
+): Promise<PublishedSnapshot> {
+  return inPublishTransaction(prisma, async (tx) =>
+    writeSnapshot(tx, await readConfigSpec(tx), input),
+  );
+}
+
+/** Loads the source objects of a version as a spec. */
+export async function specOfVersion(db: TransactionClient, version: number): Promise<ConfigSpec> {
+  const row = await db.snapshot.findUnique({ where: { version } });
+  if (!row)
+    throw new PublishError(
+      "not-found",
+      `version ${version} does not exist (see switchyard history)`,
+    );
+  const manifest = row.sources as SourceManifest;
+  const entries = Object.entries(manifest).flatMap(([kind, byName]) =>
+    Object.values(byName).map((key) => ({ kind: kind as SourceKind, key })),
+  );
+  const blobs = await loadBlobs(
+    db,
+    entries.map((e) => e.key),
+  );
+  return specFromSources(
+    entries.map((e) => ({
+      kind: e.kind,
+      json: Buffer.from(blobs.get(e.key)?.body ?? new Uint8Array()).toString("utf8"),
+    })),
+  );
+}
+
+/**
+ * Publishes an older version's content as a new version, and makes the draft that content, in one
+ * transaction.
+ */
+export function rollback(
+  prisma: PrismaClient,
+  input: {
+    readonly version: number;
+    readonly author: string;
+    readonly message?: string;
+    readonly baseVersion?: number;
+  },
+): Promise<PublishedSnapshot> {
+  return inPublishTransaction(prisma, async (tx) => {
+    const spec = await specOfVersion(tx, input.version);
+    await replaceDraft(tx, spec);
+    return writeSnapshot(tx, spec, {
+      author: input.author,
+      message: input.message || `Roll back to version ${input.version}`,
+      baseVersion: input.baseVersion,
+      rolledBackFrom: input.version,
+    });
+  });
+}
+
+export async function listSnapshots(
+  prisma: PrismaClient,
+  options: { limit: number; beforeVersion?: number },
+): Promise<SnapshotRecord[]> {
+  const rows = await prisma.snapshot.findMany({
+    where: options.beforeVersion ? { version: { lt: options.beforeVersion } } : {},
+    orderBy: { version: "desc" },
+    take: options.limit,
+    select: {
+      version: true,
+      createdAt: true,
+      author: true,
+      message: true,
+      previousVersion: true,
+      rolledBackFrom: true,
+      changes: true,
+    },
+  });
+  return rows.map(toRecord);
+}
+
+export async function getSnapshot(prisma: PrismaClient, version: number): Promise<SnapshotRecord> {
+  const row = await prisma.snapshot.findUnique({
+    where: { version },
+    select: {
+      version: true,
+      createdAt: true,
+      author: true,
+      message: true,
+      previousVersion: true,
+      rolledBackFrom: true,
+      changes: true,
+    },
+  });
+  if (!row)
+    throw new PublishError(
+      "not-found",
+      `version ${version} does not exist (see switchyard history)`,
+    );
+  return toRecord(row);
+}
+
+export interface DraftDiff {
+  readonly fromVersion: number;
+  readonly toVersion: number;
+  readonly changes: readonly SourceChange[];
+  /** The draft's revision, when the diff's "to" side is the draft. */
+  readonly draftRevision: string | undefined;
+}
+
+/**
+ * The difference between two versions, or between a version (default: the latest) and the draft.
+ * Version 0 is the empty configuration.
+ */
+export function diff(
+  prisma: PrismaClient,
+  from: number | undefined,
+  to: number | undefined,
+): Promise<DraftDiff> {
+  return prisma.$transaction(
+    async (tx) => {
+      const latest = await latestRow(tx);
+      const fromVersion = from ?? latest?.version ?? 0;
+      const manifestOf = async (version: number): Promise<SourceManifest> => {
+        if (version === 0) return EMPTY_MANIFEST;
+        const row = await tx.snapshot.findUnique({ where: { version }, select: { sources: true } });
+        if (!row)
+          throw new PublishError(
+            "not-found",
+            `version ${version} does not exist (see switchyard history)`,
+          );
+        return row.sources as SourceManifest;
+      };
+      const before = await manifestOf(fromVersion);
+      const after =
+        to === undefined
+          ? sourceManifest(sourceObjects(await readConfigSpec(tx)))
+          : await manifestOf(to);
+      return {
+        fromVersion,
+        toVersion: to ?? 0,
+        changes: diffManifests(before, after),
+        draftRevision: to === undefined ? draftRevision(after) : undefined,
+      };
+    },
+    { isolationLevel: "RepeatableRead" },
+  );
+}

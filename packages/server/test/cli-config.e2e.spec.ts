@@ -1,0 +1,177 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { toJson } from "@bufbuild/protobuf";
+import { registry } from "@switchyard/proto";
+import {
+  canonicalJson,
+  type EnvoyResource,
+  normalizeEnvoyResources,
+  parseEnvoyConfig,
+  resourceName,
+  resourceSchema,
+} from "@switchyard/snapshot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "./harness.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.join(here, "..", "bin", "switchyard.js");
+const corpus = path.join(here, "..", "..", "snapshot", "test", "corpus");
+
+interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function decoded(text: string, filename: string): Map<string, EnvoyResource> {
+  const parsed = parseEnvoyConfig(text, { filename });
+  if ("errors" in parsed)
+    throw new Error(parsed.errors.map((e) => `${e.path}: ${e.message}`).join("\n"));
+  const { resources } = normalizeEnvoyResources(parsed.resources);
+  return new Map(resources.map((r) => [`${r.typeUrl} ${resourceName(r)}`, r]));
+}
+
+describe("the switchyard CLI against a running server", () => {
+  let harness: Harness;
+  const work = mkdtempSync(path.join(os.tmpdir(), "switchyard-cli-config-"));
+
+  const cli = (...args: string[]): Promise<Result> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
+        env: { ...process.env, SWITCHYARD_SERVER: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+      });
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    });
+
+  beforeAll(async () => {
+    harness = await startHarness();
+  });
+
+  afterAll(async () => {
+    await harness?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("applies an existing Envoy YAML, shows it through get, and exports it back equal", async () => {
+    const file = path.join(corpus, "edge-proxy.yaml");
+    const applied = await cli("apply", "-f", file);
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toMatch(/published version 1/);
+
+    const clusters = await cli("get", "clusters");
+    expect(clusters.code).toBe(0);
+    const input = decoded(readFileSync(file, "utf8"), "edge-proxy.yaml");
+    for (const resource of input.values()) {
+      if (resource.typeUrl.endsWith(".Cluster"))
+        expect(clusters.stdout).toContain(resourceName(resource));
+    }
+    const [firstListener] = [...input.values()].filter((r) => r.typeUrl.endsWith(".Listener"));
+    const one = await cli(
+      "get",
+      "listener",
+      resourceName(firstListener as EnvoyResource),
+      "-o",
+      "yaml",
+    );
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(
+      /^['"]@type['"]: type.googleapis.com\/envoy.config.listener.v3.Listener\nname: /,
+    );
+
+    const exported = await cli("export", "-o", "json");
+    expect(exported.code).toBe(0);
+    const output = decoded(exported.stdout, "export.json");
+    expect([...output.keys()].sort()).toEqual([...input.keys()].sort());
+    // Equal as Envoy reads them: JSON object keys (Struct fields) are unordered.
+    const json = (r: EnvoyResource) =>
+      canonicalJson(toJson(resourceSchema(r.typeUrl), r.message, { registry }));
+    for (const [key, resource] of input) {
+      const back = output.get(key);
+      expect(back && json(back), key).toBe(json(resource));
+    }
+  });
+
+  it("refuses an invalid file with the path and the reason, and changes nothing", async () => {
+    const before = await cli("export", "-o", "json");
+    const bad = path.join(work, "bad.yaml");
+    writeFileSync(
+      bad,
+      [
+        "- '@type': type.googleapis.com/envoy.config.cluster.v3.Cluster",
+        "  name: typo",
+        "  connect_timeout: 1s",
+        "  lb_policy: ROUND_ROBBIN",
+        "  conect_timeout: 2s",
+        "",
+      ].join("\n"),
+    );
+    const refused = await cli("apply", "-f", bad);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/resources?\[0\]\.lb_policy|\[0\]\.lb_policy/);
+    expect(refused.stderr).toMatch(/ROUND_ROBBIN/);
+    expect(refused.stderr).toMatch(/conect_timeout/);
+    expect((await cli("export", "-o", "json")).stdout).toBe(before.stdout);
+    expect((await cli("history")).stdout).not.toMatch(/^\s*2\s/m);
+  });
+
+  it("stages with --draft, shows the diff, publishes it, lists the history and rolls back", async () => {
+    const file = path.join(work, "grpc.json");
+    writeFileSync(file, readFileSync(path.join(corpus, "grpc-proxyless.json"), "utf8"));
+    const staged = await cli("apply", "-f", file, "--draft");
+    expect(staged.code).toBe(0);
+    expect(staged.stdout).toMatch(/saved to the draft/);
+
+    const diff = await cli("diff");
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toMatch(/version 1 → the draft: \d+ added, 0 modified, 0 removed/);
+    expect(diff.stdout).toMatch(/^\+\+\+ b\/cluster\//m);
+
+    const published = await cli("publish", "-m", "add the gRPC services");
+    expect(published.code).toBe(0);
+    expect(published.stdout).toMatch(/published version 2/);
+
+    const nothing = await cli("publish", "-m", "again");
+    expect(nothing.code).not.toBe(0);
+    expect(nothing.stderr).toMatch(/nothing to publish/);
+
+    const history = await cli("history");
+    expect(history.stdout).toMatch(/^2\s.*add the gRPC services/m);
+    expect(history.stdout).toMatch(/^1\s.*apply edge-proxy\.yaml/m);
+
+    const rolledBack = await cli("rollback", "1");
+    expect(rolledBack.code).toBe(0);
+    expect(rolledBack.stdout).toMatch(/published version 3: the content of version 1/);
+    expect((await cli("diff", "--from", "1", "--to", "3")).stdout).toMatch(
+      /no changes between version 1 and version 3/,
+    );
+  });
+
+  it("explains an unreachable server in one line and exits non-zero", async () => {
+    const result = await new Promise<Result>((resolve) => {
+      const child = spawn(process.execPath, [bin, "--server", "http://127.0.0.1:9", "history"], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      child.on("exit", (code) => resolve({ code, stdout: "", stderr }));
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/cannot reach the Switchyard server at http:\/\/127\.0\.0\.1:9/);
+  });
+});

@@ -1,0 +1,203 @@
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  ChangeType,
+  type Cluster,
+  ClusterSchema,
+  DiscoveryType,
+  RouteActionKind,
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+  ValidationErrorsSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import { TypeUrl } from "@switchyard/snapshot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "./harness.js";
+
+function cluster(
+  name: string,
+  port: number,
+  overrides: MessageInitShape<typeof ClusterSchema> = {},
+): Cluster {
+  return create(ClusterSchema, {
+    name,
+    discoveryType: DiscoveryType.EDS,
+    connectTimeoutMs: 1000,
+    localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port }] }],
+    ...overrides,
+  });
+}
+
+function routes(name: string, target: string): RouteConfiguration {
+  return create(RouteConfigurationSchema, {
+    name,
+    virtualHosts: [
+      {
+        name: "all",
+        domains: ["*"],
+        routes: [{ matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: target }],
+      },
+    ],
+  });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await promise;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("expected the call to be refused");
+}
+
+describe("draft, publish, diff, history and rollback through the API", () => {
+  let harness: Harness;
+  beforeEach(async () => {
+    harness = await startHarness();
+  });
+  afterEach(async () => {
+    await harness?.stop();
+  });
+
+  it("publishes the draft as version 1, and what proxies get is that version", async () => {
+    const api = harness.api("alice");
+    await api.createCluster(cluster("backend", 8080));
+    await api.createRouteConfiguration(routes("edge", "backend"));
+    const published = await api.publish({ message: "first" });
+    expect(published.snapshot?.version).toBe(1n);
+    expect(published.snapshot?.author).toBe("alice");
+    expect(published.changes.map((c) => [c.name, c.change])).toEqual([
+      ["backend", ChangeType.ADDED],
+      ["edge", ChangeType.ADDED],
+    ]);
+    expect(harness.app.cache.version).toBe(1);
+    expect([
+      ...(harness.app.cache.config?.groups[0]?.snapshot.resources(TypeUrl.Cluster).keys() ?? []),
+    ]).toEqual(["backend"]);
+  });
+
+  it("shows the draft's changes against the latest version, each side as Envoy YAML", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("backend", 8080));
+    await api.publish({ message: "first" });
+    await api.updateCluster(cluster("backend", 9090));
+    const diff = await api.diff({});
+    expect(diff.fromVersion).toBe(1n);
+    expect(diff.changes).toHaveLength(1);
+    expect(diff.changes[0]?.change).toBe(ChangeType.MODIFIED);
+    expect(diff.changes[0]?.before).toContain("portValue: 8080");
+    expect(diff.changes[0]?.after).toContain("portValue: 9090");
+    expect(diff.draftRevision).not.toBe("");
+  });
+
+  it("refuses a publish based on a stale version, and changes nothing", async () => {
+    const alice = harness.api("alice");
+    const bob = harness.api("bob");
+    await alice.createCluster(cluster("a", 1));
+    await alice.publish({ message: "v1" });
+    await alice.updateCluster(cluster("a", 2));
+    const reviewedByAlice = await alice.diff({});
+    await bob.publish({ message: "bob publishes first" });
+    await bob.updateCluster(cluster("a", 3));
+    const error = await refusal(
+      alice.publish({ message: "late", baseVersion: reviewedByAlice.fromVersion }),
+    );
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(error.rawMessage).toMatch(
+      /version 2 was published after the version you reviewed \(1\)/,
+    );
+    expect((await alice.listSnapshots({})).snapshots.map((s) => s.version)).toEqual([2n, 1n]);
+  });
+
+  it("refuses to publish a draft that changed after it was reviewed, and changes nothing", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("a", 1));
+    const reviewed = await api.diff({});
+    await api.createCluster(cluster("unreviewed", 2));
+    const error = await refusal(
+      api.publish({
+        message: "x",
+        baseVersion: reviewed.fromVersion,
+        draftRevision: reviewed.draftRevision,
+      }),
+    );
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(error.rawMessage).toMatch(/draft changed after you reviewed it/);
+    expect((await api.listSnapshots({})).snapshots).toEqual([]);
+  });
+
+  it("refuses a publish with errors, naming each error's path, and changes nothing", async () => {
+    const api = harness.api();
+    await api.createRouteConfiguration(routes("edge", "missing-cluster"));
+    const error = await refusal(api.publish({ message: "broken" }));
+    expect(error.code).toBe(Code.InvalidArgument);
+    const issues = error.findDetails(ValidationErrorsSchema).flatMap((d) => d.issues);
+    expect(issues.map((i) => i.path)).toContain(
+      'routeConfigurations["edge"].virtualHosts["all"].routes[0].cluster',
+    );
+    expect((await api.listSnapshots({})).snapshots).toEqual([]);
+    expect(harness.app.cache.version).toBe(0);
+  });
+
+  it("refuses to publish a draft identical to the latest version", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("a", 1));
+    await api.publish({ message: "v1" });
+    const error = await refusal(api.publish({ message: "again" }));
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(error.rawMessage).toMatch(/nothing to publish/);
+  });
+
+  it("rolls back by publishing an older version's content as a new version, and resets the draft to it", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("a", 1));
+    await api.publish({ message: "v1" });
+    await api.updateCluster(cluster("a", 2));
+    await api.createCluster(cluster("b", 3));
+    await api.publish({ message: "v2" });
+    const rolledBack = await api.rollback({ version: 1n, baseVersion: 2n });
+    expect(rolledBack.snapshot?.version).toBe(3n);
+    expect(rolledBack.snapshot?.rolledBackFrom).toBe(1n);
+    expect(rolledBack.changes.map((c) => [c.name, c.change])).toEqual([
+      ["a", ChangeType.MODIFIED],
+      ["b", ChangeType.REMOVED],
+    ]);
+    expect((await api.getCluster({ name: "a" })).localities[0]?.endpoints[0]?.port).toBe(1);
+    expect((await api.diff({})).changes).toEqual([]);
+    const between = await api.diff({ fromVersion: 1n, toVersion: 3n });
+    expect(between.changes).toEqual([]);
+    // Same content, same resource versions: proxies holding version 1 receive nothing new.
+    const groups = async (version: number) =>
+      (await harness.database.prisma.snapshot.findUniqueOrThrow({ where: { version } })).groups;
+    expect(await groups(3)).toEqual(await groups(1));
+  });
+
+  it("lists every version newest first with its author, message and change counts", async () => {
+    await harness.api("alice").createCluster(cluster("a", 1));
+    await harness.api("alice").publish({ message: "add a" });
+    await harness.api("bob").createCluster(cluster("b", 1));
+    await harness.api("bob").publish({ message: "add b" });
+    const { snapshots } = await harness.api().listSnapshots({});
+    expect(snapshots.map((s) => [s.version, s.author, s.message, s.added])).toEqual([
+      [2n, "bob", "add b", 1],
+      [1n, "alice", "add a", 1],
+    ]);
+  });
+
+  it("rejects an invalid object with the field's path and keeps the draft unchanged", async () => {
+    const api = harness.api();
+    const error = await refusal(api.createCluster(cluster("bad", 70000)));
+    expect(error.code).toBe(Code.InvalidArgument);
+    const issues = error.findDetails(ValidationErrorsSchema).flatMap((d) => d.issues);
+    expect(issues.map((i) => i.path)).toContain('clusters["bad"].localities[0].endpoints[0].port');
+    expect((await api.listResources({})).resources).toEqual([]);
+  });
+
+  it("refuses to create an object that exists and to update or delete one that does not", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("a", 1));
+    expect((await refusal(api.createCluster(cluster("a", 2)))).code).toBe(Code.AlreadyExists);
+    expect((await refusal(api.updateCluster(cluster("nope", 2)))).code).toBe(Code.NotFound);
+    expect((await refusal(api.deleteCluster({ name: "nope" }))).code).toBe(Code.NotFound);
+  });
+});

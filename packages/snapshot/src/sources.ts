@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto";
+import type {
+  ClusterSpec,
+  ConfigSpec,
+  JsonValue,
+  ListenerSpec,
+  NodeGroupSpec,
+  RouteConfigurationSpec,
+} from "./model.js";
+
+/**
+ * The stored objects of a config as content-addressed source objects: what a snapshot records of
+ * the draft it was published from, what diffs compare, and what a rollback restores.
+ */
+
+export const SOURCE_KINDS = ["cluster", "listener", "routeConfiguration", "nodeGroup"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export interface SourceObject {
+  readonly kind: SourceKind;
+  readonly name: string;
+  /** Canonical JSON of the spec (object keys sorted): equal content, equal text. */
+  readonly json: string;
+  /** `source:<sha256 of json>`: the object's identity across versions and replicas. */
+  readonly key: string;
+}
+
+/** kind → name → source key. */
+export type SourceManifest = { readonly [K in SourceKind]: { readonly [name: string]: string } };
+
+export const EMPTY_MANIFEST: SourceManifest = {
+  cluster: {},
+  listener: {},
+  routeConfiguration: {},
+  nodeGroup: {},
+};
+
+/** JSON with object keys sorted at every level, so equal values serialize identically. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
+    return sorted;
+  });
+}
+
+function sourceObject(kind: SourceKind, name: string, spec: unknown): SourceObject {
+  const json = canonicalJson(spec);
+  return { kind, name, json, key: `source:${createHash("sha256").update(json).digest("hex")}` };
+}
+
+/** Every stored object of `spec` as a source object, in kind then name order. */
+export function sourceObjects(spec: ConfigSpec): SourceObject[] {
+  const byName = <T extends { name: string }>(items: readonly T[]) =>
+    [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [
+    ...byName(spec.clusters).map((c) => sourceObject("cluster", c.name, c)),
+    ...byName(spec.listeners).map((l) => sourceObject("listener", l.name, l)),
+    ...byName(spec.routeConfigurations).map((r) => sourceObject("routeConfiguration", r.name, r)),
+    ...byName(spec.nodeGroups).map((g) => sourceObject("nodeGroup", g.name, g)),
+  ];
+}
+
+export function sourceManifest(objects: readonly SourceObject[]): SourceManifest {
+  const manifest: Record<SourceKind, Record<string, string>> = {
+    cluster: {},
+    listener: {},
+    routeConfiguration: {},
+    nodeGroup: {},
+  };
+  for (const object of objects) manifest[object.kind][object.name] = object.key;
+  return manifest;
+}
+
+/**
+ * A short identifier of a draft's whole content. A reviewer's diff carries it; a publish that
+ * passes it is refused when the draft changed after the review.
+ */
+export function draftRevision(manifest: SourceManifest): string {
+  return createHash("sha256").update(canonicalJson(manifest)).digest("hex").slice(0, 16);
+}
+
+/** Rebuilds a spec from source objects' JSON (the inverse of `sourceObjects`). */
+export function specFromSources(objects: Iterable<{ kind: SourceKind; json: string }>): ConfigSpec {
+  const clusters: ClusterSpec[] = [];
+  const listeners: ListenerSpec[] = [];
+  const routeConfigurations: RouteConfigurationSpec[] = [];
+  const nodeGroups: NodeGroupSpec[] = [];
+  for (const object of objects) {
+    const value = JSON.parse(object.json) as JsonValue;
+    switch (object.kind) {
+      case "cluster":
+        clusters.push(value as unknown as ClusterSpec);
+        break;
+      case "listener":
+        listeners.push(value as unknown as ListenerSpec);
+        break;
+      case "routeConfiguration":
+        routeConfigurations.push(value as unknown as RouteConfigurationSpec);
+        break;
+      case "nodeGroup":
+        nodeGroups.push(value as unknown as NodeGroupSpec);
+        break;
+    }
+  }
+  const byName = (a: { name: string }, b: { name: string }) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return {
+    clusters: clusters.sort(byName),
+    listeners: listeners.sort(byName),
+    routeConfigurations: routeConfigurations.sort(byName),
+    nodeGroups: nodeGroups.sort(byName),
+  };
+}
+
+export type ChangeKind = "added" | "modified" | "removed";
+
+export interface SourceChange {
+  readonly kind: SourceKind;
+  readonly name: string;
+  readonly change: ChangeKind;
+  /** Source key before the change (absent when added). */
+  readonly before?: string;
+  /** Source key after the change (absent when removed). */
+  readonly after?: string;
+}
+
+/** The objects that differ between two manifests, in kind then name order. */
+export function diffManifests(before: SourceManifest, after: SourceManifest): SourceChange[] {
+  const changes: SourceChange[] = [];
+  for (const kind of SOURCE_KINDS) {
+    const names = [...new Set([...Object.keys(before[kind]), ...Object.keys(after[kind])])].sort();
+    for (const name of names) {
+      const was = before[kind][name];
+      const is = after[kind][name];
+      if (was === is) continue;
+      if (was === undefined && is !== undefined)
+        changes.push({ kind, name, change: "added", after: is });
+      else if (is === undefined && was !== undefined)
+        changes.push({ kind, name, change: "removed", before: was });
+      else if (was !== undefined && is !== undefined)
+        changes.push({ kind, name, change: "modified", before: was, after: is });
+    }
+  }
+  return changes;
+}

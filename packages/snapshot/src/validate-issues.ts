@@ -1,0 +1,190 @@
+/**
+ * The result of `validate`: one structured form shared by the API, the CLI and the console.
+ *
+ * Every issue carries a stable `code` from `VALIDATION_CODES`; a code always has the same
+ * severity, so clients may switch on codes without also checking the severity.
+ */
+
+export type Severity = "error" | "warning";
+
+export interface ValidationIssue {
+  /** An error blocks a publish; a warning does not. Always `VALIDATION_CODES[code].severity`. */
+  readonly severity: Severity;
+  /** Stable, kebab-case: what kind of problem this is (see `VALIDATION_CODES`). */
+  readonly code: ValidationCode;
+  /**
+   * Where, in the stored model, in the syntax of `ConfigIssue` paths (see validate-path.ts):
+   * `routeConfigurations["ingress"].virtualHosts["api"].routes[2].cluster`.
+   */
+  readonly path: string;
+  /** What is wrong, in words, self-contained (it names the objects involved). */
+  readonly message: string;
+  /** How to fix it, when there is something specific to say. */
+  readonly hint?: string;
+}
+
+export interface ValidationReport {
+  /**
+   * Errors first, then warnings; within each, by check (structure, references, duplicates,
+   * encoding, proxyless gRPC) and then by position in the stored model. Deterministic.
+   */
+  readonly issues: readonly ValidationIssue[];
+  /** True when there is no error (warnings allowed): the config may be published. */
+  readonly ok: boolean;
+}
+
+interface CodeInfo {
+  readonly severity: Severity;
+  /**
+   * True when the problem involves another stored object (a reference, a conflict, a duplicate):
+   * an object may be saved to the draft with such an error, which then blocks only a publish.
+   */
+  readonly crossObject: boolean;
+  readonly summary: string;
+}
+
+const error = (summary: string, crossObject = false): CodeInfo => ({
+  severity: "error",
+  crossObject,
+  summary,
+});
+const warning = (summary: string, crossObject = false): CodeInfo => ({
+  severity: "warning",
+  crossObject,
+  summary,
+});
+
+/** Every code `validate` reports, with its severity and meaning. */
+export const VALIDATION_CODES = {
+  // Structure of one object.
+  "invalid-name": error("a name is empty or holds whitespace or control characters"),
+  "invalid-port": error("a port is not an integer from 1 to 65535"),
+  "invalid-address": error("an address is empty, or neither an IP address nor a host name"),
+  "socket-address-required": error("a socket listener has no address or no port"),
+  "api-listener-address": error("an api_listener has an address or port (it must have neither)"),
+  "filter-chain-count": error(
+    "an api_listener has other than one filter chain, or a socket listener has none",
+  ),
+  "invalid-route-specifier": error(
+    "a filter chain sets not exactly one of rdsRouteConfigName and inlineRouteConfigName, or sets a route specifier in hcmExtra",
+  ),
+  "invalid-http-filter": error("an HTTP filter is not an object with a name"),
+  "router-filter-not-last": error("the router HTTP filter is not the last HTTP filter"),
+  "invalid-timeout": error("a connect timeout is not > 0, or a route timeout is negative"),
+  "invalid-weight": error(
+    "an endpoint or locality weight is not an integer >= 1, or weighted cluster weights are negative, all zero or overflow uint32",
+  ),
+  "endpoint-not-ip": error("a STATIC or EDS cluster has an endpoint address that is not an IP"),
+  "logical-dns-endpoint-count": error(
+    "a LOGICAL_DNS cluster has other than exactly one locality with one endpoint",
+  ),
+  "invalid-path-match": error("a PATH route match does not start with /"),
+  "invalid-regex": error("a SAFE_REGEX route match is not a valid RE2 regular expression"),
+  "incomplete-route-action": error(
+    "a route lacks what its actionKind needs (cluster, weightedClusters, redirect, directResponse)",
+  ),
+  "invalid-direct-response": error("a direct response has no status from 200 to 599"),
+  "empty-domains": error("a virtual host has no domains"),
+  "invalid-domain": error(
+    'a virtual host domain is empty, holds whitespace, or has a wildcard other than one "*" at its start or end',
+  ),
+  "invalid-envoy-json": error("Envoy's schema rejects a stored Envoy field (extra, JSON columns)"),
+  // Between objects.
+  "duplicate-name": error(
+    "two objects of one kind, or two virtual hosts of one route configuration, share a name",
+    true,
+  ),
+  "duplicate-domain": error(
+    "two virtual hosts of one route configuration claim the same domain",
+    true,
+  ),
+  "duplicate-eds-service-name": error(
+    "two EDS clusters serve their endpoints under the same assignment name",
+    true,
+  ),
+  "duplicate-default-node-group": error("more than one node group is the default", true),
+  "listener-address-conflict": error(
+    "two socket listeners that one node group receives listen on the same address and port",
+    true,
+  ),
+  "dangling-cluster-reference": error(
+    "a route or node group names a cluster that does not exist",
+    true,
+  ),
+  "dangling-route-configuration-reference": error(
+    "a listener names a route configuration that does not exist",
+    true,
+  ),
+  "dangling-listener-reference": error("a node group names a listener that does not exist", true),
+  "node-group-missing-cluster": error(
+    "a node group receives a listener whose routes use a cluster the group does not receive",
+    true,
+  ),
+  // Warnings: publishable, but probably not what was meant.
+  "cluster-without-endpoints": warning("a cluster has no endpoints: requests routed to it fail"),
+  "ignored-route-action-field": warning("a route sets a field its actionKind ignores"),
+  // Proxyless gRPC (@grpc/grpc-js-xds), only for what an api_listener reaches.
+  "grpc-unsupported-http-filter": warning(
+    "a proxyless gRPC client would reject an HTTP filter",
+    true,
+  ),
+  "grpc-unsupported-route-action": warning(
+    "a proxyless gRPC client would reject a REDIRECT or DIRECT_RESPONSE route",
+    true,
+  ),
+  "grpc-unsupported-cluster-type": warning(
+    "a proxyless gRPC client would reject a STATIC or STRICT_DNS cluster",
+    true,
+  ),
+  "grpc-unsupported-lb-policy": warning(
+    "a proxyless gRPC client would reject an lb policy other than ROUND_ROBIN or RING_HASH",
+    true,
+  ),
+  "grpc-unsupported-tls": warning(
+    "a proxyless gRPC client would reject a cluster's SDS TLS context",
+    true,
+  ),
+  "grpc-locality-weight": warning(
+    "a proxyless gRPC client would ignore a locality without a weight, and its endpoints",
+    true,
+  ),
+  "grpc-duplicate-locality": warning(
+    "a proxyless gRPC client would reject an assignment listing one locality and priority twice",
+    true,
+  ),
+  "grpc-duplicate-endpoint": warning(
+    "a proxyless gRPC client would reject an assignment listing one address and port twice",
+    true,
+  ),
+  "grpc-priority-gap": warning(
+    "a proxyless gRPC client would reject an assignment whose locality priorities skip a level",
+    true,
+  ),
+} as const satisfies Record<string, CodeInfo>;
+
+export type ValidationCode = keyof typeof VALIDATION_CODES;
+
+/** Records issues as the checks find them; the severity comes from the code. */
+export class IssueList {
+  readonly #issues: ValidationIssue[] = [];
+
+  add(code: ValidationCode, path: string, message: string, hint?: string): void {
+    const severity = VALIDATION_CODES[code].severity;
+    this.#issues.push(
+      hint === undefined
+        ? { severity, code, path, message }
+        : { severity, code, path, message, hint },
+    );
+  }
+
+  /** The issues so far, in the order found. */
+  get found(): readonly ValidationIssue[] {
+    return this.#issues;
+  }
+
+  report(): ValidationReport {
+    const errors = this.#issues.filter((issue) => issue.severity === "error");
+    const warnings = this.#issues.filter((issue) => issue.severity === "warning");
+    return { issues: [...errors, ...warnings], ok: errors.length === 0 };
+  }
+}

@@ -1,0 +1,165 @@
+/** Syntax predicates shared by the checks: names, addresses, domains, regular expressions. */
+import { isIP } from "node:net";
+import { RE2JS } from "re2js";
+
+const NAME = /^[^\s\p{Cc}]+$/u;
+
+/**
+ * Why `name` cannot name an Envoy resource, or undefined when it can. Envoy accepts almost any
+ * string, but names travel in xDS requests, URLs (`xds:///NAME`), logs and the CLI: whitespace and
+ * control characters would only cause trouble there.
+ */
+export function nameProblem(name: string): string | undefined {
+  if (name === "") return "is empty";
+  if (!NAME.test(name)) return "contains whitespace or control characters";
+  return undefined;
+}
+
+/** A TCP/UDP port a socket can use: an integer from 1 to 65535. */
+export function isPort(port: number): boolean {
+  return Number.isInteger(port) && port >= 1 && port <= 65535;
+}
+
+export const UINT32_MAX = 0xffff_ffff;
+
+/** An integer weight from 1 to 2^32 - 1 (Envoy's `uint32 {gte: 1}` weights). */
+export function isPositiveWeight(weight: number): boolean {
+  return Number.isInteger(weight) && weight >= 1 && weight <= UINT32_MAX;
+}
+
+/** 4 or 6 for an IP literal (no brackets, no port), 0 otherwise. */
+export function ipFamily(address: string): 0 | 4 | 6 {
+  return isIP(address) as 0 | 4 | 6;
+}
+
+const LABEL = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
+
+/**
+ * A DNS host name: dot-separated labels of letters, digits, "-" and "_" (SRV-style names use it),
+ * no label starting or ending with "-", at most 63 characters a label and 253 in all, an optional
+ * final dot, and a last label that is not all digits (so "10.0.0.300" is a bad IP, not a name).
+ */
+export function isHostname(address: string): boolean {
+  const name = address.endsWith(".") ? address.slice(0, -1) : address;
+  if (name.length === 0 || name.length > 253) return false;
+  const labels = name.split(".");
+  return labels.every((label) => LABEL.test(label)) && !/^\d+$/.test(labels.at(-1) ?? "");
+}
+
+/** Why `address` is neither an IP literal nor a host name, or undefined when it is one. */
+export function addressProblem(address: string): string | undefined {
+  if (address === "") return "is empty";
+  if (ipFamily(address) !== 0 || isHostname(address)) return undefined;
+  if (address.startsWith("[") && address.endsWith("]") && ipFamily(address.slice(1, -1)) === 6) {
+    return "has brackets: write an IPv6 address without them";
+  }
+  if (/:\d+$/.test(address) && ipFamily(address) === 0) {
+    return "holds a port: put the port in its own field";
+  }
+  return "is neither an IP address nor a host name";
+}
+
+/**
+ * Why `domain` is not a valid virtual host domain, or undefined. Envoy matches "*" alone, or one
+ * wildcard at the start ("*.example.com") or the end ("example.*"); it rejects anything else.
+ */
+export function domainProblem(domain: string): string | undefined {
+  if (domain === "") return "is empty";
+  if (/[\s\p{Cc}]/u.test(domain)) return "contains whitespace or control characters";
+  const first = domain.indexOf("*");
+  if (first === -1 || domain === "*") return undefined;
+  if (first !== domain.lastIndexOf("*")) return 'has more than one wildcard "*"';
+  if (first !== 0 && first !== domain.length - 1) {
+    return 'has a wildcard "*" in the middle (only at the start or end)';
+  }
+  return undefined;
+}
+
+/**
+ * Why `pattern` is not a valid RE2 regular expression, or undefined when it is.
+ *
+ * Envoy compiles `safe_regex` with RE2 (C++). This uses re2js, a JavaScript port of RE2 (through
+ * RE2/J) that parses the same syntax: it rejects what RE2 rejects and JS accepts (lookaround,
+ * backreferences, `\u0041`) and accepts what RE2 accepts and JS rejects (`(?i)`, `\z`, `\Q..\E`,
+ * `[[:alpha:]]`, `(?P<name>..)`). It does not check Envoy's limit on the compiled program's size.
+ * re2-wasm (what @grpc/grpc-js-xds uses) was measured and set aside: its RE2 objects are never
+ * freed from a fixed 16 MB heap, so a long-running control plane would abort after some thousands
+ * of compilations, and each one costs about 0.2 ms, seven times re2js.
+ */
+export function regexProblem(pattern: string): string | undefined {
+  if (pattern === "") return "is empty";
+  try {
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * The known name closest to a misspelt one, for "did you mean" hints. Looks up a case-insensitive
+ * match first, then the name within a small edit distance (1 for short names, up to 3 for long
+ * ones). The search is linear in the number of names, so it only runs for a bounded number of
+ * distinct misses per validation (`budget`): a config with thousands of dangling references still
+ * validates in linear time, and the first ones get suggestions.
+ */
+export class NameSuggester {
+  readonly #names: readonly string[];
+  readonly #lowercase = new Map<string, string>();
+  readonly #cache = new Map<string, string | undefined>();
+  #budget: number;
+
+  constructor(names: Iterable<string>, budget = 20) {
+    this.#names = [...new Set(names)];
+    for (const name of this.#names) {
+      const lower = name.toLowerCase();
+      if (!this.#lowercase.has(lower)) this.#lowercase.set(lower, name);
+    }
+    this.#budget = budget;
+  }
+
+  suggest(missing: string): string | undefined {
+    if (this.#cache.has(missing)) return this.#cache.get(missing);
+    let found = this.#lowercase.get(missing.toLowerCase());
+    if (found === undefined && this.#budget > 0 && missing.length > 0) {
+      this.#budget--;
+      const limit = missing.length <= 4 ? 1 : missing.length <= 12 ? 2 : 3;
+      let best = limit + 1;
+      for (const name of this.#names) {
+        if (Math.abs(name.length - missing.length) >= best) continue;
+        const distance = boundedEditDistance(missing, name, best - 1);
+        if (distance < best) {
+          best = distance;
+          found = name;
+          if (best === 1) break; // 0 would have been the case-insensitive match
+        }
+      }
+    }
+    this.#cache.set(missing, found);
+    return found;
+  }
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit + 1` as soon as it is known to exceed `limit`. */
+export function boundedEditDistance(a: string, b: string, limit: number): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + cost,
+      );
+      current[j] = value;
+      if (value < rowMin) rowMin = value;
+    }
+    if (rowMin > limit) return limit + 1;
+    [previous, current] = [current, previous];
+  }
+  const distance = previous[b.length] ?? limit + 1;
+  return distance > limit ? limit + 1 : distance;
+}

@@ -1,0 +1,145 @@
+/**
+ * `validate`: every problem in the stored configuration, found before anything is published.
+ *
+ * Pure and total: it never throws on bad input, it reports. Each check is a small function of the
+ * spec (validate-structure.ts, validate-references.ts, validate-duplicates.ts, validate-grpc.ts)
+ * and the compiler's encoding problems are folded in (validate-encoding.ts). Linear in the size of
+ * the spec: objects are indexed by name once, and no check compares all pairs.
+ *
+ * Issues use the path syntax of validate-path.ts and the codes of validate-issues.ts.
+ */
+import { type CompiledConfig, type ConfigIssue, compile } from "./compile.js";
+import type { ConfigSpec } from "./model.js";
+import { createContext, type ValidationContext } from "./validate-context.js";
+import {
+  checkDefaultNodeGroups,
+  checkDuplicateAssignments,
+  checkDuplicateDomains,
+  checkDuplicateNames,
+  checkListenerConflicts,
+} from "./validate-duplicates.js";
+import { encodingHint, locateEncodingIssue } from "./validate-encoding.js";
+import { checkProxylessGrpc } from "./validate-grpc.js";
+import { IssueList, type ValidationReport } from "./validate-issues.js";
+import {
+  checkClustersHaveEndpoints,
+  checkListenerRouteReferences,
+  checkNodeGroupClosure,
+  checkNodeGroupReferences,
+  checkRouteClusterReferences,
+} from "./validate-references.js";
+import {
+  checkDomains,
+  checkEndpoints,
+  checkFilterChains,
+  checkHttpFilters,
+  checkListenerAddresses,
+  checkNames,
+  checkRouteActions,
+  checkRouteMatches,
+  checkTimeouts,
+} from "./validate-structure.js";
+
+export interface ValidateOptions {
+  /**
+   * `compile(spec)` of the same spec, when the caller compiles anyway (publish does): its encoding
+   * issues are used instead of compiling again. Encoding is most of the cost of validating a large
+   * config, so a caller that validates then compiles should compile first and pass the result.
+   */
+  readonly compiled?: CompiledConfig;
+}
+
+/** In report order; see each for its rules. */
+const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
+  checkNames,
+  checkListenerAddresses,
+  checkFilterChains,
+  checkHttpFilters,
+  checkTimeouts,
+  checkEndpoints,
+  checkDomains,
+  checkRouteMatches,
+  checkRouteActions,
+  checkRouteClusterReferences,
+  checkListenerRouteReferences,
+  checkNodeGroupReferences,
+  checkNodeGroupClosure,
+  checkClustersHaveEndpoints,
+  checkDuplicateNames,
+  checkDuplicateDomains,
+  checkDuplicateAssignments,
+  checkDefaultNodeGroups,
+  checkListenerConflicts,
+];
+
+/**
+ * Every problem in `spec`: errors (which block a publish) and warnings (which do not), each with a
+ * stable code and the path of the field at fault. `ok` is true when there is no error.
+ */
+export function validate(spec: ConfigSpec, options: ValidateOptions = {}): ValidationReport {
+  const issues = new IssueList();
+  const ctx = createContext(spec, issues);
+  for (const check of CHECKS) check(ctx);
+  checkEncoding(ctx, (options.compiled ?? compile(spec)).issues);
+  checkProxylessGrpc(ctx);
+  return issues.report();
+}
+
+/**
+ * How many of the compiler's issues are located down to a field. Locating re-encodes parts of the
+ * resource (about ten small encodings each), so an import that repeats one bad field in thousands
+ * of objects would take seconds; past this many, issues keep the resource's path.
+ */
+const LOCATED_ENCODING_ISSUES = 100;
+
+/**
+ * The compiler's encoding issues as `invalid-envoy-json` errors at the field to blame. One that
+ * lands on a path where (or under which) another error was already reported is left out: that
+ * error is its cause (a negative port fails both the port check and the encoding), and saying it
+ * twice would only bury it.
+ */
+function checkEncoding(ctx: ValidationContext, compilerIssues: readonly ConfigIssue[]): void {
+  if (compilerIssues.length === 0) return;
+  const explained = new Set<string>();
+  for (const issue of ctx.issues.found) {
+    if (issue.severity !== "error") continue;
+    for (const prefix of pathPrefixes(issue.path)) explained.add(prefix);
+  }
+  const reported = new Set<string>();
+  compilerIssues.forEach((compilerIssue, index) => {
+    for (const problem of locateEncodingIssue(
+      ctx,
+      compilerIssue,
+      index < LOCATED_ENCODING_ISSUES,
+    )) {
+      const key = `${problem.path}\u0000${problem.message}`;
+      if (explained.has(problem.path) || reported.has(key)) continue;
+      reported.add(key);
+      ctx.issues.add(
+        "invalid-envoy-json",
+        problem.path,
+        `Envoy's schema rejects this: ${problem.message}`,
+        encodingHint(problem.path),
+      );
+    }
+  });
+}
+
+/** `a.b[0].c` → `a`, `a.b`, `a.b[0]`, `a.b[0].c`; dots and brackets inside quoted names don't count. */
+function pathPrefixes(path: string): string[] {
+  const prefixes: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < path.length; i++) {
+    const char = path[i];
+    if (quoted) {
+      if (char === "\\") i++;
+      else if (char === '"') quoted = false;
+    } else if (char === '"') {
+      quoted = true;
+    } else if ((char === "." || char === "[") && i > 0) {
+      prefixes.push(path.slice(0, i));
+    }
+  }
+  prefixes.push(path);
+  return prefixes;
+}
