@@ -13,7 +13,11 @@ import type { Logger } from "pino";
 import { createConfigService } from "./api/config-service.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
-import { loadLatestSnapshot, type PublishedSnapshot } from "./store/snapshot-store.js";
+import {
+  loadLatestSnapshot,
+  type PublishedSnapshot,
+  SnapshotStore,
+} from "./store/snapshot-store.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
 
 export interface SwitchyardOptions {
@@ -96,6 +100,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // What proxies get is the latest published snapshot, exactly as it was published.
     const cache = new SnapshotCache();
+    const store = new SnapshotStore(prisma);
     const latest = await loadLatestSnapshot(prisma);
     cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
     logger.info(
@@ -131,7 +136,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       cleanups.push(() => (web as WebConsole).close());
     }
     const routes = (router: ConnectRouter) => {
-      router.service(ConfigService, createConfigService({ prisma, onPublished }));
+      router.service(ConfigService, createConfigService({ prisma, store, onPublished }));
     };
     let http: HttpServer;
     try {

@@ -16,6 +16,7 @@ import {
   listenerJson,
   routeConfigurationJson,
 } from "./envoy-json.js";
+import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
 import type { ConfigSpec, JsonObject, NodeGroupSpec, RouteConfigurationSpec } from "./model.js";
 import {
   createResource,
@@ -86,61 +87,125 @@ function routeClusterNames(routeConfiguration: RouteConfigurationSpec): string[]
  * Every stored object encoded once, keyed by type and name. Encoding dominates compile time, so
  * it happens here once, and node groups only select from the result.
  */
-function encodeAll(spec: ConfigSpec, issues: ConfigIssue[]): Map<string, XdsResource> {
+/**
+ * Remembers what each spec object encoded to, so compiling a config where most objects are the
+ * same instances as last time (the server's draft cache hands out unchanged objects as is)
+ * encodes only what changed. Results never depend on the memo: it is keyed by object identity,
+ * and specs are immutable.
+ */
+export type CompileMemo = WeakMap<
+  object,
+  { readonly resources: readonly XdsResource[]; readonly issues: readonly ConfigIssue[] }
+>;
+
+/** Encodes one object, or takes it from the memo; `encodeObject` appends to the lists it gets. */
+function memoized(
+  memo: CompileMemo | undefined,
+  key: object | undefined,
+  encodeObject: (resources: XdsResource[], issues: ConfigIssue[]) => void,
+): { readonly resources: readonly XdsResource[]; readonly issues: readonly ConfigIssue[] } {
+  const known = key === undefined ? undefined : memo?.get(key);
+  if (known) return known;
+  const result = { resources: [] as XdsResource[], issues: [] as ConfigIssue[] };
+  encodeObject(result.resources, result.issues);
+  if (key !== undefined) memo?.set(key, result);
+  return result;
+}
+
+function encodeAll(
+  spec: ConfigSpec,
+  issues: ConfigIssue[],
+  memo: CompileMemo | undefined,
+): Map<string, XdsResource> {
   const all = new Map<string, XdsResource>();
-  const add = (resource: XdsResource) =>
-    all.set(`${resource.typeUrl}\u0000${resource.name}`, resource);
+  const collect = (result: {
+    readonly resources: readonly XdsResource[];
+    readonly issues: readonly ConfigIssue[];
+  }) => {
+    for (const resource of result.resources)
+      all.set(`${resource.typeUrl}\u0000${resource.name}`, resource);
+    issues.push(...result.issues);
+  };
   const routeConfigurations = new Map(spec.routeConfigurations.map((rc) => [rc.name, rc]));
   const inlineRoutes = (name: string) => routeConfigurations.get(name);
 
   for (const cluster of spec.clusters) {
-    const path = `clusters[${JSON.stringify(cluster.name)}]`;
-    const eds = cluster.discoveryType === "EDS";
-    const body = encode(ClusterSchema, clusterJson(cluster), path, issues);
-    if (body)
-      add(
-        createResource(TypeUrl.Cluster, cluster.name, body, eds ? [edsResourceName(cluster)] : []),
-      );
-    if (eds) {
-      const assignment = encode(
-        ClusterLoadAssignmentSchema,
-        clusterLoadAssignmentJson(cluster),
-        `${path}.endpoints`,
-        issues,
-      );
-      if (assignment) {
-        add(
-          createResource(TypeUrl.ClusterLoadAssignment, edsResourceName(cluster), assignment, []),
-        );
-      }
-    }
+    collect(
+      memoized(memo, cluster, (resources, found) => {
+        const path = `clusters[${JSON.stringify(cluster.name)}]`;
+        const eds = cluster.discoveryType === "EDS";
+        const body =
+          encodeClusterFast(cluster) ?? encode(ClusterSchema, clusterJson(cluster), path, found);
+        if (body)
+          resources.push(
+            createResource(
+              TypeUrl.Cluster,
+              cluster.name,
+              body,
+              eds ? [edsResourceName(cluster)] : [],
+            ),
+          );
+        if (eds) {
+          const assignment =
+            encodeAssignmentFast(cluster) ??
+            encode(
+              ClusterLoadAssignmentSchema,
+              clusterLoadAssignmentJson(cluster),
+              `${path}.endpoints`,
+              found,
+            );
+          if (assignment)
+            resources.push(
+              createResource(
+                TypeUrl.ClusterLoadAssignment,
+                edsResourceName(cluster),
+                assignment,
+                [],
+              ),
+            );
+        }
+      }),
+    );
   }
   for (const routeConfiguration of spec.routeConfigurations) {
-    const path = `routeConfigurations[${JSON.stringify(routeConfiguration.name)}]`;
-    const body = encode(
-      RouteConfigurationSchema,
-      routeConfigurationJson(routeConfiguration),
-      path,
-      issues,
+    collect(
+      memoized(memo, routeConfiguration, (resources, found) => {
+        const path = `routeConfigurations[${JSON.stringify(routeConfiguration.name)}]`;
+        const body = encode(
+          RouteConfigurationSchema,
+          routeConfigurationJson(routeConfiguration),
+          path,
+          found,
+        );
+        if (body) {
+          resources.push(
+            createResource(
+              TypeUrl.RouteConfiguration,
+              routeConfiguration.name,
+              body,
+              routeClusterNames(routeConfiguration),
+            ),
+          );
+        }
+      }),
     );
-    if (body) {
-      add(
-        createResource(
-          TypeUrl.RouteConfiguration,
-          routeConfiguration.name,
-          body,
-          routeClusterNames(routeConfiguration),
-        ),
-      );
-    }
   }
   for (const listener of spec.listeners) {
-    const path = `listeners[${JSON.stringify(listener.name)}]`;
-    const body = encode(ListenerSchema, listenerJson(listener, inlineRoutes), path, issues);
-    const rds = listener.filterChains.flatMap((chain) =>
-      chain.rdsRouteConfigName === null ? [] : [chain.rdsRouteConfigName],
+    // A listener with inline routes also depends on those route configurations: not memoized.
+    const standalone = listener.filterChains.every((chain) => chain.inlineRouteConfigName === null);
+    collect(
+      memoized(memo, standalone ? listener : undefined, (resources, found) => {
+        const path = `listeners[${JSON.stringify(listener.name)}]`;
+        const body = encode(ListenerSchema, listenerJson(listener, inlineRoutes), path, found);
+        const rds = listener.filterChains.flatMap((chain) =>
+          chain.rdsRouteConfigName === null ? [] : [chain.rdsRouteConfigName],
+        );
+        if (body)
+          resources.push(
+            createResource(TypeUrl.Listener, listener.name, body, [...new Set(rds)].sort()),
+          );
+      }),
     );
-    if (body) add(createResource(TypeUrl.Listener, listener.name, body, [...new Set(rds)].sort()));
   }
   return all;
 }
@@ -193,9 +258,12 @@ function groupSnapshot(
  * Encoding problems are returned as issues (the affected resource is left out) rather than thrown,
  * so validation can report every problem at once.
  */
-export function compile(spec: ConfigSpec): CompiledConfig {
+export function compile(
+  spec: ConfigSpec,
+  options: { readonly memo?: CompileMemo } = {},
+): CompiledConfig {
   const issues: ConfigIssue[] = [];
-  const all = encodeAll(spec, issues);
+  const all = encodeAll(spec, issues, options.memo);
   const stored = [...spec.nodeGroups].sort(
     (a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1),
   );

@@ -23,7 +23,7 @@ const TYPE_PREFIX = "type.googleapis.com/";
 export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
 export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
 const ROUTER_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.http.router.v3.Router`;
-const HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+export const HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
 const TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
 
 /** An `ads: {}` config source: the resource comes over the same ADS stream. */

@@ -188,3 +188,78 @@ export function grpcServiceSpec(service: string, endpoints: readonly EndpointSpe
     listeners: [apiListenerSpec(service, `${service}-routes`)],
   });
 }
+
+/**
+ * A fleet-sized config for benchmarks: `clusters` EDS clusters with 3 endpoints each in 2
+ * localities, route configurations of 100 routes each spreading `routes` routes over the clusters
+ * (prefix, path, regex and header matches, weighted splits, retries, timeouts), and one socket
+ * listener per route configuration.
+ */
+export function largeConfigSpec(clusters: number, routes: number): ConfigSpec {
+  const clusterSpecs = Array.from({ length: clusters }, (_, i) =>
+    clusterSpec(`svc-${i}`, [], {
+      http2: i % 4 === 0,
+      localities: [
+        localitySpec(
+          [
+            endpointSpec(`10.${(i >> 8) & 255}.${i & 255}.1`, 8080),
+            endpointSpec(`10.${(i >> 8) & 255}.${i & 255}.2`, 8080),
+          ],
+          {
+            region: "eu-west-1",
+            zone: "eu-west-1a",
+            weight: 10,
+          },
+        ),
+        localitySpec([endpointSpec(`10.${(i >> 8) & 255}.${i & 255}.3`, 8080)], {
+          region: "eu-west-1",
+          zone: "eu-west-1b",
+          weight: 10,
+          priority: 1,
+        }),
+      ],
+    }),
+  );
+  const perConfig = 100;
+  const routeConfigurations = Array.from({ length: Math.ceil(routes / perConfig) }, (_, c) => {
+    const count = Math.min(perConfig, routes - c * perConfig);
+    const routeList = Array.from({ length: count }, (_, r): RouteSpec => {
+      const n = c * perConfig + r;
+      const cluster = `svc-${n % Math.max(clusters, 1)}`;
+      const kind = n % 4;
+      return routeSpec(cluster, {
+        name: `route-${n}`,
+        matchKind: kind === 2 ? "SAFE_REGEX" : kind === 1 ? "PATH" : "PREFIX",
+        matchValue:
+          kind === 2
+            ? `^/api/v[0-9]+/items-${n}/[a-z]+$`
+            : kind === 1
+              ? `/exact/${n}`
+              : `/api/${n}/`,
+        headers:
+          kind === 3 ? [{ name: "x-tenant", stringMatch: { exact: `tenant-${n % 50}` } }] : [],
+        actionKind: n % 10 === 0 ? "WEIGHTED_CLUSTERS" : "CLUSTER",
+        cluster: n % 10 === 0 ? null : cluster,
+        weightedClusters:
+          n % 10 === 0
+            ? [
+                { name: cluster, weight: 80 },
+                { name: `svc-${(n + 1) % Math.max(clusters, 1)}`, weight: 20 },
+              ]
+            : [],
+        timeoutMs: 15_000,
+        retryPolicy: n % 3 === 0 ? { retryOn: "5xx,reset", numRetries: 2 } : null,
+        prefixRewrite: kind === 0 ? "/" : null,
+      });
+    });
+    return routeConfigurationSpec(`routes-${c}`, "unused", {
+      virtualHosts: [
+        virtualHostSpec(`vh-${c}`, [`app-${c}.example.com`, `app-${c}.internal`], routeList),
+      ],
+    });
+  });
+  const listeners = routeConfigurations.map((rc, i) =>
+    socketListenerSpec(`listener-${i}`, 10_000 + i, rc.name),
+  );
+  return configSpec({ clusters: clusterSpecs, routeConfigurations, listeners });
+}

@@ -1,6 +1,7 @@
 export {
   type CompiledConfig,
   type CompiledGroup,
+  type CompileMemo,
   type ConfigIssue,
   compile,
   DEFAULT_GROUP_NAME,
@@ -85,6 +86,7 @@ export {
   type SourceManifest,
   type SourceObject,
   sourceManifest,
+  sourceObject,
   sourceObjects,
   specFromSources,
 } from "./sources.js";

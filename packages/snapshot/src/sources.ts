@@ -45,7 +45,8 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
-function sourceObject(kind: SourceKind, name: string, spec: unknown): SourceObject {
+/** One object as a source object (see `sourceObjects`). */
+export function sourceObject(kind: SourceKind, name: string, spec: unknown): SourceObject {
   const json = canonicalJson(spec);
   return { kind, name, json, key: `source:${createHash("sha256").update(json).digest("hex")}` };
 }

@@ -88,13 +88,25 @@ export function domainProblem(domain: string): string | undefined {
  */
 export function regexProblem(pattern: string): string | undefined {
   if (pattern === "") return "is empty";
+  const known = verdicts.get(pattern);
+  if (known !== undefined) return known === VALID ? undefined : known;
+  let verdict: string;
   try {
     RE2JS.compile(pattern);
-    return undefined;
+    verdict = VALID;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    verdict = error instanceof Error ? error.message : String(error);
   }
+  // Patterns rarely change between validations (each publish revalidates the whole draft), so
+  // verdicts are remembered process-wide; the oldest are forgotten past a bound.
+  if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
+  verdicts.set(pattern, verdict);
+  return verdict === VALID ? undefined : verdict;
 }
+
+const VALID = "";
+const MAX_VERDICTS = 100_000;
+const verdicts = new Map<string, string>();
 
 /**
  * The known name closest to a misspelt one, for "did you mean" hints. Looks up a case-insensitive

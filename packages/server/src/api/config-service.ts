@@ -1,12 +1,13 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { PublishedSnapshot } from "../store/snapshot-store.js";
+import type { PublishedSnapshot, SnapshotStore } from "../store/snapshot-store.js";
 import { draftHandlers } from "./draft-handlers.js";
 import { publishHandlers } from "./publish-handlers.js";
 
 export interface ConfigServiceOptions {
   readonly prisma: PrismaClient;
+  readonly store: SnapshotStore;
   /** Called after every successful publish or rollback, with what proxies must now get. */
   readonly onPublished: (snapshot: PublishedSnapshot) => void;
 }
@@ -17,6 +18,6 @@ export function createConfigService(
 ): ServiceImpl<typeof ConfigService> {
   return {
     ...draftHandlers(options.prisma),
-    ...publishHandlers(options.prisma, options.onPublished),
+    ...publishHandlers(options.prisma, options.store, options.onPublished),
   } as ServiceImpl<typeof ConfigService>;
 }

@@ -10,13 +10,11 @@ import {
 import type { ConfigSpec } from "@switchyard/snapshot";
 import { readConfigSpec } from "../store/config-store.js";
 import {
-  diff,
   getSnapshot,
   listSnapshots,
   type PublishedSnapshot,
-  publishDraft,
-  rollback,
   type SnapshotRecord,
+  type SnapshotStore,
   specOfVersion,
 } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
@@ -50,6 +48,7 @@ function version(value: bigint, what: string): number {
 
 export function publishHandlers(
   prisma: PrismaClient,
+  store: SnapshotStore,
   onPublished: (snapshot: PublishedSnapshot) => void,
 ): Partial<ServiceImpl<typeof ConfigService>> {
   /** Both sides of a published version's changes, for rendering. */
@@ -83,7 +82,7 @@ export function publishHandlers(
           Code.InvalidArgument,
         );
       }
-      const result = await translated(() => diff(prisma, from, to));
+      const result = await translated(() => store.diff(from, to));
       const [before, after] = await prisma.$transaction(
         async (tx) => [
           result.fromVersion === 0 ? undefined : await specOfVersion(tx, result.fromVersion),
@@ -107,7 +106,7 @@ export function publishHandlers(
         );
       }
       const snapshot = await translated(() =>
-        publishDraft(prisma, {
+        store.publishDraft({
           message: request.message.trim(),
           author: authorOf(context),
           baseVersion: version(request.baseVersion, "base_version"),
@@ -124,7 +123,7 @@ export function publishHandlers(
           Code.InvalidArgument,
         );
       const snapshot = await translated(() =>
-        rollback(prisma, {
+        store.rollback({
           version: version(request.version, "version"),
           author: authorOf(context),
           message: request.message.trim(),

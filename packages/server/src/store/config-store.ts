@@ -14,14 +14,14 @@ import type {
 
 const byPosition = { orderBy: { position: "asc" } } as const;
 
-const clusterInclude = {
+export const clusterInclude = {
   localities: { ...byPosition, include: { endpoints: byPosition } },
 } satisfies Prisma.ClusterInclude;
-const listenerInclude = { filterChains: byPosition } satisfies Prisma.ListenerInclude;
-const routeConfigurationInclude = {
+export const listenerInclude = { filterChains: byPosition } satisfies Prisma.ListenerInclude;
+export const routeConfigurationInclude = {
   virtualHosts: { ...byPosition, include: { routes: byPosition } },
 } satisfies Prisma.RouteConfigurationInclude;
-const nodeGroupInclude = {
+export const nodeGroupInclude = {
   listeners: { include: { listener: { select: { name: true } } } },
   clusters: { include: { cluster: { select: { name: true } } } },
 } satisfies Prisma.NodeGroupInclude;
@@ -60,7 +60,7 @@ function weightedClusters(value: unknown): readonly WeightedClusterSpec[] {
   });
 }
 
-function clusterSpecOfRow(c: ClusterRow): ClusterSpec {
+export function clusterSpecOfRow(c: ClusterRow): ClusterSpec {
   return {
     name: c.name,
     discoveryType: c.discoveryType,
@@ -92,7 +92,7 @@ function clusterSpecOfRow(c: ClusterRow): ClusterSpec {
   };
 }
 
-function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
+export function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
   return {
     name: l.name,
     apiListener: l.apiListener,
@@ -114,7 +114,7 @@ function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
   };
 }
 
-function routeConfigurationSpecOfRow(rc: RouteConfigurationRow): RouteConfigurationSpec {
+export function routeConfigurationSpecOfRow(rc: RouteConfigurationRow): RouteConfigurationSpec {
   return {
     name: rc.name,
     extra: object(rc.extra),
@@ -143,7 +143,7 @@ function routeConfigurationSpecOfRow(rc: RouteConfigurationRow): RouteConfigurat
   };
 }
 
-function nodeGroupSpecOfRow(g: NodeGroupRow): NodeGroupSpec {
+export function nodeGroupSpecOfRow(g: NodeGroupRow): NodeGroupSpec {
   return {
     name: g.name,
     isDefault: g.isDefault,
@@ -238,12 +238,11 @@ export async function findNodeGroup(
  * children by position. Call it inside a transaction for a consistent read (see `loadConfigSpec`).
  */
 export async function readConfigSpec(db: TransactionClient): Promise<ConfigSpec> {
-  const [clusters, listeners, routeConfigurations, nodeGroups] = await Promise.all([
-    listClusters(db),
-    listListeners(db),
-    listRouteConfigurations(db),
-    listNodeGroups(db),
-  ]);
+  // One after another: a transaction is one connection, which runs one query at a time.
+  const clusters = await listClusters(db);
+  const listeners = await listListeners(db);
+  const routeConfigurations = await listRouteConfigurations(db);
+  const nodeGroups = await listNodeGroups(db);
   const specs = <T>(items: Stored<T>[]) => items.map((item) => item.spec);
   return {
     clusters: specs(clusters),

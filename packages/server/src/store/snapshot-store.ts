@@ -1,14 +1,18 @@
+import { createHash } from "node:crypto";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type CompiledConfig,
   type CompiledGroup,
+  type CompileMemo,
   type ConfigSpec,
+  canonicalJson,
   compile,
   diffManifests,
   draftRevision,
   EMPTY_MANIFEST,
   type NodeSelector,
   ResourceSnapshot,
+  SOURCE_KINDS,
   type SourceChange,
   type SourceKind,
   type SourceManifest,
@@ -21,7 +25,7 @@ import {
   validate,
   type XdsResource,
 } from "@switchyard/snapshot";
-import { readConfigSpec } from "./config-store.js";
+import { DraftCache, type DraftRead } from "./draft-cache.js";
 import { replaceDraft } from "./draft-store.js";
 
 /** Serializes publishes across every replica sharing the database. */
@@ -48,6 +52,60 @@ interface StoredGroup {
   readonly selector: NodeSelector;
   /** typeUrl → name → blob key */
   readonly resources: { readonly [typeUrl: string]: { readonly [name: string]: string } };
+}
+
+/** name → blob key: one manifest per kind of source and per node group and type. */
+type NameMap = { readonly [name: string]: string };
+
+/**
+ * How a snapshot row refers to its manifests: each name→key map is a blob of its own
+ * ("manifest:<sha256>"), shared by every version in which it did not change, so a one-route
+ * publish writes two small manifests instead of the whole fleet's. Rows written before manifests
+ * were blobs hold the maps inline; both read the same.
+ */
+type ManifestRef = string | NameMap;
+
+interface StoredGroupRef {
+  readonly name: string;
+  readonly isDefault: boolean;
+  readonly priority: number;
+  readonly selector: NodeSelector;
+  readonly resources: { readonly [typeUrl: string]: ManifestRef };
+}
+
+function manifestBlob(map: NameMap): { key: string; json: string } {
+  const json = canonicalJson(map);
+  return { key: `manifest:${createHash("sha256").update(json).digest("hex")}`, json };
+}
+
+/** Expands a snapshot row's manifest references into maps. */
+async function expandManifests(
+  db: TransactionClient,
+  row: { sources: unknown; groups: unknown },
+): Promise<{ sources: SourceManifest; groups: StoredGroup[] }> {
+  const sourceRefs = row.sources as { [kind: string]: ManifestRef };
+  const groupRefs = row.groups as unknown as StoredGroupRef[];
+  const keys = [
+    ...Object.values(sourceRefs),
+    ...groupRefs.flatMap((g) => Object.values(g.resources)),
+  ].filter((ref): ref is string => typeof ref === "string");
+  const blobs = await loadBlobs(db, keys);
+  const expand = (ref: ManifestRef): NameMap =>
+    typeof ref === "string"
+      ? (JSON.parse(
+          Buffer.from(blobs.get(ref)?.body ?? new Uint8Array()).toString("utf8"),
+        ) as NameMap)
+      : ref;
+  const sources = Object.fromEntries(
+    Object.entries(sourceRefs).map(([kind, ref]) => [kind, expand(ref)]),
+  ) as unknown as SourceManifest;
+  const groups = groupRefs.map((group) => ({
+    ...group,
+    resources: Object.fromEntries(
+      Object.entries(group.resources).map(([typeUrl, ref]) => [typeUrl, expand(ref)]),
+    ),
+  }));
+  return { sources: { ...EMPTY_MANIFEST, ...sources }, groups };
 }
 
 export interface SnapshotRecord {
@@ -183,7 +241,7 @@ export async function loadLatestSnapshot(
       if (!row) return undefined;
       return {
         record: toRecord(row),
-        config: await configOf(tx, row.groups as unknown as StoredGroup[]),
+        config: await configOf(tx, (await expandManifests(tx, row)).groups),
         warnings: [],
       };
     },
@@ -200,16 +258,60 @@ interface PublishInput {
   readonly draftRevision?: string | undefined;
 }
 
+/** What the latest snapshot holds, as publish needs it (kept in memory between publishes). */
+interface LatestManifests {
+  readonly version: number;
+  readonly sources: SourceManifest;
+  readonly groups: readonly StoredGroup[];
+  /** Keys of the manifest blobs the version refers to (already stored). */
+  readonly keys: ReadonlySet<string>;
+}
+
+function manifestKeysOf(row: { sources: unknown; groups: unknown }): Set<string> {
+  const refs = [
+    ...Object.values(row.sources as { [kind: string]: ManifestRef }),
+    ...(row.groups as unknown as StoredGroupRef[]).flatMap((g) => Object.values(g.resources)),
+  ];
+  return new Set(refs.filter((ref): ref is string => typeof ref === "string"));
+}
+
+async function latestManifests(
+  tx: TransactionClient,
+  cached: LatestManifests | undefined,
+): Promise<LatestManifests | undefined> {
+  const [head] = await tx.$queryRawUnsafe<Array<{ version: number }>>(
+    `SELECT max("version") AS version FROM "Snapshot"`,
+  );
+  const version = head?.version ?? null;
+  if (version === null) return undefined;
+  if (cached?.version === version) return cached;
+  const row = await tx.snapshot.findUniqueOrThrow({
+    where: { version },
+    select: { sources: true, groups: true },
+  });
+  const expanded = await expandManifests(tx, row);
+  return { version, ...expanded, keys: manifestKeysOf(row) };
+}
+
+interface WriteInput extends PublishInput {
+  readonly rolledBackFrom?: number;
+}
+
 /**
- * Writes `spec` as a new immutable snapshot inside transaction `tx` (which holds the publish
- * lock): validates, compiles, stores new blobs and the snapshot row, and notifies replicas.
+ * Writes the draft read `draft` as a new immutable snapshot inside transaction `tx` (which holds
+ * the publish lock): validates, compiles, stores new blobs and the snapshot row, and notifies
+ * replicas. The spec compiled is exactly the canonical source the snapshot records (object keys
+ * sorted): the database returns JSON keys in its own order, and map order reaches the encoded
+ * bytes (a Struct inside an Any), so versions are identical whether a config comes from the draft
+ * or a rollback.
  */
 async function writeSnapshot(
   tx: TransactionClient,
-  spec: ConfigSpec,
-  input: PublishInput & { readonly rolledBackFrom?: number },
-): Promise<PublishedSnapshot> {
-  const latest = await latestRow(tx);
+  draft: DraftRead,
+  latest: LatestManifests | undefined,
+  memo: CompileMemo | undefined,
+  input: WriteInput,
+): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
   const latestVersion = latest?.version ?? 0;
   if (input.baseVersion && input.baseVersion !== latestVersion) {
     throw new PublishError(
@@ -217,30 +319,23 @@ async function writeSnapshot(
       `version ${latestVersion} was published after the version you reviewed (${input.baseVersion}): review the changes again (switchyard diff) and publish on top of ${latestVersion}`,
     );
   }
-  const objects = sourceObjects(spec);
+  const { objects, spec } = draft;
   const manifest = sourceManifest(objects);
-  // Compile exactly the canonical source the snapshot records (object keys sorted): the database
-  // returns JSON keys in its own order, and map order reaches the encoded bytes (a Struct inside
-  // an Any), so this keeps versions identical whether a config comes from the draft or a rollback.
-  const canonical = specFromSources(objects);
   if (input.draftRevision !== undefined && input.draftRevision !== draftRevision(manifest)) {
     throw new PublishError(
       "draft-changed",
       "the draft changed after you reviewed it: review the changes again (switchyard diff) before publishing",
     );
   }
-  const changes = diffManifests(
-    (latest?.sources as SourceManifest | undefined) ?? EMPTY_MANIFEST,
-    manifest,
-  );
+  const changes = diffManifests(latest?.sources ?? EMPTY_MANIFEST, manifest);
   if (changes.length === 0) {
     throw new PublishError(
       "no-changes",
       `nothing to publish: the draft is identical to version ${latestVersion}`,
     );
   }
-  const config = compile(canonical);
-  const report = validate(canonical, { compiled: config });
+  const config = compile(spec, memo ? { memo } : {});
+  const report = validate(spec, { compiled: config });
   if (!report.ok) {
     const errors = report.issues.filter((issue) => issue.severity === "error");
     throw new PublishError(
@@ -251,15 +346,14 @@ async function writeSnapshot(
   }
   const groups = storedGroups(config);
 
+  // Only blobs the latest snapshot does not hold can be new (older ones are skipped on conflict).
   const known = new Set<string>();
-  if (latest) {
-    for (const group of latest.groups as unknown as StoredGroup[]) {
-      for (const byName of Object.values(group.resources))
-        for (const key of Object.values(byName)) known.add(key);
-    }
-    for (const byName of Object.values(latest.sources as SourceManifest))
+  for (const group of latest?.groups ?? []) {
+    for (const byName of Object.values(group.resources))
       for (const key of Object.values(byName)) known.add(key);
   }
+  for (const byName of Object.values(latest?.sources ?? EMPTY_MANIFEST))
+    for (const key of Object.values(byName)) known.add(key);
   const blobs = new Map<
     string,
     { key: string; body: Uint8Array<ArrayBuffer>; references: string[] }
@@ -281,8 +375,25 @@ async function writeSnapshot(
       }
     }
   }
-  if (blobs.size > 0)
-    await tx.snapshotBlob.createMany({ data: [...blobs.values()], skipDuplicates: true });
+  // The manifests themselves, as blobs shared with every version where they are unchanged.
+  const storeManifest = (map: NameMap): string => {
+    const { key, json } = manifestBlob(map);
+    if (!latest?.keys.has(key)) blobs.set(key, { key, body: Buffer.from(json), references: [] });
+    return key;
+  };
+  const sourceRefs = Object.fromEntries(
+    SOURCE_KINDS.map((kind) => [kind, storeManifest(manifest[kind])]),
+  );
+  const groupRefs: StoredGroupRef[] = groups.map((group) => ({
+    ...group,
+    resources: Object.fromEntries(
+      Object.entries(group.resources).map(([typeUrl, byName]) => [typeUrl, storeManifest(byName)]),
+    ),
+  }));
+  const pending = [...blobs.values()];
+  for (let i = 0; i < pending.length; i += 5_000) {
+    await tx.snapshotBlob.createMany({ data: pending.slice(i, i + 5_000), skipDuplicates: true });
+  }
   const row = await tx.snapshot.create({
     data: {
       version: latestVersion + 1,
@@ -290,16 +401,27 @@ async function writeSnapshot(
       message: input.message,
       previousVersion: latestVersion,
       rolledBackFrom: input.rolledBackFrom ?? null,
-      sources: manifest,
-      groups: groups as unknown as object,
+      sources: sourceRefs,
+      groups: groupRefs as unknown as object,
       changes: changes as unknown as object,
     },
   });
   await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
   return {
-    record: toRecord(row),
-    config,
-    warnings: report.issues.filter((issue) => issue.severity === "warning"),
+    published: {
+      record: toRecord(row),
+      config,
+      warnings: report.issues.filter((issue) => issue.severity === "warning"),
+    },
+    manifests: {
+      version: row.version,
+      sources: manifest,
+      groups,
+      keys: new Set([
+        ...Object.values(sourceRefs),
+        ...groupRefs.flatMap((g) => Object.values(g.resources) as string[]),
+      ]),
+    },
   };
 }
 
@@ -316,19 +438,6 @@ function inPublishTransaction<T>(
   );
 }
 
-/**
- * Publishes the draft as the next version, in one transaction: either the whole snapshot is
- * written or nothing is (a failed publish changes nothing).
- */
-export function publishDraft(
-  prisma: PrismaClient,
-  input: PublishInput,
-): Promise<PublishedSnapshot> {
-  return inPublishTransaction(prisma, async (tx) =>
-    writeSnapshot(tx, await readConfigSpec(tx), input),
-  );
-}
-
 /** Loads the source objects of a version as a spec. */
 export async function specOfVersion(db: TransactionClient, version: number): Promise<ConfigSpec> {
   const row = await db.snapshot.findUnique({ where: { version } });
@@ -337,7 +446,7 @@ export async function specOfVersion(db: TransactionClient, version: number): Pro
       "not-found",
       `version ${version} does not exist (see switchyard history)`,
     );
-  const manifest = row.sources as SourceManifest;
+  const manifest = (await expandManifests(db, row)).sources;
   const entries = Object.entries(manifest).flatMap(([kind, byName]) =>
     Object.values(byName).map((key) => ({ kind: kind as SourceKind, key })),
   );
@@ -354,28 +463,104 @@ export async function specOfVersion(db: TransactionClient, version: number): Pro
 }
 
 /**
- * Publishes an older version's content as a new version, and makes the draft that content, in one
- * transaction.
+ * Publishing: the draft (read through a per-process cache, so a one-object change on a
+ * fleet-sized config costs one object's read and compile) and rollbacks, one at a time across all
+ * replicas. One instance per server process.
  */
-export function rollback(
-  prisma: PrismaClient,
-  input: {
+export class SnapshotStore {
+  readonly draft = new DraftCache();
+  #latest: LatestManifests | undefined;
+  readonly #prisma: PrismaClient;
+
+  constructor(prisma: PrismaClient) {
+    this.#prisma = prisma;
+  }
+
+  async #publish(
+    work: (
+      tx: TransactionClient,
+      latest: LatestManifests | undefined,
+    ) => Promise<{ published: PublishedSnapshot; manifests: LatestManifests }>,
+  ): Promise<PublishedSnapshot> {
+    const { published, manifests } = await inPublishTransaction(this.#prisma, async (tx) =>
+      work(tx, await latestManifests(tx, this.#latest)),
+    );
+    // Only once committed: the cache must never hold a version that was rolled back.
+    this.#latest = manifests;
+    return published;
+  }
+
+  /**
+   * Publishes the draft as the next version, in one transaction: either the whole snapshot is
+   * written or nothing is (a failed publish changes nothing).
+   */
+  publishDraft(input: PublishInput): Promise<PublishedSnapshot> {
+    return this.#publish(async (tx, latest) =>
+      writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input),
+    );
+  }
+
+  /**
+   * The difference between two versions, or between a version (default: the latest) and the
+   * draft. Version 0 is the empty configuration.
+   */
+  diff(from: number | undefined, to: number | undefined): Promise<DraftDiff> {
+    return this.#prisma.$transaction(
+      async (tx) => {
+        const latest = await latestManifests(tx, this.#latest);
+        const fromVersion = from ?? latest?.version ?? 0;
+        const manifestOf = async (version: number): Promise<SourceManifest> => {
+          if (version === 0) return EMPTY_MANIFEST;
+          if (version === latest?.version) return latest.sources;
+          const row = await tx.snapshot.findUnique({
+            where: { version },
+            select: { sources: true, groups: true },
+          });
+          if (!row)
+            throw new PublishError(
+              "not-found",
+              `version ${version} does not exist (see switchyard history)`,
+            );
+          return (await expandManifests(tx, row)).sources;
+        };
+        const before = await manifestOf(fromVersion);
+        const after =
+          to === undefined
+            ? sourceManifest((await this.draft.read(tx)).objects)
+            : await manifestOf(to);
+        return {
+          fromVersion,
+          toVersion: to ?? 0,
+          changes: diffManifests(before, after),
+          draftRevision: to === undefined ? draftRevision(after) : undefined,
+        };
+      },
+      { isolationLevel: "RepeatableRead" },
+    );
+  }
+
+  /**
+   * Publishes an older version's content as a new version, and makes the draft that content, in
+   * one transaction.
+   */
+  rollback(input: {
     readonly version: number;
     readonly author: string;
     readonly message?: string;
     readonly baseVersion?: number;
-  },
-): Promise<PublishedSnapshot> {
-  return inPublishTransaction(prisma, async (tx) => {
-    const spec = await specOfVersion(tx, input.version);
-    await replaceDraft(tx, spec);
-    return writeSnapshot(tx, spec, {
-      author: input.author,
-      message: input.message || `Roll back to version ${input.version}`,
-      baseVersion: input.baseVersion,
-      rolledBackFrom: input.version,
+  }): Promise<PublishedSnapshot> {
+    return this.#publish(async (tx, latest) => {
+      const spec = await specOfVersion(tx, input.version);
+      await replaceDraft(tx, spec);
+      const objects = sourceObjects(spec);
+      return writeSnapshot(tx, { spec: specFromSources(objects), objects }, latest, undefined, {
+        author: input.author,
+        message: input.message || `Roll back to version ${input.version}`,
+        baseVersion: input.baseVersion,
+        rolledBackFrom: input.version,
+      });
     });
-  });
+  }
 }
 
 export async function listSnapshots(
@@ -426,43 +611,4 @@ export interface DraftDiff {
   readonly changes: readonly SourceChange[];
   /** The draft's revision, when the diff's "to" side is the draft. */
   readonly draftRevision: string | undefined;
-}
-
-/**
- * The difference between two versions, or between a version (default: the latest) and the draft.
- * Version 0 is the empty configuration.
- */
-export function diff(
-  prisma: PrismaClient,
-  from: number | undefined,
-  to: number | undefined,
-): Promise<DraftDiff> {
-  return prisma.$transaction(
-    async (tx) => {
-      const latest = await latestRow(tx);
-      const fromVersion = from ?? latest?.version ?? 0;
-      const manifestOf = async (version: number): Promise<SourceManifest> => {
-        if (version === 0) return EMPTY_MANIFEST;
-        const row = await tx.snapshot.findUnique({ where: { version }, select: { sources: true } });
-        if (!row)
-          throw new PublishError(
-            "not-found",
-            `version ${version} does not exist (see switchyard history)`,
-          );
-        return row.sources as SourceManifest;
-      };
-      const before = await manifestOf(fromVersion);
-      const after =
-        to === undefined
-          ? sourceManifest(sourceObjects(await readConfigSpec(tx)))
-          : await manifestOf(to);
-      return {
-        fromVersion,
-        toVersion: to ?? 0,
-        changes: diffManifests(before, after),
-        draftRevision: to === undefined ? draftRevision(after) : undefined,
-      };
-    },
-    { isolationLevel: "RepeatableRead" },
-  );
 }
