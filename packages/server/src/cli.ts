@@ -3,6 +3,7 @@ import { DbError } from "@switchyard/db";
 import { Command, InvalidArgumentError } from "commander";
 import { pino } from "pino";
 import { startSwitchyard } from "./app.js";
+import { envoyBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
@@ -121,6 +122,36 @@ export function createCli(): Command {
       "where the embedded PostgreSQL keeps its data (env SWITCHYARD_DATA_DIR, default ./.data)",
     )
     .action(serve);
+  program
+    .command("bootstrap")
+    .description(
+      "print a bootstrap that points a proxy at this Switchyard: Envoy (ADS over SotW, or Delta with --delta) or, with --grpc, a gRPC xDS client",
+    )
+    .requiredOption("--node-id <id>", "the node id the proxy presents")
+    .option("--cluster <name>", "the node cluster (node groups can select on it)")
+    .option("--grpc", "a gRPC xDS bootstrap (GRPC_XDS_BOOTSTRAP) instead of an Envoy one")
+    .option("--delta", "Envoy over Delta (incremental) ADS instead of state of the world")
+    .option(
+      "--xds-address <host:port>",
+      "where proxies reach Switchyard's xDS server",
+      "localhost:18000",
+    )
+    .action(
+      (options: {
+        nodeId: string;
+        cluster?: string;
+        grpc?: boolean;
+        delta?: boolean;
+        xdsAddress: string;
+      }) => {
+        if (options.grpc && options.delta)
+          throw new CliError("gRPC xDS clients speak state-of-the-world ADS only: drop --delta");
+        const bootstrap = options.grpc
+          ? grpcBootstrap(options)
+          : envoyBootstrap({ ...options, delta: options.delta ?? false });
+        process.stdout.write(`${JSON.stringify(bootstrap, null, 2)}\n`);
+      },
+    );
   program
     .command("apply")
     .description(

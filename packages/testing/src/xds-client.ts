@@ -10,6 +10,8 @@ export interface XdsClientOptions {
   readonly nodeId: string;
   readonly nodeCluster?: string;
   readonly metadata?: Record<string, string>;
+  /** A complete bootstrap to use instead of the one built from the fields above. */
+  readonly bootstrap?: object;
 }
 
 /** The gRPC xDS bootstrap (GRPC_XDS_BOOTSTRAP_CONFIG format) pointing at a Switchyard server. */
@@ -49,7 +51,7 @@ export function createXdsEchoClient(target: string, options: XdsClientOptions): 
   }
   const client = new grpc.Client(`xds:///${target}`, grpc.credentials.createInsecure(), {
     "grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config": JSON.stringify(
-      grpcBootstrap(options),
+      options.bootstrap ?? grpcBootstrap(options),
     ),
   });
   return {

@@ -563,6 +563,17 @@ export class SnapshotStore {
   }
 }
 
+/** The columns a SnapshotRecord needs (not the manifests). */
+const recordSelect = {
+  version: true,
+  createdAt: true,
+  author: true,
+  message: true,
+  previousVersion: true,
+  rolledBackFrom: true,
+  changes: true,
+} as const;
+
 export async function listSnapshots(
   prisma: PrismaClient,
   options: { limit: number; beforeVersion?: number },
@@ -571,15 +582,7 @@ export async function listSnapshots(
     where: options.beforeVersion ? { version: { lt: options.beforeVersion } } : {},
     orderBy: { version: "desc" },
     take: options.limit,
-    select: {
-      version: true,
-      createdAt: true,
-      author: true,
-      message: true,
-      previousVersion: true,
-      rolledBackFrom: true,
-      changes: true,
-    },
+    select: recordSelect,
   });
   return rows.map(toRecord);
 }
@@ -587,15 +590,7 @@ export async function listSnapshots(
 export async function getSnapshot(prisma: PrismaClient, version: number): Promise<SnapshotRecord> {
   const row = await prisma.snapshot.findUnique({
     where: { version },
-    select: {
-      version: true,
-      createdAt: true,
-      author: true,
-      message: true,
-      previousVersion: true,
-      rolledBackFrom: true,
-      changes: true,
-    },
+    select: recordSelect,
   });
   if (!row)
     throw new PublishError(
