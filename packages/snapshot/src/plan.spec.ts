@@ -231,17 +231,26 @@ describe("planUpdate", () => {
     );
   });
 
-  it("a changed listener is not followed by its route configuration when the node already holds it (newest edition)", () => {
+  // shared/spec/README.md, "Warming": a new CDS/LDS update must be followed by the EDS/RDS it
+  // depends on, even when those did not change. (The newest edition's "Envoy-specific
+  // implementation notes" allow skipping it for Envoy, which reuses the route configuration it
+  // has; the resend is harmless there and needed by other clients.)
+  it("a changed listener is followed by its route configuration even when that did not change (warming)", () => {
     const moved = configSpec({
       ...oneService,
       listeners: [socketListenerSpec("edge", 9090, "routes")],
     });
-    expect(summaries(planUpdate(snapshot(oneService), snapshot(moved)))).toEqual([
+    const steps = planUpdate(snapshot(oneService), snapshot(moved));
+    expect(summaries(steps)).toEqual([
       { t: "make", type: "LDS", held: ["edge"], changed: ["edge"], removed: [] },
+      { t: "make", type: "RDS", held: ["routes"], changed: ["routes"], removed: [] },
     ]);
+    expect(steps[1]?.changed[0]?.version).toBe(
+      snapshot(oneService).get(TypeUrl.RouteConfiguration, "routes")?.version,
+    );
   });
 
-  it("a new listener is followed by its route configuration only if no listener the node held referred to it", () => {
+  it("a new listener is followed by its route configuration whether or not a held listener already referred to it (warming)", () => {
     const before = configSpec({
       clusters: [clusterSpec("x", port(8001))],
       routeConfigurations: [routeConfigurationSpec("ra", "x"), routeConfigurationSpec("rb", "x")],
@@ -258,6 +267,7 @@ describe("planUpdate", () => {
     ]);
     expect(summaries(planUpdate(snapshot(before), snapshot(withListener("lc", "ra"))))).toEqual([
       { t: "make", type: "LDS", held: ["la", "lc"], changed: ["lc"], removed: [] },
+      { t: "make", type: "RDS", held: ["ra", "rb"], changed: ["ra"], removed: [] },
     ]);
   });
 

@@ -28,12 +28,14 @@
  * Envoy time to subscribe to the assignments (route configurations) the new clusters (listeners)
  * need, since Envoy sends those subscriptions before the ACK.
  *
- * Listener warming and RDS: the newest edition, which wins over the older ones (shared/spec/README.md),
- * says in "Envoy-specific implementation notes" that a listener finishes warming with the route
- * configuration sent before, and that the server must send a RouteConfiguration "only if it has
- * changed or it was never sent". So unlike assignments, a route configuration is not resent for a
- * changed listener; it is sent when it changed, or when a new or changed listener needs one that no
- * listener the node held referred to (the node never subscribed to it, so it was never sent).
+ * Listener warming and RDS: a listener with RDS is warm only once its route configuration
+ * arrives, so a new or changed listener is followed by its route configuration even when that did
+ * not change, as a new or changed cluster is by its assignment (shared/spec/README.md, "Warming":
+ * "A new CDS/LDS update must therefore be followed by the EDS/RDS it depends on, even when those
+ * did not change"). The newest edition's "Envoy-specific implementation notes" say Envoy finishes
+ * warming with the route configuration it already has and that a server "must send a
+ * RouteConfiguration only if it has changed or was never sent": that is a remark about Envoy, for
+ * which the resend is redundant but harmless (same version, ignored); other clients need it.
  *
  * How a stream drives it: one PlanCursor per node and stream. Feed it every snapshot the node
  * should converge to (`onSnapshot`). While its state is `due`, send the step narrowed to what the
@@ -193,17 +195,15 @@ export function planUpdate(
     removedNames(old(TypeUrl.Listener), next.resources(TypeUrl.Listener)),
   );
 
-  // A route configuration is sent only when changed or never sent (newest edition, "Envoy-specific
-  // implementation notes"); one no held listener referred to was never subscribed to, so never sent.
-  const referencedBefore = references(old(TypeUrl.Listener).values());
-  const neverSent = new Set([...references(listeners)].filter((n) => !referencedBefore.has(n)));
+  // A new or changed listener warms until its route configuration arrives, so that is sent even
+  // when unchanged (shared/spec/README.md, "Warming").
   make(
     TypeUrl.RouteConfiguration,
     next.resources(TypeUrl.RouteConfiguration),
     changedResources(
       old(TypeUrl.RouteConfiguration),
       next.resources(TypeUrl.RouteConfiguration),
-      neverSent,
+      references(listeners),
     ),
     removedNames(old(TypeUrl.RouteConfiguration), next.resources(TypeUrl.RouteConfiguration)),
   );

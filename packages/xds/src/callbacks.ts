@@ -1,4 +1,5 @@
 import type { Node } from "@switchyard/proto/envoy/config/core/v3/base_pb";
+import type { DeltaVerdict } from "./delta-subscription.js";
 import type { RequestVerdict } from "./sotw-subscription.js";
 
 export type XdsVariant = "ads-sotw" | "sotw" | "ads-delta" | "delta";
@@ -18,7 +19,7 @@ export interface XdsCallbacks {
   onRequest?(event: {
     streamId: number;
     typeUrl: string;
-    verdict: RequestVerdict;
+    verdict: RequestVerdict | DeltaVerdict;
     resourceNames: readonly string[];
   }): void;
   onResponse?(event: {

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { TypeUrl, type XdsResource } from "@switchyard/snapshot";
+import { type Offer, Subscription, versionOf } from "./subscription.js";
 
 /** The parts of a SotW DiscoveryRequest the state machine needs. */
 export interface SotwRequest {
@@ -24,197 +24,164 @@ export interface SotwResponsePlan {
   readonly resources: readonly XdsResource[];
 }
 
-const WILDCARD = "*";
-
 /** LDS and CDS responses carry the full state of the world; EDS and RDS only what changed. */
 export function isFullStateType(typeUrl: string): boolean {
   return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
 }
 
-function typeVersion(held: ReadonlyMap<string, string>): string {
-  const hash = createHash("sha256");
-  for (const [name, version] of [...held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    hash.update(name).update("\u0000").update(version).update("\u0000");
-  }
-  return hash.digest("hex").slice(0, 16);
-}
-
 /**
- * The state of one resource type on one SotW stream: what the client subscribed to, what it was
- * sent, and whether it is waiting for an answer. Pure: no I/O, driven by the stream.
+ * The SotW view of one resource type on one stream (the state itself is a Subscription,
+ * subscription.ts). Pure: no I/O, driven by the stream.
  *
- * Flow control follows the request/response pairing of the protocol: after a response goes out,
- * nothing more is sent for this type until the client answers it (ACK or NACK) with its nonce.
+ * - LDS/CDS responses carry every covered resource (full state); EDS/RDS only what the client lacks
+ *   (shared/spec/xds-protocol-latest.zh.txt, "将资源分组到响应中").
+ * - A request whose nonce is not the latest sent is ignored entirely: no ACK, no subscription
+ *   change (shared/spec/README.md, "A SotW request with a stale nonce gets no response").
+ * - A NACK is recorded; the rejected versions are not sent again until a new snapshot.
+ * - Flow control follows the request/response pairing of the protocol: after a response goes out,
+ *   nothing more is sent for this type until the client answers it (ACK or NACK) with its nonce.
  */
 export class SotwSubscription {
   readonly typeUrl: string;
-  /** Explicitly subscribed names (not including "*"). */
-  #names = new Set<string>();
-  #wildcard = false;
-  /** True once any request named a resource: from then on an empty list means "nothing". */
-  #everNamed = false;
-  #started = false;
-  /** Name to version of what the client was last sent (and so holds, or rejected). */
-  #sent = new Map<string, string>();
-  /** Names that must go out in the next response even if unchanged. */
-  #force = new Set<string>();
-  /** The version_info of the response last sent. */
-  #sentVersion: string | undefined;
-  /** The nonce of the latest response; undefined before the first one. */
-  #latestNonce: string | undefined;
-  /** A request is pending: the next change may be sent. */
-  #open = false;
+  readonly core: Subscription;
+  readonly #fullState: boolean;
   /**
-   * When the client had nothing to send on its initial request but told us which version it
-   * holds: used to skip a resend to a reconnecting pure-wildcard client.
+   * The version_info a client named on its first request: it held that state on a previous
+   * stream. Used once, to skip a resend to a reconnecting pure-wildcard client.
    */
   #claimedVersion: string | undefined;
 
   constructor(typeUrl: string) {
     this.typeUrl = typeUrl;
+    this.core = new Subscription(typeUrl);
+    this.#fullState = isFullStateType(typeUrl);
   }
 
   get wildcard(): boolean {
-    return this.#wildcard;
+    return this.core.wildcard;
   }
 
   get names(): ReadonlySet<string> {
-    return this.#names;
+    return this.core.names;
   }
 
   /** True when a response was sent and its ACK/NACK has not arrived. */
   get awaitingAnswer(): boolean {
-    return this.#latestNonce !== undefined && !this.#open;
+    return this.core.awaitingAnswer;
   }
 
   get started(): boolean {
-    return this.#started;
+    return this.core.started;
   }
 
-  /** Resource names and versions the client was last sent (a fresh map after each send). */
+  /**
+   * Resource names and versions the client holds, with the response in flight (if any) taken as
+   * accepted: what it was last sent. A fresh map on each call.
+   */
   get sent(): ReadonlyMap<string, string> {
-    return this.#sent;
+    const flow = this.core.flow;
+    if (flow.t !== "awaiting") return new Map(this.core.holds);
+    const sent = new Map(flow.effect.replace ? [] : this.core.holds);
+    for (const r of flow.effect.sent) sent.set(r.name, r.version);
+    return sent;
   }
 
   /**
    * Applies a request (shared/spec README: wildcard rules; "NACK is detected by error_detail";
-   * "A SotW request with a stale nonce gets no response").
+   * "A SotW request with a stale nonce gets no response"). The answer to the response in flight is
+   * applied before the request's resource names.
    */
   onRequest(request: SotwRequest): RequestVerdict {
-    if (this.#latestNonce !== undefined && request.responseNonce !== this.#latestNonce) {
-      return { t: "stale" };
-    }
-    const initial = !this.#started;
-    this.#started = true;
-    this.#open = true;
-    this.#updateSubscription(request.resourceNames);
-    if (initial) {
+    const latest = this.core.latestNonce;
+    if (latest !== undefined && request.responseNonce !== latest) return { t: "stale" };
+    const verdict = this.#answer(request);
+    this.core.replaceNames(request.resourceNames, this.#fullState);
+    return verdict;
+  }
+
+  #answer(request: SotwRequest): RequestVerdict {
+    if (!this.core.started) {
+      this.core.start();
       if (request.versionInfo !== "") this.#claimedVersion = request.versionInfo;
       return { t: "initial" };
     }
     if (request.errorDetail !== undefined) {
-      return {
-        t: "nack",
-        rejectedVersion: this.#sentVersion ?? "",
-        errorDetail: request.errorDetail,
-      };
+      const flow = this.core.flow;
+      const rejectedVersion =
+        flow.t === "awaiting" ? flow.versionInfo : (this.core.lastVersion ?? "");
+      this.core.reject(request.responseNonce);
+      return { t: "nack", rejectedVersion, errorDetail: request.errorDetail };
     }
+    this.core.acknowledge(request.responseNonce);
     return { t: "ack", version: request.versionInfo };
   }
 
-  #updateSubscription(requested: readonly string[]): void {
-    if (requested.length === 0 && !this.#everNamed) {
-      // Legacy wildcard: no request for this type has ever named a resource.
-      this.#wildcard = true;
-      return;
-    }
-    this.#everNamed = true;
-    const next = new Set(requested.filter((name) => name !== WILDCARD));
-    this.#wildcard = requested.includes(WILDCARD);
-    for (const name of next) {
-      // A newly requested name is sent even if the client was sent it before
-      // (shared/spec: "the server must resend any newly requested resources").
-      if (!this.#names.has(name)) this.#force.add(name);
-    }
-    for (const name of this.#names) {
-      if (!next.has(name) && !this.#wildcard) this.#sent.delete(name);
-    }
-    this.#names = next;
-  }
-
-  /** Marks resources to be resent although unchanged (warming after a CDS or LDS update). */
+  /** Marks held resources to be resent although unchanged (warming after a CDS or LDS update). */
   forceResend(names: Iterable<string>): void {
-    for (const name of names) {
-      if (this.#sent.has(name)) this.#force.add(name);
-    }
-  }
-
-  /** The resources of `available` this subscription covers. */
-  #wanted(available: ReadonlyMap<string, XdsResource>): XdsResource[] {
-    if (this.#wildcard) return [...available.values()];
-    const wanted: XdsResource[] = [];
-    for (const name of this.#names) {
-      const resource = available.get(name);
-      if (resource) wanted.push(resource);
-    }
-    return wanted;
+    this.core.forceResend(names);
   }
 
   /**
-   * What to send now, given the resources of this type in the node's snapshot; undefined when
-   * nothing should be sent (no pending request, or nothing changed).
+   * What to send now, given the resources of this type the node may hold (`available`) and those
+   * of the snapshot it converges to (`target`, default `available`); undefined when nothing should
+   * be sent (no pending request, or nothing the client lacks).
    */
-  plan(available: ReadonlyMap<string, XdsResource>): SotwResponsePlan | undefined {
-    if (!this.#open) return undefined;
-    const wanted = this.#wanted(available);
-    const fullState = isFullStateType(this.typeUrl);
-    let resources: XdsResource[];
-    let held: Map<string, string>;
-    if (fullState) {
-      held = new Map(wanted.map((r) => [r.name, r.version]));
-      const changed =
-        this.#force.size > 0 ||
-        held.size !== this.#sent.size ||
-        wanted.some((r) => this.#sent.get(r.name) !== r.version);
-      const claimed =
-        this.#claimedVersion !== undefined && this.#claimedVersion === typeVersion(held);
-      if (!changed && this.#sentVersion !== undefined) return undefined;
-      if (claimed && this.#wildcard && this.#names.size === 0 && this.#force.size === 0) {
-        // A reconnecting pure-wildcard client already holds exactly this state
-        // (shared/spec README: "SotW reconnect").
-        this.#sent = held;
-        this.#sentVersion = typeVersion(held);
-        this.#claimedVersion = undefined;
-        return undefined;
-      }
-      resources = wanted;
-    } else {
-      resources = wanted.filter(
-        (r) => this.#force.has(r.name) || this.#sent.get(r.name) !== r.version,
-      );
-      if (resources.length === 0) return undefined;
-      held = new Map(this.#sent);
-      for (const r of resources) held.set(r.name, r.version);
-    }
-    this.#claimedVersion = undefined;
-    return { versionInfo: typeVersion(held), resources };
+  plan(
+    available: ReadonlyMap<string, XdsResource>,
+    target: ReadonlyMap<string, XdsResource> = available,
+  ): SotwResponsePlan | undefined {
+    if (!this.core.open) return undefined;
+    return this.#fullState
+      ? this.#planFullState({ basis: available, target })
+      : this.#planChanged({ basis: available, target });
   }
 
-  /** Records that the planned response went out with `nonce`. */
-  markSent(plan: SotwResponsePlan, nonce: string): void {
-    if (isFullStateType(this.typeUrl)) {
-      // The response is the whole state: it answers every forced name, present or not.
-      this.#sent = new Map();
-      this.#force.clear();
-    } else {
-      this.#sent = new Map(this.#sent);
-    }
-    for (const resource of plan.resources) {
-      this.#sent.set(resource.name, resource.version);
-      this.#force.delete(resource.name);
-    }
-    this.#sentVersion = plan.versionInfo;
-    this.#latestNonce = nonce;
-    this.#open = false;
+  #planFullState(offer: Offer): SotwResponsePlan | undefined {
+    const content = [...offer.basis.values()].filter((r) => this.core.covers(r.name));
+    if (this.#claimedVersion !== undefined && this.#reconnectedHolding(content)) return undefined;
+    const { resources, removed, missing } = this.core.difference(offer);
+    const changed = resources.length > 0 || removed.length > 0 || missing.length > 0;
+    // The first response is always sent: a client learns that there is nothing only from it.
+    if (!changed && this.core.lastVersion !== undefined) return undefined;
+    return { versionInfo: versionOf(content.map((r) => [r.name, r.version])), resources: content };
+  }
+
+  /**
+   * Whether a reconnecting pure-wildcard client already holds exactly `content`, as the version
+   * it named says (shared/spec README: "SotW reconnect"); then it is taken as held. Asked once.
+   */
+  #reconnectedHolding(content: readonly XdsResource[]): boolean {
+    const claimed = this.#claimedVersion;
+    this.#claimedVersion = undefined;
+    const pureWildcard =
+      this.core.wildcard && this.core.names.size === 0 && this.core.forced.size === 0;
+    const versions = content.map((r): [string, string] => [r.name, r.version]);
+    const versionInfo = versionOf(versions);
+    if (!pureWildcard || claimed !== versionInfo) return false;
+    this.core.assumeHeld(versions, versionInfo);
+    return true;
+  }
+
+  #planChanged(offer: Offer): SotwResponsePlan | undefined {
+    const { resources } = this.core.difference(offer);
+    if (resources.length === 0) return undefined;
+    const after = new Map(this.core.holds);
+    for (const r of resources) after.set(r.name, r.version);
+    return { versionInfo: versionOf(after), resources };
+  }
+
+  /**
+   * Records that the planned response went out with `nonce`. Returns the resources the client
+   * did not hold at that version: those whose dependents warm (a Cluster's assignment, a
+   * Listener's route configuration).
+   */
+  markSent(plan: SotwResponsePlan, nonce: string): readonly XdsResource[] {
+    const fresh = plan.resources.filter((r) => this.core.holds.get(r.name) !== r.version);
+    this.core.markSent(nonce, plan.versionInfo, {
+      replace: this.#fullState,
+      sent: plan.resources,
+      removed: [],
+    });
+    return fresh;
   }
 }

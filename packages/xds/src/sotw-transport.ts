@@ -7,7 +7,7 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
-import type { ResourceSnapshot } from "@switchyard/snapshot";
+import { type ResourceSnapshot, TypeUrl } from "@switchyard/snapshot";
 import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
 import type { XdsCallbacks } from "./callbacks.js";
 import { kRemoteAddress } from "./context-keys.js";
@@ -28,7 +28,11 @@ export interface SotwStreamOptions {
   readonly controlPlaneId: string;
 }
 
-function toDiscoveryResponse(response: SotwResponse, controlPlaneId: string): DiscoveryResponse {
+/** The wire form of a response the session (or a REST fetch) decided to send. */
+export function toDiscoveryResponse(
+  response: SotwResponse,
+  controlPlaneId: string,
+): DiscoveryResponse {
   return create(DiscoveryResponseSchema, {
     versionInfo: response.versionInfo,
     typeUrl: response.typeUrl,
@@ -38,6 +42,58 @@ function toDiscoveryResponse(response: SotwResponse, controlPlaneId: string): Di
       create(AnySchema, { typeUrl: resource.typeUrl, value: resource.body }),
     ),
   });
+}
+
+/**
+ * Rejects a request whose type the stream cannot serve. Like every malformed request, it ends its
+ * own stream with InvalidArgument and a message saying what to fix, and nothing else: the server
+ * goes on serving every other stream (xds-malformed.e2e.spec.ts).
+ */
+function checkTypeUrl(request: DiscoveryRequest, onlyTypeUrl: string | undefined): void {
+  if (request.typeUrl === "") {
+    throw new ConnectError(
+      `DiscoveryRequest.type_url is empty: every request must name its resource type (for example "${onlyTypeUrl ?? TypeUrl.Cluster}")`,
+      Code.InvalidArgument,
+    );
+  }
+  if (onlyTypeUrl !== undefined && request.typeUrl !== onlyTypeUrl) {
+    throw new ConnectError(
+      `DiscoveryRequest.type_url "${request.typeUrl}" is not served by this service, which serves only "${onlyTypeUrl}": request it on its own service or on ADS`,
+      Code.InvalidArgument,
+    );
+  }
+}
+
+/** The node of a stream's first request, which must carry one. */
+function firstNode(request: DiscoveryRequest): Node {
+  if (!request.node) {
+    throw new ConnectError(
+      "the first DiscoveryRequest of a stream must carry a node (DiscoveryRequest.node with at least an id): it selects the configuration the stream is served",
+      Code.InvalidArgument,
+    );
+  }
+  return request.node;
+}
+
+/**
+ * The status a stream ends with when reading a request fails. Connect reports a message that does
+ * not decode as Internal ("parse binary"); it is the client's fault, so it becomes InvalidArgument.
+ */
+function readError(error: unknown): unknown {
+  if (
+    error instanceof ConnectError &&
+    error.code === Code.Internal &&
+    error.rawMessage.startsWith("parse binary")
+  ) {
+    return new ConnectError(
+      `a request on this stream is not a valid DiscoveryRequest (${error.rawMessage})`,
+      Code.InvalidArgument,
+      undefined,
+      undefined,
+      error,
+    );
+  }
+  return error;
 }
 
 let streamCounter = 0;
@@ -57,12 +113,15 @@ export async function* serveSotwStream(
   let node: Node | undefined;
   let watch: SnapshotWatch | undefined;
 
-  const reader = (async () => {
+  // Requests are read concurrently with snapshot changes. The reader is never awaited: when the
+  // stream fails (say, on a malformed request) the client may keep its side open, and the error
+  // must reach it now; the reader ends when Connect finishes the call.
+  void (async () => {
     try {
       for await (const request of requests) events.push({ t: "request", request });
       events.close();
     } catch (error) {
-      events.fail(error);
+      events.fail(readError(error));
     }
   })();
 
@@ -73,28 +132,11 @@ export async function* serveSotwStream(
         responses = session.onSnapshot(event.snapshot);
       } else {
         const { request } = event;
-        if (request.typeUrl === "") {
-          throw new ConnectError(
-            "DiscoveryRequest.type_url is empty: every request must name its resource type",
-            Code.InvalidArgument,
-          );
-        }
-        if (options.onlyTypeUrl !== undefined && request.typeUrl !== options.onlyTypeUrl) {
-          throw new ConnectError(
-            `DiscoveryRequest.type_url "${request.typeUrl}" is not served by this service (expected "${options.onlyTypeUrl}")`,
-            Code.InvalidArgument,
-          );
-        }
+        checkTypeUrl(request, options.onlyTypeUrl);
         if (!node) {
           // The node is only guaranteed on the first request of a stream (shared/spec:
-          // "Basic Protocol Overview"): it is read once and kept.
-          if (!request.node) {
-            throw new ConnectError(
-              "the first DiscoveryRequest of a stream must carry a node",
-              Code.InvalidArgument,
-            );
-          }
-          node = request.node;
+          // "Basic Protocol Overview"): it is read once and kept; later requests may omit it.
+          node = firstNode(request);
           options.callbacks.onStreamOpen?.({
             streamId,
             node,
@@ -137,7 +179,6 @@ export async function* serveSotwStream(
   } finally {
     watch?.cancel();
     events.close();
-    await reader.catch(() => undefined);
     if (node) options.callbacks.onStreamClosed?.({ streamId });
   }
 }

@@ -1,49 +1,107 @@
+import * as http from "node:http";
 import * as http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import * as net from "node:net";
 import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
+import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
+import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
+import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
 import { kRemoteAddress } from "./context-keys.js";
+import {
+  createRestHandler,
+  type HttpRequest,
+  type HttpResponse,
+  isRestPath,
+} from "./rest-handler.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
-import { serveSotwStream } from "./sotw-transport.js";
+import { type SotwStreamOptions, serveSotwStream } from "./sotw-transport.js";
 
 export interface XdsServerOptions {
   readonly watcher: ConfigWatcher;
   readonly callbacks?: XdsCallbacks;
   /** Identifies this replica in DiscoveryResponse.control_plane. */
   readonly controlPlaneId: string;
+  /**
+   * How long a REST-JSON request at the current version waits for a change before it is answered
+   * 304 Not Modified. Default 30 000 ms. An Envoy polling over REST must allow for it in its
+   * `api_config_source.request_timeout` (default 1 s), or it sees every long poll time out.
+   */
+  readonly restLongPollTimeoutMs?: number;
 }
 
 export interface XdsServer {
   /** Starts listening; resolves with the bound port (useful with port 0). */
   listen(port: number, host: string): Promise<number>;
-  /** Closes every open stream and the listening socket. */
+  /** Closes every open stream and pending long poll, and the listening socket. */
   close(): Promise<void>;
 }
 
+const DEFAULT_REST_LONG_POLL_TIMEOUT_MS = 30_000;
+/** Node's timers fire at once for longer delays (they overflow a signed 32-bit int). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function xdsRoutes(options: XdsServerOptions) {
-  const callbacks = options.callbacks ?? {};
+  const common = {
+    watcher: options.watcher,
+    callbacks: options.callbacks ?? {},
+    controlPlaneId: options.controlPlaneId,
+  };
+  const ads: SotwStreamOptions = { ...common, variant: "ads-sotw" };
+  /** A per-type SotW service: one type only (a request for another ends the stream). */
+  const only = (typeUrl: TypeUrl): SotwStreamOptions => ({
+    ...common,
+    variant: "sotw",
+    onlyTypeUrl: typeUrl,
+  });
+  const cds = only(TypeUrl.Cluster);
+  const eds = only(TypeUrl.ClusterLoadAssignment);
+  const lds = only(TypeUrl.Listener);
+  const rds = only(TypeUrl.RouteConfiguration);
+  // Methods left out (Delta*, and the unary Fetch* that REST-JSON maps to) answer Unimplemented.
   return (router: ConnectRouter) => {
     router.service(AggregatedDiscoveryService, {
-      streamAggregatedResources: (requests, context) =>
-        serveSotwStream(requests, context, {
-          watcher: options.watcher,
-          callbacks,
-          variant: "ads-sotw",
-          controlPlaneId: options.controlPlaneId,
-        }),
+      streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
+      // deltaAggregatedResources: the Delta transport (ads-delta).
+    });
+    router.service(ClusterDiscoveryService, {
+      streamClusters: (requests, context) => serveSotwStream(requests, context, cds),
+      // deltaClusters: the Delta transport (delta).
+    });
+    router.service(EndpointDiscoveryService, {
+      streamEndpoints: (requests, context) => serveSotwStream(requests, context, eds),
+      // deltaEndpoints: the Delta transport (delta).
+    });
+    router.service(ListenerDiscoveryService, {
+      streamListeners: (requests, context) => serveSotwStream(requests, context, lds),
+      // deltaListeners: the Delta transport (delta).
+    });
+    router.service(RouteDiscoveryService, {
+      streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
+      // deltaRoutes: the Delta transport (delta).
     });
   };
 }
 
+/** The first bytes of every HTTP/2 connection (RFC 9113 §3.4); no HTTP/1 method starts so. */
+const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+const PREFACE_BYTES_TO_DECIDE = 4;
+
 /**
- * The xDS gRPC server: plaintext HTTP/2 (h2c) serving the discovery services over Connect's gRPC
- * protocol. `close` destroys open sessions, since an HTTP/2 server never finishes closing while a
- * stream is open (shared/FACTS.md).
+ * The xDS server: one plaintext port serving gRPC over HTTP/2 (h2c) through Connect, and
+ * REST-JSON discovery (`POST /v3/discovery:*`) over HTTP/1.1 or HTTP/2.
+ *
+ * Node's `allowHTTP1` works only with TLS (it relies on ALPN), so the port is a plain TCP server
+ * that reads each connection's first bytes and hands it to the HTTP/2 server when they are the
+ * HTTP/2 preface, else to an HTTP/1.1 server. Both route `/v3/discovery:*` to the REST handler and
+ * everything else to Connect. `close` destroys open connections, since an HTTP/2 server never
+ * finishes closing while a stream is open (shared/FACTS.md).
  */
 export function createXdsServer(options: XdsServerOptions): XdsServer {
-  const handler = connectNodeAdapter({
+  const connect = connectNodeAdapter({
     grpc: true,
     connect: false,
     grpcWeb: false,
@@ -54,12 +112,58 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
         `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`,
       ),
   });
-  const server = http2.createServer(handler);
+  const longPollTimeoutMs = options.restLongPollTimeoutMs ?? DEFAULT_REST_LONG_POLL_TIMEOUT_MS;
+  if (
+    !Number.isInteger(longPollTimeoutMs) ||
+    longPollTimeoutMs < 0 ||
+    longPollTimeoutMs > MAX_TIMER_MS
+  ) {
+    throw new RangeError(
+      `restLongPollTimeoutMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${longPollTimeoutMs}`,
+    );
+  }
+  const closing = new AbortController();
+  const rest = createRestHandler({
+    watcher: options.watcher,
+    controlPlaneId: options.controlPlaneId,
+    longPollTimeoutMs,
+    closing: closing.signal,
+  });
+  const handler = (request: HttpRequest, response: HttpResponse) => {
+    if (isRestPath(request.url)) rest(request, response);
+    else connect(request, response);
+  };
+  const h2 = http2.createServer(handler);
+  const h1 = http.createServer(handler);
+  const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
-  server.on("session", (session) => {
+  h2.on("session", (session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
+
+  const server = net.createServer({ pauseOnConnect: true }, (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    // A reset before the protocol is known must not become an uncaught 'error' event; after the
+    // hand-over the HTTP server handles the socket's errors as well.
+    socket.on("error", () => socket.destroy());
+    // The bytes read so far, handed back to the chosen server with unshift.
+    let seen = Buffer.alloc(0);
+    const decide = () => {
+      for (let chunk: Buffer | null = socket.read(); chunk !== null; chunk = socket.read()) {
+        seen = Buffer.concat([seen, chunk]);
+      }
+      const compared = Math.min(seen.length, HTTP2_PREFACE.length);
+      const http2Like = seen.subarray(0, compared).equals(HTTP2_PREFACE.subarray(0, compared));
+      if (http2Like && compared < PREFACE_BYTES_TO_DECIDE) return;
+      socket.off("readable", decide);
+      socket.unshift(seen);
+      (http2Like ? h2 : h1).emit("connection", socket);
+    };
+    socket.on("readable", decide);
+  });
+
   return {
     listen: (port, host) =>
       new Promise((resolve, reject) => {
@@ -67,12 +171,14 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
         server.once("error", onError);
         server.listen(port, host, () => {
           server.off("error", onError);
-          resolve((server.address() as AddressInfo).port);
+          resolve((server.address() as net.AddressInfo).port);
         });
       }),
     close: () =>
       new Promise((resolve) => {
+        closing.abort();
         for (const session of sessions) session.destroy();
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };

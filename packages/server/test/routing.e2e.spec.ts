@@ -1,0 +1,173 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  type Cluster,
+  ClusterSchema,
+  DiscoveryType,
+  LbPolicy,
+  ListenerSchema,
+  RouteActionKind,
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  callUntilReady,
+  createXdsEchoClient,
+  type EchoBackend,
+  startEchoBackend,
+  type XdsEchoClient,
+} from "@switchyard/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "./harness.js";
+
+function cluster(name: string, backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN): Cluster {
+  return create(ClusterSchema, {
+    name,
+    discoveryType: DiscoveryType.EDS,
+    lbPolicy,
+    http2: true,
+    connectTimeoutMs: 1000,
+    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: backend.port }] }],
+  });
+}
+
+function routesTo(target: string | Array<[string, number]>): RouteConfiguration {
+  const action =
+    typeof target === "string"
+      ? { actionKind: RouteActionKind.CLUSTER, cluster: target }
+      : {
+          actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
+          weightedClusters: target.map(([name, weight]) => ({ name, weight })),
+        };
+  return create(RouteConfigurationSchema, {
+    name: "shop-routes",
+    virtualHosts: [{ name: "shop", domains: ["*"], routes: [{ matchValue: "", ...action }] }],
+  });
+}
+
+async function untilAnswerIs(
+  client: XdsEchoClient,
+  expected: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await client.call().catch(() => "");
+    if (answer === expected) return;
+    if (Date.now() > deadline)
+      throw new Error(`RPCs never reached ${expected} (last answer: ${answer || "an error"})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("routing with a real proxyless gRPC client, through publish", () => {
+  let harness: Harness;
+  let blue: EchoBackend;
+  let green: EchoBackend;
+  let client: XdsEchoClient;
+
+  beforeAll(async () => {
+    [blue, green] = await Promise.all([startEchoBackend("blue"), startEchoBackend("green")]);
+    harness = await startHarness();
+    const api = harness.api();
+    await api.createCluster(cluster("blue", blue));
+    await api.createCluster(cluster("green", green));
+    await api.createRouteConfiguration(routesTo("blue"));
+    await api.createListener(
+      create(ListenerSchema, {
+        name: "shop",
+        apiListener: true,
+        filterChains: [{ rdsRouteConfigName: "shop-routes" }],
+      }),
+    );
+    await api.publish({ message: "shop on blue" });
+    client = createXdsEchoClient("shop", {
+      server: `127.0.0.1:${harness.app.xdsPort}`,
+      nodeId: "shop-client",
+    });
+    expect(await callUntilReady(client)).toBe("blue");
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await harness?.stop();
+    await Promise.all([blue?.stop(), green?.stop()]);
+  });
+
+  it("splits RPCs 80/20 between two clusters, within 5 points over 500 RPCs", async () => {
+    await harness.api().updateRouteConfiguration(
+      routesTo([
+        ["blue", 80],
+        ["green", 20],
+      ]),
+    );
+    await harness.api().publish({ message: "canary green at 20%" });
+    await untilAnswerIs(client, "green");
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 500; i++) {
+      const answer = await client.call();
+      counts.set(answer, (counts.get(answer) ?? 0) + 1);
+    }
+    const blueShare = ((counts.get("blue") ?? 0) / 500) * 100;
+    expect(Math.abs(blueShare - 80)).toBeLessThanOrEqual(5);
+    expect((counts.get("blue") ?? 0) + (counts.get("green") ?? 0)).toBe(500);
+  });
+
+  it("loses no RPC while a route moves from cluster X to a newly created cluster Y (make before break)", async () => {
+    await harness.api().updateRouteConfiguration(routesTo("blue"));
+    await harness
+      .api()
+      .publish({ message: "all on blue" })
+      .catch(() => undefined);
+    await untilAnswerIs(client, "blue");
+    const violet = await startEchoBackend("violet");
+    try {
+      let failures = 0;
+      let sent = 0;
+      let flowing = true;
+      const seen = new Set<string>();
+      const traffic = (async () => {
+        while (flowing) {
+          sent += 1;
+          await client.call(5000).then(
+            (answer) => seen.add(answer),
+            () => {
+              failures += 1;
+            },
+          );
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await harness.api().createCluster(cluster("violet", violet));
+      await harness.api().updateRouteConfiguration(routesTo("violet"));
+      await harness.api().publish({ message: "move the shop to the new violet cluster" });
+      await untilAnswerIs(client, "violet");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      flowing = false;
+      await traffic;
+      expect(seen).toContain("violet");
+      expect(sent).toBeGreaterThan(50);
+      expect(failures).toBe(0);
+    } finally {
+      await violet.stop();
+    }
+  });
+
+  it("keeps serving the last good config when the client rejects a publish, and takes the next valid one", async () => {
+    await harness.api().updateRouteConfiguration(routesTo("blue"));
+    await harness.api().publish({ message: "all on blue" });
+    await untilAnswerIs(client, "blue");
+    // Proxyless gRPC rejects LEAST_REQUEST (Switchyard warns at publish, but it is valid Envoy config).
+    const rejected = await harness
+      .api()
+      .updateCluster(cluster("blue", green, LbPolicy.LEAST_REQUEST));
+    const published = await harness.api().publish({ message: "blue on LEAST_REQUEST" });
+    expect(rejected.name).toBe("blue");
+    expect(published.warnings.map((w) => w.code)).toContain("grpc-unsupported-lb-policy");
+    // The endpoint moved to green in the rejected version: RPCs still reaching blue prove the client
+    // kept its last good config.
+    for (let i = 0; i < 20; i++) expect(await client.call()).toBe("blue");
+    await harness.api().updateCluster(cluster("blue", green));
+    await harness.api().publish({ message: "blue back to ROUND_ROBIN, on the green backend" });
+    await untilAnswerIs(client, "green");
+  });
+});

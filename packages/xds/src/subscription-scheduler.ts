@@ -1,0 +1,190 @@
+import {
+  type CursorState,
+  type HeldResources,
+  PlanCursor,
+  type ResourceSnapshot,
+  referencedType,
+  type StepAnswer,
+  TYPE_ORDER,
+  type XdsResource,
+} from "@switchyard/snapshot";
+import type { Subscription } from "./subscription.js";
+
+/** A variant's view of one type (SotwSubscription, DeltaSubscription) as the scheduler drives it. */
+export interface ScheduledView<P> {
+  readonly typeUrl: string;
+  readonly core: Subscription;
+  /** What to send from `available` now; undefined for nothing. */
+  plan(
+    available: ReadonlyMap<string, XdsResource>,
+    target: ReadonlyMap<string, XdsResource>,
+  ): P | undefined;
+  /** The plan went out with `nonce`; returns the resources new to the client. */
+  markSent(plan: P, nonce: string): readonly XdsResource[];
+}
+
+/** A response the session must send, in order. */
+export interface Outgoing<V, P> {
+  readonly view: V;
+  readonly plan: P;
+  readonly nonce: string;
+}
+
+/** Types we know, first in make-before-break order, then any other type. */
+export function orderOf(typeUrl: string): number {
+  const index = TYPE_ORDER.indexOf(typeUrl as (typeof TYPE_ORDER)[number]);
+  return index === -1 ? TYPE_ORDER.length : index;
+}
+
+/**
+ * Decides what one stream sends and when, for either variant: it owns the stream's subscriptions
+ * (one view per type), the make-before-break plan (PlanCursor, @switchyard/snapshot plan.ts) and
+ * the nonces. Pure and synchronous.
+ *
+ * Rules, on every event (request, snapshot):
+ *
+ * 1. Plan steps (shared/spec/README.md, "Ordering: make before break"): on a new snapshot the
+ *    cursor plans CDS (old and new clusters together), EDS, LDS, RDS, then the removal of stale
+ *    clusters and assignments, each step waiting for the ACK of the one before. A due step goes
+ *    out narrowed to what the node subscribes to; a step with nothing for the node (its type never
+ *    requested on this stream, or nothing covered that the node lacks) is skipped and counts as
+ *    held, so a proxyless gRPC client that names LDS → RDS → CDS → EDS is never waited for.
+ * 2. Subscription changes (a newly named resource, a first request) are answered from what the
+ *    plan has brought the node to so far (PlanCursor.held), never from the target snapshot: a
+ *    route configuration requested early cannot overtake the clusters it points at.
+ * 3. Flow control: at most one unanswered response per type; and on ADS a type waits while a
+ *    response of a type before it (CDS, EDS, LDS, RDS) is unanswered. That orders a stream's first
+ *    responses too: the snapshot is installed before the first request, so the initial plan is all
+ *    skipped and the first requests are answered by rule 2 — still CDS, EDS before LDS, RDS when a
+ *    client asks for them together, but out of order when it asks in another order (gRPC).
+ * 4. Warming (shared/spec/README.md, "Warming"): a Cluster (Listener) new to the client is
+ *    followed by its ClusterLoadAssignment (RouteConfiguration) even when the client holds that.
+ *
+ * Per-type streams (one type per stream, one session each) share nothing, so nothing orders one
+ * type against another: every step of another type is skipped at once. What holds there: within
+ * the type, responses follow one another as ACKs arrive, CDS/EDS make steps keep old and new
+ * together and the break step drops stale clusters right after; what does not: EDS after CDS, RDS
+ * after the clusters it routes to, and stale clusters kept until the routes moved. A client that
+ * needs those guarantees must use ADS.
+ *
+ * The plan counts on the client subscribing to what a step's resources refer to before it ACKs
+ * that step (Envoy does: plan.ts header); a subscription that comes after the step it needed was
+ * skipped is answered by rule 2, out of step order.
+ */
+export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
+  readonly #views = new Map<string, V>();
+  readonly #cursor = new PlanCursor();
+  #nonce = 0;
+
+  /** Where the stream stands in its make-before-break plan. */
+  get planState(): CursorState {
+    return this.#cursor.state;
+  }
+
+  /** The snapshot the node converges to; undefined before the first one. */
+  get target(): ResourceSnapshot | undefined {
+    return this.#cursor.target;
+  }
+
+  /** What the node holds as far as its ACKs show: answer subscription changes from this. */
+  get held(): HeldResources {
+    return this.#cursor.held;
+  }
+
+  view(typeUrl: string): V | undefined {
+    return this.#views.get(typeUrl);
+  }
+
+  /** Adds the view of a type seen for the first time. */
+  add(view: V): V {
+    this.#views.set(view.typeUrl, view);
+    return view;
+  }
+
+  /** The views, CDS, EDS, LDS, RDS first, then other types in arrival order. */
+  ordered(): V[] {
+    return [...this.#views.values()].sort((a, b) => orderOf(a.typeUrl) - orderOf(b.typeUrl));
+  }
+
+  nextNonce(): string {
+    this.#nonce += 1;
+    return String(this.#nonce);
+  }
+
+  onSnapshot(snapshot: ResourceSnapshot): void {
+    this.#cursor.onSnapshot(snapshot);
+    for (const view of this.#views.values()) view.core.forgetRejections();
+  }
+
+  /** The node answered the response with `nonce`: moves the plan on if it carried a step. */
+  answered(nonce: string, answer: StepAnswer): void {
+    this.#cursor.answered(nonce, answer);
+  }
+
+  /** The responses now due, in the order they must be sent. */
+  pump(): Outgoing<V, P>[] {
+    const out: Outgoing<V, P>[] = [];
+    const target = this.#cursor.target;
+    if (!target) return out;
+    this.#runPlan(target, out);
+    this.#answerSubscriptions(target, out);
+    return out;
+  }
+
+  /** True while a plan step for `typeUrl` waits to go out or to be answered. */
+  stepPendingFor(typeUrl: string): boolean {
+    const state = this.#cursor.state;
+    return (state.t === "due" || state.t === "awaiting") && state.step.typeUrl === typeUrl;
+  }
+
+  /** True while `view` may send nothing: its own response or an earlier type's is unanswered. */
+  blocked(view: V): boolean {
+    if (view.core.awaitingAnswer) return true;
+    const order = orderOf(view.typeUrl);
+    for (const other of this.#views.values()) {
+      if (other.core.awaitingAnswer && orderOf(other.typeUrl) < order) return true;
+    }
+    return false;
+  }
+
+  #runPlan(target: ResourceSnapshot, out: Outgoing<V, P>[]): void {
+    for (let state = this.#cursor.state; state.t === "due"; state = this.#cursor.state) {
+      const { step } = state;
+      const view = this.#views.get(step.typeUrl);
+      if (!view?.core.started) {
+        this.#cursor.skipped();
+        continue;
+      }
+      if (this.blocked(view)) return;
+      const plan = view.plan(step.held, target.resources(step.typeUrl));
+      if (!plan) {
+        this.#cursor.skipped();
+        continue;
+      }
+      this.#cursor.sent(this.#send(view, plan, out));
+      return;
+    }
+  }
+
+  #answerSubscriptions(target: ResourceSnapshot, out: Outgoing<V, P>[]): void {
+    const held = this.#cursor.held;
+    for (const view of this.ordered()) {
+      if (this.blocked(view)) continue;
+      const plan = view.plan(held.resources(view.typeUrl), target.resources(view.typeUrl));
+      if (plan) this.#send(view, plan, out);
+    }
+  }
+
+  #send(view: V, plan: P, out: Outgoing<V, P>[]): string {
+    const nonce = this.nextNonce();
+    const fresh = view.markSent(plan, nonce);
+    out.push({ view, plan, nonce });
+    // A Cluster (Listener) new to the client warms until its assignment (route configuration)
+    // arrives, so those follow even when unchanged; they wait for this response's answer (rule 3).
+    const dependent = referencedType(view.typeUrl);
+    if (dependent && orderOf(dependent) > orderOf(view.typeUrl)) {
+      this.#views.get(dependent)?.core.forceResend(fresh.flatMap((r) => r.references));
+    }
+    return nonce;
+  }
+}

@@ -1,0 +1,141 @@
+import { createResource, TypeUrl, type XdsResource } from "@switchyard/snapshot";
+import { describe, expect, it } from "vitest";
+import { type Offer, Subscription } from "./subscription.js";
+
+const CDS = TypeUrl.Cluster;
+
+/** A cluster resource whose content (and so version) is `content`. */
+function cluster(name: string, content = name): XdsResource {
+  return createResource(CDS, name, new TextEncoder().encode(content), []);
+}
+
+function offer(resources: XdsResource[], target: XdsResource[] = resources): Offer {
+  return {
+    basis: new Map(resources.map((r) => [r.name, r])),
+    target: new Map(target.map((r) => [r.name, r])),
+  };
+}
+
+const names = (resources: readonly XdsResource[]) => resources.map((r) => r.name);
+
+/** Sends what `subscription` lacks against `o` (Delta style) with `nonce`. */
+function send(subscription: Subscription, o: Offer, nonce: string) {
+  const { resources, removed, missing } = subscription.difference(o);
+  subscription.markSent(nonce, `v${nonce}`, {
+    replace: false,
+    sent: resources,
+    removed: [...removed, ...missing],
+  });
+  return { resources: names(resources), removed, missing };
+}
+
+describe("Subscription (the core shared by SotW and Delta)", () => {
+  it("SotW: a type whose requests never named a resource is a wildcard; once one was named, an empty list means nothing", () => {
+    const s = new Subscription(CDS);
+    s.replaceNames([], true);
+    expect(s.wildcard).toBe(true);
+    s.replaceNames([], true);
+    expect(s.wildcard).toBe(true);
+    s.replaceNames(["*", "a"], true);
+    expect([s.wildcard, [...s.names]]).toEqual([true, ["a"]]);
+    s.replaceNames(["a"], true);
+    expect([s.wildcard, [...s.names]]).toEqual([false, ["a"]]);
+    s.replaceNames([], true);
+    expect([s.wildcard, [...s.names]]).toEqual([false, []]);
+  });
+
+  it("Delta: the same rule with subscribe and unsubscribe", () => {
+    const s = new Subscription(CDS);
+    s.changeNames([], []);
+    expect(s.wildcard).toBe(true);
+    s.changeNames(["a"], []);
+    expect([s.wildcard, [...s.names]]).toEqual([true, ["a"]]);
+    s.changeNames([], ["*"]);
+    expect([s.wildcard, [...s.names]]).toEqual([false, ["a"]]);
+    s.changeNames([], ["a"]);
+    s.changeNames([], []);
+    expect([s.wildcard, [...s.names]]).toEqual([false, []]);
+  });
+
+  it("what the client holds moves only when it ACKs the response in flight", () => {
+    const s = new Subscription(CDS);
+    s.start();
+    s.changeNames(["a"], []);
+    send(s, offer([cluster("a")]), "1");
+    expect(s.holds.size).toBe(0);
+    expect(s.acknowledge("0")).toBe(false);
+    expect(s.awaitingAnswer).toBe(true);
+    expect(s.acknowledge("1")).toBe(true);
+    expect([...s.holds]).toEqual([["a", cluster("a").version]]);
+    expect(s.ackedVersion).toBe("v1");
+  });
+
+  it("a NACK leaves what the client holds and is not offered again until a new snapshot", () => {
+    const s = new Subscription(CDS);
+    s.start();
+    s.changeNames(["a"], []);
+    send(s, offer([cluster("a")]), "1");
+    s.acknowledge("1");
+    const bad = offer([cluster("a", "bad")]);
+    expect(send(s, bad, "2").resources).toEqual(["a"]);
+    expect(s.reject("2")).toBe(true);
+    expect(s.holds.get("a")).toBe(cluster("a").version);
+    expect(s.difference(bad).resources).toEqual([]);
+    // Another version is another offer; and a new snapshot forgets the rejection.
+    expect(names(s.difference(offer([cluster("a", "fixed")])).resources)).toEqual(["a"]);
+    s.forgetRejections();
+    expect(names(s.difference(bad).resources)).toEqual(["a"]);
+  });
+
+  it("a subscribed name absent from the offer but in the target is on its way, not missing", () => {
+    const s = new Subscription(CDS);
+    s.start();
+    s.changeNames(["later", "never"], []);
+    const d = s.difference(offer([], [cluster("later")]));
+    expect([names(d.resources), d.missing]).toEqual([[], ["never"]]);
+  });
+
+  it("a held name the offer no longer has is removed; a forced one is sent although held", () => {
+    const s = new Subscription(CDS);
+    s.start();
+    s.changeNames([], []);
+    s.declareHeld([
+      ["a", cluster("a").version],
+      ["b", cluster("b").version],
+    ]);
+    expect(s.difference(offer([cluster("a")])).removed).toEqual(["b"]);
+    s.forceResend(["a", "unknown"]);
+    expect([...s.forced]).toEqual(["a"]);
+    expect(names(s.difference(offer([cluster("a")])).resources)).toEqual(["a"]);
+  });
+
+  it("SotW: dropping the wildcard keeps what only it covered for LDS/CDS (the next full state removes it), forgets it for EDS/RDS", () => {
+    for (const keep of [true, false]) {
+      const s = new Subscription(CDS);
+      s.start();
+      s.replaceNames(["*", "a"], keep);
+      s.declareHeld([
+        ["a", cluster("a").version],
+        ["b", cluster("b").version],
+      ]);
+      s.replaceNames(["a"], keep);
+      expect(s.difference(offer([cluster("a"), cluster("b")])).removed).toEqual(keep ? ["b"] : []);
+    }
+  });
+
+  it("an explicit unsubscribe is forgotten at once; under a wildcard it must be answered", () => {
+    const s = new Subscription(CDS);
+    s.start();
+    s.changeNames(["*", "a", "b"], []);
+    s.declareHeld([
+      ["a", cluster("a").version],
+      ["b", cluster("b").version],
+    ]);
+    s.changeNames([], ["a"]);
+    expect([...s.forced]).toEqual(["a"]);
+    s.changeNames([], ["*"]);
+    s.changeNames([], ["b"]);
+    expect([...s.holds.keys()]).toEqual([]);
+    expect(s.forced.size).toBe(0);
+  });
+});

@@ -1,0 +1,349 @@
+import { createHash } from "node:crypto";
+import type { XdsResource } from "@switchyard/snapshot";
+
+/** The wildcard resource name (shared/spec/README.md, "Wildcard is the name `*`"). */
+export const WILDCARD = "*";
+
+/**
+ * The version of a set of resources: a hash of their sorted names and versions. A SotW response's
+ * version_info (rest-fetch.ts computes the same hash, so REST and SotW agree on LDS/CDS versions)
+ * and a Delta response's system_version_info.
+ */
+export function versionOf(held: Iterable<readonly [string, string]>): string {
+  const hash = createHash("sha256");
+  for (const [name, version] of [...held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    hash.update(name).update("\u0000").update(version).update("\u0000");
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** The resources a response may be built from. Shared, must not be altered. */
+export interface Offer {
+  /**
+   * The resources of the type the node may hold now, by name: a plan step's `held`, or what the
+   * plan has brought the node to so far (PlanCursor.held). Responses come from here only.
+   */
+  readonly basis: ReadonlyMap<string, XdsResource>;
+  /**
+   * The resources of the type in the snapshot the node converges to: a subscribed name missing
+   * from `basis` but found here is on its way (a later plan step), not missing.
+   */
+  readonly target: ReadonlyMap<string, XdsResource>;
+}
+
+/** What the client lacks compared with an Offer. Names are sorted; no name appears twice. */
+export interface Difference {
+  /** Covered resources the client does not hold at this version, or must be sent again. */
+  readonly resources: readonly XdsResource[];
+  /** Names the client holds that the offer no longer has, or the subscription no longer covers. */
+  readonly removed: readonly string[];
+  /** Names that must be answered but exist neither in the offer nor in the target. */
+  readonly missing: readonly string[];
+}
+
+/** What a response changes in what the client holds, once the client ACKs it. */
+export interface ResponseEffect {
+  /**
+   * True when the response is the whole state of the type (SotW LDS/CDS): the client then holds
+   * exactly `sent`, and the response answers every name that had to be answered.
+   */
+  readonly replace: boolean;
+  readonly sent: readonly XdsResource[];
+  readonly removed: readonly string[];
+}
+
+/** Where the type stands in the request/response exchange on the stream. */
+export type FlowState =
+  /** No request for the type yet: nothing may be sent. */
+  | { readonly t: "unstarted" }
+  /** The client waits for the next response of the type. */
+  | { readonly t: "open" }
+  /** A response went out; nothing more goes for the type until the client answers it. */
+  | {
+      readonly t: "awaiting";
+      readonly nonce: string;
+      readonly versionInfo: string;
+      readonly effect: ResponseEffect;
+    };
+
+const UNSTARTED: FlowState = { t: "unstarted" };
+const OPEN: FlowState = { t: "open" };
+
+/**
+ * The protocol state of one resource type on one stream, shared by the SotW and Delta variants
+ * (sotw-subscription.ts, delta-subscription.ts are the views that speak each variant): what the
+ * client subscribes to, what it holds, what must be (re)sent, and the nonce of the response in
+ * flight. Pure: no I/O, no clock.
+ *
+ * What the client holds (`holds`, name → version) moves only on an ACK (or on a Delta client's
+ * `initial_resource_versions`): a NACKed response leaves it as it was, and what that response
+ * tried to change is remembered as rejected, so the same versions are not offered again in a
+ * loop (shared/spec/README.md, "NACK is detected by error_detail"). A new snapshot clears the
+ * rejections (`forgetRejections`): it may make the rejected resources acceptable. A NACK is taken
+ * as rejecting the whole response; a client that kept its valid part (Envoy applies the clusters
+ * that pass) is at worst sent those again, at the same version.
+ */
+export class Subscription {
+  readonly typeUrl: string;
+  /** Explicitly subscribed names (never "*"). */
+  #names = new Set<string>();
+  #wildcard = false;
+  /** Once any request named a resource (or "*"), the legacy wildcard rule no longer applies. */
+  #everNamed = false;
+  #holds = new Map<string, string>();
+  /** Names that must be answered in the next response even if the client holds them. */
+  readonly #force = new Set<string>();
+  /** Name → version (null: a removal) the client rejected, not offered again until forgotten. */
+  readonly #rejected = new Map<string, string | null>();
+  #flow: FlowState = UNSTARTED;
+  #latestNonce: string | undefined;
+  #lastVersion: string | undefined;
+  #ackedVersion: string | undefined;
+
+  constructor(typeUrl: string) {
+    this.typeUrl = typeUrl;
+  }
+
+  get flow(): FlowState {
+    return this.#flow;
+  }
+
+  get started(): boolean {
+    return this.#flow.t !== "unstarted";
+  }
+
+  /** True when the client waits for a response: one may be sent now. */
+  get open(): boolean {
+    return this.#flow.t === "open";
+  }
+
+  /** True when a response was sent and its ACK/NACK has not arrived. */
+  get awaitingAnswer(): boolean {
+    return this.#flow.t === "awaiting";
+  }
+
+  /** The nonce of the latest response sent for the type; undefined before the first. */
+  get latestNonce(): string | undefined {
+    return this.#latestNonce;
+  }
+
+  /** The version_info of the latest response sent (ACKed or not). */
+  get lastVersion(): string | undefined {
+    return this.#lastVersion;
+  }
+
+  /** The version_info of the latest response the client ACKed. */
+  get ackedVersion(): string | undefined {
+    return this.#ackedVersion;
+  }
+
+  get wildcard(): boolean {
+    return this.#wildcard;
+  }
+
+  get names(): ReadonlySet<string> {
+    return this.#names;
+  }
+
+  /** Name → version of what the client holds. Owned by the subscription: must not be altered. */
+  get holds(): ReadonlyMap<string, string> {
+    return this.#holds;
+  }
+
+  get forced(): ReadonlySet<string> {
+    return this.#force;
+  }
+
+  /** Whether the subscription asks for `name`: a wildcard asks for every resource of the type. */
+  covers(name: string): boolean {
+    return this.#wildcard || this.#names.has(name);
+  }
+
+  /** The first request of the type arrived. */
+  start(): void {
+    if (this.#flow.t === "unstarted") this.#flow = OPEN;
+  }
+
+  /**
+   * SotW: the request's `resource_names` replace the subscription (shared/spec/README.md, "Wildcard
+   * is the name `*`"). A name dropped from the list is dropped by the client itself: nothing to
+   * answer. When the wildcard is dropped, the resources it alone covered are forgotten too, unless
+   * `keepOnWildcardDrop` (SotW LDS/CDS: the next full-state response tells the client what is left).
+   */
+  replaceNames(requested: readonly string[], keepOnWildcardDrop: boolean): void {
+    if (requested.length === 0 && !this.#everNamed) {
+      // Legacy wildcard: no request for this type has ever named a resource.
+      this.#wildcard = true;
+      return;
+    }
+    this.#everNamed = true;
+    const next = new Set(requested.filter((name) => name !== WILDCARD));
+    const droppedWildcard = this.#wildcard && !requested.includes(WILDCARD);
+    this.#wildcard = requested.includes(WILDCARD);
+    for (const name of next) {
+      // "the server must resend any newly requested resources" (shared/spec: "How the client
+      // specifies what resources to return").
+      if (!this.#names.has(name)) this.#force.add(name);
+    }
+    for (const name of this.#names) {
+      if (!next.has(name) && !this.#wildcard) this.#forget(name);
+    }
+    this.#names = next;
+    if (droppedWildcard && !keepOnWildcardDrop) this.#pruneUncovered();
+  }
+
+  /**
+   * Delta: `resource_names_subscribe` / `resource_names_unsubscribe` change the subscription
+   * (shared/spec/xds-protocol-latest.zh.txt, "订阅资源" / "取消订阅资源"). Every subscribed name is
+   * answered, even one the client seems to hold: it may have forgotten it. An unsubscribed name
+   * needs no answer, except under a wildcard: the client cannot tell whether the wildcard still
+   * covers it, so it is answered (in `resources` if it exists, else in `removed_resources`).
+   */
+  changeNames(subscribe: readonly string[], unsubscribe: readonly string[]): void {
+    if (subscribe.length === 0 && !this.#everNamed) this.#wildcard = true;
+    for (const name of subscribe) {
+      this.#everNamed = true;
+      if (name === WILDCARD) {
+        this.#wildcard = true;
+      } else {
+        this.#names.add(name);
+        this.#force.add(name);
+      }
+    }
+    for (const name of unsubscribe) {
+      if (name === WILDCARD) {
+        this.#everNamed = true;
+        this.#wildcard = false;
+      } else if (this.#names.delete(name)) {
+        if (this.#wildcard) this.#force.add(name);
+        else this.#forget(name);
+      }
+    }
+    this.#pruneUncovered();
+  }
+
+  /**
+   * Delta `initial_resource_versions`: the client already holds these, so they are sent again
+   * only at another version (shared/spec/README.md, "Delta reconnect").
+   */
+  declareHeld(versions: Iterable<readonly [string, string]>): void {
+    for (const [name, version] of versions) {
+      this.#holds.set(name, version);
+      this.#force.delete(name);
+    }
+    this.#pruneUncovered();
+  }
+
+  /** Sends these held names again although unchanged (warming: shared/spec/README.md). */
+  forceResend(names: Iterable<string>): void {
+    for (const name of names) {
+      if (this.#holds.has(name) && this.covers(name)) this.#force.add(name);
+    }
+  }
+
+  /** The client holds exactly `versions` (a SotW reconnect that named its version). */
+  assumeHeld(versions: Iterable<readonly [string, string]>, versionInfo: string): void {
+    this.#holds = new Map(versions);
+    this.#lastVersion = versionInfo;
+    this.#ackedVersion = versionInfo;
+  }
+
+  /**
+   * What the client lacks compared with `offer`. Linear in the offer and what the client holds:
+   * `basis` maps come sorted by name (ResourceSnapshot, plan steps), and keep that order.
+   */
+  difference(offer: Offer): Difference {
+    const resources: XdsResource[] = [];
+    const order = this.#wildcard ? offer.basis.keys() : [...this.#names].sort(byName);
+    for (const name of order) {
+      const resource = offer.basis.get(name);
+      if (resource && (this.#force.has(name) || this.#lacks(resource))) resources.push(resource);
+    }
+    const missing = [...this.#force]
+      .filter((name) => this.covers(name) && !offer.basis.has(name))
+      .filter((name) => !this.#holds.has(name) && !offer.target.has(name))
+      .sort(byName);
+    const removed = [...this.#holds.keys()]
+      .filter((name) => !(this.covers(name) && offer.basis.has(name)))
+      .filter((name) => this.#rejected.get(name) !== null)
+      .sort(byName);
+    return { resources, removed, missing };
+  }
+
+  #lacks(resource: XdsResource): boolean {
+    return (
+      this.#holds.get(resource.name) !== resource.version &&
+      this.#rejected.get(resource.name) !== resource.version
+    );
+  }
+
+  /** A response went out with `nonce`. */
+  markSent(nonce: string, versionInfo: string, effect: ResponseEffect): void {
+    if (effect.replace) this.#force.clear();
+    for (const resource of effect.sent) this.#force.delete(resource.name);
+    for (const name of effect.removed) this.#force.delete(name);
+    this.#latestNonce = nonce;
+    this.#lastVersion = versionInfo;
+    this.#flow = { t: "awaiting", nonce, versionInfo, effect };
+  }
+
+  /** The client ACKed the response with `nonce`; returns false if that is not the one in flight. */
+  acknowledge(nonce: string): boolean {
+    const flow = this.#flow;
+    if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
+    const { effect } = flow;
+    if (effect.replace) this.#holds = new Map();
+    for (const resource of effect.sent) {
+      this.#holds.set(resource.name, resource.version);
+      this.#rejected.delete(resource.name);
+    }
+    for (const name of effect.removed) {
+      this.#holds.delete(name);
+      this.#rejected.delete(name);
+    }
+    this.#ackedVersion = flow.versionInfo;
+    this.#flow = OPEN;
+    this.#pruneUncovered();
+    return true;
+  }
+
+  /** The client NACKed the response with `nonce`; returns false if that is not the one in flight. */
+  reject(nonce: string): boolean {
+    const flow = this.#flow;
+    if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
+    const { effect } = flow;
+    for (const resource of effect.sent) {
+      if (this.#holds.get(resource.name) !== resource.version) {
+        this.#rejected.set(resource.name, resource.version);
+      }
+    }
+    const kept = effect.replace ? new Set(effect.sent.map((r) => r.name)) : new Set<string>();
+    const removed = effect.replace
+      ? [...this.#holds.keys()].filter((name) => !kept.has(name))
+      : effect.removed;
+    for (const name of removed) this.#rejected.set(name, null);
+    this.#flow = OPEN;
+    return true;
+  }
+
+  /** A new snapshot: what was rejected may be offered again. */
+  forgetRejections(): void {
+    this.#rejected.clear();
+  }
+
+  #forget(name: string): void {
+    this.#holds.delete(name);
+    this.#force.delete(name);
+    this.#rejected.delete(name);
+  }
+
+  #pruneUncovered(): void {
+    for (const name of [...this.#holds.keys(), ...this.#force]) {
+      if (!this.covers(name)) this.#forget(name);
+    }
+  }
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

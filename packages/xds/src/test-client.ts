@@ -1,0 +1,345 @@
+/**
+ * Real-stream test helpers: a small xDS SotW client that opens bidi gRPC streams with Connect's
+ * gRPC client, so tests drive the wire protocol as an Envoy would, one request at a time; a raw
+ * gRPC call for bytes no client would send; and a server on a free port over its own cache.
+ * Test-only: not exported from the package.
+ */
+import * as http2 from "node:http2";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { registry } from "@switchyard/proto";
+import type { NodeSchema } from "@switchyard/proto/envoy/config/core/v3/base_pb";
+import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
+import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
+import type {
+  DiscoveryRequestSchema,
+  DiscoveryResponse,
+} from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
+import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
+import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
+import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import { type ConfigSpec, compile, TypeUrl } from "@switchyard/snapshot";
+import type { XdsCallbacks } from "./callbacks.js";
+import { EventQueue } from "./event-queue.js";
+import { SnapshotCache } from "./snapshot-cache.js";
+import { createXdsServer, type XdsServerOptions } from "./xds-server.js";
+
+/** A DiscoveryRequest as a plain object: every field optional. */
+export type DiscoveryRequestInit = Exclude<
+  MessageInitShape<typeof DiscoveryRequestSchema>,
+  { $typeName: string }
+>;
+
+/** Which service a stream is opened on: ADS, or the per-type SotW service of one type. */
+export type StreamKind = "ads" | TypeUrl;
+
+export interface TestStreamOptions {
+  /** The node sent on the stream's first request by `request`. */
+  readonly node?: MessageInitShape<typeof NodeSchema>;
+}
+
+/** One open SotW stream. Responses are read in arrival order with `next`. */
+export interface TestStream {
+  /** Sends exactly `request`. */
+  send(request: DiscoveryRequestInit): void;
+  /**
+   * Sends a request for `typeUrl` the way a well-behaved client does: with the node on the
+   * stream's first request, echoing the nonce of the latest response of that type returned by
+   * `next` and the version it last ACKed. `overrides` replace any of those fields.
+   */
+  request(
+    typeUrl: string,
+    resourceNames: readonly string[],
+    overrides?: DiscoveryRequestInit,
+  ): void;
+  /** ACKs `response` (its version and nonce), keeping the subscription `resourceNames`. */
+  ack(response: DiscoveryResponse, resourceNames: readonly string[]): void;
+  /** NACKs `response`: its nonce, the last ACKed version, and `error_detail` with `message`. */
+  nack(response: DiscoveryResponse, resourceNames: readonly string[], message: string): void;
+  /** The next response; rejects when none arrives within `timeoutMs` or the stream ends. */
+  next(timeoutMs?: number): Promise<DiscoveryResponse>;
+  /** The next response, or undefined when none arrives within `ms` (the stream ending rejects). */
+  tryNext(ms?: number): Promise<DiscoveryResponse | undefined>;
+  /** Asserts that no response arrives within `ms` (keep it short: ~150-300 ms). */
+  expectNoResponse(ms?: number): Promise<void>;
+  /** Resolves with how the stream ended: undefined when cleanly, else the error status. */
+  ended(timeoutMs?: number): Promise<ConnectError | undefined>;
+  /** Half-closes the request side. */
+  close(): void;
+}
+
+export interface TestClient {
+  open(kind: StreamKind, options?: TestStreamOptions): TestStream;
+  /** Aborts the HTTP/2 connection and every stream on it. */
+  close(): void;
+}
+
+type Outcome =
+  | { readonly t: "response"; readonly response: DiscoveryResponse }
+  | { readonly t: "end"; readonly error: ConnectError | undefined };
+
+/** The xDS resource name of a packed resource (`cluster_name` for a ClusterLoadAssignment). */
+export function resourceName(resource: DiscoveryResponse["resources"][number]): string {
+  const message = anyUnpack(resource, registry) as
+    | { name?: unknown; clusterName?: unknown }
+    | undefined;
+  const name = message?.name ?? message?.clusterName;
+  if (typeof name !== "string") throw new Error(`cannot name a resource of ${resource.typeUrl}`);
+  return name;
+}
+
+/** The names of the resources a response carries, in order. */
+export function namesOf(response: DiscoveryResponse): string[] {
+  return response.resources.map(resourceName);
+}
+
+export function createTestClient(baseUrl: string): TestClient {
+  const sessionManager = new Http2SessionManager(baseUrl);
+  const transport = createGrpcTransport({ baseUrl, sessionManager });
+  const open = (kind: StreamKind, options: TestStreamOptions = {}): TestStream => {
+    const requests = new EventQueue<DiscoveryRequestInit>();
+    const responses = startCall(kind, requests, transport);
+    const outcomes: Outcome[] = [];
+    let wake: (() => void) | undefined;
+    const ended = (async () => {
+      let error: ConnectError | undefined;
+      try {
+        for await (const response of responses) {
+          outcomes.push({ t: "response", response });
+          wake?.();
+        }
+      } catch (cause) {
+        error = ConnectError.from(cause);
+      }
+      outcomes.push({ t: "end", error });
+      wake?.();
+      return error;
+    })();
+    const waitForOutcome = async (timeoutMs: number): Promise<Outcome | undefined> => {
+      const deadline = Date.now() + timeoutMs;
+      while (outcomes.length === 0) {
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+      const outcome = outcomes[0];
+      // The end stays queued: every later call sees it.
+      if (outcome?.t === "response") outcomes.shift();
+      return outcome;
+    };
+
+    const nonces = new Map<string, string>();
+    const tryNext = async (ms = 200): Promise<DiscoveryResponse | undefined> => {
+      const outcome = await waitForOutcome(ms);
+      if (!outcome) return undefined;
+      if (outcome.t === "end") {
+        throw new Error(
+          `the stream ended instead of answering${outcome.error ? `: ${outcome.error.message}` : ""}`,
+        );
+      }
+      nonces.set(outcome.response.typeUrl, outcome.response.nonce);
+      return outcome.response;
+    };
+    const accepted = new Map<string, string>();
+    let sentAny = false;
+    const send = (request: DiscoveryRequestInit) => {
+      sentAny = true;
+      requests.push(request);
+    };
+    const request: TestStream["request"] = (typeUrl, resourceNames, overrides = {}) => {
+      send({
+        typeUrl,
+        resourceNames: [...resourceNames],
+        versionInfo: accepted.get(typeUrl) ?? "",
+        responseNonce: nonces.get(typeUrl) ?? "",
+        ...(sentAny ? {} : { node: options.node ?? { id: "test-node" } }),
+        ...overrides,
+      });
+    };
+    return {
+      send,
+      request,
+      ack: (response, resourceNames) => {
+        accepted.set(response.typeUrl, response.versionInfo);
+        request(response.typeUrl, resourceNames, { responseNonce: response.nonce });
+      },
+      nack: (response, resourceNames, message) =>
+        request(response.typeUrl, resourceNames, {
+          responseNonce: response.nonce,
+          errorDetail: { code: Code.InvalidArgument, message },
+        }),
+      next: async (timeoutMs = 2000) => {
+        const response = await tryNext(timeoutMs);
+        if (!response) throw new Error(`no response within ${timeoutMs} ms`);
+        return response;
+      },
+      tryNext,
+      expectNoResponse: async (ms = 200) => {
+        const outcome = await waitForOutcome(ms);
+        if (outcome?.t === "response") {
+          const { typeUrl, versionInfo, nonce } = outcome.response;
+          throw new Error(
+            `expected no response within ${ms} ms, got ${typeUrl} version ${versionInfo} nonce ${nonce} with [${namesOf(outcome.response).join(", ")}]`,
+          );
+        }
+        if (outcome?.t === "end") {
+          throw new Error(`expected the stream to stay open, it ended: ${outcome.error?.message}`);
+        }
+      },
+      ended: async (timeoutMs = 2000) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`the stream did not end within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        });
+        try {
+          return await Promise.race([ended, timeout]);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      close: () => requests.close(),
+    };
+  };
+  return { open, close: () => sessionManager.abort() };
+}
+
+function startCall(
+  kind: StreamKind,
+  requests: AsyncIterable<DiscoveryRequestInit>,
+  transport: ReturnType<typeof createGrpcTransport>,
+): AsyncIterable<DiscoveryResponse> {
+  switch (kind) {
+    case "ads":
+      return createClient(AggregatedDiscoveryService, transport).streamAggregatedResources(
+        requests,
+      );
+    case TypeUrl.Cluster:
+      return createClient(ClusterDiscoveryService, transport).streamClusters(requests);
+    case TypeUrl.ClusterLoadAssignment:
+      return createClient(EndpointDiscoveryService, transport).streamEndpoints(requests);
+    case TypeUrl.Listener:
+      return createClient(ListenerDiscoveryService, transport).streamListeners(requests);
+    case TypeUrl.RouteConfiguration:
+      return createClient(RouteDiscoveryService, transport).streamRoutes(requests);
+  }
+}
+
+/**
+ * Sends one gRPC message frame holding `payload` (not necessarily a valid DiscoveryRequest) on a
+ * raw HTTP/2 stream to `path`, and resolves with the grpc-status and grpc-message it ends with.
+ */
+export function rawGrpcCall(
+  baseUrl: string,
+  path: string,
+  payload: Uint8Array,
+  timeoutMs = 2000,
+): Promise<{ status: number | undefined; message: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(baseUrl);
+    const timer = setTimeout(() => {
+      session.destroy();
+      reject(new Error(`no gRPC status within ${timeoutMs} ms`));
+    }, timeoutMs);
+    session.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc+proto",
+      te: "trailers",
+    });
+    const frame = Buffer.alloc(5 + payload.length);
+    frame.writeUInt8(0, 0);
+    frame.writeUInt32BE(payload.length, 1);
+    frame.set(payload, 5);
+    // The request side stays open, as a bidi client's does: the server must end the call itself.
+    stream.write(frame);
+    let headers: http2.IncomingHttpHeaders = {};
+    stream.on("response", (h) => {
+      headers = h;
+    });
+    stream.on("trailers", (h) => {
+      headers = { ...headers, ...h };
+    });
+    stream.on("data", () => undefined);
+    stream.on("error", () => undefined);
+    // "end": the server finished its side (the request side may still be open, so no "close").
+    stream.on("end", () => {
+      clearTimeout(timer);
+      session.destroy();
+      const status = headers["grpc-status"];
+      const message = headers["grpc-message"];
+      resolve({
+        status: typeof status === "string" ? Number(status) : undefined,
+        message: typeof message === "string" ? decodeURIComponent(message) : undefined,
+      });
+    });
+  });
+}
+
+/** What `XdsCallbacks.onRequest` was told about one request. */
+export type RequestEvent = Parameters<NonNullable<XdsCallbacks["onRequest"]>>[0];
+
+/** A real xDS server on a free port over its own SnapshotCache, with a client connected to it. */
+export interface TestServer {
+  readonly baseUrl: string;
+  readonly client: TestClient;
+  readonly cache: SnapshotCache;
+  /** Every request the server saw, with its verdict, in order. */
+  readonly requests: readonly RequestEvent[];
+  /** Compiles `spec` (which must compile cleanly) and installs it as the next version. */
+  publish(spec: ConfigSpec): void;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  initial: ConfigSpec,
+  options: Partial<Pick<XdsServerOptions, "restLongPollTimeoutMs">> = {},
+): Promise<TestServer> {
+  const cache = new SnapshotCache();
+  let version = 0;
+  const publish = (spec: ConfigSpec) => {
+    const compiled = compile(spec);
+    if (compiled.issues.length > 0) {
+      throw new Error(`the test config does not compile: ${JSON.stringify(compiled.issues)}`);
+    }
+    version += 1;
+    cache.setConfig(compiled, version);
+  };
+  publish(initial);
+  const requests: RequestEvent[] = [];
+  const server = createXdsServer({
+    watcher: cache,
+    controlPlaneId: "test",
+    callbacks: { onRequest: (event) => requests.push(event) },
+    ...options,
+  });
+  const port = await server.listen(0, "127.0.0.1");
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const client = createTestClient(baseUrl);
+  return {
+    baseUrl,
+    client,
+    cache,
+    requests,
+    publish,
+    close: async () => {
+      client.close();
+      await server.close();
+    },
+  };
+}

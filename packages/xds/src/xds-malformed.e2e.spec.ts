@@ -1,0 +1,132 @@
+import * as net from "node:net";
+import { Code } from "@connectrpc/connect";
+import { TypeUrl } from "@switchyard/snapshot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  namesOf,
+  rawGrpcCall,
+  type StreamKind,
+  startTestServer,
+  type TestServer,
+  type TestStream,
+} from "./test-client.js";
+import { world } from "./test-world.js";
+
+const ADS_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
+const CDS_PATH = "/envoy.service.cluster.v3.ClusterDiscoveryService/StreamClusters";
+/** Not a DiscoveryRequest: field 1 (version_info, a string) with a length running past the end. */
+const GARBAGE = Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]);
+
+/**
+ * Malformed requests end their own stream with a clear status and nothing else: the server keeps
+ * serving open and new streams, and nothing reaches `uncaughtException`.
+ */
+describe("malformed requests never crash the server", () => {
+  let server: TestServer;
+  let healthy: TestStream;
+  const uncaught: unknown[] = [];
+  const record = (error: unknown) => uncaught.push(error);
+
+  beforeAll(async () => {
+    process.on("uncaughtException", record);
+    process.on("unhandledRejection", record);
+    server = await startTestServer(world());
+    // Open before every bad request; checked at the end.
+    healthy = server.client.open("ads");
+    healthy.request(TypeUrl.Cluster, []);
+    const first = await healthy.next();
+    healthy.ack(first, []);
+  });
+
+  afterAll(async () => {
+    process.off("uncaughtException", record);
+    process.off("unhandledRejection", record);
+    await server?.close();
+  });
+
+  async function expectInvalid(kind: StreamKind, send: (stream: TestStream) => void) {
+    const stream = server.client.open(kind);
+    send(stream);
+    // The client keeps its side open, as Envoy does: the server must end the stream itself.
+    const error = await stream.ended();
+    expect(error?.code).toBe(Code.InvalidArgument);
+    return error?.rawMessage ?? "";
+  }
+
+  it("a request with an empty type_url ends an ADS stream with InvalidArgument", async () => {
+    const message = await expectInvalid("ads", (s) => s.request("", []));
+    expect(message).toContain("type_url is empty");
+  });
+
+  it("a request with an empty type_url ends a per-type stream with InvalidArgument", async () => {
+    const message = await expectInvalid(TypeUrl.ClusterLoadAssignment, (s) => s.request("", []));
+    expect(message).toContain("type_url is empty");
+  });
+
+  it("a request for another type ends a per-type stream with InvalidArgument naming both types", async () => {
+    const message = await expectInvalid(TypeUrl.Cluster, (s) => s.request(TypeUrl.Listener, []));
+    expect(message).toContain(TypeUrl.Listener);
+    expect(message).toContain(TypeUrl.Cluster);
+  });
+
+  it("a request for another type after a valid one still ends the per-type stream", async () => {
+    const stream = server.client.open(TypeUrl.RouteConfiguration);
+    stream.request(TypeUrl.RouteConfiguration, ["routes-a"]);
+    expect(namesOf(await stream.next())).toEqual(["routes-a"]);
+    stream.request(TypeUrl.Cluster, []);
+    expect((await stream.ended())?.code).toBe(Code.InvalidArgument);
+  });
+
+  it("a first request without a node ends the stream with InvalidArgument", async () => {
+    const message = await expectInvalid("ads", (s) =>
+      s.send({ typeUrl: TypeUrl.Cluster, resourceNames: [] }),
+    );
+    expect(message).toContain("must carry a node");
+  });
+
+  it.each([
+    ["an ADS stream", ADS_PATH],
+    ["a per-type stream", CDS_PATH],
+  ])("garbage bytes in a request frame end %s with InvalidArgument", async (_, path) => {
+    const { status, message } = await rawGrpcCall(server.baseUrl, path, GARBAGE);
+    expect(status).toBe(Code.InvalidArgument);
+    expect(message).toContain("not a valid DiscoveryRequest");
+  });
+
+  it("a connection speaking neither HTTP/2 nor HTTP/1.1 is closed", async () => {
+    const { port } = new URL(server.baseUrl);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.write(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 0xde, 0xad, 0xbe, 0xef, 0x0d, 0x0a]));
+    socket.write("\r\n\r\n");
+    socket.resume();
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the connection stayed open")), 2000);
+      socket.once("close", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  });
+
+  it("a connection reset in the middle of a request frame is dropped quietly", async () => {
+    const { port } = new URL(server.baseUrl);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+    socket.write(Buffer.from([0x00, 0x00, 0x12, 0x04]));
+    socket.resetAndDestroy();
+    // Nothing to see here but the check below: the server is still up and nothing was uncaught.
+  });
+
+  it("after all of them the server still serves: open streams get updates, new streams answers", async () => {
+    server.publish(world({ clusterATimeoutMs: 2500 }));
+    expect(namesOf(await healthy.next())).toEqual(["a", "b"]);
+
+    const fresh = server.client.open(TypeUrl.Cluster);
+    fresh.request(TypeUrl.Cluster, []);
+    expect(namesOf(await fresh.next())).toEqual(["a", "b"]);
+    expect(uncaught).toEqual([]);
+  });
+});
