@@ -19,6 +19,7 @@ import {
   SnapshotStore,
 } from "./store/snapshot-store.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
+import { xdsLogCallbacks } from "./xds-log.js";
 
 export interface SwitchyardOptions {
   readonly httpPort: number;
@@ -119,6 +120,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const xds: XdsServer = createXdsServer({
       watcher: cache,
       controlPlaneId: `switchyard@${os.hostname()}`,
+      callbacks: xdsLogCallbacks(logger),
     });
     let xdsPort: number;
     try {

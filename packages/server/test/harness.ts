@@ -2,7 +2,7 @@ import { type Client, createClient, type Interceptor } from "@connectrpc/connect
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { type Switchyard, startSwitchyard } from "../src/app.js";
 
 export interface Harness {
@@ -20,7 +20,11 @@ export interface Harness {
  * before the server starts, for tests that need stored objects from the beginning.
  */
 export async function startHarness(
-  options: { webConsole?: boolean; seed?: (database: TestDatabase) => Promise<void> } = {},
+  options: {
+    webConsole?: boolean;
+    seed?: (database: TestDatabase) => Promise<void>;
+    logger?: Logger;
+  } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
   await options.seed?.(database);
@@ -31,7 +35,7 @@ export async function startHarness(
     databaseUrl: database.url,
     dataDir: "unused-with-a-database-url",
     webConsole: options.webConsole ?? false,
-    logger: pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: "silent" }),
   });
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
   return {

@@ -16,6 +16,7 @@ import {
   startEchoBackend,
   type XdsEchoClient,
 } from "@switchyard/testing";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -64,10 +65,17 @@ describe("routing with a real proxyless gRPC client, through publish", () => {
   let blue: EchoBackend;
   let green: EchoBackend;
   let client: XdsEchoClient;
+  const logLines: string[] = [];
+  /** Each test starts from its own state; a setup step that changes nothing is fine. */
+  const publishIfChanged = async (message: string) => {
+    if ((await harness.api().diff({})).changes.length > 0) await harness.api().publish({ message });
+  };
 
   beforeAll(async () => {
     [blue, green] = await Promise.all([startEchoBackend("blue"), startEchoBackend("green")]);
-    harness = await startHarness();
+    harness = await startHarness({
+      logger: pino({ level: "warn" }, { write: (line: string) => void logLines.push(line) }),
+    });
     const api = harness.api();
     await api.createCluster(cluster("blue", blue));
     await api.createCluster(cluster("green", green));
@@ -154,7 +162,7 @@ describe("routing with a real proxyless gRPC client, through publish", () => {
 
   it("keeps serving the last good config when the client rejects a publish, and takes the next valid one", async () => {
     await harness.api().updateRouteConfiguration(routesTo("blue"));
-    await harness.api().publish({ message: "all on blue" });
+    await publishIfChanged("all on blue");
     await untilAnswerIs(client, "blue");
     // Proxyless gRPC rejects LEAST_REQUEST (Switchyard warns at publish, but it is valid Envoy config).
     const rejected = await harness
@@ -163,8 +171,19 @@ describe("routing with a real proxyless gRPC client, through publish", () => {
     const published = await harness.api().publish({ message: "blue on LEAST_REQUEST" });
     expect(rejected.name).toBe("blue");
     expect(published.warnings.map((w) => w.code)).toContain("grpc-unsupported-lb-policy");
-    // The endpoint moved to green in the rejected version: RPCs still reaching blue prove the client
-    // kept its last good config.
+    // The client rejects the update: the NACK and the client's own error text are recorded.
+    const nackOf = () =>
+      logLines
+        .map((line) => JSON.parse(line) as { msg: string; node?: string; errorDetail?: string })
+        .find((entry) => entry.msg === "xDS update rejected (NACK)");
+    const deadline = Date.now() + 10_000;
+    while (!nackOf() && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(nackOf()?.node).toBe("shop-client");
+    expect(nackOf()?.errorDetail).toMatch(/unsupported lb_policy: LEAST_REQUEST/);
+    // The rejected version also moved blue's endpoint to the green backend: RPCs still reaching
+    // blue prove the client kept its last good config (the rest of that publish was held back).
+    await new Promise((resolve) => setTimeout(resolve, 300));
     for (let i = 0; i < 20; i++) expect(await client.call()).toBe("blue");
     await harness.api().updateCluster(cluster("blue", green));
     await harness.api().publish({ message: "blue back to ROUND_ROBIN, on the green backend" });
