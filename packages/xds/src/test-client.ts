@@ -1,21 +1,25 @@
 /**
- * Real-stream test helpers: a small xDS SotW client that opens bidi gRPC streams with Connect's
+ * Real-stream test helpers: a small xDS SotW and Delta client that opens bidi gRPC streams with Connect's
  * gRPC client, so tests drive the wire protocol as an Envoy would, one request at a time; a raw
  * gRPC call for bytes no client would send; and a server on a free port over its own cache.
  * Test-only: not exported from the package.
  */
 import * as http2 from "node:http2";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { type Any, anyIs, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { registry } from "@switchyard/proto";
 import type { NodeSchema } from "@switchyard/proto/envoy/config/core/v3/base_pb";
 import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
-import type {
-  DiscoveryRequestSchema,
-  DiscoveryResponse,
+import {
+  type DeltaDiscoveryRequestSchema,
+  type DeltaDiscoveryResponse,
+  type DiscoveryRequestSchema,
+  type DiscoveryResponse,
+  type Resource,
+  ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
@@ -29,6 +33,12 @@ import { createXdsServer, type XdsServerOptions } from "./xds-server.js";
 /** A DiscoveryRequest as a plain object: every field optional. */
 export type DiscoveryRequestInit = Exclude<
   MessageInitShape<typeof DiscoveryRequestSchema>,
+  { $typeName: string }
+>;
+
+/** A DeltaDiscoveryRequest as a plain object: every field optional. */
+export type DeltaRequestInit = Exclude<
+  MessageInitShape<typeof DeltaDiscoveryRequestSchema>,
   { $typeName: string }
 >;
 
@@ -70,15 +80,131 @@ export interface TestStream {
   close(): void;
 }
 
+/** One open Delta stream. Responses are read in arrival order with `next`. */
+export interface DeltaTestStream {
+  /** Sends exactly `request`. */
+  send(request: DeltaRequestInit): void;
+  /**
+   * Changes the subscription of `typeUrl` with a request that answers no response (no nonce), with
+   * the node on the stream's first request. `overrides` replace any field.
+   */
+  request(
+    typeUrl: string,
+    subscribe: readonly string[],
+    unsubscribe?: readonly string[],
+    overrides?: DeltaRequestInit,
+  ): void;
+  /** ACKs `response` (its nonce), optionally changing the subscription in the same request. */
+  ack(response: DeltaDiscoveryResponse, overrides?: DeltaRequestInit): void;
+  /** NACKs `response`: its nonce and `error_detail` with `message`. */
+  nack(response: DeltaDiscoveryResponse, message: string): void;
+  /** The next response; rejects when none arrives within `timeoutMs` or the stream ends. */
+  next(timeoutMs?: number): Promise<DeltaDiscoveryResponse>;
+  /** The next response, or undefined when none arrives within `ms` (the stream ending rejects). */
+  tryNext(ms?: number): Promise<DeltaDiscoveryResponse | undefined>;
+  /** Asserts that no response arrives within `ms` (keep it short: ~150-300 ms). */
+  expectNoResponse(ms?: number): Promise<void>;
+  /** Resolves with how the stream ended: undefined when cleanly, else the error status. */
+  ended(timeoutMs?: number): Promise<ConnectError | undefined>;
+  /** Half-closes the request side. */
+  close(): void;
+}
+
 export interface TestClient {
   open(kind: StreamKind, options?: TestStreamOptions): TestStream;
+  /** Opens a Delta stream: Delta ADS, or the per-type Delta service of one type. */
+  openDelta(kind: StreamKind, options?: TestStreamOptions): DeltaTestStream;
   /** Aborts the HTTP/2 connection and every stream on it. */
   close(): void;
 }
 
-type Outcome =
-  | { readonly t: "response"; readonly response: DiscoveryResponse }
+type Outcome<R> =
+  | { readonly t: "response"; readonly response: R }
   | { readonly t: "end"; readonly error: ConnectError | undefined };
+
+/** The reading side of a test stream, shared by SotW and Delta. */
+interface ResponseReader<R> {
+  /** The next response, or undefined after `ms`; rejects when the stream ended. */
+  tryNext(ms: number): Promise<R | undefined>;
+  expectNoResponse(ms: number): Promise<void>;
+  ended(timeoutMs: number): Promise<ConnectError | undefined>;
+}
+
+function readResponses<R>(
+  responses: AsyncIterable<R>,
+  describe: (response: R) => string,
+): ResponseReader<R> {
+  const outcomes: Outcome<R>[] = [];
+  let wake: (() => void) | undefined;
+  const ended = (async () => {
+    let error: ConnectError | undefined;
+    try {
+      for await (const response of responses) {
+        outcomes.push({ t: "response", response });
+        wake?.();
+      }
+    } catch (cause) {
+      error = ConnectError.from(cause);
+    }
+    outcomes.push({ t: "end", error });
+    wake?.();
+    return error;
+  })();
+  const waitForOutcome = async (timeoutMs: number): Promise<Outcome<R> | undefined> => {
+    const deadline = Date.now() + timeoutMs;
+    while (outcomes.length === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+    const outcome = outcomes[0];
+    // The end stays queued: every later call sees it.
+    if (outcome?.t === "response") outcomes.shift();
+    return outcome;
+  };
+  return {
+    tryNext: async (ms) => {
+      const outcome = await waitForOutcome(ms);
+      if (!outcome) return undefined;
+      if (outcome.t === "end") {
+        throw new Error(
+          `the stream ended instead of answering${outcome.error ? `: ${outcome.error.message}` : ""}`,
+        );
+      }
+      return outcome.response;
+    },
+    expectNoResponse: async (ms) => {
+      const outcome = await waitForOutcome(ms);
+      if (outcome?.t === "response") {
+        throw new Error(`expected no response within ${ms} ms, got ${describe(outcome.response)}`);
+      }
+      if (outcome?.t === "end") {
+        throw new Error(`expected the stream to stay open, it ended: ${outcome.error?.message}`);
+      }
+    },
+    ended: async (timeoutMs) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the stream did not end within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      try {
+        return await Promise.race([ended, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
 
 /** The xDS resource name of a packed resource (`cluster_name` for a ClusterLoadAssignment). */
 export function resourceName(resource: DiscoveryResponse["resources"][number]): string {
@@ -95,59 +221,34 @@ export function namesOf(response: DiscoveryResponse): string[] {
   return response.resources.map(resourceName);
 }
 
+/** The names of the resources (and heartbeats) a Delta response carries, in order. */
+export function deltaNamesOf(response: DeltaDiscoveryResponse): string[] {
+  return response.resources.map((r) => r.name);
+}
+
+/**
+ * The envoy.service.discovery.v3.Resource a SotW response's entry is wrapped in (with a TTL), or
+ * undefined when the entry is a bare resource.
+ */
+export function unwrapResource(entry: Any): Resource | undefined {
+  return anyIs(entry, ResourceSchema) ? anyUnpack(entry, ResourceSchema) : undefined;
+}
+
 export function createTestClient(baseUrl: string): TestClient {
   const sessionManager = new Http2SessionManager(baseUrl);
   const transport = createGrpcTransport({ baseUrl, sessionManager });
   const open = (kind: StreamKind, options: TestStreamOptions = {}): TestStream => {
     const requests = new EventQueue<DiscoveryRequestInit>();
-    const responses = startCall(kind, requests, transport);
-    const outcomes: Outcome[] = [];
-    let wake: (() => void) | undefined;
-    const ended = (async () => {
-      let error: ConnectError | undefined;
-      try {
-        for await (const response of responses) {
-          outcomes.push({ t: "response", response });
-          wake?.();
-        }
-      } catch (cause) {
-        error = ConnectError.from(cause);
-      }
-      outcomes.push({ t: "end", error });
-      wake?.();
-      return error;
-    })();
-    const waitForOutcome = async (timeoutMs: number): Promise<Outcome | undefined> => {
-      const deadline = Date.now() + timeoutMs;
-      while (outcomes.length === 0) {
-        const left = deadline - Date.now();
-        if (left <= 0) return undefined;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
-      const outcome = outcomes[0];
-      // The end stays queued: every later call sees it.
-      if (outcome?.t === "response") outcomes.shift();
-      return outcome;
-    };
-
+    const reader = readResponses(
+      startCall(kind, requests, transport),
+      (r) =>
+        `${r.typeUrl} version ${r.versionInfo} nonce ${r.nonce} with [${namesOf(r).join(", ")}]`,
+    );
     const nonces = new Map<string, string>();
     const tryNext = async (ms = 200): Promise<DiscoveryResponse | undefined> => {
-      const outcome = await waitForOutcome(ms);
-      if (!outcome) return undefined;
-      if (outcome.t === "end") {
-        throw new Error(
-          `the stream ended instead of answering${outcome.error ? `: ${outcome.error.message}` : ""}`,
-        );
-      }
-      nonces.set(outcome.response.typeUrl, outcome.response.nonce);
-      return outcome.response;
+      const response = await reader.tryNext(ms);
+      if (response) nonces.set(response.typeUrl, response.nonce);
+      return response;
     };
     const accepted = new Map<string, string>();
     let sentAny = false;
@@ -183,36 +284,58 @@ export function createTestClient(baseUrl: string): TestClient {
         return response;
       },
       tryNext,
-      expectNoResponse: async (ms = 200) => {
-        const outcome = await waitForOutcome(ms);
-        if (outcome?.t === "response") {
-          const { typeUrl, versionInfo, nonce } = outcome.response;
-          throw new Error(
-            `expected no response within ${ms} ms, got ${typeUrl} version ${versionInfo} nonce ${nonce} with [${namesOf(outcome.response).join(", ")}]`,
-          );
-        }
-        if (outcome?.t === "end") {
-          throw new Error(`expected the stream to stay open, it ended: ${outcome.error?.message}`);
-        }
-      },
-      ended: async (timeoutMs = 2000) => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`the stream did not end within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
-        });
-        try {
-          return await Promise.race([ended, timeout]);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
+      expectNoResponse: (ms = 200) => reader.expectNoResponse(ms),
+      ended: (timeoutMs = 2000) => reader.ended(timeoutMs),
       close: () => requests.close(),
     };
   };
-  return { open, close: () => sessionManager.abort() };
+  const openDelta = (kind: StreamKind, options: TestStreamOptions = {}): DeltaTestStream => {
+    const requests = new EventQueue<DeltaRequestInit>();
+    const reader = readResponses(
+      startDeltaCall(kind, requests, transport),
+      (r) =>
+        `${r.typeUrl} nonce ${r.nonce} with [${deltaNamesOf(r).join(", ")}] removing [${r.removedResources.join(", ")}]`,
+    );
+    let sentAny = false;
+    /** Sends `request`, with the node when it is the stream's first. */
+    const send = (request: DeltaRequestInit) => {
+      const first = !sentAny;
+      sentAny = true;
+      requests.push(first ? { node: options.node ?? { id: "test-node" }, ...request } : request);
+    };
+    const tryNext = (ms = 200) => reader.tryNext(ms);
+    return {
+      send: (request) => {
+        sentAny = true;
+        requests.push(request);
+      },
+      request: (typeUrl, subscribe, unsubscribe = [], overrides = {}) =>
+        send({
+          typeUrl,
+          resourceNamesSubscribe: [...subscribe],
+          resourceNamesUnsubscribe: [...unsubscribe],
+          ...overrides,
+        }),
+      ack: (response, overrides = {}) =>
+        send({ typeUrl: response.typeUrl, responseNonce: response.nonce, ...overrides }),
+      nack: (response, message) =>
+        send({
+          typeUrl: response.typeUrl,
+          responseNonce: response.nonce,
+          errorDetail: { code: Code.InvalidArgument, message },
+        }),
+      next: async (timeoutMs = 2000) => {
+        const response = await tryNext(timeoutMs);
+        if (!response) throw new Error(`no response within ${timeoutMs} ms`);
+        return response;
+      },
+      tryNext,
+      expectNoResponse: (ms = 200) => reader.expectNoResponse(ms),
+      ended: (timeoutMs = 2000) => reader.ended(timeoutMs),
+      close: () => requests.close(),
+    };
+  };
+  return { open, openDelta, close: () => sessionManager.abort() };
 }
 
 function startCall(
@@ -233,6 +356,25 @@ function startCall(
       return createClient(ListenerDiscoveryService, transport).streamListeners(requests);
     case TypeUrl.RouteConfiguration:
       return createClient(RouteDiscoveryService, transport).streamRoutes(requests);
+  }
+}
+
+function startDeltaCall(
+  kind: StreamKind,
+  requests: AsyncIterable<DeltaRequestInit>,
+  transport: ReturnType<typeof createGrpcTransport>,
+): AsyncIterable<DeltaDiscoveryResponse> {
+  switch (kind) {
+    case "ads":
+      return createClient(AggregatedDiscoveryService, transport).deltaAggregatedResources(requests);
+    case TypeUrl.Cluster:
+      return createClient(ClusterDiscoveryService, transport).deltaClusters(requests);
+    case TypeUrl.ClusterLoadAssignment:
+      return createClient(EndpointDiscoveryService, transport).deltaEndpoints(requests);
+    case TypeUrl.Listener:
+      return createClient(ListenerDiscoveryService, transport).deltaListeners(requests);
+    case TypeUrl.RouteConfiguration:
+      return createClient(RouteDiscoveryService, transport).deltaRoutes(requests);
   }
 }
 
@@ -308,7 +450,7 @@ export interface TestServer {
 
 export async function startTestServer(
   initial: ConfigSpec,
-  options: Partial<Pick<XdsServerOptions, "restLongPollTimeoutMs">> = {},
+  options: Partial<Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl">> = {},
 ): Promise<TestServer> {
   const cache = new SnapshotCache();
   let version = 0;

@@ -11,6 +11,7 @@ import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/
 import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
 import { kRemoteAddress } from "./context-keys.js";
+import { type DeltaStreamOptions, serveDeltaStream } from "./delta-transport.js";
 import {
   createRestHandler,
   type HttpRequest,
@@ -19,6 +20,7 @@ import {
 } from "./rest-handler.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
 import { type SotwStreamOptions, serveSotwStream } from "./sotw-transport.js";
+import type { TtlOptions } from "./subscription-ttl.js";
 
 export interface XdsServerOptions {
   readonly watcher: ConfigWatcher;
@@ -31,6 +33,13 @@ export interface XdsServerOptions {
    * `api_config_source.request_timeout` (default 1 s), or it sees every long poll time out.
    */
   readonly restLongPollTimeoutMs?: number;
+  /**
+   * Resource TTLs: every resource sent on a SotW or Delta stream to a client that supports them
+   * (client features `xds.config.supports-resource-ttl`, and for SotW also
+   * `xds.config.supports-resource-in-sotw`) carries `ttlMs`, refreshed by heartbeats every
+   * `heartbeatMs` (default half the TTL). Absent: no TTLs, no heartbeats.
+   */
+  readonly ttl?: TtlOptions;
 }
 
 export interface XdsServer {
@@ -49,6 +58,7 @@ function xdsRoutes(options: XdsServerOptions) {
     watcher: options.watcher,
     callbacks: options.callbacks ?? {},
     controlPlaneId: options.controlPlaneId,
+    ttl: options.ttl,
   };
   const ads: SotwStreamOptions = { ...common, variant: "ads-sotw" };
   /** A per-type SotW service: one type only (a request for another ends the stream). */
@@ -61,29 +71,53 @@ function xdsRoutes(options: XdsServerOptions) {
   const eds = only(TypeUrl.ClusterLoadAssignment);
   const lds = only(TypeUrl.Listener);
   const rds = only(TypeUrl.RouteConfiguration);
-  // Methods left out (Delta*, and the unary Fetch* that REST-JSON maps to) answer Unimplemented.
+  const deltaAds: DeltaStreamOptions = { ...common, variant: "ads-delta" };
+  /** A per-type Delta service: one type only (a request for another ends the stream). */
+  const deltaOnly = (typeUrl: TypeUrl): DeltaStreamOptions => ({
+    ...common,
+    variant: "delta",
+    onlyTypeUrl: typeUrl,
+  });
+  const deltaCds = deltaOnly(TypeUrl.Cluster);
+  const deltaEds = deltaOnly(TypeUrl.ClusterLoadAssignment);
+  const deltaLds = deltaOnly(TypeUrl.Listener);
+  const deltaRds = deltaOnly(TypeUrl.RouteConfiguration);
+  // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
   return (router: ConnectRouter) => {
     router.service(AggregatedDiscoveryService, {
       streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
-      // deltaAggregatedResources: the Delta transport (ads-delta).
+      deltaAggregatedResources: (requests, context) =>
+        serveDeltaStream(requests, context, deltaAds),
     });
     router.service(ClusterDiscoveryService, {
       streamClusters: (requests, context) => serveSotwStream(requests, context, cds),
-      // deltaClusters: the Delta transport (delta).
+      deltaClusters: (requests, context) => serveDeltaStream(requests, context, deltaCds),
     });
     router.service(EndpointDiscoveryService, {
       streamEndpoints: (requests, context) => serveSotwStream(requests, context, eds),
-      // deltaEndpoints: the Delta transport (delta).
+      deltaEndpoints: (requests, context) => serveDeltaStream(requests, context, deltaEds),
     });
     router.service(ListenerDiscoveryService, {
       streamListeners: (requests, context) => serveSotwStream(requests, context, lds),
-      // deltaListeners: the Delta transport (delta).
+      deltaListeners: (requests, context) => serveDeltaStream(requests, context, deltaLds),
     });
     router.service(RouteDiscoveryService, {
       streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
-      // deltaRoutes: the Delta transport (delta).
+      deltaRoutes: (requests, context) => serveDeltaStream(requests, context, deltaRds),
     });
   };
+}
+
+function checkTtl(ttl: TtlOptions): void {
+  const check = (name: string, value: number) => {
+    if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
+      throw new RangeError(
+        `${name} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${value}`,
+      );
+    }
+  };
+  check("ttl.ttlMs", ttl.ttlMs);
+  if (ttl.heartbeatMs !== undefined) check("ttl.heartbeatMs", ttl.heartbeatMs);
 }
 
 /** The first bytes of every HTTP/2 connection (RFC 9113 §3.4); no HTTP/1 method starts so. */
@@ -122,6 +156,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       `restLongPollTimeoutMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${longPollTimeoutMs}`,
     );
   }
+  if (options.ttl) checkTtl(options.ttl);
   const closing = new AbortController();
   const rest = createRestHandler({
     watcher: options.watcher,
