@@ -1,0 +1,316 @@
+/**
+ * The documented normalizations of imported resources: the numbered list at the top of
+ * envoy-import.ts, each applied here to a resource's canonical JSON with a note saying what
+ * changed, so that importing and then exporting gives back exactly the normalized resources.
+ */
+import { fromJson, type JsonValue as ProtoJson } from "@bufbuild/protobuf";
+import { registry } from "@switchyard/proto";
+import type { ImportSeverity } from "./envoy-import-issue.js";
+import {
+  asArray,
+  asObject,
+  asString,
+  compact,
+  isObject,
+  jsonEqual,
+  type Segment,
+} from "./envoy-import-json.js";
+import {
+  type DecodedResource,
+  resourceJson,
+  resourceSchema,
+  toResource,
+} from "./envoy-import-resource.js";
+import { HCM_FILTER_NAME, ROUTER_FILTER_NAME } from "./envoy-json.js";
+import type { JsonObject, JsonValue } from "./model.js";
+import { TypeUrl } from "./resource-snapshot.js";
+
+export const TYPE_PREFIX = "type.googleapis.com/";
+export const HCM_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager`;
+const ROUTER_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.http.router.v3.Router`;
+export const DEFAULT_ROUTER: JsonObject = {
+  name: ROUTER_FILTER_NAME,
+  typedConfig: { "@type": ROUTER_TYPE },
+};
+export const ADS: JsonObject = { ads: {}, resourceApiVersion: "V3" };
+const ENVOY_DEFAULT_CONNECT_TIMEOUT = "5s";
+
+export interface Note {
+  readonly at: readonly Segment[];
+  readonly severity: ImportSeverity;
+  readonly message: string;
+}
+
+/** A resource with its canonical JSON after normalization. */
+export interface Normalized {
+  readonly resource: DecodedResource;
+  readonly json: JsonObject;
+  readonly notes: readonly Note[];
+}
+
+function withLocalities(assignment: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
+  const endpoints = asArray(assignment.endpoints);
+  if (!endpoints.some((locality) => asObject(locality).locality === undefined)) return assignment;
+  notes.push({
+    at: [...at, "endpoints"],
+    severity: "info",
+    message:
+      "a locality without `locality` gets `locality: {}` (proxyless gRPC rejects an unset locality)",
+  });
+  return {
+    ...assignment,
+    endpoints: endpoints.map((locality) => ({ locality: {}, ...asObject(locality) })),
+  };
+}
+
+function normalizeCluster(json: JsonObject, notes: Note[]): JsonObject {
+  let out = json;
+  if (out.connectTimeout === undefined) {
+    out = { ...out, connectTimeout: ENVOY_DEFAULT_CONNECT_TIMEOUT };
+    notes.push({
+      at: ["connectTimeout"],
+      severity: "info",
+      message: "connect_timeout is not set: stored as Envoy's default, 5s",
+    });
+  }
+  if (out.type === undefined && out.clusterType === undefined) {
+    out = { ...out, type: "STATIC" };
+    notes.push({
+      at: ["type"],
+      severity: "info",
+      message: "type is not set: stored as Envoy's default, STATIC",
+    });
+  }
+  const type = out.type;
+  if (type === "EDS") {
+    const eds = asObject(out.edsClusterConfig);
+    if (!jsonEqual(eds.edsConfig, ADS)) {
+      out = { ...out, edsClusterConfig: { ...eds, edsConfig: ADS } };
+      notes.push({
+        at: ["edsClusterConfig", "edsConfig"],
+        severity: "info",
+        message:
+          "Switchyard serves this cluster's endpoints: eds_config becomes { ads: {}, resource_api_version: V3 }",
+      });
+    }
+  } else if (type === "STATIC" || type === "STRICT_DNS" || type === "LOGICAL_DNS") {
+    if (out.loadAssignment === undefined) {
+      out = { ...out, loadAssignment: compact({ clusterName: out.name }) };
+      notes.push({
+        at: ["loadAssignment"],
+        severity: "info",
+        message: "no load_assignment: stored with no endpoints",
+      });
+    }
+    out = {
+      ...out,
+      loadAssignment: withLocalities(asObject(out.loadAssignment), ["loadAssignment"], notes),
+    };
+  }
+  return out;
+}
+
+function normalizeRouteConfiguration(json: JsonObject): JsonObject {
+  if (!Array.isArray(json.virtualHosts)) return json;
+  return {
+    ...json,
+    virtualHosts: json.virtualHosts.map((virtualHost) => {
+      const host = asObject(virtualHost);
+      if (!Array.isArray(host.routes)) return host;
+      return {
+        ...host,
+        routes: host.routes.map((route) => {
+          const { match } = asObject(route);
+          if (!isObject(match) || match.caseSensitive !== true) return route;
+          const { caseSensitive: _, ...rest } = match;
+          return { ...asObject(route), match: rest };
+        }),
+      };
+    }),
+  };
+}
+
+function isRouter(filter: JsonValue): boolean {
+  const object = asObject(filter);
+  return (
+    object.name === ROUTER_FILTER_NAME || asObject(object.typedConfig)["@type"] === ROUTER_TYPE
+  );
+}
+
+function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
+  let out = hcm;
+  if (isObject(out.rds) && !jsonEqual(out.rds.configSource, ADS)) {
+    out = { ...out, rds: { ...out.rds, configSource: ADS } };
+    notes.push({
+      at: [...at, "rds", "configSource"],
+      severity: "info",
+      message:
+        "Switchyard serves this route configuration: config_source becomes { ads: {}, resource_api_version: V3 }",
+    });
+  }
+  const filters = asArray(out.httpFilters);
+  if (!filters.some(isRouter)) {
+    out = { ...out, httpFilters: [...filters, DEFAULT_ROUTER] };
+    notes.push({
+      at: [...at, "httpFilters"],
+      severity: "info",
+      message: `no router filter: ${ROUTER_FILTER_NAME} is appended`,
+    });
+  }
+  if (isObject(out.routeConfig))
+    out = { ...out, routeConfig: normalizeRouteConfiguration(out.routeConfig) };
+  return out;
+}
+
+/** Where a listener holds HTTP connection managers: each filter chain's filters, the api_listener. */
+function mapHcms(
+  listener: JsonObject,
+  map: (hcm: JsonObject, at: readonly Segment[], index: number) => JsonObject,
+): JsonObject {
+  let index = 0;
+  const apiListener = asObject(listener.apiListener);
+  if (isObject(apiListener.apiListener) && apiListener.apiListener["@type"] === HCM_TYPE) {
+    return {
+      ...listener,
+      apiListener: {
+        ...apiListener,
+        apiListener: map(apiListener.apiListener, ["apiListener", "apiListener"], 0),
+      },
+    };
+  }
+  if (!Array.isArray(listener.filterChains)) return listener;
+  return {
+    ...listener,
+    filterChains: listener.filterChains.map((chain, c) => {
+      const filters = asObject(chain).filters;
+      if (!Array.isArray(filters)) return chain;
+      return {
+        ...asObject(chain),
+        filters: filters.map((filter, f) => {
+          const typedConfig = asObject(filter).typedConfig;
+          if (!isObject(typedConfig) || typedConfig["@type"] !== HCM_TYPE) return filter;
+          const at = ["filterChains", c, "filters", f, "typedConfig"];
+          return { ...asObject(filter), typedConfig: map(typedConfig, at, index++) };
+        }),
+      };
+    }),
+  };
+}
+
+function normalizeListener(json: JsonObject, notes: Note[]): JsonObject {
+  const named = Array.isArray(json.filterChains)
+    ? {
+        ...json,
+        filterChains: json.filterChains.map((chain, c) => {
+          const filters = asObject(chain).filters;
+          if (!Array.isArray(filters)) return chain;
+          return {
+            ...asObject(chain),
+            filters: filters.map((filter, f) => {
+              const object = asObject(filter);
+              if (
+                asObject(object.typedConfig)["@type"] !== HCM_TYPE ||
+                object.name === HCM_FILTER_NAME
+              )
+                return filter;
+              notes.push({
+                at: ["filterChains", c, "filters", f, "name"],
+                severity: "info",
+                message: `the HTTP connection manager filter is named ${HCM_FILTER_NAME}`,
+              });
+              return { ...object, name: HCM_FILTER_NAME };
+            }),
+          };
+        }),
+      }
+    : json;
+  return mapHcms(named, (hcm, at) => normalizeHcm(hcm, at, notes));
+}
+
+function inlineCount(listener: JsonObject): number {
+  let count = 0;
+  mapHcms(listener, (hcm) => {
+    if (isObject(hcm.routeConfig)) count++;
+    return hcm;
+  });
+  return count;
+}
+
+function uniqueName(base: string, taken: ReadonlyMap<string, JsonObject>): string {
+  if (!taken.has(base)) return base;
+  let i = 2;
+  while (taken.has(`${base}-${i}`)) i++;
+  return `${base}-${i}`;
+}
+
+/**
+ * Normalization 7: every inline route configuration gets a name no route configuration with other
+ * content uses. Standalone route configurations keep theirs.
+ */
+function nameInlineRoutes(items: readonly Normalized[]): Normalized[] {
+  const taken = new Map<string, JsonObject>();
+  for (const item of items) {
+    if (
+      item.resource.typeUrl === TypeUrl.RouteConfiguration &&
+      typeof item.json.name === "string"
+    ) {
+      if (!taken.has(item.json.name)) taken.set(item.json.name, item.json);
+    }
+  }
+  return items.map((item) => {
+    if (item.resource.typeUrl !== TypeUrl.Listener) return item;
+    const notes = [...item.notes];
+    const several = inlineCount(item.json) > 1;
+    const listenerName = asString(item.json.name);
+    const json = mapHcms(item.json, (hcm, at, index) => {
+      if (!isObject(hcm.routeConfig)) return hcm;
+      const routes = hcm.routeConfig;
+      const name = asString(routes.name);
+      const holder = taken.get(name);
+      if (name !== "" && (holder === undefined || jsonEqual(holder, routes))) {
+        taken.set(name, routes);
+        return hcm;
+      }
+      const derived = uniqueName(`${listenerName}-routes${several ? `-${index}` : ""}`, taken);
+      const renamed = { ...routes, name: derived };
+      taken.set(derived, renamed);
+      notes.push({
+        at: [...at, "routeConfig", "name"],
+        severity: name === "" ? "info" : "warning",
+        message:
+          name === ""
+            ? `the inline route_config has no name: stored as route configuration "${derived}"`
+            : `another route configuration named "${name}" has different content: this inline one is stored as "${derived}"`,
+      });
+      return { ...hcm, routeConfig: renamed };
+    });
+    return { ...item, json, notes };
+  });
+}
+
+function normalizeOne(resource: DecodedResource): Normalized {
+  const notes: Note[] = [];
+  const json = resourceJson(resource);
+  switch (resource.typeUrl) {
+    case TypeUrl.Cluster:
+      return { resource, json: normalizeCluster(json, notes), notes };
+    case TypeUrl.ClusterLoadAssignment:
+      return { resource, json: withLocalities(json, [], notes), notes };
+    case TypeUrl.Listener:
+      return { resource, json: normalizeListener(json, notes), notes };
+    case TypeUrl.RouteConfiguration:
+      return { resource, json: normalizeRouteConfiguration(json), notes };
+  }
+}
+
+export function normalizeAll(resources: readonly DecodedResource[]): Normalized[] {
+  return nameInlineRoutes(resources.map(normalizeOne));
+}
+
+/** A normalized resource decoded again with the generated types. */
+export function decodeNormalized(item: Normalized): DecodedResource {
+  const message = fromJson(resourceSchema(item.resource.typeUrl), item.json as ProtoJson, {
+    registry,
+  });
+  return { ...item.resource, ...toResource(item.resource.typeUrl, message) };
+}

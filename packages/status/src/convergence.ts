@@ -1,0 +1,197 @@
+import { versionOf } from "@switchyard/xds";
+import type { AckedState, NackRecord, NodeStatus, StatusChange } from "./node-status.js";
+import { type DurationSummary, summarizeDurations } from "./percentiles.js";
+
+/** Where convergence reads node state from; NodeStatusTracker is one. */
+export interface NodeStatusSource {
+  node(nodeId: string): NodeStatus | undefined;
+}
+
+/**
+ * Whether `nodeId`, with its latest ACK of `typeUrl` (undefined: never ACKed), holds what the
+ * published version gives it for that type. A type the version has no opinion on returns true.
+ */
+export type HoldsPredicate = (
+  nodeId: string,
+  typeUrl: string,
+  acked: AckedState | undefined,
+) => boolean;
+
+export interface Publication {
+  /** The published config version (the publish id, not an xDS version_info). */
+  readonly version: string;
+  readonly publishedAt: number;
+  /** The nodes the version is meant for. */
+  readonly targets: Iterable<string>;
+  readonly holds: HoldsPredicate;
+}
+
+/**
+ * One target node's progress towards a version:
+ * - converged: every type the node requested is ACKed holding this version's resources (the
+ *   `holds` predicate); `at` is the latest of those ACKs, `ms` the time from publish to it
+ *   (0 when the node already held them before the publish). Final once reached.
+ * - nacked: not converged, and a type's latest answer is a NACK received after the publish; the
+ *   first such type (by type URL) with Envoy's text.
+ * - pending: neither (not connected yet, not sent yet, or sent and not answered).
+ */
+export type NodeConvergence =
+  | { readonly t: "pending" }
+  | { readonly t: "converged"; readonly at: number; readonly ms: number }
+  | { readonly t: "nacked"; readonly typeUrl: string; readonly nack: NackRecord };
+
+export interface ConvergenceReport {
+  readonly version: string;
+  readonly publishedAt: number;
+  readonly targeted: number;
+  /** Sorted by node id, as are `nacked` and `pending`. */
+  readonly converged: readonly {
+    readonly nodeId: string;
+    readonly at: number;
+    readonly ms: number;
+  }[];
+  readonly nacked: readonly {
+    readonly nodeId: string;
+    readonly typeUrl: string;
+    readonly nack: NackRecord;
+  }[];
+  readonly pending: readonly string[];
+  /** Publish → ACK times of the converged nodes; nearest-rank percentiles (percentiles.ts). */
+  readonly durations: DurationSummary;
+}
+
+export interface ConvergenceTrackerOptions {
+  readonly nodes: NodeStatusSource;
+  /** How many published versions are kept; the oldest is forgotten first. */
+  readonly retainVersions?: number;
+}
+
+export const DEFAULT_RETAIN_VERSIONS = 16;
+
+interface PublicationState {
+  readonly publication: Publication;
+  readonly targets: Map<string, NodeConvergence>;
+}
+
+/**
+ * Convergence of published versions: for each, the nodes targeted and which have converged,
+ * NACKed or are pending, and publish→ACK percentiles. Pure; re-evaluates a node when told it
+ * changed: wire it with `tracker.subscribe((change) => convergence.onChange(change))`.
+ */
+export class ConvergenceTracker {
+  readonly #nodes: NodeStatusSource;
+  readonly #retain: number;
+  readonly #publications = new Map<string, PublicationState>();
+
+  constructor(options: ConvergenceTrackerOptions) {
+    this.#nodes = options.nodes;
+    this.#retain = options.retainVersions ?? DEFAULT_RETAIN_VERSIONS;
+  }
+
+  /** Starts tracking `publication` (replacing one of the same version) and evaluates its targets. */
+  publish(publication: Publication): void {
+    this.#publications.delete(publication.version);
+    const state: PublicationState = { publication, targets: new Map() };
+    for (const nodeId of publication.targets) state.targets.set(nodeId, { t: "pending" });
+    this.#publications.set(publication.version, state);
+    for (const [oldest] of this.#publications) {
+      if (this.#publications.size <= this.#retain) break;
+      this.#publications.delete(oldest);
+    }
+    for (const nodeId of state.targets.keys()) this.#evaluate(state, nodeId);
+  }
+
+  onChange(change: StatusChange): void {
+    this.observe(change.nodeId);
+  }
+
+  /** Re-evaluates `nodeId` against every kept version that targets it. */
+  observe(nodeId: string): void {
+    for (const state of this.#publications.values()) {
+      if (state.targets.has(nodeId)) this.#evaluate(state, nodeId);
+    }
+  }
+
+  /** The kept versions, oldest first. */
+  versions(): string[] {
+    return [...this.#publications.keys()];
+  }
+
+  report(version: string): ConvergenceReport | undefined {
+    const state = this.#publications.get(version);
+    if (state === undefined) return undefined;
+    const converged: { nodeId: string; at: number; ms: number }[] = [];
+    const nacked: { nodeId: string; typeUrl: string; nack: NackRecord }[] = [];
+    const pending: string[] = [];
+    for (const [nodeId, c] of [...state.targets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (c.t === "converged") converged.push({ nodeId, at: c.at, ms: c.ms });
+      else if (c.t === "nacked") nacked.push({ nodeId, typeUrl: c.typeUrl, nack: c.nack });
+      else pending.push(nodeId);
+    }
+    const { publication } = state;
+    return {
+      version,
+      publishedAt: publication.publishedAt,
+      targeted: state.targets.size,
+      converged,
+      nacked,
+      pending,
+      durations: summarizeDurations(converged.map((c) => c.ms)),
+    };
+  }
+
+  #evaluate(state: PublicationState, nodeId: string): void {
+    if (state.targets.get(nodeId)?.t === "converged") return;
+    state.targets.set(nodeId, convergenceOf(state.publication, nodeId, this.#nodes.node(nodeId)));
+  }
+}
+
+function convergenceOf(
+  publication: Publication,
+  nodeId: string,
+  node: NodeStatus | undefined,
+): NodeConvergence {
+  // A node that requested no type yet holds nothing: pending, not vacuously converged.
+  if (node === undefined || node.types.length === 0) return { t: "pending" };
+  let lastAck = Number.NEGATIVE_INFINITY;
+  let allHeld = true;
+  for (const type of node.types) {
+    if (!publication.holds(nodeId, type.typeUrl, type.acked)) allHeld = false;
+    else if (type.acked !== undefined) lastAck = Math.max(lastAck, type.acked.at);
+  }
+  if (allHeld) {
+    const at = Math.max(lastAck, publication.publishedAt);
+    return { t: "converged", at, ms: at - publication.publishedAt };
+  }
+  for (const type of node.types) {
+    const { status } = type;
+    if (status.t === "NACKED" && status.nack.at >= publication.publishedAt) {
+      return { t: "nacked", typeUrl: type.typeUrl, nack: status.nack };
+    }
+  }
+  return { t: "pending" };
+}
+
+/**
+ * A HoldsPredicate from the resources each node should hold: `expected(nodeId, typeUrl)` gives
+ * name → version, or undefined when the version has no opinion on the type. A node holds the
+ * type when its latest ACK holds exactly those resources at those versions. When the ACK's
+ * resource versions are unknown (the transports do not report them yet), the ACKed version_info
+ * is compared instead: the server sets it to `versionOf` of what the node holds after the
+ * response (packages/xds/src/sotw-subscription.ts, delta-subscription.ts).
+ */
+export function holdsExactly(
+  expected: (nodeId: string, typeUrl: string) => ReadonlyMap<string, string> | undefined,
+): HoldsPredicate {
+  return (nodeId, typeUrl, acked) => {
+    const want = expected(nodeId, typeUrl);
+    if (want === undefined) return true;
+    if (acked === undefined) return false;
+    if (!acked.resourceVersionsKnown) return acked.versionInfo === versionOf(want);
+    if (acked.held.size !== want.size) return false;
+    for (const [name, version] of want) {
+      if (acked.held.get(name) !== version) return false;
+    }
+    return true;
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Builders for tests: a tracker on a hand-driven clock, and the callback events the xDS
+ * transports emit (packages/xds/src/sotw-transport.ts, delta-transport.ts).
+ */
+import { TypeUrl } from "@switchyard/snapshot";
+import type { XdsVariant } from "@switchyard/xds";
+import type { NodeLike } from "./node-status.js";
+import { NodeStatusTracker, type NodeStatusTrackerOptions } from "./node-status-tracker.js";
+
+export const CDS = TypeUrl.Cluster;
+export const EDS = TypeUrl.ClusterLoadAssignment;
+export const LDS = TypeUrl.Listener;
+
+export function nodeLike(id: string, overrides: Partial<NodeLike> = {}): NodeLike {
+  return {
+    id,
+    cluster: "edge",
+    locality: { region: "eu-west", zone: "eu-west-1a", subZone: "" },
+    metadata: { team: "payments" },
+    userAgentName: "envoy",
+    userAgentVersionType: {
+      case: "userAgentBuildVersion",
+      value: { version: { majorNumber: 1, minorNumber: 36, patch: 2 } },
+    },
+    clientFeatures: ["envoy.lb.does_not_support_overprovisioning"],
+    ...overrides,
+  };
+}
+
+/** A tracker whose clock moves only through `advance`; it starts at `start`. */
+export function trackerWithClock(
+  options: Partial<NodeStatusTrackerOptions> = {},
+  start = 1_000_000,
+) {
+  let now = start;
+  const tracker = new NodeStatusTracker({
+    replicaId: "replica-a",
+    staleAfterMs: 10_000,
+    now: () => now,
+    ...options,
+  });
+  return {
+    tracker,
+    now: () => now,
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+/**
+ * Drives one stream as the transports would: open, request, respond, answer. `name` versions are
+ * reported with each response (the field the transports do not send yet).
+ */
+export function streamOf(
+  tracker: NodeStatusTracker,
+  streamId: number,
+  node: NodeLike,
+  variant: XdsVariant = "ads-sotw",
+) {
+  tracker.onStreamOpen({ streamId, node, variant, remoteAddress: `10.0.0.${streamId}:5000` });
+  return {
+    request(typeUrl: string, resourceNames: readonly string[] = []) {
+      tracker.onRequest({ streamId, typeUrl, verdict: { t: "initial" }, resourceNames });
+    },
+    respond(
+      typeUrl: string,
+      versionInfo: string,
+      nonce: string,
+      resources: Readonly<Record<string, string>>,
+    ) {
+      tracker.onResponse({
+        streamId,
+        typeUrl,
+        versionInfo,
+        nonce,
+        resourceNames: Object.keys(resources),
+        resources: Object.entries(resources).map(([name, version]) => ({ name, version })),
+      });
+    },
+    ack(typeUrl: string, version: string) {
+      tracker.onRequest({ streamId, typeUrl, verdict: { t: "ack", version }, resourceNames: [] });
+    },
+    nack(typeUrl: string, rejectedVersion: string, errorDetail: string) {
+      const verdict = { t: "nack" as const, rejectedVersion, errorDetail };
+      tracker.onRequest({ streamId, typeUrl, verdict, resourceNames: [] });
+    },
+    close() {
+      tracker.onStreamClosed({ streamId });
+    },
+  };
+}

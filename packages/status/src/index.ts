@@ -1,0 +1,39 @@
+export {
+  type ConvergenceReport,
+  ConvergenceTracker,
+  type ConvergenceTrackerOptions,
+  DEFAULT_RETAIN_VERSIONS,
+  type HoldsPredicate,
+  holdsExactly,
+  type NodeConvergence,
+  type NodeStatusSource,
+  type Publication,
+} from "./convergence.js";
+export type {
+  AckedState,
+  HeldResource,
+  Locality,
+  NackRecord,
+  NodeConnection,
+  NodeIdentity,
+  NodeLike,
+  NodeStatus,
+  SentResponse,
+  StatusChange,
+  StatusEvent,
+  StreamInfo,
+  TypeLedger,
+  TypeStatus,
+  TypeView,
+} from "./node-status.js";
+export {
+  DEFAULT_EVENT_CAPACITY,
+  DEFAULT_STALE_AFTER_MS,
+  NodeStatusTracker,
+  type NodeStatusTrackerOptions,
+  type RequestEvent,
+  type ResponseEvent,
+  type StreamOpenEvent,
+} from "./node-status-tracker.js";
+export { type DurationSummary, nearestRank, summarizeDurations } from "./percentiles.js";
+export { RingBuffer } from "./ring-buffer.js";

@@ -1,0 +1,348 @@
+import type { XdsCallbacks } from "@switchyard/xds";
+import { describe, expect, it } from "vitest";
+import { CDS, EDS, LDS, nodeLike, streamOf, trackerWithClock } from "./fixtures.js";
+import type { StatusChange } from "./node-status.js";
+import type { StreamOpenEvent } from "./node-status-tracker.js";
+
+// Compile-time: the transports' events (proto Node included) are accepted as they are.
+type OpenFromServer = Parameters<NonNullable<XdsCallbacks["onStreamOpen"]>>[0];
+export const acceptsServerOpen = (event: OpenFromServer): StreamOpenEvent => event;
+
+const statusOf = (
+  tracker: ReturnType<typeof trackerWithClock>["tracker"],
+  nodeId: string,
+  typeUrl: string,
+) => tracker.node(nodeId)?.types.find((t) => t.typeUrl === typeUrl)?.status;
+
+describe("NodeStatusTracker", () => {
+  it("records the stream's identity from the proto Node, the replica and the connect time", () => {
+    const { tracker, now } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");
+    const node = tracker.node("envoy-1");
+    expect(node?.identity).toEqual({
+      id: "envoy-1",
+      cluster: "edge",
+      locality: { region: "eu-west", zone: "eu-west-1a", subZone: "" },
+      metadata: { team: "payments" },
+      userAgent: { name: "envoy", version: "1.36.2" },
+      clientFeatures: ["envoy.lb.does_not_support_overprovisioning"],
+    });
+    expect(node?.connection).toEqual({
+      t: "connected",
+      since: now(),
+      streams: [
+        {
+          streamId: 1,
+          nodeId: "envoy-1",
+          variant: "ads-delta",
+          remoteAddress: "10.0.0.1:5000",
+          replicaId: "replica-a",
+          connectedAt: now(),
+        },
+      ],
+    });
+  });
+
+  it("a type requested and not yet answered is NOT_SENT", () => {
+    const { tracker } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("envoy-1")).request(CDS);
+    expect(statusOf(tracker, "envoy-1", CDS)).toEqual({ t: "NOT_SENT" });
+  });
+
+  it("an ACK of the latest response sent makes the type SYNCED, holding what it carried", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.request(CDS);
+    s.respond(CDS, "v1", "n1", { a: "a1", b: "b1" });
+    advance(50);
+    s.ack(CDS, "v1");
+    expect(statusOf(tracker, "envoy-1", CDS)).toEqual({
+      t: "SYNCED",
+      versionInfo: "v1",
+      ackedAt: now(),
+    });
+    const acked = tracker.node("envoy-1")?.types[0]?.acked;
+    expect(acked?.nonce).toBe("n1");
+    expect(acked?.resourceVersionsKnown).toBe(true);
+    expect([...(acked?.held ?? [])]).toEqual([
+      ["a", "a1"],
+      ["b", "b1"],
+    ]);
+  });
+
+  it("a SotW LDS/CDS response replaces what is held; an EDS response adds to it", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1", b: "b1" });
+    s.ack(CDS, "v1");
+    s.respond(CDS, "v2", "n2", { b: "b2" });
+    s.ack(CDS, "v2");
+    s.respond(EDS, "e1", "n3", { a: "a1" });
+    s.ack(EDS, "e1");
+    s.respond(EDS, "e2", "n4", { b: "b1" });
+    s.ack(EDS, "e2");
+    const types = tracker.node("envoy-1")?.types ?? [];
+    const held = (url: string) => [...(types.find((t) => t.typeUrl === url)?.acked?.held ?? [])];
+    expect(held(CDS)).toEqual([["b", "b2"]]);
+    expect(held(EDS)).toEqual([
+      ["a", "a1"],
+      ["b", "b1"],
+    ]);
+  });
+
+  it("a response unanswered for less than the threshold is PENDING, from the threshold on STALE", () => {
+    const { tracker, advance, now } = trackerWithClock({ staleAfterMs: 10_000 });
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.respond(LDS, "v1", "n1", { l: "l1" });
+    const staleAt = now() + 10_000;
+    advance(9_999);
+    expect(statusOf(tracker, "envoy-1", LDS)).toMatchObject({ t: "PENDING", staleAt });
+    advance(1);
+    expect(statusOf(tracker, "envoy-1", LDS)).toMatchObject({
+      t: "STALE",
+      staleAt,
+      sent: { versionInfo: "v1", nonce: "n1" },
+    });
+  });
+
+  it("a new response after an ACK is PENDING again until it is ACKed", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.ack(CDS, "v1");
+    s.respond(CDS, "v2", "n2", { a: "a2" });
+    expect(statusOf(tracker, "envoy-1", CDS)?.t).toBe("PENDING");
+    expect(tracker.node("envoy-1")?.types[0]?.acked?.versionInfo).toBe("v1");
+  });
+
+  it("a NACK makes the type NACKED and keeps Envoy's text, the rejected version and nonce", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.ack(CDS, "v1");
+    s.respond(CDS, "v2", "n2", { a: "a2" });
+    advance(20);
+    s.nack(CDS, "v2", "cluster a: unknown load balancing policy");
+    expect(statusOf(tracker, "envoy-1", CDS)).toEqual({
+      t: "NACKED",
+      nack: {
+        errorDetail: "cluster a: unknown load balancing policy",
+        rejectedVersion: "v2",
+        nonce: "n2",
+        at: now(),
+        streamId: 1,
+      },
+    });
+    // The node still holds what it last ACKed.
+    expect(tracker.node("envoy-1")?.types[0]?.acked?.held.get("a")).toBe("a1");
+    expect(tracker.events().at(-1)).toMatchObject({
+      t: "nack",
+      nodeId: "envoy-1",
+      typeUrl: CDS,
+      errorDetail: "cluster a: unknown load balancing policy",
+      rejectedVersion: "v2",
+      nonce: "n2",
+    });
+  });
+
+  it("a type stays NACKED while later responses are unanswered, however long", () => {
+    const { tracker, advance } = trackerWithClock({ staleAfterMs: 1_000 });
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.nack(CDS, "v1", "bad");
+    s.respond(CDS, "v2", "n2", { a: "a2" });
+    advance(5_000);
+    expect(statusOf(tracker, "envoy-1", CDS)?.t).toBe("NACKED");
+  });
+
+  it("a later ACK recovers a NACKED type and records a recovered event", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.nack(CDS, "v1", "bad");
+    const nackedAt = now();
+    advance(100);
+    s.respond(CDS, "v2", "n2", { a: "a2" });
+    s.ack(CDS, "v2");
+    expect(statusOf(tracker, "envoy-1", CDS)).toEqual({
+      t: "SYNCED",
+      versionInfo: "v2",
+      ackedAt: now(),
+    });
+    // The last NACK stays in the ledger for the console.
+    expect(tracker.node("envoy-1")?.types[0]?.nack?.errorDetail).toBe("bad");
+    expect(tracker.events().map((e) => e.t)).toEqual(["connect", "nack", "recovered"]);
+    expect(tracker.events().at(-1)).toMatchObject({
+      t: "recovered",
+      nodeId: "envoy-1",
+      typeUrl: CDS,
+      versionInfo: "v2",
+      nackedAt,
+      at: now(),
+    });
+  });
+
+  it("stale and Delta update requests answer nothing and change nothing", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    const changes: StatusChange[] = [];
+    tracker.subscribe((c) => changes.push(c));
+    for (const verdict of [{ t: "stale" }, { t: "update" }] as const) {
+      tracker.onRequest({ streamId: 1, typeUrl: CDS, verdict, resourceNames: ["b"] });
+    }
+    expect(statusOf(tracker, "envoy-1", CDS)?.t).toBe("PENDING");
+    expect(changes).toEqual([]);
+  });
+
+  it("a Delta response's removed resources leave the held set on ACK", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");
+    s.respond(CDS, "v1", "n1", { a: "a1", b: "b1" });
+    s.ack(CDS, "v1");
+    tracker.onResponse({
+      streamId: 1,
+      typeUrl: CDS,
+      versionInfo: "v2",
+      nonce: "n2",
+      resourceNames: [],
+      removed: ["a"],
+    });
+    s.ack(CDS, "v2");
+    expect([...(tracker.node("envoy-1")?.types[0]?.acked?.held ?? [])]).toEqual([["b", "b1"]]);
+  });
+
+  it("without resource versions in responses, held resources are known by name only", () => {
+    const { tracker } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("envoy-1"));
+    tracker.onResponse({
+      streamId: 1,
+      typeUrl: CDS,
+      versionInfo: "v1",
+      nonce: "n1",
+      resourceNames: ["a"],
+    });
+    tracker.onRequest({
+      streamId: 1,
+      typeUrl: CDS,
+      verdict: { t: "ack", version: "v1" },
+      resourceNames: [],
+    });
+    const acked = tracker.node("envoy-1")?.types[0]?.acked;
+    expect(acked?.resourceVersionsKnown).toBe(false);
+    expect([...(acked?.held ?? [])]).toEqual([["a", undefined]]);
+  });
+
+  it("a node whose last stream closes is kept as disconnected, with the time and its last stream", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    const s = streamOf(tracker, 7, nodeLike("envoy-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.ack(CDS, "v1");
+    advance(60_000);
+    s.close();
+    const node = tracker.node("envoy-1");
+    expect(node?.connection).toMatchObject({
+      t: "disconnected",
+      since: now(),
+      lastStream: { streamId: 7, replicaId: "replica-a" },
+    });
+    expect(node?.types[0]?.status.t).toBe("SYNCED");
+    expect(tracker.events().at(-1)).toMatchObject({
+      t: "disconnect",
+      streamId: 7,
+      nodeDisconnected: true,
+    });
+  });
+
+  it("a node stays connected while another of its streams is open, since its first", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    const since = now();
+    const cds = streamOf(tracker, 1, nodeLike("envoy-1"), "sotw");
+    advance(10);
+    streamOf(tracker, 2, nodeLike("envoy-1"), "sotw");
+    cds.close();
+    expect(tracker.node("envoy-1")?.connection).toMatchObject({
+      t: "connected",
+      since,
+      streams: [{ streamId: 2 }],
+    });
+    expect(tracker.events().at(-1)).toMatchObject({ t: "disconnect", nodeDisconnected: false });
+  });
+
+  it("a reconnecting node is connected again, since the new stream", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("envoy-1")).close();
+    advance(1_000);
+    streamOf(tracker, 2, nodeLike("envoy-1"));
+    expect(tracker.node("envoy-1")?.connection).toMatchObject({ t: "connected", since: now() });
+  });
+
+  it("pruning forgets only nodes disconnected before the given time", () => {
+    const { tracker, advance, now } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("gone")).close();
+    advance(1_000);
+    const cutoff = now();
+    streamOf(tracker, 2, nodeLike("recent")).close();
+    streamOf(tracker, 3, nodeLike("live"));
+    expect(tracker.pruneDisconnected(cutoff)).toEqual(["gone"]);
+    expect(tracker.nodes().map((n) => n.identity.id)).toEqual(["live", "recent"]);
+  });
+
+  it("keeps only the newest events up to its capacity, with increasing sequence numbers", () => {
+    const { tracker } = trackerWithClock({ eventCapacity: 3 });
+    for (let id = 1; id <= 5; id++) streamOf(tracker, id, nodeLike(`envoy-${id}`));
+    const events = tracker.events();
+    expect(events.map((e) => [e.seq, e.nodeId])).toEqual([
+      [3, "envoy-3"],
+      [4, "envoy-4"],
+      [5, "envoy-5"],
+    ]);
+    expect(tracker.events(4).map((e) => e.seq)).toEqual([5]);
+  });
+
+  it("feeds each change with the node id, and the type when one type changed", () => {
+    const { tracker } = trackerWithClock();
+    const changes: StatusChange[] = [];
+    const stop = tracker.subscribe((c) => changes.push(c));
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.request(CDS);
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.ack(CDS, "v1");
+    stop();
+    s.close();
+    expect(changes).toEqual([
+      { nodeId: "envoy-1", typeUrl: undefined },
+      { nodeId: "envoy-1", typeUrl: CDS },
+      { nodeId: "envoy-1", typeUrl: CDS },
+      { nodeId: "envoy-1", typeUrl: CDS },
+    ]);
+  });
+
+  it("a throwing listener does not break the stream's callback; its error is reported", () => {
+    const errors: unknown[] = [];
+    const { tracker } = trackerWithClock({ onListenerError: (e) => errors.push(e) });
+    const seen: StatusChange[] = [];
+    tracker.subscribe(() => {
+      throw new Error("listener broke");
+    });
+    tracker.subscribe((c) => seen.push(c));
+    expect(() => streamOf(tracker, 1, nodeLike("envoy-1"))).not.toThrow();
+    expect(errors).toEqual([new Error("listener broke")]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("events for streams it never saw open are ignored", () => {
+    const { tracker } = trackerWithClock();
+    tracker.onResponse({
+      streamId: 9,
+      typeUrl: CDS,
+      versionInfo: "v",
+      nonce: "n",
+      resourceNames: [],
+    });
+    tracker.onRequest({ streamId: 9, typeUrl: CDS, verdict: { t: "initial" }, resourceNames: [] });
+    tracker.onStreamClosed({ streamId: 9 });
+    expect(tracker.nodes()).toEqual([]);
+    expect(tracker.events()).toEqual([]);
+  });
+});

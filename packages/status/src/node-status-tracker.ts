@@ -1,0 +1,399 @@
+import {
+  type DeltaVerdict,
+  isFullStateType,
+  type RequestVerdict,
+  type XdsCallbacks,
+  type XdsVariant,
+} from "@switchyard/xds";
+import type {
+  AckedState,
+  NodeConnection,
+  NodeIdentity,
+  NodeLike,
+  NodeStatus,
+  SentResponse,
+  StatusChange,
+  StatusEvent,
+  StreamInfo,
+  TypeLedger,
+  TypeStatus,
+  TypeView,
+} from "./node-status.js";
+import { RingBuffer } from "./ring-buffer.js";
+
+/**
+ * Longer than Envoy's default initial_fetch_timeout (15 s), so a node still warming a cluster is
+ * not reported STALE.
+ */
+export const DEFAULT_STALE_AFTER_MS = 30_000;
+export const DEFAULT_EVENT_CAPACITY = 1_000;
+
+export interface NodeStatusTrackerOptions {
+  /** The control-plane replica this tracker runs in; recorded on every stream. */
+  readonly replicaId: string;
+  /** How long a response may go unanswered before its type is STALE. */
+  readonly staleAfterMs?: number;
+  /** How many events the ring keeps; older ones are dropped. */
+  readonly eventCapacity?: number;
+  /** The clock, in ms since the epoch; injected by tests. */
+  readonly now?: () => number;
+  /**
+   * Receives an error thrown by a change listener. Listeners run on the xDS stream's path, which
+   * must not throw (callbacks.ts), so the error is handed here instead. Default: console.error.
+   */
+  readonly onListenerError?: (error: unknown, change: StatusChange) => void;
+}
+
+export interface StreamOpenEvent {
+  readonly streamId: number;
+  readonly node: NodeLike;
+  readonly variant: XdsVariant;
+  readonly remoteAddress: string;
+}
+
+export interface RequestEvent {
+  readonly streamId: number;
+  readonly typeUrl: string;
+  readonly verdict: RequestVerdict | DeltaVerdict;
+  readonly resourceNames: readonly string[];
+}
+
+export interface ResponseEvent {
+  readonly streamId: number;
+  readonly typeUrl: string;
+  readonly versionInfo: string;
+  readonly nonce: string;
+  readonly resourceNames: readonly string[];
+  /**
+   * The version of each resource the response carried. Not sent by the transports yet: without
+   * it the held resources are known by name only (`AckedState.resourceVersionsKnown` false).
+   */
+  readonly resources?: readonly { readonly name: string; readonly version: string }[];
+  /** Delta `removed_resources`. Not sent by the transports yet: without it removals are missed. */
+  readonly removed?: readonly string[];
+}
+
+interface StreamState {
+  readonly info: StreamInfo;
+  /** The latest response sent on this stream, per type: the one an ACK or NACK answers. */
+  readonly lastSent: Map<string, SentResponse>;
+}
+
+interface NodeState {
+  identity: NodeIdentity;
+  connection: NodeConnection;
+  readonly types: Map<string, TypeLedger>;
+}
+
+const NO_LEDGER = (typeUrl: string): TypeLedger => ({
+  typeUrl,
+  sent: undefined,
+  acked: undefined,
+  nack: undefined,
+  lastAnswer: undefined,
+});
+
+/**
+ * Per-node xDS status, fed by the xDS server's callbacks (pass it as `XdsCallbacks`): who each
+ * node is and how it is connected, per type the nonce ledger (latest sent, latest ACK with what
+ * the node holds, latest NACK with Envoy's text) and a status (TypeStatus), and a bounded ring of
+ * connect / disconnect / nack / recovered events. Pure: no I/O, no timers; time comes from `now`.
+ *
+ * `subscribe` feeds every change (node id, and type when one type changed) synchronously, for
+ * streaming APIs and for batching writes to storage.
+ */
+export class NodeStatusTracker implements XdsCallbacks {
+  readonly replicaId: string;
+  readonly staleAfterMs: number;
+  readonly #now: () => number;
+  readonly #onListenerError: (error: unknown, change: StatusChange) => void;
+  readonly #streams = new Map<number, StreamState>();
+  readonly #nodes = new Map<string, NodeState>();
+  readonly #events: RingBuffer<StatusEvent>;
+  readonly #listeners = new Set<(change: StatusChange) => void>();
+  #seq = 0;
+
+  constructor(options: NodeStatusTrackerOptions) {
+    this.replicaId = options.replicaId;
+    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    this.#now = options.now ?? Date.now;
+    this.#onListenerError =
+      options.onListenerError ??
+      ((error, change) => console.error("node status listener failed on", change, error));
+    this.#events = new RingBuffer(options.eventCapacity ?? DEFAULT_EVENT_CAPACITY);
+  }
+
+  // --- XdsCallbacks ---------------------------------------------------------------------------
+
+  onStreamOpen(event: StreamOpenEvent): void {
+    const at = this.#now();
+    const nodeId = event.node.id;
+    const info: StreamInfo = {
+      streamId: event.streamId,
+      nodeId,
+      variant: event.variant,
+      remoteAddress: event.remoteAddress,
+      replicaId: this.replicaId,
+      connectedAt: at,
+    };
+    this.#streams.set(event.streamId, { info, lastSent: new Map() });
+    const identity = identityOf(event.node);
+    const node = this.#nodes.get(nodeId);
+    if (node === undefined) {
+      this.#nodes.set(nodeId, {
+        identity,
+        connection: { t: "connected", since: at, streams: [info] },
+        types: new Map(),
+      });
+    } else {
+      node.identity = identity;
+      node.connection =
+        node.connection.t === "connected"
+          ? { ...node.connection, streams: [...node.connection.streams, info] }
+          : { t: "connected", since: at, streams: [info] };
+    }
+    const { streamId, variant, remoteAddress, replicaId } = info;
+    this.#record({ t: "connect", at, nodeId, streamId, variant, remoteAddress, replicaId });
+    this.#changed(nodeId, undefined);
+  }
+
+  onRequest(event: RequestEvent): void {
+    const stream = this.#streams.get(event.streamId);
+    const node = stream && this.#nodes.get(stream.info.nodeId);
+    if (stream === undefined || node === undefined) return;
+    const { verdict, typeUrl } = event;
+    const nodeId = stream.info.nodeId;
+    const at = this.#now();
+    const ledger = node.types.get(typeUrl) ?? NO_LEDGER(typeUrl);
+    // The response this request answers: one response per type is in flight on a stream
+    // (subscription.ts, flow "awaiting"), so it is the latest sent on this stream.
+    const answered = stream.lastSent.get(typeUrl);
+    switch (verdict.t) {
+      case "initial":
+        if (!node.types.has(typeUrl)) node.types.set(typeUrl, ledger);
+        break;
+      case "ack": {
+        const acked = ackedState(ledger.acked, answered, verdict.version, at);
+        node.types.set(typeUrl, {
+          ...ledger,
+          acked,
+          lastAnswer: "ack",
+        });
+        if (ledger.lastAnswer === "nack" && ledger.nack !== undefined) {
+          this.#record({
+            t: "recovered",
+            at,
+            nodeId,
+            streamId: event.streamId,
+            typeUrl,
+            versionInfo: verdict.version,
+            nackedAt: ledger.nack.at,
+          });
+        }
+        break;
+      }
+      case "nack": {
+        const nack = {
+          errorDetail: verdict.errorDetail,
+          rejectedVersion: verdict.rejectedVersion,
+          nonce: answered?.nonce,
+          at,
+          streamId: event.streamId,
+        };
+        node.types.set(typeUrl, {
+          ...ledger,
+          nack,
+          lastAnswer: "nack",
+        });
+        const { errorDetail, rejectedVersion, nonce } = nack;
+        const streamId = event.streamId;
+        this.#record({
+          t: "nack",
+          at,
+          nodeId,
+          streamId,
+          typeUrl,
+          errorDetail,
+          rejectedVersion,
+          nonce,
+        });
+        break;
+      }
+      // A stale request is ignored by the server (shared/spec README); a Delta "update" changes
+      // the subscription only. Neither answers a response.
+      case "stale":
+      case "update":
+        return;
+    }
+    this.#changed(nodeId, typeUrl);
+  }
+
+  onResponse(event: ResponseEvent): void {
+    const stream = this.#streams.get(event.streamId);
+    const node = stream && this.#nodes.get(stream.info.nodeId);
+    if (stream === undefined || node === undefined) return;
+    const versions = new Map(event.resources?.map((r) => [r.name, r.version]));
+    const sent: SentResponse = {
+      versionInfo: event.versionInfo,
+      nonce: event.nonce,
+      at: this.#now(),
+      streamId: event.streamId,
+      resources: event.resourceNames.map((name) => ({ name, version: versions.get(name) })),
+      removed: event.removed ?? [],
+      replace: isSotw(stream.info.variant) && isFullStateType(event.typeUrl),
+    };
+    stream.lastSent.set(event.typeUrl, sent);
+    const ledger = node.types.get(event.typeUrl) ?? NO_LEDGER(event.typeUrl);
+    node.types.set(event.typeUrl, { ...ledger, sent });
+    this.#changed(stream.info.nodeId, event.typeUrl);
+  }
+
+  onStreamClosed(event: { readonly streamId: number }): void {
+    const stream = this.#streams.get(event.streamId);
+    if (stream === undefined) return;
+    this.#streams.delete(event.streamId);
+    const { nodeId } = stream.info;
+    const node = this.#nodes.get(nodeId);
+    if (node === undefined || node.connection.t !== "connected") return;
+    const at = this.#now();
+    const streams = node.connection.streams.filter((s) => s.streamId !== event.streamId);
+    node.connection =
+      streams.length > 0
+        ? { ...node.connection, streams }
+        : { t: "disconnected", since: at, lastStream: stream.info };
+    const nodeDisconnected = streams.length === 0;
+    this.#record({ t: "disconnect", at, nodeId, streamId: event.streamId, nodeDisconnected });
+    this.#changed(nodeId, undefined);
+  }
+
+  // --- Reading --------------------------------------------------------------------------------
+
+  /** The node's status with each type's status as of `at` (default now); undefined if unknown. */
+  node(nodeId: string, at: number = this.#now()): NodeStatus | undefined {
+    const node = this.#nodes.get(nodeId);
+    if (node === undefined) return undefined;
+    const types = [...node.types.values()]
+      .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
+      .map((ledger): TypeView => ({ ...ledger, status: this.statusOf(ledger, at) }));
+    return { identity: node.identity, connection: node.connection, types };
+  }
+
+  /** Every known node, connected or not, sorted by id. */
+  nodes(at: number = this.#now()): NodeStatus[] {
+    return [...this.#nodes.keys()].sort().flatMap((id) => this.node(id, at) ?? []);
+  }
+
+  /** A ledger's status at `at`; the rules are on TypeStatus. */
+  statusOf(ledger: TypeLedger, at: number = this.#now()): TypeStatus {
+    if (ledger.lastAnswer === "nack" && ledger.nack !== undefined) {
+      return { t: "NACKED", nack: ledger.nack };
+    }
+    const { sent, acked } = ledger;
+    if (sent === undefined) return { t: "NOT_SENT" };
+    if (acked !== undefined && acked.nonce === sent.nonce) {
+      return { t: "SYNCED", versionInfo: acked.versionInfo, ackedAt: acked.at };
+    }
+    const staleAt = sent.at + this.staleAfterMs;
+    return at >= staleAt ? { t: "STALE", sent, staleAt } : { t: "PENDING", sent, staleAt };
+  }
+
+  /** The kept events, oldest first; only those with `seq` above `afterSeq` when given. */
+  events(afterSeq = 0): StatusEvent[] {
+    return this.#events.toArray().filter((e) => e.seq > afterSeq);
+  }
+
+  /** Calls `listener` on every change until the returned function is called. */
+  subscribe(listener: (change: StatusChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Forgets nodes disconnected before `before`; returns their ids. Bounds memory over churn. */
+  pruneDisconnected(before: number): string[] {
+    const pruned: string[] = [];
+    for (const [id, node] of this.#nodes) {
+      if (node.connection.t === "disconnected" && node.connection.since < before) {
+        this.#nodes.delete(id);
+        pruned.push(id);
+      }
+    }
+    for (const id of pruned) this.#changed(id, undefined);
+    return pruned;
+  }
+
+  #record(event: DistributiveOmit<StatusEvent, "seq">): void {
+    this.#seq += 1;
+    this.#events.push({ ...event, seq: this.#seq } as StatusEvent);
+  }
+
+  #changed(nodeId: string, typeUrl: string | undefined): void {
+    const change: StatusChange = { nodeId, typeUrl };
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.#onListenerError(error, change);
+      }
+    }
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function isSotw(variant: XdsVariant): boolean {
+  return variant === "sotw" || variant === "ads-sotw";
+}
+
+/**
+ * What the node holds after ACKing `response` (undefined when no response is known on the
+ * stream: then only the version moves). Mirrors the subscription core's `acknowledge`
+ * (packages/xds/src/subscription.ts): a full-state response replaces, others add and remove.
+ */
+function ackedState(
+  previous: AckedState | undefined,
+  response: SentResponse | undefined,
+  versionInfo: string,
+  at: number,
+): AckedState {
+  if (response === undefined) {
+    return {
+      versionInfo,
+      nonce: undefined,
+      at,
+      held: previous?.held ?? new Map(),
+      resourceVersionsKnown: previous?.resourceVersionsKnown ?? false,
+    };
+  }
+  const held = new Map(response.replace ? [] : previous?.held);
+  for (const r of response.resources) held.set(r.name, r.version);
+  for (const name of response.removed) held.delete(name);
+  const resourceVersionsKnown = [...held.values()].every((v) => v !== undefined);
+  return { versionInfo, nonce: response.nonce, at, held, resourceVersionsKnown };
+}
+
+function identityOf(node: NodeLike): NodeIdentity {
+  return {
+    id: node.id,
+    cluster: node.cluster,
+    locality: node.locality,
+    metadata: node.metadata,
+    userAgent: { name: node.userAgentName, version: userAgentVersion(node) },
+    clientFeatures: node.clientFeatures,
+  };
+}
+
+function userAgentVersion(node: NodeLike): string | undefined {
+  const v = node.userAgentVersionType;
+  switch (v.case) {
+    case "userAgentVersion":
+      return v.value;
+    case "userAgentBuildVersion": {
+      const s = v.value.version;
+      return s && `${s.majorNumber}.${s.minorNumber}.${s.patch}`;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,262 @@
+import { create } from "@bufbuild/protobuf";
+import { type Any, AnySchema, durationFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import type { Node } from "@switchyard/proto/envoy/config/core/v3/base_pb";
+import {
+  type Resource,
+  ResourceSchema,
+} from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
+import type { Status } from "@switchyard/proto/google/rpc/status_pb";
+import { type ResourceSnapshot, TypeUrl, type XdsResource } from "@switchyard/snapshot";
+import type { XdsCallbacks, XdsVariant } from "./callbacks.js";
+import { kRemoteAddress } from "./context-keys.js";
+import type { DeltaVerdict } from "./delta-subscription.js";
+import { EventQueue } from "./event-queue.js";
+import { nodeIdentity } from "./node-identity.js";
+import type { ConfigWatcher, SnapshotWatch } from "./snapshot-cache.js";
+import type { RequestVerdict } from "./sotw-subscription.js";
+import type { Heartbeat, ResourceTtl, TtlOptions } from "./subscription-ttl.js";
+
+/**
+ * The one stream loop both protocol variants (SotW, Delta; ADS or per-type) run: requests,
+ * snapshot changes and heartbeat ticks as one ordered event sequence fed to the variant's pure
+ * session, whose responses are written out in order. What differs between variants is a
+ * `StreamProtocol`: how a request is applied and how a response looks on the wire.
+ */
+
+export interface StreamOptions {
+  readonly watcher: ConfigWatcher;
+  readonly callbacks: XdsCallbacks;
+  /** The only type URL a per-type service accepts; undefined for ADS. */
+  readonly onlyTypeUrl?: string;
+  readonly variant: XdsVariant;
+  readonly controlPlaneId: string;
+  /** Resource TTLs and heartbeats for clients that support them; none when absent. */
+  readonly ttl?: TtlOptions | undefined;
+}
+
+/** A request as the loop needs it: its type and, on the first request, the node. */
+interface AnyRequest {
+  readonly typeUrl: string;
+  readonly node?: Node | undefined;
+}
+
+/** A response as the loop reports it to callbacks. */
+interface AnyResponse {
+  readonly typeUrl: string;
+  readonly nonce: string;
+  readonly resources: readonly XdsResource[];
+  readonly heartbeats?: readonly Heartbeat[] | undefined;
+}
+
+export interface StreamProtocol<Req extends AnyRequest, Res extends AnyResponse, Wire> {
+  /** "DiscoveryRequest" or "DeltaDiscoveryRequest", for messages. */
+  readonly requestName: string;
+  /** Where a type refused by a per-type service can be requested instead. */
+  readonly adsName: string;
+  onNode(node: Node): void;
+  onSnapshot(snapshot: ResourceSnapshot): Res[];
+  onHeartbeat(now: number): Res[];
+  /** Applies a checked request; throws a ConnectError for a malformed one. */
+  onRequest(request: Req): {
+    verdict: RequestVerdict | DeltaVerdict;
+    responses: Res[];
+    resourceNames: readonly string[];
+  };
+  /** The version a response reports (version_info, or Delta's system_version_info). */
+  versionOf(response: Res): string;
+  toWire(response: Res): Wire;
+}
+
+/** A resource as a bare Any: its shared, already encoded body, never re-encoded. */
+export function bodyAny(resource: XdsResource): Any {
+  return create(AnySchema, { typeUrl: resource.typeUrl, value: resource.body });
+}
+
+/**
+ * The envoy.service.discovery.v3.Resource of `resource` (Delta's form, and SotW's with a TTL):
+ * name, version, the body as an Any, and the TTL when there is one.
+ */
+export function wrappedResource(resource: XdsResource, ttl: ResourceTtl | undefined): Resource {
+  return create(ResourceSchema, {
+    name: resource.name,
+    version: resource.version,
+    resource: bodyAny(resource),
+    ...(ttl ? { ttl: durationFromMs(ttl.ttlMs) } : {}),
+  });
+}
+
+/** A TTL heartbeat: a Resource with name, version and TTL, and no body. */
+export function heartbeatResource(heartbeat: Heartbeat, ttl: ResourceTtl | undefined): Resource {
+  return create(ResourceSchema, {
+    name: heartbeat.name,
+    version: heartbeat.version,
+    ...(ttl ? { ttl: durationFromMs(ttl.ttlMs) } : {}),
+  });
+}
+
+/** The text of a NACK's `error_detail`, or undefined when the request is no NACK. */
+export function errorDetailText(errorDetail: Status | undefined): string | undefined {
+  return errorDetail ? errorDetail.message || `gRPC status ${errorDetail.code}` : undefined;
+}
+
+/**
+ * Runs `tick` on a timer while a stream is open, when TTLs are configured (the session decides
+ * which types are due; a tick is cheap). It ticks at a quarter of the heartbeat interval, so a
+ * late timer delays a heartbeat by a fraction of the interval, not a whole one. Returns the stop.
+ */
+export function startHeartbeatTimer(ttl: TtlOptions | undefined, tick: () => void): () => void {
+  if (!ttl) return () => undefined;
+  const heartbeatMs = ttl.heartbeatMs ?? ttl.ttlMs / 2;
+  const timer = setInterval(tick, Math.max(5, Math.floor(heartbeatMs / 4)));
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * The status a stream ends with when reading a request fails. Connect reports a message that does
+ * not decode as Internal ("parse binary"); it is the client's fault, so it becomes InvalidArgument.
+ */
+export function readError(error: unknown, messageName: string): unknown {
+  if (
+    error instanceof ConnectError &&
+    error.code === Code.Internal &&
+    error.rawMessage.startsWith("parse binary")
+  ) {
+    return new ConnectError(
+      `a request on this stream is not a valid ${messageName} (${error.rawMessage})`,
+      Code.InvalidArgument,
+      undefined,
+      undefined,
+      error,
+    );
+  }
+  return error;
+}
+
+/**
+ * Rejects a request whose type the stream cannot serve. Like every malformed request, it ends its
+ * own stream with InvalidArgument and a message saying what to fix, and nothing else: the server
+ * goes on serving every other stream (xds-malformed.e2e.spec.ts).
+ */
+function checkTypeUrl(
+  request: AnyRequest,
+  onlyTypeUrl: string | undefined,
+  requestName: string,
+  adsName: string,
+): void {
+  if (request.typeUrl === "") {
+    throw new ConnectError(
+      `${requestName}.type_url is empty: every request must name its resource type (for example "${onlyTypeUrl ?? TypeUrl.Cluster}")`,
+      Code.InvalidArgument,
+    );
+  }
+  if (onlyTypeUrl !== undefined && request.typeUrl !== onlyTypeUrl) {
+    throw new ConnectError(
+      `${requestName}.type_url "${request.typeUrl}" is not served by this service, which serves only "${onlyTypeUrl}": request it on its own service or on ${adsName}`,
+      Code.InvalidArgument,
+    );
+  }
+}
+
+/** The node of a stream's first request, which must carry one. */
+function firstNode(request: AnyRequest, requestName: string): Node {
+  if (!request.node) {
+    throw new ConnectError(
+      `the first ${requestName} of a stream must carry a node (${requestName}.node with at least an id): it selects the configuration the stream is served`,
+      Code.InvalidArgument,
+    );
+  }
+  return request.node;
+}
+
+let streamCounter = 0;
+
+type StreamEvent<Req> =
+  | { readonly t: "request"; readonly request: Req }
+  | { readonly t: "snapshot"; readonly snapshot: ResourceSnapshot }
+  | { readonly t: "tick" };
+
+/** Serves one stream of either variant (see the top of this file). */
+export async function* serveStream<Req extends AnyRequest, Res extends AnyResponse, Wire>(
+  requests: AsyncIterable<Req>,
+  context: HandlerContext,
+  options: StreamOptions,
+  protocol: StreamProtocol<Req, Res, Wire>,
+): AsyncGenerator<Wire> {
+  streamCounter += 1;
+  const streamId = streamCounter;
+  const events = new EventQueue<StreamEvent<Req>>();
+  let node: Node | undefined;
+  let watch: SnapshotWatch | undefined;
+  let stopHeartbeats: () => void = () => undefined;
+
+  // Requests are read concurrently with snapshot changes. The reader is never awaited: when the
+  // stream fails (say, on a malformed request) the client may keep its side open, and the error
+  // must reach it now; the reader ends when Connect finishes the call.
+  void (async () => {
+    try {
+      for await (const request of requests) events.push({ t: "request", request });
+      events.close();
+    } catch (error) {
+      events.fail(readError(error, protocol.requestName));
+    }
+  })();
+
+  try {
+    for await (const event of events) {
+      let responses: Res[];
+      if (event.t === "snapshot") {
+        responses = protocol.onSnapshot(event.snapshot);
+      } else if (event.t === "tick") {
+        responses = protocol.onHeartbeat(Date.now());
+      } else {
+        const { request } = event;
+        checkTypeUrl(request, options.onlyTypeUrl, protocol.requestName, protocol.adsName);
+        if (!node) {
+          // The node is only guaranteed on the first request of a stream (shared/spec: "Basic
+          // Protocol Overview"): it is read once and kept; later requests may omit it.
+          node = firstNode(request, protocol.requestName);
+          protocol.onNode(node);
+          options.callbacks.onStreamOpen?.({
+            streamId,
+            node,
+            variant: options.variant,
+            remoteAddress: context.values.get(kRemoteAddress),
+          });
+          watch = options.watcher.watch(nodeIdentity(node), (snapshot) =>
+            events.push({ t: "snapshot", snapshot }),
+          );
+          if (watch.current) protocol.onSnapshot(watch.current);
+          stopHeartbeats = startHeartbeatTimer(options.ttl, () => events.push({ t: "tick" }));
+        }
+        const result = protocol.onRequest(request);
+        options.callbacks.onRequest?.({
+          streamId,
+          typeUrl: request.typeUrl,
+          verdict: result.verdict,
+          resourceNames: result.resourceNames,
+        });
+        responses = result.responses;
+      }
+      for (const response of responses) {
+        options.callbacks.onResponse?.({
+          streamId,
+          typeUrl: response.typeUrl,
+          versionInfo: protocol.versionOf(response),
+          nonce: response.nonce,
+          resourceNames: [
+            ...response.resources.map((r) => r.name),
+            ...(response.heartbeats ?? []).map((h) => h.name),
+          ],
+        });
+        yield protocol.toWire(response);
+      }
+    }
+  } finally {
+    stopHeartbeats();
+    watch?.cancel();
+    events.close();
+    if (node) options.callbacks.onStreamClosed?.({ streamId });
+  }
+}
