@@ -7,12 +7,16 @@ import {
   startEmbeddedPostgres,
 } from "@switchyard/db";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { compile, configSpecOf } from "@switchyard/snapshot";
-import { createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
+import { NodeStatusTracker } from "@switchyard/status";
+import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
 import type { Logger } from "pino";
 import { createConfigService } from "./api/config-service.js";
+import { createStatusService } from "./api/status-service.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
+import { StatusWriter } from "./status/index.js";
 import {
   loadLatestSnapshot,
   type PublishedSnapshot,
@@ -39,6 +43,8 @@ export interface Switchyard {
   readonly databaseUrl: string;
   readonly prisma: PrismaClient;
   readonly cache: SnapshotCache;
+  /** This replica's view of its connected nodes, and the writer persisting it. */
+  readonly status: { readonly tracker: NodeStatusTracker; readonly writer: StatusWriter };
   /** Stops everything, in reverse order of start. Idempotent. */
   stop(): Promise<void>;
 }
@@ -117,10 +123,24 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       );
     };
 
+    // Node status: tracked from the xDS streams, written to Postgres in batches so every
+    // replica's console sees every node. The writer stops after the xDS server (cleanups run in
+    // reverse), so the last disconnects are written.
+    const replicaId = `${os.hostname()}:${process.pid}`;
+    const tracker = new NodeStatusTracker({ replicaId });
+    const statusWriter = new StatusWriter({
+      tracker,
+      prisma,
+      onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
+    });
+    cleanups.push(async () => {
+      await statusWriter.close();
+    });
+
     const xds: XdsServer = createXdsServer({
       watcher: cache,
-      controlPlaneId: `switchyard@${os.hostname()}`,
-      callbacks: xdsLogCallbacks(logger),
+      controlPlaneId: `switchyard@${replicaId}`,
+      callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker),
     });
     let xdsPort: number;
     try {
@@ -139,6 +159,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     const routes = (router: ConnectRouter) => {
       router.service(ConfigService, createConfigService({ prisma, store, onPublished }));
+      router.service(StatusService, createStatusService(prisma));
     };
     let http: HttpServer;
     try {
@@ -167,6 +188,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       databaseUrl,
       prisma,
       cache,
+      status: { tracker, writer: statusWriter },
       stop: stopAll,
     };
   } catch (error) {

@@ -7,6 +7,7 @@ import { envoyBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
+import * as statusCommands from "./cli/status-commands.js";
 import { readEnv } from "./env.js";
 import { StartupError } from "./startup-error.js";
 
@@ -79,19 +80,35 @@ async function serve(flags: {
 
 const stdout: commands.Output = { out: (text) => process.stdout.write(text) };
 
-/** Runs a client command against the server named by --server or SWITCHYARD_SERVER. */
-function clientAction<A extends unknown[]>(
+/** The server client commands talk to: --server, else SWITCHYARD_SERVER. */
+function serverOf(program: Command): string {
+  return (program.opts() as { server?: string }).server ?? readEnv().SWITCHYARD_SERVER;
+}
+
+/**
+ * Runs a client command against the server, with a client made by `connectTo`; API failures
+ * become one readable CliError.
+ */
+function withClient<C, A extends unknown[]>(
   program: Command,
-  run: (client: ReturnType<typeof connect>, ...args: A) => Promise<void>,
+  connectTo: (server: string) => C,
+  run: (client: C, ...args: A) => Promise<void>,
 ): (...args: A) => Promise<void> {
   return async (...args: A) => {
-    const server = (program.opts() as { server?: string }).server ?? readEnv().SWITCHYARD_SERVER;
+    const server = serverOf(program);
     try {
-      await run(connect(server), ...args);
+      await run(connectTo(server), ...args);
     } catch (error) {
       throw error instanceof CliError ? error : explain(error, server);
     }
   };
+}
+
+function clientAction<A extends unknown[]>(
+  program: Command,
+  run: (client: ReturnType<typeof connect>, ...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
+  return withClient(program, connect, run);
 }
 
 export function createCli(): Command {
@@ -237,6 +254,30 @@ export function createCli(): Command {
     .action(
       clientAction(program, (client, options: { output?: string; version?: string }) =>
         commands.exportConfig(client, stdout, options),
+      ),
+    );
+  program
+    .command("nodes")
+    .description("list the xDS nodes (proxies) and each type's sync status (CDS, EDS, LDS, RDS)")
+    .option("-o, --output <format>", "table (default) or json")
+    .action(
+      withClient(program, statusCommands.connectStatus, (client, options: { output?: string }) =>
+        statusCommands.nodes(client, stdout, options),
+      ),
+    );
+  program
+    .command("node")
+    .description(
+      "show one node: identity, per-type status and versions, NACK text, held resources, recent events",
+    )
+    .argument("<id>", "the node id")
+    .option("-o, --output <format>", "table (default) or json")
+    .action(
+      withClient(
+        program,
+        statusCommands.connectStatus,
+        (client, id: string, options: { output?: string }) =>
+          statusCommands.node(client, stdout, id, options),
       ),
     );
   return program;

@@ -21,13 +21,38 @@ export interface XdsCallbacks {
     typeUrl: string;
     verdict: RequestVerdict | DeltaVerdict;
     resourceNames: readonly string[];
+    /** The nonce of the response this request answers ("" on a first request). */
+    responseNonce: string;
   }): void;
   onResponse?(event: {
     streamId: number;
     typeUrl: string;
     versionInfo: string;
     nonce: string;
+    /** Every resource named in the response, heartbeats included. */
     resourceNames: readonly string[];
+    /** The resources the response carries, each with its version (not heartbeats). */
+    resources: readonly { readonly name: string; readonly version: string }[];
+    /** Delta only: the names the client must drop. */
+    removed?: readonly string[];
   }): void;
   onStreamClosed?(event: { streamId: number }): void;
+}
+
+/** Several hook sets as one, called in order (e.g. the log and the status tracker). */
+export function combineCallbacks(...sets: readonly XdsCallbacks[]): XdsCallbacks {
+  return {
+    onStreamOpen: (event) => {
+      for (const set of sets) set.onStreamOpen?.(event);
+    },
+    onRequest: (event) => {
+      for (const set of sets) set.onRequest?.(event);
+    },
+    onResponse: (event) => {
+      for (const set of sets) set.onResponse?.(event);
+    },
+    onStreamClosed: (event) => {
+      for (const set of sets) set.onStreamClosed?.(event);
+    },
+  };
 }

@@ -1,5 +1,5 @@
 export { type SotwResponse, SotwSession, type SotwTypedRequest } from "./ads-sotw-session.js";
-export type { XdsCallbacks, XdsVariant } from "./callbacks.js";
+export { combineCallbacks, type XdsCallbacks, type XdsVariant } from "./callbacks.js";
 export { kRemoteAddress } from "./context-keys.js";
 export { type DeltaResponse, DeltaSession, type DeltaTypedRequest } from "./delta-session.js";
 export {

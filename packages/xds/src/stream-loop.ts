@@ -39,6 +39,7 @@ export interface StreamOptions {
 interface AnyRequest {
   readonly typeUrl: string;
   readonly node?: Node | undefined;
+  readonly responseNonce: string;
 }
 
 /** A response as the loop reports it to callbacks. */
@@ -47,6 +48,7 @@ interface AnyResponse {
   readonly nonce: string;
   readonly resources: readonly XdsResource[];
   readonly heartbeats?: readonly Heartbeat[] | undefined;
+  readonly removed?: readonly string[];
 }
 
 export interface StreamProtocol<Req extends AnyRequest, Res extends AnyResponse, Wire> {
@@ -236,6 +238,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
           typeUrl: request.typeUrl,
           verdict: result.verdict,
           resourceNames: result.resourceNames,
+          responseNonce: request.responseNonce,
         });
         responses = result.responses;
       }
@@ -249,6 +252,8 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
             ...response.resources.map((r) => r.name),
             ...(response.heartbeats ?? []).map((h) => h.name),
           ],
+          resources: response.resources.map((r) => ({ name: r.name, version: r.version })),
+          ...(response.removed ? { removed: response.removed } : {}),
         });
         yield protocol.toWire(response);
       }

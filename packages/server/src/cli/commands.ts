@@ -26,7 +26,8 @@ const changeWord: Record<ChangeType, string> = {
   [ChangeType.REMOVED]: "removed",
 };
 
-function table(head: string[], rows: string[][]): string {
+/** A borderless, aligned table (kubectl style). */
+export function table(head: string[], rows: string[][]): string {
   const t = new Table({
     head,
     chars: {

@@ -1,0 +1,182 @@
+import { toJson } from "@bufbuild/protobuf";
+import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
+import { type Client, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import {
+  ListNodesResponseSchema,
+  NodeDetailSchema,
+  type NodeSummary,
+  NodeTypeStatus,
+  StatusService,
+  type TypeStatus,
+} from "@switchyard/proto/switchyard/v1/status_pb";
+import { CliError } from "./client.js";
+import { type Output, table } from "./commands.js";
+
+export type StatusClient = Client<typeof StatusService>;
+
+/** A StatusService client (read-only: no author header needed, no auth yet). */
+export function connectStatus(server: string): StatusClient {
+  return createClient(
+    StatusService,
+    createConnectTransport({ baseUrl: server, httpVersion: "1.1" }),
+  );
+}
+
+/** The xDS types shown as columns, by their usual short names. */
+const TYPE_COLUMNS = [
+  ["CDS", "type.googleapis.com/envoy.config.cluster.v3.Cluster"],
+  ["EDS", "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment"],
+  ["LDS", "type.googleapis.com/envoy.config.listener.v3.Listener"],
+  ["RDS", "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"],
+] as const;
+
+/** "CDS" for a known type URL, else its message name ("Secret"). */
+function shortType(typeUrl: string): string {
+  return (
+    TYPE_COLUMNS.find(([, url]) => url === typeUrl)?.[0] ?? typeUrl.split(".").pop() ?? typeUrl
+  );
+}
+
+const statusWord: Record<NodeTypeStatus, string> = {
+  [NodeTypeStatus.UNSPECIFIED]: "?",
+  [NodeTypeStatus.SYNCED]: "SYNCED",
+  [NodeTypeStatus.NOT_SENT]: "NOT_SENT",
+  [NodeTypeStatus.PENDING]: "PENDING",
+  [NodeTypeStatus.STALE]: "STALE",
+  [NodeTypeStatus.NACKED]: "NACKED",
+};
+
+/** UTC, to the second, as `switchyard history` prints times. */
+function when(timestamp: Timestamp | undefined): string {
+  return timestamp ? timestampDate(timestamp).toISOString().replace("T", " ").slice(0, 19) : "-";
+}
+
+function outputFormat(value: string | undefined): "table" | "json" {
+  const format = value ?? "table";
+  if (format !== "table" && format !== "json")
+    throw new CliError(`unknown output format "${format}": use table or json`);
+  return format;
+}
+
+function connectedText(node: NodeSummary): string {
+  return node.connected
+    ? `yes, since ${when(node.connectedSince)}`
+    : `no, since ${when(node.disconnectedAt)}`;
+}
+
+/** `switchyard nodes`: one line per node, its connection and each type's status. */
+export async function nodes(
+  client: StatusClient,
+  output: Output,
+  options: { output?: string },
+): Promise<void> {
+  const format = outputFormat(options.output);
+  const response = await client.listNodes({});
+  if (format === "json") {
+    output.out(`${JSON.stringify(toJson(ListNodesResponseSchema, response), null, 2)}\n`);
+    return;
+  }
+  if (response.nodes.length === 0) {
+    output.out("no nodes have connected yet\n");
+    return;
+  }
+  output.out(
+    table(
+      ["ID", "CONNECTED", ...TYPE_COLUMNS.map(([name]) => name)],
+      response.nodes.map((node) => [
+        node.id,
+        connectedText(node),
+        ...TYPE_COLUMNS.map(([, url]) => {
+          const type = node.types.find((t) => t.typeUrl === url);
+          return type ? statusWord[type.status] : "-";
+        }),
+      ]),
+    ),
+  );
+}
+
+function typeRow(type: TypeStatus): string[] {
+  return [
+    shortType(type.typeUrl),
+    statusWord[type.status],
+    type.sentVersion || "-",
+    when(type.sentTime),
+    type.ackedVersion || "-",
+    when(type.ackedTime),
+  ];
+}
+
+/** `switchyard node ID`: identity, per-type status, NACK text in full, held resources, events. */
+export async function node(
+  client: StatusClient,
+  output: Output,
+  id: string,
+  options: { output?: string } = {},
+): Promise<void> {
+  const format = outputFormat(options.output);
+  const detail = await client.getNode({ id });
+  if (format === "json") {
+    output.out(`${JSON.stringify(toJson(NodeDetailSchema, detail), null, 2)}\n`);
+    return;
+  }
+  const summary = detail.summary;
+  if (summary === undefined) throw new CliError(`the server sent no summary for node "${id}"`);
+  const userAgent = [summary.userAgentName, summary.userAgentVersion].filter(Boolean).join(" ");
+  const identity: Array<[string, string]> = [
+    ["cluster", summary.cluster || "-"],
+    [
+      "connected",
+      `${connectedText(summary)}${summary.connected ? ` (${summary.openStreams} stream${summary.openStreams === 1 ? "" : "s"})` : ""}`,
+    ],
+    ["replica", summary.replica || "-"],
+    ["variant", summary.variant || "-"],
+    ["user agent", userAgent || "-"],
+    ["address", summary.remoteAddress || "-"],
+  ];
+  output.out(`node ${summary.id}\n`);
+  for (const [label, value] of identity) output.out(`  ${label.padEnd(12)} ${value}\n`);
+
+  output.out("\n");
+  if (summary.types.length === 0) output.out("no xDS types requested yet\n");
+  else
+    output.out(
+      table(["TYPE", "STATUS", "SENT", "SENT AT", "ACKED", "ACKED AT"], summary.types.map(typeRow)),
+    );
+
+  for (const type of summary.types) {
+    if (type.nackMessage === "") continue;
+    const still = type.status === NodeTypeStatus.NACKED ? "" : " (since recovered)";
+    output.out(
+      `\n${shortType(type.typeUrl)} NACK of version ${type.nackVersion} at ${when(type.nackTime)}${still}:\n`,
+    );
+    for (const line of type.nackMessage.split("\n")) output.out(`  ${line}\n`);
+  }
+
+  output.out("\nheld resources:\n");
+  if (detail.held.every((held) => Object.keys(held.resources).length === 0)) output.out("  none\n");
+  for (const held of detail.held) {
+    const names = Object.keys(held.resources).sort();
+    if (names.length === 0) continue;
+    output.out(`  ${shortType(held.typeUrl)} (${names.length})\n`);
+    for (const name of names) {
+      const version = held.resources[name];
+      output.out(`    ${name}${version ? `  ${version}` : ""}\n`);
+    }
+  }
+
+  output.out("\nrecent events:\n");
+  if (detail.events.length === 0) output.out("  none\n");
+  else
+    output.out(
+      table(
+        ["TIME (UTC)", "KIND", "TYPE", "DETAIL"],
+        detail.events.map((e) => [
+          when(e.time),
+          e.kind,
+          e.typeUrl ? shortType(e.typeUrl) : "-",
+          e.detail,
+        ]),
+      ),
+    );
+}

@@ -1,0 +1,222 @@
+import type { Prisma, PrismaClient } from "@switchyard/db";
+
+/**
+ * Reads node status as persisted by StatusWriter, for the console API. Everything comes from the
+ * database, which every replica writes, so any replica answers for every node. Times are ms since
+ * the epoch.
+ */
+
+export type TypeStatusName = "NACKED" | "NOT_SENT" | "SYNCED" | "PENDING" | "STALE";
+
+export interface NodeTypeRecord {
+  readonly typeUrl: string;
+  /** As written, except that a PENDING type whose staleAt has passed reads as STALE. */
+  readonly status: TypeStatusName;
+  readonly staleAt: number | undefined;
+  readonly sent:
+    | { readonly version: string; readonly nonce: string; readonly at: number }
+    | undefined;
+  readonly acked:
+    | { readonly version: string; readonly nonce: string | undefined; readonly at: number }
+    | undefined;
+  /** The latest NACK, kept after a later ACK (then `status` is no longer NACKED). */
+  readonly lastNack:
+    | {
+        readonly errorDetail: string;
+        readonly version: string;
+        readonly nonce: string | undefined;
+        readonly at: number;
+      }
+    | undefined;
+  /** Resource name → version (null when the transport did not report it). */
+  readonly held: Readonly<Record<string, string | null>>;
+  readonly resourceVersionsKnown: boolean;
+  readonly updatedAt: number;
+}
+
+export interface NodeRecord {
+  readonly id: string;
+  readonly cluster: string;
+  readonly locality: unknown;
+  readonly metadata: unknown;
+  readonly userAgent: { readonly name: string; readonly version: string | undefined };
+  readonly clientFeatures: readonly string[];
+  readonly connection:
+    | { readonly t: "connected"; readonly since: number; readonly openStreams: number }
+    | { readonly t: "disconnected"; readonly since: number; readonly connectedSince: number };
+  /** The replica serving (or that last served) the node, and its latest stream. */
+  readonly replicaId: string;
+  readonly variant: string;
+  readonly remoteAddress: string;
+  readonly updatedAt: number;
+  /** Sorted by type URL. */
+  readonly types: readonly NodeTypeRecord[];
+}
+
+export interface NodeEventRecord {
+  readonly id: string;
+  readonly nodeId: string;
+  readonly kind: string;
+  readonly at: number;
+  readonly replicaId: string;
+  readonly typeUrl: string | undefined;
+  readonly detail: unknown;
+}
+
+export interface NodeDetail extends NodeRecord {
+  /** Newest first. */
+  readonly events: readonly NodeEventRecord[];
+}
+
+export interface NodeFilters {
+  /** Only nodes with at least one type in this status. */
+  readonly status?: TypeStatusName;
+  readonly connected?: boolean;
+  readonly cluster?: string;
+  readonly replicaId?: string;
+  /** Only nodes changed at or after this instant (ms). */
+  readonly updatedSince?: number;
+  /** At most this many nodes, by id. Default 1,000. */
+  readonly limit?: number;
+  /** The instant STALE is judged at (ms); default now. */
+  readonly at?: number;
+}
+
+export const DEFAULT_NODE_LIMIT = 1_000;
+export const DEFAULT_EVENT_LIMIT = 50;
+
+type TypeWhere = Prisma.XdsNodeTypeWhereInput;
+
+/** The rows whose effective status is `status` at `at` (PENDING turns STALE at staleAt). */
+function typeStatusWhere(status: TypeStatusName, at: Date): TypeWhere {
+  switch (status) {
+    case "STALE":
+      return {
+        OR: [{ status: "STALE" }, { status: "PENDING", staleAt: { lte: at } }],
+      };
+    case "PENDING":
+      return { status: "PENDING", staleAt: { gt: at } };
+    default:
+      return { status };
+  }
+}
+
+export async function listNodes(
+  prisma: PrismaClient,
+  filters: NodeFilters = {},
+): Promise<NodeRecord[]> {
+  const at = filters.at ?? Date.now();
+  const where: Prisma.XdsNodeWhereInput = {
+    ...(filters.status === undefined
+      ? {}
+      : { types: { some: typeStatusWhere(filters.status, new Date(at)) } }),
+    ...(filters.connected === undefined
+      ? {}
+      : { disconnectedAt: filters.connected ? null : { not: null } }),
+    ...(filters.cluster === undefined ? {} : { cluster: filters.cluster }),
+    ...(filters.replicaId === undefined ? {} : { replicaId: filters.replicaId }),
+    ...(filters.updatedSince === undefined
+      ? {}
+      : { updatedAt: { gte: new Date(filters.updatedSince) } }),
+  };
+  const rows = await prisma.xdsNode.findMany({
+    where,
+    include: { types: { orderBy: { typeUrl: "asc" } } },
+    orderBy: { id: "asc" },
+    take: filters.limit ?? DEFAULT_NODE_LIMIT,
+  });
+  return rows.map((row) => nodeRecord(row, at));
+}
+
+/** One node with its types and its newest events; undefined when no replica ever wrote it. */
+export async function getNode(
+  prisma: PrismaClient,
+  id: string,
+  options: { readonly eventLimit?: number; readonly at?: number } = {},
+): Promise<NodeDetail | undefined> {
+  const [row, events] = await Promise.all([
+    prisma.xdsNode.findUnique({
+      where: { id },
+      include: { types: { orderBy: { typeUrl: "asc" } } },
+    }),
+    prisma.xdsNodeEvent.findMany({
+      where: { nodeId: id },
+      orderBy: { id: "desc" },
+      take: options.eventLimit ?? DEFAULT_EVENT_LIMIT,
+    }),
+  ]);
+  if (row === null) return undefined;
+  return {
+    ...nodeRecord(row, options.at ?? Date.now()),
+    events: events.map((e) => ({
+      id: e.id.toString(),
+      nodeId: e.nodeId,
+      kind: e.kind,
+      at: e.at.getTime(),
+      replicaId: e.replicaId,
+      typeUrl: e.typeUrl ?? undefined,
+      detail: e.detail,
+    })),
+  };
+}
+
+type NodeWithTypes = Prisma.XdsNodeGetPayload<{ include: { types: true } }>;
+type TypeRowRead = NodeWithTypes["types"][number];
+
+function nodeRecord(row: NodeWithTypes, at: number): NodeRecord {
+  return {
+    id: row.id,
+    cluster: row.cluster,
+    locality: row.locality,
+    metadata: row.metadata,
+    userAgent: { name: row.userAgentName, version: row.userAgentVersion ?? undefined },
+    clientFeatures: row.clientFeatures,
+    connection:
+      row.disconnectedAt === null
+        ? { t: "connected", since: row.connectedSince.getTime(), openStreams: row.openStreams }
+        : {
+            t: "disconnected",
+            since: row.disconnectedAt.getTime(),
+            connectedSince: row.connectedSince.getTime(),
+          },
+    replicaId: row.replicaId,
+    variant: row.variant,
+    remoteAddress: row.remoteAddress,
+    updatedAt: row.updatedAt.getTime(),
+    types: row.types.map((t) => typeRecord(t, at)),
+  };
+}
+
+function typeRecord(row: TypeRowRead, at: number): NodeTypeRecord {
+  const staleAt = row.staleAt?.getTime();
+  const status = row.status as TypeStatusName;
+  return {
+    typeUrl: row.typeUrl,
+    status: status === "PENDING" && staleAt !== undefined && staleAt <= at ? "STALE" : status,
+    staleAt,
+    sent:
+      row.sentVersion !== null && row.sentNonce !== null && row.sentAt !== null
+        ? { version: row.sentVersion, nonce: row.sentNonce, at: row.sentAt.getTime() }
+        : undefined,
+    acked:
+      row.ackedVersion !== null && row.ackedAt !== null
+        ? {
+            version: row.ackedVersion,
+            nonce: row.ackedNonce ?? undefined,
+            at: row.ackedAt.getTime(),
+          }
+        : undefined,
+    lastNack:
+      row.nackErrorDetail !== null && row.nackVersion !== null && row.nackAt !== null
+        ? {
+            errorDetail: row.nackErrorDetail,
+            version: row.nackVersion,
+            nonce: row.nackNonce ?? undefined,
+            at: row.nackAt.getTime(),
+          }
+        : undefined,
+    held: row.held as Record<string, string | null>,
+    resourceVersionsKnown: row.resourceVersionsKnown,
+    updatedAt: row.updatedAt.getTime(),
+  };
+}

@@ -1,0 +1,188 @@
+import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import type { EventRow, NodeRow, TypeRow } from "./status-rows.js";
+
+/**
+ * Writes node status in bulk: one transaction per batch, rows travelling as one array per column
+ * (INSERT ... SELECT FROM UNNEST, as store/draft-store.ts does), so a statement binds a dozen
+ * parameters whatever its row count.
+ */
+
+/** What one flush writes. */
+export interface StatusBatch {
+  readonly nodes: readonly NodeRow[];
+  readonly types: readonly TypeRow[];
+  readonly events: readonly EventRow[];
+  /** How many of the newest XdsNodeEvent rows to keep; older ones are deleted. */
+  readonly keepEvents: number;
+}
+
+/** Rows per statement; bounds one statement's size on a large fleet's first flush. */
+const CHUNK_ROWS = 5_000;
+
+type ColumnType = "text" | "int4" | "bool" | "jsonb" | "text[]" | "timestamp(3)";
+
+interface Column<Row> {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly value: (row: Row) => unknown;
+}
+
+function column<Row>(name: string, type: ColumnType, value: (row: Row) => unknown): Column<Row> {
+  return { name, type, value };
+}
+
+/** A Postgres array literal; every element is quoted, so "NULL" and "" stay strings. */
+function textArrayLiteral(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
+}
+
+function columnValues<Row>(col: Column<Row>, rows: readonly Row[]): unknown[] {
+  return rows.map((row) => {
+    const value = col.value(row);
+    if (value === null) return null;
+    switch (col.type) {
+      case "jsonb":
+        return JSON.stringify(value);
+      case "text[]":
+        return textArrayLiteral(value as readonly string[]);
+      case "timestamp(3)":
+        // Prisma's DateTime is timestamp(3) without time zone, holding UTC.
+        return new Date(value as number).toISOString();
+      default:
+        return value;
+    }
+  });
+}
+
+const quoted = (name: string) => `"${name}"`;
+
+/** `(columns) SELECT ... FROM UNNEST(...)`; names and types are constants of this file. */
+function rowsSource<Row>(columns: readonly Column<Row>[], rows: readonly Row[]): Prisma.Sql {
+  const names = Prisma.raw(columns.map((c) => quoted(c.name)).join(", "));
+  const selected = Prisma.raw(columns.map((c) => `u.${quoted(c.name)}::${c.type}`).join(", "));
+  // A text[] column travels as text (one array literal per row) and is cast back in the SELECT.
+  const arrays = Prisma.join(
+    columns.map(
+      (c) =>
+        Prisma.sql`${columnValues(c, rows)}::${Prisma.raw(c.type === "text[]" ? "text" : c.type)}[]`,
+    ),
+  );
+  return Prisma.sql`(${names}) SELECT ${selected} FROM UNNEST(${arrays}) AS u(${names})`;
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += CHUNK_ROWS) {
+    out.push(items.slice(start, start + CHUNK_ROWS));
+  }
+  return out;
+}
+
+/** `col = EXCLUDED.col` for every column but the key. */
+function updateAll<Row>(columns: readonly Column<Row>[], key: readonly string[]): Prisma.Sql {
+  return Prisma.raw(
+    columns
+      .filter((c) => !key.includes(c.name))
+      .map((c) => `${quoted(c.name)} = EXCLUDED.${quoted(c.name)}`)
+      .join(", "),
+  );
+}
+
+const nodeColumns: readonly Column<NodeRow>[] = [
+  column("id", "text", (n) => n.id),
+  column("cluster", "text", (n) => n.cluster),
+  column("locality", "jsonb", (n) => n.locality),
+  column("metadata", "jsonb", (n) => n.metadata),
+  column("userAgentName", "text", (n) => n.userAgentName),
+  column("userAgentVersion", "text", (n) => n.userAgentVersion),
+  column("clientFeatures", "text[]", (n) => n.clientFeatures),
+  column("replicaId", "text", (n) => n.replicaId),
+  column("variant", "text", (n) => n.variant),
+  column("remoteAddress", "text", (n) => n.remoteAddress),
+  column("openStreams", "int4", (n) => n.openStreams),
+  column("connectedSince", "timestamp(3)", (n) => n.connectedSince),
+  column("disconnectedAt", "timestamp(3)", (n) => n.disconnectedAt),
+  column("updatedAt", "timestamp(3)", (n) => n.updatedAt),
+];
+
+const typeColumns: readonly Column<TypeRow>[] = [
+  column("nodeId", "text", (t) => t.nodeId),
+  column("typeUrl", "text", (t) => t.typeUrl),
+  column("status", "text", (t) => t.status),
+  column("staleAt", "timestamp(3)", (t) => t.staleAt),
+  column("sentVersion", "text", (t) => t.sentVersion),
+  column("sentNonce", "text", (t) => t.sentNonce),
+  column("sentAt", "timestamp(3)", (t) => t.sentAt),
+  column("ackedVersion", "text", (t) => t.ackedVersion),
+  column("ackedNonce", "text", (t) => t.ackedNonce),
+  column("ackedAt", "timestamp(3)", (t) => t.ackedAt),
+  column("nackErrorDetail", "text", (t) => t.nackErrorDetail),
+  column("nackVersion", "text", (t) => t.nackVersion),
+  column("nackNonce", "text", (t) => t.nackNonce),
+  column("nackAt", "timestamp(3)", (t) => t.nackAt),
+  column("held", "jsonb", (t) => t.held),
+  column("resourceVersionsKnown", "bool", (t) => t.resourceVersionsKnown),
+  column("updatedAt", "timestamp(3)", (t) => t.updatedAt),
+];
+
+const eventColumns: readonly Column<EventRow>[] = [
+  column("nodeId", "text", (e) => e.nodeId),
+  column("kind", "text", (e) => e.kind),
+  column("at", "timestamp(3)", (e) => e.at),
+  column("replicaId", "text", (e) => e.replicaId),
+  column("typeUrl", "text", (e) => e.typeUrl),
+  column("detail", "jsonb", (e) => e.detail),
+];
+
+/**
+ * Upserts nodes. A disconnect does not overwrite a node that is connected through another
+ * replica: the node moved there, and the old replica's stream closing says nothing about it
+ * (status-writer.spec.ts, "a disconnect seen by one replica ...").
+ */
+async function upsertNodes(db: TransactionClient, nodes: readonly NodeRow[]): Promise<void> {
+  const set = updateAll(nodeColumns, ["id"]);
+  for (const chunk of chunks(nodes)) {
+    await db.$executeRaw`
+      INSERT INTO "XdsNode" ${rowsSource(nodeColumns, chunk)}
+      ON CONFLICT ("id") DO UPDATE SET ${set}
+      WHERE EXCLUDED."disconnectedAt" IS NULL
+         OR "XdsNode"."disconnectedAt" IS NOT NULL
+         OR "XdsNode"."replicaId" = EXCLUDED."replicaId"`;
+  }
+}
+
+async function upsertTypes(db: TransactionClient, types: readonly TypeRow[]): Promise<void> {
+  const set = updateAll(typeColumns, ["nodeId", "typeUrl"]);
+  for (const chunk of chunks(types)) {
+    await db.$executeRaw`
+      INSERT INTO "XdsNodeType" ${rowsSource(typeColumns, chunk)}
+      ON CONFLICT ("nodeId", "typeUrl") DO UPDATE SET ${set}`;
+  }
+}
+
+/** Inserts events, then deletes all but the newest `keep` (ids grow with insertion). */
+async function appendEvents(
+  db: TransactionClient,
+  events: readonly EventRow[],
+  keep: number,
+): Promise<void> {
+  if (events.length === 0) return;
+  for (const chunk of chunks(events)) {
+    await db.$executeRaw`INSERT INTO "XdsNodeEvent" ${rowsSource(eventColumns, chunk)}`;
+  }
+  await db.$executeRaw`
+    DELETE FROM "XdsNodeEvent" WHERE "id" <= (
+      SELECT "id" FROM "XdsNodeEvent" ORDER BY "id" DESC OFFSET ${keep} LIMIT 1)`;
+}
+
+/** Writes `batch` in one transaction: nodes first, since types refer to them. */
+export async function writeStatusBatch(prisma: PrismaClient, batch: StatusBatch): Promise<void> {
+  await prisma.$transaction(
+    async (tx) => {
+      await upsertNodes(tx, batch.nodes);
+      await upsertTypes(tx, batch.types);
+      await appendEvents(tx, batch.events, batch.keepEvents);
+    },
+    { timeout: 30_000 },
+  );
+}

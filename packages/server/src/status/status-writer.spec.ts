@@ -1,0 +1,265 @@
+import { createServer } from "node:net";
+import { createPrismaClient } from "@switchyard/db";
+import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import { NodeStatusTracker } from "@switchyard/status";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CDS, LDS, streamOf, trackerWithClock } from "./fixtures.js";
+import { getNode, listNodes } from "./status-reader.js";
+import { type StatusBatch, writeStatusBatch } from "./status-store.js";
+import { StatusWriter, type StatusWriterOptions } from "./status-writer.js";
+
+let database: TestDatabase;
+const writers: StatusWriter[] = [];
+beforeEach(async () => {
+  database = await createTestDatabase();
+});
+afterEach(async () => {
+  for (const writer of writers.splice(0)) await writer.close();
+  await database.drop();
+});
+
+/** A writer on the test database that counts its transactions; its interval is long unless set. */
+function writerFor(
+  tracker: NodeStatusTracker,
+  options: Partial<StatusWriterOptions> = {},
+): { writer: StatusWriter; transactions: () => number; errors: unknown[] } {
+  let transactions = 0;
+  const errors: unknown[] = [];
+  const writer = new StatusWriter({
+    tracker,
+    prisma: database.prisma,
+    intervalMs: 60_000,
+    onError: (error) => errors.push(error),
+    write: (batch) => {
+      transactions += 1;
+      return writeStatusBatch(database.prisma, batch);
+    },
+    ...options,
+  });
+  writers.push(writer);
+  return { writer, transactions: () => transactions, errors };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("StatusWriter", () => {
+  it("a flurry of 2,000 ACKs across 200 nodes is written in a handful of transactions", async () => {
+    const tracker = new NodeStatusTracker({ replicaId: "replica-a" });
+    const { writer, transactions } = writerFor(tracker, { intervalMs: 50 });
+    const streams = Array.from({ length: 200 }, (_, i) => {
+      const stream = streamOf(tracker, i + 1, `node-${String(i).padStart(3, "0")}`);
+      stream.request(CDS);
+      return stream;
+    });
+    // 10 rounds of respond + ACK per node, arriving over ~200 ms as a burst of traffic would.
+    let acks = 0;
+    for (let round = 1; round <= 10; round++) {
+      for (const [i, stream] of streams.entries()) {
+        stream.respond(CDS, `v${round}`, `n${round}-${i}`, { backend: `v${round}` });
+        stream.ack(CDS, `v${round}`);
+        acks += 1;
+      }
+      await sleep(20);
+    }
+    await writer.flush();
+
+    expect(acks).toBe(2_000);
+    console.info(`2,000 ACKs across 200 nodes: ${transactions()} transactions`);
+    expect(transactions()).toBeGreaterThanOrEqual(1);
+    expect(transactions()).toBeLessThanOrEqual(10);
+    const nodes = await listNodes(database.prisma, { status: "SYNCED" });
+    expect(nodes).toHaveLength(200);
+    expect(nodes.every((n) => n.types[0]?.acked?.version === "v10")).toBe(true);
+    expect(nodes[0]?.types[0]?.held).toEqual({ backend: "v10" });
+  });
+
+  it("nodes written by two replicas to one database are all listed, each with its replica", async () => {
+    const a = trackerWithClock("replica-a");
+    const b = trackerWithClock("replica-b");
+    const writerA = writerFor(a.tracker, { now: a.now }).writer;
+    const writerB = writerFor(b.tracker, { now: b.now }).writer;
+    streamOf(a.tracker, 1, "envoy-1").request(CDS);
+    streamOf(b.tracker, 1, "envoy-2").request(LDS);
+    await Promise.all([writerA.flush(), writerB.flush()]);
+
+    const nodes = await listNodes(database.prisma);
+    expect(nodes.map((n) => [n.id, n.replicaId, n.types.map((t) => t.typeUrl)])).toEqual([
+      ["envoy-1", "replica-a", [CDS]],
+      ["envoy-2", "replica-b", [LDS]],
+    ]);
+    expect(await listNodes(database.prisma, { replicaId: "replica-b" })).toHaveLength(1);
+  });
+
+  it("a node whose streams closed is kept, as disconnected since the close", async () => {
+    const { tracker, now, advance } = trackerWithClock();
+    const { writer } = writerFor(tracker, { now });
+    const stream = streamOf(tracker, 1, "envoy-1");
+    const connectedAt = now();
+    await writer.flush();
+    advance(5_000);
+    stream.close();
+    await writer.flush();
+
+    const node = await getNode(database.prisma, "envoy-1");
+    expect(node?.connection).toEqual({
+      t: "disconnected",
+      since: connectedAt + 5_000,
+      connectedSince: connectedAt,
+    });
+    expect(node?.events.map((e) => e.kind)).toEqual(["disconnect", "connect"]);
+    expect(await listNodes(database.prisma, { connected: true })).toEqual([]);
+    expect(await listNodes(database.prisma, { connected: false })).toHaveLength(1);
+  });
+
+  it("a disconnect seen by one replica does not hide the node connected through another", async () => {
+    const a = trackerWithClock("replica-a");
+    const b = trackerWithClock("replica-b");
+    const writerA = writerFor(a.tracker, { now: a.now }).writer;
+    const writerB = writerFor(b.tracker, { now: b.now }).writer;
+    const onA = streamOf(a.tracker, 1, "envoy-1");
+    await writerA.flush();
+    b.advance(1_000);
+    streamOf(b.tracker, 7, "envoy-1");
+    await writerB.flush();
+    onA.close();
+    await writerA.flush();
+
+    const node = await getNode(database.prisma, "envoy-1");
+    expect(node?.replicaId).toBe("replica-b");
+    expect(node?.connection.t).toBe("connected");
+  });
+
+  it("a NACK's text, version and nonce are stored, and a later ACK clears NACKED", async () => {
+    const { tracker, now, advance } = trackerWithClock();
+    const { writer } = writerFor(tracker, { now });
+    const stream = streamOf(tracker, 1, "envoy-1");
+    stream.request(CDS);
+    stream.respond(CDS, "v2", "nonce-2", { backend: "v2" });
+    stream.nack(CDS, "v2", "cluster backend: bad lb_policy");
+    await writer.flush();
+
+    const nacked = await getNode(database.prisma, "envoy-1", { at: now() });
+    expect(nacked?.types[0]?.status).toBe("NACKED");
+    expect(nacked?.types[0]?.lastNack).toEqual({
+      errorDetail: "cluster backend: bad lb_policy",
+      version: "v2",
+      nonce: "nonce-2",
+      at: now(),
+    });
+    expect(await listNodes(database.prisma, { status: "NACKED" })).toHaveLength(1);
+
+    advance(1_000);
+    stream.respond(CDS, "v3", "nonce-3", { backend: "v3" });
+    stream.ack(CDS, "v3");
+    await writer.flush();
+
+    const recovered = await getNode(database.prisma, "envoy-1", { at: now() });
+    expect(recovered?.types[0]?.status).toBe("SYNCED");
+    expect(recovered?.types[0]?.acked).toEqual({ version: "v3", nonce: "nonce-3", at: now() });
+    expect(recovered?.types[0]?.lastNack?.version).toBe("v2");
+    expect(recovered?.events.map((e) => e.kind)).toEqual(["recovered", "nack", "connect"]);
+    expect(recovered?.events[1]?.detail).toMatchObject({
+      errorDetail: "cluster backend: bad lb_policy",
+      rejectedVersion: "v2",
+      nonce: "nonce-2",
+    });
+    expect(await listNodes(database.prisma, { status: "NACKED" })).toEqual([]);
+  });
+
+  it("a response left unanswered past the stale threshold reads as STALE", async () => {
+    const { tracker, now } = trackerWithClock();
+    const { writer } = writerFor(tracker, { now });
+    const stream = streamOf(tracker, 1, "envoy-1");
+    stream.request(CDS);
+    stream.respond(CDS, "v1", "nonce-1", { backend: "v1" });
+    await writer.flush();
+
+    const pending = await listNodes(database.prisma, { status: "PENDING", at: now() });
+    expect(pending.map((n) => n.types[0]?.status)).toEqual(["PENDING"]);
+    const later = now() + 10_000;
+    const stale = await listNodes(database.prisma, { status: "STALE", at: later });
+    expect(stale.map((n) => n.types[0]?.status)).toEqual(["STALE"]);
+    expect(await listNodes(database.prisma, { status: "PENDING", at: later })).toEqual([]);
+  });
+
+  it("events beyond the retention bound are deleted, the newest kept", async () => {
+    const { tracker, now } = trackerWithClock();
+    const { writer } = writerFor(tracker, { now, keepEvents: 5 });
+    for (let i = 1; i <= 12; i++) streamOf(tracker, i, `envoy-${i}`);
+    await writer.flush();
+    for (let i = 13; i <= 20; i++) streamOf(tracker, i, `envoy-${i}`);
+    await writer.flush();
+
+    const events = await database.prisma.xdsNodeEvent.findMany({ orderBy: { id: "asc" } });
+    expect(events.map((e) => e.nodeId)).toEqual([16, 17, 18, 19, 20].map((i) => `envoy-${i}`));
+    expect(await listNodes(database.prisma)).toHaveLength(20);
+  });
+
+  it("a flush while the database is unreachable keeps the changes and writes them once it is back", async () => {
+    const unreachable = createPrismaClient(
+      `postgresql://postgres:password@127.0.0.1:${await closedPort()}/none`,
+    );
+    let reachable = false;
+    const { tracker, now } = trackerWithClock();
+    const { writer, errors } = writerFor(tracker, {
+      now,
+      write: (batch: StatusBatch) =>
+        writeStatusBatch(reachable ? database.prisma : unreachable, batch),
+    });
+    const stream = streamOf(tracker, 1, "envoy-1");
+    stream.request(CDS);
+    stream.nack(CDS, "v1", "bad");
+
+    expect(await writer.flush()).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(await listNodes(database.prisma)).toEqual([]);
+
+    stream.respond(CDS, "v2", "nonce-2", { backend: "v2" });
+    expect(await writer.flush()).toBe(false);
+    expect(errors).toHaveLength(2);
+
+    reachable = true;
+    expect(await writer.flush()).toBe(true);
+    const node = await getNode(database.prisma, "envoy-1", { at: now() });
+    expect(node?.types.map((t) => [t.typeUrl, t.status, t.sent?.version])).toEqual([
+      [CDS, "NACKED", "v2"],
+    ]);
+    expect(node?.events.map((e) => e.kind)).toEqual(["nack", "connect"]);
+    await unreachable.$disconnect();
+  });
+
+  it("never has more than one flush in flight", async () => {
+    const { tracker, now } = trackerWithClock();
+    let inFlight = 0;
+    let most = 0;
+    const { writer } = writerFor(tracker, {
+      now,
+      intervalMs: 5,
+      write: async (batch) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await sleep(30);
+        await writeStatusBatch(database.prisma, batch);
+        inFlight -= 1;
+      },
+    });
+    for (let i = 1; i <= 5; i++) {
+      streamOf(tracker, i, `envoy-${i}`);
+      void writer.flush();
+      await sleep(10);
+    }
+    await Promise.all([writer.flush(), writer.flush()]);
+    expect(most).toBe(1);
+    expect(await listNodes(database.prisma)).toHaveLength(5);
+  });
+});

@@ -1,0 +1,155 @@
+import type { PrismaClient } from "@switchyard/db";
+import type { NodeStatusTracker, StatusChange, StatusEvent } from "@switchyard/status";
+import { type EventRow, eventRow, nodeRow, type TypeRow, typeRow } from "./status-rows.js";
+import { type StatusBatch, writeStatusBatch } from "./status-store.js";
+
+export const DEFAULT_FLUSH_INTERVAL_MS = 250;
+export const DEFAULT_KEEP_EVENTS = 10_000;
+
+export interface StatusWriterOptions {
+  readonly tracker: NodeStatusTracker;
+  readonly prisma: PrismaClient;
+  /** How often pending changes are written, in one transaction. */
+  readonly intervalMs?: number;
+  /**
+   * How many of the newest XdsNodeEvent rows are kept, across all replicas; older ones are
+   * deleted by the flush that writes new events.
+   */
+  readonly keepEvents?: number;
+  /** Receives a failed flush's error; its changes are kept and retried. Default: console.error. */
+  readonly onError?: (error: unknown) => void;
+  /** Writes one batch in one transaction; tests inject failures and count calls. */
+  readonly write?: (batch: StatusBatch) => Promise<void>;
+  /** The clock, in ms since the epoch (for statuses and updatedAt); tests inject the tracker's. */
+  readonly now?: () => number;
+}
+
+type WriterState =
+  | { readonly t: "open"; readonly timer: NodeJS.Timeout; readonly unsubscribe: () => void }
+  | { readonly t: "closed" };
+
+/**
+ * Persists a NodeStatusTracker to Postgres, so every replica's console sees every node.
+ *
+ * The tracker's change feed only marks node ids and node+type keys dirty (cheap, cannot throw:
+ * it runs on the xDS stream's path). Every `intervalMs` the dirty entries' current state, and the
+ * events recorded since the last flush, are written in ONE transaction with bulk upserts: a burst
+ * of thousands of ACKs becomes a few transactions (status-writer.spec.ts). At most one flush is
+ * in flight. A failed flush puts its entries back and is retried on the next interval; the error
+ * goes to `onError`, never to the caller of the tracker.
+ *
+ * Nodes the tracker forgot (pruneDisconnected) are left in the database as they were last written.
+ * Events are read from the tracker's ring at flush time: more events between two flushes than
+ * the ring holds (eventCapacity) lose the oldest.
+ */
+export class StatusWriter {
+  readonly #tracker: NodeStatusTracker;
+  readonly #write: (batch: StatusBatch) => Promise<void>;
+  readonly #onError: (error: unknown) => void;
+  readonly #now: () => number;
+  readonly #keepEvents: number;
+  /** Node id → its dirty type URLs (empty when only the node itself changed). */
+  #dirty = new Map<string, Set<string>>();
+  /** Events taken from the tracker and not yet written, oldest first. */
+  #pendingEvents: EventRow[] = [];
+  #lastSeq = 0;
+  #running: Promise<boolean> | undefined;
+  #state: WriterState;
+
+  constructor(options: StatusWriterOptions) {
+    this.#tracker = options.tracker;
+    const { prisma } = options;
+    this.#write = options.write ?? ((batch) => writeStatusBatch(prisma, batch));
+    this.#onError =
+      options.onError ?? ((error) => console.error("writing node status failed", error));
+    this.#now = options.now ?? Date.now;
+    this.#keepEvents = options.keepEvents ?? DEFAULT_KEEP_EVENTS;
+    const unsubscribe = this.#tracker.subscribe((change) => this.#markDirty(change));
+    const timer = setInterval(() => {
+      if (this.#running === undefined) void this.flush();
+    }, options.intervalMs ?? DEFAULT_FLUSH_INTERVAL_MS);
+    timer.unref();
+    this.#state = { t: "open", timer, unsubscribe };
+  }
+
+  /**
+   * Writes everything pending, after any flush in flight. Resolves true when it was written (or
+   * nothing was pending), false when the write failed (the error went to `onError`, the changes
+   * stay pending); never rejects.
+   */
+  async flush(): Promise<boolean> {
+    while (this.#running !== undefined) await this.#running;
+    this.#takeEvents();
+    if (this.#dirty.size === 0 && this.#pendingEvents.length === 0) return true;
+    const running = this.#flushOnce().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  /** Stops the interval and the change feed, then writes what is pending. */
+  async close(): Promise<boolean> {
+    if (this.#state.t === "open") {
+      clearInterval(this.#state.timer);
+      this.#state.unsubscribe();
+      this.#state = { t: "closed" };
+    }
+    return this.flush();
+  }
+
+  #markDirty(change: StatusChange): void {
+    let types = this.#dirty.get(change.nodeId);
+    if (types === undefined) {
+      types = new Set();
+      this.#dirty.set(change.nodeId, types);
+    }
+    if (change.typeUrl !== undefined) types.add(change.typeUrl);
+  }
+
+  /** Moves the tracker's new events into the pending list, keeping at most `keepEvents`. */
+  #takeEvents(): void {
+    const fresh: StatusEvent[] = this.#tracker.events(this.#lastSeq);
+    const last = fresh.at(-1);
+    if (last === undefined) return;
+    this.#lastSeq = last.seq;
+    const replicaId = this.#tracker.replicaId;
+    this.#pendingEvents.push(...fresh.map((event) => eventRow(event, replicaId)));
+    // Older ones would be trimmed by the write anyway; this bounds memory while Postgres is away.
+    const excess = this.#pendingEvents.length - this.#keepEvents;
+    if (excess > 0) this.#pendingEvents.splice(0, excess);
+  }
+
+  async #flushOnce(): Promise<boolean> {
+    const dirty = this.#dirty;
+    const events = this.#pendingEvents;
+    this.#dirty = new Map();
+    this.#pendingEvents = [];
+    const at = this.#now();
+    const nodes = [];
+    const types: TypeRow[] = [];
+    for (const [nodeId, typeUrls] of dirty) {
+      const status = this.#tracker.node(nodeId, at);
+      if (status === undefined) continue;
+      // A type's change also moves its node's updatedAt, which the console filters on.
+      nodes.push(nodeRow(status, at));
+      for (const view of status.types) {
+        if (typeUrls.has(view.typeUrl)) types.push(typeRow(nodeId, view, at));
+      }
+    }
+    try {
+      await this.#write({ nodes, types, events, keepEvents: this.#keepEvents });
+      return true;
+    } catch (error) {
+      // Put the batch back under what changed meanwhile; rows are re-read at the next flush.
+      for (const [nodeId, typeUrls] of dirty) {
+        const now = this.#dirty.get(nodeId);
+        if (now === undefined) this.#dirty.set(nodeId, typeUrls);
+        else for (const typeUrl of typeUrls) now.add(typeUrl);
+      }
+      this.#pendingEvents = [...events, ...this.#pendingEvents].slice(-this.#keepEvents);
+      this.#onError(error);
+      return false;
+    }
+  }
+}
