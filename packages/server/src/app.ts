@@ -15,8 +15,9 @@ import type { Logger } from "pino";
 import { createConfigService } from "./api/config-service.js";
 import { createStatusService } from "./api/status-service.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
+import { createMetrics } from "./metrics.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
-import { StatusWriter } from "./status/index.js";
+import { StatusWriter, writeStatusBatch } from "./status/index.js";
 import {
   loadLatestSnapshot,
   type PublishedSnapshot,
@@ -107,14 +108,20 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     // What proxies get is the latest published snapshot, exactly as it was published.
     const cache = new SnapshotCache();
-    const store = new SnapshotStore(prisma);
-    const latest = await loadLatestSnapshot(prisma);
+    const metrics = createMetrics();
+    // Publishes and rollbacks are timed as database work, without instrumenting Prisma globally.
+    const store = new SnapshotStore(prisma, {
+      timed: (operation, work) => metrics.timeDb(operation, work),
+    });
+    const latest = await metrics.timeDb("load_latest_snapshot", () => loadLatestSnapshot(prisma));
+    metrics.onLoaded(latest?.record.version ?? 0);
     cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
     logger.info(
       { version: latest?.record.version ?? 0 },
       latest ? "serving the latest published snapshot" : "nothing published yet",
     );
     const onPublished = (snapshot: PublishedSnapshot) => {
+      metrics.onPublished(snapshot.record.version);
       if ((cache.version ?? 0) < snapshot.record.version)
         cache.setConfig(snapshot.config, snapshot.record.version);
       logger.info(
@@ -131,6 +138,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const statusWriter = new StatusWriter({
       tracker,
       prisma,
+      write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(prisma, batch)),
       onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
     });
     cleanups.push(async () => {
@@ -140,7 +148,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const xds: XdsServer = createXdsServer({
       watcher: cache,
       controlPlaneId: `switchyard@${replicaId}`,
-      callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker),
+      callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker, metrics.callbacks),
     });
     let xdsPort: number;
     try {
@@ -167,6 +175,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         port: options.httpPort,
         host: options.host,
         routes,
+        extraRoutes: { "/metrics": metrics.handler },
         fallback: web
           ? web.handler
           : (_request, response) => {

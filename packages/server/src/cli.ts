@@ -266,6 +266,21 @@ export function createCli(): Command {
       ),
     );
   program
+    .command("wait")
+    .description(
+      "wait until every connected node ACKed a published version (exit 1 on a NACK or the timeout), for CI pipelines",
+    )
+    .requiredOption("--version <version>", "the published version to wait for")
+    .option("--timeout <duration>", "give up after this long, e.g. 500ms, 30s, 2m", "30s")
+    .action(
+      withClient(
+        program,
+        statusCommands.connectStatus,
+        (client, options: { version: string; timeout?: string }) =>
+          statusCommands.waitForVersion(client, stdout, options),
+      ),
+    );
+  program
     .command("node")
     .description(
       "show one node: identity, per-type status and versions, NACK text, held resources, recent events",

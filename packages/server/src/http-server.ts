@@ -12,13 +12,16 @@ export interface HttpServer {
 
 /**
  * The console's HTTP server: the Connect API (Connect, gRPC-web and gRPC protocols, so browsers,
- * the CLI and scripts can all call it) and, for every other path, the web console.
+ * the CLI and scripts can all call it), any `extraRoutes` (e.g. /metrics) and, for every other
+ * path, the web console.
  */
 export async function startHttpServer(options: {
   readonly port: number;
   readonly host: string;
   readonly routes: (router: ConnectRouter) => void;
   readonly fallback: RequestHandler;
+  /** Handlers by exact path (query string ignored), served before the API and the console. */
+  readonly extraRoutes?: Readonly<Record<string, RequestHandler>>;
 }): Promise<HttpServer> {
   const handler = connectNodeAdapter({
     routes: options.routes,
@@ -26,7 +29,13 @@ export async function startHttpServer(options: {
     fallback: (request, response) =>
       options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
   });
-  const server = http.createServer(handler);
+  const extraRoutes = options.extraRoutes ?? {};
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? "").split("?", 1)[0] ?? "";
+    const extra = Object.hasOwn(extraRoutes, path) ? extraRoutes[path] : undefined;
+    if (extra) extra(request, response);
+    else handler(request, response);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {

@@ -3,8 +3,11 @@ import { type Timestamp, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import {
+  type Convergence,
+  ConvergenceSchema,
   type HeldResources,
   HeldResourcesSchema,
+  NodeConvergenceState,
   type NodeDetail,
   NodeDetailSchema,
   type NodeEvent,
@@ -13,9 +16,15 @@ import {
   NodeSummarySchema,
   NodeTypeStatus,
   type StatusService,
+  TypeConvergenceState,
   type TypeStatus,
   TypeStatusSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  type ConvergenceResult,
+  readConvergence,
+  UnknownVersionError,
+} from "../status/convergence-reader.js";
 import {
   getNode,
   listNodes,
@@ -118,6 +127,52 @@ function nodeEvent(event: NodeEventRecord): NodeEvent {
   });
 }
 
+const nodeConvergenceState = {
+  ACKED: NodeConvergenceState.ACKED,
+  NACKED: NodeConvergenceState.NACKED,
+  PENDING: NodeConvergenceState.PENDING,
+} as const;
+
+const typeConvergenceState = {
+  IN_SYNC: TypeConvergenceState.IN_SYNC,
+  BEHIND: TypeConvergenceState.BEHIND,
+  NACKED: TypeConvergenceState.NACKED,
+  UNKNOWN: TypeConvergenceState.UNKNOWN,
+} as const;
+
+export function convergenceMessage(result: ConvergenceResult): Convergence {
+  return create(ConvergenceSchema, {
+    version: BigInt(result.version),
+    publishTime: time(result.publishedAt),
+    summary: {
+      targeted: result.targeted,
+      acked: result.acked,
+      nacked: result.nacked,
+      pending: result.pending,
+      ...(result.durations.p50 === undefined ? {} : { p50Ms: result.durations.p50 }),
+      ...(result.durations.p99 === undefined ? {} : { p99Ms: result.durations.p99 }),
+      ...(result.durations.max === undefined ? {} : { maxMs: result.durations.max }),
+    },
+    nodes: result.nodes.map((node) => ({
+      nodeId: node.nodeId,
+      cluster: node.cluster,
+      group: node.group,
+      state: nodeConvergenceState[node.state],
+      ...(node.ackMs === undefined ? {} : { ackMs: node.ackMs }),
+      nackTypeUrl: node.nack?.typeUrl ?? "",
+      nackMessage: node.nack?.errorDetail ?? "",
+      types: node.types.map((type) => ({
+        typeUrl: type.typeUrl,
+        state: typeConvergenceState[type.state],
+        ackedVersion: type.acked?.version ?? "",
+        ackedTime: time(type.acked?.at),
+        nackMessage: type.nack?.errorDetail ?? "",
+        nackTime: time(type.nack?.at),
+      })),
+    })),
+  });
+}
+
 /**
  * switchyard.v1.StatusService: the xDS nodes and their per-type sync status, read from the
  * database (status-reader.ts), which every replica writes: any replica answers for every node.
@@ -157,6 +212,24 @@ export function createStatusService(
         held: node.types.map(heldResources),
         events: node.events.map(nodeEvent),
       });
+    },
+
+    async getConvergence(request): Promise<Convergence> {
+      if (request.version === 0n)
+        throw new ConnectError("a published version is required", Code.InvalidArgument);
+      // Versions are 32-bit in the database: a larger one cannot exist.
+      if (request.version > 2_147_483_647n)
+        throw new ConnectError(
+          new UnknownVersionError(Number(request.version)).message,
+          Code.NotFound,
+        );
+      try {
+        return convergenceMessage(await readConvergence(prisma, Number(request.version)));
+      } catch (error) {
+        if (error instanceof UnknownVersionError)
+          throw new ConnectError(error.message, Code.NotFound);
+        throw error;
+      }
     },
   };
 }

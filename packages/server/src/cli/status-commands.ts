@@ -3,11 +3,14 @@ import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import {
+  type Convergence,
   ListNodesResponseSchema,
+  NodeConvergenceState,
   NodeDetailSchema,
   type NodeSummary,
   NodeTypeStatus,
   StatusService,
+  TypeConvergenceState,
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import { CliError } from "./client.js";
@@ -179,4 +182,91 @@ export async function node(
         ]),
       ),
     );
+}
+
+/** "30s", "500ms", "2m", "1h" (or a bare number of seconds) → ms. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new CliError(`invalid duration "${text}": use e.g. 500ms, 30s or 2m`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? "s"] ?? 1_000;
+  return Math.round(Number(match[1]) * unit);
+}
+
+const typeStateWord: Record<TypeConvergenceState, string> = {
+  [TypeConvergenceState.UNSPECIFIED]: "?",
+  [TypeConvergenceState.IN_SYNC]: "in sync",
+  [TypeConvergenceState.BEHIND]: "behind",
+  [TypeConvergenceState.NACKED]: "NACKED",
+  [TypeConvergenceState.UNKNOWN]: "unknown",
+};
+
+/** How often `wait` asks; the status reaches the database every 250 ms anyway. */
+export const WAIT_POLL_MS = 250;
+
+export interface WaitDeps {
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `switchyard wait --version V [--timeout 30s]`: polls the version's convergence until every
+ * targeted (connected) node ACKed it (returns), a node NACKed it, or the timeout; the latter two
+ * throw a CliError (exit 1) with the NACK text or the laggards' per-type state. For CI pipelines.
+ */
+export async function waitForVersion(
+  client: StatusClient,
+  output: Output,
+  options: { version: string; timeout?: string },
+  deps: WaitDeps = {},
+): Promise<void> {
+  if (!/^\d+$/.test(options.version) || BigInt(options.version) === 0n)
+    throw new CliError(`invalid version "${options.version}": use a published version number`);
+  const version = BigInt(options.version);
+  const timeoutMs = parseDuration(options.timeout ?? "30s");
+  const now = deps.now ?? Date.now;
+  const sleep =
+    deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const deadline = now() + timeoutMs;
+  for (;;) {
+    const convergence = await client.getConvergence({ version });
+    const summary = convergence.summary;
+    const targeted = summary?.targeted ?? 0;
+    if (targeted === 0) {
+      output.out(`version ${version}: no connected nodes are targeted; nothing to wait for\n`);
+      return;
+    }
+    if ((summary?.acked ?? 0) === targeted) {
+      const p99 = summary?.p99Ms === undefined ? "-" : `${summary.p99Ms} ms`;
+      output.out(`version ${version}: ${targeted}/${targeted} nodes in sync, p99 ${p99}\n`);
+      return;
+    }
+    const nacked = convergence.nodes.filter((n) => n.state === NodeConvergenceState.NACKED);
+    if (nacked.length > 0) throw new CliError(nackText(convergence, nacked));
+    if (now() >= deadline) throw new CliError(laggardText(convergence, options.timeout ?? "30s"));
+    await sleep(Math.max(0, Math.min(WAIT_POLL_MS, deadline - now())));
+  }
+}
+
+function nackText(convergence: Convergence, nacked: Convergence["nodes"]): string {
+  const lines = [`version ${convergence.version} was rejected by ${nacked.length} node(s):`];
+  for (const node of nacked) {
+    lines.push(`  ${node.nodeId}: ${shortType(node.nackTypeUrl)} NACK:`);
+    for (const line of node.nackMessage.split("\n")) lines.push(`    ${line}`);
+  }
+  return lines.join("\n");
+}
+
+function laggardText(convergence: Convergence, timeout: string): string {
+  const summary = convergence.summary;
+  const laggards = convergence.nodes.filter((n) => n.state !== NodeConvergenceState.ACKED);
+  const lines = [
+    `version ${convergence.version}: ${summary?.acked ?? 0}/${summary?.targeted ?? 0} nodes in sync after ${timeout}; waiting on:`,
+  ];
+  for (const node of laggards) {
+    const types = node.types.map((t) => `${shortType(t.typeUrl)} ${typeStateWord[t.state]}`);
+    lines.push(
+      `  ${node.nodeId} (group ${node.group || "-"}): ${types.length === 0 ? "no xDS types requested yet" : types.join(", ")}`,
+    );
+  }
+  return lines.join("\n");
 }

@@ -471,9 +471,17 @@ export class SnapshotStore {
   readonly draft = new DraftCache();
   #latest: LatestManifests | undefined;
   readonly #prisma: PrismaClient;
+  /** Times each publish transaction (metrics); runs `work` as is by default. */
+  readonly #timed: <T>(operation: "publish" | "rollback", work: () => Promise<T>) => Promise<T>;
 
-  constructor(prisma: PrismaClient) {
+  constructor(
+    prisma: PrismaClient,
+    options: {
+      readonly timed?: <T>(operation: "publish" | "rollback", work: () => Promise<T>) => Promise<T>;
+    } = {},
+  ) {
     this.#prisma = prisma;
+    this.#timed = options.timed ?? ((_operation, work) => work());
   }
 
   async #publish(
@@ -495,8 +503,10 @@ export class SnapshotStore {
    * written or nothing is (a failed publish changes nothing).
    */
   publishDraft(input: PublishInput): Promise<PublishedSnapshot> {
-    return this.#publish(async (tx, latest) =>
-      writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input),
+    return this.#timed("publish", () =>
+      this.#publish(async (tx, latest) =>
+        writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input),
+      ),
     );
   }
 
@@ -549,17 +559,19 @@ export class SnapshotStore {
     readonly message?: string;
     readonly baseVersion?: number;
   }): Promise<PublishedSnapshot> {
-    return this.#publish(async (tx, latest) => {
-      const spec = await specOfVersion(tx, input.version);
-      await replaceDraft(tx, spec);
-      const objects = sourceObjects(spec);
-      return writeSnapshot(tx, { spec: specFromSources(objects), objects }, latest, undefined, {
-        author: input.author,
-        message: input.message || `Roll back to version ${input.version}`,
-        baseVersion: input.baseVersion,
-        rolledBackFrom: input.version,
-      });
-    });
+    return this.#timed("rollback", () =>
+      this.#publish(async (tx, latest) => {
+        const spec = await specOfVersion(tx, input.version);
+        await replaceDraft(tx, spec);
+        const objects = sourceObjects(spec);
+        return writeSnapshot(tx, { spec: specFromSources(objects), objects }, latest, undefined, {
+          author: input.author,
+          message: input.message || `Roll back to version ${input.version}`,
+          baseVersion: input.baseVersion,
+          rolledBackFrom: input.version,
+        });
+      }),
+    );
   }
 }
 

@@ -1,0 +1,157 @@
+import { TypeUrl } from "@switchyard/snapshot";
+import type { XdsCallbacks, XdsVariant } from "@switchyard/xds";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { RequestHandler } from "./http-server.js";
+
+export interface Metrics {
+  /** This app's registry (never prom-client's global one: tests run several apps per process). */
+  readonly registry: Registry;
+  /** Stream, response and ACK/NACK counts; combine with the other xDS callbacks. */
+  readonly callbacks: XdsCallbacks;
+  /** A publish or rollback made `version` the latest. */
+  onPublished(version: number): void;
+  /** The snapshot loaded at startup (sets the version, counts no publish). */
+  onLoaded(version: number): void;
+  /** One database operation (e.g. "status_flush", "publish") took `seconds`. */
+  observeDb(label: string, seconds: number): void;
+  /** Runs `fn`, observing its duration under `label` whether it resolves or rejects. */
+  timeDb<T>(label: string, fn: () => Promise<T>): Promise<T>;
+  /** GET /metrics: the registry in the Prometheus text format. */
+  readonly handler: RequestHandler;
+}
+
+const SHORT_TYPE_NAMES: ReadonlyMap<string, string> = new Map(
+  Object.entries(TypeUrl).map(([short, url]) => [url, short]),
+);
+
+/** Cluster, ClusterLoadAssignment, Listener, RouteConfiguration; any other type by its URL. */
+export function typeLabel(typeUrl: string): string {
+  return SHORT_TYPE_NAMES.get(typeUrl) ?? typeUrl;
+}
+
+/** Prometheus metrics for one Switchyard app, on a registry of its own. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const streams = new Gauge({
+    name: "switchyard_xds_streams",
+    help: "Connected xDS streams, by protocol variant.",
+    labelNames: ["variant"] as const,
+    registers: [registry],
+  });
+  const responses = new Counter({
+    name: "switchyard_xds_responses_total",
+    help: "xDS responses pushed, by resource type.",
+    labelNames: ["type"] as const,
+    registers: [registry],
+  });
+  const resourcesSent = new Counter({
+    name: "switchyard_xds_resources_sent_total",
+    help: "Resources carried by xDS responses, by resource type.",
+    labelNames: ["type"] as const,
+    registers: [registry],
+  });
+  const acks = new Counter({
+    name: "switchyard_xds_acks_total",
+    help: "xDS ACKs received, by resource type.",
+    labelNames: ["type"] as const,
+    registers: [registry],
+  });
+  const nacks = new Counter({
+    name: "switchyard_xds_nacks_total",
+    help: "xDS NACKs received, by resource type.",
+    labelNames: ["type"] as const,
+    registers: [registry],
+  });
+  const publishes = new Counter({
+    name: "switchyard_publish_total",
+    help: "Snapshots published (publishes and rollbacks) by this process.",
+    registers: [registry],
+  });
+  const snapshotVersion = new Gauge({
+    name: "switchyard_snapshot_version",
+    help: "Version of the latest snapshot this process knows of (0: nothing published).",
+    registers: [registry],
+  });
+  const dbQuery = new Histogram({
+    name: "switchyard_db_query_seconds",
+    help: "Duration of database operations, by operation.",
+    labelNames: ["operation"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  // Variant of each open stream, so a close decrements the right series (and a close without
+  // an open, e.g. a stream that never sent a node, decrements nothing).
+  const open = new Map<number, XdsVariant>();
+  const callbacks: XdsCallbacks = {
+    onStreamOpen: ({ streamId, variant }) => {
+      if (open.has(streamId)) return;
+      open.set(streamId, variant);
+      streams.inc({ variant });
+    },
+    onStreamClosed: ({ streamId }) => {
+      const variant = open.get(streamId);
+      if (variant === undefined) return;
+      open.delete(streamId);
+      streams.dec({ variant });
+    },
+    onRequest: ({ typeUrl, verdict }) => {
+      if (verdict.t === "ack") acks.inc({ type: typeLabel(typeUrl) });
+      else if (verdict.t === "nack") nacks.inc({ type: typeLabel(typeUrl) });
+    },
+    onResponse: ({ typeUrl, resources }) => {
+      const type = typeLabel(typeUrl);
+      responses.inc({ type });
+      if (resources.length > 0) resourcesSent.inc({ type }, resources.length);
+    },
+  };
+
+  // Versions only grow (a rollback publishes a new one): a late callback never lowers the gauge.
+  let latestVersion = 0;
+  const setVersion = (version: number) => {
+    latestVersion = Math.max(latestVersion, version);
+    snapshotVersion.set(latestVersion);
+  };
+
+  const observeDb = (label: string, seconds: number) => {
+    dbQuery.observe({ operation: label }, seconds);
+  };
+
+  return {
+    registry,
+    callbacks,
+    onPublished: (version) => {
+      publishes.inc();
+      setVersion(version);
+    },
+    onLoaded: setVersion,
+    observeDb,
+    timeDb: async (label, fn) => {
+      const start = process.hrtime.bigint();
+      try {
+        return await fn();
+      } finally {
+        observeDb(label, Number(process.hrtime.bigint() - start) / 1e9);
+      }
+    },
+    handler: (request, response) => {
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        response.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end();
+        return;
+      }
+      registry.metrics().then(
+        (text) => {
+          response.writeHead(200, { "content-type": registry.contentType });
+          response.end(request.method === "HEAD" ? undefined : text);
+        },
+        (error: unknown) => {
+          response
+            .writeHead(500, { "content-type": "text/plain" })
+            .end(`collecting metrics failed: ${String(error)}\n`);
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,280 @@
+import { create } from "@bufbuild/protobuf";
+import { ConvergenceSchema } from "@switchyard/proto/switchyard/v1/status_pb";
+import { describe, expect, it } from "vitest";
+import { convergenceMessage } from "../api/status-service.js";
+import { parseDuration, type StatusClient, waitForVersion } from "../cli/status-commands.js";
+import { classifyConvergence, type VersionManifests } from "./convergence-reader.js";
+import type { NodeRecord, NodeTypeRecord } from "./status-reader.js";
+
+const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
+const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
+const PUBLISHED = 1_000_000;
+
+const selector = (
+  s: Partial<{ nodeIds: string[]; nodeClusters: string[]; nodeMetadata: Record<string, string> }>,
+) => ({
+  nodeIds: [],
+  nodeClusters: [],
+  nodeMetadata: {},
+  ...s,
+});
+
+const manifests: VersionManifests = {
+  version: 7,
+  publishedAt: PUBLISHED,
+  groups: [
+    {
+      name: "canary",
+      isDefault: false,
+      priority: 1,
+      selector: selector({ nodeMetadata: { track: "canary" } }),
+      resources: {
+        [CDS]: new Map([["blue", "c2"]]),
+        [EDS]: new Map([["blue", "e2"]]),
+      },
+    },
+    {
+      name: "default",
+      isDefault: true,
+      priority: 0,
+      selector: selector({}),
+      resources: {
+        [CDS]: new Map([
+          ["blue", "c1"],
+          ["green", "g1"],
+        ]),
+        [EDS]: new Map([
+          ["blue", "e1"],
+          ["green", "f1"],
+        ]),
+        [LDS]: new Map([["shop", "l1"]]),
+      },
+    },
+  ],
+};
+
+function type(
+  typeUrl: string,
+  held: Record<string, string | null>,
+  options: Partial<NodeTypeRecord> & { ackedAt?: number } = {},
+): NodeTypeRecord {
+  const { ackedAt = PUBLISHED + 10, ...rest } = options;
+  return {
+    typeUrl,
+    status: "SYNCED",
+    staleAt: undefined,
+    sent: undefined,
+    acked: { version: "v", nonce: "n", at: ackedAt },
+    lastNack: undefined,
+    held,
+    resourceVersionsKnown: Object.values(held).every((v) => v !== null),
+    updatedAt: ackedAt,
+    ...rest,
+  };
+}
+
+function node(id: string, types: NodeTypeRecord[], metadata: unknown = {}): NodeRecord {
+  return {
+    id,
+    cluster: "edge",
+    locality: null,
+    metadata,
+    userAgent: { name: "test", version: undefined },
+    clientFeatures: [],
+    connection: { t: "connected", since: 0, openStreams: 1 },
+    replicaId: "r1",
+    variant: "ads-sotw",
+    remoteAddress: "127.0.0.1",
+    updatedAt: 0,
+    types,
+  };
+}
+
+describe("classifyConvergence", () => {
+  it("classifies ACKED, NACKED and PENDING nodes with per-type states and percentiles", () => {
+    const result = classifyConvergence(manifests, [
+      // In sync everywhere; EDS compares only the names held.
+      node("a", [
+        type(CDS, { blue: "c1", green: "g1" }, { ackedAt: PUBLISHED + 40 }),
+        type(EDS, { blue: "e1" }, { ackedAt: PUBLISHED + 100 }),
+        type(LDS, { shop: "l1" }),
+      ]),
+      // Already held everything before the publish: 0 ms.
+      node("b", [type(CDS, { blue: "c1", green: "g1" }, { ackedAt: PUBLISHED - 500 })]),
+      // CDS missing a cluster (whole set compared): behind; a NACK from before the publish does not count.
+      node("c", [
+        type(
+          CDS,
+          { blue: "c1" },
+          {
+            lastNack: { errorDetail: "old", version: "x", nonce: undefined, at: PUBLISHED - 1 },
+          },
+        ),
+        type(EDS, { blue: "e0" }),
+      ]),
+      // Canary by metadata, NACKed after the publish.
+      node(
+        "d",
+        [
+          type(
+            CDS,
+            { blue: "c1" },
+            {
+              status: "NACKED",
+              ackedAt: PUBLISHED - 100,
+              lastNack: {
+                errorDetail: "unsupported lb_policy: LEAST_REQUEST",
+                version: "v2",
+                nonce: "n2",
+                at: PUBLISHED + 5,
+              },
+            },
+          ),
+          type(EDS, { blue: "e2" }),
+        ],
+        { track: "canary", weight: 3 },
+      ),
+      // Held versions unknown.
+      node("e", [type(CDS, { blue: null, green: null })]),
+      // Requested nothing yet.
+      node("f", []),
+      // Never ACKed.
+      node("g", [type(LDS, {}, { acked: undefined, status: "PENDING" })]),
+    ]);
+
+    expect(result).toMatchObject({
+      version: 7,
+      publishedAt: PUBLISHED,
+      targeted: 7,
+      acked: 2,
+      nacked: 1,
+      pending: 4,
+      durations: { count: 2, p50: 0, p99: 100, max: 100 },
+    });
+    const byId = Object.fromEntries(result.nodes.map((n) => [n.nodeId, n]));
+    expect(result.nodes.map((n) => n.nodeId)).toEqual(["a", "b", "c", "d", "e", "f", "g"]);
+    expect(byId.a).toMatchObject({ state: "ACKED", ackMs: 100, group: "default" });
+    expect(byId.b).toMatchObject({ state: "ACKED", ackMs: 0 });
+    expect(byId.c?.state).toBe("PENDING");
+    expect(byId.c?.types.map((t) => [t.typeUrl, t.state])).toEqual([
+      [CDS, "BEHIND"],
+      [EDS, "BEHIND"],
+    ]);
+    expect(byId.d).toMatchObject({
+      state: "NACKED",
+      group: "canary",
+      nack: { typeUrl: CDS, errorDetail: "unsupported lb_policy: LEAST_REQUEST" },
+    });
+    expect(byId.d?.types.map((t) => t.state)).toEqual(["NACKED", "IN_SYNC"]);
+    expect(byId.e?.types[0]?.state).toBe("UNKNOWN");
+    expect(byId.e?.state).toBe("PENDING");
+    expect(byId.f).toMatchObject({ state: "PENDING", types: [] });
+    expect(byId.g?.types[0]?.state).toBe("BEHIND");
+  });
+
+  it("a held name the version no longer has is behind; a type the version has no opinion on is in sync", () => {
+    const secret = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret";
+    const result = classifyConvergence(manifests, [
+      node("x", [type(EDS, { blue: "e1", gone: "z" })]),
+      node("y", [type(secret, { s: "1" }), type(LDS, { shop: "l1" })]),
+    ]);
+    expect(result.nodes.map((n) => n.state)).toEqual(["PENDING", "ACKED"]);
+  });
+
+  it("summarizes nothing when no node is connected", () => {
+    const result = classifyConvergence(manifests, []);
+    expect(result).toMatchObject({
+      targeted: 0,
+      acked: 0,
+      durations: { count: 0, p99: undefined },
+    });
+  });
+});
+
+describe("switchyard wait", () => {
+  const withNodes = (result: ReturnType<typeof classifyConvergence>) => convergenceMessage(result);
+
+  function fakeClient(answers: ReturnType<typeof convergenceMessage>[]): StatusClient {
+    let i = 0;
+    return {
+      getConvergence: async () => answers[Math.min(i++, answers.length - 1)],
+    } as unknown as StatusClient;
+  }
+
+  const run = async (client: StatusClient, timeout = "1s") => {
+    let out = "";
+    let clock = 0;
+    const error = await waitForVersion(
+      client,
+      {
+        out: (t) => {
+          out += t;
+        },
+      },
+      { version: "7", timeout },
+      {
+        now: () => clock,
+        sleep: async (ms) => {
+          clock += ms;
+        },
+      },
+    ).catch((e: unknown) => e as Error);
+    return { out, error };
+  };
+
+  it("parses durations", () => {
+    expect(parseDuration("30s")).toBe(30_000);
+    expect(parseDuration("500ms")).toBe(500);
+    expect(parseDuration("2m")).toBe(120_000);
+    expect(() => parseDuration("soon")).toThrow(/invalid duration/);
+  });
+
+  it("exits 0 once every node is in sync, and with a note when none is targeted", async () => {
+    const pending = withNodes(classifyConvergence(manifests, [node("a", [])]));
+    const done = withNodes(
+      classifyConvergence(manifests, [
+        node("a", [type(LDS, { shop: "l1" }, { ackedAt: PUBLISHED + 42 })]),
+      ]),
+    );
+    const ok = await run(fakeClient([pending, pending, done]));
+    expect(ok.error).toBeUndefined();
+    expect(ok.out).toBe("version 7: 1/1 nodes in sync, p99 42 ms\n");
+    const none = await run(fakeClient([create(ConvergenceSchema, { version: 7n, summary: {} })]));
+    expect(none.error).toBeUndefined();
+    expect(none.out).toMatch(/no connected nodes/);
+  });
+
+  it("fails with the NACK text, or with the laggards after the timeout", async () => {
+    const nacked = withNodes(
+      classifyConvergence(manifests, [
+        node("d", [
+          type(
+            LDS,
+            { shop: "l0" },
+            {
+              ackedAt: PUBLISHED - 1,
+              lastNack: {
+                errorDetail: "bad listener",
+                version: "v",
+                nonce: "n",
+                at: PUBLISHED + 1,
+              },
+            },
+          ),
+        ]),
+      ]),
+    );
+    const rejected = await run(fakeClient([nacked]));
+    expect(rejected.error?.message).toMatch(/d: LDS NACK:\n\s+bad listener/);
+
+    const behind = withNodes(
+      classifyConvergence(manifests, [
+        node("c", [type(LDS, { shop: "l0" }), type(CDS, { blue: "c1", green: "g1" })]),
+      ]),
+    );
+    const late = await run(fakeClient([behind]), "500ms");
+    expect(late.error?.message).toMatch(/0\/1 nodes in sync after 500ms/);
+    expect(late.error?.message).toMatch(/c \(group default\): CDS in sync, LDS behind/);
+  });
+});

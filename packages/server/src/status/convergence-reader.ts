@@ -1,0 +1,244 @@
+import type { PrismaClient } from "@switchyard/db";
+import { type CompiledGroup, type NodeSelector, selectNodeGroup } from "@switchyard/snapshot";
+import { type DurationSummary, summarizeDurations } from "@switchyard/status";
+import { listNodes, type NodeRecord, type NodeTypeRecord } from "./status-reader.js";
+
+/**
+ * Convergence of a published version, derived from persisted state only (the Snapshot row, its
+ * manifest blobs, and the node status every replica writes), so any replica answers for the whole
+ * fleet. `classifyConvergence` is the pure part; `readConvergence` loads its input.
+ */
+
+const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
+const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
+/** Wildcard types: the node holds the whole set, so the whole set is compared. */
+const WHOLE_SET_TYPES: ReadonlySet<string> = new Set([LDS, CDS]);
+
+/** One node group of a version, as the reader needs it: selector and typeUrl → name → version. */
+export interface GroupManifest {
+  readonly name: string;
+  readonly isDefault: boolean;
+  readonly priority: number;
+  readonly selector: NodeSelector;
+  readonly resources: { readonly [typeUrl: string]: ReadonlyMap<string, string> };
+}
+
+export interface VersionManifests {
+  readonly version: number;
+  /** Ms since the epoch. */
+  readonly publishedAt: number;
+  readonly groups: readonly GroupManifest[];
+}
+
+export type TypeConvergenceState = "IN_SYNC" | "BEHIND" | "NACKED" | "UNKNOWN";
+export type NodeConvergenceState = "ACKED" | "NACKED" | "PENDING";
+
+export interface TypeConvergence {
+  readonly typeUrl: string;
+  readonly state: TypeConvergenceState;
+  readonly acked: { readonly version: string; readonly at: number } | undefined;
+  /** NACKED only. */
+  readonly nack: { readonly errorDetail: string; readonly at: number } | undefined;
+}
+
+export interface NodeConvergence {
+  readonly nodeId: string;
+  readonly cluster: string;
+  readonly group: string;
+  readonly state: NodeConvergenceState;
+  /** ACKED only: publish → latest ACK, 0 when the node already held the version. */
+  readonly ackMs: number | undefined;
+  /** NACKED only: the first NACKED type by type URL. */
+  readonly nack: { readonly typeUrl: string; readonly errorDetail: string } | undefined;
+  /** Sorted by type URL. */
+  readonly types: readonly TypeConvergence[];
+}
+
+export interface ConvergenceResult {
+  readonly version: number;
+  readonly publishedAt: number;
+  readonly targeted: number;
+  readonly acked: number;
+  readonly nacked: number;
+  readonly pending: number;
+  readonly durations: DurationSummary;
+  /** Sorted by node id. */
+  readonly nodes: readonly NodeConvergence[];
+}
+
+/** The version does not exist. */
+export class UnknownVersionError extends Error {
+  override readonly name = "UnknownVersionError";
+  constructor(readonly version: number) {
+    super(`version ${version} does not exist (see switchyard history)`);
+  }
+}
+
+/** Top-level string values of a node's metadata (the only ones a selector can match). */
+function stringMetadata(metadata: unknown): Record<string, string> {
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) return {};
+  return Object.fromEntries(
+    Object.entries(metadata).filter(
+      (entry): entry is [string, string] => typeof entry[1] === "string",
+    ),
+  );
+}
+
+function heldMatches(
+  typeUrl: string,
+  held: Readonly<Record<string, string | null>>,
+  want: ReadonlyMap<string, string>,
+): boolean {
+  const entries = Object.entries(held);
+  if (WHOLE_SET_TYPES.has(typeUrl) && entries.length !== want.size) return false;
+  // Every held name must be in the version at the version's resource version; for wildcard types
+  // (equal sizes) that is the whole set.
+  return entries.every(([name, version]) => want.get(name) === version);
+}
+
+function typeConvergence(
+  type: NodeTypeRecord,
+  want: ReadonlyMap<string, string> | undefined,
+  publishedAt: number,
+): TypeConvergence {
+  const acked = type.acked && { version: type.acked.version, at: type.acked.at };
+  const base = { typeUrl: type.typeUrl, acked, nack: undefined };
+  if (want === undefined) return { ...base, state: "IN_SYNC" };
+  if (type.acked !== undefined) {
+    if (!type.resourceVersionsKnown) return { ...base, state: "UNKNOWN" };
+    if (heldMatches(type.typeUrl, type.held, want)) return { ...base, state: "IN_SYNC" };
+  }
+  const nack = type.lastNack;
+  if (nack !== undefined && nack.at >= publishedAt && (acked === undefined || nack.at >= acked.at))
+    return { ...base, state: "NACKED", nack: { errorDetail: nack.errorDetail, at: nack.at } };
+  return { ...base, state: "BEHIND" };
+}
+
+function nodeConvergence(node: NodeRecord, manifests: VersionManifests): NodeConvergence {
+  // selectNodeGroup reads only the selector, isDefault and order of the groups.
+  const group = selectNodeGroup(manifests.groups as unknown as readonly CompiledGroup[], {
+    id: node.id,
+    cluster: node.cluster,
+    metadata: stringMetadata(node.metadata),
+  }) as unknown as GroupManifest;
+  const types = [...node.types]
+    .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
+    .map((type) => typeConvergence(type, group.resources[type.typeUrl], manifests.publishedAt));
+  const base = { nodeId: node.id, cluster: node.cluster, group: group.name, types };
+  // A node that requested no type yet holds nothing: pending, not vacuously in sync.
+  if (types.length > 0 && types.every((t) => t.state === "IN_SYNC")) {
+    const lastAck = Math.max(...types.map((t) => t.acked?.at ?? Number.NEGATIVE_INFINITY));
+    return {
+      ...base,
+      state: "ACKED",
+      ackMs: Math.max(0, lastAck - manifests.publishedAt),
+      nack: undefined,
+    };
+  }
+  const nacked = types.find((t) => t.state === "NACKED");
+  if (nacked?.nack !== undefined)
+    return {
+      ...base,
+      state: "NACKED",
+      ackMs: undefined,
+      nack: { typeUrl: nacked.typeUrl, errorDetail: nacked.nack.errorDetail },
+    };
+  return { ...base, state: "PENDING", ackMs: undefined, nack: undefined };
+}
+
+/** Pure: classifies `nodes` (the connected ones) against a version's manifests. */
+export function classifyConvergence(
+  manifests: VersionManifests,
+  nodes: readonly NodeRecord[],
+): ConvergenceResult {
+  const results = [...nodes]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((node) => nodeConvergence(node, manifests));
+  const count = (state: NodeConvergenceState) => results.filter((n) => n.state === state).length;
+  return {
+    version: manifests.version,
+    publishedAt: manifests.publishedAt,
+    targeted: results.length,
+    acked: count("ACKED"),
+    nacked: count("NACKED"),
+    pending: count("PENDING"),
+    durations: summarizeDurations(results.flatMap((n) => (n.ackMs === undefined ? [] : [n.ackMs]))),
+    nodes: results,
+  };
+}
+
+/** A stored manifest reference: a blob key ("manifest:<sha256>") or, in old rows, the map. */
+type ManifestRef = string | { readonly [name: string]: string };
+
+interface StoredGroupRef {
+  readonly name: string;
+  readonly isDefault: boolean;
+  readonly priority: number;
+  readonly selector: NodeSelector;
+  readonly resources: { readonly [typeUrl: string]: ManifestRef };
+}
+
+/** A resource blob key is `<typeUrl>@<version>`. */
+const versionOfKey = (key: string): string => key.slice(key.lastIndexOf("@") + 1);
+
+/** The node groups of a published version with name → resource version per type. */
+export async function readVersionManifests(
+  prisma: PrismaClient,
+  version: number,
+): Promise<VersionManifests> {
+  const row = await prisma.snapshot.findUnique({
+    where: { version },
+    select: { version: true, createdAt: true, groups: true },
+  });
+  if (row === null) throw new UnknownVersionError(version);
+  const groupRefs = row.groups as unknown as StoredGroupRef[];
+  const keys = [
+    ...new Set(
+      groupRefs
+        .flatMap((g) => Object.values(g.resources))
+        .filter((ref): ref is string => typeof ref === "string"),
+    ),
+  ];
+  const blobs =
+    keys.length === 0
+      ? []
+      : await prisma.snapshotBlob.findMany({
+          where: { key: { in: keys } },
+          select: { key: true, body: true },
+        });
+  const maps = new Map(
+    blobs.map((blob) => [
+      blob.key,
+      JSON.parse(Buffer.from(blob.body).toString("utf8")) as { [name: string]: string },
+    ]),
+  );
+  const expand = (ref: ManifestRef): ReadonlyMap<string, string> => {
+    const map = typeof ref === "string" ? maps.get(ref) : ref;
+    if (map === undefined)
+      throw new Error(`snapshot blob ${String(ref)} missing from the database`);
+    return new Map(Object.entries(map).map(([name, key]) => [name, versionOfKey(key)]));
+  };
+  return {
+    version: row.version,
+    publishedAt: row.createdAt.getTime(),
+    groups: groupRefs.map((group) => ({
+      name: group.name,
+      isDefault: group.isDefault,
+      priority: group.priority,
+      selector: group.selector,
+      resources: Object.fromEntries(
+        Object.entries(group.resources).map(([typeUrl, ref]) => [typeUrl, expand(ref)]),
+      ),
+    })),
+  };
+}
+
+/** Every connected node's progress towards `version`; UnknownVersionError when there is none. */
+export async function readConvergence(
+  prisma: PrismaClient,
+  version: number,
+): Promise<ConvergenceResult> {
+  const manifests = await readVersionManifests(prisma, version);
+  const nodes = await listNodes(prisma, { connected: true, limit: 100_000 });
+  return classifyConvergence(manifests, nodes);
+}
