@@ -1,17 +1,5 @@
-import { spawn } from "node:child_process";
-import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  type Cluster,
-  ClusterSchema,
-  DiscoveryType,
-  LbPolicy,
-  ListenerSchema,
-  RouteActionKind,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   NodeConvergenceState,
   TypeConvergenceState,
@@ -26,43 +14,22 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { type Harness, startHarness } from "./harness.js";
+import {
+  GRPC_LB_NACK as NACK_TEXT,
+  runCli,
+  shopCluster,
+  shopListener,
+  shopRoutes,
+  TYPE,
+  until,
+} from "./shop.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "switchyard.js");
-const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
+const { CDS } = TYPE;
 const NODE_ID = "convergence-client";
-const NACK_TEXT = /unsupported lb_policy: LEAST_REQUEST/;
 
-function cluster(
-  backend: EchoBackend,
-  lbPolicy = LbPolicy.ROUND_ROBIN,
-  connectTimeoutMs = 1000,
-): Cluster {
-  return create(ClusterSchema, {
-    name: "blue",
-    discoveryType: DiscoveryType.EDS,
-    lbPolicy,
-    http2: true,
-    connectTimeoutMs,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: backend.port }] }],
-  });
-}
-
-/** Polls `read` until `done` holds; the status reaches the database in batches (every 250 ms). */
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The shop's cluster with the given load-balancing policy and connect timeout. */
+const cluster = (backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN, connectTimeoutMs = 1000) =>
+  shopCluster("blue", backend, { lbPolicy, connectTimeoutMs });
 
 describe("convergence of a version and `switchyard wait`, with a real gRPC xDS client", () => {
   let harness: Harness;
@@ -70,22 +37,7 @@ describe("convergence of a version and `switchyard wait`, with a real gRPC xDS c
   let backend: EchoBackend;
   let client: XdsEchoClient;
 
-  const cli = (...args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-        env: { ...process.env, SWITCHYARD_SERVER: "" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    });
+  const cli = (...args: string[]) => runCli(harness.baseUrl, ...args);
 
   const publish = async (message: string) =>
     Number((await harness.api().publish({ message })).snapshot?.version ?? 0);
@@ -96,25 +48,8 @@ describe("convergence of a version and `switchyard wait`, with a real gRPC xDS c
     status = connectStatus(harness.baseUrl);
     const api = harness.api();
     await api.createCluster(cluster(backend));
-    await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, {
-        name: "shop-routes",
-        virtualHosts: [
-          {
-            name: "shop",
-            domains: ["*"],
-            routes: [{ matchValue: "", actionKind: RouteActionKind.CLUSTER, cluster: "blue" }],
-          },
-        ],
-      }),
-    );
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "shop",
-        apiListener: true,
-        filterChains: [{ rdsRouteConfigName: "shop-routes" }],
-      }),
-    );
+    await api.createRouteConfiguration(shopRoutes("blue"));
+    await api.createListener(shopListener());
   });
 
   afterAll(async () => {

@@ -1,14 +1,4 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  type Cluster,
-  ClusterSchema,
-  DiscoveryType,
-  LbPolicy,
-  ListenerSchema,
-  RouteActionKind,
-  type RouteConfiguration,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   callUntilReady,
   createXdsEchoClient,
@@ -19,31 +9,11 @@ import {
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
+import { shopCluster, shopListener, shopRoutes } from "./shop.js";
 
-function cluster(name: string, backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN): Cluster {
-  return create(ClusterSchema, {
-    name,
-    discoveryType: DiscoveryType.EDS,
-    lbPolicy,
-    http2: true,
-    connectTimeoutMs: 1000,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: backend.port }] }],
-  });
-}
-
-function routesTo(target: string | Array<[string, number]>): RouteConfiguration {
-  const action =
-    typeof target === "string"
-      ? { actionKind: RouteActionKind.CLUSTER, cluster: target }
-      : {
-          actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
-          weightedClusters: target.map(([name, weight]) => ({ name, weight })),
-        };
-  return create(RouteConfigurationSchema, {
-    name: "shop-routes",
-    virtualHosts: [{ name: "shop", domains: ["*"], routes: [{ matchValue: "", ...action }] }],
-  });
-}
+const cluster = (name: string, backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN) =>
+  shopCluster(name, backend, { lbPolicy });
+const routesTo = shopRoutes;
 
 async function untilAnswerIs(
   client: XdsEchoClient,
@@ -80,13 +50,7 @@ describe("routing with a real proxyless gRPC client, through publish", () => {
     await api.createCluster(cluster("blue", blue));
     await api.createCluster(cluster("green", green));
     await api.createRouteConfiguration(routesTo("blue"));
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "shop",
-        apiListener: true,
-        filterChains: [{ rdsRouteConfigName: "shop-routes" }],
-      }),
-    );
+    await api.createListener(shopListener());
     await api.publish({ message: "shop on blue" });
     client = createXdsEchoClient("shop", {
       server: `127.0.0.1:${harness.app.xdsPort}`,

@@ -1,89 +1,20 @@
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  type Cluster,
-  ClusterSchema,
-  DiscoveryType,
-  LbPolicy,
-  ListenerSchema,
-  RouteActionKind,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
-import {
-  type NodeSummary,
-  NodeTypeStatus,
-  StatusService,
-} from "@switchyard/proto/switchyard/v1/status_pb";
-import {
-  callUntilReady,
-  createXdsEchoClient,
-  type EchoBackend,
-  startEchoBackend,
-  type XdsEchoClient,
-} from "@switchyard/testing";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
+import { type NodeSummary, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
+import { type EchoBackend, startEchoBackend, type XdsEchoClient } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStatusService } from "../src/api/status-service.js";
 import { connectStatus, node, nodes, type StatusClient } from "../src/cli/status-commands.js";
-import { type HttpServer, startHttpServer } from "../src/http-server.js";
 import { type Harness, startHarness } from "./harness.js";
+import { GRPC_LB_NACK as NACK_TEXT, openShop, runCli, shopCluster, TYPE, until } from "./shop.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "switchyard.js");
-const source = (file: string) => readFileSync(path.join(here, "..", "src", file), "utf8");
-// Until app.ts registers StatusService, the test serves it itself, on the harness's database (the
-// service only reads the database, which the app's StatusWriter fills). The spawned CLI needs both
-// registrations (app.ts and cli.ts) and runs once they are in.
-const servedByApp = source("app.ts").includes("createStatusService");
-const cliWired = servedByApp && source("cli.ts").includes("status-commands");
-
-const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
-const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
-const RDS = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
+const { CDS, EDS, LDS, RDS } = TYPE;
 const NODE_ID = "status-client";
-const NACK_TEXT = /unsupported lb_policy: LEAST_REQUEST/;
-
-function cluster(backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN): Cluster {
-  return create(ClusterSchema, {
-    name: "blue",
-    discoveryType: DiscoveryType.EDS,
-    lbPolicy,
-    http2: true,
-    connectTimeoutMs: 1000,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: backend.port }] }],
-  });
-}
-
-/** Polls `read` until `done` holds; the status reaches the database in batches (every 250 ms). */
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} within ${timeoutMs} ms; last read: ${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const statusOf = (summary: NodeSummary | undefined, typeUrl: string) =>
   summary?.types.find((t) => t.typeUrl === typeUrl)?.status;
 
 describe("node status through the StatusService and the CLI, with a real gRPC xDS client", () => {
   let harness: Harness;
-  let statusServer: HttpServer | undefined;
-  let statusUrl: string;
   let status: StatusClient;
   let backend: EchoBackend;
   let client: XdsEchoClient;
@@ -93,53 +24,12 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness();
-    if (servedByApp) {
-      statusUrl = harness.baseUrl;
-    } else {
-      statusServer = await startHttpServer({
-        port: 0,
-        host: "127.0.0.1",
-        routes: (router) => {
-          router.service(StatusService, createStatusService(harness.app.prisma));
-        },
-        fallback: (_request, response) => void response.writeHead(404).end(),
-      });
-      statusUrl = `http://127.0.0.1:${statusServer.port}`;
-    }
-    status = connectStatus(statusUrl);
-
-    const api = harness.api();
-    await api.createCluster(cluster(backend));
-    await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, {
-        name: "shop-routes",
-        virtualHosts: [
-          {
-            name: "shop",
-            domains: ["*"],
-            routes: [{ matchValue: "", actionKind: RouteActionKind.CLUSTER, cluster: "blue" }],
-          },
-        ],
-      }),
-    );
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "shop",
-        apiListener: true,
-        filterChains: [{ rdsRouteConfigName: "shop-routes" }],
-      }),
-    );
-    await api.publish({ message: "shop on blue" });
-    client = createXdsEchoClient("shop", {
-      server: `127.0.0.1:${harness.app.xdsPort}`,
-      nodeId: NODE_ID,
-    });
-    expect(await callUntilReady(client)).toBe("blue");
+    status = connectStatus(harness.baseUrl);
+    client = await openShop(harness, backend, NODE_ID);
   });
 
   afterAll(async () => {
     client?.close();
-    await statusServer?.close();
     await harness?.stop();
     await backend?.stop();
   });
@@ -188,7 +78,9 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
   });
 
   it("shows CDS NACKED with the client's error text after a LEAST_REQUEST publish", async () => {
-    await harness.api().updateCluster(cluster(backend, LbPolicy.LEAST_REQUEST));
+    await harness
+      .api()
+      .updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
     await harness.api().publish({ message: "blue on LEAST_REQUEST" });
     const summary = await until(
       findNode,
@@ -220,13 +112,22 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
         text += chunk;
       },
     };
-    await nodes(status, output, {});
+    // Status reaches the database in batches: poll until the table shows the settled state.
+    const expected =
+      /yes, since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+NACKED\s+SYNCED\s+SYNCED\s+SYNCED/;
+    const lineOf = (table: string) => table.split("\n").find((l) => l.startsWith(NODE_ID)) ?? "";
+    await until(
+      async () => {
+        text = "";
+        await nodes(status, output, {});
+        return text;
+      },
+      (table) => expected.test(lineOf(table)),
+      "`switchyard nodes` never showed CDS NACKED and the other types SYNCED",
+    );
     const header = text.split("\n")[0] ?? "";
     expect(header).toMatch(/ID\s+CONNECTED\s+CDS\s+EDS\s+LDS\s+RDS/);
-    const line = text.split("\n").find((l) => l.startsWith(NODE_ID)) ?? "";
-    expect(line).toMatch(
-      /yes, since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+NACKED\s+SYNCED\s+SYNCED\s+SYNCED/,
-    );
+    expect(lineOf(text)).toMatch(expected);
 
     text = "";
     await nodes(status, output, { output: "json" });
@@ -247,23 +148,8 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     expect(text).toMatch(/recent events:[\s\S]*nack\s+CDS/);
   });
 
-  it.skipIf(!cliWired)("prints the node and the NACK through the spawned CLI", async () => {
-    const cli = (...args: string[]) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-          env: { ...process.env, SWITCHYARD_SERVER: "" },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk) => {
-          stdout += chunk;
-        });
-        child.stderr.on("data", (chunk) => {
-          stderr += chunk;
-        });
-        child.on("exit", (code) => resolve({ code, stdout, stderr }));
-      });
+  it("prints the node and the NACK through the spawned CLI", async () => {
+    const cli = (...args: string[]) => runCli(harness.baseUrl, ...args);
     const list = await cli("nodes");
     expect(list.stderr).toBe("");
     expect(list.code).toBe(0);

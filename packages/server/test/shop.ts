@@ -1,0 +1,145 @@
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { create } from "@bufbuild/protobuf";
+import {
+  type Cluster,
+  ClusterSchema,
+  DiscoveryType,
+  LbPolicy,
+  type Listener,
+  ListenerSchema,
+  RouteActionKind,
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  callUntilReady,
+  createXdsEchoClient,
+  type EchoBackend,
+  type XdsEchoClient,
+} from "@switchyard/testing";
+import type { Harness } from "./harness.js";
+
+/**
+ * The "shop" the end-to-end tests run: a proxyless gRPC listener `shop` → route configuration
+ * `shop-routes` → EDS clusters on real echo backends, stored and published through the API.
+ */
+
+export const TYPE = {
+  CDS: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+  EDS: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
+  LDS: "type.googleapis.com/envoy.config.listener.v3.Listener",
+  RDS: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+} as const;
+
+/** What gRPC answers when a cluster uses a load-balancing policy it does not implement. */
+export const GRPC_LB_NACK = /unsupported lb_policy: LEAST_REQUEST/;
+
+export function shopCluster(
+  name: string,
+  backend: EchoBackend,
+  options: { lbPolicy?: LbPolicy; connectTimeoutMs?: number } = {},
+): Cluster {
+  return create(ClusterSchema, {
+    name,
+    discoveryType: DiscoveryType.EDS,
+    lbPolicy: options.lbPolicy ?? LbPolicy.ROUND_ROBIN,
+    http2: true,
+    connectTimeoutMs: options.connectTimeoutMs ?? 1000,
+    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: backend.port }] }],
+  });
+}
+
+/** `shop-routes`: everything to one cluster, or split by weight. */
+export function shopRoutes(target: string | Array<[string, number]>): RouteConfiguration {
+  const action =
+    typeof target === "string"
+      ? { actionKind: RouteActionKind.CLUSTER, cluster: target }
+      : {
+          actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
+          weightedClusters: target.map(([name, weight]) => ({ name, weight })),
+        };
+  return create(RouteConfigurationSchema, {
+    name: "shop-routes",
+    virtualHosts: [{ name: "shop", domains: ["*"], routes: [{ matchValue: "", ...action }] }],
+  });
+}
+
+export function shopListener(): Listener {
+  return create(ListenerSchema, {
+    name: "shop",
+    apiListener: true,
+    filterChains: [{ rdsRouteConfigName: "shop-routes" }],
+  });
+}
+
+/**
+ * Stores and publishes the shop with cluster `blue` on `backend`, then connects a real gRPC xDS
+ * client as `nodeId`; resolves once an RPC reached the backend.
+ */
+export async function openShop(
+  harness: Harness,
+  backend: EchoBackend,
+  nodeId: string,
+): Promise<XdsEchoClient> {
+  const api = harness.api();
+  await api.createCluster(shopCluster("blue", backend));
+  await api.createRouteConfiguration(shopRoutes("blue"));
+  await api.createListener(shopListener());
+  await api.publish({ message: "shop on blue" });
+  const client = createXdsEchoClient("shop", {
+    server: `127.0.0.1:${harness.app.xdsPort}`,
+    nodeId,
+  });
+  const answer = await callUntilReady(client);
+  if (answer !== backend.name) throw new Error(`the shop answered ${answer}, not ${backend.name}`);
+  return client;
+}
+
+/** Polls `read` until `done` holds (node status reaches the database in batches, every 250 ms). */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read().catch(() => undefined);
+    if (value !== undefined && done(value)) return value;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${what} within ${timeoutMs} ms; last read: ${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "switchyard.js");
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real `switchyard` CLI process against `server`. */
+export function runCli(server: string, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, "--server", server, ...args], {
+      env: { ...process.env, SWITCHYARD_SERVER: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
