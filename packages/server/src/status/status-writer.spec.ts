@@ -2,8 +2,13 @@ import { createServer } from "node:net";
 import { createPrismaClient } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { NodeStatusTracker } from "@switchyard/status";
+import { CDS, LDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CDS, LDS, streamOf, trackerWithClock } from "./fixtures.js";
+
+/** A tracker on a hand-driven clock, at a realistic date (rows carry timestamps). */
+const trackerAt = (replicaId = "replica-a") =>
+  trackerWithClock({ replicaId }, Date.UTC(2026, 0, 1));
+
 import { getNode, listNodes } from "./status-reader.js";
 import { type StatusBatch, writeStatusBatch } from "./status-store.js";
 import { StatusWriter, type StatusWriterOptions } from "./status-writer.js";
@@ -57,7 +62,7 @@ describe("StatusWriter", () => {
     const tracker = new NodeStatusTracker({ replicaId: "replica-a" });
     const { writer, transactions } = writerFor(tracker, { intervalMs: 50 });
     const streams = Array.from({ length: 200 }, (_, i) => {
-      const stream = streamOf(tracker, i + 1, `node-${String(i).padStart(3, "0")}`);
+      const stream = streamOf(tracker, i + 1, nodeLike(`node-${String(i).padStart(3, "0")}`));
       stream.request(CDS);
       return stream;
     });
@@ -84,12 +89,12 @@ describe("StatusWriter", () => {
   });
 
   it("nodes written by two replicas to one database are all listed, each with its replica", async () => {
-    const a = trackerWithClock("replica-a");
-    const b = trackerWithClock("replica-b");
+    const a = trackerAt("replica-a");
+    const b = trackerAt("replica-b");
     const writerA = writerFor(a.tracker, { now: a.now }).writer;
     const writerB = writerFor(b.tracker, { now: b.now }).writer;
-    streamOf(a.tracker, 1, "envoy-1").request(CDS);
-    streamOf(b.tracker, 1, "envoy-2").request(LDS);
+    streamOf(a.tracker, 1, nodeLike("envoy-1")).request(CDS);
+    streamOf(b.tracker, 1, nodeLike("envoy-2")).request(LDS);
     await Promise.all([writerA.flush(), writerB.flush()]);
 
     const nodes = await listNodes(database.prisma);
@@ -101,9 +106,9 @@ describe("StatusWriter", () => {
   });
 
   it("a node whose streams closed is kept, as disconnected since the close", async () => {
-    const { tracker, now, advance } = trackerWithClock();
+    const { tracker, now, advance } = trackerAt();
     const { writer } = writerFor(tracker, { now });
-    const stream = streamOf(tracker, 1, "envoy-1");
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
     const connectedAt = now();
     await writer.flush();
     advance(5_000);
@@ -122,14 +127,14 @@ describe("StatusWriter", () => {
   });
 
   it("a disconnect seen by one replica does not hide the node connected through another", async () => {
-    const a = trackerWithClock("replica-a");
-    const b = trackerWithClock("replica-b");
+    const a = trackerAt("replica-a");
+    const b = trackerAt("replica-b");
     const writerA = writerFor(a.tracker, { now: a.now }).writer;
     const writerB = writerFor(b.tracker, { now: b.now }).writer;
-    const onA = streamOf(a.tracker, 1, "envoy-1");
+    const onA = streamOf(a.tracker, 1, nodeLike("envoy-1"));
     await writerA.flush();
     b.advance(1_000);
-    streamOf(b.tracker, 7, "envoy-1");
+    streamOf(b.tracker, 7, nodeLike("envoy-1"));
     await writerB.flush();
     onA.close();
     await writerA.flush();
@@ -140,9 +145,9 @@ describe("StatusWriter", () => {
   });
 
   it("a NACK's text, version and nonce are stored, and a later ACK clears NACKED", async () => {
-    const { tracker, now, advance } = trackerWithClock();
+    const { tracker, now, advance } = trackerAt();
     const { writer } = writerFor(tracker, { now });
-    const stream = streamOf(tracker, 1, "envoy-1");
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
     stream.request(CDS);
     stream.respond(CDS, "v2", "nonce-2", { backend: "v2" });
     stream.nack(CDS, "v2", "cluster backend: bad lb_policy");
@@ -177,9 +182,9 @@ describe("StatusWriter", () => {
   });
 
   it("a response left unanswered past the stale threshold reads as STALE", async () => {
-    const { tracker, now } = trackerWithClock();
+    const { tracker, now } = trackerAt();
     const { writer } = writerFor(tracker, { now });
-    const stream = streamOf(tracker, 1, "envoy-1");
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
     stream.request(CDS);
     stream.respond(CDS, "v1", "nonce-1", { backend: "v1" });
     await writer.flush();
@@ -193,11 +198,11 @@ describe("StatusWriter", () => {
   });
 
   it("events beyond the retention bound are deleted, the newest kept", async () => {
-    const { tracker, now } = trackerWithClock();
+    const { tracker, now } = trackerAt();
     const { writer } = writerFor(tracker, { now, keepEvents: 5 });
-    for (let i = 1; i <= 12; i++) streamOf(tracker, i, `envoy-${i}`);
+    for (let i = 1; i <= 12; i++) streamOf(tracker, i, nodeLike(`envoy-${i}`));
     await writer.flush();
-    for (let i = 13; i <= 20; i++) streamOf(tracker, i, `envoy-${i}`);
+    for (let i = 13; i <= 20; i++) streamOf(tracker, i, nodeLike(`envoy-${i}`));
     await writer.flush();
 
     const events = await database.prisma.xdsNodeEvent.findMany({ orderBy: { id: "asc" } });
@@ -210,13 +215,13 @@ describe("StatusWriter", () => {
       `postgresql://postgres:password@127.0.0.1:${await closedPort()}/none`,
     );
     let reachable = false;
-    const { tracker, now } = trackerWithClock();
+    const { tracker, now } = trackerAt();
     const { writer, errors } = writerFor(tracker, {
       now,
       write: (batch: StatusBatch) =>
         writeStatusBatch(reachable ? database.prisma : unreachable, batch),
     });
-    const stream = streamOf(tracker, 1, "envoy-1");
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
     stream.request(CDS);
     stream.nack(CDS, "v1", "bad");
 
@@ -239,7 +244,7 @@ describe("StatusWriter", () => {
   });
 
   it("never has more than one flush in flight", async () => {
-    const { tracker, now } = trackerWithClock();
+    const { tracker, now } = trackerAt();
     let inFlight = 0;
     let most = 0;
     const { writer } = writerFor(tracker, {
@@ -254,7 +259,7 @@ describe("StatusWriter", () => {
       },
     });
     for (let i = 1; i <= 5; i++) {
-      streamOf(tracker, i, `envoy-${i}`);
+      streamOf(tracker, i, nodeLike(`envoy-${i}`));
       void writer.flush();
       await sleep(10);
     }
