@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import { type Column, chunks, column, quoted, rowsSource } from "../store/bulk-sql.js";
 import type { EventRow, NodeRow, TypeRow } from "./status-rows.js";
 
 /**
@@ -16,69 +17,6 @@ export interface StatusBatch {
   readonly keepEvents: number;
 }
 
-/** Rows per statement; bounds one statement's size on a large fleet's first flush. */
-const CHUNK_ROWS = 5_000;
-
-type ColumnType = "text" | "int4" | "bool" | "jsonb" | "text[]" | "timestamp(3)";
-
-interface Column<Row> {
-  readonly name: string;
-  readonly type: ColumnType;
-  readonly value: (row: Row) => unknown;
-}
-
-function column<Row>(name: string, type: ColumnType, value: (row: Row) => unknown): Column<Row> {
-  return { name, type, value };
-}
-
-/** A Postgres array literal; every element is quoted, so "NULL" and "" stay strings. */
-function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
-}
-
-function columnValues<Row>(col: Column<Row>, rows: readonly Row[]): unknown[] {
-  return rows.map((row) => {
-    const value = col.value(row);
-    if (value === null) return null;
-    switch (col.type) {
-      case "jsonb":
-        return JSON.stringify(value);
-      case "text[]":
-        return textArrayLiteral(value as readonly string[]);
-      case "timestamp(3)":
-        // Prisma's DateTime is timestamp(3) without time zone, holding UTC.
-        return new Date(value as number).toISOString();
-      default:
-        return value;
-    }
-  });
-}
-
-const quoted = (name: string) => `"${name}"`;
-
-/** `(columns) SELECT ... FROM UNNEST(...)`; names and types are constants of this file. */
-function rowsSource<Row>(columns: readonly Column<Row>[], rows: readonly Row[]): Prisma.Sql {
-  const names = Prisma.raw(columns.map((c) => quoted(c.name)).join(", "));
-  const selected = Prisma.raw(columns.map((c) => `u.${quoted(c.name)}::${c.type}`).join(", "));
-  // A text[] column travels as text (one array literal per row) and is cast back in the SELECT.
-  const arrays = Prisma.join(
-    columns.map(
-      (c) =>
-        Prisma.sql`${columnValues(c, rows)}::${Prisma.raw(c.type === "text[]" ? "text" : c.type)}[]`,
-    ),
-  );
-  return Prisma.sql`(${names}) SELECT ${selected} FROM UNNEST(${arrays}) AS u(${names})`;
-}
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK_ROWS) {
-    out.push(items.slice(start, start + CHUNK_ROWS));
-  }
-  return out;
-}
-
-/** `col = EXCLUDED.col` for every column but the key. */
 function updateAll<Row>(columns: readonly Column<Row>[], key: readonly string[]): Prisma.Sql {
   return Prisma.raw(
     columns

@@ -13,6 +13,7 @@ import type {
   SourceKind,
   VirtualHostSpec,
 } from "@switchyard/snapshot";
+import { type Column, chunks, column, quoted, rowsSource } from "./bulk-sql.js";
 
 /**
  * Writes to the draft. Every object is written whole (replace by name), children in the order
@@ -29,93 +30,6 @@ import type {
  * count, far from Postgres' 65535 limit; rows are still sent in chunks to bound one statement.
  * Prisma's createMany took ten times as long (7 s for the 30,000 endpoints alone).
  */
-
-/**
- * Rows per statement. On largeConfigSpec(10_000, 10_000), chunks of 1,000 to 100,000 rows took the
- * same time: the cost is Postgres inserting rows (index entries, foreign-key checks), not statements.
- */
-const CHUNK_ROWS = 5_000;
-
-/** The Postgres types of the draft tables' columns. */
-type ColumnType =
-  | "uuid"
-  | "text"
-  | "int4"
-  | "bool"
-  | "jsonb"
-  | "text[]"
-  | '"DiscoveryType"'
-  | '"LbPolicy"'
-  | '"HealthStatus"'
-  | '"RouteMatchKind"'
-  | '"RouteActionKind"';
-
-/** A column of a bulk write: its name in prisma/schema.prisma, its type, and a row's value. */
-interface Column<Row> {
-  readonly name: string;
-  readonly type: ColumnType;
-  readonly value: (row: Row) => unknown;
-}
-
-function column<Row>(name: string, type: ColumnType, value: (row: Row) => unknown): Column<Row> {
-  return { name, type, value };
-}
-
-/** A Postgres array literal; every element is quoted, so "NULL" and "" stay strings. */
-function textArrayLiteral(values: readonly string[]): string {
-  return `{${values.map((value) => `"${value.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
-}
-
-/** One column's values as the array parameter UNNEST takes. */
-function columnValues<Row>(col: Column<Row>, rows: readonly Row[]): unknown[] {
-  switch (col.type) {
-    case "jsonb":
-      return rows.map((row) => {
-        const value = col.value(row);
-        return value === null ? null : JSON.stringify(value);
-      });
-    case "text[]":
-      return rows.map((row) => textArrayLiteral(col.value(row) as readonly string[]));
-    default:
-      return rows.map(col.value);
-  }
-}
-
-const quoted = (name: string) => `"${name}"`;
-
-/**
- * `(columns) SELECT ... FROM UNNEST(...)` for `rows`. Column names and types are constants of this
- * file, never input; the values are bound parameters.
- */
-function rowsSource<Row>(
-  columns: readonly Column<Row>[],
-  rows: readonly Row[],
-  fixed: readonly (readonly [name: string, value: Prisma.Sql])[] = [],
-): Prisma.Sql {
-  const names = Prisma.raw(
-    [...columns.map((c) => c.name), ...fixed.map(([name]) => name)].map(quoted).join(", "),
-  );
-  const selected = Prisma.join([
-    ...columns.map((c) => Prisma.raw(`u.${quoted(c.name)}::${c.type}`)),
-    ...fixed.map(([, value]) => value),
-  ]);
-  // A text[] column travels as text (one array literal per row) and is cast back in the SELECT.
-  const arrays = Prisma.join(
-    columns.map(
-      (c) =>
-        Prisma.sql`${columnValues(c, rows)}::${Prisma.raw(c.type === "text[]" ? "text" : c.type)}[]`,
-    ),
-  );
-  const alias = Prisma.raw(columns.map((c) => quoted(c.name)).join(", "));
-  return Prisma.sql`(${names}) SELECT ${selected} FROM UNNEST(${arrays}) AS u(${alias})`;
-}
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK_ROWS)
-    out.push(items.slice(start, start + CHUNK_ROWS));
-  return out;
-}
 
 async function insertRows<Row>(
   db: TransactionClient,
