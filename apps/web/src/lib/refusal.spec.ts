@@ -1,0 +1,54 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Severity, ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
+import { describe, expect, it } from "vitest";
+import { classifyRefusal, refusalTitle } from "./refusal";
+
+describe("classifyRefusal", () => {
+  it("recognises a publish on top of a version that is no longer the latest", () => {
+    const r = classifyRefusal(
+      new ConnectError(
+        "version 3 was published after the version you reviewed (2): review the changes again",
+        Code.FailedPrecondition,
+      ),
+    );
+    expect(r.t).toBe("stale-base");
+    expect(refusalTitle(r)).toMatch(/newer version/);
+  });
+
+  it("recognises a draft edited after the review", () => {
+    const r = classifyRefusal(
+      new ConnectError(
+        "the draft changed after you reviewed it: review the changes again",
+        Code.FailedPrecondition,
+      ),
+    );
+    expect(r.t).toBe("draft-changed");
+  });
+
+  it("recognises an empty publish", () => {
+    const r = classifyRefusal(
+      new ConnectError(
+        "nothing to publish: the draft is identical to version 2",
+        Code.FailedPrecondition,
+      ),
+    );
+    expect(r.t).toBe("no-changes");
+  });
+
+  it("collects the issues of a refused, invalid request from its ValidationErrors detail", () => {
+    const error = new ConnectError("the draft has 1 error", Code.InvalidArgument, undefined, [
+      {
+        desc: ValidationErrorsSchema,
+        value: { issues: [{ severity: Severity.ERROR, path: 'clusters["a"]', message: "bad" }] },
+      },
+    ]);
+    const r = classifyRefusal(error);
+    expect(r.t === "invalid" && r.issues.map((i) => i.path)).toEqual(['clusters["a"]']);
+    expect(refusalTitle(r)).toBe("Refused: 1 problem to fix first.");
+  });
+
+  it("keeps the server's message for anything else", () => {
+    const r = classifyRefusal(new ConnectError("boom", Code.Internal));
+    expect(r).toEqual({ t: "other", message: "boom", code: Code.Internal });
+  });
+});

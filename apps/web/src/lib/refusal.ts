@@ -1,0 +1,55 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Issue, ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
+
+/**
+ * Why the API refused a publish, rollback or import, in the terms the console acts on:
+ * - `stale-base`: another version was published after the one reviewed;
+ * - `draft-changed`: someone edited the draft after it was reviewed;
+ * - `no-changes`: the draft is identical to the latest version;
+ * - `invalid`: the content has errors, each in `issues` at its path;
+ * - `other`: anything else; `message` is the server's.
+ */
+export type Refusal =
+  | { readonly t: "stale-base"; readonly message: string }
+  | { readonly t: "draft-changed"; readonly message: string }
+  | { readonly t: "no-changes"; readonly message: string }
+  | { readonly t: "invalid"; readonly message: string; readonly issues: readonly Issue[] }
+  | { readonly t: "other"; readonly message: string; readonly code: Code };
+
+/**
+ * Classifies an API error. The three FailedPrecondition refusals share a code; they are told
+ * apart by the server's message (packages/server/src/store/snapshot-store.ts, writeSnapshot).
+ */
+export function classifyRefusal(error: unknown): Refusal {
+  const e = ConnectError.from(error);
+  const message = e.rawMessage;
+  if (e.code === Code.InvalidArgument) {
+    const issues = e.findDetails(ValidationErrorsSchema).flatMap((d) => d.issues);
+    return { t: "invalid", message, issues };
+  }
+  if (e.code === Code.FailedPrecondition) {
+    if (/published after the version you reviewed/.test(message))
+      return { t: "stale-base", message };
+    if (/draft changed after you reviewed/.test(message)) return { t: "draft-changed", message };
+    if (/^nothing to publish/.test(message)) return { t: "no-changes", message };
+  }
+  return { t: "other", message, code: e.code };
+}
+
+/** One sentence for a toast or an alert's title: what happened and what to do now. */
+export function refusalTitle(refusal: Refusal): string {
+  switch (refusal.t) {
+    case "stale-base":
+      return "Someone published a newer version while you were reviewing. Review the changes again, then publish.";
+    case "draft-changed":
+      return "The draft changed after you reviewed it. Review the updated changes, then publish.";
+    case "no-changes":
+      return "Nothing to publish: the draft is identical to the latest version.";
+    case "invalid":
+      return refusal.issues.length > 0
+        ? `Refused: ${refusal.issues.length} ${refusal.issues.length === 1 ? "problem" : "problems"} to fix first.`
+        : `Refused: ${refusal.message}`;
+    case "other":
+      return refusal.message || "The request failed.";
+  }
+}
