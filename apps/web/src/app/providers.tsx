@@ -4,6 +4,7 @@ import { TransportProvider } from "@connectrpc/connect-query";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import type { ReactNode } from "react";
+import { Toaster } from "sonner";
 import { classifyError } from "@/lib/classify-error";
 
 /**
@@ -46,7 +47,11 @@ export function Providers({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   return (
     <TransportProvider transport={transport}>
-      <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>
+      <QueryClientProvider client={queryClient}>
+        {children}
+        {/* One toaster for the whole console: "saved to the draft", deletes, failures. */}
+        <Toaster theme="system" position="bottom-right" closeButton richColors={false} />
+      </QueryClientProvider>
     </TransportProvider>
   );
 }

@@ -1,5 +1,13 @@
 import type { Route } from "next";
-import { DatabaseIcon, type IconComponent } from "@/components/ui/icons";
+import { DiffIcon, HistoryIcon, NetworkIcon, UploadIcon } from "@/components/changes/icons";
+import {
+  DatabaseIcon,
+  type IconComponent,
+  LayersIcon,
+  RadioIcon,
+  RouteIcon,
+  ServerIcon,
+} from "@/components/ui/icons";
 
 export interface NavItem {
   readonly href: Route;
@@ -20,7 +28,22 @@ export interface NavSection {
 export const navSections: readonly NavSection[] = [
   {
     label: "Configure",
-    items: [{ href: "/", label: "Configuration", icon: DatabaseIcon }],
+    items: [
+      { href: "/", label: "Configuration", icon: DatabaseIcon },
+      { href: "/clusters", label: "Clusters", icon: ServerIcon },
+      { href: "/routes", label: "Routes", icon: RouteIcon },
+      { href: "/listeners", label: "Listeners", icon: RadioIcon },
+      { href: "/node-groups", label: "Node groups", icon: LayersIcon },
+      { href: "/topology", label: "Topology", icon: NetworkIcon },
+      { href: "/import", label: "Import / export", icon: UploadIcon },
+    ],
+  },
+  {
+    label: "Release",
+    items: [
+      { href: "/changes", label: "Changes", icon: DiffIcon },
+      { href: "/history", label: "History", icon: HistoryIcon },
+    ],
   },
 ];
 

@@ -1,10 +1,12 @@
 import type { ButtonHTMLAttributes } from "react";
 
-type Variant = "primary" | "secondary";
+type Variant = "primary" | "secondary" | "danger" | "ghost";
 
 const variants: Record<Variant, string> = {
   primary: "bg-accent text-accent-fg shadow-xs hover:bg-accent/90",
   secondary: "border border-border-strong bg-surface text-fg shadow-xs hover:bg-surface-hover",
+  danger: "bg-danger text-white shadow-xs hover:bg-danger/90",
+  ghost: "text-fg-muted hover:bg-surface-hover hover:text-fg",
 };
 
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {

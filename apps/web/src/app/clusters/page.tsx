@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { ClusterList } from "@/components/config/cluster-pages";
+
+export const metadata: Metadata = { title: "Clusters" };
+
+export default function ClustersPage() {
+  return <ClusterList />;
+}

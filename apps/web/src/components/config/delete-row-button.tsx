@@ -1,0 +1,60 @@
+"use client";
+
+import { useState } from "react";
+import { toast } from "sonner";
+import { ConfirmDialog } from "@/components/form/confirm-dialog";
+import { Button } from "@/components/ui/button";
+import { saveFailureOf } from "@/lib/api-errors";
+import { toastDeleted } from "./saved-toast";
+import { useInvalidateConfig } from "./use-config-client";
+
+/** "Delete" in a list row, with a confirmation; `consequence` says what else breaks. */
+export function DeleteRowButton({
+  label,
+  name,
+  remove,
+  consequence,
+}: {
+  label: string;
+  name: string;
+  remove: (name: string) => Promise<unknown>;
+  consequence?: string;
+}) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const invalidate = useInvalidateConfig();
+  const Label = label.charAt(0).toUpperCase() + label.slice(1);
+  return (
+    <>
+      <Button variant="ghost" onClick={() => setOpen(true)} aria-label={`Delete ${label} ${name}`}>
+        Delete
+      </Button>
+      <ConfirmDialog
+        open={open}
+        title={`Delete ${label} “${name}”?`}
+        confirmLabel={`Delete ${label}`}
+        danger
+        busy={busy}
+        onCancel={() => setOpen(false)}
+        onConfirm={async () => {
+          setBusy(true);
+          try {
+            await remove(name);
+            await invalidate();
+            toastDeleted(`${Label} “${name}”`);
+          } catch (error) {
+            toast.error(`Couldn’t delete ${label} “${name}”`, {
+              description: saveFailureOf(error).message,
+            });
+          } finally {
+            setBusy(false);
+            setOpen(false);
+          }
+        }}
+      >
+        It is removed from the draft; Envoy keeps serving it until the draft is published.
+        {consequence && <span className="mt-2 block">{consequence}</span>}
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,150 @@
+"use client";
+
+import { Code, ConnectError } from "@connectrpc/connect";
+import type {
+  Cluster,
+  Listener,
+  NodeGroup,
+  RouteConfiguration,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import type { Route } from "next";
+import { useMemo } from "react";
+import {
+  type ClusterForm,
+  clusterFieldMap,
+  clusterFormOf,
+  clusterFormSchema,
+  clusterOfForm,
+  emptyClusterForm,
+} from "@/lib/cluster-form";
+import {
+  emptyListenerForm,
+  type ListenerForm,
+  listenerFieldMap,
+  listenerFormOf,
+  listenerFormSchema,
+  listenerOfForm,
+} from "@/lib/listener-form";
+import {
+  emptyNodeGroupForm,
+  type NodeGroupForm,
+  nodeGroupFieldMap,
+  nodeGroupFormOf,
+  nodeGroupFormSchema,
+  nodeGroupOfForm,
+} from "@/lib/node-group-form";
+import {
+  emptyRouteConfigForm,
+  type RouteConfigForm,
+  routeConfigFieldMap,
+  routeConfigFormOf,
+  routeConfigFormSchema,
+  routeConfigOfForm,
+} from "@/lib/route-config-form";
+import type { EditorKind } from "./config-editor";
+import { useConfigClient } from "./use-config-client";
+
+/** `undefined` for NotFound, so the editor can tell "deleted meanwhile" from a failure. */
+async function orMissing<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (ConnectError.from(error).code === Code.NotFound) return undefined;
+    throw error;
+  }
+}
+
+const segment = (name: string) => encodeURIComponent(name);
+
+export const clusterHref = (name: string): Route => `/clusters/${segment(name)}` as Route;
+export const routeConfigHref = (name: string): Route => `/routes/${segment(name)}` as Route;
+export const listenerHref = (name: string): Route => `/listeners/${segment(name)}` as Route;
+export const nodeGroupHref = (name: string): Route => `/node-groups/${segment(name)}` as Route;
+
+export function useClusterKind(): EditorKind<Cluster, ClusterForm> {
+  const client = useConfigClient();
+  return useMemo(
+    () => ({
+      label: "cluster",
+      listHref: "/clusters" as Route,
+      listLabel: "Clusters",
+      hrefOf: clusterHref,
+      schema: clusterFormSchema,
+      empty: emptyClusterForm,
+      fieldMap: clusterFieldMap,
+      formOf: clusterFormOf,
+      messageOf: clusterOfForm,
+      create: (m) => client.createCluster(m),
+      update: (m) => client.updateCluster(m),
+      remove: (name) => client.deleteCluster({ name }),
+      current: (name) => orMissing(client.getCluster({ name })),
+    }),
+    [client],
+  );
+}
+
+export function useRouteConfigKind(): EditorKind<RouteConfiguration, RouteConfigForm> {
+  const client = useConfigClient();
+  return useMemo(
+    () => ({
+      label: "route configuration",
+      listHref: "/routes" as Route,
+      listLabel: "Routes",
+      hrefOf: routeConfigHref,
+      schema: routeConfigFormSchema,
+      empty: emptyRouteConfigForm,
+      fieldMap: routeConfigFieldMap,
+      formOf: routeConfigFormOf,
+      messageOf: routeConfigOfForm,
+      create: (m) => client.createRouteConfiguration(m),
+      update: (m) => client.updateRouteConfiguration(m),
+      remove: (name) => client.deleteRouteConfiguration({ name }),
+      current: (name) => orMissing(client.getRouteConfiguration({ name })),
+    }),
+    [client],
+  );
+}
+
+export function useListenerKind(): EditorKind<Listener, ListenerForm> {
+  const client = useConfigClient();
+  return useMemo(
+    () => ({
+      label: "listener",
+      listHref: "/listeners" as Route,
+      listLabel: "Listeners",
+      hrefOf: listenerHref,
+      schema: listenerFormSchema,
+      empty: () => emptyListenerForm(),
+      fieldMap: listenerFieldMap,
+      formOf: listenerFormOf,
+      messageOf: listenerOfForm,
+      create: (m) => client.createListener(m),
+      update: (m) => client.updateListener(m),
+      remove: (name) => client.deleteListener({ name }),
+      current: (name) => orMissing(client.getListener({ name })),
+    }),
+    [client],
+  );
+}
+
+export function useNodeGroupKind(): EditorKind<NodeGroup, NodeGroupForm> {
+  const client = useConfigClient();
+  return useMemo(
+    () => ({
+      label: "node group",
+      listHref: "/node-groups" as Route,
+      listLabel: "Node groups",
+      hrefOf: nodeGroupHref,
+      schema: nodeGroupFormSchema,
+      empty: emptyNodeGroupForm,
+      fieldMap: nodeGroupFieldMap,
+      formOf: nodeGroupFormOf,
+      messageOf: (form) => nodeGroupOfForm(form),
+      create: (m) => client.createNodeGroup(m),
+      update: (m) => client.updateNodeGroup(m),
+      remove: (name) => client.deleteNodeGroup({ name }),
+      current: (name) => orMissing(client.getNodeGroup({ name })),
+    }),
+    [client],
+  );
+}

@@ -1,0 +1,25 @@
+"use client";
+
+import { createClient } from "@connectrpc/connect";
+import { createConnectQueryKey, useTransport } from "@connectrpc/connect-query";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useMemo } from "react";
+
+/** The ConfigService client on the console's transport, for writes (reads go through useQuery). */
+export function useConfigClient() {
+  const transport = useTransport();
+  return useMemo(() => createClient(ConfigService, transport), [transport]);
+}
+
+/** After a write: every ConfigService read (lists, objects, the home page's inventory) is stale. */
+export function useInvalidateConfig() {
+  const queryClient = useQueryClient();
+  return useCallback(
+    () =>
+      queryClient.invalidateQueries({
+        queryKey: createConnectQueryKey({ schema: ConfigService, cardinality: undefined }),
+      }),
+    [queryClient],
+  );
+}

@@ -1,0 +1,167 @@
+import { create } from "@bufbuild/protobuf";
+import { type Listener, ListenerSchema } from "@switchyard/proto/switchyard/v1/config_pb";
+import { z } from "zod";
+import {
+  joinList,
+  jsonText,
+  objectName,
+  parseJsonObjects,
+  parseUint,
+  passthrough,
+  splitList,
+  toJsonText,
+  uintText,
+  uintToText,
+} from "./form-values";
+import type { FieldMap } from "./issue-path";
+
+/** The listener form's values, and how they become a `switchyard.v1.Listener` and back. */
+
+const filterChainSchema = z.object({
+  name: z.string().trim(),
+  serverNames: z.string(),
+  tlsSecretName: z.string().trim(),
+  statPrefix: z.string().trim(),
+  routeSource: z.enum(["rds", "inline"]),
+  routeConfigName: z.string().trim().min(1, "Choose the route configuration this listener serves"),
+  httpFilters: jsonText("array"),
+  accessLog: jsonText("array"),
+  hcmExtra: passthrough,
+  extra: passthrough,
+});
+
+export const listenerFormSchema = z
+  .object({
+    name: objectName("listener"),
+    mode: z.enum(["api", "socket"]),
+    address: z.string().trim(),
+    port: z.string(),
+    filterChains: z.array(filterChainSchema),
+  })
+  .superRefine((l, ctx) => {
+    if (l.mode === "socket") {
+      if (l.address === "") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["address"],
+          message: "Enter the address to listen on, e.g. 0.0.0.0",
+        });
+      }
+      const port = uintText({ min: 1, max: 65535, what: "a port" }).safeParse(l.port);
+      if (!port.success) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["port"],
+          message: port.error.issues[0]?.message ?? "Enter a port",
+        });
+      }
+      if (l.filterChains.length === 0) {
+        ctx.addIssue({ code: "custom", path: ["filterChains"], message: "Add a filter chain" });
+      }
+    } else if (l.filterChains.length !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["filterChains"],
+        message: "A gRPC api listener has exactly one filter chain",
+      });
+    }
+  });
+
+export type ListenerForm = z.infer<typeof listenerFormSchema>;
+export type FilterChainForm = ListenerForm["filterChains"][number];
+
+export const newFilterChain = (routeConfigName = ""): FilterChainForm => ({
+  name: "",
+  serverNames: "",
+  tlsSecretName: "",
+  statPrefix: "ingress_http",
+  routeSource: "rds",
+  routeConfigName,
+  httpFilters: "",
+  accessLog: "",
+  hcmExtra: undefined,
+  extra: undefined,
+});
+
+export const emptyListenerForm = (routeConfigName = ""): ListenerForm => ({
+  name: "",
+  mode: "api",
+  address: "",
+  port: "",
+  filterChains: [newFilterChain(routeConfigName)],
+});
+
+export function listenerFormOf(listener: Listener): ListenerForm {
+  return {
+    name: listener.name,
+    mode: listener.apiListener ? "api" : "socket",
+    address: listener.address ?? "",
+    port: uintToText(listener.port),
+    filterChains: listener.filterChains.map((c) => ({
+      name: c.name,
+      serverNames: joinList(c.serverNames),
+      tlsSecretName: c.tlsSecretName ?? "",
+      statPrefix: c.statPrefix,
+      routeSource: c.inlineRouteConfigName !== undefined ? "inline" : "rds",
+      routeConfigName: c.inlineRouteConfigName ?? c.rdsRouteConfigName ?? "",
+      httpFilters: toJsonText(c.httpFilters),
+      accessLog: toJsonText(c.accessLog),
+      hcmExtra: c.hcmExtra,
+      extra: c.extra,
+    })),
+  };
+}
+
+export function listenerOfForm(form: ListenerForm, original?: Listener): Listener {
+  const socket = form.mode === "socket";
+  return create(ListenerSchema, {
+    name: form.name.trim(),
+    apiListener: !socket,
+    address: socket ? form.address.trim() : undefined,
+    port: socket ? parseUint(form.port) : undefined,
+    extra: original?.extra,
+    filterChains: form.filterChains.map((c) => ({
+      name: c.name.trim(),
+      serverNames: splitList(c.serverNames),
+      tlsSecretName: c.tlsSecretName.trim() || undefined,
+      statPrefix: c.statPrefix.trim() || "ingress_http",
+      rdsRouteConfigName: c.routeSource === "rds" ? c.routeConfigName.trim() : undefined,
+      inlineRouteConfigName: c.routeSource === "inline" ? c.routeConfigName.trim() : undefined,
+      httpFilters: parseJsonObjects(c.httpFilters),
+      accessLog: parseJsonObjects(c.accessLog),
+      hcmExtra: c.hcmExtra,
+      extra: c.extra,
+    })),
+  });
+}
+
+/** The route configurations a listener serves, for the list and its links. */
+export function routeConfigNames(listener: Listener): string[] {
+  return listener.filterChains
+    .map((c) => c.rdsRouteConfigName ?? c.inlineRouteConfigName)
+    .filter((n): n is string => n !== undefined && n !== "");
+}
+
+const chain = "filterChains.*";
+export const listenerFieldMap: FieldMap = {
+  fields: [
+    "name",
+    "address",
+    "port",
+    "filterChains",
+    ...[
+      "name",
+      "serverNames",
+      "tlsSecretName",
+      "statPrefix",
+      "routeConfigName",
+      "httpFilters",
+      "accessLog",
+    ].map((f) => `${chain}.${f}`),
+  ],
+  aliases: {
+    apiListener: "mode",
+    [`${chain}.rdsRouteConfigName`]: `${chain}.routeConfigName`,
+    [`${chain}.inlineRouteConfigName`]: `${chain}.routeConfigName`,
+  },
+};

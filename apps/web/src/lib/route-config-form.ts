@@ -1,0 +1,510 @@
+import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import {
+  type Route,
+  RouteActionKind,
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+  RouteMatchKind,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import { z } from "zod";
+import {
+  durationMs,
+  isEmptyObject,
+  isObject,
+  joinList,
+  mergeManaged,
+  msDuration,
+  objectName,
+  parseUint,
+  passthrough,
+  splitList,
+  uintText,
+  uintToText,
+} from "./form-values";
+import type { FieldMap } from "./issue-path";
+
+/** The route configuration form's values, and how they become a `switchyard.v1.RouteConfiguration`. */
+
+export const matchKinds = ["PREFIX", "PATH", "SAFE_REGEX"] as const;
+export const actionKinds = ["CLUSTER", "WEIGHTED_CLUSTERS", "REDIRECT", "DIRECT_RESPONSE"] as const;
+export const matcherKinds = ["exact", "prefix", "suffix", "contains", "regex", "present"] as const;
+/** envoy.config.route.v3.RedirectAction.RedirectResponseCode, in enum order. */
+export const redirectCodes = [
+  "MOVED_PERMANENTLY",
+  "FOUND",
+  "SEE_OTHER",
+  "TEMPORARY_REDIRECT",
+  "PERMANENT_REDIRECT",
+] as const;
+export const redirectCodeLabels: Record<(typeof redirectCodes)[number], string> = {
+  MOVED_PERMANENTLY: "301 Moved permanently",
+  FOUND: "302 Found",
+  SEE_OTHER: "303 See other",
+  TEMPORARY_REDIRECT: "307 Temporary redirect",
+  PERMANENT_REDIRECT: "308 Permanent redirect",
+};
+
+const matcherSchema = z
+  .object({
+    name: z.string().trim().min(1, "Enter a name"),
+    kind: z.enum(matcherKinds),
+    value: z.string(),
+    invert: z.boolean(),
+    base: passthrough,
+  })
+  .superRefine((m, ctx) => {
+    if (m.kind !== "present" && m.value === "") {
+      ctx.addIssue({ code: "custom", path: ["value"], message: "Enter a value to match" });
+    }
+  });
+
+const weightedSchema = z.object({
+  name: z.string().trim().min(1, "Choose a cluster"),
+  weight: uintText({ what: "a weight" }),
+});
+
+const routeSchema = z
+  .object({
+    name: z.string().trim(),
+    matchKind: z.enum(matchKinds),
+    matchValue: z.string(),
+    caseSensitive: z.boolean(),
+    headers: z.array(matcherSchema),
+    queryParameters: z.array(matcherSchema),
+    actionKind: z.enum(actionKinds),
+    cluster: z.string().trim(),
+    weightedClusters: z.array(weightedSchema),
+    redirectHost: z.string().trim(),
+    redirectPath: z.string().trim(),
+    redirectCode: z.enum(redirectCodes),
+    httpsRedirect: z.boolean(),
+    redirectBase: passthrough,
+    directStatus: z.string(),
+    directBody: z.string(),
+    directBase: passthrough,
+    timeoutMs: uintText({ optional: true }),
+    prefixRewrite: z.string(),
+    retryOn: z.string().trim(),
+    numRetries: uintText({ optional: true }),
+    perTryTimeoutMs: uintText({ min: 1, optional: true }),
+    retryBase: passthrough,
+    extra: passthrough,
+  })
+  .superRefine((r, ctx) => {
+    const at = (path: string, message: string) =>
+      ctx.addIssue({ code: "custom", path: [path], message });
+    if (r.matchKind === "PATH" && !r.matchValue.startsWith("/")) {
+      at("matchValue", "A path starts with /");
+    }
+    if (r.matchKind === "SAFE_REGEX" && r.matchValue === "")
+      at("matchValue", "Enter a regular expression");
+    switch (r.actionKind) {
+      case "CLUSTER":
+        if (r.cluster === "") at("cluster", "Choose the cluster that serves these requests");
+        break;
+      case "WEIGHTED_CLUSTERS":
+        if (r.weightedClusters.length === 0) at("weightedClusters", "Add at least one cluster");
+        else if (r.weightedClusters.every((w) => (parseUint(w.weight) ?? 0) === 0)) {
+          at("weightedClusters", "At least one weight must be above 0");
+        }
+        break;
+      case "REDIRECT":
+        if (r.redirectHost === "" && r.redirectPath === "" && !r.httpsRedirect) {
+          at("redirectHost", "Redirect to another host, path, or to HTTPS");
+        }
+        break;
+      case "DIRECT_RESPONSE": {
+        const status = parseUint(r.directStatus);
+        if (
+          !/^\d+$/.test(r.directStatus.trim()) ||
+          status === undefined ||
+          status < 200 ||
+          status > 599
+        ) {
+          at("directStatus", "Enter an HTTP status from 200 to 599");
+        }
+        break;
+      }
+    }
+  });
+
+const virtualHostSchema = z.object({
+  name: objectName("virtual host"),
+  domains: z
+    .string()
+    .refine(
+      (text) => splitList(text).length > 0,
+      "Enter at least one domain, e.g. * or api.example.com",
+    ),
+  routes: z.array(routeSchema),
+  extra: passthrough,
+});
+
+export const routeConfigFormSchema = z
+  .object({
+    name: objectName("route configuration"),
+    virtualHosts: z.array(virtualHostSchema),
+  })
+  .superRefine((rc, ctx) => {
+    const seen = new Set<string>();
+    rc.virtualHosts.forEach((vh, i) => {
+      if (seen.has(vh.name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["virtualHosts", i, "name"],
+          message: "Another virtual host has this name",
+        });
+      }
+      seen.add(vh.name);
+    });
+  });
+
+export type RouteConfigForm = z.infer<typeof routeConfigFormSchema>;
+export type VirtualHostForm = RouteConfigForm["virtualHosts"][number];
+export type RouteForm = VirtualHostForm["routes"][number];
+export type MatcherForm = RouteForm["headers"][number];
+
+export const newMatcher = (): MatcherForm => ({
+  name: "",
+  kind: "exact",
+  value: "",
+  invert: false,
+  base: undefined,
+});
+
+export function newRoute(cluster = ""): RouteForm {
+  return {
+    name: "",
+    matchKind: "PREFIX",
+    matchValue: "/",
+    caseSensitive: true,
+    headers: [],
+    queryParameters: [],
+    actionKind: "CLUSTER",
+    cluster,
+    weightedClusters: [],
+    redirectHost: "",
+    redirectPath: "",
+    redirectCode: "MOVED_PERMANENTLY",
+    httpsRedirect: false,
+    redirectBase: undefined,
+    directStatus: "200",
+    directBody: "",
+    directBase: undefined,
+    timeoutMs: "",
+    prefixRewrite: "",
+    retryOn: "",
+    numRetries: "",
+    perTryTimeoutMs: "",
+    retryBase: undefined,
+    extra: undefined,
+  };
+}
+
+export const newVirtualHost = (name = "default"): VirtualHostForm => ({
+  name,
+  domains: "*",
+  routes: [newRoute()],
+  extra: undefined,
+});
+
+export const emptyRouteConfigForm = (): RouteConfigForm => ({
+  name: "",
+  virtualHosts: [newVirtualHost()],
+});
+
+// --- header and query parameter matchers (envoy.config.route.v3.HeaderMatcher, proto3 JSON) ---
+
+const stringMatchKey = {
+  exact: "exact",
+  prefix: "prefix",
+  suffix: "suffix",
+  contains: "contains",
+  regex: "safeRegex",
+} as const;
+const legacyKey = {
+  exactMatch: "exact",
+  prefixMatch: "prefix",
+  suffixMatch: "suffix",
+  containsMatch: "contains",
+} as const;
+const matcherManaged = [
+  "name",
+  "invertMatch",
+  "stringMatch",
+  "presentMatch",
+  "exactMatch",
+  "prefixMatch",
+  "suffixMatch",
+  "containsMatch",
+  "safeRegexMatch",
+];
+
+export function matcherFormOf(json: JsonObject): MatcherForm {
+  const name = typeof json.name === "string" ? json.name : "";
+  const invert = json.invertMatch === true;
+  const sm = isObject(json.stringMatch) ? json.stringMatch : undefined;
+  let kind: MatcherForm["kind"] = "present";
+  let value = "";
+  if (sm) {
+    for (const k of ["exact", "prefix", "suffix", "contains"] as const) {
+      if (typeof sm[k] === "string") {
+        kind = k;
+        value = sm[k];
+      }
+    }
+    if (isObject(sm.safeRegex) && typeof sm.safeRegex.regex === "string") {
+      kind = "regex";
+      value = sm.safeRegex.regex;
+    }
+  } else {
+    for (const [k, mapped] of Object.entries(legacyKey)) {
+      const v = json[k];
+      if (typeof v === "string") {
+        kind = mapped;
+        value = v;
+      }
+    }
+    if (isObject(json.safeRegexMatch) && typeof json.safeRegexMatch.regex === "string") {
+      kind = "regex";
+      value = json.safeRegexMatch.regex;
+    }
+  }
+  return { name, kind, value, invert, base: json };
+}
+
+export function matcherOfForm(form: MatcherForm, allowInvert: boolean): JsonObject {
+  const base = form.base;
+  const baseSm = isObject(base?.stringMatch) ? base.stringMatch : undefined;
+  let match: Record<string, JsonValue | undefined>;
+  if (form.kind === "present") match = { presentMatch: true };
+  else {
+    const key = stringMatchKey[form.kind];
+    const value: JsonValue = form.kind === "regex" ? { regex: form.value } : form.value;
+    match = {
+      stringMatch: mergeManaged(baseSm, Object.values(stringMatchKey), { [key]: value }),
+    };
+  }
+  return mergeManaged(base, matcherManaged, {
+    name: form.name.trim(),
+    ...match,
+    invertMatch: allowInvert && form.invert ? true : undefined,
+  });
+}
+
+// --- actions ---
+
+const redirectManaged = ["hostRedirect", "pathRedirect", "responseCode", "httpsRedirect"];
+const retryManaged = ["retryOn", "numRetries", "perTryTimeout"];
+
+function redirectCodeOf(value: JsonValue | undefined): RouteForm["redirectCode"] {
+  if (typeof value === "number") return redirectCodes[value] ?? "MOVED_PERMANENTLY";
+  return (redirectCodes as readonly unknown[]).includes(value)
+    ? (value as RouteForm["redirectCode"])
+    : "MOVED_PERMANENTLY";
+}
+
+const enumName = <T extends string>(
+  values: Record<string | number, string | number>,
+  value: number,
+  allowed: readonly T[],
+  fallback: T,
+): T => {
+  const name = values[value];
+  return typeof name === "string" && (allowed as readonly string[]).includes(name)
+    ? (name as T)
+    : fallback;
+};
+
+const str = (v: JsonValue | undefined): string => (typeof v === "string" ? v : "");
+
+export function routeFormOf(route: Route): RouteForm {
+  const redirect = route.redirect;
+  const direct = route.directResponse;
+  const retry = route.retryPolicy;
+  const body = isObject(direct?.body) ? direct.body : undefined;
+  return {
+    name: route.name,
+    matchKind: enumName(RouteMatchKind, route.matchKind, matchKinds, "PREFIX"),
+    matchValue: route.matchValue,
+    caseSensitive: route.caseSensitive,
+    headers: route.headers.map(matcherFormOf),
+    queryParameters: route.queryParameters.map(matcherFormOf),
+    actionKind: enumName(RouteActionKind, route.actionKind, actionKinds, "CLUSTER"),
+    cluster: route.cluster ?? "",
+    weightedClusters: route.weightedClusters.map((w) => ({
+      name: w.name,
+      weight: String(w.weight),
+    })),
+    redirectHost: str(redirect?.hostRedirect),
+    redirectPath: str(redirect?.pathRedirect),
+    redirectCode: redirectCodeOf(redirect?.responseCode),
+    httpsRedirect: redirect?.httpsRedirect === true,
+    redirectBase: redirect,
+    directStatus: typeof direct?.status === "number" ? String(direct.status) : "200",
+    directBody: str(body?.inlineString),
+    directBase: direct,
+    timeoutMs: uintToText(route.timeoutMs),
+    prefixRewrite: route.prefixRewrite ?? "",
+    retryOn: str(retry?.retryOn),
+    numRetries: typeof retry?.numRetries === "number" ? String(retry.numRetries) : "",
+    perTryTimeoutMs: uintToText(durationMs(retry?.perTryTimeout)),
+    retryBase: retry,
+    extra: route.extra,
+  };
+}
+
+const nonEmpty = (o: JsonObject): JsonObject | undefined => (isEmptyObject(o) ? undefined : o);
+
+/**
+ * One route as the API takes it. Only the fields the chosen action uses are sent: the server
+ * warns about the others (`ignored-route-action-field`), and switching the action in the form
+ * must not leave a stale redirect behind.
+ */
+export function routeOfForm(form: RouteForm) {
+  const kind = form.actionKind;
+  const forwards = kind === "CLUSTER" || kind === "WEIGHTED_CLUSTERS";
+  const perTry = parseUint(form.perTryTimeoutMs);
+  const body = isObject(form.directBase?.body) ? form.directBase.body : undefined;
+  return {
+    name: form.name.trim(),
+    matchKind: RouteMatchKind[form.matchKind],
+    matchValue: form.matchValue,
+    caseSensitive: form.caseSensitive,
+    headers: form.headers.map((h) => matcherOfForm(h, true)),
+    queryParameters: form.queryParameters.map((q) => matcherOfForm(q, false)),
+    actionKind: RouteActionKind[kind],
+    cluster: kind === "CLUSTER" ? form.cluster.trim() : undefined,
+    weightedClusters:
+      kind === "WEIGHTED_CLUSTERS"
+        ? form.weightedClusters.map((w) => ({
+            name: w.name.trim(),
+            weight: parseUint(w.weight) ?? 0,
+          }))
+        : [],
+    redirect:
+      kind === "REDIRECT"
+        ? mergeManaged(form.redirectBase, redirectManaged, {
+            hostRedirect: form.redirectHost || undefined,
+            pathRedirect: form.redirectPath || undefined,
+            responseCode: form.redirectCode === "MOVED_PERMANENTLY" ? undefined : form.redirectCode,
+            httpsRedirect: form.httpsRedirect ? true : undefined,
+          })
+        : undefined,
+    directResponse:
+      kind === "DIRECT_RESPONSE"
+        ? mergeManaged(form.directBase, ["status", "body"], {
+            status: parseUint(form.directStatus),
+            body:
+              form.directBody !== ""
+                ? mergeManaged(body, ["inlineString"], { inlineString: form.directBody })
+                : body && typeof body.inlineString !== "string"
+                  ? body
+                  : undefined,
+          })
+        : undefined,
+    timeoutMs: forwards ? parseUint(form.timeoutMs) : undefined,
+    retryPolicy: forwards
+      ? nonEmpty(
+          mergeManaged(form.retryBase, retryManaged, {
+            retryOn: form.retryOn || undefined,
+            numRetries: parseUint(form.numRetries),
+            perTryTimeout: perTry === undefined ? undefined : msDuration(perTry),
+          }),
+        )
+      : undefined,
+    prefixRewrite: forwards && form.prefixRewrite !== "" ? form.prefixRewrite : undefined,
+    extra: form.extra,
+  };
+}
+
+export function routeConfigFormOf(rc: RouteConfiguration): RouteConfigForm {
+  return {
+    name: rc.name,
+    virtualHosts: rc.virtualHosts.map((vh) => ({
+      name: vh.name,
+      domains: joinList(vh.domains),
+      routes: vh.routes.map(routeFormOf),
+      extra: vh.extra,
+    })),
+  };
+}
+
+export function routeConfigOfForm(
+  form: RouteConfigForm,
+  original?: RouteConfiguration,
+): RouteConfiguration {
+  return create(RouteConfigurationSchema, {
+    name: form.name.trim(),
+    extra: original?.extra,
+    virtualHosts: form.virtualHosts.map((vh) => ({
+      name: vh.name.trim(),
+      domains: splitList(vh.domains),
+      extra: vh.extra,
+      routes: vh.routes.map(routeOfForm),
+    })),
+  });
+}
+
+/**
+ * Each weight's share of the split in whole percent, summing to exactly 100 (largest remainder),
+ * so the bar and the labels never disagree. All zero → all 0.
+ */
+export function splitPercentages(weights: readonly number[]): number[] {
+  const total = weights.reduce((a, b) => a + Math.max(0, b), 0);
+  if (total === 0) return weights.map(() => 0);
+  const exact = weights.map((w) => (Math.max(0, w) * 100) / total);
+  const floors = exact.map(Math.floor);
+  let left = 100 - floors.reduce((a, b) => a + b, 0);
+  const order = exact
+    .map((e, i) => ({ i, rest: e - Math.floor(e) }))
+    .sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (const { i } of order) {
+    if (left <= 0) break;
+    floors[i] = (floors[i] ?? 0) + 1;
+    left--;
+  }
+  return floors;
+}
+
+const route = "virtualHosts.*.routes.*";
+export const routeConfigFieldMap: FieldMap = {
+  fields: [
+    "name",
+    "virtualHosts.*.name",
+    "virtualHosts.*.domains",
+    "virtualHosts.*.routes",
+    ...[
+      "name",
+      "matchKind",
+      "matchValue",
+      "caseSensitive",
+      "headers",
+      "queryParameters",
+      "actionKind",
+      "cluster",
+      "weightedClusters",
+      "weightedClusters.*.name",
+      "weightedClusters.*.weight",
+      "timeoutMs",
+      "prefixRewrite",
+    ].map((f) => `${route}.${f}`),
+  ],
+  aliases: {
+    [`${route}.redirect`]: `${route}.redirectHost`,
+    [`${route}.redirect.hostRedirect`]: `${route}.redirectHost`,
+    [`${route}.redirect.pathRedirect`]: `${route}.redirectPath`,
+    [`${route}.redirect.responseCode`]: `${route}.redirectCode`,
+    [`${route}.directResponse`]: `${route}.directStatus`,
+    [`${route}.directResponse.body`]: `${route}.directBody`,
+    [`${route}.retryPolicy`]: `${route}.retryOn`,
+    [`${route}.retryPolicy.numRetries`]: `${route}.numRetries`,
+    [`${route}.retryPolicy.perTryTimeout`]: `${route}.perTryTimeoutMs`,
+  },
+};
+
+/** How a route reads in a list: "prefix /api → payments". */
+export function describeMatch(r: Pick<RouteForm, "matchKind" | "matchValue">): string {
+  const kind = { PREFIX: "prefix", PATH: "path", SAFE_REGEX: "regex" }[r.matchKind];
+  return `${kind} ${r.matchValue || "(empty)"}`;
+}
