@@ -1,0 +1,15 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { LoadingBlock } from "@/components/changes/page-states";
+import { HistoryView } from "@/components/history/history-view";
+
+export const metadata: Metadata = { title: "History" };
+
+export default function HistoryPage() {
+  // The selected version is read from the URL (useSearchParams), which needs a Suspense boundary.
+  return (
+    <Suspense fallback={<LoadingBlock label="Loading the published versions…" rows={6} />}>
+      <HistoryView />
+    </Suspense>
+  );
+}

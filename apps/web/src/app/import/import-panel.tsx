@@ -1,0 +1,240 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import type { ImportResponse } from "@switchyard/proto/switchyard/v1/config_pb";
+import { useMutation } from "@tanstack/react-query";
+import type { Route } from "next";
+import Link from "next/link";
+import { type ChangeEvent, useId, useRef } from "react";
+import { FormProvider, useForm, useWatch } from "react-hook-form";
+import { toast } from "sonner";
+import { z } from "zod";
+import { UploadIcon } from "@/components/changes/icons";
+import { asAuthor, useAuthor } from "@/components/changes/use-author";
+import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
+import { ChangeList } from "@/components/diff/change-list";
+import { IssueList } from "@/components/diff/issue-list";
+import { TextAreaField } from "@/components/form/field";
+import { Button } from "@/components/ui/button";
+import { AlertTriangleIcon, CheckIcon } from "@/components/ui/icons";
+import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
+import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
+
+const schema = z.object({
+  content: z.string().refine((s) => s.trim() !== "", "Paste Envoy YAML or JSON, or choose a file."),
+  filename: z.string(),
+});
+type ImportValues = z.infer<typeof schema>;
+
+/** What the last Import call returned, and for which input (a preview is only good for that). */
+type Outcome =
+  | { readonly t: "preview"; readonly response: ImportResponse; readonly content: string }
+  | { readonly t: "applied"; readonly response: ImportResponse };
+
+const example = `# Envoy v3 resources, a DiscoveryResponse, or a bootstrap's static_resources
+resources:
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: backend
+  type: EDS
+  eds_cluster_config: { eds_config: { ads: {} } }
+  load_assignment:
+    cluster_name: backend
+    endpoints:
+    - lb_endpoints:
+      - endpoint: { address: { socket_address: { address: 10.0.0.1, port_value: 8080 } } }`;
+
+/**
+ * Paste or upload Envoy config, preview what it changes in the draft (Import with dry_run), then
+ * apply it (Import). Nothing is published: the result is reviewed on the Changes page.
+ */
+export function ImportPanel() {
+  const client = useConfigClient();
+  const invalidate = useInvalidateConfig();
+  const [author] = useAuthor();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const fileId = useId();
+  const form = useForm<ImportValues>({
+    resolver: zodResolver(schema),
+    defaultValues: { content: "", filename: "" },
+  });
+  const content = useWatch({ control: form.control, name: "content" });
+  const filename = useWatch({ control: form.control, name: "filename" });
+
+  const run = useMutation<Outcome, Refusal, ImportValues & { dryRun: boolean }>({
+    mutationFn: async ({ content, filename, dryRun }) => {
+      try {
+        const response = await client.import({ content, filename, dryRun }, asAuthor(author));
+        return dryRun ? { t: "preview", response, content } : { t: "applied", response };
+      } catch (error) {
+        throw classifyRefusal(error);
+      }
+    },
+    onSuccess: (outcome) => {
+      if (outcome.t !== "applied") return;
+      const n = outcome.response.changes.length;
+      toast.success(
+        n === 0
+          ? "Imported: the draft already had this content"
+          : `Imported ${n} ${n === 1 ? "change" : "changes"} into the draft`,
+        { description: "Not live yet: review and publish on Changes." },
+      );
+      void invalidate();
+    },
+  });
+
+  const outcome = run.data;
+  // A preview of other text than what is in the box now is no preview of it.
+  const preview = outcome?.t === "preview" && outcome.content === content ? outcome : undefined;
+
+  const onFile = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    if (!file) return;
+    const text = await file.text();
+    form.setValue("content", text, { shouldValidate: true, shouldDirty: true });
+    form.setValue("filename", file.name);
+    run.reset();
+    event.target.value = "";
+  };
+
+  const submit = (dryRun: boolean) =>
+    form.handleSubmit((values) => run.mutate({ ...values, dryRun }));
+
+  return (
+    <section aria-labelledby="import-title" className="flex flex-col gap-4">
+      <div className="rounded-xl border bg-surface p-5 shadow-xs">
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <h2 id="import-title" className="text-base font-semibold text-fg">
+              Import Envoy configuration
+            </h2>
+            <p className="mt-1 text-fg-muted">
+              Objects with the same name are replaced in the draft; others are left as they are.
+            </p>
+          </div>
+          <div>
+            <input
+              ref={fileInput}
+              id={fileId}
+              type="file"
+              accept=".yaml,.yml,.json,application/json,application/yaml,text/yaml,text/plain"
+              className="sr-only"
+              onChange={(event) => void onFile(event)}
+              aria-label="Upload a YAML or JSON file"
+            />
+            <Button onClick={() => fileInput.current?.click()}>
+              <UploadIcon className="size-4" />
+              Upload a file…
+            </Button>
+          </div>
+        </div>
+        <FormProvider {...form}>
+          <form
+            noValidate
+            aria-label="Import"
+            className="mt-4 flex flex-col gap-3"
+            onSubmit={submit(true)}
+          >
+            <TextAreaField<ImportValues>
+              name="content"
+              label={filename ? `Envoy YAML or JSON (from ${filename})` : "Envoy YAML or JSON"}
+              placeholder={example}
+              rows={14}
+              mono
+              disabled={run.isPending}
+            />
+            <div className="flex flex-wrap items-center justify-end gap-3">
+              {preview && (
+                <span className="mr-auto text-xs text-fg-subtle">
+                  Preview is up to date with the text above.
+                </span>
+              )}
+              <Button type="submit" disabled={run.isPending}>
+                {run.isPending && run.variables?.dryRun ? "Previewing…" : "Preview changes"}
+              </Button>
+              <Button
+                variant="primary"
+                disabled={run.isPending || !preview || preview.response.changes.length === 0}
+                onClick={() => void submit(false)()}
+                title={preview ? undefined : "Preview the changes first"}
+              >
+                {run.isPending && !run.variables?.dryRun ? "Applying…" : "Apply to draft"}
+              </Button>
+            </div>
+          </form>
+        </FormProvider>
+      </div>
+
+      {run.error && <ImportRefused refusal={run.error} />}
+      {preview && <Preview response={preview.response} />}
+      {outcome?.t === "applied" && <Applied response={outcome.response} />}
+    </section>
+  );
+}
+
+function ImportRefused({ refusal }: { refusal: Refusal }) {
+  return (
+    <div role="alert" className="rounded-xl border border-danger-border bg-surface p-5 shadow-xs">
+      <p className="flex items-center gap-2 font-semibold text-fg">
+        <AlertTriangleIcon className="size-4 text-danger" />
+        {refusal.t === "invalid" ? "This cannot be imported" : refusalTitle(refusal)}
+      </p>
+      <p className="mt-1 text-fg-muted [overflow-wrap:anywhere]">{refusal.message}</p>
+      {refusal.t === "invalid" && refusal.issues.length > 0 && (
+        <div className="mt-3">
+          <IssueList issues={refusal.issues} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Preview({ response }: { response: ImportResponse }) {
+  const { errors, warnings, notes } = groupIssues(response.issues);
+  const counts = countChanges(response.changes);
+  return (
+    <section aria-labelledby="preview-title" className="flex flex-col gap-3">
+      <div>
+        <h2 id="preview-title" className="text-base font-semibold text-fg">
+          Preview
+        </h2>
+        <p className="mt-1 text-fg-muted">
+          {counts.total === 0
+            ? "Importing this changes nothing: the draft already has this content."
+            : `Applying changes ${counts.total} ${counts.total === 1 ? "object" : "objects"} in the draft: ${describeCounts(counts)}.`}
+        </p>
+      </div>
+      {response.issues.length > 0 && (
+        <div className="rounded-lg border bg-surface p-4">
+          <IssueList issues={[...errors, ...warnings, ...notes]} />
+        </div>
+      )}
+      <ChangeList changes={response.changes} empty={null} />
+    </section>
+  );
+}
+
+function Applied({ response }: { response: ImportResponse }) {
+  const n = response.changes.length;
+  return (
+    <div
+      role="status"
+      className="flex flex-wrap items-center gap-3 rounded-lg border border-success/30 bg-success/10 px-4 py-3"
+    >
+      <CheckIcon className="size-4 shrink-0 text-success" />
+      <p className="min-w-0 flex-1 text-fg">
+        <span className="font-medium">
+          {n === 0
+            ? "Nothing changed"
+            : `${n} ${n === 1 ? "object" : "objects"} imported into the draft`}
+        </span>
+        <span className="text-fg-muted"> · not live until published.</span>
+      </p>
+      <Link
+        href={"/changes" as Route}
+        className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
+      >
+        Review and publish on Changes
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,266 @@
+"use client";
+
+import { useQuery } from "@connectrpc/connect-query";
+import {
+  ConfigService,
+  type PublishResponse,
+  type ValidateResponse,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import type { Route } from "next";
+import Link from "next/link";
+import { type ReactNode, useState } from "react";
+import { ConvergencePanel } from "@/components/convergence/convergence-view";
+import { ChangeList } from "@/components/diff/change-list";
+import { IssueList } from "@/components/diff/issue-list";
+import { Button } from "@/components/ui/button";
+import { AlertTriangleIcon, CheckIcon, RefreshIcon } from "@/components/ui/icons";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
+import { DiffIcon } from "./icons";
+import { EmptyState, LoadError, LoadingBlock, PageHeader } from "./page-states";
+import { PublishForm } from "./publish-form";
+
+/**
+ * The Changes page: the draft against the latest published version (Diff), what validation says
+ * about it (Validate), and Publish. After a publish, the version's rollout, live.
+ */
+export function ChangesView() {
+  const diff = useQuery(ConfigService.method.diff, {});
+  const validation = useQuery(ConfigService.method.validate, {});
+  const [published, setPublished] = useState<PublishResponse | undefined>();
+  const refetch = () => {
+    void diff.refetch();
+    void validation.refetch();
+  };
+  const refreshing = diff.isFetching || validation.isFetching;
+
+  const header = (
+    <PageHeader
+      title="Changes"
+      description={
+        diff.data ? (
+          diff.data.fromVersion === 0n ? (
+            "The draft, not published yet: nothing is served to proxies until the first publish."
+          ) : (
+            <>
+              The draft against version{" "}
+              <span className="tabular-nums">{diff.data.fromVersion.toString()}</span>, the version
+              proxies are served.
+            </>
+          )
+        ) : (
+          "The draft against the version proxies are served."
+        )
+      }
+      actions={
+        <>
+          {diff.dataUpdatedAt > 0 && (
+            <span className="text-xs text-fg-subtle">
+              Reviewed <RelativeTime date={new Date(diff.dataUpdatedAt)} />
+            </span>
+          )}
+          <Button onClick={refetch} disabled={refreshing}>
+            <RefreshIcon className={`size-4 ${refreshing ? "motion-safe:animate-spin" : ""}`} />
+            Refresh
+          </Button>
+        </>
+      }
+    />
+  );
+
+  let body: ReactNode;
+  if (diff.error && !diff.data) {
+    body = (
+      <LoadError
+        what="the pending changes"
+        procedure="switchyard.v1.ConfigService/Diff"
+        error={diff.error}
+        retrying={diff.isFetching}
+        onRetry={refetch}
+      />
+    );
+  } else if (!diff.data) {
+    body = <LoadingBlock label="Comparing the draft with the published version…" rows={6} />;
+  } else {
+    const changes = diff.data.changes;
+    const issues = validation.data?.issues ?? [];
+    const counts = countChanges(changes);
+    const blocked =
+      changes.length === 0
+        ? "Nothing to publish."
+        : !validation.data
+          ? "Validating…"
+          : !validation.data.ok
+            ? "Fix the errors above to publish."
+            : undefined;
+    body = (
+      <>
+        {changes.length > 0 && (
+          <section
+            aria-labelledby="review-title"
+            className="grid gap-0 overflow-hidden rounded-xl border bg-surface shadow-xs lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]"
+          >
+            <div className="border-b p-5 lg:border-r lg:border-b-0">
+              <h2 id="review-title" className="text-base font-semibold text-fg">
+                Review
+              </h2>
+              <p className="mt-1 text-fg-muted">
+                {counts.total} {counts.total === 1 ? "object" : "objects"} changed:{" "}
+                {describeCounts(counts)}.
+              </p>
+              <ValidationSummary
+                validation={validation.data}
+                loading={validation.isPending}
+                error={validation.error?.rawMessage}
+              />
+            </div>
+            <div className="p-5">
+              <h2 className="mb-3 text-base font-semibold text-fg">Publish</h2>
+              <PublishForm
+                reviewed={diff.data}
+                blocked={blocked}
+                onPublished={setPublished}
+                onReviewAgain={refetch}
+              />
+            </div>
+          </section>
+        )}
+        <section aria-labelledby="diff-title" className="flex flex-col gap-3">
+          {changes.length > 0 && (
+            <h2 id="diff-title" className="text-base font-semibold text-fg">
+              Diff
+            </h2>
+          )}
+          <ChangeList
+            changes={changes}
+            issues={issues}
+            empty={
+              published ? null : (
+                <EmptyState
+                  icon={<DiffIcon className="size-5" />}
+                  title="No pending changes"
+                  actions={
+                    <>
+                      <Link
+                        href={"/import" as Route}
+                        className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
+                      >
+                        Import Envoy YAML
+                      </Link>
+                      <Link
+                        href={"/history" as Route}
+                        className="inline-flex h-8 items-center rounded-md border border-border-strong bg-surface px-3 text-sm font-medium text-fg shadow-xs hover:bg-surface-hover"
+                      >
+                        See published versions
+                      </Link>
+                    </>
+                  }
+                >
+                  The draft matches what proxies are served. Edit clusters, routes or listeners, or
+                  import Envoy YAML: your edits show up here as a diff to review and publish.
+                </EmptyState>
+              )
+            }
+          />
+        </section>
+      </>
+    );
+  }
+
+  return (
+    <div className="flex flex-col gap-6">
+      {header}
+      {published?.snapshot && (
+        <div className="flex flex-col gap-3">
+          <PublishedBanner response={published} onDismiss={() => setPublished(undefined)} />
+          <ConvergencePanel key={published.snapshot.version} version={published.snapshot.version} />
+        </div>
+      )}
+      {body}
+    </div>
+  );
+}
+
+function ValidationSummary({
+  validation,
+  loading,
+  error,
+}: {
+  validation: ValidateResponse | undefined;
+  loading: boolean;
+  error: string | undefined;
+}) {
+  if (error) {
+    return (
+      <p role="alert" className="mt-4 text-danger">
+        Validation failed to run: {error}
+      </p>
+    );
+  }
+  if (loading || !validation) {
+    return (
+      <p role="status" className="mt-4 text-fg-subtle">
+        Validating the draft…
+      </p>
+    );
+  }
+  const { errors, warnings, notes } = groupIssues(validation.issues);
+  if (validation.issues.length === 0) {
+    return (
+      <p className="mt-4 flex items-center gap-2 font-medium text-success">
+        <CheckIcon className="size-4" /> Valid: no errors, no warnings.
+      </p>
+    );
+  }
+  return (
+    <div className="mt-4 flex flex-col gap-3">
+      <p
+        className={`flex items-center gap-2 font-medium ${errors.length > 0 ? "text-danger" : "text-warning"}`}
+      >
+        <AlertTriangleIcon className="size-4" />
+        {errors.length > 0
+          ? `${errors.length} ${errors.length === 1 ? "error blocks" : "errors block"} publishing`
+          : "Publishable, with warnings"}
+        {warnings.length > 0 &&
+          ` · ${warnings.length} ${warnings.length === 1 ? "warning" : "warnings"}`}
+      </p>
+      <div className="max-h-72 overflow-y-auto pr-1">
+        <IssueList issues={[...errors, ...warnings, ...notes]} />
+      </div>
+    </div>
+  );
+}
+
+function PublishedBanner({
+  response,
+  onDismiss,
+}: {
+  response: PublishResponse;
+  onDismiss: () => void;
+}) {
+  const version = response.snapshot?.version.toString() ?? "";
+  return (
+    <div className="flex flex-wrap items-center gap-3 rounded-lg border border-success/30 bg-success/10 px-4 py-3">
+      <CheckIcon className="size-4 shrink-0 text-success" />
+      <p className="min-w-0 flex-1 text-fg">
+        <span className="font-medium">Version {version} published</span>
+        {response.snapshot?.message && (
+          <span className="text-fg-muted"> · “{response.snapshot.message}”</span>
+        )}
+        {response.warnings.length > 0 && (
+          <span className="text-warning">
+            {" "}
+            · {response.warnings.length} {response.warnings.length === 1 ? "warning" : "warnings"}
+          </span>
+        )}
+      </p>
+      <Link
+        href={`/history?version=${version}` as Route}
+        className="text-sm font-medium text-accent hover:underline"
+      >
+        View in History
+      </Link>
+      <Button onClick={onDismiss}>Dismiss</Button>
+    </div>
+  );
+}

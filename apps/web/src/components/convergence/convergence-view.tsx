@@ -1,0 +1,332 @@
+"use client";
+
+import type { Convergence, NodeConvergence } from "@switchyard/proto/switchyard/v1/status_pb";
+import { TypeConvergenceState } from "@switchyard/proto/switchyard/v1/status_pb";
+import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { useMemo } from "react";
+import { Button } from "@/components/ui/button";
+import { AlertTriangleIcon, CheckIcon, RefreshIcon } from "@/components/ui/icons";
+import { RelativeTime } from "@/components/ui/relative-time";
+import {
+  type ConvergenceFeed,
+  formatMs,
+  type NodeRolloutState,
+  nodeState,
+  nodesByUrgency,
+  type RolloutSummary,
+  shortTypeName,
+  summarizeRollout,
+} from "@/lib/convergence";
+import { useConvergence } from "./use-convergence";
+
+/**
+ * A published version rolling out to the fleet, live: how many connected nodes took it, rejected
+ * it or are still waiting, how fast (p50/p99 publish → ACK), and each node with its NACK text.
+ * Shared by the Changes page (after a publish) and History (after a rollback).
+ */
+export function ConvergencePanel({ version }: { version: bigint }) {
+  const { feed, refresh } = useConvergence(version);
+  const convergence = feed.t === "connecting" ? undefined : feed.convergence;
+  const summary = useMemo(
+    () => (convergence ? summarizeRollout(convergence) : undefined),
+    [convergence],
+  );
+  return (
+    <section
+      aria-labelledby="convergence-title"
+      className="overflow-hidden rounded-xl border bg-surface shadow-xs"
+    >
+      <header className="flex flex-wrap items-center gap-3 border-b px-5 py-3.5">
+        <h2 id="convergence-title" className="text-base font-semibold text-fg">
+          Rollout of version <span className="tabular-nums">{version.toString()}</span>
+        </h2>
+        <FeedBadge feed={feed} />
+        {(feed.t === "snapshot" || feed.t === "failed") && (
+          <Button className="ml-auto" onClick={refresh}>
+            <RefreshIcon className="size-4" />
+            {feed.t === "failed" ? "Reconnect" : "Refresh"}
+          </Button>
+        )}
+      </header>
+      {feed.t === "failed" && (
+        <p
+          role="alert"
+          className="flex items-center gap-2 border-b border-danger-border bg-danger-soft px-5 py-2.5 text-fg-muted"
+        >
+          <AlertTriangleIcon className="size-4 shrink-0 text-danger" />
+          Live status is unavailable: {feed.error.rawMessage}.
+          {feed.convergence ? " Showing the last state received." : ""}
+        </p>
+      )}
+      {feed.t === "snapshot" && (
+        <p className="border-b bg-surface-muted px-5 py-2 text-xs text-fg-muted">
+          This server does not stream convergence yet: showing the state as read{" "}
+          <RelativeTime date={feed.at} />. Refresh to read it again.
+        </p>
+      )}
+      {summary && convergence ? (
+        <div className="flex flex-col gap-5 p-5">
+          <Summary summary={summary} />
+          <NodeTable convergence={convergence} />
+        </div>
+      ) : feed.t === "connecting" ? (
+        <div aria-busy="true" className="p-5">
+          <p role="status" className="text-fg-muted">
+            Connecting to the fleet’s status…
+          </p>
+          <div className="mt-4 h-2 rounded-full bg-surface-muted motion-safe:animate-pulse" />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function FeedBadge({ feed }: { feed: ConvergenceFeed }) {
+  const base =
+    "inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset";
+  switch (feed.t) {
+    case "live":
+      return (
+        <span className={`${base} bg-success/10 text-success ring-success/30`}>
+          <span
+            aria-hidden="true"
+            className="size-1.5 rounded-full bg-success motion-safe:animate-pulse"
+          />
+          Live
+        </span>
+      );
+    case "connecting":
+      return (
+        <span className={`${base} bg-surface-muted text-fg-muted ring-border`}>Connecting</span>
+      );
+    case "snapshot":
+      return <span className={`${base} bg-surface-muted text-fg-muted ring-border`}>Not live</span>;
+    case "failed":
+      return (
+        <span className={`${base} bg-danger-soft text-danger ring-danger-border`}>
+          Disconnected
+        </span>
+      );
+  }
+}
+
+const headlineTone: Record<RolloutSummary["state"], string> = {
+  "no-nodes": "text-fg-muted",
+  converged: "text-success",
+  nacked: "text-danger",
+  converging: "text-fg",
+};
+
+function Summary({ summary }: { summary: RolloutSummary }) {
+  const bar = `${summary.acked} acknowledged, ${summary.nacked} rejected, ${summary.pending} pending of ${summary.targeted} nodes`;
+  return (
+    <div className="flex flex-col gap-4">
+      <p
+        className={`flex items-center gap-2 text-[15px] font-medium ${headlineTone[summary.state]}`}
+      >
+        {summary.state === "converged" && <CheckIcon className="size-4" />}
+        {summary.state === "nacked" && <AlertTriangleIcon className="size-4" />}
+        <span role="status">{summary.headline}</span>
+      </p>
+      {summary.targeted > 0 && (
+        <div
+          role="img"
+          aria-label={bar}
+          className="flex h-2 overflow-hidden rounded-full bg-surface-muted"
+        >
+          <div
+            className="bg-success transition-[width] duration-500"
+            style={{ width: `${summary.percent.acked}%` }}
+          />
+          <div
+            className="bg-danger transition-[width] duration-500"
+            style={{ width: `${summary.percent.nacked}%` }}
+          />
+          <div
+            className="bg-fg-subtle/40 transition-[width] duration-500 motion-safe:animate-pulse"
+            style={{ width: `${summary.percent.pending}%` }}
+          />
+        </div>
+      )}
+      <dl className="grid grid-cols-3 gap-3 md:grid-cols-6">
+        <Stat label="Targeted" value={summary.targeted} />
+        <Stat label="Acked" value={summary.acked} tone="text-success" />
+        <Stat
+          label="Nacked"
+          value={summary.nacked}
+          tone={summary.nacked > 0 ? "text-danger" : ""}
+        />
+        <Stat label="Pending" value={summary.pending} />
+        <Stat label="p50 to ACK" value={summary.p50 ?? "—"} />
+        <Stat label="p99 to ACK" value={summary.p99 ?? "—"} />
+      </dl>
+    </div>
+  );
+}
+
+function Stat({
+  label,
+  value,
+  tone = "",
+}: {
+  label: string;
+  value: number | string;
+  tone?: string;
+}) {
+  return (
+    <div className="rounded-lg border bg-surface-muted px-3 py-2">
+      <dt className="text-xs text-fg-subtle">{label}</dt>
+      <dd
+        className={`mt-0.5 text-lg font-semibold tabular-nums tracking-tight ${tone || "text-fg"}`}
+      >
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+const stateChip: Record<NodeRolloutState, { label: string; className: string }> = {
+  acked: { label: "ACKed", className: "bg-success/10 text-success ring-success/30" },
+  nacked: { label: "NACKed", className: "bg-danger-soft text-danger ring-danger-border" },
+  pending: { label: "Pending", className: "bg-surface-muted text-fg-muted ring-border" },
+};
+
+const typeDot: Record<TypeConvergenceState, string> = {
+  [TypeConvergenceState.UNSPECIFIED]: "bg-fg-subtle",
+  [TypeConvergenceState.IN_SYNC]: "bg-success",
+  [TypeConvergenceState.BEHIND]: "bg-fg-subtle",
+  [TypeConvergenceState.NACKED]: "bg-danger",
+  [TypeConvergenceState.UNKNOWN]: "bg-warning",
+};
+const typeStateName: Record<TypeConvergenceState, string> = {
+  [TypeConvergenceState.UNSPECIFIED]: "unknown",
+  [TypeConvergenceState.IN_SYNC]: "in sync",
+  [TypeConvergenceState.BEHIND]: "behind",
+  [TypeConvergenceState.NACKED]: "rejected",
+  [TypeConvergenceState.UNKNOWN]: "cannot tell",
+};
+
+const columns: ColumnDef<NodeConvergence>[] = [
+  {
+    id: "node",
+    header: "Node",
+    cell: ({ row }) => (
+      <div className="min-w-0">
+        <a
+          href={`/nodes/${encodeURIComponent(row.original.nodeId)}`}
+          className="font-mono text-[13px] font-medium text-fg hover:text-accent hover:underline [overflow-wrap:anywhere]"
+        >
+          {row.original.nodeId}
+        </a>
+        <p className="text-xs text-fg-subtle">
+          {row.original.cluster || "no cluster"}
+          {row.original.group && <> · group {row.original.group}</>}
+        </p>
+      </div>
+    ),
+  },
+  {
+    id: "state",
+    header: "State",
+    cell: ({ row }) => {
+      const chip = stateChip[nodeState(row.original)];
+      return (
+        <span
+          className={`inline-flex rounded px-1.5 py-0.5 text-xs font-semibold ring-1 ring-inset ${chip.className}`}
+        >
+          {chip.label}
+        </span>
+      );
+    },
+  },
+  {
+    id: "ack",
+    header: "Publish → ACK",
+    cell: ({ row }) =>
+      row.original.ackMs === undefined ? (
+        <span className="text-fg-subtle">—</span>
+      ) : (
+        <span className="tabular-nums">{formatMs(row.original.ackMs)}</span>
+      ),
+  },
+  {
+    id: "types",
+    header: "Types",
+    cell: ({ row }) => (
+      <ul className="flex flex-wrap gap-1.5">
+        {row.original.types.map((t) => (
+          <li
+            key={t.typeUrl}
+            title={`${t.typeUrl}: ${typeStateName[t.state]}`}
+            className="inline-flex items-center gap-1 rounded border bg-surface-muted px-1.5 py-px font-mono text-[11px] text-fg-muted"
+          >
+            <span aria-hidden="true" className={`size-1.5 rounded-full ${typeDot[t.state]}`} />
+            {shortTypeName(t.typeUrl)}
+            <span className="sr-only">: {typeStateName[t.state]}</span>
+          </li>
+        ))}
+      </ul>
+    ),
+  },
+  {
+    id: "nack",
+    header: "NACK",
+    cell: ({ row }) =>
+      row.original.nackMessage ? (
+        <p className="font-mono text-xs text-danger [overflow-wrap:anywhere]">
+          <span className="text-fg-subtle">{shortTypeName(row.original.nackTypeUrl)}: </span>
+          {row.original.nackMessage}
+        </p>
+      ) : (
+        <span className="text-fg-subtle">—</span>
+      ),
+  },
+];
+
+function NodeTable({ convergence }: { convergence: Convergence }) {
+  const data = useMemo(() => nodesByUrgency(convergence.nodes), [convergence.nodes]);
+  const table = useReactTable({
+    data,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (n) => n.nodeId,
+  });
+  if (data.length === 0) {
+    return (
+      <p className="rounded-lg border border-dashed px-4 py-5 text-center text-fg-muted">
+        No proxy is connected. Point an Envoy or a gRPC xDS client at this server (see{" "}
+        <code className="font-mono text-fg">switchyard bootstrap</code>) and it will get this
+        version as it connects.
+      </p>
+    );
+  }
+  return (
+    <div className="overflow-x-auto rounded-lg border">
+      <table className="w-full min-w-[760px] text-left">
+        <caption className="sr-only">Nodes and their progress towards this version</caption>
+        <thead className="border-b bg-surface-muted text-xs text-fg-subtle">
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => (
+                <th key={header.id} scope="col" className="px-3 py-2 font-medium">
+                  {flexRender(header.column.columnDef.header, header.getContext())}
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody className="divide-y">
+          {table.getRowModel().rows.map((row) => (
+            <tr key={row.id} className="align-top">
+              {row.getVisibleCells().map((cell) => (
+                <td key={cell.id} className="px-3 py-2.5">
+                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

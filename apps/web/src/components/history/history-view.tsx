@@ -1,0 +1,214 @@
+"use client";
+
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { useQuery } from "@connectrpc/connect-query";
+import {
+  ConfigService,
+  type PublishResponse,
+  type SnapshotInfo,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import type { Route } from "next";
+import Link from "next/link";
+import { useRouter, useSearchParams } from "next/navigation";
+import { type ReactNode, useState } from "react";
+import { HistoryIcon } from "@/components/changes/icons";
+import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/changes/page-states";
+import { ConvergencePanel } from "@/components/convergence/convergence-view";
+import { ChangeList } from "@/components/diff/change-list";
+import { Button } from "@/components/ui/button";
+import { RefreshIcon } from "@/components/ui/icons";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { RollbackButton } from "./rollback-button";
+import { VersionTable } from "./version-table";
+
+function parseVersion(value: string | null): bigint | undefined {
+  if (!value || !/^\d+$/.test(value)) return undefined;
+  return BigInt(value);
+}
+
+/**
+ * The History page: every published version (ListSnapshots), the selected one's diff against its
+ * predecessor, and rollback to it. The selection is in the URL (`?version=7`), so a version can be
+ * linked to.
+ */
+export function HistoryView() {
+  const router = useRouter();
+  const params = useSearchParams();
+  const snapshots = useQuery(ConfigService.method.listSnapshots, { limit: 200 });
+  const [rolledBack, setRolledBack] = useState<PublishResponse | undefined>();
+
+  const list = snapshots.data?.snapshots ?? [];
+  const requested = parseVersion(params.get("version"));
+  const selected = list.find((s) => s.version === requested) ?? list[0];
+  const latest = list[0];
+
+  let body: ReactNode;
+  if (snapshots.error && !snapshots.data) {
+    body = (
+      <LoadError
+        what="the version history"
+        procedure="switchyard.v1.ConfigService/ListSnapshots"
+        error={snapshots.error}
+        retrying={snapshots.isFetching}
+        onRetry={() => void snapshots.refetch()}
+      />
+    );
+  } else if (!snapshots.data) {
+    body = <LoadingBlock label="Loading the published versions…" rows={6} />;
+  } else if (list.length === 0) {
+    body = (
+      <EmptyState
+        icon={<HistoryIcon className="size-5" />}
+        title="Nothing published yet"
+        actions={
+          <Link
+            href={"/changes" as Route}
+            className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
+          >
+            Review and publish the draft
+          </Link>
+        }
+      >
+        Every publish becomes an immutable version listed here, with its author, message and diff,
+        and any version can be rolled back to.
+      </EmptyState>
+    );
+  } else {
+    body = (
+      <>
+        <VersionTable snapshots={list} selected={selected?.version} />
+        {selected && latest && (
+          <VersionDetail
+            key={selected.version.toString()}
+            snapshot={selected}
+            latest={latest}
+            onRolledBack={(response) => {
+              setRolledBack(response);
+              if (response.snapshot)
+                router.replace(`/history?version=${response.snapshot.version}` as Route, {
+                  scroll: false,
+                });
+            }}
+          />
+        )}
+      </>
+    );
+  }
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader
+        title="History"
+        description="Every published version, newest first. Select one to see what it changed."
+        actions={
+          <Button onClick={() => void snapshots.refetch()} disabled={snapshots.isFetching}>
+            <RefreshIcon
+              className={`size-4 ${snapshots.isFetching ? "motion-safe:animate-spin" : ""}`}
+            />
+            Refresh
+          </Button>
+        }
+      />
+      {rolledBack?.snapshot && (
+        <ConvergencePanel key={rolledBack.snapshot.version} version={rolledBack.snapshot.version} />
+      )}
+      {body}
+    </div>
+  );
+}
+
+/** One version: who published it, when and why, what it changed, and rollback to it. */
+function VersionDetail({
+  snapshot,
+  latest,
+  onRolledBack,
+}: {
+  snapshot: SnapshotInfo;
+  latest: SnapshotInfo;
+  onRolledBack: (response: PublishResponse) => void;
+}) {
+  const first = snapshot.previousVersion === 0n;
+  // Against its predecessor (Diff with both versions); the first version has none, and its
+  // snapshot record holds its changes against nothing.
+  const diff = useQuery(
+    ConfigService.method.diff,
+    { fromVersion: snapshot.previousVersion, toVersion: snapshot.version },
+    { enabled: !first, staleTime: Number.POSITIVE_INFINITY },
+  );
+  const record = useQuery(
+    ConfigService.method.getSnapshot,
+    { version: snapshot.version },
+    { enabled: first, staleTime: Number.POSITIVE_INFINITY },
+  );
+  const query = first ? record : diff;
+  const changes = first ? record.data?.changes : diff.data?.changes;
+  const isLatest = snapshot.version === latest.version;
+
+  return (
+    <section
+      aria-labelledby="version-title"
+      className="flex scroll-mt-20 flex-col gap-4 rounded-xl border bg-surface p-5 shadow-xs"
+    >
+      <header className="flex flex-wrap items-start justify-between gap-4">
+        <div className="min-w-0">
+          <h2 id="version-title" className="text-lg font-semibold tracking-tight text-fg">
+            Version {snapshot.version.toString()}
+            {isLatest && (
+              <span className="ml-2 align-middle rounded-full bg-success/10 px-2 py-0.5 text-xs font-medium text-success ring-1 ring-success/30 ring-inset">
+                live
+              </span>
+            )}
+          </h2>
+          <p className="mt-1 text-fg">{snapshot.message || "No message"}</p>
+          <p className="mt-1 text-xs text-fg-muted">
+            Published by{" "}
+            <span className="font-medium text-fg">{snapshot.author || "anonymous"}</span>
+            {snapshot.createTime && (
+              <>
+                {" "}
+                <RelativeTime date={timestampDate(snapshot.createTime)} />
+              </>
+            )}
+            {first ? (
+              " · the first version"
+            ) : (
+              <> · compared with version {snapshot.previousVersion.toString()}</>
+            )}
+            {snapshot.rolledBackFrom > 0n && (
+              <> · republishes version {snapshot.rolledBackFrom.toString()}</>
+            )}
+          </p>
+        </div>
+        {isLatest ? (
+          <p className="max-w-56 text-right text-xs text-fg-subtle">
+            This is the version proxies are served. Select an older one to roll back to it.
+          </p>
+        ) : (
+          <RollbackButton target={snapshot} latest={latest} onRolledBack={onRolledBack} />
+        )}
+      </header>
+      {query.error ? (
+        <LoadError
+          what={`the changes of version ${snapshot.version}`}
+          procedure={
+            first ? "switchyard.v1.ConfigService/GetSnapshot" : "switchyard.v1.ConfigService/Diff"
+          }
+          error={query.error}
+          retrying={query.isFetching}
+          onRetry={() => void query.refetch()}
+        />
+      ) : changes ? (
+        <ChangeList
+          changes={changes}
+          empty={
+            <p className="rounded-lg border border-dashed px-4 py-5 text-center text-fg-muted">
+              This version has the same content as version {snapshot.previousVersion.toString()}.
+            </p>
+          }
+        />
+      ) : (
+        <LoadingBlock label={`Loading the changes of version ${snapshot.version}…`} />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+"use client";
+
+import {
+  Background,
+  Controls,
+  type Edge,
+  Handle,
+  MarkerType,
+  type Node,
+  type NodeProps,
+  Position,
+  ReactFlow,
+} from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import type { Route } from "next";
+import Link from "next/link";
+import { useMemo } from "react";
+import {
+  layoutTopology,
+  type Topology,
+  type TopologyKind,
+  type TopologyNode,
+} from "@/lib/topology";
+
+const nodeSize = { width: 210, height: 58 };
+
+export const kindTitles: Record<TopologyKind, string> = {
+  listener: "Listener",
+  "route-configuration": "Route configuration",
+  "virtual-host": "Virtual host",
+  cluster: "Cluster",
+  endpoint: "Endpoint",
+};
+
+const kindAccent: Record<TopologyKind, string> = {
+  listener: "border-l-accent",
+  "route-configuration": "border-l-[#0ea5e9]",
+  "virtual-host": "border-l-[#14b8a6]",
+  cluster: "border-l-success",
+  endpoint: "border-l-fg-subtle",
+};
+
+type ObjectNode = Node<{ item: TopologyNode }, "object">;
+
+/** One object: its kind, name and a detail line; a link to its page when it has one. */
+function ObjectNodeView({ data }: NodeProps<ObjectNode>) {
+  const { item } = data;
+  const body = (
+    <>
+      <span className="block text-[10px] font-medium uppercase tracking-wider text-fg-subtle">
+        {kindTitles[item.kind]}
+        {item.missing && <span className="text-warning"> · missing</span>}
+      </span>
+      <span className="block truncate font-mono text-[12.5px] font-semibold text-fg">
+        {item.label}
+      </span>
+      <span className="block truncate text-[11px] text-fg-muted">{item.detail}</span>
+    </>
+  );
+  const frame = `block h-full w-full rounded-md border border-l-4 bg-surface px-2.5 py-1.5 text-left shadow-xs ${
+    item.missing
+      ? "border-dashed border-warning-border border-l-warning bg-warning-soft"
+      : kindAccent[item.kind]
+  }`;
+  return (
+    <>
+      <Handle type="target" position={Position.Left} isConnectable={false} className="!opacity-0" />
+      {item.href ? (
+        <Link
+          href={item.href as Route}
+          className={`${frame} transition-colors hover:border-border-strong hover:bg-surface-hover`}
+          title={`Open ${kindTitles[item.kind].toLowerCase()} ${item.label}`}
+        >
+          {body}
+        </Link>
+      ) : (
+        <div
+          className={frame}
+          title={item.missing ? `“${item.label}” is referred to but not stored` : undefined}
+        >
+          {body}
+        </div>
+      )}
+      <Handle
+        type="source"
+        position={Position.Right}
+        isConnectable={false}
+        className="!opacity-0"
+      />
+    </>
+  );
+}
+
+// Module-level: React Flow warns when nodeTypes is a new object on every render.
+const nodeTypes = { object: ObjectNodeView };
+
+/**
+ * The topology, laid out left to right (dagre) and drawn with React Flow: pan and zoom, no
+ * editing. Every node links to its object's page, and is reachable with Tab.
+ */
+export function TopologyGraph({ topology }: { topology: Topology }) {
+  const { nodes, edges } = useMemo(() => {
+    const positions = layoutTopology(topology, nodeSize);
+    const nodes: ObjectNode[] = topology.nodes.map((item) => ({
+      id: item.id,
+      type: "object",
+      position: positions.get(item.id) ?? { x: 0, y: 0 },
+      data: { item },
+      width: nodeSize.width,
+      height: nodeSize.height,
+      draggable: false,
+      selectable: false,
+      focusable: false,
+      ariaLabel: `${kindTitles[item.kind]} ${item.label}`,
+    }));
+    const edges: Edge[] = topology.edges.map((e) => ({
+      id: e.id,
+      source: e.source,
+      target: e.target,
+      ...(e.label ? { label: e.label } : {}),
+      focusable: false,
+      selectable: false,
+      markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },
+      style: { strokeWidth: 1.25 },
+    }));
+    return { nodes, edges };
+  }, [topology]);
+
+  return (
+    <div className="h-[68vh] min-h-[440px] overflow-hidden rounded-xl border bg-surface-muted shadow-xs">
+      <ReactFlow
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        colorMode="system"
+        fitView
+        fitViewOptions={{ padding: 0.08, maxZoom: 1.1 }}
+        minZoom={0.15}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        nodesFocusable={false}
+        edgesFocusable={false}
+        elementsSelectable={false}
+        aria-label="Topology graph"
+      >
+        <Background gap={20} size={1} />
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </div>
+  );
+}
