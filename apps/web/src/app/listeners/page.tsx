@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { ListenerList } from "@/components/config/listener-pages";
+
+export const metadata: Metadata = { title: "Listeners" };
+
+export default function ListenersPage() {
+  return <ListenerList />;
+}

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { RouteConfigList } from "@/components/config/route-config-pages";
+
+export const metadata: Metadata = { title: "Routes" };
+
+export default function RoutesPage() {
+  return <RouteConfigList />;
+}

@@ -1,0 +1,208 @@
+"use client";
+
+import Link from "next/link";
+import { useId } from "react";
+import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
+import {
+  ListError,
+  NumberField,
+  SelectField,
+  TextAreaField,
+  TextField,
+} from "@/components/form/field";
+import { FieldGrid, FormSection } from "@/components/form/section";
+import { Button } from "@/components/ui/button";
+import { type ListenerForm, newFilterChain } from "@/lib/listener-form";
+import { routeConfigHref } from "./kinds";
+
+type F = ListenerForm;
+
+/** The listener form: how it is reached, then its filter chains and HTTP connection manager. */
+export function ListenerFields({
+  editing,
+  routeConfigNames,
+}: {
+  editing: boolean;
+  routeConfigNames: readonly string[];
+}) {
+  const { control } = useFormContext<F>();
+  const mode = useWatch<F, "mode">({ name: "mode" });
+  const chains = useFieldArray<F, "filterChains">({ control, name: "filterChains" });
+  const listId = useId();
+  const shown = mode === "api" ? chains.fields.slice(0, 1) : chains.fields;
+  return (
+    <>
+      <datalist id={listId}>
+        {routeConfigNames.map((n) => (
+          <option key={n} value={n} />
+        ))}
+      </datalist>
+      <FormSection
+        title="General"
+        description="A gRPC api listener is what proxyless gRPC clients ask for by name (xds:///NAME); a socket listener is an address and port Envoy binds."
+      >
+        <FieldGrid>
+          <TextField<F>
+            name="name"
+            label="Name"
+            mono
+            readOnly={editing}
+            hint={
+              editing
+                ? "The name identifies the listener and cannot change."
+                : "gRPC clients dial xds:///NAME"
+            }
+            placeholder="payments"
+          />
+          <SelectField<F>
+            name="mode"
+            label="Listener type"
+            options={[
+              { value: "api", label: "gRPC api listener (proxyless)" },
+              { value: "socket", label: "Socket (address and port)" },
+            ]}
+          />
+        </FieldGrid>
+        {mode === "socket" && (
+          <FieldGrid>
+            <TextField<F> name="address" label="Address" mono placeholder="0.0.0.0" />
+            <NumberField<F> name="port" label="Port" placeholder="10000" />
+          </FieldGrid>
+        )}
+      </FormSection>
+
+      <ListError name="filterChains" />
+      {shown.map((field, index) => (
+        <FilterChain
+          key={field.id}
+          index={index}
+          socket={mode === "socket"}
+          routeList={listId}
+          routeConfigNames={routeConfigNames}
+          onRemove={
+            mode === "socket" && chains.fields.length > 1 ? () => chains.remove(index) : undefined
+          }
+        />
+      ))}
+      {mode === "socket" && (
+        <div>
+          <Button onClick={() => chains.append(newFilterChain(routeConfigNames[0] ?? ""))}>
+            Add filter chain
+          </Button>
+        </div>
+      )}
+      {mode === "api" && chains.fields.length === 0 && (
+        <div>
+          <Button onClick={() => chains.append(newFilterChain(routeConfigNames[0] ?? ""))}>
+            Add the HTTP connection manager
+          </Button>
+        </div>
+      )}
+    </>
+  );
+}
+
+function FilterChain({
+  index,
+  socket,
+  routeList,
+  routeConfigNames,
+  onRemove,
+}: {
+  index: number;
+  socket: boolean;
+  routeList: string;
+  routeConfigNames: readonly string[];
+  onRemove: (() => void) | undefined;
+}) {
+  const base = `filterChains.${index}` as const;
+  const routeName = useWatch<F, `filterChains.${number}.routeConfigName`>({
+    name: `${base}.routeConfigName`,
+  });
+  const known = routeName !== "" && routeConfigNames.includes(routeName?.trim() ?? "");
+  return (
+    <FormSection
+      id={`filter-chain-${index}`}
+      title={socket ? `Filter chain ${index + 1}` : "HTTP connection manager"}
+      description="The route configuration this listener serves and its HTTP filters. The router filter is added last for you."
+      actions={
+        onRemove && (
+          <Button
+            variant="ghost"
+            onClick={onRemove}
+            aria-label={`Remove filter chain ${index + 1}`}
+          >
+            Remove
+          </Button>
+        )
+      }
+    >
+      <FieldGrid>
+        <SelectField<F>
+          name={`${base}.routeSource`}
+          label="Routes from"
+          options={[
+            { value: "rds", label: "RDS (route configuration by name)" },
+            { value: "inline", label: "Inline (embedded in the listener)" },
+          ]}
+        />
+        <div className="flex flex-col gap-1">
+          <TextField<F>
+            name={`${base}.routeConfigName`}
+            label="Route configuration"
+            mono
+            list={routeList}
+            placeholder="payments-routes"
+            hint={
+              routeName && !known
+                ? `No route configuration “${routeName}” in the draft: publishing fails until it exists.`
+                : undefined
+            }
+          />
+          {known && (
+            <Link
+              href={routeConfigHref(routeName.trim())}
+              className="text-xs font-medium text-accent hover:underline"
+            >
+              Open “{routeName.trim()}” →
+            </Link>
+          )}
+        </div>
+        <TextField<F> name={`${base}.statPrefix`} label="Stat prefix" mono />
+      </FieldGrid>
+      {socket && (
+        <FieldGrid>
+          <TextField<F> name={`${base}.name`} label="Filter chain name" mono />
+          <TextField<F>
+            name={`${base}.serverNames`}
+            label="Server names (SNI)"
+            mono
+            hint="Comma-separated; empty matches every connection."
+          />
+          <TextField<F>
+            name={`${base}.tlsSecretName`}
+            label="TLS secret"
+            mono
+            hint="SDS secret; empty for plaintext."
+          />
+        </FieldGrid>
+      )}
+      <FieldGrid columns={2}>
+        <TextAreaField<F>
+          name={`${base}.httpFilters`}
+          label="HTTP filters (JSON)"
+          mono
+          rows={4}
+          hint="Envoy HttpFilter objects before the router, e.g. fault injection. Empty: router only."
+        />
+        <TextAreaField<F>
+          name={`${base}.accessLog`}
+          label="Access log (JSON)"
+          mono
+          rows={4}
+          hint="Envoy AccessLog objects. Empty: no access log."
+        />
+      </FieldGrid>
+    </FormSection>
+  );
+}
