@@ -33,3 +33,8 @@ export { type MigrateOptions, type MigrateResult, migrate } from "./migrate.js";
 
 /** The client handed to `prisma.$transaction(async (tx) => ...)` callbacks. */
 export type TransactionClient = import("../generated/prisma/client.js").Prisma.TransactionClient;
+export {
+  listenForNotifications,
+  type NotificationListener,
+  type NotificationListenerOptions,
+} from "./notifications.js";

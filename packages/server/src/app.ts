@@ -2,6 +2,7 @@ import * as os from "node:os";
 import type { ConnectRouter } from "@connectrpc/connect";
 import {
   createPrismaClient,
+  listenForNotifications,
   migrate,
   type PrismaClient,
   startEmbeddedPostgres,
@@ -18,9 +19,12 @@ import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics } from "./metrics.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { StatusWriter, writeStatusBatch } from "./status/index.js";
+import { StatusFeed } from "./status/status-feed.js";
+import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
 import {
   loadLatestSnapshot,
   type PublishedSnapshot,
+  SNAPSHOT_CHANNEL,
   SnapshotStore,
 } from "./store/snapshot-store.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
@@ -36,6 +40,10 @@ export interface SwitchyardOptions {
   /** Serve the web console (false for API/xDS-only processes, e.g. in tests). */
   readonly webConsole: boolean;
   readonly logger: Logger;
+  /** How long a response may go unanswered before its type is STALE. Default 10 s. */
+  readonly staleAfterMs?: number;
+  /** How long a disconnected node stays listed. Default 24 h. */
+  readonly retainDisconnectedMs?: number;
 }
 
 export interface Switchyard {
@@ -134,16 +142,45 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // replica's console sees every node. The writer stops after the xDS server (cleanups run in
     // reverse), so the last disconnects are written.
     const replicaId = `${os.hostname()}:${process.pid}`;
-    const tracker = new NodeStatusTracker({ replicaId });
+    const tracker = new NodeStatusTracker({
+      replicaId,
+      ...(options.staleAfterMs === undefined ? {} : { staleAfterMs: options.staleAfterMs }),
+    });
     const statusWriter = new StatusWriter({
       tracker,
       prisma,
+      ...(options.retainDisconnectedMs === undefined
+        ? {}
+        : { retainDisconnectedMs: options.retainDisconnectedMs }),
       write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(prisma, batch)),
       onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
     });
     cleanups.push(async () => {
       await statusWriter.close();
     });
+
+    // Live views: every replica's status writes and publishes reach this replica's Watch* streams
+    // through Postgres NOTIFY. Notifications missed while the connection was down are made up
+    // for by re-reading everything.
+    const feed = new StatusFeed({
+      prisma,
+      onError: (error) => logger.warn({ err: error }, "reading node status for live views failed"),
+    });
+    const notifications = await listenForNotifications({
+      url: databaseUrl,
+      channels: [STATUS_CHANNEL, SNAPSHOT_CHANNEL],
+      onNotification: (channel, payload) => {
+        if (channel === STATUS_CHANNEL) feed.nodesChanged(parseStatusPayload(payload));
+        else if (channel === SNAPSHOT_CHANNEL) feed.published(Number(payload));
+      },
+      onResync: () => {
+        logger.info("database notifications reconnected");
+        feed.refreshAll();
+      },
+      onError: (error) => logger.warn({ err: error }, "database notifications lost; reconnecting"),
+    });
+    cleanups.push(() => notifications.close());
+    cleanups.push(async () => feed.close());
 
     const xds: XdsServer = createXdsServer({
       watcher: cache,
@@ -167,7 +204,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     const routes = (router: ConnectRouter) => {
       router.service(ConfigService, createConfigService({ prisma, store, onPublished }));
-      router.service(StatusService, createStatusService(prisma));
+      router.service(StatusService, createStatusService({ prisma, feed }));
     };
     let http: HttpServer;
     try {
@@ -190,6 +227,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       throw error;
     }
     cleanups.push(() => http.close());
+    // Runs first at stop: live API streams end cleanly before their connections are closed.
+    cleanups.push(async () => feed.close());
 
     return {
       httpPort: http.port,

@@ -3,7 +3,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type Logger, pino } from "pino";
-import { type Switchyard, startSwitchyard } from "../src/app.js";
+import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../src/app.js";
 
 export interface Harness {
   readonly database: TestDatabase;
@@ -24,6 +24,8 @@ export async function startHarness(
     webConsole?: boolean;
     seed?: (database: TestDatabase) => Promise<void>;
     logger?: Logger;
+    /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
+    app?: Pick<SwitchyardOptions, "staleAfterMs" | "retainDisconnectedMs">;
   } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
@@ -36,6 +38,7 @@ export async function startHarness(
     dataDir: "unused-with-a-database-url",
     webConsole: options.webConsole ?? false,
     logger: options.logger ?? pino({ level: "silent" }),
+    ...options.app,
   });
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
   return {

@@ -162,6 +162,32 @@ describe("SotW subscriptions", () => {
     expect(names(next)).toEqual(["a"]);
   });
 
+  it("after a NACK, a snapshot that withdraws the rejected change resends what the client holds, so its ACK clears the NACK", () => {
+    const client = new Client(twoClusters());
+    const first = client.request(TypeUrl.Cluster, []).responses[0];
+    client.ack(TypeUrl.Cluster, [], first);
+    const threeClusters = snapshotOf(
+      configSpec({
+        clusters: ["a", "b", "c"].map((name) =>
+          clusterSpec(name, [endpointSpec("10.0.0.1", 9000)]),
+        ),
+        routeConfigurations: [routeConfigurationSpec("routes", "a")],
+        listeners: [apiListenerSpec("svc", "routes")],
+      }),
+    );
+    const [rejected] = client.snapshot(threeClusters);
+    expect(names(rejected)).toEqual(["a", "b", "c"]);
+    client.request(TypeUrl.Cluster, [], { errorDetail: "cluster c is not allowed" });
+
+    // The rollback: the same clusters the client ACKed and holds.
+    const [confirm] = client.snapshot(twoClusters());
+    expect(names(confirm)).toEqual(["a", "b"]);
+    expect(confirm?.versionInfo).toBe(first?.versionInfo);
+    expect(client.ack(TypeUrl.Cluster, [], confirm).verdict.t).toBe("ack");
+    // Once ACKed, an unchanged snapshot sends nothing again.
+    expect(client.snapshot(twoClusters())).toEqual([]);
+  });
+
   it("sends a newly requested resource even if it was sent before", () => {
     const client = new Client(twoClusters());
     const first = client.request(TypeUrl.ClusterLoadAssignment, ["a"]).responses[0];

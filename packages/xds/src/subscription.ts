@@ -99,6 +99,10 @@ export class Subscription {
   #latestNonce: string | undefined;
   #lastVersion: string | undefined;
   #ackedVersion: string | undefined;
+  /** The client's latest answer is a NACK (cleared by its next ACK). */
+  #nackOutstanding = false;
+  /** A snapshot arrived since that NACK: see forgetRejections. */
+  #confirmHeld = false;
 
   constructor(typeUrl: string) {
     this.typeUrl = typeUrl;
@@ -267,7 +271,17 @@ export class Subscription {
       .filter((name) => !(this.covers(name) && offer.basis.has(name)))
       .filter((name) => this.#rejected.get(name) !== null)
       .sort(byName);
+    if (this.#confirmHeld && resources.length === 0 && removed.length === 0 && missing.length === 0)
+      return { resources: this.#heldIn(offer), removed, missing };
     return { resources, removed, missing };
+  }
+
+  /** What the client holds that `offer` has at the same version, in the offer's order. */
+  #heldIn(offer: Offer): XdsResource[] {
+    return [...offer.basis.values()].filter(
+      (resource) =>
+        this.covers(resource.name) && this.#holds.get(resource.name) === resource.version,
+    );
   }
 
   #lacks(resource: XdsResource): boolean {
@@ -282,6 +296,7 @@ export class Subscription {
     if (effect.replace) this.#force.clear();
     for (const resource of effect.sent) this.#force.delete(resource.name);
     for (const name of effect.removed) this.#force.delete(name);
+    this.#confirmHeld = false;
     this.#latestNonce = nonce;
     this.#lastVersion = versionInfo;
     this.#flow = { t: "awaiting", nonce, versionInfo, effect };
@@ -302,6 +317,7 @@ export class Subscription {
       this.#rejected.delete(name);
     }
     this.#ackedVersion = flow.versionInfo;
+    this.#nackOutstanding = false;
     this.#flow = OPEN;
     this.#pruneUncovered();
     return true;
@@ -322,13 +338,21 @@ export class Subscription {
       ? [...this.#holds.keys()].filter((name) => !kept.has(name))
       : effect.removed;
     for (const name of removed) this.#rejected.set(name, null);
+    this.#nackOutstanding = true;
     this.#flow = OPEN;
     return true;
   }
 
-  /** A new snapshot: what was rejected may be offered again. */
+  /**
+   * A new snapshot: what was rejected may be offered again. If the client's latest answer is a
+   * NACK and the new snapshot withdraws the rejected change (a fix, a rollback), the client holds
+   * everything already and nothing would be sent: it would never answer again and read as NACKED
+   * forever. So until the next response, an otherwise empty difference resends what it holds
+   * (`difference`); its ACK of the state it runs clears the NACK (node status "recovered").
+   */
   forgetRejections(): void {
     this.#rejected.clear();
+    if (this.#nackOutstanding) this.#confirmHeld = true;
   }
 
   #forget(name: string): void {

@@ -1,5 +1,5 @@
-import { create } from "@bufbuild/protobuf";
-import { type Timestamp, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { create, equals } from "@bufbuild/protobuf";
+import { type Timestamp, timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import {
@@ -19,6 +19,8 @@ import {
   TypeConvergenceState,
   type TypeStatus,
   TypeStatusSchema,
+  type WatchNodesResponse,
+  WatchNodesResponseSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   type ConvergenceResult,
@@ -28,11 +30,13 @@ import {
 import {
   getNode,
   listNodes,
+  type NodeDetail as NodeDetailRecord,
   type NodeEventRecord,
   type NodeRecord,
   type NodeTypeRecord,
   type TypeStatusName,
 } from "../status/index.js";
+import type { StatusFeed } from "../status/status-feed.js";
 
 const statusOf: Record<TypeStatusName, NodeTypeStatus> = {
   SYNCED: NodeTypeStatus.SYNCED,
@@ -173,63 +177,242 @@ export function convergenceMessage(result: ConvergenceResult): Convergence {
   });
 }
 
+/** The filters of ListNodes and WatchNodes, checked. */
+interface NodeQuery {
+  readonly status: TypeStatusName | undefined;
+  readonly connectedOnly: boolean;
+  readonly idContains: string;
+}
+
+function nodeQuery(request: {
+  status?: NodeTypeStatus | undefined;
+  connectedOnly: boolean;
+  idContains: string;
+}): NodeQuery {
+  let status: TypeStatusName | undefined;
+  if (request.status !== undefined && request.status !== NodeTypeStatus.UNSPECIFIED) {
+    status = statusName[request.status];
+    if (status === undefined)
+      throw new ConnectError(`unknown node status ${request.status}`, Code.InvalidArgument);
+  }
+  return { status, connectedOnly: request.connectedOnly, idContains: request.idContains };
+}
+
+async function queryNodes(
+  prisma: PrismaClient,
+  query: NodeQuery,
+  limit?: number,
+): Promise<NodeRecord[]> {
+  const nodes = await listNodes(prisma, {
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.connectedOnly ? { connected: true } : {}),
+    ...(limit === undefined ? {} : { limit }),
+  });
+  return nodes.filter((node) => matchesQuery(node, query));
+}
+
+/** What listNodes' filters select, for a record read by the feed. */
+function matchesQuery(node: NodeRecord, query: NodeQuery): boolean {
+  return (
+    (query.idContains === "" || node.id.includes(query.idContains)) &&
+    (!query.connectedOnly || node.connection.t === "connected") &&
+    (query.status === undefined || node.types.some((type) => type.status === query.status))
+  );
+}
+
+function nodeDetail(node: NodeDetailRecord): NodeDetail {
+  return create(NodeDetailSchema, {
+    summary: nodeSummary(node),
+    held: node.types.map(heldResources),
+    events: node.events.map(nodeEvent),
+  });
+}
+
+function unknownNode(id: string): ConnectError {
+  return new ConnectError(
+    `node "${id}" is unknown: no replica has seen it connect (see ListNodes)`,
+    Code.NotFound,
+  );
+}
+
+/** A published version from a request, as stored (32-bit); NotFound beyond that range. */
+function requestedVersion(version: bigint): number {
+  if (version === 0n)
+    throw new ConnectError("a published version is required", Code.InvalidArgument);
+  // Versions are 32-bit in the database: a larger one cannot exist.
+  if (version > 2_147_483_647n)
+    throw new ConnectError(new UnknownVersionError(Number(version)).message, Code.NotFound);
+  return Number(version);
+}
+
+async function convergenceOf(prisma: PrismaClient, version: number): Promise<Convergence> {
+  try {
+    return convergenceMessage(await readConvergence(prisma, version));
+  } catch (error) {
+    if (error instanceof UnknownVersionError) throw new ConnectError(error.message, Code.NotFound);
+    throw error;
+  }
+}
+
+async function latestVersion(prisma: PrismaClient): Promise<number | undefined> {
+  const latest = await prisma.snapshot.findFirst({
+    orderBy: { version: "desc" },
+    select: { version: true },
+  });
+  return latest?.version;
+}
+
+/** How many nodes a WatchNodes stream starts with, at most. */
+const WATCH_NODE_LIMIT = 10_000;
+/** A convergence watch re-reads at most this often (it reads every connected node). */
+const CONVERGENCE_MIN_INTERVAL_MS = 250;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+export interface StatusServiceOptions {
+  readonly prisma: PrismaClient;
+  /** Pushes node changes written by any replica to the Watch* streams. */
+  readonly feed: StatusFeed;
+}
+
 /**
  * switchyard.v1.StatusService: the xDS nodes and their per-type sync status, read from the
  * database (status-reader.ts), which every replica writes: any replica answers for every node.
+ * The Watch* streams start with a read like their unary twin, then wait on the StatusFeed and
+ * send only what changed (status-feed.ts); a client slow to read gets merged, latest-state
+ * updates, never a backlog.
  */
-export function createStatusService(
-  prisma: PrismaClient,
-): Partial<ServiceImpl<typeof StatusService>> {
+export function createStatusService({
+  prisma,
+  feed,
+}: StatusServiceOptions): Partial<ServiceImpl<typeof StatusService>> {
   return {
     async listNodes(request) {
-      let status: TypeStatusName | undefined;
-      if (request.status !== undefined && request.status !== NodeTypeStatus.UNSPECIFIED) {
-        status = statusName[request.status];
-        if (status === undefined)
-          throw new ConnectError(`unknown node status ${request.status}`, Code.InvalidArgument);
-      }
-      const nodes = await listNodes(prisma, {
-        ...(status === undefined ? {} : { status }),
-        ...(request.connectedOnly ? { connected: true } : {}),
-      });
-      return {
-        nodes: nodes
-          .filter((node) => request.idContains === "" || node.id.includes(request.idContains))
-          .map(nodeSummary),
-      };
+      const nodes = await queryNodes(prisma, nodeQuery(request));
+      return { nodes: nodes.map(nodeSummary) };
     },
 
     async getNode(request): Promise<NodeDetail> {
       if (request.id === "") throw new ConnectError("a node id is required", Code.InvalidArgument);
       const node = await getNode(prisma, request.id);
-      if (node === undefined)
-        throw new ConnectError(
-          `node "${request.id}" is unknown: no replica has seen it connect (see ListNodes)`,
-          Code.NotFound,
-        );
-      return create(NodeDetailSchema, {
-        summary: nodeSummary(node),
-        held: node.types.map(heldResources),
-        events: node.events.map(nodeEvent),
-      });
+      if (node === undefined) throw unknownNode(request.id);
+      return nodeDetail(node);
     },
 
     async getConvergence(request): Promise<Convergence> {
-      if (request.version === 0n)
-        throw new ConnectError("a published version is required", Code.InvalidArgument);
-      // Versions are 32-bit in the database: a larger one cannot exist.
-      if (request.version > 2_147_483_647n)
-        throw new ConnectError(
-          new UnknownVersionError(Number(request.version)).message,
-          Code.NotFound,
-        );
+      return convergenceOf(prisma, requestedVersion(request.version));
+    },
+
+    async *watchNodes(request, context): AsyncGenerator<WatchNodesResponse> {
+      const query = nodeQuery(request);
+      // Open before the first read, so nothing written in between is missed; a change already in
+      // the first read is recognised by its updateTime and not sent twice.
+      const inbox = feed.open();
       try {
-        return convergenceMessage(await readConvergence(prisma, Number(request.version)));
-      } catch (error) {
-        if (error instanceof UnknownVersionError)
-          throw new ConnectError(error.message, Code.NotFound);
-        throw error;
+        const initial = await queryNodes(prisma, query, WATCH_NODE_LIMIT);
+        feed.observe(initial);
+        const sent = new Map<string, NodeSummary>();
+        for (const node of initial) sent.set(node.id, nodeSummary(node));
+        yield create(WatchNodesResponseSchema, { reset: true, nodes: [...sent.values()] });
+        for (;;) {
+          const changes = await inbox.take(context.signal);
+          if (changes === undefined) return;
+          const nodes: NodeSummary[] = [];
+          const removedIds: string[] = [];
+          for (const [id, record] of changes.nodes) {
+            const previous = sent.get(id);
+            if (record !== null && matchesQuery(record, query)) {
+              const summary = nodeSummary(record);
+              if (previous !== undefined && !isNewer(summary, previous)) continue;
+              sent.set(id, summary);
+              nodes.push(summary);
+            } else if (previous !== undefined) {
+              sent.delete(id);
+              removedIds.push(id);
+            }
+          }
+          if (nodes.length === 0 && removedIds.length === 0) continue;
+          nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+          yield create(WatchNodesResponseSchema, { nodes, removedIds: removedIds.sort() });
+        }
+      } finally {
+        inbox.close();
+      }
+    },
+
+    async *watchNode(request, context): AsyncGenerator<NodeDetail> {
+      const { id } = request;
+      if (id === "") throw new ConnectError("a node id is required", Code.InvalidArgument);
+      const inbox = feed.open();
+      try {
+        const first = await getNode(prisma, id);
+        if (first === undefined) throw unknownNode(id);
+        feed.observe([first]);
+        let last = nodeDetail(first);
+        yield last;
+        for (;;) {
+          const changes = await inbox.take(context.signal);
+          if (changes === undefined) return;
+          if (!changes.nodes.has(id)) continue;
+          const node = changes.nodes.get(id) === null ? undefined : await getNode(prisma, id);
+          if (node === undefined)
+            throw new ConnectError(
+              `node "${id}" is no longer stored: it was disconnected for longer than the retention`,
+              Code.NotFound,
+            );
+          const next = nodeDetail(node);
+          if (equals(NodeDetailSchema, last, next)) continue;
+          last = next;
+          yield next;
+        }
+      } finally {
+        inbox.close();
+      }
+    },
+
+    async *watchConvergence(request, context): AsyncGenerator<Convergence> {
+      // 0 follows the latest version, moving to each new one as it is published.
+      const follow = request.version === 0n;
+      const inbox = feed.open();
+      try {
+        let version = follow ? await latestVersion(prisma) : requestedVersion(request.version);
+        let last: Convergence | undefined;
+        for (;;) {
+          if (version !== undefined) {
+            const next = await convergenceOf(prisma, version);
+            if (last === undefined || !equals(ConvergenceSchema, last, next)) {
+              last = next;
+              yield next;
+            }
+            await sleep(CONVERGENCE_MIN_INTERVAL_MS, context.signal);
+          }
+          const changes = await inbox.take(context.signal);
+          if (changes === undefined) return;
+          if (follow && changes.published !== undefined && changes.published > (version ?? 0))
+            version = changes.published;
+        }
+      } finally {
+        inbox.close();
       }
     },
   };
+}
+
+/** Whether `next` should replace `previous`: written later, or the same write read differently. */
+function isNewer(next: NodeSummary, previous: NodeSummary): boolean {
+  const at = (summary: NodeSummary) =>
+    summary.updateTime === undefined ? 0 : timestampMs(summary.updateTime);
+  if (at(next) < at(previous)) return false;
+  return !equals(NodeSummarySchema, next, previous);
 }

@@ -69,6 +69,8 @@ export interface NodeDetail extends NodeRecord {
 }
 
 export interface NodeFilters {
+  /** Only these nodes. */
+  readonly ids?: readonly string[];
   /** Only nodes with at least one type in this status. */
   readonly status?: TypeStatusName;
   readonly connected?: boolean;
@@ -107,6 +109,7 @@ export async function listNodes(
 ): Promise<NodeRecord[]> {
   const at = filters.at ?? Date.now();
   const where: Prisma.XdsNodeWhereInput = {
+    ...(filters.ids === undefined ? {} : { id: { in: [...filters.ids] } }),
     ...(filters.status === undefined
       ? {}
       : { types: { some: typeStatusWhere(filters.status, new Date(at)) } }),

@@ -15,6 +15,35 @@ export interface StatusBatch {
   readonly events: readonly EventRow[];
   /** How many of the newest XdsNodeEvent rows to keep; older ones are deleted. */
   readonly keepEvents: number;
+  /**
+   * Retention: nodes disconnected before this instant (ms) are deleted, with their types and
+   * events. Undefined: none are.
+   */
+  readonly pruneDisconnectedBefore?: number;
+}
+
+/**
+ * Postgres NOTIFY channel of node status writes (delivered at commit, to every replica). The
+ * payload is a JSON array of the node ids written or deleted, or `*` when that list would not
+ * fit a notification (8000 bytes): listeners then re-read every node.
+ */
+export const STATUS_CHANNEL = "switchyard_status";
+const MAX_NOTIFY_PAYLOAD = 7_900;
+
+export function statusPayload(nodeIds: Iterable<string>): string {
+  const payload = JSON.stringify([...nodeIds]);
+  return Buffer.byteLength(payload) <= MAX_NOTIFY_PAYLOAD ? payload : "*";
+}
+
+/** The node ids of a status notification, or "all" (`*`, or a payload this version cannot read). */
+export function parseStatusPayload(payload: string): ReadonlySet<string> | "all" {
+  try {
+    const ids: unknown = JSON.parse(payload);
+    if (Array.isArray(ids) && ids.every((id) => typeof id === "string")) return new Set(ids);
+  } catch {
+    // "*" and anything unexpected: re-read everything.
+  }
+  return "all";
 }
 
 function updateAll<Row>(columns: readonly Column<Row>[], key: readonly string[]): Prisma.Sql {
@@ -113,13 +142,42 @@ async function appendEvents(
       SELECT "id" FROM "XdsNodeEvent" ORDER BY "id" DESC OFFSET ${keep} LIMIT 1)`;
 }
 
-/** Writes `batch` in one transaction: nodes first, since types refer to them. */
-export async function writeStatusBatch(prisma: PrismaClient, batch: StatusBatch): Promise<void> {
-  await prisma.$transaction(
+/** Deletes the nodes disconnected before `before` (types cascade), and their events. */
+async function pruneDisconnected(db: TransactionClient, before: number): Promise<string[]> {
+  const deleted = await db.$queryRaw<Array<{ id: string }>>`
+    DELETE FROM "XdsNode" WHERE "disconnectedAt" < ${new Date(before)} RETURNING "id"`;
+  const ids = deleted.map((row) => row.id);
+  if (ids.length > 0)
+    await db.$executeRaw`DELETE FROM "XdsNodeEvent" WHERE "nodeId" = ANY(${ids}::text[])`;
+  return ids;
+}
+
+/**
+ * Writes `batch` in one transaction: nodes first, since types refer to them; then notifies every
+ * replica (STATUS_CHANNEL) of the nodes it touched. Resolves with the ids of pruned nodes.
+ */
+export async function writeStatusBatch(
+  prisma: PrismaClient,
+  batch: StatusBatch,
+): Promise<string[]> {
+  return prisma.$transaction(
     async (tx) => {
       await upsertNodes(tx, batch.nodes);
       await upsertTypes(tx, batch.types);
       await appendEvents(tx, batch.events, batch.keepEvents);
+      const pruned =
+        batch.pruneDisconnectedBefore === undefined
+          ? []
+          : await pruneDisconnected(tx, batch.pruneDisconnectedBefore);
+      const touched = new Set([
+        ...batch.nodes.map((n) => n.id),
+        ...batch.types.map((t) => t.nodeId),
+        ...batch.events.map((e) => e.nodeId),
+        ...pruned,
+      ]);
+      if (touched.size > 0)
+        await tx.$executeRaw`SELECT pg_notify(${STATUS_CHANNEL}, ${statusPayload(touched)})`;
+      return pruned;
     },
     { timeout: 30_000 },
   );

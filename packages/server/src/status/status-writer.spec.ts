@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { createPrismaClient } from "@switchyard/db";
+import { createPrismaClient, listenForNotifications } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { NodeStatusTracker } from "@switchyard/status";
 import { CDS, LDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
@@ -10,7 +10,13 @@ const trackerAt = (replicaId = "replica-a") =>
   trackerWithClock({ replicaId }, Date.UTC(2026, 0, 1));
 
 import { getNode, listNodes } from "./status-reader.js";
-import { type StatusBatch, writeStatusBatch } from "./status-store.js";
+import {
+  parseStatusPayload,
+  STATUS_CHANNEL,
+  type StatusBatch,
+  statusPayload,
+  writeStatusBatch,
+} from "./status-store.js";
 import { StatusWriter, type StatusWriterOptions } from "./status-writer.js";
 
 let database: TestDatabase;
@@ -266,5 +272,54 @@ describe("StatusWriter", () => {
     await Promise.all([writer.flush(), writer.flush()]);
     expect(most).toBe(1);
     expect(await listNodes(database.prisma)).toHaveLength(5);
+  });
+
+  it("tells every replica which nodes a flush wrote, in one notification at commit", async () => {
+    const notifications: string[] = [];
+    const listener = await listenForNotifications({
+      url: database.url,
+      channels: [STATUS_CHANNEL],
+      onNotification: (_channel, payload) => notifications.push(payload),
+    });
+    try {
+      const { tracker, now } = trackerAt();
+      const { writer } = writerFor(tracker, { now });
+      streamOf(tracker, 1, nodeLike("envoy-1")).request(CDS);
+      streamOf(tracker, 2, nodeLike("envoy-2"));
+      await writer.flush();
+      const deadline = Date.now() + 5_000;
+      while (notifications.length === 0 && Date.now() < deadline) await sleep(10);
+      expect(notifications.map(parseStatusPayload)).toEqual([new Set(["envoy-1", "envoy-2"])]);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it("a notification too large for Postgres asks listeners to re-read every node", () => {
+    const ids = Array.from({ length: 2_000 }, (_, i) => `envoy-with-a-long-node-id-${i}`);
+    expect(statusPayload(ids)).toBe("*");
+    expect(parseStatusPayload("*")).toBe("all");
+    expect(parseStatusPayload(statusPayload(["a"]))).toEqual(new Set(["a"]));
+  });
+
+  it("deletes nodes disconnected for longer than the retention, with their events, and keeps the rest", async () => {
+    const { tracker, now, advance } = trackerAt();
+    const { writer } = writerFor(tracker, { now, retainDisconnectedMs: 60 * 60_000 });
+    streamOf(tracker, 1, nodeLike("gone-long-ago")).close();
+    const recent = streamOf(tracker, 2, nodeLike("gone-recently"));
+    streamOf(tracker, 3, nodeLike("still-here"));
+    await writer.flush();
+    advance(50 * 60_000);
+    recent.close();
+    await writer.flush();
+    advance(20 * 60_000);
+    await writer.flush();
+
+    expect((await listNodes(database.prisma)).map((n) => n.id)).toEqual([
+      "gone-recently",
+      "still-here",
+    ]);
+    const events = await database.prisma.xdsNodeEvent.findMany();
+    expect(events.some((e) => e.nodeId === "gone-long-ago")).toBe(false);
   });
 });

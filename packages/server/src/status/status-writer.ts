@@ -5,6 +5,9 @@ import { type StatusBatch, writeStatusBatch } from "./status-store.js";
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 250;
 export const DEFAULT_KEEP_EVENTS = 10_000;
+export const DEFAULT_RETAIN_DISCONNECTED_MS = 24 * 60 * 60 * 1_000;
+/** How often the retention of disconnected nodes is applied (by the next flush). */
+const PRUNE_EVERY_MS = 60_000;
 
 export interface StatusWriterOptions {
   readonly tracker: NodeStatusTracker;
@@ -16,10 +19,15 @@ export interface StatusWriterOptions {
    * deleted by the flush that writes new events.
    */
   readonly keepEvents?: number;
+  /**
+   * How long a disconnected node stays listed (with its types and events) before it is deleted,
+   * across all replicas. Default 24 h.
+   */
+  readonly retainDisconnectedMs?: number;
   /** Receives a failed flush's error; its changes are kept and retried. Default: console.error. */
   readonly onError?: (error: unknown) => void;
   /** Writes one batch in one transaction; tests inject failures and count calls. */
-  readonly write?: (batch: StatusBatch) => Promise<void>;
+  readonly write?: (batch: StatusBatch) => Promise<unknown>;
   /** The clock, in ms since the epoch (for statuses and updatedAt); tests inject the tracker's. */
   readonly now?: () => number;
 }
@@ -38,13 +46,17 @@ type WriterState =
  * in flight. A failed flush puts its entries back and is retried on the next interval; the error
  * goes to `onError`, never to the caller of the tracker.
  *
- * Nodes the tracker forgot (pruneDisconnected) are left in the database as they were last written.
+ * Nodes the tracker forgot (pruneDisconnected) are left in the database as they were last written,
+ * until they have been disconnected for `retainDisconnectedMs`: a flush at most once a minute
+ * deletes those (every replica does; whichever comes first).
  * Events are read from the tracker's ring at flush time: more events between two flushes than
  * the ring holds (eventCapacity) lose the oldest.
  */
 export class StatusWriter {
   readonly #tracker: NodeStatusTracker;
-  readonly #write: (batch: StatusBatch) => Promise<void>;
+  readonly #write: (batch: StatusBatch) => Promise<unknown>;
+  readonly #retainDisconnectedMs: number;
+  #lastPrune = Number.NEGATIVE_INFINITY;
   readonly #onError: (error: unknown) => void;
   readonly #now: () => number;
   readonly #keepEvents: number;
@@ -64,6 +76,7 @@ export class StatusWriter {
       options.onError ?? ((error) => console.error("writing node status failed", error));
     this.#now = options.now ?? Date.now;
     this.#keepEvents = options.keepEvents ?? DEFAULT_KEEP_EVENTS;
+    this.#retainDisconnectedMs = options.retainDisconnectedMs ?? DEFAULT_RETAIN_DISCONNECTED_MS;
     const unsubscribe = this.#tracker.subscribe((change) => this.#markDirty(change));
     const timer = setInterval(() => {
       if (this.#running === undefined) void this.flush();
@@ -80,7 +93,8 @@ export class StatusWriter {
   async flush(): Promise<boolean> {
     while (this.#running !== undefined) await this.#running;
     this.#takeEvents();
-    if (this.#dirty.size === 0 && this.#pendingEvents.length === 0) return true;
+    const pruneDue = this.#now() - this.#lastPrune >= PRUNE_EVERY_MS;
+    if (this.#dirty.size === 0 && this.#pendingEvents.length === 0 && !pruneDue) return true;
     const running = this.#flushOnce().finally(() => {
       this.#running = undefined;
     });
@@ -126,6 +140,7 @@ export class StatusWriter {
     this.#dirty = new Map();
     this.#pendingEvents = [];
     const at = this.#now();
+    const pruneDue = at - this.#lastPrune >= PRUNE_EVERY_MS;
     const nodes = [];
     const types: TypeRow[] = [];
     for (const [nodeId, typeUrls] of dirty) {
@@ -138,7 +153,14 @@ export class StatusWriter {
       }
     }
     try {
-      await this.#write({ nodes, types, events, keepEvents: this.#keepEvents });
+      await this.#write({
+        nodes,
+        types,
+        events,
+        keepEvents: this.#keepEvents,
+        ...(pruneDue ? { pruneDisconnectedBefore: at - this.#retainDisconnectedMs } : {}),
+      });
+      if (pruneDue) this.#lastPrune = at;
       return true;
     } catch (error) {
       // Put the batch back under what changed meanwhile; rows are re-read at the next flush.
