@@ -10,7 +10,7 @@ import {
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { compile, configSpecOf } from "@switchyard/snapshot";
-import { NodeStatusTracker } from "@switchyard/status";
+import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
 import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
 import type { Logger } from "pino";
 import { createConfigService } from "./api/config-service.js";
@@ -19,6 +19,7 @@ import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics } from "./metrics.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { StatusWriter, writeStatusBatch } from "./status/index.js";
+import { publicationOf } from "./status/live-convergence.js";
 import { StatusFeed } from "./status/status-feed.js";
 import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
 import {
@@ -130,8 +131,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     );
     const onPublished = (snapshot: PublishedSnapshot) => {
       metrics.onPublished(snapshot.record.version);
-      if ((cache.version ?? 0) < snapshot.record.version)
+      if ((cache.version ?? 0) < snapshot.record.version) {
+        // Targets are the nodes connected before the push, which the next line starts.
+        convergence.publish(
+          publicationOf(snapshot.config, snapshot.record.version, tracker, Date.now()),
+        );
         cache.setConfig(snapshot.config, snapshot.record.version);
+      }
       logger.info(
         { version: snapshot.record.version, author: snapshot.record.author },
         "published",
@@ -146,6 +152,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       replicaId,
       ...(options.staleAfterMs === undefined ? {} : { staleAfterMs: options.staleAfterMs }),
     });
+    // Convergence time per node, for the histogram in /metrics (the console's convergence is
+    // read from the database, for every replica's nodes).
+    const convergence = new ConvergenceTracker({
+      nodes: tracker,
+      onConverged: (_version, _nodeId, ms) => metrics.observeConvergence(ms),
+    });
+    tracker.subscribe((change) => convergence.onChange(change));
     const statusWriter = new StatusWriter({
       tracker,
       prisma,

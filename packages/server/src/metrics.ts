@@ -10,6 +10,8 @@ export interface Metrics {
   readonly callbacks: XdsCallbacks;
   /** A publish or rollback made `version` the latest. */
   onPublished(version: number): void;
+  /** A node connected to this replica converged on a published version `ms` after its publish. */
+  observeConvergence(ms: number): void;
   /** The snapshot loaded at startup (sets the version, counts no publish). */
   onLoaded(version: number): void;
   /** One database operation (e.g. "status_flush", "publish") took `seconds`. */
@@ -74,6 +76,12 @@ export function createMetrics(): Metrics {
     help: "Version of the latest snapshot this process knows of (0: nothing published).",
     registers: [registry],
   });
+  const convergence = new Histogram({
+    name: "switchyard_convergence_seconds",
+    help: "Time from a publish to a node's ACK of everything it changed for the node (nodes connected to this replica; nodes that already held it are not counted).",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
   const dbQuery = new Histogram({
     name: "switchyard_db_query_seconds",
     help: "Duration of database operations, by operation.",
@@ -127,6 +135,7 @@ export function createMetrics(): Metrics {
       setVersion(version);
     },
     onLoaded: setVersion,
+    observeConvergence: (ms) => convergence.observe(ms / 1_000),
     observeDb,
     timeDb: async (label, fn) => {
       const start = process.hrtime.bigint();

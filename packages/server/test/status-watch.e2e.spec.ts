@@ -159,8 +159,9 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     expect(rejected.version).toBeGreaterThan(settled.version);
     expect(rejected.nodes[0]?.nackMessage).toMatch(GRPC_LB_NACK);
 
-    await api.updateCluster(shopCluster("blue", backend));
-    const fixed = await api.publish({ message: "fixed" });
+    // A real change for the node (not a return to what it holds), so it converges after a delay.
+    await api.updateCluster(shopCluster("blue", backend, { connectTimeoutMs: 2_000 }));
+    const fixed = await api.publish({ message: "fixed, with a longer connect timeout" });
     const acked = await convergence.next(
       (c) => c.version === fixed.snapshot?.version && c.summary?.acked === 1,
       "the fix never converged",
@@ -168,6 +169,11 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     expect(acked.summary?.p99Ms).toBeDefined();
     expect(acked.summary?.targeted).toBe(1);
     await convergence.cancel();
+
+    // The same convergences, as Prometheus sees them.
+    const metrics = await (await fetch(`${harness.baseUrl}/metrics`)).text();
+    const count = Number(/^switchyard_convergence_seconds_count (\d+)/m.exec(metrics)?.[1]);
+    expect(count).toBeGreaterThanOrEqual(1);
   });
 
   it("WatchNode answers NotFound for a node no replica has seen", async () => {

@@ -12,7 +12,11 @@ const EXPECTED = new Map<string, ReadonlyMap<string, string>>([
 
 function world() {
   const clock = trackerWithClock();
-  const convergence = new ConvergenceTracker({ nodes: clock.tracker });
+  const converged: Array<[string, string, number]> = [];
+  const convergence = new ConvergenceTracker({
+    nodes: clock.tracker,
+    onConverged: (version, nodeId, ms) => converged.push([version, nodeId, ms]),
+  });
   clock.tracker.subscribe((change) => convergence.onChange(change));
   const publish = (version: string, targets: string[]) =>
     convergence.publish({
@@ -21,7 +25,7 @@ function world() {
       targets,
       holds: holdsExactly((_node, typeUrl) => EXPECTED.get(typeUrl)),
     });
-  return { ...clock, convergence, publish };
+  return { ...clock, convergence, publish, converged };
 }
 
 /** A node on the old config (a1) for CDS and EDS. */
@@ -125,6 +129,22 @@ describe("ConvergenceTracker", () => {
     expect(w.convergence.report("cfg-2")?.pending).toEqual(["envoy-1"]);
   });
 
+  it("reports each node's convergence once, with its time, for the histogram", () => {
+    const w = world();
+    const one = connectOnOldConfig(w, 1, "envoy-1");
+    const two = connectOnOldConfig(w, 2, "envoy-2");
+    w.publish("cfg-2", ["envoy-1", "envoy-2"]);
+    update(w, one, 30);
+    update(w, two, 70);
+    // A later change of an already converged node is not a second convergence.
+    one.respond(CDS, "c3", "c3", { a: "a2" });
+    one.ack(CDS, "c3");
+    expect(w.converged).toEqual([
+      ["cfg-2", "envoy-1", 30],
+      ["cfg-2", "envoy-2", 70],
+    ]);
+  });
+
   it("a node that already held the version at publish converges in 0 ms", () => {
     const w = world();
     const s = connectOnOldConfig(w, 1, "envoy-1");
@@ -132,6 +152,8 @@ describe("ConvergenceTracker", () => {
     w.advance(100);
     w.publish("cfg-2", ["envoy-1"]);
     expect(w.convergence.report("cfg-2")?.converged[0]?.ms).toBe(0);
+    // Nothing to converge on: not a sample of convergence time.
+    expect(w.converged).toEqual([]);
   });
 
   it("convergence, once reached, is kept when the node later moves on or disconnects", () => {

@@ -64,6 +64,12 @@ export interface ConvergenceTrackerOptions {
   readonly nodes: NodeStatusSource;
   /** How many published versions are kept; the oldest is forgotten first. */
   readonly retainVersions?: number;
+  /**
+   * Called once when a target node converges on a version after its publish, with the time it
+   * took (for a histogram). Not called for a node that already held the version when it was
+   * published: it had nothing to converge on.
+   */
+  readonly onConverged?: (version: string, nodeId: string, ms: number) => void;
 }
 
 export const DEFAULT_RETAIN_VERSIONS = 16;
@@ -82,10 +88,12 @@ export class ConvergenceTracker {
   readonly #nodes: NodeStatusSource;
   readonly #retain: number;
   readonly #publications = new Map<string, PublicationState>();
+  readonly #onConverged: ConvergenceTrackerOptions["onConverged"];
 
   constructor(options: ConvergenceTrackerOptions) {
     this.#nodes = options.nodes;
     this.#retain = options.retainVersions ?? DEFAULT_RETAIN_VERSIONS;
+    this.#onConverged = options.onConverged;
   }
 
   /** Starts tracking `publication` (replacing one of the same version) and evaluates its targets. */
@@ -142,7 +150,10 @@ export class ConvergenceTracker {
 
   #evaluate(state: PublicationState, nodeId: string): void {
     if (state.targets.get(nodeId)?.t === "converged") return;
-    state.targets.set(nodeId, convergenceOf(state.publication, nodeId, this.#nodes.node(nodeId)));
+    const next = convergenceOf(state.publication, nodeId, this.#nodes.node(nodeId));
+    state.targets.set(nodeId, next);
+    if (next.t === "converged" && next.ms > 0)
+      this.#onConverged?.(state.publication.version, nodeId, next.ms);
   }
 }
 

@@ -75,7 +75,7 @@ export class UnknownVersionError extends Error {
 }
 
 /** Top-level string values of a node's metadata (the only ones a selector can match). */
-function stringMetadata(metadata: unknown): Record<string, string> {
+export function stringMetadata(metadata: unknown): Record<string, string> {
   if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) return {};
   return Object.fromEntries(
     Object.entries(metadata).filter(
@@ -84,7 +84,8 @@ function stringMetadata(metadata: unknown): Record<string, string> {
   );
 }
 
-function heldMatches(
+/** Whether a node holding `held` of `typeUrl` (name → version) holds what `want` gives it. */
+export function heldMatches(
   typeUrl: string,
   held: Readonly<Record<string, string | null>>,
   want: ReadonlyMap<string, string>,
