@@ -14,6 +14,7 @@ import {
 import "@xyflow/react/dist/style.css";
 import type { Route } from "next";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useMemo } from "react";
 import {
   layoutTopology,
@@ -99,6 +100,7 @@ const nodeTypes = { object: ObjectNodeView };
  * editing. Every node links to its object's page, and is reachable with Tab.
  */
 export function TopologyGraph({ topology }: { topology: Topology }) {
+  const router = useRouter();
   const { nodes, edges } = useMemo(() => {
     const positions = layoutTopology(topology, nodeSize);
     const nodes: ObjectNode[] = topology.nodes.map((item) => ({
@@ -141,6 +143,13 @@ export function TopologyGraph({ topology }: { topology: Topology }) {
         nodesFocusable={false}
         edgesFocusable={false}
         elementsSelectable={false}
+        // Also what makes nodes take pointer events at all: React Flow turns them off for nodes
+        // that are neither selectable nor draggable unless a click handler is set.
+        onNodeClick={(event, node: ObjectNode) => {
+          // A click on the node's link is the link's; around it, the node still navigates.
+          if ((event.target as Element).closest("a")) return;
+          if (node.data.item.href) router.push(node.data.item.href as Route);
+        }}
         aria-label="Topology graph"
       >
         <Background gap={20} size={1} />

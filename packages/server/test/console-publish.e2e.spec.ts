@@ -1,0 +1,166 @@
+import { artifactPath, launchBrowser, type TestBrowser } from "@switchyard/testing";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "./harness.js";
+import { seedGrpcService } from "./seed.js";
+
+/**
+ * The review-and-release half of the console in real Chromium: Changes (diff, publish), History
+ * (versions, rollback), Import / export and Topology. The cases run in order and share one
+ * server: each starts from what the previous one left.
+ */
+describe("the console's release workflow in a real browser", () => {
+  let harness: Harness;
+  let chromium: TestBrowser;
+
+  beforeAll(async () => {
+    harness = await startHarness({
+      webConsole: true,
+      seed: (database) => seedGrpcService(database.prisma, "payments", [50051, 50052]),
+    });
+    chromium = await launchBrowser();
+    await harness.api("seed-script").publish({ message: "Initial payments service" });
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await harness?.stop();
+  });
+
+  /** A page at 1280 px that records every error and warning the browser console shows. */
+  async function openPage(path: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(`${harness.baseUrl}${path}`);
+    return { page, problems };
+  }
+
+  it("shows a draft change as a diff on Changes, and publishing it there with a message makes a version History lists with its message and author", async () => {
+    const api = harness.api("alice");
+    const cluster = await api.getCluster({ name: "payments-backend" });
+    const endpoint = cluster.localities[0]?.endpoints[1];
+    if (!endpoint) throw new Error("the seed has two endpoints");
+    endpoint.port = 50053;
+    await api.updateCluster(cluster);
+
+    const { page, problems } = await openPage("/changes");
+    const card = page.getByRole("article", { name: "cluster payments-backend" });
+    await card.waitFor({ timeout: 15_000 });
+    const diff = card.getByRole("table", { name: "Changes to cluster payments-backend" });
+    expect(await diff.innerText()).toMatch(/50052[\s\S]*50053/);
+    await page.getByText("Valid: no errors, no warnings.").waitFor();
+    await page.screenshot({ path: artifactPath("console-changes.png"), fullPage: true });
+
+    await page.getByLabel("Message").fill("Move the second payments backend to port 50053");
+    await page.getByLabel("Published by").fill("Dana");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 2 published").waitFor({ timeout: 15_000 });
+    await page.getByRole("region", { name: "Rollout of version 2" }).waitFor();
+    await page.screenshot({ path: artifactPath("console-changes-published.png"), fullPage: true });
+
+    const [latest] = (await api.listSnapshots({})).snapshots;
+    expect(latest).toMatchObject({
+      version: 2n,
+      author: "Dana",
+      message: "Move the second payments backend to port 50053",
+    });
+
+    await page.getByRole("link", { name: "History", exact: true }).click();
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "v2" }) });
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.innerText()).toContain("Move the second payments backend to port 50053");
+    expect(await row.innerText()).toContain("Dana");
+    await page.getByRole("heading", { name: /^Version 2/ }).waitFor();
+    await page.getByRole("article", { name: "cluster payments-backend" }).waitFor();
+    await page.screenshot({ path: artifactPath("console-history.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("rolls back to an older version only after confirming, publishing its content as a new version", async () => {
+    const api = harness.api();
+    const { page, problems } = await openPage("/history");
+    await page.getByRole("link", { name: "v1" }).click();
+    await page.getByRole("heading", { name: /^Version 1/ }).waitFor({ timeout: 15_000 });
+
+    await page.getByRole("button", { name: "Roll back to this version" }).click();
+    const dialog = page.getByRole("dialog", { name: "Roll back to version 1?" });
+    await dialog.waitFor();
+    // Cancelling publishes nothing.
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect((await api.listSnapshots({})).snapshots).toHaveLength(2);
+
+    await page.getByRole("button", { name: "Roll back to this version" }).click();
+    await dialog.getByLabel("Rolled back by").fill("Dana");
+    await page.screenshot({ path: artifactPath("console-rollback-dialog.png") });
+    await dialog.getByRole("button", { name: "Roll back to version 1" }).click();
+    await page.getByRole("region", { name: "Rollout of version 3" }).waitFor({ timeout: 15_000 });
+    await page.getByRole("heading", { name: /^Version 3/ }).waitFor();
+
+    const [latest] = (await api.listSnapshots({})).snapshots;
+    expect(latest).toMatchObject({ version: 3n, rolledBackFrom: 1n, author: "Dana" });
+    const [v1, v3] = await Promise.all([api.export({ version: 1n }), api.export({ version: 3n })]);
+    expect(v3.content).toBe(v1.content);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("previews what pasted Envoy YAML changes before applying it to the draft", async () => {
+    const api = harness.api();
+    const yaml = [
+      "resources:",
+      '- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster',
+      "  name: inventory",
+      "  type: EDS",
+      "  lb_policy: ROUND_ROBIN",
+      "  connect_timeout: 1s",
+      "  eds_cluster_config: { eds_config: { ads: {} } }",
+      '- "@type": type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+      "  cluster_name: inventory",
+      "  endpoints:",
+      "  - lb_endpoints:",
+      "    - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: 50070 } } }",
+      "",
+    ].join("\n");
+
+    const { page, problems } = await openPage("/import");
+    await page.getByLabel("Envoy YAML or JSON").fill(yaml);
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    const card = page.getByRole("article", { name: "cluster inventory" });
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.innerText()).toMatch(/added/i);
+    expect(await card.innerText()).toContain("50070");
+    // A preview changes nothing.
+    await expect(api.getCluster({ name: "inventory" })).rejects.toThrow(/does not exist/);
+    await page.screenshot({ path: artifactPath("console-import.png"), fullPage: true });
+
+    await page.getByRole("button", { name: "Apply to draft" }).click();
+    await page.getByRole("link", { name: "Review and publish on Changes" }).waitFor();
+    const imported = await api.getCluster({ name: "inventory" });
+    expect(imported.localities[0]?.endpoints[0]?.port).toBe(50070);
+
+    await page.getByRole("link", { name: "Review and publish on Changes" }).click();
+    await page.getByRole("article", { name: "cluster inventory" }).waitFor({ timeout: 15_000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("draws listeners through routes to clusters on Topology, each node opening its object", async () => {
+    const { page, problems } = await openPage("/topology");
+    const listener = page.getByRole("link", { name: /Listener\s*payments\s*gRPC API listener/ });
+    await listener.waitFor({ timeout: 15_000 });
+    await page.getByRole("link", { name: /Route configuration\s*payments-routes/ }).waitFor();
+    await page.getByRole("link", { name: /Endpoint\s*127\.0\.0\.1:50052/ }).waitFor();
+    await page.screenshot({ path: artifactPath("console-topology.png"), fullPage: true });
+
+    await page.getByRole("link", { name: /Cluster\s*payments-backend/ }).click();
+    await page.waitForURL(`${harness.baseUrl}/clusters/payments-backend`, { timeout: 15_000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
