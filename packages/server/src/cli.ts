@@ -8,6 +8,7 @@ import { CliError, connect, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
 import * as statusCommands from "./cli/status-commands.js";
+import { DURATION_HINT, durationMs } from "./duration.js";
 import { readEnv } from "./env.js";
 import { StartupError } from "./startup-error.js";
 
@@ -16,6 +17,13 @@ function port(value: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError(`"${value}" is not a port number (0-65535)`);
   return n;
+}
+
+function duration(value: string): number {
+  const ms = durationMs(value);
+  if (ms === undefined)
+    throw new InvalidArgumentError(`"${value}" is not a duration: ${DURATION_HINT}`);
+  return ms;
 }
 
 /** Where `npm start` keeps the embedded database: `.data/` at the repository root. */
@@ -28,6 +36,9 @@ async function serve(flags: {
   xdsPort?: number;
   dataDir?: string;
   host?: string;
+  staleAfter?: number;
+  nodeRetention?: number;
+  console: boolean;
 }): Promise<void> {
   const env = readEnv();
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
@@ -38,8 +49,10 @@ async function serve(flags: {
     host: flags.host ?? env.SWITCHYARD_HOST,
     databaseUrl: env.DATABASE_URL,
     dataDir: path.join(dataDir, "postgres"),
-    webConsole: true,
+    webConsole: flags.console,
     logger,
+    staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
+    retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
   });
   const shown =
     env.SWITCHYARD_HOST === "127.0.0.1" || env.SWITCHYARD_HOST === "::1"
@@ -49,7 +62,7 @@ async function serve(flags: {
     [
       "",
       "  Switchyard is running",
-      `  Console:  http://${shown}:${app.httpPort}`,
+      `  ${flags.console ? "Console: " : "API:     "} http://${shown}:${app.httpPort}`,
       `  xDS:      ${shown}:${app.xdsPort}  (gRPC, plaintext; ADS)`,
       `  Database: ${env.DATABASE_URL === undefined ? `embedded PostgreSQL in ${dataDir}` : "DATABASE_URL"}`,
       "",
@@ -138,6 +151,17 @@ export function createCli(): Command {
       "--data-dir <dir>",
       "where the embedded PostgreSQL keeps its data (env SWITCHYARD_DATA_DIR, default ./.data)",
     )
+    .option(
+      "--stale-after <duration>",
+      "a node type unanswered this long shows STALE (env SWITCHYARD_STALE_AFTER, default 10s)",
+      duration,
+    )
+    .option(
+      "--node-retention <duration>",
+      "how long a disconnected node stays listed (env SWITCHYARD_NODE_RETENTION, default 24h)",
+      duration,
+    )
+    .option("--no-console", "serve the API, /metrics and xDS only, without the web console")
     .action(serve);
   program
     .command("bootstrap")

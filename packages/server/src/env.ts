@@ -1,4 +1,22 @@
 import { z } from "zod";
+import { DURATION_HINT, durationMs } from "./duration.js";
+
+/** A duration such as "10s" or "24h", as ms. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, context) => {
+      const ms = durationMs(text);
+      if (ms === undefined) {
+        context.addIssue({
+          code: "custom",
+          message: `invalid duration "${text}": ${DURATION_HINT}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
 
 /**
  * Every environment variable Switchyard reads, validated once. Nothing else reads process.env.
@@ -19,6 +37,10 @@ const EnvSchema = z.object({
   SWITCHYARD_LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
     .default("info"),
+  /** How long a response may go unanswered before the node's type shows STALE. */
+  SWITCHYARD_STALE_AFTER: duration("10s"),
+  /** How long a disconnected node stays listed (with its status and events). */
+  SWITCHYARD_NODE_RETENTION: duration("24h"),
   /** The console API address the CLI talks to. */
   SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
 });

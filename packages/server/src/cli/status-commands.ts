@@ -13,6 +13,7 @@ import {
   TypeConvergenceState,
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
+import { DURATION_HINT, durationMs } from "../duration.js";
 import { CliError } from "./client.js";
 import { type Output, table } from "./commands.js";
 
@@ -186,10 +187,9 @@ export async function node(
 
 /** "30s", "500ms", "2m", "1h" (or a bare number of seconds) → ms. */
 export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new CliError(`invalid duration "${text}": use e.g. 500ms, 30s or 2m`);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[match[2] ?? "s"] ?? 1_000;
-  return Math.round(Number(match[1]) * unit);
+  const ms = durationMs(text);
+  if (ms === undefined) throw new CliError(`invalid duration "${text}": ${DURATION_HINT}`);
+  return ms;
 }
 
 const typeStateWord: Record<TypeConvergenceState, string> = {

@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import * as net from "node:net";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Real `switchyard` processes for end-to-end tests. */
+
+export const bin = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "bin",
+  "switchyard.js",
+);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export interface Run {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+export function run(args: string[], env: Record<string, string> = {}): Run {
+  let output = "";
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...process.env, SWITCHYARD_LOG_LEVEL: "warn", DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A running `switchyard serve`, with the ports it printed. */
+export interface ServeProcess extends Run {
+  /** The console API's base URL, e.g. http://127.0.0.1:41234 */
+  readonly baseUrl: string;
+  readonly xdsPort: number;
+  /** SIGTERM, then resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `switchyard serve` on free ports (API/xDS only unless `args` say otherwise) and waits
+ * until it prints its addresses.
+ */
+export async function startServe(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
+  const process = run(["serve", "--http-port", "0", "--xds-port", "0", ...args], env);
+  await waitFor(() => process.output().includes("Press Ctrl-C"), "the server to start");
+  const output = process.output();
+  const httpPort = /(?:Console|API):\s+http:\/\/[^:]+:(\d+)/.exec(output)?.[1];
+  const xdsPort = /xDS:\s+[^:]+:(\d+)/.exec(output)?.[1];
+  if (httpPort === undefined || xdsPort === undefined)
+    throw new Error(`could not read the ports from: ${output}`);
+  return {
+    ...process,
+    baseUrl: `http://127.0.0.1:${httpPort}`,
+    xdsPort: Number(xdsPort),
+    stop: async () => {
+      process.child.kill("SIGTERM");
+      return process.exited;
+    },
+  };
+}
