@@ -200,4 +200,27 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect((await refusal(api.updateCluster(cluster("nope", 2)))).code).toBe(Code.NotFound);
     expect((await refusal(api.deleteCluster({ name: "nope" }))).code).toBe(Code.NotFound);
   });
+
+  it("refuses an update of a version someone else changed since (update_time), keeps their change, and overwrites without update_time", async () => {
+    const api = harness.api();
+    const read = await api.createCluster(cluster("shared", 1));
+    expect(read.updateTime).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const theirs = await api.updateCluster({
+      ...cluster("shared", 2),
+      updateTime: read.updateTime,
+    });
+
+    const mine = await refusal(
+      api.updateCluster({ ...cluster("shared", 3), updateTime: read.updateTime }),
+    );
+    expect(mine.code).toBe(Code.Aborted);
+    expect(mine.rawMessage).toMatch(/cluster "shared" was changed by someone else/);
+    expect((await api.getCluster({ name: "shared" })).localities[0]?.endpoints[0]?.port).toBe(2);
+
+    // Editing their version, or not naming one, is accepted.
+    await api.updateCluster({ ...cluster("shared", 4), updateTime: theirs.updateTime });
+    await api.updateCluster(cluster("shared", 5));
+    expect((await api.getCluster({ name: "shared" })).localities[0]?.endpoints[0]?.port).toBe(5);
+  });
 });

@@ -10,12 +10,15 @@ import type { FormIssue } from "./issue-path";
  *   detail (a bad name) still has a message, kept as one issue without a path.
  * - `exists`: create of a name already taken.
  * - `gone`: update or delete of an object that no longer exists.
+ * - `changed`: the update named the version it edited (update_time) and someone saved another
+ *   since (Aborted).
  * - `other`: anything else; `message` says what.
  */
 export type SaveFailure =
   | { readonly t: "invalid"; readonly issues: readonly FormIssue[]; readonly message: string }
   | { readonly t: "exists"; readonly message: string }
   | { readonly t: "gone"; readonly message: string }
+  | { readonly t: "changed"; readonly message: string }
   | { readonly t: "other"; readonly message: string };
 
 export function saveFailureOf(error: unknown): SaveFailure {
@@ -45,6 +48,8 @@ export function saveFailureOf(error: unknown): SaveFailure {
       return { t: "exists", message: e.rawMessage };
     case Code.NotFound:
       return { t: "gone", message: e.rawMessage };
+    case Code.Aborted:
+      return { t: "changed", message: e.rawMessage };
     default:
       return { t: "other", message: e.rawMessage };
   }

@@ -1,3 +1,4 @@
+import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
@@ -98,10 +99,10 @@ function checkName(label: string, name: string): void {
   }
 }
 
-function crud<Spec extends { name: string }, Message extends { name: string }>(
-  prisma: PrismaClient,
-  ops: KindOps<Spec, Message>,
-) {
+function crud<
+  Spec extends { name: string },
+  Message extends { name: string; updateTime?: Timestamp | undefined },
+>(prisma: PrismaClient, ops: KindOps<Spec, Message>) {
   const save = async (message: Message, mode: "create" | "update"): Promise<Message> => {
     checkName(ops.label, message.name);
     const spec = ops.specOf(message);
@@ -122,6 +123,19 @@ function crud<Spec extends { name: string }, Message extends { name: string }>(
           );
         }
         if (mode === "update" && !existing) throw notFound(`${ops.label} "${spec.name}"`);
+        // Optimistic concurrency (AIP-154 style, update_time as the etag): an update that says
+        // which version it edited is refused if the object changed since. Without update_time,
+        // the update replaces whatever is stored (scripts, `switchyard apply`).
+        if (mode === "update" && message.updateTime !== undefined && existing) {
+          const edited = timestampMs(message.updateTime);
+          const stored = existing.updatedAt.getTime();
+          if (edited !== stored) {
+            throw new ConnectError(
+              `${ops.label} "${spec.name}" was changed by someone else at ${existing.updatedAt.toISOString()}, after the version you edited (${new Date(edited).toISOString()}): read it again and re-apply your change, or update without update_time to overwrite it`,
+              Code.Aborted,
+            );
+          }
+        }
         await ops.write(tx, spec);
         const saved = await ops.find(tx, spec.name);
         return ops.messageOf(saved?.spec ?? spec, saved?.updatedAt);

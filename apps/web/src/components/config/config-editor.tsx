@@ -108,8 +108,15 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   const editing = loaded !== undefined;
   const Label = capitalized(kind.label);
 
-  const write = async (values: F, mode: "create" | "update") => {
-    const message = kind.messageOf(values, loaded);
+  /**
+   * Saves `values`. An update carries the update_time of `base` (the version edited), so the
+   * server refuses it if someone saved another since.
+   */
+  const write = async (values: F, mode: "create" | "update", base: M | undefined = loaded) => {
+    const message =
+      mode === "update" && base !== undefined
+        ? { ...kind.messageOf(values, base), updateTime: base.updateTime }
+        : kind.messageOf(values, base);
     setBusy(true);
     try {
       const saved = await (mode === "create" ? kind.create(message) : kind.update(message));
@@ -153,6 +160,11 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
         case "gone":
           setConflict({ t: "deleted", values });
           break;
+        case "changed": {
+          const theirs = await kind.current(message.name).catch(() => undefined);
+          setConflict(theirs ? { t: "changed", theirs, values } : { t: "deleted", values });
+          break;
+        }
         case "other":
           setSummary({ title: `Couldn’t save: ${failure.message}`, placed: 0, unplaced: [] });
           break;
@@ -293,7 +305,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
           if (conflict?.t !== "changed") return;
           setConflict(undefined);
           setLoaded(conflict.theirs);
-          void write(conflict.values as F, "update");
+          void write(conflict.values as F, "update", conflict.theirs);
         }}
       >
         <p>
