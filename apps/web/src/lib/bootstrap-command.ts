@@ -1,0 +1,29 @@
+/** A word for a POSIX shell: as is when it is plain, else in single quotes. */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+export interface BootstrapTarget {
+  readonly id: string;
+  readonly cluster: string;
+  /** e.g. "ads-sotw", "ads-delta", "cds-sotw". */
+  readonly variant: string;
+  /** e.g. "envoy", "grpc-node-js". */
+  readonly userAgentName: string;
+}
+
+/**
+ * The `switchyard bootstrap` command that prints a bootstrap for this node: a gRPC one for a gRPC
+ * client (its user agent starts with "grpc"), an Envoy one otherwise, over Delta when the node
+ * last spoke Delta. The xDS address is left to the CLI's default (the console does not know under
+ * which address proxies reach the xDS port): `--xds-address` overrides it.
+ */
+export function bootstrapCommand(node: BootstrapTarget): string {
+  const grpc = node.userAgentName.toLowerCase().startsWith("grpc");
+  const words = ["npx", "switchyard", "bootstrap", "--node-id", shellQuote(node.id)];
+  if (node.cluster !== "") words.push("--cluster", shellQuote(node.cluster));
+  if (grpc) words.push("--grpc");
+  else if (node.variant.includes("delta")) words.push("--delta");
+  return words.join(" ");
+}
