@@ -140,3 +140,16 @@ describe("layoutTopology", () => {
     expect(x("cluster:b")).toBeLessThan(x("endpoint:b/0"));
   });
 });
+
+describe("layoutTopology columns", () => {
+  it("keeps a cluster no route uses in the clusters' column, not the listeners'", () => {
+    const t = buildTopology({
+      listeners: [listener("edge", "r")],
+      routeConfigurations: [routes("r", "b")],
+      clusters: [cluster("b"), cluster("orphan")],
+    });
+    const p = layoutTopology(t, { width: 200, height: 56 });
+    expect(p.get("cluster:orphan")?.x).toBe(p.get("cluster:b")?.x);
+    expect(p.get("endpoint:orphan/0")?.x).toBe(p.get("endpoint:b/0")?.x);
+  });
+});

@@ -199,6 +199,15 @@ export function buildTopology(input: TopologyInput): Topology {
   return { nodes: [...nodes.values()], edges: [...edges.values()] };
 }
 
+/** The column of each kind, left to right. */
+export const columnOf: Record<TopologyKind, number> = {
+  listener: 0,
+  "route-configuration": 1,
+  "virtual-host": 2,
+  cluster: 3,
+  endpoint: 4,
+};
+
 export interface Position {
   readonly x: number;
   readonly y: number;
@@ -213,15 +222,25 @@ export function layoutTopology(
   size: { width: number; height: number },
 ): Map<string, Position> {
   const g = new Graph();
-  g.setGraph({ rankdir: "LR", nodesep: 18, ranksep: 70, marginx: 8, marginy: 8 });
+  g.setGraph({ rankdir: "LR", nodesep: 16, ranksep: 44, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of topology.nodes) g.setNode(n.id, { width: size.width, height: size.height });
   for (const e of topology.edges) g.setEdge(e.source, e.target);
+  // Dagre ranks a node by its longest path from a source, so a cluster no route uses would land
+  // in the listeners' column. An invisible root with an edge of length "column + 1" to every
+  // node nothing points at keeps each kind in its own column.
+  const root = "root"; // Node ids all have a "kind:" prefix: no clash.
+  const targets = new Set(topology.edges.map((e) => e.target));
+  g.setNode(root, { width: 0, height: 0 });
+  for (const n of topology.nodes) {
+    if (!targets.has(n.id)) g.setEdge(root, n.id, { minlen: columnOf[n.kind] + 1 });
+  }
   layout(g);
+  const rootX = (g.node(root) as { x: number }).x;
   const positions = new Map<string, Position>();
   for (const n of topology.nodes) {
     const laid = g.node(n.id) as { x: number; y: number };
-    positions.set(n.id, { x: laid.x - size.width / 2, y: laid.y - size.height / 2 });
+    positions.set(n.id, { x: laid.x - rootX - size.width / 2, y: laid.y - size.height / 2 });
   }
   return positions;
 }

@@ -135,7 +135,11 @@ export function ChangesView() {
             changes={changes}
             issues={issues}
             empty={
-              published ? null : (
+              published ? (
+                <p className="rounded-lg border border-dashed px-4 py-5 text-center text-fg-muted">
+                  No pending changes: the draft matches the published version.
+                </p>
+              ) : (
                 <EmptyState
                   icon={<DiffIcon className="size-5" />}
                   title="No pending changes"

@@ -11,7 +11,6 @@ import {
   Position,
   ReactFlow,
 } from "@xyflow/react";
-import "@xyflow/react/dist/style.css";
 import type { Route } from "next";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -23,7 +22,7 @@ import {
   type TopologyNode,
 } from "@/lib/topology";
 
-const nodeSize = { width: 210, height: 58 };
+const nodeSize = { width: 180, height: 58 };
 
 export const kindTitles: Record<TopologyKind, string> = {
   listener: "Listener",
@@ -101,7 +100,7 @@ const nodeTypes = { object: ObjectNodeView };
  */
 export function TopologyGraph({ topology }: { topology: Topology }) {
   const router = useRouter();
-  const { nodes, edges } = useMemo(() => {
+  const graph = useMemo(() => {
     const positions = layoutTopology(topology, nodeSize);
     const nodes: ObjectNode[] = topology.nodes.map((item) => ({
       id: item.id,
@@ -125,18 +124,25 @@ export function TopologyGraph({ topology }: { topology: Topology }) {
       markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },
       style: { strokeWidth: 1.25 },
     }));
-    return { nodes, edges };
+    // Tall enough for the graph at full size, within the window: a small graph is not lost in
+    // an empty canvas, and a large one scrolls by panning.
+    const bottom = Math.max(0, ...nodes.map((n) => n.position.y + nodeSize.height));
+    const height = Math.min(Math.max(bottom + 96, 320), 760);
+    return { nodes, edges, height };
   }, [topology]);
 
   return (
-    <div className="h-[68vh] min-h-[440px] overflow-hidden rounded-xl border bg-surface-muted shadow-xs">
+    <div
+      style={{ height: `min(${graph.height}px, 75vh)` }}
+      className="min-h-[320px] overflow-hidden rounded-xl border bg-surface-muted shadow-xs"
+    >
       <ReactFlow
-        nodes={nodes}
-        edges={edges}
+        nodes={graph.nodes}
+        edges={graph.edges}
         nodeTypes={nodeTypes}
         colorMode="system"
         fitView
-        fitViewOptions={{ padding: 0.08, maxZoom: 1.1 }}
+        fitViewOptions={{ padding: 0.08, maxZoom: 1.25 }}
         minZoom={0.15}
         nodesDraggable={false}
         nodesConnectable={false}
