@@ -1,5 +1,5 @@
 import { toJson } from "@bufbuild/protobuf";
-import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
+import { type Timestamp, timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import {
@@ -202,6 +202,8 @@ const typeStateWord: Record<TypeConvergenceState, string> = {
 
 /** How often `wait` asks; the status reaches the database every 250 ms anyway. */
 export const WAIT_POLL_MS = 250;
+/** Two status flush intervals: by then every node connected at the publish is in the database. */
+const STATUS_SETTLE_MS = 600;
 
 export interface WaitDeps {
   readonly now?: () => number;
@@ -234,6 +236,15 @@ export async function waitForVersion(
     if (targeted === 0) {
       output.out(`version ${version}: no connected nodes are targeted; nothing to wait for\n`);
       return;
+    }
+    // Node status reaches the database in batches (every 250 ms): a node that connected just
+    // before the publish may not be listed yet. Success waits until the publish is old enough
+    // for every replica to have written its nodes.
+    const publishedMs = convergence.publishTime ? timestampMs(convergence.publishTime) : 0;
+    const settledAt = publishedMs + STATUS_SETTLE_MS;
+    if ((summary?.acked ?? 0) === targeted && now() < settledAt) {
+      await sleep(Math.max(0, Math.min(settledAt - now(), deadline - now())));
+      if (now() < deadline) continue;
     }
     if ((summary?.acked ?? 0) === targeted) {
       const p99 = summary?.p99Ms === undefined ? "-" : `${summary.p99Ms} ms`;

@@ -204,7 +204,8 @@ describe("switchyard wait", () => {
 
   const run = async (client: StatusClient, timeout = "1s") => {
     let out = "";
-    let clock = 0;
+    // Shortly after the publish, as when `publish` is followed by `wait` in a pipeline.
+    let clock = PUBLISHED + 100;
     const error = await waitForVersion(
       client,
       {
@@ -243,6 +244,23 @@ describe("switchyard wait", () => {
     const none = await run(fakeClient([create(ConvergenceSchema, { version: 7n, summary: {} })]));
     expect(none.error).toBeUndefined();
     expect(none.out).toMatch(/no connected nodes/);
+  });
+
+  it("does not report success until the publish is old enough for late-written nodes to be listed", async () => {
+    const a = node("a", [type(LDS, { shop: "l1" }, { ackedAt: PUBLISHED + 42 })]);
+    const onlyA = withNodes(classifyConvergence(manifests, [a]));
+    const bLate = withNodes(
+      classifyConvergence(manifests, [a, node("b", [type(LDS, { shop: "l0" })])]),
+    );
+    const both = withNodes(
+      classifyConvergence(manifests, [
+        a,
+        node("b", [type(LDS, { shop: "l1" }, { ackedAt: PUBLISHED + 300 })]),
+      ]),
+    );
+    const ok = await run(fakeClient([onlyA, bLate, both]), "5s");
+    expect(ok.error).toBeUndefined();
+    expect(ok.out).toMatch(/^version 7: 2\/2 nodes in sync/);
   });
 
   it("fails with the NACK text, or with the laggards after the timeout", async () => {
