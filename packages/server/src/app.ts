@@ -22,6 +22,7 @@ import { StatusWriter, writeStatusBatch } from "./status/index.js";
 import { publicationOf } from "./status/live-convergence.js";
 import { StatusFeed } from "./status/status-feed.js";
 import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
+import { SnapshotFollower } from "./store/snapshot-follower.js";
 import {
   loadLatestSnapshot,
   type PublishedSnapshot,
@@ -129,20 +130,44 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       { version: latest?.record.version ?? 0 },
       latest ? "serving the latest published snapshot" : "nothing published yet",
     );
+    /** Serves `snapshot` if it is newer than what is served (never goes back). */
+    const serve = (snapshot: PublishedSnapshot) => {
+      if ((cache.version ?? 0) >= snapshot.record.version) return;
+      // Targets are the nodes connected before the push, which the next line starts; times
+      // count from the publish, wherever it happened.
+      convergence.publish(
+        publicationOf(
+          snapshot.config,
+          snapshot.record.version,
+          tracker,
+          snapshot.record.createdAt.getTime(),
+        ),
+      );
+      cache.setConfig(snapshot.config, snapshot.record.version);
+    };
     const onPublished = (snapshot: PublishedSnapshot) => {
       metrics.onPublished(snapshot.record.version);
-      if ((cache.version ?? 0) < snapshot.record.version) {
-        // Targets are the nodes connected before the push, which the next line starts.
-        convergence.publish(
-          publicationOf(snapshot.config, snapshot.record.version, tracker, Date.now()),
-        );
-        cache.setConfig(snapshot.config, snapshot.record.version);
-      }
+      serve(snapshot);
       logger.info(
         { version: snapshot.record.version, author: snapshot.record.author },
         "published",
       );
     };
+    // Publishes by other replicas (and rollbacks) reach this one through the database.
+    const follower = new SnapshotFollower({
+      prisma,
+      current: () => cache.version ?? 0,
+      onNewer: (snapshot) => {
+        metrics.onLoaded(snapshot.record.version);
+        serve(snapshot);
+        logger.info(
+          { version: snapshot.record.version, author: snapshot.record.author },
+          "serving a version published by another replica",
+        );
+      },
+      onError: (error) => logger.warn({ err: error }, "loading the latest snapshot failed"),
+    });
+    cleanups.push(async () => follower.close());
 
     // Node status: tracked from the xDS streams, written to Postgres in batches so every
     // replica's console sees every node. The writer stops after the xDS server (cleanups run in
@@ -184,11 +209,15 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       channels: [STATUS_CHANNEL, SNAPSHOT_CHANNEL],
       onNotification: (channel, payload) => {
         if (channel === STATUS_CHANNEL) feed.nodesChanged(parseStatusPayload(payload));
-        else if (channel === SNAPSHOT_CHANNEL) feed.published(Number(payload));
+        else if (channel === SNAPSHOT_CHANNEL) {
+          void follower.check();
+          feed.published(Number(payload));
+        }
       },
       onResync: () => {
         logger.info("database notifications reconnected");
         feed.refreshAll();
+        void follower.check();
       },
       onError: (error) => logger.warn({ err: error }, "database notifications lost; reconnecting"),
     });
