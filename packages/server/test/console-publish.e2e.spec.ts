@@ -163,4 +163,31 @@ describe("the console's release workflow in a real browser", () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it("refuses to publish a draft that changed after it was reviewed, and says to review it again", async () => {
+    const api = harness.api();
+    const { page, problems } = await openPage("/changes");
+    await page.getByRole("article", { name: "cluster inventory" }).waitFor({ timeout: 15_000 });
+
+    // Someone else edits the draft while this page shows the reviewed diff.
+    const late = await api.getCluster({ name: "inventory" });
+    late.name = "late-arrival";
+    await api.createCluster(late);
+
+    await page.getByLabel("Message").fill("Add inventory");
+    await page.getByLabel("Published by").fill("Dana");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const alert = page
+      .getByRole("alert")
+      .filter({ hasText: "The draft changed after you reviewed it" });
+    await alert.waitFor({ timeout: 15_000 });
+    expect((await api.listSnapshots({})).snapshots).toHaveLength(3);
+    await page.screenshot({ path: artifactPath("console-changes-refused.png"), fullPage: true });
+
+    await alert.getByRole("button", { name: "Review the changes again" }).click();
+    await page.getByRole("article", { name: "cluster late-arrival" }).waitFor({ timeout: 15_000 });
+    // The refused publish is an HTTP error response, which Chromium always logs; nothing else.
+    expect(problems.filter((p) => !/^Failed to load resource: .* 400 /.test(p))).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

@@ -15,6 +15,7 @@ import { useConfigClient, useInvalidateConfig } from "@/components/config/use-co
 import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
 import { TextAreaField } from "@/components/form/field";
+import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon } from "@/components/ui/icons";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
@@ -99,8 +100,12 @@ export function ImportPanel() {
   const submit = (dryRun: boolean) =>
     form.handleSubmit((values) => run.mutate({ ...values, dryRun }));
 
+  // Pasted config not applied yet is work a stray click would lose.
+  const unapplied = content.trim() !== "" && outcome?.t !== "applied";
+
   return (
     <section aria-labelledby="import-title" className="flex flex-col gap-4">
+      <UnsavedChangesGuard dirty={unapplied} />
       <div className="rounded-xl border bg-surface p-5 shadow-xs">
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>

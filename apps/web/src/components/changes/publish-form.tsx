@@ -4,12 +4,13 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import type { DiffResponse, PublishResponse } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { FormProvider, useForm } from "react-hook-form";
+import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { IssueList } from "@/components/diff/issue-list";
 import { TextAreaField, TextField } from "@/components/form/field";
+import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
@@ -91,10 +92,12 @@ export function PublishForm({
     },
   });
 
+  const message = useWatch({ control: form.control, name: "message" });
   const refusal = publish.error;
   const busy = publish.isPending;
   return (
     <FormProvider {...form}>
+      <UnsavedChangesGuard dirty={message.trim() !== ""} />
       <form
         noValidate
         aria-label="Publish"

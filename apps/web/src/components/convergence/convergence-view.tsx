@@ -3,7 +3,7 @@
 import type { Convergence, NodeConvergence } from "@switchyard/proto/switchyard/v1/status_pb";
 import { TypeConvergenceState } from "@switchyard/proto/switchyard/v1/status_pb";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
-import { useMemo } from "react";
+import { useId, useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -26,6 +26,7 @@ import { useConvergence } from "./use-convergence";
  */
 export function ConvergencePanel({ version }: { version: bigint }) {
   const { feed, refresh } = useConvergence(version);
+  const titleId = useId();
   const convergence = feed.t === "connecting" ? undefined : feed.convergence;
   const summary = useMemo(
     () => (convergence ? summarizeRollout(convergence) : undefined),
@@ -33,11 +34,11 @@ export function ConvergencePanel({ version }: { version: bigint }) {
   );
   return (
     <section
-      aria-labelledby="convergence-title"
+      aria-labelledby={titleId}
       className="overflow-hidden rounded-xl border bg-surface shadow-xs"
     >
       <header className="flex flex-wrap items-center gap-3 border-b px-5 py-3.5">
-        <h2 id="convergence-title" className="text-base font-semibold text-fg">
+        <h2 id={titleId} className="text-base font-semibold text-fg">
           Rollout of version <span className="tabular-nums">{version.toString()}</span>
         </h2>
         <FeedBadge feed={feed} />
