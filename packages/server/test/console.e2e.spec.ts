@@ -20,7 +20,7 @@ describe("the console in a real browser", () => {
     await harness?.stop();
   });
 
-  it("lists what is stored on the home page, by kind, without errors in the browser console", async () => {
+  it("lists what is stored on the configuration page, by kind, without errors in the browser console", async () => {
     const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     page.on("console", (message) => {
@@ -28,7 +28,7 @@ describe("the console in a real browser", () => {
     });
     page.on("pageerror", (error) => problems.push(error.message));
 
-    await page.goto(`${harness.baseUrl}/`);
+    await page.goto(`${harness.baseUrl}/inventory`);
     const row = (table: string, name: string) =>
       page
         .getByRole("table", { name: table })

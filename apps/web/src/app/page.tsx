@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
-import { InventoryView } from "@/components/inventory/inventory-view";
+import { OverviewView } from "@/components/overview/overview-view";
 
-export const metadata: Metadata = { title: "Configuration" };
+export const metadata: Metadata = { title: "Overview" };
 
-export default function ConfigurationPage() {
-  return <InventoryView />;
+export default function OverviewPage() {
+  return <OverviewView />;
 }

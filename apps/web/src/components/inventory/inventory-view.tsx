@@ -12,7 +12,7 @@ import { KindIcon } from "./kind-icon";
 import { ResourceTable } from "./resource-table";
 
 /**
- * The home page: everything stored, by kind (ConfigService.ListResources with no kind filter).
+ * The configuration inventory (/inventory): everything stored, by kind (ConfigService.ListResources with no kind filter).
  * States: loading (skeleton), failed with nothing loaded (what failed and how to fix it),
  * nothing stored (the command that imports a config), loaded (tables; a banner if the latest
  * refresh failed).

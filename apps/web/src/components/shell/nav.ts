@@ -1,5 +1,6 @@
 import type { Route } from "next";
 import { DiffIcon, HistoryIcon, NetworkIcon, UploadIcon } from "@/components/changes/icons";
+import { ActivityIcon, GaugeIcon } from "@/components/overview/icons";
 import {
   DatabaseIcon,
   type IconComponent,
@@ -27,9 +28,16 @@ export interface NavSection {
  */
 export const navSections: readonly NavSection[] = [
   {
+    label: "Fleet",
+    items: [
+      { href: "/", label: "Overview", icon: GaugeIcon },
+      { href: "/nodes", label: "Nodes", icon: ActivityIcon },
+    ],
+  },
+  {
     label: "Configure",
     items: [
-      { href: "/", label: "Configuration", icon: DatabaseIcon },
+      { href: "/inventory", label: "Configuration", icon: DatabaseIcon },
       { href: "/clusters", label: "Clusters", icon: ServerIcon },
       { href: "/routes", label: "Routes", icon: RouteIcon },
       { href: "/listeners", label: "Listeners", icon: RadioIcon },

@@ -1,0 +1,341 @@
+"use client";
+
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  type ColumnDef,
+  flexRender,
+  getCoreRowModel,
+  getSortedRowModel,
+  type SortingState,
+  useReactTable,
+} from "@tanstack/react-table";
+import Link from "next/link";
+import { type ReactNode, useId, useMemo, useState } from "react";
+import { LoadError, PageHeader, TableSkeleton } from "@/components/config/states";
+import { inputClass } from "@/components/form/field";
+import { RelativeTime } from "@/components/ui/relative-time";
+import {
+  healthCounts,
+  matchesFilter,
+  type NodeHealth,
+  nodeHealth,
+  nodeHealths,
+  nodeHref,
+  userAgent,
+} from "@/lib/node-list";
+import { LiveBadge } from "./live-badge";
+import { NoNodes } from "./no-nodes";
+import { HealthBadge, healthPresentation, TypeChips } from "./status-chips";
+import { useNodes } from "./use-nodes";
+
+const healthRank: Record<NodeHealth, number> = {
+  nacked: 0,
+  stale: 1,
+  pending: 2,
+  synced: 3,
+  disconnected: 4,
+};
+
+const columns: ColumnDef<NodeSummary>[] = [
+  {
+    id: "node",
+    header: "Node",
+    accessorFn: (n) => n.id,
+    cell: ({ row }) => (
+      <div className="min-w-0">
+        <Link
+          href={nodeHref(row.original.id)}
+          className="font-mono text-[13px] font-medium text-fg hover:text-accent hover:underline [overflow-wrap:anywhere]"
+        >
+          {row.original.id}
+        </Link>
+        <p className="text-xs font-normal text-fg-subtle">
+          {row.original.cluster ? `cluster ${row.original.cluster}` : "no cluster"}
+        </p>
+      </div>
+    ),
+  },
+  {
+    id: "status",
+    header: "Status",
+    accessorFn: (n) => healthRank[nodeHealth(n)],
+    cell: ({ row }) => <HealthBadge health={nodeHealth(row.original)} />,
+  },
+  {
+    id: "types",
+    header: "Types",
+    enableSorting: false,
+    cell: ({ row }) => <TypeChips types={row.original.types} dim={!row.original.connected} />,
+  },
+  {
+    id: "connection",
+    header: "Connection",
+    accessorFn: (n) => {
+      const t = n.connected ? n.connectedSince : n.disconnectedAt;
+      return t ? timestampDate(t).getTime() : 0;
+    },
+    cell: ({ row }) => {
+      const n = row.original;
+      const t = n.connected ? n.connectedSince : n.disconnectedAt;
+      return (
+        <span className="text-xs whitespace-nowrap">
+          {n.connected ? "Connected " : "Disconnected "}
+          {t ? <RelativeTime date={timestampDate(t)} /> : "—"}
+          {n.connected && n.openStreams > 1 && (
+            <span className="block text-fg-subtle">{n.openStreams} streams</span>
+          )}
+        </span>
+      );
+    },
+  },
+  {
+    id: "replica",
+    header: "Replica",
+    accessorFn: (n) => n.replica,
+    cell: ({ row }) => (
+      <span className="font-mono text-xs [overflow-wrap:anywhere]">
+        {row.original.replica || "—"}
+      </span>
+    ),
+  },
+  {
+    id: "variant",
+    header: "Variant",
+    accessorFn: (n) => n.variant,
+    cell: ({ row }) => (
+      <span className="font-mono text-xs whitespace-nowrap">{row.original.variant || "—"}</span>
+    ),
+  },
+  {
+    id: "agent",
+    header: "User agent",
+    accessorFn: userAgent,
+    cell: ({ row }) => <span className="text-xs">{userAgent(row.original) || "—"}</span>,
+  },
+];
+
+/**
+ * Every node any replica has seen, live over WatchNodes: search, filter by status and by
+ * connection, sort; each row links to the node's page.
+ */
+export function NodesView() {
+  const { nodes, state, reconnectNow } = useNodes();
+  const [query, setQuery] = useState("");
+  const [health, setHealth] = useState<ReadonlySet<NodeHealth>>(new Set());
+  const [connectedOnly, setConnectedOnly] = useState(false);
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const searchId = useId();
+
+  const counts = useMemo(() => healthCounts(nodes ?? []), [nodes]);
+  const visible = useMemo(
+    () => (nodes ?? []).filter((n) => matchesFilter(n, { query, health, connectedOnly })),
+    [nodes, query, health, connectedOnly],
+  );
+  const table = useReactTable({
+    data: visible,
+    columns,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getRowId: (n) => n.id,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+  });
+  const filtered = query !== "" || health.size > 0 || connectedOnly;
+  const clear = () => {
+    setQuery("");
+    setHealth(new Set());
+    setConnectedOnly(false);
+  };
+  const toggle = (h: NodeHealth) =>
+    setHealth((current) => {
+      const next = new Set(current);
+      if (!next.delete(h)) next.add(h);
+      return next;
+    });
+
+  let body: ReactNode;
+  if (nodes === undefined) {
+    body =
+      state.t === "ended" ? (
+        <LoadError what="the nodes" error={state.error} onRetry={reconnectNow} retrying={false} />
+      ) : (
+        <>
+          <TableSkeleton label="the nodes" />
+          {state.t === "reconnecting" && (
+            <p role="alert" className="text-center text-sm text-fg-muted">
+              Can’t reach the live status yet ({state.error.rawMessage}); retrying.
+            </p>
+          )}
+        </>
+      );
+  } else if (nodes.length === 0) {
+    body = <NoNodes />;
+  } else {
+    const rows = table.getRowModel().rows;
+    body = (
+      <div className="flex flex-col gap-3">
+        <div className="flex flex-wrap items-center gap-x-5 gap-y-3">
+          <label htmlFor={searchId} className="sr-only">
+            Search nodes
+          </label>
+          <input
+            id={searchId}
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder="Search by id, cluster, replica, user agent…"
+            className={`${inputClass} w-full max-w-xs`}
+          />
+          <fieldset className="flex flex-wrap items-center gap-1.5">
+            <legend className="sr-only">Status</legend>
+            {nodeHealths.map((h) => {
+              const on = health.has(h);
+              return (
+                <label
+                  key={h}
+                  className={`inline-flex cursor-pointer items-center gap-1.5 rounded-full border px-2.5 py-1 text-xs font-medium transition-colors has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 ${
+                    on
+                      ? "border-accent bg-accent-soft text-fg"
+                      : "bg-surface text-fg-muted hover:bg-surface-hover"
+                  }`}
+                >
+                  <input
+                    type="checkbox"
+                    className="sr-only"
+                    checked={on}
+                    onChange={() => toggle(h)}
+                  />
+                  <span
+                    aria-hidden="true"
+                    className={`size-1.5 rounded-full ${healthPresentation[h].dot}`}
+                  />
+                  {healthPresentation[h].label}
+                  <span className="tabular-nums text-fg-subtle">{counts[h]}</span>
+                </label>
+              );
+            })}
+          </fieldset>
+          <label className="inline-flex items-center gap-2 text-xs text-fg-muted">
+            <input
+              type="checkbox"
+              checked={connectedOnly}
+              onChange={(e) => setConnectedOnly(e.target.checked)}
+              className="size-3.5 accent-accent"
+            />
+            Connected only
+          </label>
+          <span className="ml-auto text-xs text-fg-subtle tabular-nums" aria-live="polite">
+            {filtered ? `${visible.length} of ${nodes.length}` : nodes.length}{" "}
+            {nodes.length === 1 ? "node" : "nodes"}
+          </span>
+        </div>
+        <div className="overflow-x-auto rounded-lg border bg-surface shadow-xs">
+          <table className="w-full min-w-[980px] text-left">
+            <caption className="sr-only">Nodes</caption>
+            <thead className="border-b bg-surface-muted text-xs text-fg-subtle">
+              {table.getHeaderGroups().map((group) => (
+                <tr key={group.id}>
+                  {group.headers.map((header) => {
+                    const sorted = header.column.getIsSorted();
+                    const content = flexRender(header.column.columnDef.header, header.getContext());
+                    return (
+                      <th
+                        key={header.id}
+                        scope="col"
+                        aria-sort={
+                          sorted === "asc"
+                            ? "ascending"
+                            : sorted === "desc"
+                              ? "descending"
+                              : undefined
+                        }
+                        className="px-4 py-2.5 font-medium whitespace-nowrap"
+                      >
+                        {header.column.getCanSort() ? (
+                          <button
+                            type="button"
+                            onClick={header.column.getToggleSortingHandler()}
+                            className="inline-flex items-center gap-1 rounded hover:text-fg"
+                          >
+                            {content}
+                            <span aria-hidden="true" className="w-2 text-[10px]">
+                              {sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : ""}
+                            </span>
+                          </button>
+                        ) : (
+                          content
+                        )}
+                      </th>
+                    );
+                  })}
+                </tr>
+              ))}
+            </thead>
+            <tbody className="divide-y">
+              {rows.map((row) => (
+                <tr
+                  key={row.id}
+                  className={`align-middle transition-colors hover:bg-surface-hover ${row.original.connected ? "" : "text-fg-subtle"}`}
+                >
+                  {row.getVisibleCells().map((cell, i) =>
+                    i === 0 ? (
+                      <th key={cell.id} scope="row" className="px-4 py-2.5 font-medium">
+                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                      </th>
+                    ) : (
+                      <td key={cell.id} className="px-4 py-2.5 text-fg-muted">
+                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                      </td>
+                    ),
+                  )}
+                </tr>
+              ))}
+              {rows.length === 0 && (
+                <tr>
+                  <td colSpan={columns.length} className="px-4 py-8 text-center text-fg-subtle">
+                    No node matches these filters.{" "}
+                    <button
+                      type="button"
+                      onClick={clear}
+                      className="font-medium text-accent underline-offset-2 hover:underline"
+                    >
+                      Clear the filters
+                    </button>
+                  </td>
+                </tr>
+              )}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <div className="flex flex-col gap-6">
+      <PageHeader
+        title="Nodes"
+        description={
+          nodes && nodes.length > 0 ? (
+            <>
+              <span className="tabular-nums">{counts.connected}</span> connected
+              {counts.disconnected > 0 && (
+                <>
+                  {" "}
+                  · <span className="tabular-nums">{counts.disconnected}</span> recently
+                  disconnected
+                </>
+              )}
+              . Every proxy any replica serves, and whether it took what was sent.
+            </>
+          ) : (
+            "Every proxy any replica serves, and whether it took what was sent."
+          )
+        }
+        actions={<LiveBadge state={state} onReconnect={reconnectNow} />}
+      />
+      {body}
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+"use client";
+
+import type { Convergence, NodeDetail } from "@switchyard/proto/switchyard/v1/status_pb";
+import { useCallback, useState } from "react";
+import type { LiveStreamState } from "@/lib/live-stream";
+import { useLiveStream } from "./use-live-stream";
+import { useStatusClient } from "./use-status-client";
+
+/** One node's detail, replaced by each WatchNode message; the stream ends NotFound for an unknown id. */
+export function useNode(id: string): {
+  node: NodeDetail | undefined;
+  state: LiveStreamState;
+  reconnectNow: () => void;
+} {
+  const client = useStatusClient();
+  const [node, setNode] = useState<NodeDetail | undefined>(undefined);
+  const open = useCallback(
+    (signal: AbortSignal) => client.watchNode({ id }, { signal }),
+    [client, id],
+  );
+  const { state, reconnectNow } = useLiveStream(open, setNode);
+  return { node, state, reconnectNow };
+}
+
+/**
+ * The latest published version's convergence, following each new publish (WatchConvergence with
+ * version 0). Nothing arrives while no version was ever published: `convergence` stays undefined
+ * with the stream live-but-silent, so callers learn "nothing published" from ListSnapshots.
+ */
+export function useLatestConvergence(): {
+  convergence: Convergence | undefined;
+  state: LiveStreamState;
+  reconnectNow: () => void;
+} {
+  const client = useStatusClient();
+  const [convergence, setConvergence] = useState<Convergence | undefined>(undefined);
+  const open = useCallback(
+    (signal: AbortSignal) => client.watchConvergence({ version: 0n }, { signal }),
+    [client],
+  );
+  const { state, reconnectNow } = useLiveStream(open, setConvergence);
+  return { convergence, state, reconnectNow };
+}

@@ -1,0 +1,386 @@
+"use client";
+
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { useQuery } from "@connectrpc/connect-query";
+import { ConfigService, type SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { Convergence, NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
+import type { Route } from "next";
+import Link from "next/link";
+import { type ReactNode, useMemo } from "react";
+import { Bar, PageHeader } from "@/components/config/states";
+import { KindIcon } from "@/components/inventory/kind-icon";
+import { LiveBadge } from "@/components/nodes/live-badge";
+import { NoNodes } from "@/components/nodes/no-nodes";
+import { healthPresentation } from "@/components/nodes/status-chips";
+import { useLatestConvergence } from "@/components/nodes/use-node";
+import { useNodes } from "@/components/nodes/use-nodes";
+import { CopyCommand } from "@/components/ui/copy-command";
+import { AlertTriangleIcon, CheckIcon } from "@/components/ui/icons";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { summarizeRollout } from "@/lib/convergence";
+import { buildInventory } from "@/lib/inventory";
+import { healthCounts, type NodeHealth, nodeHref, recentNacks, typeLabel } from "@/lib/node-list";
+
+/**
+ * The home page: the fleet at a glance, live. How many proxies are connected and where they
+ * stand (WatchNodes), the latest publish and how far it has rolled out (WatchConvergence on the
+ * latest version), the latest NACKs with their text, and what is stored.
+ */
+export function OverviewView() {
+  const { nodes, state, reconnectNow } = useNodes();
+  return (
+    <div className="flex flex-col gap-8">
+      <PageHeader
+        title="Overview"
+        description="Your Envoy fleet and the configuration it runs, live."
+        actions={<LiveBadge state={state} onReconnect={reconnectNow} />}
+      />
+      <FleetCounts nodes={nodes} />
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1.25fr)_minmax(0,1fr)]">
+        <LastPublish />
+        <RecentNacks nodes={nodes} />
+      </div>
+      <StoredConfiguration />
+    </div>
+  );
+}
+
+const countOrder: readonly NodeHealth[] = ["synced", "stale", "nacked", "pending", "disconnected"];
+
+function FleetCounts({ nodes }: { nodes: readonly NodeSummary[] | undefined }) {
+  const counts = useMemo(() => healthCounts(nodes ?? []), [nodes]);
+  if (nodes === undefined) {
+    return (
+      <div aria-busy="true" className="grid grid-cols-3 gap-3 lg:grid-cols-6">
+        <p role="status" className="sr-only">
+          Loading the fleet…
+        </p>
+        {[0, 1, 2, 3, 4, 5].map((i) => (
+          <div key={i} className="h-[84px] rounded-lg border bg-surface p-4">
+            <Bar className="h-3 w-20" />
+            <Bar className="mt-4 h-6 w-8" />
+          </div>
+        ))}
+      </div>
+    );
+  }
+  if (nodes.length === 0) return <NoNodes />;
+  return (
+    <section aria-labelledby="fleet-title">
+      <h2 id="fleet-title" className="sr-only">
+        Nodes by status
+      </h2>
+      <dl className="grid grid-cols-3 gap-3 lg:grid-cols-6">
+        <div className="rounded-lg border bg-surface p-4 shadow-xs">
+          <dt className="text-xs font-medium text-fg-muted">Connected</dt>
+          <dd className="mt-1.5 text-2xl font-semibold tabular-nums tracking-tight text-fg">
+            {counts.connected}
+          </dd>
+        </div>
+        {countOrder.map((h) => {
+          const p = healthPresentation[h];
+          const n = counts[h];
+          return (
+            <div key={h} className="rounded-lg border bg-surface p-4 shadow-xs">
+              <dt className="flex items-center gap-1.5 text-xs font-medium text-fg-muted">
+                <span aria-hidden="true" className={`size-1.5 rounded-full ${p.dot}`} />
+                {p.label}
+              </dt>
+              <dd
+                className={`mt-1.5 text-2xl font-semibold tabular-nums tracking-tight ${n === 0 ? "text-fg-subtle" : p.text}`}
+              >
+                {n}
+              </dd>
+            </div>
+          );
+        })}
+      </dl>
+      <p className="mt-2 text-right text-xs">
+        <Link href="/nodes" className="font-medium text-accent hover:underline">
+          All nodes →
+        </Link>
+      </p>
+    </section>
+  );
+}
+
+function Panel({
+  id,
+  title,
+  aside,
+  children,
+}: {
+  id: string;
+  title: string;
+  aside?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <section
+      aria-labelledby={id}
+      className="flex flex-col overflow-hidden rounded-xl border bg-surface shadow-xs"
+    >
+      <header className="flex items-center gap-3 border-b px-5 py-3">
+        <h2 id={id} className="text-sm font-semibold text-fg">
+          {title}
+        </h2>
+        {aside && <div className="ml-auto text-xs">{aside}</div>}
+      </header>
+      <div className="flex-1 p-5">{children}</div>
+    </section>
+  );
+}
+
+function LastPublish() {
+  const latest = useQuery(ConfigService.method.listSnapshots, { limit: 1 });
+  const { convergence } = useLatestConvergence();
+  const info = latest.data?.snapshots[0];
+  let body: ReactNode;
+  if (latest.isPending) {
+    body = (
+      <div aria-busy="true" className="flex flex-col gap-3">
+        <Bar className="h-4 w-48" />
+        <Bar className="h-2 w-full" />
+        <Bar className="h-3 w-32" />
+      </div>
+    );
+  } else if (latest.error) {
+    body = (
+      <p role="alert" className="text-fg-muted">
+        Couldn’t read the history: {latest.error.rawMessage}
+      </p>
+    );
+  } else if (info === undefined && convergence === undefined) {
+    body = (
+      <div className="flex flex-col gap-3">
+        <p className="font-medium text-fg">Nothing published yet</p>
+        <p className="text-fg-muted">
+          Proxies get configuration once a version is published. Import an existing Envoy
+          configuration, or build one in the console and publish it from{" "}
+          <Link href="/changes" className="text-accent hover:underline">
+            Changes
+          </Link>
+          :
+        </p>
+        <CopyCommand command="npx switchyard apply -f envoy.yaml" />
+      </div>
+    );
+  } else {
+    body = <Rollout info={info} convergence={convergence} />;
+  }
+  return (
+    <Panel
+      id="last-publish-title"
+      title="Last publish"
+      aside={
+        <Link href="/history" className="font-medium text-accent hover:underline">
+          History →
+        </Link>
+      }
+    >
+      {body}
+    </Panel>
+  );
+}
+
+function Rollout({
+  info,
+  convergence,
+}: {
+  info: SnapshotInfo | undefined;
+  convergence: Convergence | undefined;
+}) {
+  // The convergence follows publishes live; the history read may be older than it.
+  const current =
+    convergence && (!info || convergence.version >= info.version) ? convergence : undefined;
+  const version = current?.version ?? info?.version ?? 0n;
+  const summary = current ? summarizeRollout(current) : undefined;
+  const published = current?.publishTime ?? info?.createTime;
+  return (
+    <div className="flex flex-col gap-4">
+      <div>
+        <p className="text-[15px] font-semibold text-fg">
+          Version <span className="tabular-nums">{version.toString()}</span>
+          {info && info.version === version && info.message && (
+            <span className="font-normal text-fg-muted"> · {info.message}</span>
+          )}
+        </p>
+        <p className="text-xs text-fg-subtle">
+          Published {published ? <RelativeTime date={timestampDate(published)} /> : "—"}
+          {info && info.version === version && info.author && <> by {info.author}</>}
+          {info && info.version === version && info.rolledBackFrom > 0n && (
+            <> · rollback to version {info.rolledBackFrom.toString()}</>
+          )}
+        </p>
+      </div>
+      {summary ? (
+        <>
+          <p
+            className={`flex items-center gap-2 font-medium ${
+              summary.state === "nacked"
+                ? "text-danger"
+                : summary.state === "converged"
+                  ? "text-success"
+                  : "text-fg"
+            }`}
+          >
+            {summary.state === "converged" && <CheckIcon className="size-4" />}
+            {summary.state === "nacked" && <AlertTriangleIcon className="size-4" />}
+            <span role="status">{summary.headline}</span>
+          </p>
+          {summary.targeted > 0 && (
+            <div
+              role="img"
+              aria-label={`${summary.acked} acknowledged, ${summary.nacked} rejected, ${summary.pending} pending of ${summary.targeted} nodes`}
+              className="flex h-2 overflow-hidden rounded-full bg-surface-muted"
+            >
+              <div
+                className="bg-success transition-[width] duration-500"
+                style={{ width: `${summary.percent.acked}%` }}
+              />
+              <div
+                className="bg-danger transition-[width] duration-500"
+                style={{ width: `${summary.percent.nacked}%` }}
+              />
+              <div
+                className="bg-fg-subtle/40 transition-[width] duration-500"
+                style={{ width: `${summary.percent.pending}%` }}
+              />
+            </div>
+          )}
+          <dl className="grid grid-cols-4 gap-3">
+            <Stat label="Converged" value={`${summary.acked} of ${summary.targeted}`} />
+            <Stat label="Rejected" value={summary.nacked} danger={summary.nacked > 0} />
+            <Stat label="p50 to ACK" value={summary.p50 ?? "—"} />
+            <Stat label="p99 to ACK" value={summary.p99 ?? "—"} />
+          </dl>
+        </>
+      ) : (
+        <p role="status" className="text-fg-muted">
+          Reading the rollout…
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Stat({
+  label,
+  value,
+  danger = false,
+}: {
+  label: string;
+  value: number | string;
+  danger?: boolean;
+}) {
+  return (
+    <div className="rounded-lg border bg-surface-muted px-3 py-2">
+      <dt className="text-xs text-fg-subtle">{label}</dt>
+      <dd
+        className={`mt-0.5 text-base font-semibold tabular-nums ${danger ? "text-danger" : "text-fg"}`}
+      >
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+function RecentNacks({ nodes }: { nodes: readonly NodeSummary[] | undefined }) {
+  const nacks = useMemo(() => recentNacks(nodes ?? [], 5), [nodes]);
+  return (
+    <Panel id="nacks-title" title="Recent NACKs">
+      {nodes === undefined ? (
+        <div aria-busy="true" className="flex flex-col gap-3">
+          <Bar className="h-3 w-40" />
+          <Bar className="h-3 w-full" />
+        </div>
+      ) : nacks.length === 0 ? (
+        <div className="flex items-start gap-3 text-fg-muted">
+          <CheckIcon className="mt-0.5 size-4 shrink-0 text-success" />
+          <p>
+            No proxy rejected anything. When one does, its error text shows up here, and the publish
+            that caused it is one click away in History.
+          </p>
+        </div>
+      ) : (
+        <ul className="flex flex-col divide-y">
+          {nacks.map((n) => (
+            <li key={`${n.nodeId}\n${n.typeUrl}`} className="py-2.5 first:pt-0 last:pb-0">
+              <p className="flex flex-wrap items-baseline gap-x-2 text-[13px]">
+                <Link
+                  href={nodeHref(n.nodeId)}
+                  className="font-mono font-medium text-fg hover:text-accent hover:underline [overflow-wrap:anywhere]"
+                >
+                  {n.nodeId}
+                </Link>
+                <span className="font-mono text-xs text-fg-muted">{typeLabel(n.typeUrl)}</span>
+                <span className="text-xs text-fg-subtle">
+                  {n.at && <RelativeTime date={n.at} />}
+                  {!n.current && " · recovered since"}
+                </span>
+              </p>
+              <p
+                className={`mt-1 line-clamp-3 font-mono text-xs [overflow-wrap:anywhere] ${n.current ? "text-danger" : "text-fg-subtle"}`}
+                title={n.message}
+              >
+                {n.message}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}
+
+/** Each kind's list page; anything else is listed in the inventory. */
+const kindPages: Readonly<Record<string, Route>> = {
+  clusters: "/clusters",
+  listeners: "/listeners",
+  "route-configurations": "/routes",
+  "node-groups": "/node-groups",
+};
+
+function StoredConfiguration() {
+  const query = useQuery(ConfigService.method.listResources, {});
+  const inventory = useMemo(
+    () => (query.data ? buildInventory(query.data.resources) : undefined),
+    [query.data],
+  );
+  return (
+    <section aria-labelledby="stored-title">
+      <div className="mb-3 flex items-baseline gap-3">
+        <h2 id="stored-title" className="text-sm font-semibold text-fg">
+          Stored configuration
+        </h2>
+        <Link href="/inventory" className="ml-auto text-xs font-medium text-accent hover:underline">
+          Everything stored →
+        </Link>
+      </div>
+      <ul className="grid grid-cols-2 gap-3 lg:grid-cols-4">
+        {(inventory?.groups ?? []).map((group) => (
+          <li key={group.kind.slug}>
+            <Link
+              href={kindPages[group.kind.slug] ?? "/inventory"}
+              className="group flex items-center justify-between rounded-lg border bg-surface px-4 py-3 shadow-xs transition-colors hover:border-border-strong"
+            >
+              <span className="flex items-center gap-2 text-fg-muted group-hover:text-fg">
+                <KindIcon kind={group.kind} className="size-4" />
+                {group.kind.title}
+              </span>
+              <span className="text-lg font-semibold tabular-nums text-fg">
+                {group.rows.length}
+              </span>
+            </Link>
+          </li>
+        ))}
+        {inventory === undefined &&
+          [0, 1, 2, 3].map((i) => (
+            <li key={i} className="h-[52px] rounded-lg border bg-surface px-4 py-3">
+              <Bar className="h-3 w-24" />
+            </li>
+          ))}
+      </ul>
+    </section>
+  );
+}
