@@ -42,7 +42,7 @@ export interface SwitchyardOptions {
   /** Serve the web console (false for API/xDS-only processes, e.g. in tests). */
   readonly webConsole: boolean;
   readonly logger: Logger;
-  /** How long a response may go unanswered before its type is STALE. Default 10 s. */
+  /** How long a response may go unanswered before its type is STALE. Default 30 s. */
   readonly staleAfterMs?: number;
   /** How long a disconnected node stays listed. Default 24 h. */
   readonly retainDisconnectedMs?: number;

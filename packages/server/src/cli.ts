@@ -153,7 +153,7 @@ export function createCli(): Command {
     )
     .option(
       "--stale-after <duration>",
-      "a node type unanswered this long shows STALE (env SWITCHYARD_STALE_AFTER, default 10s)",
+      "a node type unanswered this long shows STALE (env SWITCHYARD_STALE_AFTER, default 30s)",
       duration,
     )
     .option(

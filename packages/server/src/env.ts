@@ -38,7 +38,7 @@ const EnvSchema = z.object({
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
     .default("info"),
   /** How long a response may go unanswered before the node's type shows STALE. */
-  SWITCHYARD_STALE_AFTER: duration("10s"),
+  SWITCHYARD_STALE_AFTER: duration("30s"),
   /** How long a disconnected node stays listed (with its status and events). */
   SWITCHYARD_NODE_RETENTION: duration("24h"),
   /** The console API address the CLI talks to. */

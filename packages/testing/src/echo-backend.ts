@@ -29,7 +29,7 @@ export interface EchoBackend {
  * A real gRPC server on 127.0.0.1 (random port) whose only method answers with `name`, so a test
  * can tell which backend an RPC reached. No protobuf schema needed: payloads are raw bytes.
  */
-export async function startEchoBackend(name: string): Promise<EchoBackend> {
+export async function startEchoBackend(name: string, port = 0): Promise<EchoBackend> {
   const server = new grpc.Server();
   let served = 0;
   server.addService(echoService, {
@@ -41,14 +41,16 @@ export async function startEchoBackend(name: string): Promise<EchoBackend> {
       callback(null, Buffer.from(name));
     },
   });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(
+      `127.0.0.1:${port}`,
+      grpc.ServerCredentials.createInsecure(),
+      (error, actual) => (error ? reject(error) : resolve(actual)),
     ),
   );
   return {
     name,
-    port,
+    port: bound,
     get served() {
       return served;
     },
