@@ -29,11 +29,10 @@ export default function config(phase: string): NextConfig {
   // are forwarded to a running Switchyard server. In production the server handles them itself.
   return {
     ...nextConfig,
-    rewrites: async () => [
-      {
-        source: "/switchyard.v1.ConfigService/:method",
-        destination: `${devApiOrigin}/switchyard.v1.ConfigService/:method`,
-      },
-    ],
+    rewrites: async () =>
+      ["switchyard.v1.ConfigService", "switchyard.v1.StatusService"].map((service) => ({
+        source: `/${service}/:method`,
+        destination: `${devApiOrigin}/${service}/:method`,
+      })),
   };
 }
