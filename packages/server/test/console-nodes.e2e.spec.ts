@@ -1,0 +1,193 @@
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  artifactPath,
+  type EchoBackend,
+  launchBrowser,
+  startEchoBackend,
+  type TestBrowser,
+  type XdsEchoClient,
+} from "@switchyard/testing";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness } from "./harness.js";
+import { GRPC_LB_NACK, openShop, shopCluster } from "./shop.js";
+
+/** An id with characters that need encoding in a URL path. */
+const NODE_ID = "shop/client 1";
+const TYPES = ["CDS", "EDS", "LDS", "RDS"];
+
+/*
+ * The fleet pages of the console in real Chromium, fed by the server-streaming Watch calls: a
+ * real gRPC xDS client connects, is NACKing a publish, and recovers after a rollback, while the
+ * pages stay open (a marker set on `window` proves no reload happened). The cases run in order
+ * and share one server and one page.
+ */
+describe("the console's fleet pages, live in a real browser", () => {
+  let harness: Harness;
+  let chromium: TestBrowser;
+  let backend: EchoBackend;
+  let client: XdsEchoClient | undefined;
+  let page: Page;
+  const problems: string[] = [];
+  let goodVersion = 0n;
+
+  beforeAll(async () => {
+    backend = await startEchoBackend("blue");
+    harness = await startHarness({ webConsole: true });
+    chromium = await launchBrowser();
+    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning")
+        problems.push(`${page.url()}: ${message.text()} (${message.location().url})`);
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await chromium?.close();
+    await harness?.stop();
+    await backend?.stop();
+  });
+
+  const markPage = () =>
+    page.evaluate(() => {
+      (window as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
+    });
+  const notReloaded = () =>
+    page.evaluate(() => (window as unknown as { stillTheSamePage?: boolean }).stillTheSamePage);
+
+  /** The per-type chips of a node's row; each reads e.g. "CDS SYNCED". */
+  const chips = (row: Locator) =>
+    row.getByRole("list", { name: "Status by type" }).getByRole("listitem");
+
+  async function chipTexts(row: Locator): Promise<string[]> {
+    return (await chips(row).allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
+  }
+
+  async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
+      await page.waitForTimeout(100);
+    }
+  }
+
+  it("a proxy appears on the open Nodes page as it connects and turns SYNCED on every type, without a reload", async () => {
+    await page.goto(`${harness.baseUrl}/nodes`);
+    // The live list arrived, empty: the page teaches how to connect a proxy.
+    await page
+      .getByRole("heading", { name: "No proxy connected yet" })
+      .waitFor({ timeout: 15_000 });
+    await page.getByText("Live", { exact: true }).waitFor();
+    await markPage();
+
+    client = await openShop(harness, backend, NODE_ID);
+    goodVersion = (await harness.api().listSnapshots({ limit: 1 })).snapshots[0]?.version ?? 0n;
+
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: NODE_ID }) });
+    await row.waitFor({ timeout: 15_000 });
+    await waitUntil("every type SYNCED", async () => {
+      const texts = await chipTexts(row);
+      return TYPES.every((t) => texts.includes(`${t} SYNCED`));
+    });
+    const text = await row.innerText();
+    expect(text).toContain("Synced");
+    expect(text).toContain("ads-sotw");
+    expect(text).toContain("gRPC Node");
+    expect(await notReloaded()).toBe(true);
+
+    // Filtering by status hides it; "Synced" brings it back.
+    await page.getByLabel("Search nodes").fill("no-such-node");
+    await page.getByText("No node matches these filters.").waitFor();
+    await page.getByLabel("Search nodes").fill("");
+    await page.getByRole("checkbox", { name: /NACKed/ }).check({ force: true });
+    await page.getByText("No node matches these filters.").waitFor();
+    await page.getByRole("button", { name: "Clear the filters" }).click();
+    await row.waitFor();
+    await page.screenshot({ path: artifactPath("console-nodes.png"), fullPage: true });
+  }, 60_000);
+
+  it("a node's open page shows the full NACK text when the proxy rejects a publish, and its recovery after a rollback, without a reload", async () => {
+    await page.getByRole("link", { name: NODE_ID }).click();
+    await page.waitForURL(`**/nodes/${encodeURIComponent(NODE_ID)}`);
+    await page.getByRole("heading", { name: "Status by type" }).waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(NODE_ID);
+    expect(await page.getByText(`--node-id '${NODE_ID}' --grpc`).count()).toBe(1);
+    await markPage();
+
+    const api = harness.api();
+    await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
+    await api.publish({ message: "blue on LEAST_REQUEST" });
+
+    const nack = page.getByRole("figure", { name: "CDS NACK text" });
+    await nack.waitFor({ timeout: 20_000 });
+    expect(await nack.innerText()).toMatch(GRPC_LB_NACK);
+    await page.getByRole("heading", { name: "The node rejected CDS" }).waitFor();
+    // Held vs the rejected version: the cluster the publish modified is still the old one.
+    const held = page.getByRole("table", { name: "CDS resources held against the latest version" });
+    await waitUntil("the held cluster marked outdated", async () =>
+      (await held.innerText()).includes("outdated"),
+    );
+    await page.screenshot({ path: artifactPath("console-node-nacked.png"), fullPage: true });
+
+    await api.rollback({ version: goodVersion, message: "back to ROUND_ROBIN" });
+    await nack.waitFor({ state: "detached", timeout: 20_000 });
+    const types = page.getByRole("table", { name: "Status by xDS type" });
+    await waitUntil("every type SYNCED again", async () => {
+      const text = await types.innerText();
+      return (text.match(/SYNCED/g) ?? []).length === TYPES.length;
+    });
+    // The NACK stays visible as history: in the timeline, and as the type's last NACK.
+    await page.getByText("Recovered", { exact: true }).first().waitFor();
+    expect(await types.innerText()).toContain("recovered since");
+    expect(await notReloaded()).toBe(true);
+    await page.screenshot({ path: artifactPath("console-node.png"), fullPage: true });
+  }, 60_000);
+
+  it("the Overview counts the nodes by status and shows the last publish converging, and the recent NACK with a link to its node", async () => {
+    await page.getByRole("link", { name: "Overview" }).click();
+    await page.waitForURL(`${harness.baseUrl}/`);
+    const fleet = page.getByRole("region", { name: "Nodes by status" });
+    await fleet.waitFor({ timeout: 15_000 });
+    const count = (label: string) =>
+      fleet
+        .locator("div")
+        .filter({ has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) })
+        .locator("dd");
+    await waitUntil("1 connected and synced", async () => {
+      return (
+        (await count("Connected").innerText()) === "1" &&
+        (await count("Synced").innerText()) === "1"
+      );
+    });
+    expect(await count("NACKed").innerText()).toBe("0");
+
+    const publish = page.getByRole("region", { name: "Last publish" });
+    const rollback = goodVersion + 2n;
+    await waitUntil("the rollback converged", async () =>
+      (await publish.innerText()).includes(`All 1 node run version ${rollback}`),
+    );
+    const text = await publish.innerText();
+    expect(text).toContain("back to ROUND_ROBIN");
+    expect(text).toMatch(/Converged\s+1 of 1/);
+    expect(text).toMatch(/p50 to ACK\s+\d/);
+
+    const nacks = page.getByRole("region", { name: "Recent NACKs" });
+    expect(await nacks.innerText()).toMatch(GRPC_LB_NACK);
+    expect(await nacks.getByRole("link", { name: NODE_ID }).getAttribute("href")).toBe(
+      `/nodes/${encodeURIComponent(NODE_ID)}`,
+    );
+    await page.screenshot({ path: artifactPath("console-overview.png"), fullPage: true });
+  }, 60_000);
+
+  it("a node id no replica has seen gets a page that says so and how to connect it", async () => {
+    await page.goto(`${harness.baseUrl}/nodes/${encodeURIComponent("nobody/here")}`);
+    await page.getByRole("heading", { name: "No node with this id" }).waitFor({ timeout: 15_000 });
+    expect(await page.getByText("--node-id nobody/here").count()).toBe(1);
+  }, 30_000);
+
+  it("left no error or warning in the browser console", () => {
+    expect(problems).toEqual([]);
+  });
+});
