@@ -73,6 +73,22 @@ describe("the console's fleet pages, live in a real browser", () => {
     }
   }
 
+  it("before any publish or proxy, the Overview teaches the next steps: the bootstrap command and the first publish", async () => {
+    const overview = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    overview.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning")
+        problems.push(`${overview.url()}: ${message.text()}`);
+    });
+    await overview.goto(`${harness.baseUrl}/`);
+    await overview
+      .getByRole("heading", { name: "No proxy connected yet" })
+      .waitFor({ timeout: 15_000 });
+    await overview.getByText("Nothing published yet").waitFor();
+    expect(await overview.getByText("npx switchyard bootstrap --node-id edge-1").count()).toBe(1);
+    await overview.screenshot({ path: artifactPath("console-overview-empty.png"), fullPage: true });
+    await overview.close();
+  }, 30_000);
+
   it("a proxy appears on the open Nodes page as it connects and turns SYNCED on every type, without a reload", async () => {
     await page.goto(`${harness.baseUrl}/nodes`);
     // The live list arrived, empty: the page teaches how to connect a proxy.

@@ -99,14 +99,14 @@ export function NodeDetailView({ id }: { id: string }) {
     <div className="flex flex-col gap-6">
       {header}
       <NackAlerts node={node} />
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1.4fr)]">
-        <Identity node={node} />
-        <TypeTable types={node.summary?.types ?? []} />
-      </div>
+      <TypeTable types={node.summary?.types ?? []} />
       <HeldSection node={node} />
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,1.4fr)_minmax(0,1fr)]">
+      <div className="grid gap-6 lg:grid-cols-2">
+        <div className="flex flex-col gap-6">
+          <Identity node={node} />
+          <Bootstrap node={node} />
+        </div>
         <Timeline events={node.events} />
-        <Bootstrap node={node} />
       </div>
     </div>
   );
@@ -313,7 +313,7 @@ function TypeTable({ types }: { types: readonly TypeStatus[] }) {
                     <td className="px-4 py-2.5">
                       <Versioned version={t.ackedVersion} at={t.ackedTime} />
                     </td>
-                    <td className="max-w-[16rem] px-4 py-2.5 text-xs">
+                    <td className="max-w-[28rem] px-4 py-2.5 text-xs">
                       {t.nackMessage ? (
                         <span
                           className={

@@ -1,6 +1,7 @@
 "use client";
 
 import { Code, ConnectError } from "@connectrpc/connect";
+import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { isRetryable, type LiveStreamState, reconnectDelayMs } from "@/lib/live-stream";
 
@@ -33,6 +34,7 @@ export function useLiveStream<T>(
 ): { state: LiveStreamState; reconnectNow: () => void } {
   const [state, setState] = useState<LiveStreamState>({ t: "connecting" });
   const [nonce, setNonce] = useState(0);
+  const queryClient = useQueryClient();
   const handler = useRef(onMessage);
   useEffect(() => {
     handler.current = onMessage;
@@ -54,6 +56,9 @@ export function useLiveStream<T>(
               first = false;
               attempt = 0;
               setState({ t: "live" });
+              // The top bar's API indicator (shell/api-status.tsx) reads the query cache: a page
+              // fed only by streams would otherwise show "Connecting" forever.
+              queryClient.setQueryData(["switchyard", "live-stream"], Date.now());
             }
             handler.current(message);
           }
@@ -74,7 +79,7 @@ export function useLiveStream<T>(
       }
     })();
     return () => abort.abort();
-  }, [open, nonce]);
+  }, [open, nonce, queryClient]);
 
   const reconnectNow = useCallback(() => {
     setState({ t: "connecting" });
