@@ -20,7 +20,7 @@ export function NoNodes() {
         <code className="font-mono text-fg">--grpc</code> for a gRPC client (its{" "}
         <code className="font-mono text-fg">GRPC_XDS_BOOTSTRAP</code>):
       </p>
-      <div className="mt-5 w-full max-w-md text-left">
+      <div className="mt-5 w-full max-w-xl text-left">
         <CopyCommand command="npx switchyard bootstrap --node-id edge-1 > envoy.json" />
       </div>
       <p className="mt-4 text-xs text-fg-subtle">

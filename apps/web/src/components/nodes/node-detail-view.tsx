@@ -102,12 +102,10 @@ export function NodeDetailView({ id }: { id: string }) {
       <TypeTable types={node.summary?.types ?? []} />
       <HeldSection node={node} />
       <div className="grid gap-6 lg:grid-cols-2">
-        <div className="flex flex-col gap-6">
-          <Identity node={node} />
-          <Bootstrap node={node} />
-        </div>
+        <Identity node={node} />
         <Timeline events={node.events} />
       </div>
+      <Bootstrap node={node} />
     </div>
   );
 }
