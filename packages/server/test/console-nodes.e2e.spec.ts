@@ -52,10 +52,10 @@ describe("the console's fleet pages, live in a real browser", () => {
 
   const markPage = () =>
     page.evaluate(() => {
-      (window as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
+      (globalThis as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
     });
   const notReloaded = () =>
-    page.evaluate(() => (window as unknown as { stillTheSamePage?: boolean }).stillTheSamePage);
+    page.evaluate(() => (globalThis as unknown as { stillTheSamePage?: boolean }).stillTheSamePage);
 
   /** The per-type chips of a node's row; each reads e.g. "CDS SYNCED". */
   const chips = (row: Locator) =>

@@ -69,6 +69,13 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     expect(held(RDS)).toEqual(["shop-routes"]);
     expect(held(EDS)).toEqual(["blue"]);
     expect(detail.events.map((e) => e.kind)).toContain("connect");
+    // In sync: what it holds is, resource by resource, what the latest version gives its group.
+    expect(detail.intendedVersion).toBeGreaterThan(0n);
+    expect(detail.intendedGroup).toBe("default");
+    for (const type of detail.held) expect(type.intended).toEqual(type.resources);
+    // Its identity as it reported it.
+    expect(detail.clientFeatures.length).toBeGreaterThan(0);
+    expect(detail.locality).toBeDefined();
   });
 
   it("answers NotFound, with the id, for an unknown node", async () => {

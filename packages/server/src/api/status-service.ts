@@ -1,4 +1,4 @@
-import { create, equals } from "@bufbuild/protobuf";
+import { create, equals, type JsonObject } from "@bufbuild/protobuf";
 import { type Timestamp, timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
@@ -24,7 +24,10 @@ import {
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   type ConvergenceResult,
+  type GroupManifest,
+  groupFor,
   readConvergence,
+  readVersionManifests,
   UnknownVersionError,
 } from "../status/convergence-reader.js";
 import {
@@ -220,11 +223,60 @@ function matchesQuery(node: NodeRecord, query: NodeQuery): boolean {
   );
 }
 
-function nodeDetail(node: NodeDetailRecord): NodeDetail {
+/** CDS and LDS are subscribed to as a whole; the other types by name. */
+const WILDCARD_TYPES: ReadonlySet<string> = new Set([
+  "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+  "type.googleapis.com/envoy.config.listener.v3.Listener",
+]);
+
+function intendedOf(
+  type: NodeTypeRecord,
+  group: GroupManifest | undefined,
+): { [name: string]: string } {
+  const all = group?.resources[type.typeUrl];
+  if (all === undefined) return {};
+  const names = WILDCARD_TYPES.has(type.typeUrl) ? [...all.keys()] : Object.keys(type.held);
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const version = all.get(name);
+      return version === undefined ? [] : [[name, version]];
+    }),
+  );
+}
+
+function localityOf(value: unknown): { region: string; zone: string; subZone: string } {
+  const record = (typeof value === "object" && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  const text = (key: string) => (typeof record[key] === "string" ? (record[key] as string) : "");
+  return {
+    region: text("region"),
+    zone: text("zone"),
+    subZone: text("subZone") || text("sub_zone"),
+  };
+}
+
+function metadataOf(value: unknown): JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as JsonObject)
+    : {};
+}
+
+/** A node's detail, with what the latest published version gives it. */
+async function nodeDetail(prisma: PrismaClient, node: NodeDetailRecord): Promise<NodeDetail> {
+  const latest = await latestVersion(prisma);
+  const manifests = latest === undefined ? undefined : await readVersionManifests(prisma, latest);
+  const group = manifests === undefined ? undefined : groupFor(manifests, node);
   return create(NodeDetailSchema, {
     summary: nodeSummary(node),
-    held: node.types.map(heldResources),
+    held: node.types.map((type) => ({ ...heldResources(type), intended: intendedOf(type, group) })),
     events: node.events.map(nodeEvent),
+    locality: localityOf(node.locality),
+    metadata: metadataOf(node.metadata),
+    clientFeatures: [...node.clientFeatures],
+    intendedVersion: BigInt(latest ?? 0),
+    intendedGroup: group?.name ?? "",
   });
 }
 
@@ -307,7 +359,7 @@ export function createStatusService({
       if (request.id === "") throw new ConnectError("a node id is required", Code.InvalidArgument);
       const node = await getNode(prisma, request.id);
       if (node === undefined) throw unknownNode(request.id);
-      return nodeDetail(node);
+      return nodeDetail(prisma, node);
     },
 
     async getConvergence(request): Promise<Convergence> {
@@ -359,7 +411,7 @@ export function createStatusService({
         const first = await getNode(prisma, id);
         if (first === undefined) throw unknownNode(id);
         feed.observe([first]);
-        let last = nodeDetail(first);
+        let last = await nodeDetail(prisma, first);
         yield last;
         for (;;) {
           const changes = await inbox.take(context.signal);
@@ -371,7 +423,7 @@ export function createStatusService({
               `node "${id}" is no longer stored: it was disconnected for longer than the retention`,
               Code.NotFound,
             );
-          const next = nodeDetail(node);
+          const next = await nodeDetail(prisma, node);
           if (equals(NodeDetailSchema, last, next)) continue;
           last = next;
           yield next;

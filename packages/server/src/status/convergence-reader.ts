@@ -115,13 +115,18 @@ function typeConvergence(
   return { ...base, state: "BEHIND" };
 }
 
-function nodeConvergence(node: NodeRecord, manifests: VersionManifests): NodeConvergence {
+/** The node group a version gives `node`, as the xDS server chooses it. */
+export function groupFor(manifests: VersionManifests, node: NodeRecord): GroupManifest {
   // selectNodeGroup reads only the selector, isDefault and order of the groups.
-  const group = selectNodeGroup(manifests.groups as unknown as readonly CompiledGroup[], {
+  return selectNodeGroup(manifests.groups as unknown as readonly CompiledGroup[], {
     id: node.id,
     cluster: node.cluster,
     metadata: stringMetadata(node.metadata),
   }) as unknown as GroupManifest;
+}
+
+function nodeConvergence(node: NodeRecord, manifests: VersionManifests): NodeConvergence {
+  const group = groupFor(manifests, node);
   const types = [...node.types]
     .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
     .map((type) => typeConvergence(type, group.resources[type.typeUrl], manifests.publishedAt));
@@ -182,11 +187,39 @@ interface StoredGroupRef {
 /** A resource blob key is `<typeUrl>@<version>`. */
 const versionOfKey = (key: string): string => key.slice(key.lastIndexOf("@") + 1);
 
+/** Versions are immutable: their manifests are kept for the few most recently read. */
+const MANIFEST_CACHE_SIZE = 4;
+const manifestCache = new WeakMap<PrismaClient, Map<number, Promise<VersionManifests>>>();
+
 /** The node groups of a published version with name → resource version per type. */
-export async function readVersionManifests(
+export function readVersionManifests(
   prisma: PrismaClient,
   version: number,
 ): Promise<VersionManifests> {
+  let cache = manifestCache.get(prisma);
+  if (cache === undefined) {
+    cache = new Map();
+    manifestCache.set(prisma, cache);
+  }
+  const cached = cache.get(version);
+  if (cached !== undefined) {
+    // Most recently used last.
+    cache.delete(version);
+    cache.set(version, cached);
+    return cached;
+  }
+  const read = readManifests(prisma, version);
+  cache.set(version, read);
+  // A failed read (unknown version, database away) is not kept.
+  read.catch(() => cache.delete(version));
+  for (const oldest of cache.keys()) {
+    if (cache.size <= MANIFEST_CACHE_SIZE) break;
+    cache.delete(oldest);
+  }
+  return read;
+}
+
+async function readManifests(prisma: PrismaClient, version: number): Promise<VersionManifests> {
   const row = await prisma.snapshot.findUnique({
     where: { version },
     select: { version: true, createdAt: true, groups: true },
