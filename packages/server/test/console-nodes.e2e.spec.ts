@@ -65,6 +65,9 @@ describe("the console's fleet pages, live in a real browser", () => {
     return (await chips(row).allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
   }
 
+  /** The verdict column of a held-vs-intended table, one text per resource. */
+  const verdicts = (table: Locator) => table.locator("tbody tr td:last-child").allInnerTexts();
+
   async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
     const deadline = Date.now() + timeoutMs;
     while (!(await check().catch(() => false))) {
@@ -140,10 +143,13 @@ describe("the console's fleet pages, live in a real browser", () => {
     await nack.waitFor({ timeout: 20_000 });
     expect(await nack.innerText()).toMatch(GRPC_LB_NACK);
     await page.getByRole("heading", { name: "The node rejected CDS" }).waitFor();
-    // Held vs the rejected version: the cluster the publish modified is still the old one.
-    const held = page.getByRole("table", { name: "CDS resources held against the latest version" });
-    await waitUntil("the held cluster marked outdated", async () =>
-      (await held.innerText()).includes("outdated"),
+    // Held vs the rejected version: the node still holds the cluster the publish modified at its
+    // previous version.
+    const heldCds = page.getByRole("table", {
+      name: "CDS resources held against the latest version",
+    });
+    await waitUntil("the held cluster at a different version", async () =>
+      (await verdicts(heldCds)).includes("different version"),
     );
     await page.screenshot({ path: artifactPath("console-node-nacked.png"), fullPage: true });
 
@@ -157,6 +163,21 @@ describe("the console's fleet pages, live in a real browser", () => {
     // The NACK stays visible as history: in the timeline, and as the type's last NACK.
     await page.getByText("Recovered", { exact: true }).first().waitFor();
     expect(await types.innerText()).toContain("recovered since");
+    // Held vs the rollback's version: every resource of every type held at the intended version.
+    const rollback = goodVersion + 2n;
+    const held = page.getByRole("region", { name: "Held vs latest version" });
+    await waitUntil("held compared with the rollback's version", async () =>
+      (await held.innerText()).includes(`version ${rollback}`),
+    );
+    for (const type of TYPES) {
+      const table = page.getByRole("table", {
+        name: `${type} resources held against the latest version`,
+      });
+      await waitUntil(`every ${type} resource in sync`, async () => {
+        const texts = await verdicts(table);
+        return texts.length > 0 && texts.every((t) => t === "in sync");
+      });
+    }
     expect(await notReloaded()).toBe(true);
     await page.screenshot({ path: artifactPath("console-node.png"), fullPage: true });
   }, 60_000);

@@ -1,99 +1,67 @@
 import { create } from "@bufbuild/protobuf";
-import {
-  ChangeType,
-  ObjectChangeSchema,
-  ResourceKind,
-} from "@switchyard/proto/switchyard/v1/config_pb";
-import {
-  HeldResourcesSchema,
-  NodeConvergenceSchema,
-  TypeConvergenceState,
-} from "@switchyard/proto/switchyard/v1/status_pb";
+import { HeldResourcesSchema } from "@switchyard/proto/switchyard/v1/status_pb";
 import { describe, expect, it } from "vitest";
 import { compareHeld } from "./held-vs-intended";
 import { TYPE } from "./node-fixtures";
 
-const held = (typeUrl: string, resources: Record<string, string>) =>
-  create(HeldResourcesSchema, { typeUrl, resources, versionsKnown: true });
-const node = (states: Record<string, TypeConvergenceState>) =>
-  create(NodeConvergenceSchema, {
-    nodeId: "n",
-    types: Object.entries(states).map(([typeUrl, state]) => ({ typeUrl, state })),
-  });
-const change = (kind: ResourceKind, name: string, c: ChangeType) =>
-  create(ObjectChangeSchema, { kind, name, change: c });
+const held = (
+  typeUrl: string,
+  resources: Record<string, string>,
+  intended: Record<string, string>,
+  versionsKnown = true,
+) => create(HeldResourcesSchema, { typeUrl, resources, intended, versionsKnown });
 
-const rows = (result: ReturnType<typeof compareHeld>, typeUrl: string) =>
+const verdicts = (result: ReturnType<typeof compareHeld>, typeUrl: string) =>
   result.find((t) => t.typeUrl === typeUrl)?.rows.map((r) => [r.name, r.verdict]);
 
 describe("compareHeld", () => {
-  it("marks every held resource current when the type is in sync with the latest version", () => {
-    const result = compareHeld(
-      [held(TYPE.CDS, { blue: "v1", green: "v1" })],
-      node({ [TYPE.CDS]: TypeConvergenceState.IN_SYNC }),
-      [change(ResourceKind.CLUSTER, "blue", ChangeType.MODIFIED)],
-    );
-    expect(result[0]?.state).toBe("in-sync");
-    expect(rows(result, TYPE.CDS)).toEqual([
-      ["blue", "current"],
-      ["green", "current"],
+  it("a type whose held resources are exactly the intended ones, at the same versions, is in sync", () => {
+    const result = compareHeld([
+      held(TYPE.CDS, { blue: "a1", green: "b2" }, { blue: "a1", green: "b2" }),
+    ]);
+    expect(result[0]?.inSync).toBe(true);
+    expect(verdicts(result, TYPE.CDS)).toEqual([
+      ["blue", "in-sync"],
+      ["green", "in-sync"],
     ]);
   });
 
-  it("while a type is NACKED or behind: a modified resource held is outdated, an added one missing, a removed one still held is to be removed", () => {
-    const result = compareHeld(
-      [held(TYPE.CDS, { blue: "v1", green: "v1", old: "v1" })],
-      node({ [TYPE.CDS]: TypeConvergenceState.NACKED }),
-      [
-        change(ResourceKind.CLUSTER, "blue", ChangeType.MODIFIED),
-        change(ResourceKind.CLUSTER, "red", ChangeType.ADDED),
-        change(ResourceKind.CLUSTER, "old", ChangeType.REMOVED),
-      ],
-    );
-    expect(result[0]?.state).toBe("nacked");
-    expect(rows(result, TYPE.CDS)).toEqual([
-      ["blue", "outdated"],
-      ["green", "current"],
-      ["old", "to-remove"],
-      ["red", "missing"],
+  it("names a held resource at another version, an intended one not held (missing) and a held one not intended (extra), sorted by name", () => {
+    const result = compareHeld([
+      held(
+        TYPE.CDS,
+        { blue: "a1", old: "c3", green: "b2" },
+        { blue: "a2", green: "b2", red: "d4" },
+      ),
+    ]);
+    expect(result[0]?.inSync).toBe(false);
+    expect(result[0]?.rows).toEqual([
+      { name: "blue", held: "a1", intended: "a2", verdict: "different-version" },
+      { name: "green", held: "b2", intended: "b2", verdict: "in-sync" },
+      { name: "old", held: "c3", intended: undefined, verdict: "extra" },
+      { name: "red", held: undefined, intended: "d4", verdict: "missing" },
     ]);
   });
 
-  it("maps a cluster change to both its Cluster and its ClusterLoadAssignment", () => {
-    const result = compareHeld(
-      [held(TYPE.CDS, { blue: "1" }), held(TYPE.EDS, { blue: "1" }), held(TYPE.LDS, { shop: "1" })],
-      node({
-        [TYPE.CDS]: TypeConvergenceState.BEHIND,
-        [TYPE.EDS]: TypeConvergenceState.BEHIND,
-        [TYPE.LDS]: TypeConvergenceState.IN_SYNC,
-      }),
-      [change(ResourceKind.CLUSTER, "blue", ChangeType.MODIFIED)],
-    );
-    expect(rows(result, TYPE.EDS)).toEqual([["blue", "outdated"]]);
-    expect(rows(result, TYPE.LDS)).toEqual([["shop", "current"]]);
-  });
-
-  it("says an added resource the node does not hold, once in sync, is not for this node", () => {
-    const result = compareHeld(
-      [held(TYPE.CDS, { blue: "1" })],
-      node({ [TYPE.CDS]: TypeConvergenceState.IN_SYNC }),
-      [change(ResourceKind.CLUSTER, "other-team", ChangeType.ADDED)],
-    );
-    expect(rows(result, TYPE.CDS)).toEqual([
-      ["blue", "current"],
-      ["other-team", "not-for-node"],
+  it("compares each type on its own, in the order the server sent them", () => {
+    const result = compareHeld([
+      held(TYPE.CDS, { blue: "1" }, { blue: "1" }),
+      held(TYPE.EDS, { blue: "1" }, { blue: "2" }),
+    ]);
+    expect(result.map((t) => [t.typeUrl, t.inSync])).toEqual([
+      [TYPE.CDS, true],
+      [TYPE.EDS, false],
     ]);
   });
 
-  it("cannot judge changed resources without the node's convergence, and leaves out removals it never held", () => {
-    const result = compareHeld([held(TYPE.CDS, { blue: "1", green: "1" })], undefined, [
-      change(ResourceKind.CLUSTER, "blue", ChangeType.MODIFIED),
-      change(ResourceKind.CLUSTER, "gone", ChangeType.REMOVED),
-    ]);
-    expect(result[0]?.state).toBeUndefined();
-    expect(rows(result, TYPE.CDS)).toEqual([
-      ["blue", "unknown"],
-      ["green", "current"],
-    ]);
+  it("cannot tell a held and intended resource apart when the transport did not report held versions", () => {
+    const result = compareHeld([held(TYPE.LDS, { shop: "" }, { shop: "v9" }, false)]);
+    expect(verdicts(result, TYPE.LDS)).toEqual([["shop", "unknown"]]);
+    expect(result[0]?.versionsKnown).toBe(false);
+  });
+
+  it("a type with nothing held and nothing intended is in sync and has no rows", () => {
+    const result = compareHeld([held(TYPE.RDS, {}, {})]);
+    expect(result[0]).toMatchObject({ rows: [], inSync: true });
   });
 });

@@ -3,8 +3,6 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
-import { useQuery } from "@connectrpc/connect-query";
-import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   type NodeDetail,
   type NodeEvent,
@@ -18,12 +16,13 @@ import { CopyCommand } from "@/components/ui/copy-command";
 import { AlertTriangleIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { bootstrapCommand } from "@/lib/bootstrap-command";
+import { localityText, metadataEntries } from "@/lib/node-identity";
 import { nodeHealth, typeLabel, userAgent } from "@/lib/node-list";
 import { CopyableText } from "./copy-text";
 import { HeldVsIntended } from "./held-vs-intended";
 import { LiveBadge } from "./live-badge";
 import { HealthBadge, typeStatusPresentation } from "./status-chips";
-import { useLatestConvergence, useNode } from "./use-node";
+import { useNode } from "./use-node";
 
 const when = (t: Timestamp | undefined) => (t ? <RelativeTime date={timestampDate(t)} /> : null);
 
@@ -100,7 +99,7 @@ export function NodeDetailView({ id }: { id: string }) {
       {header}
       <NackAlerts node={node} />
       <TypeTable types={node.summary?.types ?? []} />
-      <HeldSection node={node} />
+      <HeldVsIntended node={node} />
       <div className="grid gap-6 lg:grid-cols-2">
         <Identity node={node} />
         <Timeline events={node.events} />
@@ -197,6 +196,7 @@ function NackAlerts({ node }: { node: NodeDetail }) {
 
 function Identity({ node }: { node: NodeDetail }) {
   const s = node.summary;
+  const metadata = metadataEntries(node.metadata);
   if (!s) return null;
   return (
     <Card title="Identity" id="identity-title">
@@ -228,13 +228,40 @@ function Identity({ node }: { node: NodeDetail }) {
         </Row>
         <Row label="User agent">{userAgent(s) || "—"}</Row>
         <Row label="Status updated">{when(s.updateTime) ?? "—"}</Row>
+        <Row label="Locality">{localityText(node.locality) || <None />}</Row>
+        <Row label="Metadata">
+          {metadata.length === 0 ? (
+            <None />
+          ) : (
+            <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 font-mono text-xs">
+              {metadata.map(([key, value]) => (
+                <div key={key} className="contents">
+                  <dt className="text-fg-muted">{key}</dt>
+                  <dd className="text-fg [overflow-wrap:anywhere]">{value}</dd>
+                </div>
+              ))}
+            </dl>
+          )}
+        </Row>
+        <Row label="Client features">
+          {node.clientFeatures.length === 0 ? (
+            <None />
+          ) : (
+            <ul className="flex flex-col gap-0.5 font-mono text-xs">
+              {node.clientFeatures.map((feature) => (
+                <li key={feature} className="[overflow-wrap:anywhere]">
+                  {feature}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Row>
       </dl>
-      <p className="border-t px-5 py-2.5 text-xs text-fg-subtle">
-        Locality, metadata and client features are not reported by the status API yet.
-      </p>
     </Card>
   );
 }
+
+const None = () => <span className="text-fg-subtle">none reported</span>;
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -336,26 +363,6 @@ function TypeTable({ types }: { types: readonly TypeStatus[] }) {
         </div>
       )}
     </Card>
-  );
-}
-
-/** Held vs intended needs the latest version's convergence (per-type states) and its changes. */
-function HeldSection({ node }: { node: NodeDetail }) {
-  const { convergence } = useLatestConvergence();
-  const version = convergence?.version ?? 0n;
-  const snapshot = useQuery(
-    ConfigService.method.getSnapshot,
-    { version },
-    { enabled: version > 0n },
-  );
-  const id = node.summary?.id ?? "";
-  return (
-    <HeldVsIntended
-      held={node.held}
-      version={convergence ? version : undefined}
-      node={convergence?.nodes.find((n) => n.nodeId === id)}
-      changes={snapshot.data?.changes}
-    />
   );
 }
 
