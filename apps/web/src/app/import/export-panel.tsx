@@ -5,10 +5,10 @@ import { ConfigFormat, ConfigService } from "@switchyard/proto/switchyard/v1/con
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { toast } from "sonner";
-import { DownloadIcon } from "@/components/changes/icons";
 import { useConfigClient } from "@/components/config/use-config-client";
 import { inputClass } from "@/components/form/field";
 import { Button } from "@/components/ui/button";
+import { DownloadIcon } from "@/components/ui/icons";
 
 /** Hands `content` to the browser as a file download. */
 function download(content: string, filename: string, type: string) {

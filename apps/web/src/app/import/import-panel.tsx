@@ -9,7 +9,6 @@ import { type ChangeEvent, useId, useRef } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
-import { UploadIcon } from "@/components/changes/icons";
 import { asAuthor, useAuthor } from "@/components/changes/use-author";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { ChangeList } from "@/components/diff/change-list";
@@ -17,7 +16,7 @@ import { IssueList } from "@/components/diff/issue-list";
 import { TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button } from "@/components/ui/button";
-import { AlertTriangleIcon, CheckIcon } from "@/components/ui/icons";
+import { AlertTriangleIcon, CheckIcon, UploadIcon } from "@/components/ui/icons";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
 

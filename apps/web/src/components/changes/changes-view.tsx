@@ -13,10 +13,9 @@ import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
 import { Button } from "@/components/ui/button";
-import { AlertTriangleIcon, CheckIcon, RefreshIcon } from "@/components/ui/icons";
+import { AlertTriangleIcon, CheckIcon, DiffIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
-import { DiffIcon } from "./icons";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "./page-states";
 import { PublishForm } from "./publish-form";
 

@@ -12,12 +12,12 @@ import { useState } from "react";
 import { FormProvider, useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
-import { UndoIcon } from "@/components/changes/icons";
 import { asAuthor, useAuthor } from "@/components/changes/use-author";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { TextField } from "@/components/form/field";
 import { Button } from "@/components/ui/button";
+import { UndoIcon } from "@/components/ui/icons";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
 
 const schema = z.object({

@@ -1,13 +1,17 @@
 import type { Route } from "next";
-import { DiffIcon, HistoryIcon, NetworkIcon, UploadIcon } from "@/components/changes/icons";
-import { ActivityIcon, GaugeIcon } from "@/components/overview/icons";
 import {
+  ActivityIcon,
   DatabaseIcon,
+  DiffIcon,
+  GaugeIcon,
+  HistoryIcon,
   type IconComponent,
   LayersIcon,
+  NetworkIcon,
   RadioIcon,
   RouteIcon,
   ServerIcon,
+  UploadIcon,
 } from "@/components/ui/icons";
 
 export interface NavItem {
