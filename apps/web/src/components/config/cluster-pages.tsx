@@ -1,6 +1,5 @@
 "use client";
 
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
 import {
   type Cluster,
@@ -10,24 +9,16 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
-import Link from "next/link";
 import { useMemo } from "react";
 import { ServerIcon } from "@/components/ui/icons";
-import { RelativeTime } from "@/components/ui/relative-time";
 import { endpointCount } from "@/lib/cluster-form";
 import { ClusterFields } from "./cluster-fields";
 import { ConfigEditor } from "./config-editor";
-import { ConfigTable } from "./config-table";
-import { DeleteRowButton } from "./delete-row-button";
+import { ConfigList, deleteColumn, nameColumn, updatedColumn } from "./config-list";
 import { clusterHref, useClusterKind } from "./kinds";
 import { Loaded } from "./loaded";
-import { Chip, EmptyState, LoadError, PageHeader, TableSkeleton } from "./states";
+import { Chip } from "./states";
 import { useConfigClient } from "./use-config-client";
-
-const newHref = "/clusters/new" as Route;
-
-export const primaryLink =
-  "inline-flex h-8 items-center justify-center gap-2 rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs transition-colors hover:bg-accent/90";
 
 const enumLabel = (values: Record<number, string>, v: number) =>
   (values[v] ?? "").toLowerCase().replace(/_/g, " ");
@@ -37,19 +28,7 @@ export function ClusterList() {
   const client = useConfigClient();
   const columns = useMemo<ColumnDef<Cluster, unknown>[]>(
     () => [
-      {
-        id: "name",
-        header: "Name",
-        accessorFn: (c) => c.name,
-        cell: ({ row }) => (
-          <Link
-            href={clusterHref(row.original.name)}
-            className="font-mono text-[13px] text-fg hover:text-accent hover:underline"
-          >
-            {row.original.name}
-          </Link>
-        ),
-      },
+      nameColumn<Cluster>(clusterHref),
       {
         id: "discovery",
         header: "Discovery",
@@ -93,90 +72,43 @@ export function ClusterList() {
           );
         },
       },
-      {
-        id: "updated",
-        header: "Updated",
-        accessorFn: (c) => (c.updateTime ? Number(c.updateTime.seconds) : 0),
-        cell: ({ row }) =>
-          row.original.updateTime ? (
-            <RelativeTime date={timestampDate(row.original.updateTime)} />
-          ) : null,
-      },
-      {
-        id: "actions",
-        header: () => <span className="sr-only">Actions</span>,
-        enableSorting: false,
-        cell: ({ row }) => (
-          <div className="flex justify-end gap-1">
-            <DeleteRowButton
-              label="cluster"
-              name={row.original.name}
-              remove={(name) => client.deleteCluster({ name })}
-              consequence="Routes that send traffic to it will fail validation until they are changed."
-            />
-          </div>
-        ),
-      },
+      updatedColumn<Cluster>(),
+      deleteColumn<Cluster>({
+        label: "cluster",
+        remove: (name) => client.deleteCluster({ name }),
+        consequence: "Routes that send traffic to it will fail validation until they are changed.",
+      }),
     ],
     [client],
   );
 
-  let body: React.ReactNode;
-  if (query.data) {
-    body =
-      query.data.clusters.length === 0 ? (
-        <EmptyState
-          icon={<ServerIcon className="size-5" />}
-          title="No clusters yet"
-          action={
-            <Link href={newHref} className={primaryLink}>
-              Create a cluster
-            </Link>
-          }
-        >
-          A cluster is a group of upstream endpoints that Envoy load-balances across. Create one,
-          then send traffic to it from a route.
-        </EmptyState>
-      ) : (
-        <ConfigTable
-          caption="Clusters"
-          data={query.data.clusters}
-          columns={columns}
-          searchPlaceholder="Search by name or endpoint address…"
-          searchText={(c) =>
-            [
-              c.name,
-              ...c.localities.flatMap((l) => l.endpoints.map((e) => `${e.address}:${e.port}`)),
-            ].join(" ")
-          }
-        />
-      );
-  } else if (query.error) {
-    body = (
-      <LoadError
-        what="clusters"
-        error={query.error}
-        retrying={query.isFetching}
-        onRetry={() => void query.refetch()}
-      />
-    );
-  } else {
-    body = <TableSkeleton label="clusters" />;
-  }
-
   return (
-    <div className="flex flex-col gap-6">
-      <PageHeader
-        title="Clusters"
-        description="Upstream services, their endpoints and how Envoy balances load across them."
-        actions={
-          <Link href={newHref} className={primaryLink}>
-            New cluster
-          </Link>
-        }
-      />
-      {body}
-    </div>
+    <ConfigList
+      query={query}
+      rowsOf={(data) => data.clusters}
+      title="Clusters"
+      description="Upstream services, their endpoints and how Envoy balances load across them."
+      newHref={"/clusters/new" as Route}
+      newLabel="New cluster"
+      what="clusters"
+      empty={{
+        icon: <ServerIcon className="size-5" />,
+        title: "No clusters yet",
+        action: "Create a cluster",
+        children:
+          "A cluster is a group of upstream endpoints that Envoy load-balances across. Create one, then send traffic to it from a route.",
+      }}
+      table={{
+        caption: "Clusters",
+        columns,
+        searchPlaceholder: "Search by name or endpoint address…",
+        searchText: (c) =>
+          [
+            c.name,
+            ...c.localities.flatMap((l) => l.endpoints.map((e) => `${e.address}:${e.port}`)),
+          ].join(" "),
+      }}
+    />
   );
 }
 

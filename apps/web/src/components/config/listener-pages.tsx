@@ -1,46 +1,28 @@
 "use client";
 
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type Listener } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { type ReactNode, useMemo } from "react";
+import { useMemo } from "react";
 import { RadioIcon } from "@/components/ui/icons";
-import { RelativeTime } from "@/components/ui/relative-time";
 import { emptyListenerForm, routeConfigNames } from "@/lib/listener-form";
-import { primaryLink } from "./cluster-pages";
 import { ConfigEditor } from "./config-editor";
-import { ConfigTable } from "./config-table";
-import { DeleteRowButton } from "./delete-row-button";
+import { ConfigList, deleteColumn, linkChip, nameColumn, updatedColumn } from "./config-list";
 import { listenerHref, routeConfigHref, useListenerKind } from "./kinds";
 import { ListenerFields } from "./listener-fields";
 import { Loaded } from "./loaded";
-import { Chip, EmptyState, LoadError, PageHeader, TableSkeleton } from "./states";
+import { Chip } from "./states";
 import { useConfigClient } from "./use-config-client";
-
-const newHref = "/listeners/new" as Route;
 
 export function ListenerList() {
   const query = useQuery(ConfigService.method.listListeners, {});
   const client = useConfigClient();
   const columns = useMemo<ColumnDef<Listener, unknown>[]>(
     () => [
-      {
-        id: "name",
-        header: "Name",
-        accessorFn: (l) => l.name,
-        cell: ({ row }) => (
-          <Link
-            href={listenerHref(row.original.name)}
-            className="font-mono text-[13px] text-fg hover:text-accent hover:underline"
-          >
-            {row.original.name}
-          </Link>
-        ),
-      },
+      nameColumn<Listener>(listenerHref),
       {
         id: "type",
         header: "Type",
@@ -72,97 +54,46 @@ export function ListenerList() {
         cell: ({ row }) => (
           <span className="flex flex-wrap gap-1">
             {routeConfigNames(row.original).map((n) => (
-              <Link
-                key={n}
-                href={routeConfigHref(n)}
-                className="inline-flex items-center rounded-md border bg-surface-muted px-1.5 py-0.5 font-mono text-xs text-fg-muted hover:border-border-strong hover:text-fg"
-              >
+              <Link key={n} href={routeConfigHref(n)} className={linkChip}>
                 {n}
               </Link>
             ))}
           </span>
         ),
       },
-      {
-        id: "updated",
-        header: "Updated",
-        accessorFn: (l) => (l.updateTime ? Number(l.updateTime.seconds) : 0),
-        cell: ({ row }) =>
-          row.original.updateTime ? (
-            <RelativeTime date={timestampDate(row.original.updateTime)} />
-          ) : null,
-      },
-      {
-        id: "actions",
-        header: () => <span className="sr-only">Actions</span>,
-        enableSorting: false,
-        cell: ({ row }) => (
-          <div className="flex justify-end">
-            <DeleteRowButton
-              label="listener"
-              name={row.original.name}
-              remove={(name) => client.deleteListener({ name })}
-            />
-          </div>
-        ),
-      },
+      updatedColumn<Listener>(),
+      deleteColumn<Listener>({
+        label: "listener",
+        remove: (name) => client.deleteListener({ name }),
+      }),
     ],
     [client],
   );
 
-  let body: ReactNode;
-  if (query.data) {
-    body =
-      query.data.listeners.length === 0 ? (
-        <EmptyState
-          icon={<RadioIcon className="size-5" />}
-          title="No listeners yet"
-          action={
-            <Link href={newHref} className={primaryLink}>
-              Create a listener
-            </Link>
-          }
-        >
-          A listener is where traffic enters: an address and port for Envoy, or a name that
-          proxyless gRPC clients dial. It serves a route configuration.
-        </EmptyState>
-      ) : (
-        <ConfigTable
-          caption="Listeners"
-          data={query.data.listeners}
-          columns={columns}
-          searchPlaceholder="Search by name, address or route configuration…"
-          searchText={(l) =>
-            [l.name, l.address ?? "", String(l.port ?? ""), ...routeConfigNames(l)].join(" ")
-          }
-        />
-      );
-  } else if (query.error) {
-    body = (
-      <LoadError
-        what="listeners"
-        error={query.error}
-        retrying={query.isFetching}
-        onRetry={() => void query.refetch()}
-      />
-    );
-  } else {
-    body = <TableSkeleton label="listeners" />;
-  }
-
   return (
-    <div className="flex flex-col gap-6">
-      <PageHeader
-        title="Listeners"
-        description="Where traffic enters, and the route configuration that handles it."
-        actions={
-          <Link href={newHref} className={primaryLink}>
-            New listener
-          </Link>
-        }
-      />
-      {body}
-    </div>
+    <ConfigList
+      query={query}
+      rowsOf={(data) => data.listeners}
+      title="Listeners"
+      description="Where traffic enters, and the route configuration that handles it."
+      newHref={"/listeners/new" as Route}
+      newLabel="New listener"
+      what="listeners"
+      empty={{
+        icon: <RadioIcon className="size-5" />,
+        title: "No listeners yet",
+        action: "Create a listener",
+        children:
+          "A listener is where traffic enters: an address and port for Envoy, or a name that proxyless gRPC clients dial. It serves a route configuration.",
+      }}
+      table={{
+        caption: "Listeners",
+        columns,
+        searchPlaceholder: "Search by name, address or route configuration…",
+        searchText: (l) =>
+          [l.name, l.address ?? "", String(l.port ?? ""), ...routeConfigNames(l)].join(" "),
+      }}
+    />
   );
 }
 

@@ -4,8 +4,7 @@ import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type NodeGroup } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
-import Link from "next/link";
-import { type ReactNode, useMemo } from "react";
+import { useMemo } from "react";
 import { useFormContext } from "react-hook-form";
 import {
   CheckboxField,
@@ -17,36 +16,21 @@ import {
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { LayersIcon } from "@/components/ui/icons";
 import type { NodeGroupForm } from "@/lib/node-group-form";
-import { primaryLink } from "./cluster-pages";
 import { ConfigEditor } from "./config-editor";
-import { ConfigTable } from "./config-table";
-import { DeleteRowButton } from "./delete-row-button";
+import { ConfigList, deleteColumn, nameColumn } from "./config-list";
 import { nodeGroupHref, useNodeGroupKind } from "./kinds";
 import { Loaded } from "./loaded";
-import { Chip, EmptyState, LoadError, PageHeader, TableSkeleton } from "./states";
+import { Chip } from "./states";
 import { useConfigClient } from "./use-config-client";
 
 type F = NodeGroupForm;
-const newHref = "/node-groups/new" as Route;
 
 export function NodeGroupList() {
   const query = useQuery(ConfigService.method.listNodeGroups, {});
   const client = useConfigClient();
   const columns = useMemo<ColumnDef<NodeGroup, unknown>[]>(
     () => [
-      {
-        id: "name",
-        header: "Name",
-        accessorFn: (g) => g.name,
-        cell: ({ row }) => (
-          <Link
-            href={nodeGroupHref(row.original.name)}
-            className="font-mono text-[13px] text-fg hover:text-accent hover:underline"
-          >
-            {row.original.name}
-          </Link>
-        ),
-      },
+      nameColumn<NodeGroup>(nodeGroupHref),
       {
         id: "selects",
         header: "Selects",
@@ -70,75 +54,37 @@ export function NodeGroupList() {
         cell: ({ row }) =>
           `${row.original.listeners.length} listeners, ${row.original.clusters.length} clusters`,
       },
-      {
-        id: "actions",
-        header: () => <span className="sr-only">Actions</span>,
-        enableSorting: false,
-        cell: ({ row }) => (
-          <div className="flex justify-end">
-            <DeleteRowButton
-              label="node group"
-              name={row.original.name}
-              remove={(name) => client.deleteNodeGroup({ name })}
-            />
-          </div>
-        ),
-      },
+      deleteColumn<NodeGroup>({
+        label: "node group",
+        remove: (name) => client.deleteNodeGroup({ name }),
+      }),
     ],
     [client],
   );
-  let body: ReactNode;
-  if (query.data) {
-    body =
-      query.data.nodeGroups.length === 0 ? (
-        <EmptyState
-          icon={<LayersIcon className="size-5" />}
-          title="No node groups"
-          action={
-            <Link href={newHref} className={primaryLink}>
-              Create a node group
-            </Link>
-          }
-        >
-          Without node groups every node receives every listener and cluster. Create one to give a
-          set of nodes (by id, cluster or metadata) only what they need.
-        </EmptyState>
-      ) : (
-        <ConfigTable
-          caption="Node groups"
-          data={query.data.nodeGroups}
-          columns={columns}
-          searchPlaceholder="Search node groups…"
-          searchText={(g) =>
-            [g.name, ...g.nodeIds, ...g.nodeClusters, ...g.listeners, ...g.clusters].join(" ")
-          }
-        />
-      );
-  } else if (query.error) {
-    body = (
-      <LoadError
-        what="node groups"
-        error={query.error}
-        retrying={query.isFetching}
-        onRetry={() => void query.refetch()}
-      />
-    );
-  } else {
-    body = <TableSkeleton label="node groups" />;
-  }
   return (
-    <div className="flex flex-col gap-6">
-      <PageHeader
-        title="Node groups"
-        description="Which nodes receive which listeners and clusters."
-        actions={
-          <Link href={newHref} className={primaryLink}>
-            New node group
-          </Link>
-        }
-      />
-      {body}
-    </div>
+    <ConfigList
+      query={query}
+      rowsOf={(data) => data.nodeGroups}
+      title="Node groups"
+      description="Which nodes receive which listeners and clusters."
+      newHref={"/node-groups/new" as Route}
+      newLabel="New node group"
+      what="node groups"
+      empty={{
+        icon: <LayersIcon className="size-5" />,
+        title: "No node groups",
+        action: "Create a node group",
+        children:
+          "Without node groups every node receives every listener and cluster. Create one to give a set of nodes (by id, cluster or metadata) only what they need.",
+      }}
+      table={{
+        caption: "Node groups",
+        columns,
+        searchPlaceholder: "Search node groups…",
+        searchText: (g) =>
+          [g.name, ...g.nodeIds, ...g.nodeClusters, ...g.listeners, ...g.clusters].join(" "),
+      }}
+    />
   );
 }
 

@@ -1,26 +1,20 @@
 "use client";
 
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type RouteConfiguration } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
-import { type ReactNode, useMemo } from "react";
+import { useMemo } from "react";
 import { RouteIcon } from "@/components/ui/icons";
-import { RelativeTime } from "@/components/ui/relative-time";
 import { routeConfigNames } from "@/lib/listener-form";
-import { primaryLink } from "./cluster-pages";
 import { ConfigEditor } from "./config-editor";
-import { ConfigTable } from "./config-table";
-import { DeleteRowButton } from "./delete-row-button";
+import { ConfigList, deleteColumn, linkChip, nameColumn, updatedColumn } from "./config-list";
 import { clusterHref, listenerHref, routeConfigHref, useRouteConfigKind } from "./kinds";
 import { Loaded } from "./loaded";
 import { RouteConfigFields } from "./route-fields";
-import { Chip, EmptyState, LoadError, PageHeader, TableSkeleton } from "./states";
+import { Chip } from "./states";
 import { useConfigClient } from "./use-config-client";
-
-const newHref = "/routes/new" as Route;
 
 /** The clusters a route configuration sends traffic to, each once. */
 function clustersOf(rc: RouteConfiguration): string[] {
@@ -32,9 +26,6 @@ function clustersOf(rc: RouteConfiguration): string[] {
   );
   return [...new Set(names)];
 }
-
-const linkChip =
-  "inline-flex items-center rounded-md border bg-surface-muted px-1.5 py-0.5 font-mono text-xs text-fg-muted hover:border-border-strong hover:text-fg";
 
 export function RouteConfigList() {
   const query = useQuery(ConfigService.method.listRouteConfigurations, {});
@@ -55,19 +46,7 @@ export function RouteConfigList() {
 
   const columns = useMemo<ColumnDef<RouteConfiguration, unknown>[]>(
     () => [
-      {
-        id: "name",
-        header: "Name",
-        accessorFn: (rc) => rc.name,
-        cell: ({ row }) => (
-          <Link
-            href={routeConfigHref(row.original.name)}
-            className="font-mono text-[13px] text-fg hover:text-accent hover:underline"
-          >
-            {row.original.name}
-          </Link>
-        ),
-      },
+      nameColumn<RouteConfiguration>(routeConfigHref),
       {
         id: "domains",
         header: "Domains",
@@ -119,87 +98,40 @@ export function RouteConfigList() {
           );
         },
       },
-      {
-        id: "updated",
-        header: "Updated",
-        accessorFn: (rc) => (rc.updateTime ? Number(rc.updateTime.seconds) : 0),
-        cell: ({ row }) =>
-          row.original.updateTime ? (
-            <RelativeTime date={timestampDate(row.original.updateTime)} />
-          ) : null,
-      },
-      {
-        id: "actions",
-        header: () => <span className="sr-only">Actions</span>,
-        enableSorting: false,
-        cell: ({ row }) => (
-          <div className="flex justify-end">
-            <DeleteRowButton
-              label="route configuration"
-              name={row.original.name}
-              remove={(name) => client.deleteRouteConfiguration({ name })}
-              consequence="Listeners that serve it will fail validation until they are changed."
-            />
-          </div>
-        ),
-      },
+      updatedColumn<RouteConfiguration>(),
+      deleteColumn<RouteConfiguration>({
+        label: "route configuration",
+        remove: (name) => client.deleteRouteConfiguration({ name }),
+        consequence: "Listeners that serve it will fail validation until they are changed.",
+      }),
     ],
     [client, known, usedBy, clusters.data],
   );
 
-  let body: ReactNode;
-  if (query.data) {
-    body =
-      query.data.routeConfigurations.length === 0 ? (
-        <EmptyState
-          icon={<RouteIcon className="size-5" />}
-          title="No route configurations yet"
-          action={
-            <Link href={newHref} className={primaryLink}>
-              Create a route configuration
-            </Link>
-          }
-        >
-          A route configuration maps hosts and paths to clusters. Create one, then serve it from a
-          listener.
-        </EmptyState>
-      ) : (
-        <ConfigTable
-          caption="Route configurations"
-          data={query.data.routeConfigurations}
-          columns={columns}
-          searchPlaceholder="Search by name, domain or cluster…"
-          searchText={(rc) =>
-            [rc.name, ...rc.virtualHosts.flatMap((vh) => vh.domains), ...clustersOf(rc)].join(" ")
-          }
-        />
-      );
-  } else if (query.error) {
-    body = (
-      <LoadError
-        what="route configurations"
-        error={query.error}
-        retrying={query.isFetching}
-        onRetry={() => void query.refetch()}
-      />
-    );
-  } else {
-    body = <TableSkeleton label="route configurations" />;
-  }
-
   return (
-    <div className="flex flex-col gap-6">
-      <PageHeader
-        title="Routes"
-        description="Route configurations: virtual hosts and the ordered routes that send requests to clusters."
-        actions={
-          <Link href={newHref} className={primaryLink}>
-            New route configuration
-          </Link>
-        }
-      />
-      {body}
-    </div>
+    <ConfigList
+      query={query}
+      rowsOf={(data) => data.routeConfigurations}
+      title="Routes"
+      description="Route configurations: virtual hosts and the ordered routes that send requests to clusters."
+      newHref={"/routes/new" as Route}
+      newLabel="New route configuration"
+      what="route configurations"
+      empty={{
+        icon: <RouteIcon className="size-5" />,
+        title: "No route configurations yet",
+        action: "Create a route configuration",
+        children:
+          "A route configuration maps hosts and paths to clusters. Create one, then serve it from a listener.",
+      }}
+      table={{
+        caption: "Route configurations",
+        columns,
+        searchPlaceholder: "Search by name, domain or cluster…",
+        searchText: (rc) =>
+          [rc.name, ...rc.virtualHosts.flatMap((vh) => vh.domains), ...clustersOf(rc)].join(" "),
+      }}
+    />
   );
 }
 
