@@ -5,7 +5,7 @@ import { TypeConvergenceState } from "@switchyard/proto/switchyard/v1/status_pb"
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useId, useMemo } from "react";
 import { Button } from "@/components/ui/button";
-import { AlertTriangleIcon, CheckIcon, RefreshIcon } from "@/components/ui/icons";
+import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import {
   type ConvergenceFeed,
@@ -17,6 +17,7 @@ import {
   shortTypeName,
   summarizeRollout,
 } from "@/lib/convergence";
+import { RolloutBar, RolloutHeadline, RolloutStat } from "./rollout-summary";
 import { useConvergence } from "./use-convergence";
 
 /**
@@ -111,77 +112,25 @@ function FeedBadge({ feed }: { feed: ConvergenceFeed }) {
   }
 }
 
-const headlineTone: Record<RolloutSummary["state"], string> = {
-  "no-nodes": "text-fg-muted",
-  converged: "text-success",
-  nacked: "text-danger",
-  converging: "text-fg",
-};
-
 function Summary({ summary }: { summary: RolloutSummary }) {
-  const bar = `${summary.acked} acknowledged, ${summary.nacked} rejected, ${summary.pending} pending of ${summary.targeted} nodes`;
+  const stat = "text-lg tracking-tight" as const;
   return (
     <div className="flex flex-col gap-4">
-      <p
-        className={`flex items-center gap-2 text-[15px] font-medium ${headlineTone[summary.state]}`}
-      >
-        {summary.state === "converged" && <CheckIcon className="size-4" />}
-        {summary.state === "nacked" && <AlertTriangleIcon className="size-4" />}
-        <span role="status">{summary.headline}</span>
-      </p>
-      {summary.targeted > 0 && (
-        <div
-          role="img"
-          aria-label={bar}
-          className="flex h-2 overflow-hidden rounded-full bg-surface-muted"
-        >
-          <div
-            className="bg-success transition-[width] duration-500"
-            style={{ width: `${summary.percent.acked}%` }}
-          />
-          <div
-            className="bg-danger transition-[width] duration-500"
-            style={{ width: `${summary.percent.nacked}%` }}
-          />
-          <div
-            className="bg-fg-subtle/40 transition-[width] duration-500 motion-safe:animate-pulse"
-            style={{ width: `${summary.percent.pending}%` }}
-          />
-        </div>
-      )}
+      <RolloutHeadline summary={summary} className="text-[15px]" />
+      <RolloutBar summary={summary} pulsePending />
       <dl className="grid grid-cols-3 gap-3 md:grid-cols-6">
-        <Stat label="Targeted" value={summary.targeted} />
-        <Stat label="Acked" value={summary.acked} tone="text-success" />
-        <Stat
+        <RolloutStat label="Targeted" value={summary.targeted} size={stat} />
+        <RolloutStat label="Acked" value={summary.acked} tone="text-success" size={stat} />
+        <RolloutStat
           label="Nacked"
           value={summary.nacked}
-          tone={summary.nacked > 0 ? "text-danger" : ""}
+          tone={summary.nacked > 0 ? "text-danger" : "text-fg"}
+          size={stat}
         />
-        <Stat label="Pending" value={summary.pending} />
-        <Stat label="p50 to ACK" value={summary.p50 ?? "—"} />
-        <Stat label="p99 to ACK" value={summary.p99 ?? "—"} />
+        <RolloutStat label="Pending" value={summary.pending} size={stat} />
+        <RolloutStat label="p50 to ACK" value={summary.p50 ?? "—"} size={stat} />
+        <RolloutStat label="p99 to ACK" value={summary.p99 ?? "—"} size={stat} />
       </dl>
-    </div>
-  );
-}
-
-function Stat({
-  label,
-  value,
-  tone = "",
-}: {
-  label: string;
-  value: number | string;
-  tone?: string;
-}) {
-  return (
-    <div className="rounded-lg border bg-surface-muted px-3 py-2">
-      <dt className="text-xs text-fg-subtle">{label}</dt>
-      <dd
-        className={`mt-0.5 text-lg font-semibold tabular-nums tracking-tight ${tone || "text-fg"}`}
-      >
-        {value}
-      </dd>
     </div>
   );
 }

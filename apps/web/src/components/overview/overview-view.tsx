@@ -8,6 +8,7 @@ import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useMemo } from "react";
 import { Bar, PageHeader } from "@/components/config/states";
+import { RolloutBar, RolloutHeadline, RolloutStat } from "@/components/convergence/rollout-summary";
 import { KindIcon } from "@/components/inventory/kind-icon";
 import { LiveBadge } from "@/components/nodes/live-badge";
 import { NoNodes } from "@/components/nodes/no-nodes";
@@ -15,7 +16,7 @@ import { healthPresentation } from "@/components/nodes/status-chips";
 import { useLatestConvergence } from "@/components/nodes/use-node";
 import { useNodes } from "@/components/nodes/use-nodes";
 import { CopyCommand } from "@/components/ui/copy-command";
-import { AlertTriangleIcon, CheckIcon } from "@/components/ui/icons";
+import { CheckIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { summarizeRollout } from "@/lib/convergence";
 import { buildInventory } from "@/lib/inventory";
@@ -215,44 +216,17 @@ function Rollout({
       </div>
       {summary ? (
         <>
-          <p
-            className={`flex items-center gap-2 font-medium ${
-              summary.state === "nacked"
-                ? "text-danger"
-                : summary.state === "converged"
-                  ? "text-success"
-                  : "text-fg"
-            }`}
-          >
-            {summary.state === "converged" && <CheckIcon className="size-4" />}
-            {summary.state === "nacked" && <AlertTriangleIcon className="size-4" />}
-            <span role="status">{summary.headline}</span>
-          </p>
-          {summary.targeted > 0 && (
-            <div
-              role="img"
-              aria-label={`${summary.acked} acknowledged, ${summary.nacked} rejected, ${summary.pending} pending of ${summary.targeted} nodes`}
-              className="flex h-2 overflow-hidden rounded-full bg-surface-muted"
-            >
-              <div
-                className="bg-success transition-[width] duration-500"
-                style={{ width: `${summary.percent.acked}%` }}
-              />
-              <div
-                className="bg-danger transition-[width] duration-500"
-                style={{ width: `${summary.percent.nacked}%` }}
-              />
-              <div
-                className="bg-fg-subtle/40 transition-[width] duration-500"
-                style={{ width: `${summary.percent.pending}%` }}
-              />
-            </div>
-          )}
+          <RolloutHeadline summary={summary} />
+          <RolloutBar summary={summary} />
           <dl className="grid grid-cols-4 gap-3">
-            <Stat label="Converged" value={`${summary.acked} of ${summary.targeted}`} />
-            <Stat label="Rejected" value={summary.nacked} danger={summary.nacked > 0} />
-            <Stat label="p50 to ACK" value={summary.p50 ?? "—"} />
-            <Stat label="p99 to ACK" value={summary.p99 ?? "—"} />
+            <RolloutStat label="Converged" value={`${summary.acked} of ${summary.targeted}`} />
+            <RolloutStat
+              label="Rejected"
+              value={summary.nacked}
+              tone={summary.nacked > 0 ? "text-danger" : "text-fg"}
+            />
+            <RolloutStat label="p50 to ACK" value={summary.p50 ?? "—"} />
+            <RolloutStat label="p99 to ACK" value={summary.p99 ?? "—"} />
           </dl>
         </>
       ) : (
@@ -260,27 +234,6 @@ function Rollout({
           Reading the rollout…
         </p>
       )}
-    </div>
-  );
-}
-
-function Stat({
-  label,
-  value,
-  danger = false,
-}: {
-  label: string;
-  value: number | string;
-  danger?: boolean;
-}) {
-  return (
-    <div className="rounded-lg border bg-surface-muted px-3 py-2">
-      <dt className="text-xs text-fg-subtle">{label}</dt>
-      <dd
-        className={`mt-0.5 text-base font-semibold tabular-nums ${danger ? "text-danger" : "text-fg"}`}
-      >
-        {value}
-      </dd>
     </div>
   );
 }
