@@ -45,6 +45,20 @@ export function useFieldError(name: string): string | undefined {
   return typeof message === "string" && message !== "" ? message : undefined;
 }
 
+/** The hint under a field, replaced by its error once there is one. */
+function Notes({ id, hint, error }: { id: string; hint: ReactNode; error: string | undefined }) {
+  return (
+    <>
+      {hint && !error && (
+        <p id={`${id}-hint`} className="text-xs text-fg-subtle">
+          {hint}
+        </p>
+      )}
+      <FieldError id={`${id}-error`} message={error} />
+    </>
+  );
+}
+
 function Chrome({
   id,
   label,
@@ -60,12 +74,7 @@ function Chrome({
         {label}
       </label>
       {children}
-      {hint && !error && (
-        <p id={`${id}-hint`} className="text-xs text-fg-subtle">
-          {hint}
-        </p>
-      )}
-      <FieldError id={`${id}-error`} message={error} />
+      <Notes id={id} hint={hint} error={error} />
     </div>
   );
 }
@@ -79,9 +88,22 @@ export function FieldError({ id, message }: { id?: string; message: string | und
   );
 }
 
-function describedBy(id: string, error: string | undefined, hint: ReactNode): string | undefined {
-  if (error) return `${id}-error`;
-  return hint ? `${id}-hint` : undefined;
+/**
+ * What every bound control needs: an id for its label, its error, the attributes that point at
+ * the error (or the hint), and react-hook-form's registration. Spread `a11y` before the caller's
+ * props and `registration` after them, so a caller can add attributes but not unbind the field.
+ */
+function useBoundField<T extends FieldValues>(name: Path<T>, hint: ReactNode) {
+  const id = useId();
+  const { register } = useFormContext<T>();
+  const error = useFieldError(name);
+  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  return {
+    id,
+    error,
+    a11y: { id, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy },
+    registration: register(name),
+  };
 }
 
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "id">;
@@ -95,28 +117,17 @@ export function TextField<T extends FieldValues>({
   mono,
   ...props
 }: FieldChrome & InputProps & { name: Path<T>; mono?: boolean }) {
-  const id = useId();
-  const { register } = useFormContext<T>();
-  const error = useFieldError(name);
+  const { id, error, a11y, registration } = useBoundField<T>(name, hint);
   return (
-    <Chrome
-      id={id}
-      label={label}
-      hideLabel={hideLabel}
-      hint={hint}
-      error={error}
-      className={className}
-    >
+    <Chrome {...{ id, label, hideLabel, hint, error, className }}>
       <input
-        id={id}
         type="text"
         autoComplete="off"
         spellCheck={false}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
+        {...a11y}
         className={`${inputClass} ${mono ? "font-mono text-[13px]" : ""}`}
         {...props}
-        {...register(name)}
+        {...registration}
       />
     </Chrome>
   );
@@ -142,26 +153,10 @@ export function SelectField<T extends FieldValues>({
     name: Path<T>;
     options: readonly { value: string; label: string }[];
   }) {
-  const id = useId();
-  const { register } = useFormContext<T>();
-  const error = useFieldError(name);
+  const { id, error, a11y, registration } = useBoundField<T>(name, hint);
   return (
-    <Chrome
-      id={id}
-      label={label}
-      hideLabel={hideLabel}
-      hint={hint}
-      error={error}
-      className={className}
-    >
-      <select
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
-        className={`${inputClass} pr-8`}
-        {...props}
-        {...register(name)}
-      >
+    <Chrome {...{ id, label, hideLabel, hint, error, className }}>
+      <select {...a11y} className={`${inputClass} pr-8`} {...props} {...registration}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -185,26 +180,15 @@ export function TextAreaField<T extends FieldValues>({
     name: Path<T>;
     mono?: boolean;
   }) {
-  const id = useId();
-  const { register } = useFormContext<T>();
-  const error = useFieldError(name);
+  const { id, error, a11y, registration } = useBoundField<T>(name, hint);
   return (
-    <Chrome
-      id={id}
-      label={label}
-      hideLabel={hideLabel}
-      hint={hint}
-      error={error}
-      className={className}
-    >
+    <Chrome {...{ id, label, hideLabel, hint, error, className }}>
       <textarea
-        id={id}
         spellCheck={false}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
+        {...a11y}
         className={`${control} min-h-20 py-2 ${mono ? "font-mono text-[12.5px] leading-5" : ""}`}
         {...props}
-        {...register(name)}
+        {...registration}
       />
     </Chrome>
   );
@@ -218,30 +202,21 @@ export function CheckboxField<T extends FieldValues>({
   className = "",
   ...props
 }: Omit<FieldChrome, "hideLabel"> & InputProps & { name: Path<T> }) {
-  const id = useId();
-  const { register } = useFormContext<T>();
-  const error = useFieldError(name);
+  const { id, error, a11y, registration } = useBoundField<T>(name, hint);
   return (
     <div className={`flex items-start gap-2.5 ${className}`}>
       <input
-        id={id}
         type="checkbox"
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, error, hint)}
+        {...a11y}
         className="mt-0.5 size-4 shrink-0 rounded border-border-strong accent-accent"
         {...props}
-        {...register(name)}
+        {...registration}
       />
       <div className="min-w-0">
         <label htmlFor={id} className="text-[13px] font-medium text-fg">
           {label}
         </label>
-        {hint && !error && (
-          <p id={`${id}-hint`} className="text-xs text-fg-subtle">
-            {hint}
-          </p>
-        )}
-        <FieldError id={`${id}-error`} message={error} />
+        <Notes id={id} hint={hint} error={error} />
       </div>
     </div>
   );
