@@ -15,7 +15,7 @@ import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
 import { TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, UploadIcon } from "@/components/ui/icons";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
@@ -233,10 +233,7 @@ function Applied({ response }: { response: ImportResponse }) {
         </span>
         <span className="text-fg-muted"> · not live until published.</span>
       </p>
-      <Link
-        href={"/changes" as Route}
-        className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
-      >
+      <Link href={"/changes" as Route} className={buttonClass("primary")}>
         Review and publish on Changes
       </Link>
     </div>

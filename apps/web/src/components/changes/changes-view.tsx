@@ -12,7 +12,7 @@ import { type ReactNode, useState } from "react";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, DiffIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
@@ -144,16 +144,10 @@ export function ChangesView() {
                   title="No pending changes"
                   actions={
                     <>
-                      <Link
-                        href={"/import" as Route}
-                        className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
-                      >
+                      <Link href={"/import" as Route} className={buttonClass("primary")}>
                         Import Envoy YAML
                       </Link>
-                      <Link
-                        href={"/history" as Route}
-                        className="inline-flex h-8 items-center rounded-md border border-border-strong bg-surface px-3 text-sm font-medium text-fg shadow-xs hover:bg-surface-hover"
-                      >
+                      <Link href={"/history" as Route} className={buttonClass("secondary")}>
                         See published versions
                       </Link>
                     </>

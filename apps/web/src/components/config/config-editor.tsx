@@ -19,7 +19,7 @@ import type { z } from "zod";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { ErrorSummary } from "@/components/form/error-summary";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { saveFailureOf } from "@/lib/api-errors";
 import { type FieldMap, type FormIssue, placeIssues } from "@/lib/issue-path";
@@ -265,10 +265,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
               )}
             </p>
             <div className="ml-auto flex gap-2">
-              <Link
-                href={kind.listHref}
-                className="inline-flex h-8 items-center rounded-md px-3 text-sm font-medium text-fg-muted hover:bg-surface-hover hover:text-fg"
-              >
+              <Link href={kind.listHref} className={buttonClass("ghost")}>
                 {dirty ? "Cancel" : "Back"}
               </Link>
               <Button type="submit" variant="primary" disabled={busy || (editing && !dirty)}>

@@ -8,13 +8,11 @@ import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { buttonClass } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ConfigTable } from "./config-table";
 import { DeleteRowButton } from "./delete-row-button";
 import { EmptyState, LoadError, PageHeader, TableSkeleton } from "./states";
-
-const primaryLink =
-  "inline-flex h-8 items-center justify-center gap-2 rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs transition-colors hover:bg-accent/90";
 
 /** A link to another stored object, as a small mono chip (a listener's route configuration). */
 export const linkChip =
@@ -118,7 +116,7 @@ export function ConfigList<D, T>({
           icon={empty.icon}
           title={empty.title}
           action={
-            <Link href={newHref} className={primaryLink}>
+            <Link href={newHref} className={buttonClass("primary")}>
               {empty.action}
             </Link>
           }
@@ -147,7 +145,7 @@ export function ConfigList<D, T>({
         title={title}
         description={description}
         actions={
-          <Link href={newHref} className={primaryLink}>
+          <Link href={newHref} className={buttonClass("primary")}>
             {newLabel}
           </Link>
         }

@@ -14,7 +14,7 @@ import { type ReactNode, useState } from "react";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/changes/page-states";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList } from "@/components/diff/change-list";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { HistoryIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { RollbackButton } from "./rollback-button";
@@ -60,10 +60,7 @@ export function HistoryView() {
         icon={<HistoryIcon className="size-5" />}
         title="Nothing published yet"
         actions={
-          <Link
-            href={"/changes" as Route}
-            className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
-          >
+          <Link href={"/changes" as Route} className={buttonClass("primary")}>
             Review and publish the draft
           </Link>
         }

@@ -6,7 +6,7 @@ import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useMemo } from "react";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/changes/page-states";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { ChevronRightIcon, NetworkIcon, RefreshIcon } from "@/components/ui/icons";
 import { buildTopology, type TopologyKind } from "@/lib/topology";
 import { kindTitles, TopologyGraph } from "./topology-graph";
@@ -65,10 +65,7 @@ export function TopologyView() {
         icon={<NetworkIcon className="size-5" />}
         title="Nothing to draw yet"
         actions={
-          <Link
-            href={"/import" as Route}
-            className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-sm font-medium text-accent-fg shadow-xs hover:bg-accent/90"
-          >
+          <Link href={"/import" as Route} className={buttonClass("primary")}>
             Import Envoy YAML
           </Link>
         }

@@ -13,11 +13,16 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: Variant;
 }
 
+/** A button's look, for a link that acts as one ("Create a cluster", "Import Envoy YAML"). */
+export function buttonClass(variant: Variant): string {
+  return `inline-flex h-8 items-center justify-center gap-2 rounded-md px-3 text-sm font-medium transition-colors ${variants[variant]}`;
+}
+
 export function Button({ variant = "secondary", className = "", type, ...props }: ButtonProps) {
   return (
     <button
       type={type === "submit" || type === "reset" ? type : "button"}
-      className={`inline-flex h-8 items-center justify-center gap-2 rounded-md px-3 text-sm font-medium transition-colors disabled:cursor-not-allowed disabled:opacity-60 ${variants[variant]} ${className}`}
+      className={`${buttonClass(variant)} disabled:cursor-not-allowed disabled:opacity-60 ${className}`}
       {...props}
     />
   );
