@@ -4,7 +4,6 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   type ColumnDef,
-  flexRender,
   getCoreRowModel,
   getSortedRowModel,
   type SortingState,
@@ -14,6 +13,7 @@ import Link from "next/link";
 import { type ReactNode, useId, useMemo, useState } from "react";
 import { LoadError, PageHeader, TableSkeleton } from "@/components/config/states";
 import { inputClass } from "@/components/form/field";
+import { DataTable } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
 import {
   healthCounts,
@@ -172,7 +172,6 @@ export function NodesView() {
   } else if (nodes.length === 0) {
     body = <NoNodes />;
   } else {
-    const rows = table.getRowModel().rows;
     body = (
       <div className="flex flex-col gap-3">
         <div className="flex flex-wrap items-center gap-x-5 gap-y-3">
@@ -230,84 +229,25 @@ export function NodesView() {
             {nodes.length === 1 ? "node" : "nodes"}
           </span>
         </div>
-        <div className="overflow-x-auto rounded-lg border bg-surface shadow-xs">
-          <table className="w-full min-w-[980px] text-left">
-            <caption className="sr-only">Nodes</caption>
-            <thead className="border-b bg-surface-muted text-xs text-fg-subtle">
-              {table.getHeaderGroups().map((group) => (
-                <tr key={group.id}>
-                  {group.headers.map((header) => {
-                    const sorted = header.column.getIsSorted();
-                    const content = flexRender(header.column.columnDef.header, header.getContext());
-                    return (
-                      <th
-                        key={header.id}
-                        scope="col"
-                        aria-sort={
-                          sorted === "asc"
-                            ? "ascending"
-                            : sorted === "desc"
-                              ? "descending"
-                              : undefined
-                        }
-                        className="px-4 py-2.5 font-medium whitespace-nowrap"
-                      >
-                        {header.column.getCanSort() ? (
-                          <button
-                            type="button"
-                            onClick={header.column.getToggleSortingHandler()}
-                            className="inline-flex items-center gap-1 rounded hover:text-fg"
-                          >
-                            {content}
-                            <span aria-hidden="true" className="w-2 text-[10px]">
-                              {sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : ""}
-                            </span>
-                          </button>
-                        ) : (
-                          content
-                        )}
-                      </th>
-                    );
-                  })}
-                </tr>
-              ))}
-            </thead>
-            <tbody className="divide-y">
-              {rows.map((row) => (
-                <tr
-                  key={row.id}
-                  className={`align-middle transition-colors hover:bg-surface-hover ${row.original.connected ? "" : "text-fg-subtle"}`}
-                >
-                  {row.getVisibleCells().map((cell, i) =>
-                    i === 0 ? (
-                      <th key={cell.id} scope="row" className="px-4 py-2.5 font-medium">
-                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                      </th>
-                    ) : (
-                      <td key={cell.id} className="px-4 py-2.5 text-fg-muted">
-                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                      </td>
-                    ),
-                  )}
-                </tr>
-              ))}
-              {rows.length === 0 && (
-                <tr>
-                  <td colSpan={columns.length} className="px-4 py-8 text-center text-fg-subtle">
-                    No node matches these filters.{" "}
-                    <button
-                      type="button"
-                      onClick={clear}
-                      className="font-medium text-accent underline-offset-2 hover:underline"
-                    >
-                      Clear the filters
-                    </button>
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          table={table}
+          caption="Nodes"
+          className="min-w-[980px]"
+          headerClassName="whitespace-nowrap"
+          rowClassName={(row) => (row.original.connected ? "" : "text-fg-subtle")}
+          empty={
+            <>
+              No node matches these filters.{" "}
+              <button
+                type="button"
+                onClick={clear}
+                className="font-medium text-accent underline-offset-2 hover:underline"
+              >
+                Clear the filters
+              </button>
+            </>
+          }
+        />
       </div>
     );
   }
