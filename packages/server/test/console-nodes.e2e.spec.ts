@@ -122,8 +122,17 @@ describe("the console's fleet pages, live in a real browser", () => {
     await page.getByLabel("Search nodes").fill("");
     await page.getByRole("checkbox", { name: /NACKed/ }).check({ force: true });
     await page.getByText("No node matches these filters.").waitFor();
+    // The filters are in the URL: the same view comes back from a reload (or a shared link).
+    await waitUntil(
+      "the status filter in the URL",
+      async () => new URL(page.url()).searchParams.get("status") === "nacked",
+    );
+    await page.reload();
+    await page.getByText("No node matches these filters.").waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("checkbox", { name: /NACKed/ }).isChecked()).toBe(true);
     await page.getByRole("button", { name: "Clear the filters" }).click();
     await row.waitFor();
+    await waitUntil("no filter left in the URL", async () => new URL(page.url()).search === "");
     await page.screenshot({ path: artifactPath("console-nodes.png"), fullPage: true });
   }, 60_000);
 

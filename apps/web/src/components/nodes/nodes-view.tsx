@@ -10,11 +10,13 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import Link from "next/link";
-import { type ReactNode, useId, useMemo, useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { LoadError, PageHeader, TableSkeleton } from "@/components/config/states";
 import { inputClass } from "@/components/form/field";
 import { DataTable } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { filterFromParams, searchOfFilter } from "@/lib/node-filter-params";
 import {
   healthCounts,
   matchesFilter,
@@ -121,9 +123,21 @@ const columns: ColumnDef<NodeSummary>[] = [
  */
 export function NodesView() {
   const { nodes, state, reconnectNow } = useNodes();
-  const [query, setQuery] = useState("");
-  const [health, setHealth] = useState<ReadonlySet<NodeHealth>>(new Set());
-  const [connectedOnly, setConnectedOnly] = useState(false);
+  const params = useSearchParams();
+  const [filter, setFilter] = useState(() => filterFromParams(params));
+  const { query, health, connectedOnly } = filter;
+  const setQuery = (q: string) => setFilter((f) => ({ ...f, query: q }));
+  const setConnectedOnly = (on: boolean) => setFilter((f) => ({ ...f, connectedOnly: on }));
+  // The filters are the page's state and the URL follows them (read once, on arrival), so a
+  // filtered view can be shared. replaceState keeps typing out of the history and off the server;
+  // Next.js folds it into useSearchParams. Also re-run when the URL changed from outside (the
+  // sidebar's Nodes link while here), so the URL never disagrees with what is shown.
+  const search = searchOfFilter(filter);
+  useEffect(() => {
+    const agrees = params.toString() === search.slice(1) && window.location.search === search;
+    if (!agrees)
+      window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}`);
+  }, [search, params]);
   const [sorting, setSorting] = useState<SortingState>([]);
   const searchId = useId();
 
@@ -142,16 +156,12 @@ export function NodesView() {
     getSortedRowModel: getSortedRowModel(),
   });
   const filtered = query !== "" || health.size > 0 || connectedOnly;
-  const clear = () => {
-    setQuery("");
-    setHealth(new Set());
-    setConnectedOnly(false);
-  };
+  const clear = () => setFilter({ query: "", health: new Set(), connectedOnly: false });
   const toggle = (h: NodeHealth) =>
-    setHealth((current) => {
-      const next = new Set(current);
+    setFilter((f) => {
+      const next = new Set(f.health);
       if (!next.delete(h)) next.add(h);
-      return next;
+      return { ...f, health: next };
     });
 
   let body: ReactNode;

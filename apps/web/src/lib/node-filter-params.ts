@@ -1,0 +1,31 @@
+import { type NodeFilter, type NodeHealth, nodeHealths } from "./node-list";
+
+/*
+ * The Nodes page's filters in its URL, so a filtered view can be shared or bookmarked:
+ * `?q=TEXT&status=nacked,stale&connected=1`. Parameters left at their default are left out, and
+ * unknown statuses are ignored (an old link keeps working when a status is renamed).
+ */
+
+const isHealth = (value: string): value is NodeHealth =>
+  (nodeHealths as readonly string[]).includes(value);
+
+export function filterFromParams(params: Pick<URLSearchParams, "get">): NodeFilter {
+  const status = (params.get("status") ?? "").split(",").filter(isHealth);
+  return {
+    query: params.get("q") ?? "",
+    health: new Set(status),
+    connectedOnly: params.get("connected") === "1",
+  };
+}
+
+/** The search part of the URL for `filter`, "?…" or "" when nothing is filtered. */
+export function searchOfFilter(filter: NodeFilter): string {
+  const params = new URLSearchParams();
+  if (filter.query !== "") params.set("q", filter.query);
+  // In the order the page lists the statuses, so one view has one URL.
+  const status = nodeHealths.filter((h) => filter.health.has(h));
+  if (status.length > 0) params.set("status", status.join(","));
+  if (filter.connectedOnly) params.set("connected", "1");
+  const search = params.toString();
+  return search === "" ? "" : `?${search}`;
+}
