@@ -9,6 +9,7 @@ import {
 import { z } from "zod";
 import {
   durationMs,
+  enumName,
   isEmptyObject,
   isObject,
   jsonText,
@@ -125,18 +126,6 @@ export function emptyClusterForm(): ClusterForm {
     localities: [newLocality()],
   };
 }
-
-const enumName = <T extends string>(
-  values: Record<string | number, string | number>,
-  value: number,
-  allowed: readonly T[],
-  fallback: T,
-): T => {
-  const name = values[value];
-  return typeof name === "string" && (allowed as readonly string[]).includes(name)
-    ? (name as T)
-    : fallback;
-};
 
 const enumValue = (values: Record<string, string | number>, name: string): number => {
   const v = values[name];

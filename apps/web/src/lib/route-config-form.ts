@@ -9,6 +9,7 @@ import {
 import { z } from "zod";
 import {
   durationMs,
+  enumName,
   isEmptyObject,
   isObject,
   joinList,
@@ -303,18 +304,6 @@ function redirectCodeOf(value: JsonValue | undefined): RouteForm["redirectCode"]
     ? (value as RouteForm["redirectCode"])
     : "MOVED_PERMANENTLY";
 }
-
-const enumName = <T extends string>(
-  values: Record<string | number, string | number>,
-  value: number,
-  allowed: readonly T[],
-  fallback: T,
-): T => {
-  const name = values[value];
-  return typeof name === "string" && (allowed as readonly string[]).includes(name)
-    ? (name as T)
-    : fallback;
-};
 
 const str = (v: JsonValue | undefined): string => (typeof v === "string" ? v : "");
 
