@@ -12,6 +12,7 @@ import {
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Bar, LoadError, PageHeader } from "@/components/config/states";
+import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { AlertTriangleIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -129,33 +130,6 @@ function DetailSkeleton() {
         <Bar className="h-4 w-48" />
       </div>
     </div>
-  );
-}
-
-export function Card({
-  title,
-  id,
-  children,
-  aside,
-}: {
-  title: string;
-  id: string;
-  children: ReactNode;
-  aside?: ReactNode;
-}) {
-  return (
-    <section
-      aria-labelledby={id}
-      className="overflow-hidden rounded-xl border bg-surface shadow-xs"
-    >
-      <header className="flex flex-wrap items-center gap-3 border-b px-5 py-3">
-        <h2 id={id} className="text-sm font-semibold text-fg">
-          {title}
-        </h2>
-        {aside && <div className="ml-auto text-xs text-fg-subtle">{aside}</div>}
-      </header>
-      {children}
-    </section>
   );
 }
 

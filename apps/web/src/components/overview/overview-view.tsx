@@ -15,6 +15,7 @@ import { NoNodes } from "@/components/nodes/no-nodes";
 import { healthPresentation } from "@/components/nodes/status-chips";
 import { useLatestConvergence } from "@/components/nodes/use-node";
 import { useNodes } from "@/components/nodes/use-nodes";
+import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { CheckIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -105,6 +106,7 @@ function FleetCounts({ nodes }: { nodes: readonly NodeSummary[] | undefined }) {
   );
 }
 
+/** A Card whose content is padded and fills the card's height (the panels sit side by side). */
 function Panel({
   id,
   title,
@@ -117,18 +119,9 @@ function Panel({
   children: ReactNode;
 }) {
   return (
-    <section
-      aria-labelledby={id}
-      className="flex flex-col overflow-hidden rounded-xl border bg-surface shadow-xs"
-    >
-      <header className="flex items-center gap-3 border-b px-5 py-3">
-        <h2 id={id} className="text-sm font-semibold text-fg">
-          {title}
-        </h2>
-        {aside && <div className="ml-auto text-xs">{aside}</div>}
-      </header>
+    <Card id={id} title={title} aside={aside}>
       <div className="flex-1 p-5">{children}</div>
-    </section>
+    </Card>
   );
 }
 
