@@ -7,6 +7,7 @@ import { useId, useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { StatusPill } from "@/components/ui/status-pill";
 import {
   type ConvergenceFeed,
   formatMs,
@@ -84,31 +85,19 @@ export function ConvergencePanel({ version }: { version: bigint }) {
 }
 
 function FeedBadge({ feed }: { feed: ConvergenceFeed }) {
-  const base =
-    "inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset";
   switch (feed.t) {
     case "live":
       return (
-        <span className={`${base} bg-success/10 text-success ring-success/30`}>
-          <span
-            aria-hidden="true"
-            className="size-1.5 rounded-full bg-success motion-safe:animate-pulse"
-          />
+        <StatusPill tone="success" dot="pulse">
           Live
-        </span>
+        </StatusPill>
       );
     case "connecting":
-      return (
-        <span className={`${base} bg-surface-muted text-fg-muted ring-border`}>Connecting</span>
-      );
+      return <StatusPill tone="muted">Connecting</StatusPill>;
     case "snapshot":
-      return <span className={`${base} bg-surface-muted text-fg-muted ring-border`}>Not live</span>;
+      return <StatusPill tone="muted">Not live</StatusPill>;
     case "failed":
-      return (
-        <span className={`${base} bg-danger-soft text-danger ring-danger-border`}>
-          Disconnected
-        </span>
-      );
+      return <StatusPill tone="danger">Disconnected</StatusPill>;
   }
 }
 

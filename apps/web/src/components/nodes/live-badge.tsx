@@ -1,10 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { StatusPill } from "@/components/ui/status-pill";
 import type { LiveStreamState } from "@/lib/live-stream";
-
-const base =
-  "inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset";
 
 /** Seconds until `at`, kept current each second while it is in the future. */
 function useSecondsUntil(at: number | undefined): number {
@@ -33,32 +31,20 @@ export function LiveBadge({
   return (
     <span role="status" className="inline-flex items-center gap-2">
       {state.t === "live" && (
-        <span className={`${base} bg-success/10 text-success ring-success/30`}>
-          <span
-            aria-hidden="true"
-            className="size-1.5 rounded-full bg-success motion-safe:animate-pulse"
-          />
+        <StatusPill tone="success" dot="pulse">
           Live
-        </span>
+        </StatusPill>
       )}
       {state.t === "connecting" && (
-        <span className={`${base} bg-surface-muted text-fg-muted ring-border`}>
-          <span
-            aria-hidden="true"
-            className="size-1.5 rounded-full bg-fg-subtle motion-safe:animate-pulse"
-          />
+        <StatusPill tone="muted" dot="pulse">
           Connecting
-        </span>
+        </StatusPill>
       )}
       {state.t === "reconnecting" && (
         <>
-          <span
-            className={`${base} bg-warning-soft text-warning ring-warning-border`}
-            title={state.error.rawMessage}
-          >
-            <span aria-hidden="true" className="size-1.5 rounded-full bg-warning" />
+          <StatusPill tone="warning" dot="still" title={state.error.rawMessage}>
             Reconnecting{seconds > 0 ? ` in ${seconds} s` : "…"}
-          </span>
+          </StatusPill>
           <button
             type="button"
             onClick={onReconnect}
@@ -69,12 +55,9 @@ export function LiveBadge({
         </>
       )}
       {state.t === "ended" && (
-        <span
-          className={`${base} bg-surface-muted text-fg-muted ring-border`}
-          title={state.error.rawMessage}
-        >
+        <StatusPill tone="muted" title={state.error.rawMessage}>
           Not live
-        </span>
+        </StatusPill>
       )}
     </span>
   );
