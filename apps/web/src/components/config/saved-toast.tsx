@@ -4,12 +4,12 @@ import type { Route } from "next";
 import Link from "next/link";
 import { toast } from "sonner";
 
-/** "Saved to the draft": what happened, and where to publish it (the Changes page). */
-export function toastSavedToDraft(what: string) {
-  toast.success(`${what} saved to the draft`, {
+/** A draft edit's toast: what happened, why it is not live yet, and where to publish it. */
+function toastDraftEdit(title: string, notLive: string) {
+  toast.success(title, {
     description: (
       <span>
-        Not live yet:{" "}
+        {notLive}:{" "}
         <Link
           href={"/changes" as Route}
           className="font-medium text-accent underline underline-offset-2"
@@ -21,18 +21,11 @@ export function toastSavedToDraft(what: string) {
   });
 }
 
+/** "Saved to the draft": what happened, and where to publish it (the Changes page). */
+export function toastSavedToDraft(what: string) {
+  toastDraftEdit(`${what} saved to the draft`, "Not live yet");
+}
+
 export function toastDeleted(what: string) {
-  toast.success(`${what} deleted from the draft`, {
-    description: (
-      <span>
-        Still served until published:{" "}
-        <Link
-          href={"/changes" as Route}
-          className="font-medium text-accent underline underline-offset-2"
-        >
-          review and publish on Changes
-        </Link>
-      </span>
-    ),
-  });
+  toastDraftEdit(`${what} deleted from the draft`, "Still served until published");
 }
