@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { LoadingBlock } from "@/components/changes/page-states";
 import { HistoryView } from "@/components/history/history-view";
+import { LoadingBlock } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "History" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PageHeader } from "@/components/changes/page-states";
+import { PageHeader } from "@/components/ui/page-states";
 import { ExportPanel } from "./export-panel";
 import { ImportPanel } from "./import-panel";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { TableSkeleton } from "@/components/config/states";
 import { NodesView } from "@/components/nodes/nodes-view";
+import { TableSkeleton } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "Nodes" };
 

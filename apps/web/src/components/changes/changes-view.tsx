@@ -14,9 +14,9 @@ import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, DiffIcon, RefreshIcon } from "@/components/ui/icons";
+import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
-import { EmptyState, LoadError, LoadingBlock, PageHeader } from "./page-states";
 import { PublishForm } from "./publish-form";
 
 /**

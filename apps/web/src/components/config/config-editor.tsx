@@ -20,11 +20,11 @@ import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { ErrorSummary } from "@/components/form/error-summary";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button, buttonClass } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { saveFailureOf } from "@/lib/api-errors";
 import { type FieldMap, type FormIssue, placeIssues } from "@/lib/issue-path";
 import { toastDeleted, toastSavedToDraft } from "./saved-toast";
-import { PageHeader } from "./states";
 import { useInvalidateConfig } from "./use-config-client";
 
 interface Stored {

@@ -9,10 +9,10 @@ import type { Route } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { buttonClass } from "@/components/ui/button";
+import { EmptyState, LoadError, PageHeader, TableSkeleton } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ConfigTable } from "./config-table";
 import { DeleteRowButton } from "./delete-row-button";
-import { EmptyState, LoadError, PageHeader, TableSkeleton } from "./states";
 
 /** A link to another stored object, as a small mono chip (a listener's route configuration). */
 export const linkChip =
@@ -115,7 +115,7 @@ export function ConfigList<D, T>({
         <EmptyState
           icon={empty.icon}
           title={empty.title}
-          action={
+          actions={
             <Link href={newHref} className={buttonClass("primary")}>
               {empty.action}
             </Link>

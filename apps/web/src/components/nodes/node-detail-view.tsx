@@ -11,10 +11,10 @@ import {
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { Bar, LoadError, PageHeader } from "@/components/config/states";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { AlertTriangleIcon } from "@/components/ui/icons";
+import { Bar, LoadError, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { bootstrapCommand } from "@/lib/bootstrap-command";
 import { localityText, metadataEntries } from "@/lib/node-identity";

@@ -12,9 +12,9 @@ import {
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
-import { LoadError, PageHeader, TableSkeleton } from "@/components/config/states";
 import { inputClass } from "@/components/form/field";
 import { DataTable } from "@/components/ui/data-table";
+import { LoadError, PageHeader, TableSkeleton } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { filterFromParams, searchOfFilter } from "@/lib/node-filter-params";
 import {

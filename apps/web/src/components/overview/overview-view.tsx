@@ -7,7 +7,6 @@ import type { Convergence, NodeSummary } from "@switchyard/proto/switchyard/v1/s
 import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useMemo } from "react";
-import { Bar, PageHeader } from "@/components/config/states";
 import { RolloutBar, RolloutHeadline, RolloutStat } from "@/components/convergence/rollout-summary";
 import { KindIcon } from "@/components/inventory/kind-icon";
 import { LiveBadge } from "@/components/nodes/live-badge";
@@ -18,6 +17,7 @@ import { useNodes } from "@/components/nodes/use-nodes";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { CheckIcon } from "@/components/ui/icons";
+import { Bar, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { summarizeRollout } from "@/lib/convergence";
 import { buildInventory } from "@/lib/inventory";

@@ -5,9 +5,9 @@ import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useMemo } from "react";
-import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/changes/page-states";
 import { Button, buttonClass } from "@/components/ui/button";
 import { ChevronRightIcon, NetworkIcon, RefreshIcon } from "@/components/ui/icons";
+import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import { buildTopology, type TopologyKind } from "@/lib/topology";
 import { kindTitles, TopologyGraph } from "./topology-graph";
 

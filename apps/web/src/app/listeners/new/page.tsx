@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { NewListener } from "@/components/config/listener-pages";
-import { EditorSkeleton } from "@/components/config/states";
+import { EditorSkeleton } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "New listener" };
 

@@ -4,25 +4,40 @@ import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { classifyError, codeName } from "@/lib/classify-error";
 
+/*
+ * The states every console page goes through: its header, placeholders while loading, the
+ * failed read with a retry, and the explained empty state.
+ */
+
 /** A page's title, its one-line explanation, and actions at the right. */
 export function PageHeader({
   title,
   description,
   actions,
+  eyebrow,
 }: {
-  title: string;
-  description: ReactNode;
+  title: ReactNode;
+  description?: ReactNode;
   actions?: ReactNode;
+  /** A line above the title, e.g. a link back to the list. */
+  eyebrow?: ReactNode;
 }) {
   return (
     <header className="flex flex-wrap items-end justify-between gap-4">
       <div className="min-w-0">
-        <h1 className="text-2xl font-semibold tracking-tight text-fg">{title}</h1>
-        <p className="mt-1 text-fg-muted">{description}</p>
+        {eyebrow && <div className="mb-1 text-[13px] text-fg-subtle">{eyebrow}</div>}
+        <h1 className="text-2xl font-semibold tracking-tight text-fg [overflow-wrap:anywhere]">
+          {title}
+        </h1>
+        {description && <p className="mt-1 text-fg-muted">{description}</p>}
       </div>
       {actions && <div className="flex items-center gap-3">{actions}</div>}
     </header>
   );
+}
+
+export function Bar({ className }: { className: string }) {
+  return <div className={`rounded bg-surface-muted motion-safe:animate-pulse ${className}`} />;
 }
 
 /** Placeholder bars while a page's data loads. */
@@ -46,6 +61,52 @@ export function LoadingBlock({ label, rows = 4 }: { label: string; rows?: number
   );
 }
 
+/** A list still loading: a table's outline with placeholder rows. */
+export function TableSkeleton({ label }: { label: string }) {
+  return (
+    <div aria-busy="true" className="rounded-lg border bg-surface shadow-xs">
+      <p role="status" className="sr-only">
+        Loading {label}…
+      </p>
+      <div className="h-10 border-b bg-surface-muted" />
+      {[0, 1, 2, 3, 4].map((i) => (
+        <div key={i} className="flex items-center gap-6 border-b px-4 py-3.5 last:border-b-0">
+          <Bar className="h-3 w-[22%]" />
+          <Bar className="h-3 w-[14%]" />
+          <Bar className="h-3 flex-1" />
+          <Bar className="h-3 w-20" />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** An object still loading: the editor's sections in outline. */
+export function EditorSkeleton({ label }: { label: string }) {
+  return (
+    <div aria-busy="true" className="flex flex-col gap-6">
+      <p role="status" className="sr-only">
+        Loading {label}…
+      </p>
+      {[0, 1].map((s) => (
+        <div key={s} className="rounded-xl border bg-surface shadow-xs">
+          <div className="border-b px-5 py-4">
+            <Bar className="h-4 w-40" />
+          </div>
+          <div className="grid grid-cols-3 gap-4 p-5">
+            {[0, 1, 2, 3, 4, 5].map((i) => (
+              <div key={i} className="flex flex-col gap-2">
+                <Bar className="h-3 w-20" />
+                <Bar className="h-8 w-full" />
+              </div>
+            ))}
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 const reasons = {
   unreachable: "The Switchyard server did not answer. Check that it is running (switchyard serve).",
   "not-served":
@@ -56,7 +117,11 @@ const reasons = {
   server: "",
 } as const;
 
-/** A read failed: what was being loaded, why it probably failed, and a retry. */
+/**
+ * A read failed: what was being loaded, why, and a retry. Given the API `procedure`, it also
+ * says in plain words why the read probably failed (lib/classify-error.ts) and shows the
+ * procedure, code and server message underneath, for a bug report.
+ */
 export function LoadError({
   what,
   procedure,
@@ -64,14 +129,15 @@ export function LoadError({
   retrying,
   onRetry,
 }: {
-  /** "the pending changes", "the version history" */
+  /** "the pending changes", "clusters" */
   what: string;
-  procedure: string;
+  /** e.g. "switchyard.v1.ConfigService/Diff" */
+  procedure?: string;
   error: ConnectError;
   retrying: boolean;
   onRetry: () => void;
 }) {
-  const kind = classifyError(error);
+  const reason = procedure === undefined ? "" : reasons[classifyError(error)];
   return (
     <section role="alert" className="rounded-xl border border-danger-border bg-surface shadow-xs">
       <div className="flex gap-4 p-5">
@@ -80,16 +146,20 @@ export function LoadError({
         </div>
         <div className="min-w-0 flex-1">
           <h2 className="text-base font-semibold text-fg">Couldn’t load {what}</h2>
-          <p className="mt-1 text-fg-muted">{reasons[kind] || error.rawMessage}</p>
+          <p className="mt-1 text-fg-muted [overflow-wrap:anywhere]">
+            {reason || error.rawMessage}
+          </p>
           <Button variant="primary" className="mt-4" onClick={onRetry} disabled={retrying}>
             <RefreshIcon className={`size-4 ${retrying ? "motion-safe:animate-spin" : ""}`} />
             {retrying ? "Retrying…" : "Try again"}
           </Button>
         </div>
       </div>
-      <div className="rounded-b-xl border-t border-danger-border bg-danger-soft px-5 py-2 font-mono text-xs text-fg-muted [overflow-wrap:anywhere]">
-        {procedure} · {codeName(error)} · {error.rawMessage}
-      </div>
+      {procedure !== undefined && (
+        <div className="rounded-b-xl border-t border-danger-border bg-danger-soft px-5 py-2 font-mono text-xs text-fg-muted [overflow-wrap:anywhere]">
+          {procedure} · {codeName(error)} · {error.rawMessage}
+        </div>
+      )}
     </section>
   );
 }
