@@ -1,6 +1,7 @@
 "use client";
 
 import type { NodeDetail } from "@switchyard/proto/switchyard/v1/status_pb";
+import type { Route } from "next";
 import Link from "next/link";
 import { useMemo } from "react";
 import { compareHeld, type ResourceVerdict, type TypeComparison } from "@/lib/held-vs-intended";
@@ -49,7 +50,10 @@ export function HeldVsIntended({ node }: { node: NodeDetail }) {
           {published ? (
             <>
               What the node ACKed, against what{" "}
-              <Link href="/history" className="text-accent hover:underline">
+              <Link
+                href={`/history?version=${node.intendedVersion}` as Route}
+                className="text-accent hover:underline"
+              >
                 version {node.intendedVersion.toString()}
               </Link>{" "}
               gives it
