@@ -25,6 +25,8 @@ export interface TopologyNode {
   readonly href: string | undefined;
   /** Referred to, but not stored: drawn as a warning. */
   readonly missing: boolean;
+  /** Stands for several objects not drawn ("+N more"); its link leads to where they are listed. */
+  readonly summary: boolean;
 }
 
 export interface TopologyEdge {
@@ -83,6 +85,7 @@ export function buildTopology(input: TopologyInput): Topology {
         detail: "not stored",
         href: undefined,
         missing: true,
+        summary: false,
       });
     return id;
   };
@@ -96,6 +99,7 @@ export function buildTopology(input: TopologyInput): Topology {
         detail: "not stored",
         href: undefined,
         missing: true,
+        summary: false,
       });
     return id;
   };
@@ -111,6 +115,7 @@ export function buildTopology(input: TopologyInput): Topology {
         : `${listener.address ?? "0.0.0.0"}:${listener.port ?? "?"}`,
       href: `/listeners/${enc(listener.name)}`,
       missing: false,
+      summary: false,
     });
     for (const chain of listener.filterChains) {
       const target = chain.rdsRouteConfigName ?? chain.inlineRouteConfigName;
@@ -130,6 +135,7 @@ export function buildTopology(input: TopologyInput): Topology {
       detail: `${hosts} virtual ${hosts === 1 ? "host" : "hosts"}`,
       href,
       missing: false,
+      summary: false,
     });
     for (const vh of rc.virtualHosts) {
       const vhId = `virtual-host:${rc.name}/${vh.name}`;
@@ -141,6 +147,7 @@ export function buildTopology(input: TopologyInput): Topology {
         detail: `${vh.domains.join(", ") || "no domains"} · ${routes} ${routes === 1 ? "route" : "routes"}`,
         href,
         missing: false,
+        summary: false,
       });
       addEdge(id, vhId);
       for (const route of vh.routes) {
@@ -168,6 +175,7 @@ export function buildTopology(input: TopologyInput): Topology {
       detail: `${endpoints.length} ${endpoints.length === 1 ? "endpoint" : "endpoints"}`,
       href,
       missing: false,
+      summary: false,
     });
     endpoints.slice(0, maxEndpointsShown).forEach((e, i) => {
       const epId = `endpoint:${cluster.name}/${i}`;
@@ -178,6 +186,7 @@ export function buildTopology(input: TopologyInput): Topology {
         detail: e.weight === undefined ? "endpoint" : `weight ${e.weight}`,
         href,
         missing: false,
+        summary: false,
       });
       addEdge(id, epId);
     });
@@ -191,12 +200,219 @@ export function buildTopology(input: TopologyInput): Topology {
         detail: "endpoints",
         href,
         missing: false,
+        summary: true,
       });
       addEdge(id, moreId);
     }
   }
 
   return { nodes: [...nodes.values()], edges: [...edges.values()] };
+}
+
+/** What a node of each kind is called, one and several. */
+export const kindTitles: Record<TopologyKind, string> = {
+  listener: "Listener",
+  "route-configuration": "Route configuration",
+  "virtual-host": "Virtual host",
+  cluster: "Cluster",
+  endpoint: "Endpoint",
+};
+export const kindPlurals: Record<TopologyKind, string> = {
+  listener: "listeners",
+  "route-configuration": "route configurations",
+  "virtual-host": "virtual hosts",
+  cluster: "clusters",
+  endpoint: "endpoints",
+};
+
+/** The list page of each kind: where the objects a summary node stands for are all listed. */
+const listPageOf: Record<TopologyKind, string> = {
+  listener: "/listeners",
+  "route-configuration": "/routes",
+  "virtual-host": "/routes",
+  cluster: "/clusters",
+  endpoint: "/clusters",
+};
+
+/**
+ * The most nodes the page lays out and draws. Dagre and React Flow both grow faster than
+ * linearly; past this the page stops being interactive within a second (issue 6, "Speed"), and a
+ * graph this size is already as much as anyone reads.
+ */
+export const maxGraphNodes = 150;
+
+/** In a focused view, the most neighbours of one node drawn on one side; the rest are "+N more". */
+export const maxNeighboursShown = 10;
+
+/** A topology with its edges looked up by node, built once per configuration. */
+export interface TopologyIndex {
+  readonly topology: Topology;
+  readonly nodes: ReadonlyMap<string, TopologyNode>;
+  /** Edges leaving each node, in the order the configuration lists them. */
+  readonly outgoing: ReadonlyMap<string, readonly TopologyEdge[]>;
+  /** Edges arriving at each node. */
+  readonly incoming: ReadonlyMap<string, readonly TopologyEdge[]>;
+}
+
+export function indexTopology(topology: Topology): TopologyIndex {
+  const nodes = new Map(topology.nodes.map((n) => [n.id, n]));
+  const outgoing = new Map<string, TopologyEdge[]>();
+  const incoming = new Map<string, TopologyEdge[]>();
+  const push = (map: Map<string, TopologyEdge[]>, key: string, e: TopologyEdge) => {
+    const list = map.get(key);
+    if (list) list.push(e);
+    else map.set(key, [e]);
+  };
+  for (const e of topology.edges) {
+    push(outgoing, e.source, e);
+    push(incoming, e.target, e);
+  }
+  return { topology, nodes, outgoing, incoming };
+}
+
+export interface FocusOptions {
+  /** At most this many nodes, summary nodes included. */
+  readonly maxNodes?: number;
+  readonly maxNeighbours?: number;
+}
+
+/**
+ * The neighbourhood of one object, bounded: everything its traffic flows on to (a listener's
+ * route configurations, their virtual hosts, the clusters those route to, their endpoints) and
+ * everything that sends traffic to it (a cluster's virtual hosts, their route configurations,
+ * the listeners that serve those). Other branches of the objects upstream are left out.
+ *
+ * Breadth first from the focus, so the objects nearest to it are kept when the bound bites. A
+ * node with more than `maxNeighbours` new neighbours on one side shows the first ones and one
+ * "+N more" node for the rest; the result never has more than `maxNodes` nodes. Edges are those
+ * of the whole topology between drawn nodes. `undefined` when the topology has no such node.
+ */
+export function focusTopology(
+  index: TopologyIndex,
+  focusId: string,
+  options: FocusOptions = {},
+): Topology | undefined {
+  const { maxNodes = maxGraphNodes, maxNeighbours = maxNeighboursShown } = options;
+  const focus = index.nodes.get(focusId);
+  if (!focus) return undefined;
+  const drawn = new Map<string, TopologyNode>([[focus.id, focus]]);
+  /** Who was expanded on which side: their summary nodes are counted once everything is drawn. */
+  const expanded: { node: TopologyNode; side: "down" | "up" }[] = [];
+  let summaries = 0;
+
+  const walk = (side: "down" | "up") => {
+    const edgesOf = side === "down" ? index.outgoing : index.incoming;
+    const queue = [focus];
+    for (let i = 0; i < queue.length; i++) {
+      const node = queue[i] as TopologyNode;
+      const fresh: TopologyNode[] = [];
+      for (const e of edgesOf.get(node.id) ?? []) {
+        const next = index.nodes.get(side === "down" ? e.target : e.source);
+        if (next && !drawn.has(next.id)) fresh.push(next);
+      }
+      if (fresh.length === 0) continue;
+      expanded.push({ node, side });
+      const room = maxNodes - drawn.size - summaries;
+      // All fit, or some and a summary node for the rest (when even that fits).
+      const take =
+        fresh.length <= Math.min(maxNeighbours, room)
+          ? fresh.length
+          : Math.max(0, Math.min(maxNeighbours, room - 1));
+      if (take < fresh.length && room > take) summaries++;
+      for (const next of fresh.slice(0, take)) {
+        drawn.set(next.id, next);
+        queue.push(next);
+      }
+    }
+  };
+  walk("down");
+  walk("up");
+
+  const edges = index.topology.edges.filter((e) => drawn.has(e.source) && drawn.has(e.target));
+  const nodes = [...drawn.values()];
+  // A neighbour left out of one node's side may have been drawn through another: count what is
+  // really missing now, so "+N" is exact and a summary of nothing is not drawn.
+  for (const { node, side } of expanded) {
+    const around = side === "down" ? index.outgoing : index.incoming;
+    const hidden = new Set<string>();
+    let kind: TopologyKind | undefined;
+    for (const e of around.get(node.id) ?? []) {
+      const other = side === "down" ? e.target : e.source;
+      if (!drawn.has(other)) {
+        hidden.add(other);
+        kind ??= index.nodes.get(other)?.kind;
+      }
+    }
+    if (hidden.size === 0 || !kind || nodes.length >= maxNodes) continue;
+    const id = `more:${side}:${node.id}`;
+    nodes.push({
+      id,
+      kind,
+      label: `+${hidden.size} more`,
+      detail: hidden.size === 1 ? kindTitles[kind].toLowerCase() : kindPlurals[kind],
+      // Downstream, the parent's page lists them (a route configuration its virtual hosts and
+      // their clusters, a cluster its endpoints); upstream, only the kind's list page does.
+      href: side === "down" ? (node.href ?? listPageOf[kind]) : listPageOf[kind],
+      missing: false,
+      summary: true,
+    });
+    edges.push(
+      side === "down"
+        ? { id: `${node.id}->${id}`, source: node.id, target: id, label: undefined }
+        : { id: `${id}->${node.id}`, source: id, target: node.id, label: undefined },
+    );
+  }
+  return { nodes, edges };
+}
+
+/** The objects a focus can start from, in the order the configuration lists them. */
+export function focusChoices(index: TopologyIndex): readonly TopologyNode[] {
+  return index.topology.nodes.filter(
+    (n) =>
+      !n.missing &&
+      (n.kind === "listener" || n.kind === "route-configuration" || n.kind === "cluster"),
+  );
+}
+
+export interface ObjectCounts {
+  readonly listeners: number;
+  readonly routeConfigurations: number;
+  readonly virtualHosts: number;
+  readonly routes: number;
+  readonly clusters: number;
+  readonly endpoints: number;
+}
+
+/** How many objects the configuration holds, for the overview line above a focused graph. */
+export function countObjects(input: TopologyInput): ObjectCounts {
+  let virtualHosts = 0;
+  let routes = 0;
+  for (const rc of input.routeConfigurations) {
+    virtualHosts += rc.virtualHosts.length;
+    for (const vh of rc.virtualHosts) routes += vh.routes.length;
+  }
+  let endpoints = 0;
+  for (const c of input.clusters) for (const l of c.localities) endpoints += l.endpoints.length;
+  return {
+    listeners: input.listeners.length,
+    routeConfigurations: input.routeConfigurations.length,
+    virtualHosts,
+    routes,
+    clusters: input.clusters.length,
+    endpoints,
+  };
+}
+
+/**
+ * What the graph draws, node and edge ids and their text: two topologies with one signature lay
+ * out the same, so a refetch that changed nothing keeps the layout it had.
+ */
+export function topologySignature(topology: Topology): string {
+  const parts: string[] = [];
+  for (const n of topology.nodes)
+    parts.push(`${n.id}\t${n.label}\t${n.detail}\t${n.href}\t${n.missing}`);
+  for (const e of topology.edges) parts.push(`${e.id}\t${e.label}`);
+  return parts.join("\n");
 }
 
 /** The column of each kind, left to right. */

@@ -14,23 +14,17 @@ import {
 import type { Route } from "next";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMemo } from "react";
+import { memo, useMemo } from "react";
 import {
+  kindTitles,
   layoutTopology,
   type Topology,
   type TopologyKind,
   type TopologyNode,
+  topologySignature,
 } from "@/lib/topology";
 
 const nodeSize = { width: 180, height: 58 };
-
-export const kindTitles: Record<TopologyKind, string> = {
-  listener: "Listener",
-  "route-configuration": "Route configuration",
-  "virtual-host": "Virtual host",
-  cluster: "Cluster",
-  endpoint: "Endpoint",
-};
 
 const kindAccent: Record<TopologyKind, string> = {
   listener: "border-l-accent",
@@ -60,7 +54,7 @@ function ObjectNodeView({ data }: NodeProps<ObjectNode>) {
   const frame = `block h-full w-full rounded-md border border-l-4 bg-surface px-2.5 py-1.5 text-left shadow-xs ${
     item.missing
       ? "border-dashed border-warning-border border-l-warning bg-warning-soft"
-      : kindAccent[item.kind]
+      : `${kindAccent[item.kind]} ${item.summary ? "border-dashed bg-surface-muted" : ""}`
   }`;
   return (
     <>
@@ -69,7 +63,11 @@ function ObjectNodeView({ data }: NodeProps<ObjectNode>) {
         <Link
           href={item.href as Route}
           className={`${frame} transition-colors hover:border-border-strong hover:bg-surface-hover`}
-          title={`Open ${kindTitles[item.kind].toLowerCase()} ${item.label}`}
+          title={
+            item.summary
+              ? `${item.label.slice(1)} ${item.detail} not drawn: open the page that lists them`
+              : `Open ${kindTitles[item.kind].toLowerCase()} ${item.label}`
+          }
         >
           {body}
         </Link>
@@ -96,9 +94,19 @@ const nodeTypes = { object: ObjectNodeView };
 
 /**
  * The topology, laid out left to right (dagre) and drawn with React Flow: pan and zoom, no
- * editing. Every node links to its object's page, and is reachable with Tab.
+ * editing. Every node links to its object's page, and is reachable with Tab. Lays out whatever it
+ * is given: the caller keeps it small (`maxGraphNodes`). Re-renders, and so lays out again, only
+ * when what it draws changed, not when its parent re-renders or a refetch returns the same
+ * configuration.
  */
-export function TopologyGraph({ topology }: { topology: Topology }) {
+export const TopologyGraph = memo(
+  TopologyGraphView,
+  (before, after) =>
+    before.topology === after.topology ||
+    topologySignature(before.topology) === topologySignature(after.topology),
+);
+
+function TopologyGraphView({ topology }: { topology: Topology }) {
   const router = useRouter();
   const graph = useMemo(() => {
     const positions = layoutTopology(topology, nodeSize);

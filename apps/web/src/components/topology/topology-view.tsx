@@ -4,12 +4,26 @@ import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
 import Link from "next/link";
-import { type ReactNode, useMemo } from "react";
+import { useSearchParams } from "next/navigation";
+import { type ReactNode, useCallback, useDeferredValue, useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { ChevronRightIcon, NetworkIcon, RefreshIcon } from "@/components/ui/icons";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
-import { buildTopology, type TopologyKind } from "@/lib/topology";
-import { kindTitles, TopologyGraph } from "./topology-graph";
+import {
+  buildTopology,
+  countObjects,
+  focusChoices,
+  focusTopology,
+  indexTopology,
+  kindTitles,
+  maxGraphNodes,
+  type ObjectCounts,
+  type Topology,
+  type TopologyIndex,
+  type TopologyKind,
+} from "@/lib/topology";
+import { FocusPicker } from "./focus-picker";
+import { TopologyGraph } from "./topology-graph";
 
 const columns: readonly TopologyKind[] = [
   "listener",
@@ -19,9 +33,21 @@ const columns: readonly TopologyKind[] = [
   "endpoint",
 ];
 
+/** `?focus=listener:edge`: the URL keeps the focus readable, so it can be written by hand. */
+function focusHref(id: string | undefined): string {
+  return id === undefined
+    ? window.location.pathname
+    : `${window.location.pathname}?focus=${encodeURIComponent(id).replaceAll("%3A", ":")}`;
+}
+
+const plural = (n: number, one: string, many: string) =>
+  `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
 /**
  * The Topology page: the draft's listeners, route configurations, virtual hosts, clusters and
- * endpoints as one graph, each node a link to its object.
+ * endpoints as one graph, each node a link to its object. A configuration too large to draw at
+ * once (more than `maxGraphNodes` nodes) is drawn one neighbourhood at a time, around the object
+ * chosen in "Focus on" (kept in the URL as `?focus=kind:name`), by default its first listener.
  */
 export function TopologyView() {
   const listeners = useQuery(ConfigService.method.listListeners, {});
@@ -33,18 +59,43 @@ export function TopologyView() {
   const refetch = () => {
     for (const q of queries) void q.refetch();
   };
+  // Typing in the picker stays responsive while a new neighbourhood is laid out.
+  const focus = useDeferredValue(useSearchParams().get("focus") ?? undefined);
+  // pushState, not the router: no server round trip, Back returns to the previous focus, and
+  // Next.js folds it into useSearchParams.
+  const setFocus = useCallback((id: string | undefined) => {
+    window.history.pushState(window.history.state, "", focusHref(id));
+  }, []);
 
-  const topology = useMemo(
-    () =>
-      listeners.data && routes.data && clusters.data
-        ? buildTopology({
-            listeners: listeners.data.listeners,
-            routeConfigurations: routes.data.routeConfigurations,
-            clusters: clusters.data.clusters,
-          })
-        : undefined,
-    [listeners.data, routes.data, clusters.data],
-  );
+  // The whole graph is cheap to build (linear in the routes); laying it out is what is not.
+  const whole = useMemo(() => {
+    if (!listeners.data || !routes.data || !clusters.data) return undefined;
+    const input = {
+      listeners: listeners.data.listeners,
+      routeConfigurations: routes.data.routeConfigurations,
+      clusters: clusters.data.clusters,
+    };
+    const index = indexTopology(buildTopology(input));
+    return { index, counts: countObjects(input), choices: focusChoices(index) };
+  }, [listeners.data, routes.data, clusters.data]);
+
+  const view = useMemo((): View | undefined => {
+    if (!whole) return undefined;
+    const { index, choices } = whole;
+    const large = index.topology.nodes.length > maxGraphNodes;
+    if (focus !== undefined) {
+      const focused = focusTopology(index, focus);
+      return focused
+        ? { t: "focused", focus, topology: focused, chosen: true, large }
+        : { t: "unknown", focus, large };
+    }
+    if (!large) return { t: "whole", topology: index.topology };
+    const first = choices[0];
+    const focused = first && focusTopology(index, first.id);
+    return first && focused
+      ? { t: "focused", focus: first.id, topology: focused, chosen: false, large }
+      : { t: "unknown", focus: "", large };
+  }, [whole, focus]);
 
   let body: ReactNode;
   if (failed?.error) {
@@ -57,9 +108,9 @@ export function TopologyView() {
         onRetry={refetch}
       />
     );
-  } else if (!topology) {
+  } else if (!whole || !view) {
     body = <LoadingBlock label="Loading listeners, routes and clusters…" rows={5} />;
-  } else if (topology.nodes.length === 0) {
+  } else if (whole.index.topology.nodes.length === 0) {
     body = (
       <EmptyState
         icon={<NetworkIcon className="size-5" />}
@@ -92,7 +143,14 @@ export function TopologyView() {
             Click a node to open it · scroll to zoom · drag to pan
           </li>
         </ol>
-        <TopologyGraph topology={topology} />
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <Overview view={view} counts={whole.counts} index={whole.index} onShowAll={setFocus} />
+          <FocusPicker choices={whole.choices} onChoose={setFocus} />
+        </div>
+        {view.t !== "unknown" && (
+          // A new focus is a new graph: remount, so React Flow fits it to the view again.
+          <TopologyGraph key={view.t === "focused" ? view.focus : ""} topology={view.topology} />
+        )}
       </>
     );
   }
@@ -112,4 +170,80 @@ export function TopologyView() {
       {body}
     </div>
   );
+}
+
+/** What the graph shows: everything, one object's neighbourhood, or nothing for an unknown focus. */
+type View =
+  | { readonly t: "whole"; readonly topology: Topology }
+  | {
+      readonly t: "focused";
+      readonly focus: string;
+      readonly topology: Topology;
+      /** In the URL, rather than the default for a large configuration. */
+      readonly chosen: boolean;
+      readonly large: boolean;
+    }
+  | { readonly t: "unknown"; readonly focus: string; readonly large: boolean };
+
+/** One line on what is drawn out of how much, and how to change it. */
+function Overview({
+  view,
+  counts,
+  index,
+  onShowAll,
+}: {
+  view: View;
+  counts: ObjectCounts;
+  index: TopologyIndex;
+  onShowAll: (id: undefined) => void;
+}) {
+  const total = [
+    plural(counts.listeners, "listener", "listeners"),
+    `${plural(counts.routeConfigurations, "route configuration", "route configurations")} (${plural(counts.routes, "route", "routes")})`,
+    `${plural(counts.clusters, "cluster", "clusters")} (${plural(counts.endpoints, "endpoint", "endpoints")})`,
+  ].join(", ");
+  const showAll = (
+    <button
+      type="button"
+      onClick={() => onShowAll(undefined)}
+      className="font-medium text-accent underline-offset-2 hover:underline"
+    >
+      Show everything
+    </button>
+  );
+  const named = (id: string) => {
+    const node = index.nodes.get(id);
+    return node ? (
+      <>
+        {kindTitles[node.kind].toLowerCase()}{" "}
+        <span className="font-mono font-medium text-fg">{node.label}</span>
+      </>
+    ) : (
+      <span className="font-mono font-medium text-fg">{id}</span>
+    );
+  };
+
+  let text: ReactNode;
+  if (view.t === "whole") {
+    text = <>All of {total}. Focus on one of them to see only the traffic through it.</>;
+  } else if (view.t === "unknown") {
+    text = view.focus ? (
+      <span role="alert">
+        Nothing to focus on: {named(view.focus)} is not in the draft (renamed or deleted?). Search
+        for another object{view.large ? "" : <>, or {showAll}</>}.
+      </span>
+    ) : (
+      <>{total}: too many to draw at once. Search for an object to see its neighbourhood.</>
+    );
+  } else {
+    text = (
+      <>
+        {view.large && <>{total}: too many to draw at once. </>}
+        Showing {view.chosen ? "" : "the first, "}
+        {named(view.focus)}, and the objects its traffic passes through
+        {view.large ? <>; search to focus on another.</> : <>. {showAll}</>}
+      </>
+    );
+  }
+  return <p className="min-w-0 flex-1 text-sm text-fg-muted">{text}</p>;
 }
