@@ -160,6 +160,24 @@ describe("the console's release workflow in a real browser", () => {
 
     await page.getByRole("link", { name: /Cluster\s*payments-backend/ }).click();
     await page.waitForURL(`${harness.baseUrl}/clusters/payments-backend`, { timeout: 15_000 });
+
+    // Focus: only the traffic through one object, chosen by keyboard, kept in the URL.
+    await page.goto(`${harness.baseUrl}/topology`);
+    const search = page.getByRole("combobox", { name: "Focus on" });
+    await search.fill("invent");
+    await page.getByRole("option", { name: /inventory\s*Cluster/ }).waitFor();
+    await search.press("Enter");
+    await page.waitForURL(`${harness.baseUrl}/topology?focus=cluster:inventory`);
+    await page.getByRole("link", { name: /Endpoint\s*127\.0\.0\.1:50070/ }).waitFor();
+    await page.getByRole("link", { name: /Listener\s*payments/ }).waitFor({ state: "detached" });
+    await page.screenshot({ path: artifactPath("console-topology-focus.png"), fullPage: true });
+    await page.getByRole("button", { name: "Show everything" }).click();
+    await page.getByRole("link", { name: /Listener\s*payments/ }).waitFor();
+
+    // A link to a focus opens it.
+    await page.goto(`${harness.baseUrl}/topology?focus=listener:payments`);
+    await page.getByRole("link", { name: /Endpoint\s*127\.0\.0\.1:50052/ }).waitFor();
+    expect(await page.getByRole("link", { name: /Cluster\s*inventory/ }).count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);

@@ -62,9 +62,10 @@ export function TopologyView() {
   // Typing in the picker stays responsive while a new neighbourhood is laid out.
   const focus = useDeferredValue(useSearchParams().get("focus") ?? undefined);
   // pushState, not the router: no server round trip, Back returns to the previous focus, and
-  // Next.js folds it into useSearchParams.
+  // Next.js folds it into useSearchParams. Not with `window.history.state`: Next.js takes a state
+  // carrying its own marker for one of its own calls and would not update useSearchParams.
   const setFocus = useCallback((id: string | undefined) => {
-    window.history.pushState(window.history.state, "", focusHref(id));
+    window.history.pushState(null, "", focusHref(id));
   }, []);
 
   // The whole graph is cheap to build (linear in the routes); laying it out is what is not.
