@@ -75,7 +75,7 @@ export function FocusPicker({
         aria-activedescendant={activeId}
         autoComplete="off"
         spellCheck={false}
-        placeholder="Search listeners, route configurations, clusters…"
+        placeholder="Listener, route configuration, cluster…"
         className={`${inputClass} w-80`}
         value={query}
         onChange={(e) => {

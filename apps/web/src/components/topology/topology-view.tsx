@@ -240,8 +240,8 @@ function Overview({
     text = (
       <>
         {view.large && <>{total}: too many to draw at once. </>}
-        Showing {view.chosen ? "" : "the first, "}
-        {named(view.focus)}, and the objects its traffic passes through
+        Showing {named(view.focus)}
+        {view.chosen ? "" : " (the first)"} and the path of its traffic
         {view.large ? <>; search to focus on another.</> : <>. {showAll}</>}
       </>
     );
