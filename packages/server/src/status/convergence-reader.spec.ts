@@ -68,6 +68,7 @@ function type(
     acked: { version: "v", nonce: "n", at: ackedAt },
     lastNack: undefined,
     held,
+    heldKey: JSON.stringify(held),
     resourceVersionsKnown: Object.values(held).every((v) => v !== null),
     updatedAt: ackedAt,
     ...rest,

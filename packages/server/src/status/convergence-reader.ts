@@ -273,6 +273,6 @@ export async function readConvergence(
   version: number,
 ): Promise<ConvergenceResult> {
   const manifests = await readVersionManifests(prisma, version);
-  const nodes = await listNodes(prisma, { connected: true, limit: 100_000 });
+  const nodes = await listNodes(prisma, { connected: true, limit: 100_000, held: true });
   return classifyConvergence(manifests, nodes);
 }

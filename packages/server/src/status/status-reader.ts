@@ -28,8 +28,14 @@ export interface NodeTypeRecord {
         readonly at: number;
       }
     | undefined;
-  /** Resource name → version (null when the transport did not report it). */
+  /**
+   * Resource name → version (null when the transport did not report it). Read only when asked
+   * for (`held: true`, and by getNode); otherwise empty. Nodes holding the same set share one
+   * object: do not alter it.
+   */
   readonly held: Readonly<Record<string, string | null>>;
+  /** The XdsHeldSet of `held` ("" when the node holds nothing). */
+  readonly heldKey: string;
   readonly resourceVersionsKnown: boolean;
   readonly updatedAt: number;
 }
@@ -82,6 +88,57 @@ export interface NodeFilters {
   readonly limit?: number;
   /** The instant STALE is judged at (ms); default now. */
   readonly at?: number;
+  /** Read what each node holds (NodeTypeRecord.held); default false. */
+  readonly held?: boolean;
+}
+
+const NOTHING_HELD: Readonly<Record<string, string | null>> = Object.freeze({});
+
+/** Held sets are immutable (content-addressed): the most recently read are kept here. */
+const HELD_CACHE_SIZE = 512;
+const heldCache = new Map<string, Readonly<Record<string, string | null>>>();
+
+/** The bodies of held sets by key; a key no longer stored reads as nothing held. */
+async function loadHeldSets(
+  prisma: PrismaClient,
+  keys: Iterable<string>,
+): Promise<Map<string, Readonly<Record<string, string | null>>>> {
+  const found = new Map<string, Readonly<Record<string, string | null>>>();
+  const missing: string[] = [];
+  for (const key of new Set(keys)) {
+    if (key === "") continue;
+    const cached = heldCache.get(key);
+    if (cached === undefined) missing.push(key);
+    else found.set(key, cached);
+  }
+  if (missing.length > 0) {
+    const rows = await prisma.xdsHeldSet.findMany({
+      where: { key: { in: missing } },
+      select: { key: true, body: true },
+    });
+    for (const row of rows) {
+      const body = Object.freeze(row.body as Record<string, string | null>);
+      found.set(row.key, body);
+      heldCache.set(row.key, body);
+      if (heldCache.size > HELD_CACHE_SIZE) {
+        const oldest = heldCache.keys().next().value;
+        if (oldest !== undefined) heldCache.delete(oldest);
+      }
+    }
+  }
+  return found;
+}
+
+/** `nodes` with what each holds read from the held sets. */
+async function withHeld<N extends NodeRecord>(prisma: PrismaClient, nodes: N[]): Promise<N[]> {
+  const sets = await loadHeldSets(
+    prisma,
+    nodes.flatMap((node) => node.types.map((type) => type.heldKey)),
+  );
+  return nodes.map((node) => ({
+    ...node,
+    types: node.types.map((type) => ({ ...type, held: sets.get(type.heldKey) ?? NOTHING_HELD })),
+  }));
 }
 
 export const DEFAULT_NODE_LIMIT = 1_000;
@@ -128,7 +185,8 @@ export async function listNodes(
     orderBy: { id: "asc" },
     take: filters.limit ?? DEFAULT_NODE_LIMIT,
   });
-  return rows.map((row) => nodeRecord(row, at));
+  const nodes = rows.map((row) => nodeRecord(row, at));
+  return filters.held === true ? withHeld(prisma, nodes) : nodes;
 }
 
 /** One node with its types and its newest events; undefined when no replica ever wrote it. */
@@ -149,8 +207,9 @@ export async function getNode(
     }),
   ]);
   if (row === null) return undefined;
+  const [node] = await withHeld(prisma, [nodeRecord(row, options.at ?? Date.now())]);
   return {
-    ...nodeRecord(row, options.at ?? Date.now()),
+    ...(node as NodeRecord),
     events: events.map((e) => ({
       id: e.id.toString(),
       nodeId: e.nodeId,
@@ -218,7 +277,8 @@ function typeRecord(row: TypeRowRead, at: number): NodeTypeRecord {
             at: row.nackAt.getTime(),
           }
         : undefined,
-    held: row.held as Record<string, string | null>,
+    held: NOTHING_HELD,
+    heldKey: row.heldKey,
     resourceVersionsKnown: row.resourceVersionsKnown,
     updatedAt: row.updatedAt.getTime(),
   };

@@ -1,4 +1,5 @@
-import type { NodeStatus, StatusEvent, TypeView } from "@switchyard/status";
+import { createHash } from "node:crypto";
+import type { AckedState, NodeStatus, StatusEvent, TypeView } from "@switchyard/status";
 
 /**
  * The rows of XdsNode, XdsNodeType and XdsNodeEvent (prisma/schema.prisma) built from what a
@@ -37,10 +38,51 @@ export interface TypeRow {
   readonly nackVersion: string | null;
   readonly nackNonce: string | null;
   readonly nackAt: number | null;
-  /** Resource name → version (null when unknown). */
-  readonly held: Readonly<Record<string, string | null>>;
+  /** The XdsHeldSet of what the node holds after its latest ACK; "" when it holds nothing. */
+  readonly heldKey: string;
   readonly resourceVersionsKnown: boolean;
   readonly updatedAt: number;
+}
+
+/** What a node holds of a type, content-addressed (XdsHeldSet). */
+export interface HeldSetRow {
+  /** sha256 (hex) of `json`. */
+  readonly key: string;
+  /** The canonical JSON of { name: version | null }, names sorted. */
+  readonly json: string;
+}
+
+/**
+ * Turns held maps into held sets. Every node in sync holds the same set, but each has its own
+ * map: the set of an ACK is remembered by what identifies it cheaply (type, ACKed version_info,
+ * size; version_info is a digest of what the client holds after the response, see
+ * packages/xds/src/sotw-subscription.ts), so a fleet-wide change hashes each distinct set once.
+ */
+export class HeldSets {
+  readonly #memo = new Map<string, HeldSetRow>();
+  readonly #capacity: number;
+
+  constructor(capacity = 1_024) {
+    this.#capacity = capacity;
+  }
+
+  of(typeUrl: string, acked: AckedState | undefined): HeldSetRow | undefined {
+    if (acked === undefined || acked.held.size === 0) return undefined;
+    const id = `${typeUrl}\u0000${acked.versionInfo}\u0000${acked.held.size}\u0000${acked.resourceVersionsKnown}`;
+    const known = this.#memo.get(id);
+    if (known !== undefined) return known;
+    const entries = [...acked.held]
+      .map(([name, version]): [string, string | null] => [name, version ?? null])
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const json = JSON.stringify(Object.fromEntries(entries));
+    const set = { key: createHash("sha256").update(json).digest("hex"), json };
+    this.#memo.set(id, set);
+    if (this.#memo.size > this.#capacity) {
+      const oldest = this.#memo.keys().next().value;
+      if (oldest !== undefined) this.#memo.delete(oldest);
+    }
+    return set;
+  }
 }
 
 export interface EventRow {
@@ -77,7 +119,12 @@ export function nodeRow(status: NodeStatus, updatedAt: number): NodeRow {
   };
 }
 
-export function typeRow(nodeId: string, view: TypeView, updatedAt: number): TypeRow {
+export function typeRow(
+  nodeId: string,
+  view: TypeView,
+  updatedAt: number,
+  held: HeldSetRow | undefined,
+): TypeRow {
   const { status, sent, acked, nack } = view;
   return {
     nodeId,
@@ -94,12 +141,7 @@ export function typeRow(nodeId: string, view: TypeView, updatedAt: number): Type
     nackVersion: nack?.rejectedVersion ?? null,
     nackNonce: nack?.nonce ?? null,
     nackAt: nack?.at ?? null,
-    held: Object.fromEntries(
-      [...(acked?.held ?? new Map<string, string | undefined>())].map(([name, version]) => [
-        name,
-        version ?? null,
-      ]),
-    ),
+    heldKey: held?.key ?? "",
     resourceVersionsKnown: acked?.resourceVersionsKnown ?? false,
     updatedAt,
   };

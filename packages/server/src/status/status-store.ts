@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
 import { type Column, chunks, column, quoted, rowsSource } from "../store/bulk-sql.js";
-import type { EventRow, NodeRow, TypeRow } from "./status-rows.js";
+import type { EventRow, HeldSetRow, NodeRow, TypeRow } from "./status-rows.js";
 
 /**
  * Writes node status in bulk: one transaction per batch, rows travelling as one array per column
@@ -12,6 +12,8 @@ import type { EventRow, NodeRow, TypeRow } from "./status-rows.js";
 export interface StatusBatch {
   readonly nodes: readonly NodeRow[];
   readonly types: readonly TypeRow[];
+  /** The held sets `types` refer to (each once). */
+  readonly heldSets: readonly HeldSetRow[];
   readonly events: readonly EventRow[];
   /** How many of the newest XdsNodeEvent rows to keep; older ones are deleted. */
   readonly keepEvents: number;
@@ -87,7 +89,7 @@ const typeColumns: readonly Column<TypeRow>[] = [
   column("nackVersion", "text", (t) => t.nackVersion),
   column("nackNonce", "text", (t) => t.nackNonce),
   column("nackAt", "timestamp(3)", (t) => t.nackAt),
-  column("held", "jsonb", (t) => t.held),
+  column("heldKey", "text", (t) => t.heldKey),
   column("resourceVersionsKnown", "bool", (t) => t.resourceVersionsKnown),
   column("updatedAt", "timestamp(3)", (t) => t.updatedAt),
 ];
@@ -116,6 +118,32 @@ async function upsertNodes(db: TransactionClient, nodes: readonly NodeRow[]): Pr
          OR "XdsNode"."disconnectedAt" IS NOT NULL
          OR "XdsNode"."replicaId" = EXCLUDED."replicaId"`;
   }
+}
+
+const heldSetColumns: readonly Column<HeldSetRow>[] = [
+  column("key", "text", (h) => h.key),
+  column("body", "jsonb-text", (h) => h.json),
+];
+
+/** Held sets are immutable; writing one again only marks it as still in use. */
+async function upsertHeldSets(db: TransactionClient, sets: readonly HeldSetRow[]): Promise<void> {
+  for (const chunk of chunks(sets)) {
+    await db.$executeRaw`
+      INSERT INTO "XdsHeldSet" ${rowsSource(heldSetColumns, chunk)}
+      ON CONFLICT ("key") DO UPDATE SET "touchedAt" = now()`;
+  }
+}
+
+/** How long an unreferenced held set is kept (a node may come back to it). */
+const HELD_SET_GRACE = "10 minutes";
+
+async function collectHeldSets(db: TransactionClient): Promise<void> {
+  // touchedAt is refreshed under the row lock by every write referring to the set, so a set
+  // written again concurrently is re-checked and kept.
+  await db.$executeRawUnsafe(`
+    DELETE FROM "XdsHeldSet" h
+    WHERE h."touchedAt" < now() - interval '${HELD_SET_GRACE}'
+      AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."heldKey" = h."key")`);
 }
 
 async function upsertTypes(db: TransactionClient, types: readonly TypeRow[]): Promise<void> {
@@ -163,12 +191,14 @@ export async function writeStatusBatch(
   return prisma.$transaction(
     async (tx) => {
       await upsertNodes(tx, batch.nodes);
+      await upsertHeldSets(tx, batch.heldSets);
       await upsertTypes(tx, batch.types);
       await appendEvents(tx, batch.events, batch.keepEvents);
       const pruned =
         batch.pruneDisconnectedBefore === undefined
           ? []
           : await pruneDisconnected(tx, batch.pruneDisconnectedBefore);
+      if (batch.pruneDisconnectedBefore !== undefined) await collectHeldSets(tx);
       const touched = new Set([
         ...batch.nodes.map((n) => n.id),
         ...batch.types.map((t) => t.nodeId),
@@ -179,6 +209,8 @@ export async function writeStatusBatch(
         await tx.$executeRaw`SELECT pg_notify(${STATUS_CHANNEL}, ${statusPayload(touched)})`;
       return pruned;
     },
-    { timeout: 30_000 },
+    // A busy server (a fleet reconnecting) may take seconds to get to the transaction: it is
+    // background work, and waiting beats failing and retrying.
+    { timeout: 30_000, maxWait: 15_000 },
   );
 }

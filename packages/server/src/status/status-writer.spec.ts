@@ -88,10 +88,13 @@ describe("StatusWriter", () => {
     console.info(`2,000 ACKs across 200 nodes: ${transactions()} transactions`);
     expect(transactions()).toBeGreaterThanOrEqual(1);
     expect(transactions()).toBeLessThanOrEqual(10);
-    const nodes = await listNodes(database.prisma, { status: "SYNCED" });
+    const nodes = await listNodes(database.prisma, { status: "SYNCED", held: true });
     expect(nodes).toHaveLength(200);
     expect(nodes.every((n) => n.types[0]?.acked?.version === "v10")).toBe(true);
     expect(nodes[0]?.types[0]?.held).toEqual({ backend: "v10" });
+    // 200 nodes holding the same thing share one stored set.
+    expect(new Set(nodes.map((n) => n.types[0]?.heldKey)).size).toBe(1);
+    expect(await database.prisma.xdsHeldSet.count()).toBeLessThanOrEqual(10);
   });
 
   it("nodes written by two replicas to one database are all listed, each with its replica", async () => {

@@ -1,6 +1,14 @@
 import type { PrismaClient } from "@switchyard/db";
 import type { NodeStatusTracker, StatusChange, StatusEvent } from "@switchyard/status";
-import { type EventRow, eventRow, nodeRow, type TypeRow, typeRow } from "./status-rows.js";
+import {
+  type EventRow,
+  eventRow,
+  type HeldSetRow,
+  HeldSets,
+  nodeRow,
+  type TypeRow,
+  typeRow,
+} from "./status-rows.js";
 import { type StatusBatch, writeStatusBatch } from "./status-store.js";
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 250;
@@ -57,6 +65,7 @@ export class StatusWriter {
   readonly #write: (batch: StatusBatch) => Promise<unknown>;
   readonly #retainDisconnectedMs: number;
   #lastPrune = Number.NEGATIVE_INFINITY;
+  readonly #heldSets = new HeldSets();
   readonly #onError: (error: unknown) => void;
   readonly #now: () => number;
   readonly #keepEvents: number;
@@ -143,19 +152,24 @@ export class StatusWriter {
     const pruneDue = at - this.#lastPrune >= PRUNE_EVERY_MS;
     const nodes = [];
     const types: TypeRow[] = [];
+    const heldSets = new Map<string, HeldSetRow>();
     for (const [nodeId, typeUrls] of dirty) {
       const status = this.#tracker.node(nodeId, at);
       if (status === undefined) continue;
       // A type's change also moves its node's updatedAt, which the console filters on.
       nodes.push(nodeRow(status, at));
       for (const view of status.types) {
-        if (typeUrls.has(view.typeUrl)) types.push(typeRow(nodeId, view, at));
+        if (!typeUrls.has(view.typeUrl)) continue;
+        const held = this.#heldSets.of(view.typeUrl, view.acked);
+        if (held !== undefined) heldSets.set(held.key, held);
+        types.push(typeRow(nodeId, view, at, held));
       }
     }
     try {
       await this.#write({
         nodes,
         types,
+        heldSets: [...heldSets.values()],
         events,
         keepEvents: this.#keepEvents,
         ...(pruneDue ? { pruneDisconnectedBefore: at - this.#retainDisconnectedMs } : {}),

@@ -20,6 +20,8 @@ export type ColumnType =
   | "int4"
   | "bool"
   | "jsonb"
+  /** jsonb whose value is already JSON text (serialized once, e.g. to hash it). */
+  | "jsonb-text"
   | "text[]"
   | "timestamp(3)"
   | '"DiscoveryType"'
@@ -56,6 +58,8 @@ function columnValues<Row>(col: Column<Row>, rows: readonly Row[]): unknown[] {
     switch (col.type) {
       case "jsonb":
         return JSON.stringify(value);
+      case "jsonb-text":
+        return value;
       case "text[]":
         return textArrayLiteral(value as readonly string[]);
       case "timestamp(3)":
@@ -68,6 +72,9 @@ function columnValues<Row>(col: Column<Row>, rows: readonly Row[]): unknown[] {
 }
 
 export const quoted = (name: string) => `"${name}"`;
+
+/** The SQL type of a column. */
+const sqlType = (type: ColumnType): string => (type === "jsonb-text" ? "jsonb" : type);
 
 /**
  * `(columns) SELECT ... FROM UNNEST(...)` for `rows`, plus `fixed` columns whose value is the same
@@ -82,14 +89,14 @@ export function rowsSource<Row>(
     [...columns.map((c) => c.name), ...fixed.map(([name]) => name)].map(quoted).join(", "),
   );
   const selected = Prisma.join([
-    ...columns.map((c) => Prisma.raw(`u.${quoted(c.name)}::${c.type}`)),
+    ...columns.map((c) => Prisma.raw(`u.${quoted(c.name)}::${sqlType(c.type)}`)),
     ...fixed.map(([, value]) => value),
   ]);
   // A text[] column travels as text (one array literal per row) and is cast back in the SELECT.
   const arrays = Prisma.join(
     columns.map(
       (c) =>
-        Prisma.sql`${columnValues(c, rows)}::${Prisma.raw(c.type === "text[]" ? "text" : c.type)}[]`,
+        Prisma.sql`${columnValues(c, rows)}::${Prisma.raw(c.type === "text[]" ? "text" : sqlType(c.type))}[]`,
     ),
   );
   const alias = Prisma.raw(columns.map((c) => quoted(c.name)).join(", "));
