@@ -1,0 +1,181 @@
+/**
+ * Issue 6's speed figures: with 1,000 connected proxies and 5,000 routes stored, how long each
+ * console page takes to be interactive in real Chromium, and how fast the open Nodes page follows
+ * a wave of status changes (half the fleet disconnecting, then reconnecting).
+ */
+
+import { launchBrowser } from "@switchyard/testing";
+import type { Page } from "playwright-core";
+import type { Figure } from "./config.bench.js";
+import { startFleetWorld } from "./fleet-world.js";
+
+const NODES = 1_000;
+const ROUTES = 5_000;
+const CLUSTERS = 500;
+const RUNS = 3;
+
+/** A page and what shows that it is usable: its data is on screen and nothing is loading. */
+interface PageCheck {
+  readonly name: string;
+  readonly path: string;
+  readonly ready: (page: Page) => Promise<unknown>;
+}
+
+const settled = async (page: Page, content: () => Promise<unknown>) => {
+  await page.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 30_000 });
+  await content();
+  await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
+    timeout: 30_000,
+  });
+};
+
+const rowOf = (page: Page, name: string) =>
+  page.getByRole("link", { name, exact: true }).first().waitFor({ timeout: 30_000 });
+
+const PAGES: readonly PageCheck[] = [
+  {
+    name: "Overview",
+    path: "/",
+    ready: (page) =>
+      settled(page, () =>
+        page.getByText("Connected", { exact: true }).first().waitFor({ timeout: 30_000 }),
+      ),
+  },
+  { name: "Nodes", path: "/nodes", ready: (page) => settled(page, () => rowOf(page, "sotw-0000")) },
+  {
+    name: "Node detail",
+    path: "/nodes/sotw-0000",
+    ready: (page) =>
+      settled(page, () =>
+        page.getByRole("heading", { name: "Status by type" }).waitFor({ timeout: 30_000 }),
+      ),
+  },
+  {
+    name: "Clusters",
+    path: "/clusters",
+    ready: (page) => settled(page, () => rowOf(page, "svc-0")),
+  },
+  {
+    name: "Cluster editor",
+    path: "/clusters/svc-0",
+    ready: (page) =>
+      settled(page, () => page.getByLabel("Name").first().waitFor({ timeout: 30_000 })),
+  },
+  {
+    name: "Route configurations",
+    path: "/routes",
+    ready: (page) => settled(page, () => rowOf(page, "routes-0")),
+  },
+  {
+    name: "Route configuration editor (100 routes)",
+    path: "/routes/routes-0",
+    ready: (page) =>
+      settled(page, () => page.getByLabel("Name").first().waitFor({ timeout: 30_000 })),
+  },
+  {
+    name: "Listeners",
+    path: "/listeners",
+    ready: (page) => settled(page, () => rowOf(page, "listener-0")),
+  },
+  {
+    name: "Topology",
+    path: "/topology",
+    ready: (page) =>
+      settled(page, () => page.locator(".react-flow__node").first().waitFor({ timeout: 30_000 })),
+  },
+  { name: "Changes", path: "/changes", ready: (page) => settled(page, async () => {}) },
+  { name: "History", path: "/history", ready: (page) => settled(page, async () => {}) },
+  { name: "Import / export", path: "/import", ready: (page) => settled(page, async () => {}) },
+];
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+export async function consoleBench(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const world = await startFleetWorld({
+    clusters: CLUSTERS,
+    routes: ROUTES,
+    nodes: NODES,
+    variant: "sotw",
+    webConsole: true,
+  });
+  const chromium = await launchBrowser();
+  try {
+    // Node status reaches the database in batches: wait until every node is listed.
+    for (;;) {
+      const listed = await world.app.prisma.xdsNode.count({ where: { disconnectedAt: null } });
+      if (listed >= NODES) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    /** ms from navigation to interactive; undefined when the page was not within 30 s. */
+    const visit = async (check: PageCheck): Promise<number | undefined> => {
+      const page = await context.newPage();
+      try {
+        const start = performance.now();
+        await page.goto(`${world.baseUrl}${check.path}`, { waitUntil: "commit" });
+        await check.ready(page);
+        return performance.now() - start;
+      } catch {
+        return undefined;
+      } finally {
+        await page.close();
+      }
+    };
+    for (const check of PAGES) {
+      // Warm-up: the first request of a route loads its code.
+      if ((await visit(check)) === undefined) {
+        figures.push({
+          name: `console: ${check.name} interactive (${NODES} nodes, ${ROUTES} routes)`,
+          value: 30_000,
+          unit: "ms (not interactive within)",
+          target: "< 1000 ms",
+        });
+        continue;
+      }
+      const runs: number[] = [];
+      for (let i = 0; i < RUNS; i++) runs.push((await visit(check)) ?? 30_000);
+      figures.push({
+        name: `console: ${check.name} interactive (${NODES} nodes, ${ROUTES} routes), median of ${RUNS}`,
+        value: median(runs),
+        unit: "ms",
+        target: "< 1000 ms",
+      });
+    }
+
+    // Live: the open Nodes page follows half the fleet leaving, then coming back.
+    const page = await context.newPage();
+    await page.goto(`${world.baseUrl}/nodes`);
+    await PAGES[1]?.ready(page);
+    const half = NODES / 2;
+    const shows = (text: RegExp) => page.getByText(text).first().waitFor({ timeout: 60_000 });
+    let start = performance.now();
+    await world.fleet.closeSome(half);
+    await shows(new RegExp(`^\\s*${half}\\s+connected`));
+    figures.push({
+      name: `console: Nodes page shows ${half} proxies disconnected, from their streams closing`,
+      value: performance.now() - start,
+      unit: "ms",
+      target: "keeps up",
+    });
+    start = performance.now();
+    await world.fleet.reconnect();
+    await shows(
+      new RegExp(`^\\s*${NODES.toLocaleString("en")}\\s+connected|^\\s*${NODES}\\s+connected`),
+    );
+    figures.push({
+      name: `console: Nodes page shows ${half} proxies reconnected, from their reconnecting`,
+      value: performance.now() - start,
+      unit: "ms",
+      target: "keeps up",
+    });
+    await context.close();
+  } finally {
+    await chromium.close();
+    await world.stop();
+  }
+  return figures;
+}

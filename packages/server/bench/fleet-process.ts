@@ -1,0 +1,125 @@
+/**
+ * The simulated fleet in a process of its own (`forkFleet`), so that the load generator has its
+ * own event loop and does not slow the server it measures. Commands and answers travel over the
+ * fork's IPC channel.
+ */
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { type Fleet, type FleetVariant, startFleet } from "./fleet.js";
+
+export interface FleetOptions {
+  readonly xdsUrl: string;
+  readonly count: number;
+  readonly variant: FleetVariant;
+  readonly perConnection?: number;
+}
+
+export interface FleetStats {
+  readonly nodes: number;
+  readonly acks: number;
+  readonly bytes: number;
+}
+
+type Command =
+  | { readonly t: "holding"; readonly counts: Record<string, number>; readonly timeoutMs: number }
+  | { readonly t: "stats" }
+  | { readonly t: "closeSome"; readonly count: number }
+  | { readonly t: "reconnect" };
+
+type Request = { readonly id: number } & Command;
+type Reply = { readonly id: number; readonly error?: string; readonly stats?: FleetStats };
+
+/** The fleet as the benchmark sees it, running in a child process. */
+export interface RemoteFleet {
+  /** Resolves once every node holds exactly `counts[typeUrl]` resources of each type. */
+  holding(counts: Record<string, number>, timeoutMs?: number): Promise<void>;
+  stats(): Promise<FleetStats>;
+  closeSome(count: number): Promise<void>;
+  reconnect(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function forkFleet(options: FleetOptions): RemoteFleet {
+  const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(options)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  let next = 0;
+  const pending = new Map<number, (reply: Reply) => void>();
+  child.on("message", (reply: Reply) => pending.get(reply.id)?.(reply));
+  const call = (command: Command) =>
+    new Promise<Reply>((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (reply) => {
+        pending.delete(id);
+        if (reply.error !== undefined) reject(new Error(reply.error));
+        else resolve(reply);
+      });
+      child.send({ id, ...command } satisfies Request);
+    });
+  return {
+    holding: async (counts, timeoutMs = 300_000) => {
+      await call({ t: "holding", counts, timeoutMs });
+    },
+    stats: async () => (await call({ t: "stats" })).stats as FleetStats,
+    closeSome: async (count) => {
+      await call({ t: "closeSome", count });
+    },
+    reconnect: async () => {
+      await call({ t: "reconnect" });
+    },
+    close: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** In the child: run the fleet and answer commands. */
+async function serveCommands(options: FleetOptions): Promise<void> {
+  const fleet: Fleet = startFleet(options);
+  process.on("SIGTERM", () => {
+    fleet.close();
+    process.exit(0);
+  });
+  process.on("message", async (request: Request): Promise<void> => {
+    const reply = (extra: Omit<Reply, "id"> = {}): void => {
+      process.send?.({ id: request.id, ...extra });
+    };
+    try {
+      switch (request.t) {
+        case "holding":
+          await fleet.until(
+            (node) =>
+              Object.entries(request.counts).every(
+                ([typeUrl, count]) => (node.held.get(typeUrl)?.size ?? 0) === count,
+              ),
+            "the fleet never held the whole config",
+            request.timeoutMs,
+          );
+          return reply();
+        case "stats":
+          return reply({
+            stats: {
+              nodes: fleet.nodes.length,
+              acks: fleet.nodes.reduce((n, node) => n + node.acks, 0),
+              bytes: fleet.nodes.reduce((n, node) => n + node.bytes, 0),
+            },
+          });
+        case "closeSome":
+          fleet.closeSome(request.count);
+          return reply();
+        case "reconnect":
+          fleet.reconnect();
+          return reply();
+      }
+    } catch (error) {
+      reply({ error: error instanceof Error ? error.message : String(error) });
+    }
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.send !== undefined) {
+  await serveCommands(JSON.parse(process.argv[2] ?? "{}") as FleetOptions);
+}
