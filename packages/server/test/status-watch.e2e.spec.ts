@@ -158,6 +158,10 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     );
     expect(rejected.version).toBeGreaterThan(settled.version);
     expect(rejected.nodes[0]?.nackMessage).toMatch(GRPC_LB_NACK);
+    // An overview asks for the summary only: the NACKed nodes still come with their text.
+    const summary = await status.getConvergence({ version: rejected.version, summaryOnly: true });
+    expect(summary.summary?.nacked).toBe(1);
+    expect(summary.nodes.map((n) => n.nackMessage)).toEqual([rejected.nodes[0]?.nackMessage]);
 
     // A real change for the node (not a return to what it holds), so it converges after a delay.
     await api.updateCluster(shopCluster("blue", backend, { connectTimeoutMs: 2_000 }));
@@ -168,6 +172,9 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     );
     expect(acked.summary?.p99Ms).toBeDefined();
     expect(acked.summary?.targeted).toBe(1);
+    expect(
+      (await status.getConvergence({ version: acked.version, summaryOnly: true })).nodes,
+    ).toEqual([]);
     await convergence.cancel();
 
     // The same convergences, as Prometheus sees them.

@@ -297,9 +297,18 @@ function requestedVersion(version: bigint): number {
   return Number(version);
 }
 
-async function convergenceOf(prisma: PrismaClient, version: number): Promise<Convergence> {
+async function convergenceOf(
+  prisma: PrismaClient,
+  version: number,
+  summaryOnly: boolean,
+): Promise<Convergence> {
   try {
-    return convergenceMessage(await readConvergence(prisma, version));
+    const result = await readConvergence(prisma, version);
+    return convergenceMessage(
+      summaryOnly
+        ? { ...result, nodes: result.nodes.filter((node) => node.state === "NACKED") }
+        : result,
+    );
   } catch (error) {
     if (error instanceof UnknownVersionError) throw new ConnectError(error.message, Code.NotFound);
     throw error;
@@ -363,7 +372,7 @@ export function createStatusService({
     },
 
     async getConvergence(request): Promise<Convergence> {
-      return convergenceOf(prisma, requestedVersion(request.version));
+      return convergenceOf(prisma, requestedVersion(request.version), request.summaryOnly);
     },
 
     async *watchNodes(request, context): AsyncGenerator<WatchNodesResponse> {
@@ -442,7 +451,7 @@ export function createStatusService({
         let last: Convergence | undefined;
         for (;;) {
           if (version !== undefined) {
-            const next = await convergenceOf(prisma, version);
+            const next = await convergenceOf(prisma, version, request.summaryOnly);
             if (last === undefined || !equals(ConvergenceSchema, last, next)) {
               last = next;
               yield next;
