@@ -151,27 +151,43 @@ export async function consoleBench(): Promise<Figure[]> {
     await page.goto(`${world.baseUrl}/nodes`);
     await PAGES[1]?.ready(page);
     const half = NODES / 2;
-    const shows = (text: RegExp) => page.getByText(text).first().waitFor({ timeout: 60_000 });
-    let start = performance.now();
-    await world.fleet.closeSome(half);
-    await shows(new RegExp(`^\\s*${half}\\s+connected`));
-    figures.push({
-      name: `console: Nodes page shows ${half} proxies disconnected, from their streams closing`,
-      value: performance.now() - start,
-      unit: "ms",
-      target: "keeps up",
-    });
-    start = performance.now();
-    await world.fleet.reconnect();
-    await shows(
-      new RegExp(`^\\s*${NODES.toLocaleString("en")}\\s+connected|^\\s*${NODES}\\s+connected`),
-    );
-    figures.push({
-      name: `console: Nodes page shows ${half} proxies reconnected, from their reconnecting`,
-      value: performance.now() - start,
-      unit: "ms",
-      target: "keeps up",
-    });
+    const connectedInDb = () => world.app.prisma.xdsNode.count({ where: { disconnectedAt: null } });
+    /**
+     * Does `act`, then times how long until the database lists `expected` connected nodes (the
+     * fleet's side: xDS streams, status writes) and how far behind that the page shows it.
+     */
+    const follow = async (label: string, act: () => Promise<void>, expected: number) => {
+      const start = performance.now();
+      await act();
+      let written = Number.NaN;
+      const database = (async () => {
+        while ((await connectedInDb()) !== expected)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        written = performance.now();
+      })();
+      await page
+        // "1000" or "1,000".
+        .getByText(
+          new RegExp(`^\\s*${expected.toLocaleString("en").replace(",", ",?")}\\s+connected`),
+        )
+        .first()
+        .waitFor({ timeout: 120_000 });
+      const shown = performance.now();
+      await database;
+      figures.push({
+        name: `fleet: ${label}, until the database lists it`,
+        value: written - start,
+        unit: "ms",
+      });
+      figures.push({
+        name: `console: the open Nodes page shows it, after the database`,
+        value: Math.max(0, shown - written),
+        unit: "ms",
+        target: "keeps up (< 1000 ms)",
+      });
+    };
+    await follow(`${half} proxies disconnect`, () => world.fleet.closeSome(half), NODES - half);
+    await follow(`${half} proxies reconnect`, () => world.fleet.reconnect(), NODES);
     await context.close();
   } finally {
     await chromium.close();
