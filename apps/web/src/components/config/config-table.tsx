@@ -10,11 +10,12 @@ import {
 } from "@tanstack/react-table";
 import { useId, useState } from "react";
 import { inputClass } from "@/components/form/field";
-import { DataTable } from "@/components/ui/data-table";
+import { DataTable, paged } from "@/components/ui/data-table";
 
 /**
  * A searchable, sortable table of stored objects. `searchText` is what the search box matches
  * (case-insensitive), so a cluster can be found by an endpoint's address, not only its name.
+ * Shows a page of rows at a time; search and sorting cover every row and return to page 1.
  */
 export function ConfigTable<T>({
   caption,
@@ -43,8 +44,9 @@ export function ConfigTable<T>({
     getCoreRowModel: getCoreRowModel(),
     getFilteredRowModel: getFilteredRowModel(),
     getSortedRowModel: getSortedRowModel(),
+    ...paged<T>(),
   });
-  const rows = table.getRowModel().rows;
+  const matching = table.getPrePaginationRowModel().rows.length;
 
   return (
     <div className="flex flex-col gap-3">
@@ -61,7 +63,7 @@ export function ConfigTable<T>({
           className={`${inputClass} max-w-sm`}
         />
         <span className="text-xs text-fg-subtle tabular-nums" aria-live="polite">
-          {filter ? `${rows.length} of ${data.length}` : `${data.length}`}{" "}
+          {filter ? `${matching} of ${data.length}` : `${data.length}`}{" "}
           {data.length === 1 ? "object" : "objects"}
         </span>
       </div>

@@ -5,6 +5,7 @@ import { TypeConvergenceState } from "@switchyard/proto/switchyard/v1/status_pb"
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useId, useMemo } from "react";
 import { Button } from "@/components/ui/button";
+import { Pager, paged } from "@/components/ui/data-table";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { StatusPill } from "@/components/ui/status-pill";
@@ -229,6 +230,7 @@ function NodeTable({ convergence }: { convergence: Convergence }) {
     columns,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (n) => n.nodeId,
+    ...paged<NodeConvergence>({ live: true }),
   });
   if (data.length === 0) {
     return (
@@ -240,32 +242,35 @@ function NodeTable({ convergence }: { convergence: Convergence }) {
     );
   }
   return (
-    <div className="overflow-x-auto rounded-lg border">
-      <table className="w-full min-w-[760px] text-left">
-        <caption className="sr-only">Nodes and their progress towards this version</caption>
-        <thead className="border-b bg-surface-muted text-xs text-fg-subtle">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th key={header.id} scope="col" className="px-3 py-2 font-medium">
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody className="divide-y">
-          {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} className="align-top">
-              {row.getVisibleCells().map((cell) => (
-                <td key={cell.id} className="px-3 py-2.5">
-                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+    <div className="flex flex-col gap-2">
+      <div className="overflow-x-auto rounded-lg border">
+        <table className="w-full min-w-[760px] text-left">
+          <caption className="sr-only">Nodes and their progress towards this version</caption>
+          <thead className="border-b bg-surface-muted text-xs text-fg-subtle">
+            {table.getHeaderGroups().map((group) => (
+              <tr key={group.id}>
+                {group.headers.map((header) => (
+                  <th key={header.id} scope="col" className="px-3 py-2 font-medium">
+                    {flexRender(header.column.columnDef.header, header.getContext())}
+                  </th>
+                ))}
+              </tr>
+            ))}
+          </thead>
+          <tbody className="divide-y">
+            {table.getRowModel().rows.map((row) => (
+              <tr key={row.id} className="align-top">
+                {row.getVisibleCells().map((cell) => (
+                  <td key={cell.id} className="px-3 py-2.5">
+                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager table={table} label="Nodes and their progress towards this version" />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import type { SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
+import { PAGE_SIZE, Pager, paged } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
 
 function versionHref(version: bigint): Route {
@@ -99,55 +100,69 @@ export function VersionTable({
     getCoreRowModel: getCoreRowModel(),
     getRowId: (s) => s.version.toString(),
     meta: { selected } satisfies TableMeta,
+    ...paged<SnapshotInfo>(),
+    // Open on the page that holds the selected version (a link to an older one).
+    initialState: {
+      pagination: {
+        pageIndex: Math.max(
+          0,
+          Math.floor(snapshots.findIndex((s) => s.version === selected) / PAGE_SIZE),
+        ),
+        pageSize: PAGE_SIZE,
+      },
+    },
   });
   const latest = snapshots[0]?.version;
   return (
-    <div className="max-h-[26rem] overflow-auto rounded-lg border bg-surface shadow-xs">
-      <table className="w-full min-w-[720px] table-fixed text-left">
-        <caption className="sr-only">Published versions, newest first</caption>
-        <colgroup>
-          <col className="w-28" />
-          <col />
-          <col className="w-36" />
-          <col className="w-36" />
-          <col className="w-32" />
-        </colgroup>
-        <thead className="sticky top-0 z-10 border-b bg-surface-muted text-xs text-fg-subtle">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th key={header.id} scope="col" className="px-4 py-2.5 font-medium">
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody className="divide-y">
-          {table.getRowModel().rows.map((row) => {
-            const isSelected = row.original.version === selected;
-            return (
-              <tr
-                key={row.id}
-                className={`relative transition-colors ${
-                  isSelected ? "bg-accent-soft" : "hover:bg-surface-hover"
-                }`}
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className="px-4 py-2.5 align-top">
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    {cell.column.id === "version" && row.original.version === latest && (
-                      <span className="ml-2 rounded-full bg-success/10 px-1.5 py-px text-[11px] font-medium text-success ring-1 ring-success/30 ring-inset">
-                        live
-                      </span>
-                    )}
-                  </td>
+    <div className="flex flex-col gap-2">
+      <div className="max-h-[26rem] overflow-auto rounded-lg border bg-surface shadow-xs">
+        <table className="w-full min-w-[720px] table-fixed text-left">
+          <caption className="sr-only">Published versions, newest first</caption>
+          <colgroup>
+            <col className="w-28" />
+            <col />
+            <col className="w-36" />
+            <col className="w-36" />
+            <col className="w-32" />
+          </colgroup>
+          <thead className="sticky top-0 z-10 border-b bg-surface-muted text-xs text-fg-subtle">
+            {table.getHeaderGroups().map((group) => (
+              <tr key={group.id}>
+                {group.headers.map((header) => (
+                  <th key={header.id} scope="col" className="px-4 py-2.5 font-medium">
+                    {flexRender(header.column.columnDef.header, header.getContext())}
+                  </th>
                 ))}
               </tr>
-            );
-          })}
-        </tbody>
-      </table>
+            ))}
+          </thead>
+          <tbody className="divide-y">
+            {table.getRowModel().rows.map((row) => {
+              const isSelected = row.original.version === selected;
+              return (
+                <tr
+                  key={row.id}
+                  className={`relative transition-colors ${
+                    isSelected ? "bg-accent-soft" : "hover:bg-surface-hover"
+                  }`}
+                >
+                  {row.getVisibleCells().map((cell) => (
+                    <td key={cell.id} className="px-4 py-2.5 align-top">
+                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                      {cell.column.id === "version" && row.original.version === latest && (
+                        <span className="ml-2 rounded-full bg-success/10 px-1.5 py-px text-[11px] font-medium text-success ring-1 ring-success/30 ring-inset">
+                          live
+                        </span>
+                      )}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <Pager table={table} label="Published versions" />
     </div>
   );
 }

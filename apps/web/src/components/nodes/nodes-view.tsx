@@ -13,7 +13,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { inputClass } from "@/components/form/field";
-import { DataTable } from "@/components/ui/data-table";
+import { DataTable, paged } from "@/components/ui/data-table";
 import { LoadError, PageHeader, TableSkeleton } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { filterFromParams, searchOfFilter } from "@/lib/node-filter-params";
@@ -119,12 +119,17 @@ const columns: ColumnDef<NodeSummary>[] = [
 
 /**
  * Every node any replica has seen, live over WatchNodes: search, filter by status and by
- * connection, sort; each row links to the node's page.
+ * connection, sort (over every node), shown a page at a time; each row links to the node's page.
  */
 export function NodesView() {
   const { nodes, state, reconnectNow } = useNodes();
   const params = useSearchParams();
-  const [filter, setFilter] = useState(() => filterFromParams(params));
+  const [filter, setFilterState] = useState(() => filterFromParams(params));
+  // A new filter or sort order starts again at page 1; a live message keeps the page.
+  const setFilter: typeof setFilterState = (update) => {
+    setFilterState(update);
+    table.firstPage();
+  };
   const { query, health, connectedOnly } = filter;
   const setQuery = (q: string) => setFilter((f) => ({ ...f, query: q }));
   const setConnectedOnly = (on: boolean) => setFilter((f) => ({ ...f, connectedOnly: on }));
@@ -150,10 +155,14 @@ export function NodesView() {
     data: visible,
     columns,
     state: { sorting },
-    onSortingChange: setSorting,
+    onSortingChange: (update) => {
+      setSorting(update);
+      table.firstPage();
+    },
     getRowId: (n) => n.id,
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
+    ...paged<NodeSummary>({ live: true }),
   });
   const filtered = query !== "" || health.size > 0 || connectedOnly;
   const clear = () => setFilter({ query: "", health: new Set(), connectedOnly: false });

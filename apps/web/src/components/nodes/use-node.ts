@@ -26,8 +26,10 @@ export function useNode(id: string): {
  * The latest published version's convergence, following each new publish (WatchConvergence with
  * version 0). Nothing arrives while no version was ever published: `convergence` stays undefined
  * with the stream live-but-silent, so callers learn "nothing published" from ListSnapshots.
+ * Summary only (`summary_only`): the counts and the NACKED nodes, not a row per node, so each
+ * message stays small whatever the fleet size.
  */
-export function useLatestConvergence(): {
+export function useLatestConvergenceSummary(): {
   convergence: Convergence | undefined;
   state: LiveStreamState;
   reconnectNow: () => void;
@@ -35,7 +37,7 @@ export function useLatestConvergence(): {
   const client = useStatusClient();
   const [convergence, setConvergence] = useState<Convergence | undefined>(undefined);
   const open = useCallback(
-    (signal: AbortSignal) => client.watchConvergence({ version: 0n }, { signal }),
+    (signal: AbortSignal) => client.watchConvergence({ version: 0n, summaryOnly: true }, { signal }),
     [client],
   );
   const { state, reconnectNow } = useLiveStream(open, setConvergence);

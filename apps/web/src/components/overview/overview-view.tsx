@@ -12,7 +12,7 @@ import { KindIcon } from "@/components/inventory/kind-icon";
 import { LiveBadge } from "@/components/nodes/live-badge";
 import { NoNodes } from "@/components/nodes/no-nodes";
 import { healthPresentation } from "@/components/nodes/status-chips";
-import { useLatestConvergence } from "@/components/nodes/use-node";
+import { useLatestConvergenceSummary } from "@/components/nodes/use-node";
 import { useNodes } from "@/components/nodes/use-nodes";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
@@ -127,7 +127,7 @@ function Panel({
 
 function LastPublish() {
   const latest = useQuery(ConfigService.method.listSnapshots, { limit: 1 });
-  const { convergence } = useLatestConvergence();
+  const { convergence } = useLatestConvergenceSummary();
   const info = latest.data?.snapshots[0];
   let body: ReactNode;
   if (latest.isPending) {
