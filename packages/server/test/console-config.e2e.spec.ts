@@ -1,4 +1,4 @@
-import { RouteActionKind } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RouteActionKind, RouteMatchKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { artifactPath, launchBrowser, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
@@ -212,6 +212,67 @@ describe("editing configuration in the console", () => {
     await page.getByRole("link", { name: "legacy-backend" }).waitFor({ state: "detached" });
     const { clusters } = await harness.api().listClusters({});
     expect(clusters.map((c) => c.name).sort()).toEqual(["payments-backend", "payments-canary"]);
+  }, 60_000);
+
+  it("a long list shows 50 rows a page: a cluster on page 2 is reached with the page controls and by search", async () => {
+    const api = harness.api();
+    for (let i = 0; i < 60; i++)
+      await api.createCluster({
+        name: `bulk-${String(i).padStart(2, "0")}`,
+        localities: [{ weight: 1, endpoints: [{ address: "10.1.0.1", port: 8000 + i }] }],
+      });
+    await page.goto(`${harness.baseUrl}/clusters`);
+    const pages = page.getByRole("navigation", { name: "Clusters, pages" });
+    await pages.getByText("Rows 1–50 of 62").waitFor({ timeout: 15_000 });
+    const onPage2 = page.getByRole("link", { name: "payments-canary", exact: true });
+    expect(await onPage2.count()).toBe(0);
+    // By keyboard: the page buttons are ordinary buttons.
+    await pages.getByRole("button", { name: "Next page" }).focus();
+    await page.keyboard.press("Enter");
+    await onPage2.waitFor();
+    await pages.getByText("Page 2 of 2").waitFor();
+    await pages.getByRole("button", { name: "First page" }).click();
+    await onPage2.waitFor({ state: "detached" });
+    // Search covers every row, whatever the page.
+    await page.getByLabel("Search clusters").fill("canary");
+    await onPage2.waitFor();
+    expect(await pages.count()).toBe(0);
+  }, 60_000);
+
+  it("a route configuration of many routes opens as compact rows; a route's editor opens on demand and its edit is saved", async () => {
+    await harness.api().createRouteConfiguration({
+      name: "many-routes",
+      virtualHosts: [
+        {
+          name: "many",
+          domains: ["many.example.com"],
+          routes: Array.from({ length: 30 }, (_, i) => ({
+            matchKind: RouteMatchKind.PREFIX,
+            matchValue: `/r${i + 1}`,
+            actionKind: RouteActionKind.CLUSTER,
+            cluster: "payments-backend",
+          })),
+        },
+      ],
+    });
+    await page.goto(`${harness.baseUrl}/routes/many-routes`);
+    await route(25).waitFor({ timeout: 15_000 });
+    expect(await route(25).innerText()).toContain("/r25");
+    expect(await route(25).getByLabel("Path", { exact: true }).count()).toBe(0);
+    await route(25).getByRole("button", { name: "Edit route 25" }).click();
+    await route(25).getByLabel("Path", { exact: true }).fill("/renamed");
+    await route(25).getByRole("button", { name: "Move route 25 up" }).click();
+    // The open editor follows its route to its new place.
+    expect(await route(24).getByLabel("Path", { exact: true }).inputValue()).toBe("/renamed");
+    await submit("Save to draft");
+    await toast("saved to the draft");
+    const stored = await harness.api().getRouteConfiguration({ name: "many-routes" });
+    expect(stored.virtualHosts[0]?.routes.map((r) => r.matchValue).slice(22, 26)).toEqual([
+      "/r23",
+      "/renamed",
+      "/r24",
+      "/r26",
+    ]);
   }, 60_000);
 
   it("no page logged an error or warning in the browser console", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffText, inlineChanges, splitRows, unifiedLines } from "./line-diff";
+import { diffText, inlineChanges, lineCounts, splitRows, unifiedLines } from "./line-diff";
 
 const lines = (n: number, prefix = "line") =>
   Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}\n`).join("");
@@ -75,5 +75,20 @@ describe("inlineChanges", () => {
   it("marks the whole line when the two lines have little in common", () => {
     const parts = inlineChanges("cluster: blue", "timeout: 5s");
     expect(parts.old).toEqual([{ text: "cluster: blue", changed: true }]);
+  });
+});
+
+describe("lineCounts", () => {
+  it("counts an added or a removed object's lines without diffing, as the diff would", () => {
+    const text = "name: a\nport: 1\n";
+    expect(lineCounts("", text)).toEqual({ added: 2, removed: 0 });
+    expect(lineCounts(text, "")).toEqual({ added: 0, removed: 2 });
+    expect(lineCounts("", "")).toEqual({ added: 0, removed: 0 });
+    const d = diffText("", text);
+    expect(lineCounts("", text)).toEqual({ added: d.added, removed: d.removed });
+  });
+
+  it("counts a modified object's changed lines from its diff", () => {
+    expect(lineCounts("a\nb\n", "a\nc\nd\n")).toEqual({ added: 2, removed: 1 });
   });
 });

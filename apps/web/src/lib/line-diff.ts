@@ -45,6 +45,17 @@ export function unifiedLines(before: string, after: string): DiffLine[] {
 }
 
 /**
+ * How many lines the diff of two texts adds and removes. An added or removed object (one side
+ * empty) is counted without diffing: a first version adds hundreds of objects at once.
+ */
+export function lineCounts(before: string, after: string): { added: number; removed: number } {
+  if (before === "") return { added: splitLines(after).length, removed: 0 };
+  if (after === "") return { added: 0, removed: splitLines(before).length };
+  const { added, removed } = diffText(before, after, 0);
+  return { added, removed };
+}
+
+/**
  * The diff of two texts (YAML of one object before and after), with unchanged stretches folded
  * down to `context` lines either side of each change. A gap shorter than 2 lines is not worth a
  * fold and stays visible.

@@ -1,7 +1,11 @@
 "use client";
 
 import { useQuery } from "@connectrpc/connect-query";
-import { ConfigService, type Listener } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  ConfigService,
+  type Listener,
+  ResourceKind,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
@@ -97,9 +101,12 @@ export function ListenerList() {
   );
 }
 
+/** The route configurations' names (summaries: not every route of every configuration). */
 function useRouteConfigNames(): string[] {
-  const query = useQuery(ConfigService.method.listRouteConfigurations, {});
-  return useMemo(() => (query.data?.routeConfigurations ?? []).map((rc) => rc.name), [query.data]);
+  const query = useQuery(ConfigService.method.listResources, {
+    kind: ResourceKind.ROUTE_CONFIGURATION,
+  });
+  return useMemo(() => (query.data?.resources ?? []).map((rc) => rc.name), [query.data]);
 }
 
 export function NewListener() {

@@ -1,7 +1,11 @@
 "use client";
 
 import { useQuery } from "@connectrpc/connect-query";
-import { ConfigService, type NodeGroup } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  ConfigService,
+  type NodeGroup,
+  ResourceKind,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import { useMemo } from "react";
@@ -89,8 +93,9 @@ export function NodeGroupList() {
 }
 
 function NodeGroupFields({ editing }: { editing: boolean }) {
-  const listeners = useQuery(ConfigService.method.listListeners, {});
-  const clusters = useQuery(ConfigService.method.listClusters, {});
+  // Names only: summaries, not whole objects.
+  const listeners = useQuery(ConfigService.method.listResources, { kind: ResourceKind.LISTENER });
+  const clusters = useQuery(ConfigService.method.listResources, { kind: ResourceKind.CLUSTER });
   return (
     <>
       <FormSection
@@ -129,12 +134,12 @@ function NodeGroupFields({ editing }: { editing: boolean }) {
           <Choices
             name="listeners"
             title="Listeners"
-            options={(listeners.data?.listeners ?? []).map((l) => l.name)}
+            options={(listeners.data?.resources ?? []).map((l) => l.name)}
           />
           <Choices
             name="clusters"
             title="Clusters"
-            options={(clusters.data?.clusters ?? []).map((c) => c.name)}
+            options={(clusters.data?.resources ?? []).map((c) => c.name)}
           />
         </div>
       </FormSection>

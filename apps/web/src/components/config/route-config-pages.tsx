@@ -1,13 +1,17 @@
 "use client";
 
 import { useQuery } from "@connectrpc/connect-query";
-import { ConfigService, type RouteConfiguration } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  ConfigService,
+  ResourceKind,
+  type ResourceSummary,
+  type RouteConfiguration,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
 import { useMemo } from "react";
 import { RouteIcon } from "@/components/ui/icons";
-import { routeConfigNames } from "@/lib/listener-form";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, deleteColumn, linkChip, nameColumn, updatedColumn } from "./config-list";
 import { clusterHref, listenerHref, routeConfigHref, useRouteConfigKind } from "./kinds";
@@ -16,68 +20,40 @@ import { RouteConfigFields } from "./route-fields";
 import { Chip } from "./states";
 import { useConfigClient } from "./use-config-client";
 
-/** The clusters a route configuration sends traffic to, each once. */
-function clustersOf(rc: RouteConfiguration): string[] {
-  const names = rc.virtualHosts.flatMap((vh) =>
-    vh.routes.flatMap((r) => [
-      ...(r.cluster ? [r.cluster] : []),
-      ...r.weightedClusters.map((w) => w.name),
-    ]),
-  );
-  return [...new Set(names)];
-}
-
+/**
+ * The route configurations as ListResources summaries ("1 virtual host, 100 routes" and the
+ * clusters they reference), with the listeners that serve each and whether each cluster exists:
+ * one light call for all three, instead of downloading every route of every configuration.
+ */
 export function RouteConfigList() {
-  const query = useQuery(ConfigService.method.listRouteConfigurations, {});
-  const listeners = useQuery(ConfigService.method.listListeners, {});
-  const clusters = useQuery(ConfigService.method.listClusters, {});
+  const query = useQuery(ConfigService.method.listResources, {});
   const client = useConfigClient();
-  const usedBy = useMemo(() => {
-    const map = new Map<string, string[]>();
-    for (const l of listeners.data?.listeners ?? []) {
-      for (const rc of routeConfigNames(l)) map.set(rc, [...(map.get(rc) ?? []), l.name]);
+  const { usedBy, known } = useMemo(() => {
+    const usedBy = new Map<string, string[]>();
+    const known = new Set<string>();
+    for (const r of query.data?.resources ?? []) {
+      if (r.kind === ResourceKind.CLUSTER) known.add(r.name);
+      if (r.kind === ResourceKind.LISTENER)
+        for (const rc of new Set(r.references)) usedBy.set(rc, [...(usedBy.get(rc) ?? []), r.name]);
     }
-    return map;
-  }, [listeners.data]);
-  const known = useMemo(
-    () => new Set((clusters.data?.clusters ?? []).map((c) => c.name)),
-    [clusters.data],
-  );
+    return { usedBy, known };
+  }, [query.data]);
 
-  const columns = useMemo<ColumnDef<RouteConfiguration, unknown>[]>(
+  const columns = useMemo<ColumnDef<ResourceSummary, unknown>[]>(
     () => [
-      nameColumn<RouteConfiguration>(routeConfigHref),
+      nameColumn<ResourceSummary>(routeConfigHref),
       {
-        id: "domains",
-        header: "Domains",
-        accessorFn: (rc) => rc.virtualHosts.flatMap((vh) => vh.domains).join(", "),
-        cell: ({ getValue }) => <span className="font-mono text-xs">{String(getValue())}</span>,
-      },
-      {
-        id: "routes",
-        header: "Routes",
-        accessorFn: (rc) => rc.virtualHosts.reduce((n, vh) => n + vh.routes.length, 0),
-        cell: ({ getValue }) => <span className="tabular-nums">{String(getValue())}</span>,
+        id: "contents",
+        header: "Contents",
+        accessorFn: (rc) => rc.description,
+        enableSorting: false,
+        cell: ({ getValue }) => <span className="text-xs">{String(getValue())}</span>,
       },
       {
         id: "clusters",
         header: "Clusters",
         enableSorting: false,
-        cell: ({ row }) => (
-          <span className="flex flex-wrap gap-1">
-            {clustersOf(row.original).map((name) =>
-              known.has(name) || !clusters.data ? (
-                <Link key={name} href={clusterHref(name)} className={linkChip}>
-                  {name}
-                </Link>
-              ) : (
-                <span key={name} title="Not in the draft" className="inline-flex">
-                  <Chip tone="warning">{name} (missing)</Chip>
-                </span>
-              ),
-            )}
-          </span>
-        ),
+        cell: ({ row }) => <ClusterChips names={clustersOf(row.original)} known={known} />,
       },
       {
         id: "listeners",
@@ -98,20 +74,20 @@ export function RouteConfigList() {
           );
         },
       },
-      updatedColumn<RouteConfiguration>(),
-      deleteColumn<RouteConfiguration>({
+      updatedColumn<ResourceSummary>(),
+      deleteColumn<ResourceSummary>({
         label: "route configuration",
         remove: (name) => client.deleteRouteConfiguration({ name }),
         consequence: "Listeners that serve it will fail validation until they are changed.",
       }),
     ],
-    [client, known, usedBy, clusters.data],
+    [client, known, usedBy],
   );
 
   return (
     <ConfigList
       query={query}
-      rowsOf={(data) => data.routeConfigurations}
+      rowsOf={(data) => data.resources.filter((r) => r.kind === ResourceKind.ROUTE_CONFIGURATION)}
       title="Routes"
       description="Route configurations: virtual hosts and the ordered routes that send requests to clusters."
       newHref={"/routes/new" as Route}
@@ -127,17 +103,45 @@ export function RouteConfigList() {
       table={{
         caption: "Route configurations",
         columns,
-        searchPlaceholder: "Search by name, domain or cluster…",
-        searchText: (rc) =>
-          [rc.name, ...rc.virtualHosts.flatMap((vh) => vh.domains), ...clustersOf(rc)].join(" "),
+        searchPlaceholder: "Search by name or cluster…",
+        searchText: (rc) => [rc.name, ...clustersOf(rc)].join(" "),
       }}
     />
   );
 }
 
+/** The clusters a route configuration sends traffic to, each once. */
+function clustersOf(rc: ResourceSummary): string[] {
+  return [...new Set(rc.references)];
+}
+
+/** At most a few cluster chips (a configuration of 100 routes may name dozens), then "+ n more". */
+const SHOWN_CLUSTERS = 6;
+
+function ClusterChips({ names, known }: { names: readonly string[]; known: ReadonlySet<string> }) {
+  const rest = names.length - SHOWN_CLUSTERS;
+  return (
+    <span className="flex flex-wrap gap-1">
+      {names.slice(0, SHOWN_CLUSTERS).map((name) =>
+        known.has(name) ? (
+          <Link key={name} href={clusterHref(name)} className={linkChip}>
+            {name}
+          </Link>
+        ) : (
+          <span key={name} title="Not in the draft" className="inline-flex">
+            <Chip tone="warning">{name} (missing)</Chip>
+          </span>
+        ),
+      )}
+      {rest > 0 && <span className="self-center text-xs text-fg-subtle">+ {rest} more</span>}
+    </span>
+  );
+}
+
+/** The clusters' names, for the cluster fields' suggestions: summaries, not whole clusters. */
 function useClusterNames(): string[] {
-  const query = useQuery(ConfigService.method.listClusters, {});
-  return useMemo(() => (query.data?.clusters ?? []).map((c) => c.name), [query.data]);
+  const query = useQuery(ConfigService.method.listResources, { kind: ResourceKind.CLUSTER });
+  return useMemo(() => (query.data?.resources ?? []).map((c) => c.name), [query.data]);
 }
 
 export function NewRouteConfig() {

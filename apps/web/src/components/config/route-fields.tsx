@@ -1,7 +1,7 @@
 "use client";
 
-import { useId } from "react";
-import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
+import { useEffect, useId, useState } from "react";
+import { get, useFieldArray, useFormContext, useFormState, useWatch } from "react-hook-form";
 import {
   CheckboxField,
   ListError,
@@ -27,6 +27,12 @@ import {
 } from "@/lib/route-config-form";
 
 type F = RouteConfigForm;
+
+/**
+ * A virtual host with more routes than this opens as compact rows (match → action), each route's
+ * editor mounted only when expanded: a 100-route configuration stays fast to open and to scan.
+ */
+export const OPEN_ROUTES_UP_TO = 10;
 
 const matchLabels: Record<(typeof matchKinds)[number], string> = {
   PREFIX: "Path prefix",
@@ -117,6 +123,9 @@ function VirtualHost({
   });
   const name = useWatch<F, `virtualHosts.${number}.name`>({ name: `virtualHosts.${index}.name` });
   const base = `virtualHosts.${index}` as const;
+  // Routes there at first are open when few; a route added since opens to be filled in.
+  const [initialCount] = useState(routes.fields.length);
+  const compact = initialCount > OPEN_ROUTES_UP_TO;
   return (
     <FormSection
       id={`virtual-host-${index}`}
@@ -159,6 +168,7 @@ function VirtualHost({
                 host={index}
                 index={r}
                 count={routes.fields.length}
+                defaultOpen={!compact || r >= initialCount}
                 clusterList={clusterList}
                 clusterNames={clusterNames}
                 onMove={(to) => routes.move(r, to)}
@@ -179,6 +189,7 @@ function RouteCard({
   host,
   index,
   count,
+  defaultOpen,
   clusterList,
   clusterNames,
   onMove,
@@ -187,6 +198,8 @@ function RouteCard({
   host: number;
   index: number;
   count: number;
+  /** Whether the route's editor starts mounted; a route with a validation error opens anyway. */
+  defaultOpen: boolean;
   clusterList: string;
   clusterNames: readonly string[];
   onMove: (to: number) => void;
@@ -195,6 +208,14 @@ function RouteCard({
   const base = `virtualHosts.${host}.routes.${index}` as const;
   const route = useWatch<F, typeof base>({ name: base });
   const legend = `Route ${index + 1}`;
+  const [open, setOpen] = useState(defaultOpen);
+  const { errors } = useFormState<F>({ name: base });
+  const invalid = get(errors, base) !== undefined;
+  // The state lives with the route's field id (the list's key), so it follows a move.
+  useEffect(() => {
+    if (invalid) setOpen(true);
+  }, [invalid]);
+  const bodyId = useId();
   const target =
     route?.actionKind === "CLUSTER"
       ? `→ ${route.cluster || "?"}`
@@ -204,15 +225,35 @@ function RouteCard({
           ? "→ redirect"
           : "→ direct response";
   return (
-    <fieldset className="rounded-lg border bg-surface-muted/40">
+    <fieldset
+      className={`rounded-lg border bg-surface-muted/40 ${invalid ? "border-danger-border" : ""}`}
+    >
       <legend className="sr-only">{legend}</legend>
-      <div className="flex flex-wrap items-center gap-3 border-b px-4 py-2.5">
-        <span className="grid size-6 place-items-center rounded-md bg-surface text-xs font-semibold tabular-nums text-fg-muted ring-1 ring-border">
-          {index + 1}
-        </span>
-        <span className="min-w-0 flex-1 truncate font-mono text-[13px] text-fg">
-          {route ? `${describeMatch(route)} ${target}` : ""}
-        </span>
+      <div
+        className={`flex flex-wrap items-center gap-3 px-4 ${open ? "border-b py-2.5" : "py-1.5"}`}
+      >
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls={bodyId}
+          onClick={() => setOpen(!open)}
+          className="flex min-w-0 flex-1 items-center gap-3 rounded-md text-left"
+        >
+          <span className="grid size-6 shrink-0 place-items-center rounded-md bg-surface text-xs font-semibold tabular-nums text-fg-muted ring-1 ring-border">
+            {index + 1}
+          </span>
+          <span className="min-w-0 flex-1 truncate font-mono text-[13px] text-fg">
+            {route ? `${describeMatch(route)} ${target}` : ""}
+          </span>
+          <span className="sr-only">
+            {open ? "Collapse" : "Edit"} route {index + 1}
+          </span>
+        </button>
+        {invalid && (
+          <span className="rounded-full bg-danger-soft px-2 py-0.5 text-xs font-medium text-danger ring-1 ring-danger-border ring-inset">
+            Has errors
+          </span>
+        )}
         <div className="flex gap-1">
           <Button
             variant="ghost"
@@ -235,9 +276,13 @@ function RouteCard({
           </Button>
         </div>
       </div>
-      <div className="grid gap-5 p-4 lg:grid-cols-2">
-        <MatchEditor base={base} />
-        <ActionEditor base={base} clusterList={clusterList} clusterNames={clusterNames} />
+      <div id={bodyId} hidden={!open}>
+        {open && (
+          <div className="grid gap-5 p-4 lg:grid-cols-2">
+            <MatchEditor base={base} />
+            <ActionEditor base={base} clusterList={clusterList} clusterNames={clusterNames} />
+          </div>
+        )}
       </div>
     </fieldset>
   );

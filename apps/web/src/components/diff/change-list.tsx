@@ -4,6 +4,7 @@ import type { Issue, ObjectChange } from "@switchyard/proto/switchyard/v1/config
 import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useId, useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import {
   type ChangeVerb,
@@ -96,7 +97,9 @@ export function DiffModeToggle({
 /**
  * Every changed object, edge inwards (listeners, route configurations, clusters), each a card with
  * its diff. Issues are shown on the card of the object they concern. Cards start open when there
- * are few, so a small change reads at a glance and a large one stays scannable.
+ * are few, so a small change reads at a glance and a large one stays scannable; a diff is computed
+ * only when its card is open. A long list (a first version adds every object) shows CARDS_SHOWN
+ * cards, objects with issues first, and more on request.
  */
 export function ChangeList({
   changes,
@@ -112,9 +115,16 @@ export function ChangeList({
   toolbar?: ReactNode;
 }) {
   const [mode, setMode] = useState<DiffMode>("unified");
-  const sorted = useMemo(() => sortChanges(changes), [changes]);
+  const [shown, setShown] = useState(CARDS_SHOWN);
+  const sorted = useMemo(() => {
+    const all = sortChanges(changes);
+    // What needs attention first: an object with issues must not hide behind "Show more".
+    const flagged = all.filter((c) => issuesFor(issues, c).length > 0);
+    return flagged.length === 0 ? all : [...flagged, ...all.filter((c) => !flagged.includes(c))];
+  }, [changes, issues]);
   if (sorted.length === 0) return <>{empty}</>;
   const openByDefault = sorted.length <= 8;
+  const hidden = sorted.length - shown;
   return (
     <div className="flex flex-col gap-3">
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -125,7 +135,7 @@ export function ChangeList({
         </div>
       </div>
       <ul className="flex flex-col gap-3">
-        {sorted.map((change) => (
+        {sorted.slice(0, shown).map((change) => (
           <li key={changeKey(change)}>
             <ChangeCard
               change={change}
@@ -136,9 +146,25 @@ export function ChangeList({
           </li>
         ))}
       </ul>
+      {hidden > 0 && (
+        <div className="flex items-center justify-center gap-3 text-xs text-fg-muted">
+          <span className="tabular-nums">
+            {shown} of {sorted.length} objects shown
+          </span>
+          <Button onClick={() => setShown((n) => n + CARDS_SHOWN)}>
+            Show {Math.min(hidden, CARDS_SHOWN)} more
+          </Button>
+          <Button variant="ghost" onClick={() => setShown(sorted.length)}>
+            Show all {sorted.length}
+          </Button>
+        </div>
+      )}
     </div>
   );
 }
+
+/** Cards rendered at first, and added by each "Show more". */
+const CARDS_SHOWN = 50;
 
 function ChangeCard({
   change,

@@ -7,6 +7,7 @@ import {
   diffText,
   type InlinePart,
   inlineChanges,
+  lineCounts,
   splitRows,
 } from "@/lib/line-diff";
 
@@ -203,7 +204,7 @@ export function TextDiff({
 
 /** +12 −3, in the colours of the diff. */
 export function LineStats({ before, after }: { before: string; after: string }) {
-  const { added, removed } = useMemo(() => diffText(before, after, 0), [before, after]);
+  const { added, removed } = useMemo(() => lineCounts(before, after), [before, after]);
   return (
     <span className="flex items-center gap-1.5 font-mono text-xs tabular-nums">
       <span className="text-success">

@@ -37,7 +37,8 @@ export function useLatestConvergenceSummary(): {
   const client = useStatusClient();
   const [convergence, setConvergence] = useState<Convergence | undefined>(undefined);
   const open = useCallback(
-    (signal: AbortSignal) => client.watchConvergence({ version: 0n, summaryOnly: true }, { signal }),
+    (signal: AbortSignal) =>
+      client.watchConvergence({ version: 0n, summaryOnly: true }, { signal }),
     [client],
   );
   const { state, reconnectNow } = useLiveStream(open, setConvergence);
