@@ -1,0 +1,61 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Algorithm, hash, verify } from "@node-rs/argon2";
+
+/** `Algorithm.Argon2id`: the d.ts declares a const enum, which isolated modules cannot read. */
+const ARGON2ID = 2 as Algorithm.Argon2id;
+
+/**
+ * NIST SP 800-63B asks for at least 8 characters and no composition rules; 12 leaves a margin
+ * for accounts that can change every team's routes.
+ */
+export const PASSWORD_MIN_LENGTH = 12;
+/** argon2 takes any length; the cap stops a megabyte "password" from costing a request. */
+export const PASSWORD_MAX_LENGTH = 1024;
+
+/** Throws InvalidArgument naming the rule a new password breaks. */
+export function checkPasswordPolicy(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH)
+    throw new ConnectError(
+      `the password is ${password.length} characters long; use at least ${PASSWORD_MIN_LENGTH}`,
+      Code.InvalidArgument,
+    );
+  if (password.length > PASSWORD_MAX_LENGTH)
+    throw new ConnectError(
+      `the password is longer than ${PASSWORD_MAX_LENGTH} characters`,
+      Code.InvalidArgument,
+    );
+}
+
+/**
+ * The PHC string ("$argon2id$v=19$m=19456,t=2,p=1$salt$hash") of an argon2id hash with the
+ * library's defaults (OWASP's first recommended setting: 19 MiB, 2 passes, 1 lane), random salt.
+ */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, { algorithm: ARGON2ID });
+}
+
+/**
+ * Whether `password` matches `passwordHash`. The comparison inside argon2 is constant-time; a
+ * malformed hash counts as a mismatch (never an exception), so a corrupt row cannot be told apart
+ * from a wrong password by its answer.
+ */
+export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  if (password.length > PASSWORD_MAX_LENGTH) return false;
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Does the work of one verification and answers false: called when the username is unknown or
+ * disabled, so the time a failed login takes does not reveal whether the account exists.
+ */
+export async function verifyAgainstDummy(password: string): Promise<false> {
+  dummyHash ??= hashPassword("switchyard-dummy-password-never-matches");
+  await verifyPassword(await dummyHash, password);
+  return false;
+}
