@@ -6,6 +6,7 @@ import {
   DeltaDiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
+import { packedDeltaResourceField } from "./packed-resources.js";
 import {
   errorDetailText,
   heartbeatResource,
@@ -26,17 +27,23 @@ export function toDeltaDiscoveryResponse(
   controlPlaneId: string,
 ): DeltaDiscoveryResponse {
   const { ttl, heartbeats = [] } = response;
-  return create(DeltaDiscoveryResponseSchema, {
+  const message = create(DeltaDiscoveryResponseSchema, {
     systemVersionInfo: response.systemVersionInfo,
     typeUrl: response.typeUrl,
     nonce: response.nonce,
     controlPlane: { identifier: controlPlaneId },
-    resources: [
-      ...response.resources.map((r) => wrappedResource(r, ttl)),
-      ...heartbeats.map((h) => heartbeatResource(h, ttl)),
-    ],
     removedResources: [...response.removed],
   });
+  if (ttl === undefined && heartbeats.length === 0) {
+    // Pre-encoded once per resource for every stream (packed-resources.ts).
+    message.$unknown = response.resources.map(packedDeltaResourceField);
+  } else {
+    message.resources = [
+      ...response.resources.map((r) => wrappedResource(r, ttl)),
+      ...heartbeats.map((h) => heartbeatResource(h, ttl)),
+    ];
+  }
+  return message;
 }
 
 /** Resource locators (xdstp collections) are not served: say so rather than ignore them. */

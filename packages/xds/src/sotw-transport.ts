@@ -8,6 +8,7 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
+import { packedAnyField } from "./packed-resources.js";
 import {
   bodyAny,
   errorDetailText,
@@ -27,21 +28,28 @@ export type SotwStreamOptions = StreamOptions & { readonly variant: "ads-sotw" |
 export function toDiscoveryResponse(
   response: SotwResponse,
   controlPlaneId: string,
+  encoding: "message" | "packed" = "message",
 ): DiscoveryResponse {
   const { ttl, heartbeats = [] } = response;
   const wrap = ttl !== undefined || heartbeats.length > 0;
-  return create(DiscoveryResponseSchema, {
+  const message = create(DiscoveryResponseSchema, {
     versionInfo: response.versionInfo,
     typeUrl: response.typeUrl,
     nonce: response.nonce,
     controlPlane: { identifier: controlPlaneId },
-    resources: wrap
-      ? [
-          ...response.resources.map((r) => anyPack(ResourceSchema, wrappedResource(r, ttl))),
-          ...heartbeats.map((h) => anyPack(ResourceSchema, heartbeatResource(h, ttl))),
-        ]
-      : response.resources.map(bodyAny),
   });
+  if (wrap) {
+    message.resources = [
+      ...response.resources.map((r) => anyPack(ResourceSchema, wrappedResource(r, ttl))),
+      ...heartbeats.map((h) => anyPack(ResourceSchema, heartbeatResource(h, ttl))),
+    ];
+  } else if (encoding === "packed") {
+    // For the wire only (see packed-resources.ts): the resources travel as pre-encoded bytes.
+    message.$unknown = response.resources.map(packedAnyField);
+  } else {
+    message.resources = response.resources.map(bodyAny);
+  }
+  return message;
 }
 
 /** Serves one SotW stream (ADS or a per-type service) through the pure SotwSession. */
@@ -68,6 +76,6 @@ export function serveSotwStream(
       resourceNames: request.resourceNames,
     }),
     versionOf: (response) => response.versionInfo,
-    toWire: (response) => toDiscoveryResponse(response, options.controlPlaneId),
+    toWire: (response) => toDiscoveryResponse(response, options.controlPlaneId, "packed"),
   });
 }

@@ -1,0 +1,65 @@
+import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
+import {
+  DeltaDiscoveryResponseSchema,
+  DiscoveryResponseSchema,
+} from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
+import { compile, TypeUrl } from "@switchyard/snapshot";
+import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
+import { describe, expect, it } from "vitest";
+import { toDeltaDiscoveryResponse } from "./delta-transport.js";
+import { toDiscoveryResponse } from "./sotw-transport.js";
+
+const snapshot = compile(largeConfigSpec(20, 40)).groups[0]?.snapshot;
+if (snapshot === undefined) throw new Error("no snapshot");
+
+describe("pre-encoded resources", () => {
+  it.each(Object.values(TypeUrl))(
+    "a SotW response of %s decodes to exactly what the plainly built one does",
+    (typeUrl) => {
+      const response = {
+        typeUrl,
+        versionInfo: "v1",
+        nonce: "7",
+        resources: [...snapshot.resources(typeUrl).values()],
+      };
+      const plain = toDiscoveryResponse(response, "switchyard@test", "message");
+      const packed = toDiscoveryResponse(response, "switchyard@test", "packed");
+      expect(plain.resources.length).toBeGreaterThan(0);
+      const decoded = fromBinary(
+        DiscoveryResponseSchema,
+        toBinary(DiscoveryResponseSchema, packed),
+      );
+      expect(equals(DiscoveryResponseSchema, decoded, plain)).toBe(true);
+      // Encoding it again (another stream) gives the same bytes.
+      expect(
+        toBinary(
+          DiscoveryResponseSchema,
+          toDiscoveryResponse(response, "switchyard@test", "packed"),
+        ),
+      ).toEqual(toBinary(DiscoveryResponseSchema, packed));
+    },
+  );
+
+  it("a Delta response decodes to each resource's name, version and body, and the removals", () => {
+    const resources = [...snapshot.resources(TypeUrl.Cluster).values()];
+    const message = toDeltaDiscoveryResponse(
+      {
+        typeUrl: TypeUrl.Cluster,
+        systemVersionInfo: "s1",
+        nonce: "3",
+        resources,
+        removed: ["gone"],
+      },
+      "switchyard@test",
+    );
+    const decoded = fromBinary(
+      DeltaDiscoveryResponseSchema,
+      toBinary(DeltaDiscoveryResponseSchema, message),
+    );
+    expect(decoded.removedResources).toEqual(["gone"]);
+    expect(decoded.nonce).toBe("3");
+    expect(
+      decoded.resources.map((r) => [r.name, r.version, r.resource?.typeUrl, r.resource?.value]),
+    ).toEqual(resources.map((r) => [r.name, r.version, r.typeUrl, r.body]));
+  });
+});
