@@ -1,0 +1,316 @@
+/**
+ * The authorization rules of issue 7, as one pure function: no I/O, so the API layer loads what a
+ * decision needs (the principal, the object before and after, the domain ownership) and every rule
+ * is pinned by authorize.spec.ts without a database.
+ *
+ * - ADMIN: everything.
+ * - MEMBER: reads everything but users and the audit log; writes the clusters their team owns
+ *   (Cluster.ownerTeamId; a new cluster is allowed when it will be created owned by their team)
+ *   and the virtual hosts whose domains their team owns (ownership.ts); publishes or rolls back
+ *   when every change in the draft is theirs, or asks for review when their team requires it;
+ *   never listeners, node groups, teams, users or ownership.
+ * - VIEWER: reads (as a member does).
+ * - An API token acts as its user narrowed to its scopes; tokens never create or revoke tokens
+ *   and never change a password.
+ */
+
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { ChangeKind, RouteConfigurationSpec } from "@switchyard/snapshot";
+import {
+  type DomainOwnership,
+  type RouteConfigurationChanges,
+  routeConfigurationChanges,
+  unownedDomain,
+} from "./ownership.js";
+import type { Principal, PrincipalTeam, TokenScope } from "./principal.js";
+
+export type Action = "read" | "write" | "publish" | "rollback" | "manage";
+
+/**
+ * A cluster being written. `ownerTeamId` is the stored owner, or for an added cluster the owner
+ * it will be created with (the API sets a member's team there). Writes never change ownership:
+ * that is `manage` on `{ kind: "ownership" }`.
+ */
+export interface ClusterChange {
+  readonly kind: "cluster";
+  readonly name: string;
+  readonly change: ChangeKind;
+  readonly ownerTeamId: string | null;
+}
+
+/** A route configuration being written: its stored spec (null if new) and the new one (null if deleted). */
+export interface RouteConfigurationChange {
+  readonly kind: "routeConfiguration";
+  readonly name: string;
+  readonly before: RouteConfigurationSpec | null;
+  readonly after: RouteConfigurationSpec | null;
+}
+
+export interface ListenerChange {
+  readonly kind: "listener";
+  readonly name: string;
+  readonly change: ChangeKind;
+}
+
+export interface NodeGroupChange {
+  readonly kind: "nodeGroup";
+  readonly name: string;
+  readonly change: ChangeKind;
+}
+
+/** One object of the draft that differs from the published snapshot. */
+export type DraftChange =
+  | ClusterChange
+  | RouteConfigurationChange
+  | ListenerChange
+  | NodeGroupChange;
+
+export type Resource =
+  /** Any configuration object, the draft, snapshots, diffs (read). */
+  | { readonly kind: "config" }
+  /** Nodes, convergence, rollouts (read). */
+  | { readonly kind: "status" }
+  | { readonly kind: "audit" }
+  | ClusterChange
+  | (RouteConfigurationChange & { readonly ownership: DomainOwnership })
+  | ListenerChange
+  | NodeGroupChange
+  /** The draft's changes, for publish, or a rollback's changes, for rollback. */
+  | {
+      readonly kind: "draft";
+      readonly changes: readonly DraftChange[];
+      readonly ownership: DomainOwnership;
+    }
+  /** Teams and their domains: read by all, managed by admins. */
+  | { readonly kind: "team" }
+  /** Assigning clusters and domains to teams. */
+  | { readonly kind: "ownership" }
+  /** One account (userId) or the list of accounts (null). */
+  | { readonly kind: "user"; readonly userId: string | null }
+  /** Some user's API tokens. */
+  | { readonly kind: "token"; readonly ownerUserId: string };
+
+export type Decision =
+  | { readonly t: "allow" }
+  | { readonly t: "deny"; readonly message: string }
+  /** Publish or rollback is fine once an admin reviews it (Team.requireReview). */
+  | { readonly t: "review"; readonly message: string };
+
+const ALLOW: Decision = { t: "allow" };
+const deny = (message: string): Decision => ({ t: "deny", message });
+
+export function authorize(principal: Principal, action: Action, resource: Resource): Decision {
+  const byRole = roleDecision(principal, action, resource);
+  if (byRole.t === "deny") return byRole;
+  const scope = scopeDecision(principal, action, resource);
+  return scope.t === "deny" ? scope : byRole;
+}
+
+/**
+ * Throws PermissionDenied with the decision's message unless it allows. A "review" decision also
+ * throws (FailedPrecondition): callers that support review requests check for it first.
+ */
+export function assertAllowed(decision: Decision): void {
+  if (decision.t === "allow") return;
+  throw new ConnectError(
+    decision.message,
+    decision.t === "review" ? Code.FailedPrecondition : Code.PermissionDenied,
+  );
+}
+
+function roleDecision(principal: Principal, action: Action, resource: Resource): Decision {
+  const who = `${principal.role.toLowerCase()} ${principal.username}`;
+  switch (action) {
+    case "read":
+      switch (resource.kind) {
+        case "audit":
+          return principal.role === "ADMIN" ? ALLOW : deny(`only an admin may read the audit log`);
+        case "user":
+          return principal.role === "ADMIN" || resource.userId === principal.userId
+            ? ALLOW
+            : deny(`only an admin may see other accounts`);
+        case "token":
+          return principal.role === "ADMIN" || resource.ownerUserId === principal.userId
+            ? ALLOW
+            : deny(`only an admin may see another user's API tokens`);
+        default:
+          return ALLOW;
+      }
+    case "manage":
+      switch (resource.kind) {
+        case "user":
+          if (resource.userId === principal.userId)
+            return sessionOnly(principal, "change its own account");
+          return adminOnly(
+            principal,
+            resource.userId === null ? "create accounts" : "change other accounts",
+          );
+        case "token":
+          if (resource.ownerUserId === principal.userId)
+            return sessionOnly(principal, "create or revoke API tokens");
+          return adminOnly(principal, "revoke another user's API tokens");
+        case "team":
+          return adminOnly(principal, "change teams");
+        case "ownership":
+          return adminOnly(principal, "assign clusters and domains to teams");
+        default:
+          return deny(`internal: "manage" does not apply to ${resource.kind}`);
+      }
+    case "write": {
+      if (principal.role === "ADMIN") return ALLOW;
+      if (principal.role === "VIEWER") return deny(`${who} has read-only access`);
+      switch (resource.kind) {
+        case "cluster":
+        case "routeConfiguration":
+        case "listener":
+        case "nodeGroup":
+          return memberChange(
+            principal,
+            resource,
+            resource.kind === "routeConfiguration" ? resource.ownership : null,
+          );
+        default:
+          return deny(`internal: "write" does not apply to ${resource.kind}`);
+      }
+    }
+    case "publish":
+    case "rollback": {
+      if (resource.kind !== "draft") return deny(`internal: "${action}" applies to the draft`);
+      if (principal.role === "ADMIN") return ALLOW;
+      if (principal.role === "VIEWER")
+        return deny(`${who} has read-only access and cannot ${action}`);
+      for (const change of resource.changes) {
+        const decision = memberChange(principal, change, resource.ownership);
+        if (decision.t === "deny")
+          return deny(
+            `${action === "publish" ? "the draft" : "the rollback"} includes a change that is not ` +
+              `yours: ${decision.message}`,
+          );
+      }
+      if (principal.team?.requireReview === true)
+        return {
+          t: "review",
+          message: `team ${principal.team.name} requires an admin's review before changes go out`,
+        };
+      return ALLOW;
+    }
+  }
+}
+
+function adminOnly(principal: Principal, what: string): Decision {
+  return principal.role === "ADMIN" ? ALLOW : deny(`only an admin may ${what}`);
+}
+
+function sessionOnly(principal: Principal, what: string): Decision {
+  return principal.via.t === "session"
+    ? ALLOW
+    : deny(`an API token cannot ${what}; sign in to the console`);
+}
+
+/** Whether a member may make one change: the object must be their team's before and after. */
+function memberChange(
+  principal: Principal,
+  change: DraftChange,
+  ownership: DomainOwnership | null,
+): Decision {
+  const team = principal.team;
+  if (team === null)
+    return deny(
+      `member ${principal.username} belongs to no team, so owns nothing to change; an admin assigns teams`,
+    );
+  switch (change.kind) {
+    case "listener":
+      return deny(`listener ${change.name} can only be changed by an admin`);
+    case "nodeGroup":
+      return deny(`node group ${change.name} can only be changed by an admin`);
+    case "cluster":
+      if (change.ownerTeamId === team.id) return ALLOW;
+      return deny(
+        change.change === "added"
+          ? `a cluster created by team ${team.name} must be owned by it (cluster ${change.name})`
+          : `team ${team.name} does not own cluster ${change.name}`,
+      );
+    case "routeConfiguration":
+      if (ownership === null) return deny("internal: route configuration ownership not loaded");
+      return routeConfigurationDecision(team, change, ownership);
+  }
+}
+
+function routeConfigurationDecision(
+  team: PrincipalTeam,
+  change: RouteConfigurationChange,
+  ownership: DomainOwnership,
+): Decision {
+  const changes: RouteConfigurationChanges = routeConfigurationChanges(change.before, change.after);
+  const where = `in route configuration ${change.name}`;
+  for (const vh of changes.virtualHosts) {
+    for (const spec of [vh.before, vh.after]) {
+      if (spec === null) continue;
+      if (spec.domains.length === 0)
+        return deny(`virtual host ${spec.name} ${where} has no domains, so no team owns it`);
+      const unowned = unownedDomain(spec, team.id, ownership);
+      if (unowned !== null)
+        return deny(
+          `team ${team.name} does not own virtual host ${spec.name} (domain ${unowned.domain}) ` +
+            `${where}${ownerNote(unowned.owner)}`,
+        );
+    }
+  }
+  if (changes.ownFieldsChanged) {
+    // Fields of the route configuration itself apply to all of its virtual hosts.
+    for (const spec of [
+      ...(change.before?.virtualHosts ?? []),
+      ...(change.after?.virtualHosts ?? []),
+    ]) {
+      const unowned =
+        spec.domains.length === 0
+          ? { domain: "none", owner: null }
+          : unownedDomain(spec, team.id, ownership);
+      if (unowned !== null)
+        return deny(
+          `the fields of route configuration ${change.name} apply to all its virtual hosts, and ` +
+            `team ${team.name} does not own virtual host ${spec.name} (domain ${unowned.domain})` +
+            ownerNote(unowned.owner),
+        );
+    }
+  }
+  return ALLOW;
+}
+
+function ownerNote(owner: { readonly teamName: string; readonly pattern: string } | null): string {
+  return owner === null
+    ? "; no team owns that domain (an admin assigns domains)"
+    : `; team ${owner.teamName} does (pattern ${owner.pattern})`;
+}
+
+/** The scope an API token needs for a request (on top of its user's role allowing it). */
+export function requiredScope(action: Action, resource: Resource): TokenScope {
+  switch (action) {
+    case "read":
+      if (resource.kind === "status") return "status:read";
+      if (resource.kind === "audit") return "admin";
+      return "config:read";
+    case "write":
+      return "config:write";
+    case "publish":
+    case "rollback":
+      return "publish";
+    case "manage":
+      return "admin";
+  }
+}
+
+function scopeDecision(principal: Principal, action: Action, resource: Resource): Decision {
+  if (principal.via.t !== "token") return ALLOW;
+  // Reading one's own account or tokens needs no scope: `switchyard whoami` works with any token.
+  if (action === "read" && resource.kind === "user" && resource.userId === principal.userId)
+    return ALLOW;
+  if (action === "read" && resource.kind === "token" && resource.ownerUserId === principal.userId)
+    return ALLOW;
+  const scope = requiredScope(action, resource);
+  if (principal.via.scopes.includes(scope)) return ALLOW;
+  return deny(
+    `API token ${principal.via.tokenName} of ${principal.username} lacks scope ${scope} ` +
+      `(it has ${principal.via.scopes.join(", ") || "none"}); create a token with it`,
+  );
+}

@@ -1,0 +1,59 @@
+/** Test fixtures of the auth module: principals, teams and a shared route configuration. */
+
+import type { RouteConfigurationSpec, VirtualHostSpec } from "@switchyard/snapshot";
+import { routeSpec, virtualHostSpec } from "@switchyard/snapshot/fixtures";
+import { type DomainOwnership, domainOwnership } from "./ownership.js";
+import type { Principal, PrincipalTeam, Role, TokenScope } from "./principal.js";
+
+export const PAYMENTS: PrincipalTeam = {
+  id: "team-payments",
+  name: "payments",
+  requireReview: false,
+};
+export const ORDERS: PrincipalTeam = { id: "team-orders", name: "orders", requireReview: false };
+
+/**
+ * payments owns api.shop.example.com exactly and everything below pay.example.com; orders owns
+ * everything below shop.example.com except that exact host (the exact pattern is more specific).
+ */
+export const OWNERSHIP: DomainOwnership = domainOwnership([
+  { pattern: "api.shop.example.com", teamId: PAYMENTS.id, teamName: PAYMENTS.name },
+  { pattern: "*.pay.example.com", teamId: PAYMENTS.id, teamName: PAYMENTS.name },
+  { pattern: "*.shop.example.com", teamId: ORDERS.id, teamName: ORDERS.name },
+]);
+
+export function principal(role: Role, overrides: Partial<Omit<Principal, "role">> = {}): Principal {
+  const username = overrides.username ?? role.toLowerCase();
+  return {
+    userId: `user-${username}`,
+    username,
+    role,
+    team: role === "MEMBER" ? PAYMENTS : null,
+    via: { t: "session", sessionId: `session-${username}` },
+    ...overrides,
+  };
+}
+
+/** The same principal calling with an API token of the given scopes. */
+export function viaToken(who: Principal, scopes: readonly TokenScope[]): Principal {
+  return { ...who, via: { t: "token", tokenId: "token-1", tokenName: "ci", scopes } };
+}
+
+export function vhost(
+  name: string,
+  domains: readonly string[] = [name],
+  cluster = "backend",
+): VirtualHostSpec {
+  return virtualHostSpec(name, domains, [routeSpec(cluster)]);
+}
+
+/** edge-routes: one virtual host of payments, one of orders. */
+export function edgeRoutes(
+  virtualHosts: readonly VirtualHostSpec[] = [
+    vhost("api.shop.example.com"),
+    vhost("orders.shop.example.com"),
+  ],
+  extra: RouteConfigurationSpec["extra"] = {},
+): RouteConfigurationSpec {
+  return { name: "edge-routes", extra, virtualHosts };
+}
