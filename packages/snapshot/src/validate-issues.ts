@@ -120,6 +120,10 @@ export const VALIDATION_CODES = {
     "a node group receives a listener whose routes use a cluster the group does not receive",
     true,
   ),
+  "response-too-large": error(
+    "the resources of one type that a node group receives exceed gRPC's 4 MB message limit in one response",
+    true,
+  ),
   // Warnings: publishable, but probably not what was meant.
   "cluster-without-endpoints": warning("a cluster has no endpoints: requests routed to it fail"),
   "ignored-route-action-field": warning("a route sets a field its actionKind ignores"),

@@ -10,6 +10,7 @@
  */
 import { type CompiledConfig, type ConfigIssue, compile } from "./compile.js";
 import type { ConfigSpec } from "./model.js";
+import { TypeUrl } from "./resource-snapshot.js";
 import { createContext, type ValidationContext } from "./validate-context.js";
 import {
   checkDefaultNodeGroups,
@@ -80,9 +81,52 @@ export function validate(spec: ConfigSpec, options: ValidateOptions = {}): Valid
   const issues = new IssueList();
   const ctx = createContext(spec, issues);
   for (const check of CHECKS) check(ctx);
-  checkEncoding(ctx, (options.compiled ?? compile(spec)).issues);
+  const compiled = options.compiled ?? compile(spec);
+  checkEncoding(ctx, compiled.issues);
+  checkResponseSizes(ctx, compiled);
   checkProxylessGrpc(ctx);
   return issues.report();
+}
+
+/**
+ * gRPC refuses a message above 4 MB by default (Envoy's and gRPC's clients alike), and a proxy
+ * gets all the resources of a type it subscribes to in one response: a node group's clusters,
+ * listeners, route configurations or endpoints must fit, with room for the response's own fields
+ * and each Any's type URL. Refused at publish, not discovered at push time.
+ */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const RESPONSE_HEADROOM_BYTES = 64 * 1024;
+
+const TYPE_WORDS: Readonly<Record<string, readonly [string, string]>> = {
+  [TypeUrl.Cluster]: ["clusters", "clusters"],
+  [TypeUrl.ClusterLoadAssignment]: ["endpoints (cluster load assignments)", "clusters"],
+  [TypeUrl.Listener]: ["listeners", "listeners"],
+  [TypeUrl.RouteConfiguration]: ["route configurations", "routeConfigurations"],
+};
+
+function checkResponseSizes(ctx: ValidationContext, compiled: CompiledConfig): void {
+  for (const group of compiled.groups) {
+    for (const typeUrl of Object.values(TypeUrl)) {
+      let bytes = 0;
+      let largest: { name: string; size: number } | undefined;
+      for (const resource of group.snapshot.resources(typeUrl).values()) {
+        // Any { type_url, value } inside a repeated field: body, type URL and a few tag/length bytes.
+        const size = resource.body.length + resource.typeUrl.length + 16;
+        bytes += size;
+        if (largest === undefined || size > largest.size) largest = { name: resource.name, size };
+      }
+      if (bytes + RESPONSE_HEADROOM_BYTES <= MAX_RESPONSE_BYTES || largest === undefined) continue;
+      const [words, collection] = TYPE_WORDS[typeUrl] ?? [typeUrl, "clusters"];
+      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+      ctx.issues.add(
+        "response-too-large",
+        // At the largest object: the one to look at first.
+        `${collection}[${JSON.stringify(largest.name)}]`,
+        `the ${words} node group "${group.name}" receives add up to ${mb(bytes)} in one xDS response, above gRPC's 4 MB message limit (the largest, ${collection}[${JSON.stringify(largest.name)}], is ${mb(largest.size)}): proxies would refuse the response`,
+        "split the proxies into node groups that each receive fewer of them, or make the largest smaller",
+      );
+    }
+  }
 }
 
 /**
