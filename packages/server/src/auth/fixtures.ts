@@ -1,9 +1,11 @@
 /** Test fixtures of the auth module: principals, teams and a shared route configuration. */
 
+import type { PrismaClient } from "@switchyard/db";
 import type { RouteConfigurationSpec, VirtualHostSpec } from "@switchyard/snapshot";
 import { routeSpec, virtualHostSpec } from "@switchyard/snapshot/fixtures";
 import { type DomainOwnership, domainOwnership } from "./ownership.js";
-import type { Principal, PrincipalTeam, Role, TokenScope } from "./principal.js";
+import type { Principal, PrincipalRow, PrincipalTeam, Role, TokenScope } from "./principal.js";
+import { createUser } from "./users.js";
 
 export const PAYMENTS: PrincipalTeam = {
   id: "team-payments",
@@ -56,4 +58,24 @@ export function edgeRoutes(
   extra: RouteConfigurationSpec["extra"] = {},
 ): RouteConfigurationSpec {
   return { name: "edge-routes", extra, virtualHosts };
+}
+
+/** The password every seeded account has. */
+export const PASSWORD = "correct horse battery staple";
+
+/** Creates a team and an account in a test database; the member's team is "payments". */
+export async function seedUser(
+  prisma: PrismaClient,
+  username: string,
+  role: Role = "MEMBER",
+): Promise<PrincipalRow> {
+  const team =
+    role === "MEMBER"
+      ? await prisma.team.upsert({
+          where: { name: "payments" },
+          create: { name: "payments" },
+          update: {},
+        })
+      : null;
+  return createUser(prisma, { username, password: PASSWORD, role, teamId: team?.id ?? null });
 }
