@@ -1,0 +1,55 @@
+import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PASSWORD } from "./fixtures.js";
+import { authenticate, createUser, setPassword } from "./users.js";
+
+let database: TestDatabase;
+beforeEach(async () => {
+  database = await createTestDatabase();
+});
+afterEach(() => database.drop());
+
+describe("users", () => {
+  it("usernames are stored lower-case and a taken one is refused with AlreadyExists", async () => {
+    const user = await createUser(database.prisma, {
+      username: " Alice ",
+      password: PASSWORD,
+      role: "VIEWER",
+    });
+    expect(user.username).toBe("alice");
+    await expect(
+      createUser(database.prisma, { username: "ALICE", password: PASSWORD, role: "ADMIN" }),
+    ).rejects.toThrow(/user alice already exists/);
+  });
+
+  it("a username is 1-64 of a-z 0-9 . _ -, and only members join a team", async () => {
+    await expect(
+      createUser(database.prisma, { username: "a b", password: PASSWORD, role: "VIEWER" }),
+    ).rejects.toThrow(/must be 1 to 64/);
+    const team = await database.prisma.team.create({ data: { name: "payments" } });
+    await expect(
+      createUser(database.prisma, {
+        username: "v",
+        password: PASSWORD,
+        role: "VIEWER",
+        teamId: team.id,
+      }),
+    ).rejects.toThrow(/only members belong to a team/);
+  });
+
+  it("the password is stored only as an argon2id hash, and a new one replaces it", async () => {
+    const user = await createUser(database.prisma, {
+      username: "alice",
+      password: PASSWORD,
+      role: "ADMIN",
+    });
+    const row = await database.prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(row.passwordHash).not.toContain(PASSWORD);
+    await setPassword(database.prisma, user.id, "a brand new password");
+    expect(await authenticate(database.prisma, "alice", PASSWORD)).toBeNull();
+    expect((await authenticate(database.prisma, "ALICE", "a brand new password"))?.id).toBe(
+      user.id,
+    );
+  });
+});
