@@ -21,6 +21,8 @@ const nextConfig: NextConfig = {
   turbopack: {
     root: workspaceRoot,
   },
+  // Browsers ask for /favicon.ico whatever the page links; the icon is app/icon.svg.
+  redirects: async () => [{ source: "/favicon.ico", destination: "/icon.svg", permanent: true }],
 };
 
 export default function config(phase: string): NextConfig {
