@@ -1,5 +1,10 @@
 import { RouteActionKind, RouteMatchKind } from "@switchyard/proto/switchyard/v1/config_pb";
-import { artifactPath, launchBrowser, type TestBrowser } from "@switchyard/testing";
+import {
+  artifactPath,
+  launchBrowser,
+  openWatchedPage,
+  type TestBrowser,
+} from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -14,7 +19,7 @@ describe("editing configuration in the console", () => {
   let harness: Harness;
   let chromium: TestBrowser;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
   const expectedRefusal = "/switchyard.v1.ConfigService/CreateCluster";
 
   beforeAll(async () => {
@@ -24,16 +29,11 @@ describe("editing configuration in the console", () => {
       localities: [{ weight: 1, endpoints: [{ address: "10.9.9.9", port: 80 }] }],
     });
     chromium = await launchBrowser();
-    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("console", (message) => {
-      if (message.type() !== "error" && message.type() !== "warning") return;
-      // The browser logs every HTTP error response; the one refusal this file provokes on purpose
-      // (a Connect InvalidArgument is HTTP 400) is expected, anything else is a problem.
-      const from = message.location().url;
-      if (message.text().includes("status of 400") && from.endsWith(expectedRefusal)) return;
-      problems.push(`${page.url()}: ${message.text()} (${from})`);
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    // The browser logs every HTTP error response; the one refusal this file provokes on purpose
+    // (a Connect InvalidArgument is HTTP 400) is expected, anything else is a problem.
+    ({ page, problems } = await openWatchedPage(chromium, {
+      ignore: (text, from) => text.includes("status of 400") && from.endsWith(expectedRefusal),
+    }));
   });
 
   afterAll(async () => {

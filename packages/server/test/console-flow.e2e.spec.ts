@@ -4,6 +4,7 @@ import {
   createXdsEchoClient,
   type EchoBackend,
   launchBrowser,
+  openWatchedPage,
   startEchoBackend,
   type TestBrowser,
   type XdsEchoClient,
@@ -30,18 +31,13 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
   let page: Page;
   let backend: EchoBackend;
   let client: XdsEchoClient | undefined;
-  const problems: string[] = [];
+  let problems: string[] = [];
 
   beforeAll(async () => {
     backend = await startEchoBackend("flow-backend");
     harness = await startHarness({ webConsole: true });
     chromium = await launchBrowser();
-    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warning")
-        problems.push(`${page.url()}: ${message.text()}`);
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    ({ page, problems } = await openWatchedPage(chromium));
     await page.goto(`${harness.baseUrl}/`);
   });
 

@@ -3,6 +3,7 @@ import {
   artifactPath,
   type EchoBackend,
   launchBrowser,
+  openWatchedPage,
   startEchoBackend,
   type TestBrowser,
   type XdsEchoClient,
@@ -28,19 +29,14 @@ describe("the console's fleet pages, live in a real browser", () => {
   let backend: EchoBackend;
   let client: XdsEchoClient | undefined;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
   let goodVersion = 0n;
 
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness({ webConsole: true });
     chromium = await launchBrowser();
-    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warning")
-        problems.push(`${page.url()}: ${message.text()} (${message.location().url})`);
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    ({ page, problems } = await openWatchedPage(chromium));
   });
 
   afterAll(async () => {

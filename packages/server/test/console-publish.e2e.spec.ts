@@ -1,4 +1,10 @@
-import { artifactPath, launchBrowser, type TestBrowser } from "@switchyard/testing";
+import {
+  artifactPath,
+  launchBrowser,
+  openWatchedPage,
+  type TestBrowser,
+  type WatchedPage,
+} from "@switchyard/testing";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
@@ -28,15 +34,10 @@ describe("the console's release workflow in a real browser", () => {
   });
 
   /** A page at 1280 px that records every error and warning the browser console shows. */
-  async function openPage(path: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`${harness.baseUrl}${path}`);
-    return { page, problems };
+  async function openPage(path: string): Promise<WatchedPage> {
+    const watched = await openWatchedPage(chromium);
+    await watched.page.goto(`${harness.baseUrl}${path}`);
+    return watched;
   }
 
   it("shows a draft change as a diff on Changes, and publishing it there with a message makes a version History lists with its message and author", async () => {
@@ -205,7 +206,7 @@ describe("the console's release workflow in a real browser", () => {
     await alert.getByRole("button", { name: "Review the changes again" }).click();
     await page.getByRole("article", { name: "cluster late-arrival" }).waitFor({ timeout: 15_000 });
     // The refused publish is an HTTP error response, which Chromium always logs; nothing else.
-    expect(problems.filter((p) => !/^Failed to load resource: .* 400 /.test(p))).toEqual([]);
+    expect(problems.filter((p) => !/: Failed to load resource: .* 400 /.test(p))).toEqual([]);
     await page.close();
   }, 90_000);
 });

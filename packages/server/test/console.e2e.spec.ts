@@ -1,4 +1,9 @@
-import { artifactPath, launchBrowser, type TestBrowser } from "@switchyard/testing";
+import {
+  artifactPath,
+  launchBrowser,
+  openWatchedPage,
+  type TestBrowser,
+} from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
 import { seedGrpcService } from "./seed.js";
@@ -21,12 +26,7 @@ describe("the console in a real browser", () => {
   });
 
   it("lists what is stored on the configuration page, by kind, without errors in the browser console", async () => {
-    const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.type() === "warning") problems.push(message.text());
-    });
-    page.on("pageerror", (error) => problems.push(error.message));
+    const { page, problems } = await openWatchedPage(chromium);
 
     await page.goto(`${harness.baseUrl}/inventory`);
     const row = (table: string, name: string) =>

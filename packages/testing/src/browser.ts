@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium (`apt-get install chromium`); tests never download a browser. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -32,6 +32,36 @@ export async function launchBrowser(): Promise<TestBrowser> {
     browser,
     close: () => browser.close(),
   };
+}
+
+export interface WatchedPage {
+  readonly page: Page;
+  /**
+   * Every error and warning the browser console showed and every uncaught page error, as
+   * `<page url>: <text> (<source url>)`: a console test ends by expecting none.
+   */
+  readonly problems: string[];
+}
+
+/**
+ * A new page at laptop width (1280 × 900) whose console errors and warnings are collected.
+ * `ignore` leaves out messages a test provokes on purpose (Chromium logs every HTTP error
+ * response, e.g. the 400 of a refusal the test asks for).
+ */
+export async function openWatchedPage(
+  browser: TestBrowser,
+  options: { readonly ignore?: (text: string, sourceUrl: string) => boolean } = {},
+): Promise<WatchedPage> {
+  const page = await browser.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() !== "error" && message.type() !== "warning") return;
+    const source = message.location().url;
+    if (options.ignore?.(message.text(), source) === true) return;
+    problems.push(`${page.url()}: ${message.text()} (${source})`);
+  });
+  page.on("pageerror", (error) => problems.push(`${page.url()}: ${error.message}`));
+  return { page, problems };
 }
 
 /** Where tests save screenshots: `<repo>/test-artifacts/` (git-ignored), kept after the run. */

@@ -1,4 +1,11 @@
-export { artifactPath, CHROMIUM_PATH, launchBrowser, type TestBrowser } from "./browser.js";
+export {
+  artifactPath,
+  CHROMIUM_PATH,
+  launchBrowser,
+  openWatchedPage,
+  type TestBrowser,
+  type WatchedPage,
+} from "./browser.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
 export {
   callUntilReady,
