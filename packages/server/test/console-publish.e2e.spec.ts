@@ -5,7 +5,6 @@ import {
   type TestBrowser,
   type WatchedPage,
 } from "@switchyard/testing";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
 import { seedGrpcService } from "./seed.js";

@@ -183,6 +183,28 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     expect(count).toBeGreaterThanOrEqual(1);
   });
 
+  it("WatchFleet counts nodes by health and pushes a NACK, then its recovery, as they happen", async () => {
+    const fleet = watch((signal) => status.watchFleet({}, { signal }));
+    const first = await fleet.next((f) => f.counts?.synced === 1, "the node never counted SYNCED");
+    expect(first.counts?.connected).toBe(1);
+
+    const api = harness.api();
+    await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
+    await api.publish({ message: "rejected for the fleet view" });
+    const nacked = await fleet.next((f) => f.counts?.nacked === 1, "the NACK was never counted");
+    expect(nacked.recentNacks[0]?.current).toBe(true);
+    expect(nacked.recentNacks[0]?.message).toMatch(GRPC_LB_NACK);
+
+    await api.updateCluster(shopCluster("blue", backend, { connectTimeoutMs: 3_000 }));
+    await api.publish({ message: "fixed for the fleet view" });
+    const recovered = await fleet.next(
+      (f) => f.counts?.synced === 1 && f.recentNacks[0]?.current === false,
+      "the recovery was never pushed",
+    );
+    expect(recovered.counts?.nacked).toBe(0);
+    await fleet.cancel();
+  });
+
   it("WatchNode answers NotFound for a node no replica has seen", async () => {
     const node = watch((signal) => status.watchNode({ id: "nobody" }, { signal }));
     await expect(node.next(() => true, "a message", 5_000)).rejects.toThrow(/stream ended/);

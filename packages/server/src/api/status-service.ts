@@ -5,6 +5,8 @@ import type { PrismaClient } from "@switchyard/db";
 import {
   type Convergence,
   ConvergenceSchema,
+  type FleetSummary,
+  FleetSummarySchema,
   type HeldResources,
   HeldResourcesSchema,
   NodeConvergenceState,
@@ -30,6 +32,7 @@ import {
   readVersionManifests,
   UnknownVersionError,
 } from "../status/convergence-reader.js";
+import { type Fleet, fleetSummary } from "../status/fleet-summary.js";
 import {
   getNode,
   listNodes,
@@ -442,6 +445,34 @@ export function createStatusService({
       }
     },
 
+    async *watchFleet(request, context): AsyncGenerator<FleetSummary> {
+      const limit = request.recentNacks === 0 ? 5 : Math.min(request.recentNacks, 50);
+      const inbox = feed.open();
+      try {
+        // Every node's record, kept up to date from the feed (no held sets: counts only).
+        const nodes = new Map<string, NodeRecord>();
+        const initial = await listNodes(prisma, { limit: WATCH_NODE_LIMIT });
+        feed.observe(initial);
+        for (const node of initial) nodes.set(node.id, node);
+        let last: FleetSummary | undefined;
+        for (;;) {
+          const next = fleetMessage(fleetSummary(nodes.values(), limit));
+          if (last === undefined || !equals(FleetSummarySchema, last, next)) {
+            last = next;
+            yield next;
+          }
+          const changes = await inbox.take(context.signal);
+          if (changes === undefined) return;
+          for (const [id, record] of changes.nodes) {
+            if (record === null) nodes.delete(id);
+            else nodes.set(id, record);
+          }
+        }
+      } finally {
+        inbox.close();
+      }
+    },
+
     async *watchConvergence(request, context): AsyncGenerator<Convergence> {
       // 0 follows the latest version, moving to each new one as it is published.
       const follow = request.version === 0n;
@@ -468,6 +499,20 @@ export function createStatusService({
       }
     },
   };
+}
+
+function fleetMessage(fleet: Fleet): FleetSummary {
+  return create(FleetSummarySchema, {
+    counts: fleet.counts,
+    recentNacks: fleet.recentNacks.map((nack) => ({
+      nodeId: nack.nodeId,
+      typeUrl: nack.typeUrl,
+      message: nack.message,
+      version: nack.version,
+      time: timestampFromMs(nack.at),
+      current: nack.current,
+    })),
+  });
 }
 
 /** Whether `next` should replace `previous`: written later, or the same write read differently. */
