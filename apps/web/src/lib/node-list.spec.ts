@@ -8,7 +8,6 @@ import {
   type NodeFilter,
   nodeHealth,
   nodeHref,
-  recentNacks,
   sortedNodes,
   typeLabel,
 } from "./node-list";
@@ -105,29 +104,6 @@ describe("matchesFilter", () => {
     expect(matchesFilter(gone, { ...all, health: new Set(["synced"]) })).toBe(false);
     expect(matchesFilter(gone, { ...all, health: new Set(["disconnected"]) })).toBe(true);
     expect(matchesFilter(gone, { ...all, connectedOnly: true })).toBe(false);
-  });
-});
-
-describe("recentNacks", () => {
-  it("lists NACKs still in force first, then by time, newest first, with their text", () => {
-    const nacked = (id: string, at: string, status = NodeTypeStatus.NACKED) =>
-      nodeSummary(id, {
-        types: [typeStatus(TYPE.CDS, { status, nack: `bad ${id}`, nackAt: new Date(at) })],
-      });
-    const nacks = recentNacks(
-      [
-        nacked("old", "2026-01-01T00:00:00Z"),
-        nacked("recovered", "2026-01-03T00:00:00Z", NodeTypeStatus.SYNCED),
-        nacked("new", "2026-01-02T00:00:00Z"),
-        nodeSummary("fine"),
-      ],
-      10,
-    );
-    expect(nacks.map((n) => [n.nodeId, n.current, n.message])).toEqual([
-      ["new", true, "bad new"],
-      ["old", true, "bad old"],
-      ["recovered", false, "bad recovered"],
-    ]);
   });
 });
 

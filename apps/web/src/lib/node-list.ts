@@ -1,4 +1,3 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   type NodeSummary,
   NodeTypeStatus,
@@ -106,40 +105,6 @@ export function matchesFilter(node: NodeSummary, filter: NodeFilter): boolean {
     .join("\n")
     .toLowerCase()
     .includes(query);
-}
-
-export interface NackEntry {
-  readonly nodeId: string;
-  readonly typeUrl: string;
-  readonly message: string;
-  readonly version: string;
-  readonly at: Date | undefined;
-  /** The type's latest answer is still this NACK (no ACK since). */
-  readonly current: boolean;
-}
-
-/**
- * The NACKs the nodes report (each type keeps its latest one, also after an ACK), newest first,
- * the ones still in force before those already recovered from.
- */
-export function recentNacks(nodes: Iterable<NodeSummary>, limit: number): NackEntry[] {
-  const entries: NackEntry[] = [];
-  for (const node of nodes) {
-    for (const t of node.types) {
-      if (t.nackMessage === "") continue;
-      entries.push({
-        nodeId: node.id,
-        typeUrl: t.typeUrl,
-        message: t.nackMessage,
-        version: t.nackVersion,
-        at: t.nackTime ? timestampDate(t.nackTime) : undefined,
-        current: t.status === NodeTypeStatus.NACKED,
-      });
-    }
-  }
-  const ms = (e: NackEntry) => e.at?.getTime() ?? 0;
-  entries.sort((a, b) => Number(b.current) - Number(a.current) || ms(b) - ms(a));
-  return entries.slice(0, limit);
 }
 
 /** The console path of a node's page: ids can hold any character, "/" and "%" included. */

@@ -1,6 +1,10 @@
 "use client";
 
-import type { Convergence, NodeDetail } from "@switchyard/proto/switchyard/v1/status_pb";
+import type {
+  Convergence,
+  FleetSummary,
+  NodeDetail,
+} from "@switchyard/proto/switchyard/v1/status_pb";
 import { useCallback, useState } from "react";
 import type { LiveStreamState } from "@/lib/live-stream";
 import { useLiveStream } from "./use-live-stream";
@@ -43,4 +47,23 @@ export function useLatestConvergenceSummary(): {
   );
   const { state, reconnectNow } = useLiveStream(open, setConvergence);
   return { convergence, state, reconnectNow };
+}
+
+/**
+ * The fleet at a glance (WatchFleet): counts by health and the latest NACKs, computed by the
+ * server, so each message stays small whatever the number of nodes. Undefined until the first.
+ */
+export function useFleet(recentNacks: number): {
+  fleet: FleetSummary | undefined;
+  state: LiveStreamState;
+  reconnectNow: () => void;
+} {
+  const client = useStatusClient();
+  const [fleet, setFleet] = useState<FleetSummary | undefined>(undefined);
+  const open = useCallback(
+    (signal: AbortSignal) => client.watchFleet({ recentNacks }, { signal }),
+    [client, recentNacks],
+  );
+  const { state, reconnectNow } = useLiveStream(open, setFleet);
+  return { fleet, state, reconnectNow };
 }

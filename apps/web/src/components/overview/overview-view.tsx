@@ -3,7 +3,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { Convergence, NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
+import type { Convergence, FleetSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useMemo } from "react";
@@ -12,8 +12,7 @@ import { KindIcon } from "@/components/inventory/kind-icon";
 import { LiveBadge } from "@/components/nodes/live-badge";
 import { NoNodes } from "@/components/nodes/no-nodes";
 import { healthPresentation } from "@/components/nodes/status-chips";
-import { useLatestConvergenceSummary } from "@/components/nodes/use-node";
-import { useNodes } from "@/components/nodes/use-nodes";
+import { useFleet, useLatestConvergenceSummary } from "@/components/nodes/use-node";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { CheckIcon } from "@/components/ui/icons";
@@ -21,15 +20,15 @@ import { Bar, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { summarizeRollout } from "@/lib/convergence";
 import { buildInventory } from "@/lib/inventory";
-import { healthCounts, type NodeHealth, nodeHref, recentNacks, typeLabel } from "@/lib/node-list";
+import { type NodeHealth, nodeHref, typeLabel } from "@/lib/node-list";
 
 /**
  * The home page: the fleet at a glance, live. How many proxies are connected and where they
- * stand (WatchNodes), the latest publish and how far it has rolled out (WatchConvergence on the
+ * stand, with the latest NACKs (WatchFleet: counted by the server), the latest publish and how far it has rolled out (WatchConvergence on the
  * latest version), the latest NACKs with their text, and what is stored.
  */
 export function OverviewView() {
-  const { nodes, state, reconnectNow } = useNodes();
+  const { fleet, state, reconnectNow } = useFleet(5);
   return (
     <div className="flex flex-col gap-8">
       <PageHeader
@@ -37,10 +36,10 @@ export function OverviewView() {
         description="Your Envoy fleet and the configuration it runs, live."
         actions={<LiveBadge state={state} onReconnect={reconnectNow} />}
       />
-      <FleetCounts nodes={nodes} />
+      <FleetCounts fleet={fleet} />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1.25fr)_minmax(0,1fr)]">
         <LastPublish />
-        <RecentNacks nodes={nodes} />
+        <RecentNacks fleet={fleet} />
       </div>
       <StoredConfiguration />
     </div>
@@ -49,9 +48,9 @@ export function OverviewView() {
 
 const countOrder: readonly NodeHealth[] = ["synced", "stale", "nacked", "pending", "disconnected"];
 
-function FleetCounts({ nodes }: { nodes: readonly NodeSummary[] | undefined }) {
-  const counts = useMemo(() => healthCounts(nodes ?? []), [nodes]);
-  if (nodes === undefined) {
+function FleetCounts({ fleet }: { fleet: FleetSummary | undefined }) {
+  const counts = fleet?.counts;
+  if (counts === undefined) {
     return (
       <div aria-busy="true" className="grid grid-cols-3 gap-3 lg:grid-cols-6">
         <p role="status" className="sr-only">
@@ -66,7 +65,7 @@ function FleetCounts({ nodes }: { nodes: readonly NodeSummary[] | undefined }) {
       </div>
     );
   }
-  if (nodes.length === 0) return <NoNodes />;
+  if (counts.total === 0) return <NoNodes />;
   return (
     <section aria-labelledby="fleet-title">
       <h2 id="fleet-title" className="sr-only">
@@ -231,11 +230,18 @@ function Rollout({
   );
 }
 
-function RecentNacks({ nodes }: { nodes: readonly NodeSummary[] | undefined }) {
-  const nacks = useMemo(() => recentNacks(nodes ?? [], 5), [nodes]);
+function RecentNacks({ fleet }: { fleet: FleetSummary | undefined }) {
+  const nacks = useMemo(
+    () =>
+      (fleet?.recentNacks ?? []).map((n) => ({
+        ...n,
+        at: n.time ? timestampDate(n.time) : undefined,
+      })),
+    [fleet],
+  );
   return (
     <Panel id="nacks-title" title="Recent NACKs">
-      {nodes === undefined ? (
+      {fleet === undefined ? (
         <div aria-busy="true" className="flex flex-col gap-3">
           <Bar className="h-3 w-40" />
           <Bar className="h-3 w-full" />
