@@ -11,7 +11,7 @@ import {
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
-import { GRPC_LB_NACK } from "./shop.js";
+import { eventually, GRPC_LB_NACK } from "./shop.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
@@ -55,14 +55,6 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
   const shot = (name: string) =>
     page.screenshot({ path: artifactPath(`console-flow-${name}.png`), fullPage: true });
   const route = (n: number) => page.getByRole("group", { name: `Route ${n}`, exact: true });
-
-  async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-      await page.waitForTimeout(100);
-    }
-  }
 
   /** Publishes the draft from Changes with `message`; resolves with the version's number. */
   async function publish(message: string): Promise<number> {
@@ -125,7 +117,7 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
   it("the client appears on the open Nodes page and turns SYNCED on every type, without a reload", async () => {
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: NODE_ID }) });
     await row.waitFor({ timeout: 15_000 });
-    await until("every type SYNCED", async () => {
+    await eventually("every type SYNCED", async () => {
       const chips = (
         await row
           .getByRole("list", { name: "Status by type" })
@@ -165,7 +157,7 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
     await nav("Nodes");
     await page.getByRole("link", { name: NODE_ID }).click();
     const types = page.getByRole("table", { name: "Status by xDS type" });
-    await until("every type SYNCED again", async () => {
+    await eventually("every type SYNCED again", async () => {
       const text = await types.innerText();
       return (text.match(/SYNCED/g) ?? []).length === TYPES.length;
     });

@@ -11,7 +11,7 @@ import {
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
-import { GRPC_LB_NACK, openShop, shopCluster } from "./shop.js";
+import { eventually, GRPC_LB_NACK, openShop, shopCluster } from "./shop.js";
 
 /** An id with characters that need encoding in a URL path. */
 const NODE_ID = "shop/client 1";
@@ -64,14 +64,6 @@ describe("the console's fleet pages, live in a real browser", () => {
   /** The verdict column of a held-vs-intended table, one text per resource. */
   const verdicts = (table: Locator) => table.locator("tbody tr td:last-child").allInnerTexts();
 
-  async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-      await page.waitForTimeout(100);
-    }
-  }
-
   it("before any publish or proxy, the Overview teaches the next steps: the bootstrap command and the first publish", async () => {
     const overview = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
     overview.on("console", (message) => {
@@ -102,7 +94,7 @@ describe("the console's fleet pages, live in a real browser", () => {
 
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: NODE_ID }) });
     await row.waitFor({ timeout: 15_000 });
-    await waitUntil("every type SYNCED", async () => {
+    await eventually("every type SYNCED", async () => {
       const texts = await chipTexts(row);
       return TYPES.every((t) => texts.includes(`${t} SYNCED`));
     });
@@ -119,7 +111,7 @@ describe("the console's fleet pages, live in a real browser", () => {
     await page.getByRole("checkbox", { name: /NACKed/ }).check({ force: true });
     await page.getByText("No node matches these filters.").waitFor();
     // The filters are in the URL: the same view comes back from a reload (or a shared link).
-    await waitUntil(
+    await eventually(
       "the status filter in the URL",
       async () => new URL(page.url()).searchParams.get("status") === "nacked",
     );
@@ -128,7 +120,7 @@ describe("the console's fleet pages, live in a real browser", () => {
     expect(await page.getByRole("checkbox", { name: /NACKed/ }).isChecked()).toBe(true);
     await page.getByRole("button", { name: "Clear the filters" }).click();
     await row.waitFor();
-    await waitUntil("no filter left in the URL", async () => new URL(page.url()).search === "");
+    await eventually("no filter left in the URL", async () => new URL(page.url()).search === "");
     await page.screenshot({ path: artifactPath("console-nodes.png"), fullPage: true });
   }, 60_000);
 
@@ -153,7 +145,7 @@ describe("the console's fleet pages, live in a real browser", () => {
     const heldCds = page.getByRole("table", {
       name: "CDS resources held against the latest version",
     });
-    await waitUntil("the held cluster at a different version", async () =>
+    await eventually("the held cluster at a different version", async () =>
       (await verdicts(heldCds)).includes("different version"),
     );
     await page.screenshot({ path: artifactPath("console-node-nacked.png"), fullPage: true });
@@ -161,7 +153,7 @@ describe("the console's fleet pages, live in a real browser", () => {
     await api.rollback({ version: goodVersion, message: "back to ROUND_ROBIN" });
     await nack.waitFor({ state: "detached", timeout: 20_000 });
     const types = page.getByRole("table", { name: "Status by xDS type" });
-    await waitUntil("every type SYNCED again", async () => {
+    await eventually("every type SYNCED again", async () => {
       const text = await types.innerText();
       return (text.match(/SYNCED/g) ?? []).length === TYPES.length;
     });
@@ -171,14 +163,14 @@ describe("the console's fleet pages, live in a real browser", () => {
     // Held vs the rollback's version: every resource of every type held at the intended version.
     const rollback = goodVersion + 2n;
     const held = page.getByRole("region", { name: "Held vs latest version" });
-    await waitUntil("held compared with the rollback's version", async () =>
+    await eventually("held compared with the rollback's version", async () =>
       (await held.innerText()).includes(`version ${rollback}`),
     );
     for (const type of TYPES) {
       const table = page.getByRole("table", {
         name: `${type} resources held against the latest version`,
       });
-      await waitUntil(`every ${type} resource in sync`, async () => {
+      await eventually(`every ${type} resource in sync`, async () => {
         const texts = await verdicts(table);
         return texts.length > 0 && texts.every((t) => t === "in sync");
       });
@@ -197,7 +189,7 @@ describe("the console's fleet pages, live in a real browser", () => {
         .locator("div")
         .filter({ has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) })
         .locator("dd");
-    await waitUntil("1 connected and synced", async () => {
+    await eventually("1 connected and synced", async () => {
       return (
         (await count("Connected").innerText()) === "1" &&
         (await count("Synced").innerText()) === "1"
@@ -207,7 +199,7 @@ describe("the console's fleet pages, live in a real browser", () => {
 
     const publish = page.getByRole("region", { name: "Last publish" });
     const rollback = goodVersion + 2n;
-    await waitUntil("the rollback converged", async () =>
+    await eventually("the rollback converged", async () =>
       (await publish.innerText()).includes(`All 1 node run version ${rollback}`),
     );
     const text = await publish.innerText();

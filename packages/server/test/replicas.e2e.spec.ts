@@ -2,11 +2,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
-import {
-  type NodeSummary,
-  NodeTypeStatus,
-  type WatchNodesResponse,
-} from "@switchyard/proto/switchyard/v1/status_pb";
+import { NodeTypeStatus, type WatchNodesResponse } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   callUntilReady,
   createXdsEchoClient,
@@ -18,12 +14,17 @@ import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { type ServeProcess, startServe } from "./processes.js";
-import { runCli, shopCluster, shopListener, shopRoutes, TYPE, until } from "./shop.js";
+import {
+  runCli,
+  shopCluster,
+  shopListener,
+  shopRoutes,
+  TYPE,
+  typeStatusOf,
+  until,
+} from "./shop.js";
 
 const { CDS, EDS, LDS, RDS } = TYPE;
-
-const typeStatus = (summary: NodeSummary | undefined, typeUrl: string) =>
-  summary?.types.find((t) => t.typeUrl === typeUrl)?.status;
 
 describe("two server processes on one database", () => {
   let database: TestDatabase;
@@ -79,7 +80,7 @@ describe("two server processes on one database", () => {
       (r) =>
         [CDS, EDS, LDS, RDS].every(
           (t) =>
-            typeStatus(
+            typeStatusOf(
               r.nodes.find((n) => n.id === "grpc-on-a"),
               t,
             ) === NodeTypeStatus.SYNCED,
@@ -89,7 +90,7 @@ describe("two server processes on one database", () => {
     const onA = await until(
       () => statusA.listNodes({}),
       (r) =>
-        typeStatus(
+        typeStatusOf(
           r.nodes.find((n) => n.id === "delta-on-b"),
           CDS,
         ) === NodeTypeStatus.SYNCED,

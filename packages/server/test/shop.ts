@@ -13,6 +13,7 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   callUntilReady,
   createXdsEchoClient,
@@ -116,6 +117,19 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Polls `check` until it holds; a check that throws counts as not yet. */
+export async function eventually(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  await until(check, (ok) => ok, what, timeoutMs);
+}
+
+/** A node's status for one type, as a summary lists it. */
+export const typeStatusOf = (summary: NodeSummary | undefined, typeUrl: string) =>
+  summary?.types.find((t) => t.typeUrl === typeUrl)?.status;
 
 const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "switchyard.js");
 

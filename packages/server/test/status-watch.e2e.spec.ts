@@ -17,7 +17,7 @@ import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { type Harness, startHarness } from "./harness.js";
-import { GRPC_LB_NACK, openShop, shopCluster, TYPE } from "./shop.js";
+import { GRPC_LB_NACK, openShop, shopCluster, TYPE, typeStatusOf } from "./shop.js";
 
 const { CDS, EDS, LDS, RDS } = TYPE;
 const NODE_ID = "watched-client";
@@ -64,9 +64,6 @@ function watch<T>(stream: (signal: AbortSignal) => AsyncIterable<T>) {
   };
 }
 
-const typeStatus = (summary: NodeSummary | undefined, typeUrl: string) =>
-  summary?.types.find((t) => t.typeUrl === typeUrl)?.status;
-
 /** The node's latest summary as the WatchNodes messages so far describe it. */
 function latest(messages: readonly WatchNodesResponse[], id: string): NodeSummary | undefined {
   let summary: NodeSummary | undefined;
@@ -109,7 +106,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     await nodes.next(
       () =>
         [CDS, EDS, LDS, RDS].every(
-          (t) => typeStatus(latest(nodes.messages, NODE_ID), t) === NodeTypeStatus.SYNCED,
+          (t) => typeStatusOf(latest(nodes.messages, NODE_ID), t) === NodeTypeStatus.SYNCED,
         ),
       "the node never reached SYNCED on all four types",
     );
@@ -121,13 +118,13 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
 
   it("WatchNode pushes the NACK text when the proxy rejects a publish, then its recovery", async () => {
     const node = watch((signal) => status.watchNode({ id: NODE_ID }, { signal }));
-    await node.next((d) => typeStatus(d.summary, CDS) === NodeTypeStatus.SYNCED, "SYNCED first");
+    await node.next((d) => typeStatusOf(d.summary, CDS) === NodeTypeStatus.SYNCED, "SYNCED first");
 
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
     await api.publish({ message: "blue on LEAST_REQUEST" });
     const nacked = await node.next(
-      (d) => typeStatus(d.summary, CDS) === NodeTypeStatus.NACKED,
+      (d) => typeStatusOf(d.summary, CDS) === NodeTypeStatus.NACKED,
       "CDS never NACKED",
     );
     expect(nacked.summary?.types.find((t) => t.typeUrl === CDS)?.nackMessage).toMatch(GRPC_LB_NACK);
@@ -139,7 +136,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
       (d) => d.events.some((e) => e.kind === "recovered"),
       "no recovered event",
     );
-    expect(typeStatus(recovered.summary, CDS)).toBe(NodeTypeStatus.SYNCED);
+    expect(typeStatusOf(recovered.summary, CDS)).toBe(NodeTypeStatus.SYNCED);
     await node.cancel();
   });
 
@@ -220,7 +217,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     // Never ACKed.
     const pending = await nodes.next(
       (m) =>
-        typeStatus(
+        typeStatusOf(
           m.nodes.find((n) => n.id === "silent-envoy"),
           CDS,
         ) === NodeTypeStatus.PENDING,
@@ -230,7 +227,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     expect(staleTime).toBeDefined();
     await nodes.next(
       (m) =>
-        typeStatus(
+        typeStatusOf(
           m.nodes.find((n) => n.id === "silent-envoy"),
           CDS,
         ) === NodeTypeStatus.STALE,

@@ -1,17 +1,22 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
-import { type NodeSummary, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
+import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { type EchoBackend, startEchoBackend, type XdsEchoClient } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, node, nodes, type StatusClient } from "../src/cli/status-commands.js";
 import { type Harness, startHarness } from "./harness.js";
-import { GRPC_LB_NACK as NACK_TEXT, openShop, runCli, shopCluster, TYPE, until } from "./shop.js";
+import {
+  GRPC_LB_NACK as NACK_TEXT,
+  openShop,
+  runCli,
+  shopCluster,
+  TYPE,
+  typeStatusOf,
+  until,
+} from "./shop.js";
 
 const { CDS, EDS, LDS, RDS } = TYPE;
 const NODE_ID = "status-client";
-
-const statusOf = (summary: NodeSummary | undefined, typeUrl: string) =>
-  summary?.types.find((t) => t.typeUrl === typeUrl)?.status;
 
 describe("node status through the StatusService and the CLI, with a real gRPC xDS client", () => {
   let harness: Harness;
@@ -37,7 +42,7 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
   it("lists the connected node with every type SYNCED", async () => {
     const summary = await until(
       findNode,
-      (n) => [CDS, EDS, LDS, RDS].every((t) => statusOf(n, t) === NodeTypeStatus.SYNCED),
+      (n) => [CDS, EDS, LDS, RDS].every((t) => typeStatusOf(n, t) === NodeTypeStatus.SYNCED),
       "the node never showed SYNCED for CDS, EDS, LDS and RDS",
     );
     expect(summary?.connected).toBe(true);
@@ -91,14 +96,14 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     await harness.api().publish({ message: "blue on LEAST_REQUEST" });
     const summary = await until(
       findNode,
-      (n) => statusOf(n, CDS) === NodeTypeStatus.NACKED,
+      (n) => typeStatusOf(n, CDS) === NodeTypeStatus.NACKED,
       "the node never showed CDS NACKED",
     );
     const cds = summary?.types.find((t) => t.typeUrl === CDS);
     expect(cds?.nackMessage).toMatch(NACK_TEXT);
     expect(cds?.nackVersion).toBe(cds?.sentVersion);
     expect(cds?.ackedVersion).not.toBe(cds?.nackVersion);
-    expect(statusOf(summary, LDS)).toBe(NodeTypeStatus.SYNCED);
+    expect(typeStatusOf(summary, LDS)).toBe(NodeTypeStatus.SYNCED);
     expect(
       (await status.listNodes({ status: NodeTypeStatus.NACKED })).nodes.map((n) => n.id),
     ).toEqual([NODE_ID]);

@@ -31,6 +31,7 @@ import {
   readConvergence,
   readVersionManifests,
   UnknownVersionError,
+  WHOLE_SET_TYPES,
 } from "../status/convergence-reader.js";
 import { type Fleet, fleetSummary } from "../status/fleet-summary.js";
 import {
@@ -43,6 +44,7 @@ import {
   type TypeStatusName,
 } from "../status/index.js";
 import type { StatusFeed } from "../status/status-feed.js";
+import { latestVersion } from "../store/snapshot-store.js";
 
 const statusOf: Record<TypeStatusName, NodeTypeStatus> = {
   SYNCED: NodeTypeStatus.SYNCED,
@@ -226,19 +228,13 @@ function matchesQuery(node: NodeRecord, query: NodeQuery): boolean {
   );
 }
 
-/** CDS and LDS are subscribed to as a whole; the other types by name. */
-const WILDCARD_TYPES: ReadonlySet<string> = new Set([
-  "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-  "type.googleapis.com/envoy.config.listener.v3.Listener",
-]);
-
 function intendedOf(
   type: NodeTypeRecord,
   group: GroupManifest | undefined,
 ): { [name: string]: string } {
   const all = group?.resources[type.typeUrl];
   if (all === undefined) return {};
-  const names = WILDCARD_TYPES.has(type.typeUrl) ? [...all.keys()] : Object.keys(type.held);
+  const names = WHOLE_SET_TYPES.has(type.typeUrl) ? [...all.keys()] : Object.keys(type.held);
   return Object.fromEntries(
     names.flatMap((name) => {
       const version = all.get(name);
@@ -316,14 +312,6 @@ async function convergenceOf(
     if (error instanceof UnknownVersionError) throw new ConnectError(error.message, Code.NotFound);
     throw error;
   }
-}
-
-async function latestVersion(prisma: PrismaClient): Promise<number | undefined> {
-  const latest = await prisma.snapshot.findFirst({
-    orderBy: { version: "desc" },
-    select: { version: true },
-  });
-  return latest?.version;
 }
 
 /** How many nodes a WatchNodes stream starts with, at most. */

@@ -12,7 +12,8 @@ import { listNodes, type NodeRecord, type NodeTypeRecord } from "./status-reader
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 /** Wildcard types: the node holds the whole set, so the whole set is compared. */
-const WHOLE_SET_TYPES: ReadonlySet<string> = new Set([LDS, CDS]);
+/** The types proxies subscribe to as a whole (wildcard); the others by name. */
+export const WHOLE_SET_TYPES: ReadonlySet<string> = new Set([LDS, CDS]);
 
 /** One node group of a version, as the reader needs it: selector and typeUrl → name → version. */
 export interface GroupManifest {
@@ -84,17 +85,22 @@ export function stringMetadata(metadata: unknown): Record<string, string> {
   );
 }
 
-/** Whether a node holding `held` of `typeUrl` (name → version) holds what `want` gives it. */
+/**
+ * Whether a node holding `held` (name → version) of `typeUrl` holds what `want` gives it: every
+ * held name is in `want` at its version and, for the types subscribed to as a whole, nothing of
+ * `want` is missing.
+ */
 export function heldMatches(
   typeUrl: string,
-  held: Readonly<Record<string, string | null>>,
+  held: Iterable<readonly [string, string | null | undefined]>,
   want: ReadonlyMap<string, string>,
 ): boolean {
-  const entries = Object.entries(held);
-  if (WHOLE_SET_TYPES.has(typeUrl) && entries.length !== want.size) return false;
-  // Every held name must be in the version at the version's resource version; for wildcard types
-  // (equal sizes) that is the whole set.
-  return entries.every(([name, version]) => want.get(name) === version);
+  let count = 0;
+  for (const [name, version] of held) {
+    if (want.get(name) !== version) return false;
+    count += 1;
+  }
+  return !WHOLE_SET_TYPES.has(typeUrl) || count === want.size;
 }
 
 function typeConvergence(
@@ -107,7 +113,8 @@ function typeConvergence(
   if (want === undefined) return { ...base, state: "IN_SYNC" };
   if (type.acked !== undefined) {
     if (!type.resourceVersionsKnown) return { ...base, state: "UNKNOWN" };
-    if (heldMatches(type.typeUrl, type.held, want)) return { ...base, state: "IN_SYNC" };
+    if (heldMatches(type.typeUrl, Object.entries(type.held), want))
+      return { ...base, state: "IN_SYNC" };
   }
   const nack = type.lastNack;
   if (nack !== undefined && nack.at >= publishedAt && (acked === undefined || nack.at >= acked.at))

@@ -1,4 +1,4 @@
-import { type CompiledConfig, selectNodeGroup } from "@switchyard/snapshot";
+import { type CompiledConfig, type ResourceSnapshot, selectNodeGroup } from "@switchyard/snapshot";
 import type { NodeStatusTracker, Publication } from "@switchyard/status";
 import { heldMatches, stringMetadata } from "./convergence-reader.js";
 
@@ -7,6 +7,9 @@ import { heldMatches, stringMetadata } from "./convergence-reader.js";
  * in-process ConvergenceTracker that feeds the convergence-time histogram (metrics.ts). A node
  * holds a type when its latest ACK holds what its node group's snapshot gives it, by the same
  * rule as the database-backed convergence (convergence-reader.ts heldMatches).
+ *
+ * `holds` runs on every status change of a targeted node (the ACK path): what a group's snapshot
+ * gives per type (name → version) is built once per publication, not per call.
  */
 export function publicationOf(
   config: CompiledConfig,
@@ -18,11 +21,28 @@ export function publicationOf(
     .nodes(publishedAt)
     .filter((node) => node.connection.t === "connected")
     .map((node) => node.identity.id);
+  const wanted = new Map<ResourceSnapshot, Map<string, ReadonlyMap<string, string>>>();
+  const want = (snapshot: ResourceSnapshot, typeUrl: string): ReadonlyMap<string, string> => {
+    let byType = wanted.get(snapshot);
+    if (byType === undefined) {
+      byType = new Map();
+      wanted.set(snapshot, byType);
+    }
+    let versions = byType.get(typeUrl);
+    if (versions === undefined) {
+      versions = new Map(
+        [...snapshot.resources(typeUrl)].map(([name, resource]) => [name, resource.version]),
+      );
+      byType.set(typeUrl, versions);
+    }
+    return versions;
+  };
   return {
     version: String(version),
     publishedAt,
     targets,
     holds: (nodeId, typeUrl, acked) => {
+      if (acked === undefined) return false;
       const identity = tracker.node(nodeId)?.identity;
       if (identity === undefined) return false;
       const { snapshot } = selectNodeGroup(config.groups, {
@@ -30,14 +50,7 @@ export function publicationOf(
         cluster: identity.cluster,
         metadata: stringMetadata(identity.metadata),
       });
-      const want = new Map(
-        [...snapshot.resources(typeUrl)].map(([name, resource]) => [name, resource.version]),
-      );
-      if (acked === undefined) return false;
-      const held = Object.fromEntries(
-        [...acked.held].map(([name, resourceVersion]) => [name, resourceVersion ?? null]),
-      );
-      return heldMatches(typeUrl, held, want);
+      return heldMatches(typeUrl, acked.held, want(snapshot, typeUrl));
     },
   };
 }

@@ -31,6 +31,12 @@ export class Inbox {
   #published: number | undefined;
   #wake: (() => void) | undefined;
   #closed = false;
+  readonly #onClose: (() => void) | undefined;
+
+  /** `onClose` runs once, when the inbox is closed. */
+  constructor(onClose?: () => void) {
+    this.#onClose = onClose;
+  }
 
   add(changes: FeedChanges): void {
     if (this.#closed) return;
@@ -41,7 +47,9 @@ export class Inbox {
   }
 
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
+    this.#onClose?.();
     this.#wakeUp();
   }
 
@@ -113,14 +121,11 @@ export class StatusFeed {
   }
 
   /** A new inbox receiving every change until `close()` (of the inbox or the feed). */
-  open(): Inbox & { close(): void } {
-    const inbox = new Inbox();
-    const close = inbox.close.bind(inbox);
-    inbox.close = () => {
+  open(): Inbox {
+    const inbox: Inbox = new Inbox(() => {
       this.#inboxes.delete(inbox);
       if (this.#inboxes.size === 0) this.#forget();
-      close();
-    };
+    });
     if (this.#closed) inbox.close();
     else this.#inboxes.add(inbox);
     return inbox;

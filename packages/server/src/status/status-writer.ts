@@ -102,8 +102,8 @@ export class StatusWriter {
   async flush(): Promise<boolean> {
     while (this.#running !== undefined) await this.#running;
     this.#takeEvents();
-    const pruneDue = this.#now() - this.#lastPrune >= PRUNE_EVERY_MS;
-    if (this.#dirty.size === 0 && this.#pendingEvents.length === 0 && !pruneDue) return true;
+    const idle = this.#dirty.size === 0 && this.#pendingEvents.length === 0;
+    if (idle && !this.#pruneDue(this.#now())) return true;
     const running = this.#flushOnce().finally(() => {
       this.#running = undefined;
     });
@@ -119,6 +119,11 @@ export class StatusWriter {
       this.#state = { t: "closed" };
     }
     return this.flush();
+  }
+
+  /** Whether this flush applies the retention of disconnected nodes (once a minute). */
+  #pruneDue(at: number): boolean {
+    return at - this.#lastPrune >= PRUNE_EVERY_MS;
   }
 
   #markDirty(change: StatusChange): void {
@@ -149,7 +154,7 @@ export class StatusWriter {
     this.#dirty = new Map();
     this.#pendingEvents = [];
     const at = this.#now();
-    const pruneDue = at - this.#lastPrune >= PRUNE_EVERY_MS;
+    const pruneDue = this.#pruneDue(at);
     const nodes = [];
     const types: TypeRow[] = [];
     const heldSets = new Map<string, HeldSetRow>();

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@switchyard/db";
-import { loadLatestSnapshot, type PublishedSnapshot } from "./snapshot-store.js";
+import { latestVersion, loadLatestSnapshot, type PublishedSnapshot } from "./snapshot-store.js";
 
 export interface SnapshotFollowerOptions {
   readonly prisma: PrismaClient;
@@ -54,11 +54,8 @@ export class SnapshotFollower {
   async #checkOnce(): Promise<void> {
     const { prisma, current, onNewer, onError } = this.#options;
     try {
-      const latest = await prisma.snapshot.findFirst({
-        orderBy: { version: "desc" },
-        select: { version: true },
-      });
-      if (latest === null || latest.version <= current()) return;
+      const latest = await latestVersion(prisma);
+      if (latest === undefined || latest <= current()) return;
       const snapshot = await loadLatestSnapshot(prisma);
       if (snapshot !== undefined && snapshot.record.version > current()) onNewer(snapshot);
     } catch (error) {

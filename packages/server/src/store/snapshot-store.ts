@@ -172,6 +172,15 @@ async function latestRow(db: TransactionClient) {
   return db.snapshot.findFirst({ orderBy: { version: "desc" } });
 }
 
+/** The latest published version number; undefined when nothing was published. */
+export async function latestVersion(db: TransactionClient): Promise<number | undefined> {
+  const latest = await db.snapshot.findFirst({
+    orderBy: { version: "desc" },
+    select: { version: true },
+  });
+  return latest?.version;
+}
+
 /** Loads blobs by key; fails loudly if one is missing (a snapshot is never partially served). */
 async function loadBlobs(
   db: TransactionClient,
