@@ -208,4 +208,35 @@ describe("the console's release workflow in a real browser", () => {
     expect(problems.filter((p) => !/: Failed to load resource: .* 400 /.test(p))).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it("a version of many changes lists them by name at once, and a card's YAML is fetched when it is opened", async () => {
+    const api = harness.api();
+    const template = await api.getCluster({ name: "inventory" });
+    for (let i = 0; i < 12; i++) {
+      template.name = `bulk-${i}`;
+      await api.createCluster(template);
+    }
+    const { snapshot } = await api.publish({ message: "Twelve clusters" });
+    const version = snapshot?.version.toString() ?? "";
+    const bodies: string[] = [];
+    const { page, problems } = await openWatchedPage(chromium);
+    page.on("request", (request) => {
+      if (request.url().endsWith("/Diff")) bodies.push(request.postData() ?? "");
+    });
+    await page.goto(`${harness.baseUrl}/history?version=${version}`);
+    const card = page.getByRole("article", { name: "Cluster bulk-3" });
+    await card.waitFor({ timeout: 15_000 });
+    // Listed by name only: no object's YAML has been asked for yet.
+    expect(bodies.map((b) => JSON.parse(b).bodies)).toEqual([{ omit: true }]);
+    expect(await card.getByRole("region").count()).toBe(0);
+
+    await card.getByRole("button", { name: "Show the diff of Cluster bulk-3" }).click();
+    await card.getByText("name: bulk-3").first().waitFor({ timeout: 15_000 });
+    expect(JSON.parse(bodies[1] ?? "{}").bodies).toEqual({
+      only: [{ kind: "RESOURCE_KIND_CLUSTER", name: "bulk-3" }],
+    });
+    await page.screenshot({ path: artifactPath("console-history-large.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

@@ -43,4 +43,63 @@ describe("the console in a real browser", () => {
     await page.screenshot({ path: artifactPath("console-home.png"), fullPage: true });
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it("on a full page load, each page's first API calls start from the document's head, and the page uses each of them instead of calling again", async () => {
+    const { page, problems } = await openWatchedPage(chromium);
+    // Path → the calls the page makes as it opens (early-requests.ts in the console).
+    const pages: Record<string, string[]> = {
+      "/": ["WatchFleet", "ListSnapshots", "WatchConvergence", "ListResources"],
+      "/nodes": ["WatchNodes"],
+      "/nodes/edge-1": ["WatchNode"],
+      "/clusters": ["ListClusters"],
+      "/clusters/payments-backend": ["GetCluster"],
+      "/routes": ["ListResources"],
+      "/routes/payments-routes": ["GetRouteConfiguration", "ListResources"],
+      "/listeners": ["ListListeners"],
+      "/listeners/payments": ["GetListener", "ListResources"],
+      "/node-groups": ["ListNodeGroups"],
+      "/topology": ["ListListeners", "ListRouteConfigurations", "ListClusters"],
+      "/changes": ["Diff", "Validate"],
+      "/history": ["ListSnapshots"],
+      "/inventory": ["ListResources"],
+    };
+    const seen: Record<string, unknown> = {};
+    const method = (url: string) => new URL(url).pathname.split("/").pop() ?? "";
+    let requested: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("Service/")) requested.push(method(request.url()));
+    });
+    for (const path of Object.keys(pages)) {
+      requested = [];
+      await page.goto(`${harness.baseUrl}${path}`);
+      await page.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 15_000 });
+      await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
+        timeout: 15_000,
+      });
+      const early = await page.evaluate(() =>
+        ((window as { __syEarly?: { url: string; used: boolean }[] }).__syEarly ?? []).map((e) => ({
+          call: e.url.slice(e.url.lastIndexOf("/") + 1),
+          used: e.used,
+        })),
+      );
+      seen[path] = early.map((e) => ({
+        ...e,
+        // The early request is the only request of that call the page made.
+        requests: requested.filter((r) => r === e.call).length,
+      }));
+    }
+    expect(seen).toEqual(
+      Object.fromEntries(
+        Object.entries(pages).map(([path, calls]) => [
+          path,
+          calls.map((call) => ({
+            call,
+            used: true,
+            requests: calls.filter((c) => c === call).length,
+          })),
+        ]),
+      ),
+    );
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

@@ -5,6 +5,7 @@ import {
   type Cluster,
   ClusterSchema,
   DiscoveryType,
+  ResourceKind,
   RouteActionKind,
   type RouteConfiguration,
   RouteConfigurationSchema,
@@ -182,6 +183,45 @@ describe("draft, publish, diff, history and rollback through the API", () => {
       [2n, "bob", "add b", 1],
       [1n, "alice", "add a", 1],
     ]);
+  });
+
+  it("lists a version's or a diff's changes by name only on request, and gives one object's YAML when asked for it", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("a", 1));
+    await api.createCluster(cluster("b", 2));
+    await api.publish({ message: "two clusters" });
+    await api.updateCluster(cluster("b", 3));
+    await api.publish({ message: "move b" });
+
+    const names = await api.getSnapshot({ version: 1n, bodies: { omit: true } });
+    expect(names.changes.map((c) => [c.name, c.change, c.before, c.after])).toEqual([
+      ["a", ChangeType.ADDED, "", ""],
+      ["b", ChangeType.ADDED, "", ""],
+    ]);
+    const one = await api.getSnapshot({
+      version: 1n,
+      bodies: { only: [{ kind: ResourceKind.CLUSTER, name: "b" }] },
+    });
+    expect(one.changes.map((c) => c.name)).toEqual(["b"]);
+    expect(one.changes[0]?.after).toContain("portValue: 2");
+
+    const diffNames = await api.diff({ fromVersion: 1n, toVersion: 2n, bodies: { omit: true } });
+    expect(diffNames.changes.map((c) => [c.name, c.change, c.before, c.after])).toEqual([
+      ["b", ChangeType.MODIFIED, "", ""],
+    ]);
+    const diffOne = await api.diff({
+      fromVersion: 1n,
+      toVersion: 2n,
+      bodies: { only: [{ kind: ResourceKind.CLUSTER, name: "b" }] },
+    });
+    expect(diffOne.changes[0]?.before).toContain("portValue: 2");
+    expect(diffOne.changes[0]?.after).toContain("portValue: 3");
+
+    const bad = await refusal(
+      api.getSnapshot({ version: 1n, bodies: { only: [{ kind: ResourceKind.CLUSTER }] } }),
+    );
+    expect(bad.code).toBe(Code.InvalidArgument);
+    expect(bad.rawMessage).toBe("bodies.only[0]: both kind and name are required");
   });
 
   it("rejects an invalid object with the field's path and keeps the draft unchanged", async () => {

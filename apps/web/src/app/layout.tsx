@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { AppShell } from "@/components/shell/app-shell";
+import { earlyRequestsScript } from "@/lib/early-requests";
 import { inter } from "./fonts";
 import { Providers } from "./providers";
 import "./globals.css";
@@ -24,6 +25,11 @@ export const viewport: Viewport = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en" className={inter.variable}>
+      <head>
+        {/* The page's first API calls, started before the console's JavaScript has loaded. */}
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own static script */}
+        <script dangerouslySetInnerHTML={{ __html: earlyRequestsScript() }} />
+      </head>
       <body>
         <Providers>
           <AppShell>{children}</AppShell>

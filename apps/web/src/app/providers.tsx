@@ -6,12 +6,13 @@ import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-quer
 import type { ReactNode } from "react";
 import { Toaster } from "sonner";
 import { classifyError } from "@/lib/classify-error";
+import { earlyFetch } from "@/lib/early-fetch";
 
 /**
  * The API is served on the console's own origin (by @switchyard/server), so a path-only base URL
  * is enough and works unchanged behind any proxy or port.
  */
-const transport = createConnectTransport({ baseUrl: "/" });
+const transport = createConnectTransport({ baseUrl: "/", fetch: earlyFetch });
 
 /** Retry only failures that may go away by themselves, and only a little: errors show fast. */
 function shouldRetry(failureCount: number, error: unknown): boolean {

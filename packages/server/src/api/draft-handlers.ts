@@ -332,7 +332,7 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
         sourceManifest(sourceObjects(result.after)),
       );
       return {
-        changes: objectChanges(changes, result.before, result.after),
+        changes: objectChanges(changes, { before: result.before, after: result.after }),
         issues: imported.issues.map(issueMessage),
       };
     },

@@ -1,5 +1,7 @@
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
+  type ChangeBodies,
   ChangeType,
   type ObjectChange,
   ObjectChangeSchema,
@@ -33,19 +35,55 @@ function yamlOf(spec: ConfigSpec | undefined, kind: SourceKind, name: string): s
   return forms.map((form) => stringify(form, { lineWidth: 0 })).join("---\n");
 }
 
-/** Changes with both sides rendered; `before`/`after` are the specs the change goes between. */
+/**
+ * The changes a request's ChangeBodies asks for (`only` those objects, or all) and whether their
+ * YAML is wanted. Refuses a malformed `only` entry, naming it.
+ */
+export function selectChanges(
+  changes: readonly SourceChange[],
+  bodies: ChangeBodies | undefined,
+): { readonly changes: readonly SourceChange[]; readonly withBodies: boolean } {
+  const only = bodies?.only ?? [];
+  only.forEach((ref, i) => {
+    if (ref.kind === ResourceKind.UNSPECIFIED || ref.name === "")
+      throw new ConnectError(
+        `bodies.only[${i}]: both kind and name are required`,
+        Code.InvalidArgument,
+      );
+  });
+  const wanted = new Set(only.map((ref) => `${ref.kind}/${ref.name}`));
+  return {
+    changes:
+      wanted.size === 0
+        ? changes
+        : changes.filter((c) => wanted.has(`${resourceKindOf[c.kind]}/${c.name}`)),
+    withBodies: bodies?.omit !== true,
+  };
+}
+
+/**
+ * Changes with both sides rendered; `before`/`after` are the specs the change goes between.
+ * Without specs (`undefined` sides for names only), before and after stay empty.
+ */
 export function objectChanges(
   changes: readonly SourceChange[],
-  before: ConfigSpec | undefined,
-  after: ConfigSpec | undefined,
+  sides:
+    | { readonly before: ConfigSpec | undefined; readonly after: ConfigSpec | undefined }
+    | undefined,
 ): ObjectChange[] {
   return changes.map((change) =>
     create(ObjectChangeSchema, {
       kind: resourceKindOf[change.kind],
       name: change.name,
       change: changeTypeOf[change.change],
-      before: change.change === "added" ? "" : yamlOf(before, change.kind, change.name),
-      after: change.change === "removed" ? "" : yamlOf(after, change.kind, change.name),
+      before:
+        sides === undefined || change.change === "added"
+          ? ""
+          : yamlOf(sides.before, change.kind, change.name),
+      after:
+        sides === undefined || change.change === "removed"
+          ? ""
+          : yamlOf(sides.after, change.kind, change.name),
     }),
   );
 }

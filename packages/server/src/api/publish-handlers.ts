@@ -18,7 +18,7 @@ import {
   specOfVersion,
 } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
-import { objectChanges } from "./object-changes.js";
+import { objectChanges, selectChanges } from "./object-changes.js";
 
 /** Who made a change. Until accounts exist (the access-control issue), clients name themselves. */
 function authorOf(context: HandlerContext): string {
@@ -66,7 +66,7 @@ export function publishHandlers(
     const [before, after] = await specsAround(snapshot.record);
     return {
       snapshot: snapshotInfo(snapshot.record),
-      changes: objectChanges(snapshot.record.changes, before, after),
+      changes: objectChanges(snapshot.record.changes, { before, after }),
       warnings: snapshot.warnings.map(issueMessage),
     };
   };
@@ -83,17 +83,24 @@ export function publishHandlers(
         );
       }
       const result = await translated(() => store.diff(from, to));
-      const [before, after] = await prisma.$transaction(
-        async (tx) => [
-          result.fromVersion === 0 ? undefined : await specOfVersion(tx, result.fromVersion),
-          to === undefined ? await readConfigSpec(tx) : await specOfVersion(tx, to),
-        ],
-        { isolationLevel: "RepeatableRead" },
-      );
+      const selected = selectChanges(result.changes, request.bodies);
+      const sides =
+        selected.withBodies && selected.changes.length > 0
+          ? await prisma.$transaction(
+              async (tx) => ({
+                before:
+                  result.fromVersion === 0
+                    ? undefined
+                    : await specOfVersion(tx, result.fromVersion),
+                after: to === undefined ? await readConfigSpec(tx) : await specOfVersion(tx, to),
+              }),
+              { isolationLevel: "RepeatableRead" },
+            )
+          : undefined;
       return {
         fromVersion: BigInt(result.fromVersion),
         toVersion: BigInt(result.toVersion),
-        changes: objectChanges(result.changes, before, after),
+        changes: objectChanges(selected.changes, sides),
         draftRevision: result.draftRevision ?? "",
       };
     },
@@ -148,10 +155,16 @@ export function publishHandlers(
       const record = await translated(() =>
         getSnapshot(prisma, version(request.version, "version")),
       );
-      const [before, after] = await specsAround(record);
+      // A names-only request (the History page's first look at a large version) reads no specs.
+      const selected = selectChanges(record.changes, request.bodies);
+      let sides: Parameters<typeof objectChanges>[1];
+      if (selected.withBodies && selected.changes.length > 0) {
+        const [before, after] = await specsAround(record);
+        sides = { before, after };
+      }
       return {
         snapshot: snapshotInfo(record),
-        changes: objectChanges(record.changes, before, after),
+        changes: objectChanges(selected.changes, sides),
       };
     },
   };

@@ -103,18 +103,31 @@ export function heldMatches(
   return !WHOLE_SET_TYPES.has(typeUrl) || count === want.size;
 }
 
+/**
+ * heldMatches, once per held set and wanted set: nodes in sync share one held set (by key), so a
+ * fleet of a thousand compares a few sets, not a thousand.
+ */
+type MatchMemo = Map<string, boolean>;
+
 function typeConvergence(
   type: NodeTypeRecord,
-  want: ReadonlyMap<string, string> | undefined,
+  group: GroupManifest,
   publishedAt: number,
+  memo: MatchMemo,
 ): TypeConvergence {
+  const want = group.resources[type.typeUrl];
   const acked = type.acked && { version: type.acked.version, at: type.acked.at };
   const base = { typeUrl: type.typeUrl, acked, nack: undefined };
   if (want === undefined) return { ...base, state: "IN_SYNC" };
   if (type.acked !== undefined) {
     if (!type.resourceVersionsKnown) return { ...base, state: "UNKNOWN" };
-    if (heldMatches(type.typeUrl, Object.entries(type.held), want))
-      return { ...base, state: "IN_SYNC" };
+    const key = `${group.name}\n${type.typeUrl}\n${type.heldKey}`;
+    let matches = memo.get(key);
+    if (matches === undefined) {
+      matches = heldMatches(type.typeUrl, Object.entries(type.held), want);
+      memo.set(key, matches);
+    }
+    if (matches) return { ...base, state: "IN_SYNC" };
   }
   const nack = type.lastNack;
   if (nack !== undefined && nack.at >= publishedAt && (acked === undefined || nack.at >= acked.at))
@@ -132,11 +145,15 @@ export function groupFor(manifests: VersionManifests, node: NodeRecord): GroupMa
   }) as unknown as GroupManifest;
 }
 
-function nodeConvergence(node: NodeRecord, manifests: VersionManifests): NodeConvergence {
+function nodeConvergence(
+  node: NodeRecord,
+  manifests: VersionManifests,
+  memo: MatchMemo,
+): NodeConvergence {
   const group = groupFor(manifests, node);
   const types = [...node.types]
     .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
-    .map((type) => typeConvergence(type, group.resources[type.typeUrl], manifests.publishedAt));
+    .map((type) => typeConvergence(type, group, manifests.publishedAt, memo));
   const base = { nodeId: node.id, cluster: node.cluster, group: group.name, types };
   // A node that requested no type yet holds nothing: pending, not vacuously in sync.
   if (types.length > 0 && types.every((t) => t.state === "IN_SYNC")) {
@@ -164,9 +181,10 @@ export function classifyConvergence(
   manifests: VersionManifests,
   nodes: readonly NodeRecord[],
 ): ConvergenceResult {
+  const memo: MatchMemo = new Map();
   const results = [...nodes]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((node) => nodeConvergence(node, manifests));
+    .map((node) => nodeConvergence(node, manifests, memo));
   const count = (state: NodeConvergenceState) => results.filter((n) => n.state === state).length;
   return {
     version: manifests.version,

@@ -1,11 +1,17 @@
 "use client";
 
-import type { Issue, ObjectChange } from "@switchyard/proto/switchyard/v1/config_pb";
+import { skipToken, useQuery } from "@connectrpc/connect-query";
+import {
+  ConfigService,
+  type Issue,
+  type ObjectChange,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useId, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ChevronRightIcon } from "@/components/ui/icons";
+import { LoadError, LoadingBlock } from "@/components/ui/page-states";
 import {
   type ChangeVerb,
   changeKey,
@@ -101,13 +107,27 @@ export function DiffModeToggle({
  * only when its card is open. A long list (a first version adds every object) shows CARDS_SHOWN
  * cards, objects with issues first, and more on request.
  */
+/** Lists with at most this many changes show every card open. */
+export const OPEN_BY_DEFAULT_MAX = 8;
+
+/**
+ * Where the YAML of changes listed by name only (ChangeBodies.omit) comes from: a card asks for
+ * its own object's when it is opened.
+ */
+export type LazyBodies =
+  | { readonly from: "snapshot"; readonly version: bigint }
+  | { readonly from: "diff"; readonly fromVersion: bigint; readonly toVersion: bigint };
+
 export function ChangeList({
   changes,
+  lazyBodies,
   issues = [],
   empty,
   toolbar,
 }: {
   changes: readonly ObjectChange[];
+  /** Set when `changes` came by name only. */
+  lazyBodies?: LazyBodies | undefined;
   issues?: readonly Issue[];
   /** Shown instead of the list when nothing changed. */
   empty: ReactNode;
@@ -123,7 +143,7 @@ export function ChangeList({
     return flagged.length === 0 ? all : [...flagged, ...all.filter((c) => !flagged.includes(c))];
   }, [changes, issues]);
   if (sorted.length === 0) return <>{empty}</>;
-  const openByDefault = sorted.length <= 8;
+  const openByDefault = sorted.length <= OPEN_BY_DEFAULT_MAX;
   const hidden = sorted.length - shown;
   return (
     <div className="flex flex-col gap-3">
@@ -139,6 +159,7 @@ export function ChangeList({
           <li key={changeKey(change)}>
             <ChangeCard
               change={change}
+              lazyBodies={lazyBodies}
               mode={mode}
               issues={issuesFor(issues, change)}
               defaultOpen={openByDefault}
@@ -166,19 +187,43 @@ export function ChangeList({
 /** Cards rendered at first, and added by each "Show more". */
 const CARDS_SHOWN = 50;
 
+/** The change with its YAML: as listed, or fetched for this object once the card is open. */
+function useChangeBodies(change: ObjectChange, lazy: LazyBodies | undefined, open: boolean) {
+  const only = [{ kind: change.kind, name: change.name }];
+  const fetch = { staleTime: Number.POSITIVE_INFINITY };
+  const snapshot = useQuery(
+    ConfigService.method.getSnapshot,
+    open && lazy?.from === "snapshot" ? { version: lazy.version, bodies: { only } } : skipToken,
+    fetch,
+  );
+  const diff = useQuery(
+    ConfigService.method.diff,
+    open && lazy?.from === "diff"
+      ? { fromVersion: lazy.fromVersion, toVersion: lazy.toVersion, bodies: { only } }
+      : skipToken,
+    fetch,
+  );
+  if (lazy === undefined) return { full: change, query: undefined };
+  const query = lazy.from === "snapshot" ? snapshot : diff;
+  return { full: query.data?.changes[0], query };
+}
+
 function ChangeCard({
   change,
+  lazyBodies,
   mode,
   issues,
   defaultOpen,
 }: {
   change: ObjectChange;
+  lazyBodies: LazyBodies | undefined;
   mode: DiffMode;
   issues: readonly Issue[];
   defaultOpen: boolean;
 }) {
   const [open, setOpen] = useState(defaultOpen);
   const bodyId = useId();
+  const { full, query } = useChangeBodies(change, lazyBodies, open);
   const verb = changeVerb(change.change);
   const kind = kindLabel(change.kind);
   const href = objectHref(change.kind, change.name);
@@ -220,7 +265,7 @@ function ChangeCard({
           </span>
         )}
         <span className="ml-auto">
-          <LineStats before={change.before} after={change.after} />
+          {full && <LineStats before={full.before} after={full.after} />}
         </span>
       </header>
       <div id={bodyId} hidden={!open} className="border-t">
@@ -231,12 +276,27 @@ function ChangeCard({
                 <IssueList issues={issues} compact />
               </div>
             )}
-            <TextDiff
-              before={change.before}
-              after={change.after}
-              mode={mode}
-              label={`Changes to ${kind} ${change.name}`}
-            />
+            {full ? (
+              <TextDiff
+                before={full.before}
+                after={full.after}
+                mode={mode}
+                label={`Changes to ${kind} ${change.name}`}
+              />
+            ) : query?.error ? (
+              <div className="p-3">
+                <LoadError
+                  what={`the YAML of ${kind} ${change.name}`}
+                  error={query.error}
+                  retrying={query.isFetching}
+                  onRetry={() => void query.refetch()}
+                />
+              </div>
+            ) : (
+              <div className="p-3">
+                <LoadingBlock label={`Loading ${kind} ${change.name}…`} rows={3} />
+              </div>
+            )}
           </>
         )}
       </div>

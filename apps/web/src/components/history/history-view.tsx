@@ -12,7 +12,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
-import { ChangeList } from "@/components/diff/change-list";
+import { ChangeList, type LazyBodies, OPEN_BY_DEFAULT_MAX } from "@/components/diff/change-list";
 import { Button, buttonClass } from "@/components/ui/button";
 import { HistoryIcon, RefreshIcon } from "@/components/ui/icons";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
@@ -124,18 +124,27 @@ function VersionDetail({
   onRolledBack: (response: PublishResponse) => void;
 }) {
   const first = snapshot.previousVersion === 0n;
+  // A long list (a first version adds every object) comes by name only, and each card fetches
+  // its object's YAML when opened: the page does not wait for thousands of objects rendered.
+  const namesOnly = snapshot.added + snapshot.modified + snapshot.removed > OPEN_BY_DEFAULT_MAX;
+  const bodies = namesOnly ? { omit: true } : {};
   // Against its predecessor (Diff with both versions); the first version has none, and its
   // snapshot record holds its changes against nothing.
   const diff = useQuery(
     ConfigService.method.diff,
-    { fromVersion: snapshot.previousVersion, toVersion: snapshot.version },
+    { fromVersion: snapshot.previousVersion, toVersion: snapshot.version, bodies },
     { enabled: !first, staleTime: Number.POSITIVE_INFINITY },
   );
   const record = useQuery(
     ConfigService.method.getSnapshot,
-    { version: snapshot.version },
+    { version: snapshot.version, bodies },
     { enabled: first, staleTime: Number.POSITIVE_INFINITY },
   );
+  const lazyBodies: LazyBodies | undefined = !namesOnly
+    ? undefined
+    : first
+      ? { from: "snapshot", version: snapshot.version }
+      : { from: "diff", fromVersion: snapshot.previousVersion, toVersion: snapshot.version };
   const query = first ? record : diff;
   const changes = first ? record.data?.changes : diff.data?.changes;
   const isLatest = snapshot.version === latest.version;
@@ -196,6 +205,7 @@ function VersionDetail({
       ) : changes ? (
         <ChangeList
           changes={changes}
+          lazyBodies={lazyBodies}
           empty={
             <p className="rounded-lg border border-dashed px-4 py-5 text-center text-fg-muted">
               This version has the same content as version {snapshot.previousVersion.toString()}.
