@@ -36,7 +36,9 @@ describe("the console's fleet pages, live in a real browser", () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness({ webConsole: true });
     chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium));
+    ({ page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    }));
   });
 
   afterAll(async () => {

@@ -26,7 +26,9 @@ describe("the console in a real browser", () => {
   });
 
   it("lists what is stored on the configuration page, by kind, without errors in the browser console", async () => {
-    const { page, problems } = await openWatchedPage(chromium);
+    const { page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    });
 
     await page.goto(`${harness.baseUrl}/inventory`);
     const row = (table: string, name: string) =>
