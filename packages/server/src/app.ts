@@ -7,14 +7,25 @@ import {
   type PrismaClient,
   startEmbeddedPostgres,
 } from "@switchyard/db";
+import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { compile, configSpecOf } from "@switchyard/snapshot";
 import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
 import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
 import type { Logger } from "pino";
+import { createAccessInterceptor, TokenUseRecorder } from "./access/access-interceptor.js";
+import { createAccessService } from "./access/access-service.js";
+import { AUDIT_EXPORT_PATH, auditExportHandler } from "./access/audit-export.js";
+import { requestContextValues } from "./access/request-context.js";
 import { createConfigService } from "./api/config-service.js";
 import { createStatusService } from "./api/status-service.js";
+import {
+  ensureInitialAdmin,
+  type InitialAdmin,
+  LoginLimiter,
+  type LoginLimits,
+} from "./auth/index.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics } from "./metrics.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
@@ -46,6 +57,10 @@ export interface SwitchyardOptions {
   readonly staleAfterMs?: number;
   /** How long a disconnected node stays listed. Default 24 h. */
   readonly retainDisconnectedMs?: number;
+  /** SWITCHYARD_ADMIN_PASSWORD: the first admin's password; generated when unset. */
+  readonly adminPassword?: string | undefined;
+  /** Login attempt limits; the defaults otherwise (tests tighten them). */
+  readonly loginLimits?: LoginLimits;
 }
 
 export interface Switchyard {
@@ -56,6 +71,11 @@ export interface Switchyard {
   readonly cache: SnapshotCache;
   /** This replica's view of its connected nodes, and the writer persisting it. */
   readonly status: { readonly tracker: NodeStatusTracker; readonly writer: StatusWriter };
+  /**
+   * What ensureInitialAdmin did at this start: `created` with `generatedPassword` set means the
+   * caller must show that password once (the CLI prints it framed on stdout); it is kept nowhere.
+   */
+  readonly initialAdmin: InitialAdmin;
   /** Stops everything, in reverse order of start. Idempotent. */
   stop(): Promise<void>;
 }
@@ -115,6 +135,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     const prisma = createPrismaClient(databaseUrl);
     cleanups.push(() => prisma.$disconnect());
+    const initialAdmin = await ensureInitialAdmin(prisma, { password: options.adminPassword });
+    if (initialAdmin.t === "created")
+      logger.info(
+        { username: initialAdmin.username },
+        initialAdmin.generatedPassword === null
+          ? "created the first admin account with SWITCHYARD_ADMIN_PASSWORD"
+          : "created the first admin account with a generated password (shown once on stdout)",
+      );
 
     // What proxies get is the latest published snapshot, exactly as it was published.
     const cache = new SnapshotCache();
@@ -244,9 +272,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       web = await loadWebConsole({ hostname: options.host, port: options.httpPort });
       cleanups.push(() => (web as WebConsole).close());
     }
+    const limiter = new LoginLimiter(options.loginLimits);
     const routes = (router: ConnectRouter) => {
       router.service(ConfigService, createConfigService({ prisma, store, onPublished }));
       router.service(StatusService, createStatusService({ prisma, feed }));
+      router.service(AccessService, createAccessService({ prisma, limiter }));
     };
     let http: HttpServer;
     try {
@@ -254,7 +284,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         port: options.httpPort,
         host: options.host,
         routes,
-        extraRoutes: { "/metrics": metrics.handler },
+        // Every method of every service passes the access gate (access/access-rules.ts).
+        interceptors: [createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) })],
+        contextValues: requestContextValues,
+        extraRoutes: {
+          "/metrics": metrics.handler,
+          [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
+        },
         fallback: web
           ? web.handler
           : (_request, response) => {
@@ -279,6 +315,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       prisma,
       cache,
       status: { tracker, writer: statusWriter },
+      initialAdmin,
       stop: stopAll,
     };
   } catch (error) {

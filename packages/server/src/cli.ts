@@ -3,6 +3,7 @@ import { DbError } from "@switchyard/db";
 import { Command, InvalidArgumentError } from "commander";
 import { pino } from "pino";
 import { startSwitchyard } from "./app.js";
+import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
@@ -53,7 +54,25 @@ async function serve(flags: {
     logger,
     staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
+    adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });
+  if (app.initialAdmin.t === "created" && app.initialAdmin.generatedPassword !== null) {
+    // Shown once, here only: it is stored nowhere but as an argon2id hash (auth/index.ts).
+    const rule = "  ".padEnd(72, "=");
+    process.stdout.write(
+      [
+        "",
+        rule,
+        "  First start: an admin account was created.",
+        `    username: ${app.initialAdmin.username}`,
+        `    password: ${app.initialAdmin.generatedPassword}`,
+        "  It is shown only this once: sign in and keep it in a password manager",
+        "  (or set SWITCHYARD_ADMIN_PASSWORD before the first start).",
+        rule,
+        "",
+      ].join("\n"),
+    );
+  }
   const shown =
     env.SWITCHYARD_HOST === "127.0.0.1" || env.SWITCHYARD_HOST === "::1"
       ? "localhost"
@@ -163,6 +182,68 @@ export function createCli(): Command {
     )
     .option("--no-console", "serve the API, /metrics and xDS only, without the web console")
     .action(serve);
+  const access = (
+    run: (server: string, ...args: never[]) => Promise<void>,
+  ): ((...args: unknown[]) => Promise<void>) =>
+    withClient(
+      program,
+      (server) => server,
+      run as (server: string, ...args: unknown[]) => Promise<void>,
+    );
+  program
+    .command("login")
+    .description(
+      "sign in with a username and password; stores an API token for the server in $XDG_CONFIG_HOME/switchyard/credentials.json",
+    )
+    .option("--username <name>", "the account (asked on a terminal otherwise)")
+    .option("--password-stdin", "read the password from standard input (scripts)")
+    .action(
+      access((server, options: accessCommands.LoginInput) =>
+        accessCommands.login(server, options, stdout),
+      ),
+    );
+  program
+    .command("logout")
+    .description("revoke and forget the API token stored for the server")
+    .action(access((server) => accessCommands.logout(server, stdout)));
+  program
+    .command("whoami")
+    .description("the account and role the CLI acts as")
+    .action(access((server) => accessCommands.whoami(server, stdout)));
+  const token = program.command("token").description("API tokens for scripts and CI");
+  token
+    .command("create")
+    .description(
+      "create an API token (asks for your password: a token cannot create tokens); prints its secret once",
+    )
+    .requiredOption("--name <name>", "a label for the token")
+    .option("--username <name>", "the account (default: the one logged in)")
+    .option("--password-stdin", "read the password from standard input (scripts)")
+    .option(
+      "--scope <scope>",
+      "config:read, config:write, publish, status:read or admin (repeat; default config:read and status:read)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action(
+      access((server, options: accessCommands.LoginInput & { name: string; scope: string[] }) =>
+        accessCommands.tokenCreate(server, options, stdout),
+      ),
+    );
+  token
+    .command("list")
+    .description("your API tokens")
+    .action(access((server) => accessCommands.tokenList(server, stdout)));
+  token
+    .command("revoke <id>")
+    .description("revoke an API token at once (asks for your password)")
+    .option("--username <name>", "the account (default: the one logged in)")
+    .option("--password-stdin", "read the password from standard input (scripts)")
+    .action(
+      access((server, id: string, options: accessCommands.LoginInput) =>
+        accessCommands.tokenRevoke(server, id, options, stdout),
+      ),
+    );
   program
     .command("bootstrap")
     .description(

@@ -41,6 +41,12 @@ const EnvSchema = z.object({
   SWITCHYARD_STALE_AFTER: duration("30s"),
   /** How long a disconnected node stays listed (with its status and events). */
   SWITCHYARD_NODE_RETENTION: duration("24h"),
+  /** The first admin's password, used only when the database has no account yet. */
+  SWITCHYARD_ADMIN_PASSWORD: z.string().optional(),
+  /** An API token for the CLI; takes precedence over the one `switchyard login` stored. */
+  SWITCHYARD_TOKEN: z.string().optional(),
+  /** Where the CLI keeps its credentials (switchyard/credentials.json). */
+  XDG_CONFIG_HOME: z.string().optional(),
   /** The console API address the CLI talks to. */
   SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
 });

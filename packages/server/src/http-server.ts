@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
@@ -19,12 +19,25 @@ export async function startHttpServer(options: {
   readonly port: number;
   readonly host: string;
   readonly routes: (router: ConnectRouter) => void;
+  /** Run around every API method (access control). */
+  readonly interceptors?: Interceptor[];
+  /** Per-request context values for the handlers (the client's address). */
+  readonly contextValues?: (request: http.IncomingMessage) => ContextValues;
   readonly fallback: RequestHandler;
   /** Handlers by exact path (query string ignored), served before the API and the console. */
   readonly extraRoutes?: Readonly<Record<string, RequestHandler>>;
 }): Promise<HttpServer> {
   const handler = connectNodeAdapter({
     routes: options.routes,
+    interceptors: options.interceptors ?? [],
+    ...(options.contextValues === undefined
+      ? {}
+      : {
+          contextValues: (request) =>
+            (options.contextValues as NonNullable<typeof options.contextValues>)(
+              request as http.IncomingMessage,
+            ),
+        }),
     // This server speaks HTTP/1.1 only, so every request is an IncomingMessage.
     fallback: (request, response) =>
       options.fallback(request as http.IncomingMessage, response as http.ServerResponse),

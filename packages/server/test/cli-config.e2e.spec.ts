@@ -38,10 +38,11 @@ describe("the switchyard CLI against a running server", () => {
   let harness: Harness;
   const work = mkdtempSync(path.join(os.tmpdir(), "switchyard-cli-config-"));
 
-  const cli = (...args: string[]): Promise<Result> =>
-    new Promise((resolve) => {
+  const cli = async (...args: string[]): Promise<Result> => {
+    const token = await harness.token();
+    return new Promise((resolve) => {
       const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-        env: { ...process.env, SWITCHYARD_SERVER: "" },
+        env: { ...process.env, SWITCHYARD_SERVER: "", SWITCHYARD_TOKEN: token },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let stdout = "";
@@ -54,6 +55,7 @@ describe("the switchyard CLI against a running server", () => {
       });
       child.on("exit", (code) => resolve({ code, stdout, stderr }));
     });
+  };
 
   beforeAll(async () => {
     harness = await startHarness();

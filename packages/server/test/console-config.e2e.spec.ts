@@ -32,6 +32,7 @@ describe("editing configuration in the console", () => {
     // The browser logs every HTTP error response; the one refusal this file provokes on purpose
     // (a Connect InvalidArgument is HTTP 400) is expected, anything else is a problem.
     ({ page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
       ignore: (text, from) => text.includes("status of 400") && from.endsWith(expectedRefusal),
     }));
   });

@@ -37,7 +37,9 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
     backend = await startEchoBackend("flow-backend");
     harness = await startHarness({ webConsole: true });
     chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium));
+    ({ page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    }));
     await page.goto(`${harness.baseUrl}/`);
   });
 
@@ -60,7 +62,6 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
   async function publish(message: string): Promise<number> {
     await nav("Changes");
     await page.getByLabel("Message").fill(message);
-    await page.getByLabel("Published by").fill("Robin");
     await button("Publish");
     const published = page.getByText(/^Version \d+ published/).first();
     await published.waitFor({ timeout: 15_000 });

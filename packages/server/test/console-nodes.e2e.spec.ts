@@ -36,7 +36,9 @@ describe("the console's fleet pages, live in a real browser", () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness({ webConsole: true });
     chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium));
+    ({ page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    }));
   });
 
   afterAll(async () => {
@@ -70,6 +72,9 @@ describe("the console's fleet pages, live in a real browser", () => {
       if (message.type() === "error" || message.type() === "warning")
         problems.push(`${overview.url()}: ${message.text()}`);
     });
+    // Signed in like the main page: a session of its own, as the console's login gives one.
+    const [name = "", value = ""] = (await harness.sessionCookie()).split("=", 2);
+    await overview.context().addCookies([{ name, value, url: harness.baseUrl }]);
     await overview.goto(`${harness.baseUrl}/`);
     await overview
       .getByRole("heading", { name: "No proxy connected yet" })

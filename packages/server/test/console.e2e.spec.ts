@@ -26,7 +26,9 @@ describe("the console in a real browser", () => {
   });
 
   it("lists what is stored on the configuration page, by kind, without errors in the browser console", async () => {
-    const { page, problems } = await openWatchedPage(chromium);
+    const { page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    });
 
     await page.goto(`${harness.baseUrl}/inventory`);
     const row = (table: string, name: string) =>
@@ -45,7 +47,9 @@ describe("the console in a real browser", () => {
   }, 60_000);
 
   it("on a full page load, each page's first API calls start from the document's head, and the page uses each of them instead of calling again", async () => {
-    const { page, problems } = await openWatchedPage(chromium);
+    const { page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    });
     // Path → the calls the page makes as it opens (early-requests.ts in the console).
     const pages: Record<string, string[]> = {
       "/": ["WatchFleet", "ListSnapshots", "WatchConvergence", "ListResources"],

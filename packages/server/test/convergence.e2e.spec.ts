@@ -13,6 +13,7 @@ import {
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
+import { bearer } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import {
   GRPC_LB_NACK as NACK_TEXT,
@@ -37,7 +38,7 @@ describe("convergence of a version and `switchyard wait`, with a real gRPC xDS c
   let backend: EchoBackend;
   let client: XdsEchoClient;
 
-  const cli = (...args: string[]) => runCli(harness.baseUrl, ...args);
+  const cli = async (...args: string[]) => runCli(harness.baseUrl, await harness.token(), ...args);
 
   const publish = async (message: string) =>
     Number((await harness.api().publish({ message })).snapshot?.version ?? 0);
@@ -45,7 +46,7 @@ describe("convergence of a version and `switchyard wait`, with a real gRPC xDS c
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness();
-    status = connectStatus(harness.baseUrl);
+    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
     const api = harness.api();
     await api.createCluster(cluster(backend));
     await api.createRouteConfiguration(shopRoutes("blue"));

@@ -1,15 +1,32 @@
-import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
+import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type Logger, pino } from "pino";
 import { type Switchyard, type SwitchyardOptions, startSwitchyard } from "../src/app.js";
+import {
+  ADMIN_PASSWORD,
+  adminToken,
+  createAccount,
+  Role,
+  signIn,
+  tokenFor,
+  USER_PASSWORD,
+} from "./auth.js";
 
 export interface Harness {
   readonly database: TestDatabase;
   readonly app: Switchyard;
-  /** The console API as `author` (sent as the x-switchyard-author header). */
-  api(author?: string): Client<typeof ConfigService>;
+  /**
+   * The console API signed in as `username` (default "admin") with an all-scopes API token. An
+   * account other than "admin" is created on first use, as an admin: so a version's author is
+   * that username.
+   */
+  api(username?: string): Client<typeof ConfigService>;
+  /** The API token of `username` (as `api` creates it). */
+  token(username?: string): Promise<string>;
+  /** A new console session of `admin` (a real Login): the "name=value" cookie. */
+  sessionCookie(): Promise<string>;
   /** The console's base URL, e.g. http://127.0.0.1:41234 */
   readonly baseUrl: string;
   stop(): Promise<void>;
@@ -38,23 +55,45 @@ export async function startHarness(
     dataDir: "unused-with-a-database-url",
     webConsole: options.webConsole ?? false,
     logger: options.logger ?? pino({ level: "silent" }),
+    adminPassword: ADMIN_PASSWORD,
     ...options.app,
   });
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
+  const tokens = new Map<string, Promise<string>>();
+  const token = (username = "admin"): Promise<string> => {
+    let secret = tokens.get(username);
+    if (secret === undefined) {
+      secret =
+        username === "admin"
+          ? adminToken(baseUrl)
+          : token("admin").then(async (admin) => {
+              await createAccount(baseUrl, admin, username, Role.ADMIN);
+              return tokenFor(baseUrl, username, USER_PASSWORD);
+            });
+      tokens.set(username, secret);
+    }
+    return secret;
+  };
   return {
     database,
     app,
     baseUrl,
-    api: (author = "test") => {
-      const asAuthor: Interceptor = (next) => (request) => {
-        request.header.set("x-switchyard-author", author);
-        return next(request);
-      };
-      return createClient(
+    api: (username = "admin") =>
+      createClient(
         ConfigService,
-        createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [asAuthor] }),
-      );
-    },
+        createConnectTransport({
+          baseUrl,
+          httpVersion: "1.1",
+          interceptors: [
+            (next) => async (request) => {
+              request.header.set("authorization", `Bearer ${await token(username)}`);
+              return next(request);
+            },
+          ],
+        }),
+      ),
+    token,
+    sessionCookie: () => signIn(baseUrl, "admin", ADMIN_PASSWORD),
     stop: async () => {
       await app.stop();
       await database.drop();

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ADMIN_PASSWORD } from "./auth.js";
 
 /** Real `switchyard` processes for end-to-end tests. */
 
@@ -32,7 +33,14 @@ export interface Run {
 export function run(args: string[], env: Record<string, string> = {}): Run {
   let output = "";
   const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...process.env, SWITCHYARD_LOG_LEVEL: "warn", DATABASE_URL: "", ...env },
+    env: {
+      ...process.env,
+      SWITCHYARD_LOG_LEVEL: "warn",
+      DATABASE_URL: "",
+      // The first admin's password on a fresh database (test/auth.ts signs in with it).
+      SWITCHYARD_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk) => {

@@ -13,6 +13,7 @@ import {
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
+import { adminToken, bearer } from "./auth.js";
 import { type ServeProcess, startServe } from "./processes.js";
 import {
   runCli,
@@ -33,6 +34,7 @@ describe("two server processes on one database", () => {
   let b: ServeProcess;
   let statusA: StatusClient;
   let statusB: StatusClient;
+  let token: string;
   let grpcOnA: XdsEchoClient | undefined;
   let deltaOnB: TestClient | undefined;
 
@@ -41,18 +43,24 @@ describe("two server processes on one database", () => {
     backend = await startEchoBackend("blue");
     const env = { DATABASE_URL: database.url, SWITCHYARD_STALE_AFTER: "2s" };
     a = await startServe(["--no-console"], env);
+    token = await adminToken(a.baseUrl);
     // Published before B starts, so both serve it (B loads the latest version at startup).
     const api = createClient(
       ConfigService,
-      createConnectTransport({ baseUrl: a.baseUrl, httpVersion: "1.1" }),
+      createConnectTransport({
+        baseUrl: a.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(token)],
+      }),
     );
     await api.createCluster(shopCluster("blue", backend));
     await api.createRouteConfiguration(shopRoutes("blue"));
     await api.createListener(shopListener());
     await api.publish({ message: "shop on blue" });
     b = await startServe(["--no-console"], env);
-    statusA = connectStatus(a.baseUrl);
-    statusB = connectStatus(b.baseUrl);
+    // B shares A's database: the same accounts and tokens work on both replicas.
+    statusA = connectStatus(a.baseUrl, [bearer(token)]);
+    statusB = connectStatus(b.baseUrl, [bearer(token)]);
   }, 120_000);
 
   afterAll(async () => {
@@ -105,7 +113,7 @@ describe("two server processes on one database", () => {
     expect(deltaNode?.replica).not.toBe("");
     expect(grpcNode?.replica).not.toBe(deltaNode?.replica);
 
-    const table = await runCli(b.baseUrl, "nodes");
+    const table = await runCli(b.baseUrl, token, "nodes");
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^grpc-on-a\s+yes.*SYNCED\s+SYNCED\s+SYNCED\s+SYNCED/m);
     expect(table.stdout).toMatch(/^delta-on-b\s+yes.*SYNCED/m);
@@ -148,7 +156,11 @@ describe("two server processes on one database", () => {
 
     const api = createClient(
       ConfigService,
-      createConnectTransport({ baseUrl: a.baseUrl, httpVersion: "1.1" }),
+      createConnectTransport({
+        baseUrl: a.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(token)],
+      }),
     );
     await api.createCluster(shopCluster("green", backend));
     const publishedAt = Date.now();

@@ -140,10 +140,11 @@ export interface CliResult {
 }
 
 /** Runs the real `switchyard` CLI process against `server`. */
-export function runCli(server: string, ...args: string[]): Promise<CliResult> {
+/** Runs the real CLI against `server`, signed in with the API token `token` (SWITCHYARD_TOKEN). */
+export function runCli(server: string, token: string, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, "--server", server, ...args], {
-      env: { ...process.env, SWITCHYARD_SERVER: "" },
+      env: { ...process.env, SWITCHYARD_SERVER: "", SWITCHYARD_TOKEN: token },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

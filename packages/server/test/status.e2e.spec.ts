@@ -4,6 +4,7 @@ import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { type EchoBackend, startEchoBackend, type XdsEchoClient } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, node, nodes, type StatusClient } from "../src/cli/status-commands.js";
+import { bearer } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import {
   GRPC_LB_NACK as NACK_TEXT,
@@ -29,7 +30,7 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness();
-    status = connectStatus(harness.baseUrl);
+    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
     client = await openShop(harness, backend, NODE_ID);
   });
 
@@ -161,7 +162,8 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
   });
 
   it("prints the node and the NACK through the spawned CLI", async () => {
-    const cli = (...args: string[]) => runCli(harness.baseUrl, ...args);
+    const cli = async (...args: string[]) =>
+      runCli(harness.baseUrl, await harness.token(), ...args);
     const list = await cli("nodes");
     expect(list.stderr).toBe("");
     expect(list.code).toBe(0);

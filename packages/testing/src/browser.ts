@@ -50,9 +50,22 @@ export interface WatchedPage {
  */
 export async function openWatchedPage(
   browser: TestBrowser,
-  options: { readonly ignore?: (text: string, sourceUrl: string) => boolean } = {},
+  options: {
+    readonly ignore?: (text: string, sourceUrl: string) => boolean;
+    /**
+     * A real session cookie ("name=value", as the server's Set-Cookie gave it) for `url`: the
+     * page starts signed in, as after the login page.
+     */
+    readonly session?: { readonly url: string; readonly cookie: string };
+  } = {},
 ): Promise<WatchedPage> {
   const page = await browser.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  if (options.session !== undefined) {
+    const [name = "", value = ""] = options.session.cookie.split("=", 2);
+    await page
+      .context()
+      .addCookies([{ name, value, url: options.session.url, httpOnly: true, sameSite: "Strict" }]);
+  }
   const problems: string[] = [];
   page.on("console", (message) => {
     if (message.type() !== "error" && message.type() !== "warning") return;

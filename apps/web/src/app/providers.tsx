@@ -1,16 +1,25 @@
 "use client";
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import { TransportProvider } from "@connectrpc/connect-query";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { isServer, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import {
+  isServer,
+  MutationCache,
+  QueryCache,
+  QueryClient,
+  QueryClientProvider,
+} from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Toaster } from "sonner";
 import { classifyError } from "@/lib/classify-error";
 import { earlyFetch } from "@/lib/early-fetch";
+import { loginUrl } from "@/lib/next-path";
 
 /**
  * The API is served on the console's own origin (by @switchyard/server), so a path-only base URL
- * is enough and works unchanged behind any proxy or port.
+ * is enough and works unchanged behind any proxy or port. A page's first calls may already be
+ * under way from the document's head (early-requests.ts).
  */
 const transport = createConnectTransport({ baseUrl: "/", fetch: earlyFetch });
 
@@ -20,8 +29,20 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
   return failureCount < 2 && (c === "unreachable" || c === "timeout");
 }
 
+/**
+ * Any call answered Unauthenticated (no session, or it expired or was ended) sends the browser to
+ * the login page, which comes back here afterwards.
+ */
+export function redirectIfSignedOut(error: unknown): void {
+  if (isServer || !(error instanceof ConnectError) || error.code !== Code.Unauthenticated) return;
+  const here = `${window.location.pathname}${window.location.search}`;
+  if (window.location.pathname !== "/login") window.location.assign(loginUrl(here));
+}
+
 function makeQueryClient(): QueryClient {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: redirectIfSignedOut }),
+    mutationCache: new MutationCache({ onError: redirectIfSignedOut }),
     defaultOptions: {
       queries: {
         staleTime: 5_000,

@@ -1,5 +1,5 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   ConfigFormat,
@@ -26,6 +26,13 @@ import {
   type ValidationIssue,
   validate,
 } from "@switchyard/snapshot";
+import {
+  auditWrites,
+  authorizeWrites,
+  claimNewClusters,
+  writesBetween,
+} from "../access/config-guard.js";
+import { callerOf, ipOf } from "../access/request-context.js";
 import {
   findCluster,
   findListener,
@@ -103,7 +110,12 @@ function crud<
   Spec extends { name: string },
   Message extends { name: string; updateTime?: Timestamp | undefined },
 >(prisma: PrismaClient, ops: KindOps<Spec, Message>) {
-  const save = async (message: Message, mode: "create" | "update"): Promise<Message> => {
+  const save = async (
+    message: Message,
+    mode: "create" | "update",
+    context: HandlerContext,
+  ): Promise<Message> => {
+    const caller = callerOf(context);
     checkName(ops.label, message.name);
     const spec = ops.specOf(message);
     const problems = objectProblems(validate(ops.alone(spec)).issues);
@@ -136,7 +148,14 @@ function crud<
             );
           }
         }
+        // Authorized against the object as stored, never the client's idea of it (auth/index.ts).
+        const writes = [
+          { kind: ops.kind, name: spec.name, before: existing?.spec ?? null, after: spec },
+        ];
+        await authorizeWrites(tx, caller, writes);
         await ops.write(tx, spec);
+        await claimNewClusters(tx, caller, writes);
+        await auditWrites(tx, caller, ipOf(context), writes);
         const saved = await ops.find(tx, spec.name);
         return ops.messageOf(saved?.spec ?? spec, saved?.updatedAt);
       }),
@@ -150,11 +169,20 @@ function crud<
       if (!found) throw notFound(`${ops.label} "${name}"`);
       return ops.messageOf(found.spec, found.updatedAt);
     },
-    create: (message: Message) => save(message, "create"),
-    update: (message: Message) => save(message, "update"),
-    delete: async (name: string) => {
+    create: (message: Message, context: HandlerContext) => save(message, "create", context),
+    update: (message: Message, context: HandlerContext) => save(message, "update", context),
+    delete: async (name: string, context: HandlerContext) => {
+      const caller = callerOf(context);
       const existed = await translated(() =>
-        prisma.$transaction((tx) => deleteObject(tx, ops.kind, name)),
+        prisma.$transaction(async (tx) => {
+          const existing = await ops.find(tx, name);
+          if (!existing) return false;
+          const writes = [{ kind: ops.kind, name, before: existing.spec, after: null }];
+          await authorizeWrites(tx, caller, writes);
+          await deleteObject(tx, ops.kind, name);
+          await auditWrites(tx, caller, ipOf(context), writes);
+          return true;
+        }),
       );
       if (!existed) throw notFound(`${ops.label} "${name}"`);
       return {};
@@ -248,29 +276,30 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
 
     listClusters: async () => ({ clusters: await clusters.list() }),
     getCluster: (request) => clusters.get(request.name),
-    createCluster: (request) => clusters.create(request),
-    updateCluster: (request) => clusters.update(request),
-    deleteCluster: (request) => clusters.delete(request.name),
+    createCluster: (request, context) => clusters.create(request, context),
+    updateCluster: (request, context) => clusters.update(request, context),
+    deleteCluster: (request, context) => clusters.delete(request.name, context),
 
     listListeners: async () => ({ listeners: await listeners.list() }),
     getListener: (request) => listeners.get(request.name),
-    createListener: (request) => listeners.create(request),
-    updateListener: (request) => listeners.update(request),
-    deleteListener: (request) => listeners.delete(request.name),
+    createListener: (request, context) => listeners.create(request, context),
+    updateListener: (request, context) => listeners.update(request, context),
+    deleteListener: (request, context) => listeners.delete(request.name, context),
 
     listRouteConfigurations: async () => ({
       routeConfigurations: await routeConfigurations.list(),
     }),
     getRouteConfiguration: (request) => routeConfigurations.get(request.name),
-    createRouteConfiguration: (request) => routeConfigurations.create(request),
-    updateRouteConfiguration: (request) => routeConfigurations.update(request),
-    deleteRouteConfiguration: (request) => routeConfigurations.delete(request.name),
+    createRouteConfiguration: (request, context) => routeConfigurations.create(request, context),
+    updateRouteConfiguration: (request, context) => routeConfigurations.update(request, context),
+    deleteRouteConfiguration: (request, context) =>
+      routeConfigurations.delete(request.name, context),
 
     listNodeGroups: async () => ({ nodeGroups: await nodeGroups.list() }),
     getNodeGroup: (request) => nodeGroups.get(request.name),
-    createNodeGroup: (request) => nodeGroups.create(request),
-    updateNodeGroup: (request) => nodeGroups.update(request),
-    deleteNodeGroup: (request) => nodeGroups.delete(request.name),
+    createNodeGroup: (request, context) => nodeGroups.create(request, context),
+    updateNodeGroup: (request, context) => nodeGroups.update(request, context),
+    deleteNodeGroup: (request, context) => nodeGroups.delete(request.name, context),
 
     async getEnvoyResource(request) {
       const kind = sourceKindOf(request.kind);
@@ -288,7 +317,8 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
       return { issues: report.issues.map(issueMessage), ok: report.ok };
     },
 
-    async import(request) {
+    async import(request, context) {
+      const caller = callerOf(context);
       const document = request.filename || "the document";
       const parsed = parseEnvoyConfig(
         request.content,
@@ -313,6 +343,21 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
             const before = await readConfigSpec(tx);
             await writeObjects(tx, imported.spec);
             const after = await readConfigSpec(tx);
+            // Each object the import changes is a write of its own: a member imports only
+            // what their team owns.
+            const writes = writesBetween(
+              diffManifests(
+                sourceManifest(sourceObjects(before)),
+                sourceManifest(sourceObjects(after)),
+              ),
+              before,
+              after,
+            );
+            await authorizeWrites(tx, caller, writes);
+            await claimNewClusters(tx, caller, writes);
+            await auditWrites(tx, caller, ipOf(context), writes, {
+              import: request.filename || "document",
+            });
             const result = { before, after };
             // A dry run measures the effect inside the transaction, then rolls it back.
             if (request.dryRun) throw new DryRun(result);

@@ -1,18 +1,22 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import type { PrismaClient } from "@switchyard/db";
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ConfigService,
   type SnapshotInfo,
   SnapshotInfoSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ConfigSpec } from "@switchyard/snapshot";
+import { authorizePublish } from "../access/config-guard.js";
+import { callerOf, ipOf } from "../access/request-context.js";
+import { auditActor, recordAudit } from "../auth/index.js";
 import { readConfigSpec } from "../store/config-store.js";
 import {
   getSnapshot,
   listSnapshots,
   type PublishedSnapshot,
+  type PublishHook,
   type SnapshotRecord,
   type SnapshotStore,
   specOfVersion,
@@ -20,9 +24,30 @@ import {
 import { issueMessage, translated } from "./errors.js";
 import { objectChanges, selectChanges } from "./object-changes.js";
 
-/** Who made a change. Until accounts exist (the access-control issue), clients name themselves. */
-function authorOf(context: HandlerContext): string {
-  return context.requestHeader.get("x-switchyard-author")?.slice(0, 200) || "anonymous";
+/**
+ * The hooks that authorize a publish or rollback against the draft's changes and audit it, both
+ * inside the publish transaction. The author of a version is the authenticated caller.
+ */
+function guarded(context: HandlerContext, action: "publish" | "rollback") {
+  const caller = callerOf(context);
+  return {
+    author: caller.username,
+    authorize: ((tx, changes, draft, latestVersion) =>
+      authorizePublish(tx, caller, action, changes, draft, latestVersion)) satisfies PublishHook,
+    audit: (tx: TransactionClient, record: SnapshotRecord) =>
+      recordAudit(tx, {
+        ...auditActor(caller),
+        action,
+        target: `snapshot/${record.version}`,
+        ip: ipOf(context),
+        detail: {
+          message: record.message,
+          previousVersion: record.previousVersion,
+          ...(record.rolledBackFrom === null ? {} : { rolledBackFrom: record.rolledBackFrom }),
+          diff: record.changes.map((c) => ({ kind: c.kind, name: c.name, change: c.change })),
+        },
+      }),
+  };
 }
 
 export function snapshotInfo(record: SnapshotRecord): SnapshotInfo {
@@ -114,8 +139,8 @@ export function publishHandlers(
       }
       const snapshot = await translated(() =>
         store.publishDraft({
+          ...guarded(context, "publish"),
           message: request.message.trim(),
-          author: authorOf(context),
           baseVersion: version(request.baseVersion, "base_version"),
           draftRevision: request.draftRevision || undefined,
         }),
@@ -131,8 +156,8 @@ export function publishHandlers(
         );
       const snapshot = await translated(() =>
         store.rollback({
+          ...guarded(context, "rollback"),
           version: version(request.version, "version"),
-          author: authorOf(context),
           message: request.message.trim(),
           baseVersion: version(request.baseVersion, "base_version"),
         }),

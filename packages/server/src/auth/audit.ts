@@ -77,6 +77,8 @@ export interface AuditFilter {
   readonly actor?: string;
   /** Exact action, or a family ending in ".*" ("token.*" matches token.create, token.use, ...). */
   readonly action?: string;
+  /** Exact target, or a prefix ending in "*" ("cluster/*"). */
+  readonly target?: string;
 }
 
 export interface ListAuditOptions extends AuditFilter {
@@ -149,6 +151,10 @@ function whereOf(filter: AuditFilter): Prisma.AuditEventWhereInput {
     where.action = filter.action.endsWith(".*")
       ? { startsWith: filter.action.slice(0, -1) }
       : filter.action;
+  if (filter.target !== undefined)
+    where.target = filter.target.endsWith("*")
+      ? { startsWith: filter.target.slice(0, -1) }
+      : filter.target;
   return where;
 }
 

@@ -288,7 +288,9 @@ export function requiredScope(action: Action, resource: Resource): TokenScope {
   switch (action) {
     case "read":
       if (resource.kind === "status") return "status:read";
-      if (resource.kind === "audit") return "admin";
+      // "admin" covers users and the audit log (principal.ts, TOKEN_SCOPES); one's own account
+      // needs no scope (scopeDecision).
+      if (resource.kind === "audit" || resource.kind === "user") return "admin";
       return "config:read";
     case "write":
       return "config:write";

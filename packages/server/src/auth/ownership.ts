@@ -10,7 +10,7 @@
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { PrismaClient } from "@switchyard/db";
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ChangeKind,
   canonicalJson,
@@ -43,7 +43,9 @@ export function domainOwnership(owners: Iterable<DomainOwner>): DomainOwnership 
 }
 
 /** The TeamDomain rows as a DomainOwnership; one query, read per request (it is small). */
-export async function loadDomainOwnership(prisma: PrismaClient): Promise<DomainOwnership> {
+export async function loadDomainOwnership(
+  prisma: PrismaClient | TransactionClient,
+): Promise<DomainOwnership> {
   const rows = await prisma.teamDomain.findMany({
     select: { pattern: true, team: { select: { id: true, name: true } } },
   });

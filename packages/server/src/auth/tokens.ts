@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { PrismaClient } from "@switchyard/db";
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   isTokenScope,
   PRINCIPAL_SELECT,
@@ -56,7 +56,7 @@ const INFO_SELECT = {
 
 /** Throws InvalidArgument for an empty name, no scope, or an unknown scope. */
 export async function createApiToken(
-  prisma: PrismaClient,
+  prisma: PrismaClient | TransactionClient,
   options: CreateApiTokenOptions,
 ): Promise<CreatedApiToken> {
   const name = options.name.trim();
@@ -160,7 +160,7 @@ export async function listApiTokens(prisma: PrismaClient, userId: string): Promi
  * (own) token. Revoking twice keeps the first revocation time.
  */
 export async function revokeApiToken(
-  prisma: PrismaClient,
+  prisma: PrismaClient | TransactionClient,
   tokenId: string,
   options: SessionClock & { readonly userId?: string } = {},
 ): Promise<ApiTokenInfo | null> {

@@ -1,4 +1,3 @@
-import * as os from "node:os";
 import {
   type Client,
   Code,
@@ -7,30 +6,48 @@ import {
   type Interceptor,
 } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import {
   ConfigService,
   type Issue,
   Severity,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { tokenOf } from "./credentials.js";
+import { CliError } from "./errors.js";
 
 export type ConfigClient = Client<typeof ConfigService>;
 
-/** A failure the CLI reports in a few readable lines, then exits non-zero. */
-export class CliError extends Error {
-  override readonly name = "CliError";
-}
+export { CliError };
 
-/** Tells the server who is making changes (until accounts exist, see the access-control issue). */
-const author: Interceptor = (next) => (request) => {
-  request.header.set("x-switchyard-author", os.userInfo().username);
-  return next(request);
-};
+/** Sends the API token (SWITCHYARD_TOKEN, else the one `switchyard login` stored) as a bearer. */
+export function credentials(server: string): Interceptor {
+  return (next) => (request) => {
+    const token = tokenOf(server);
+    if (token !== undefined) request.header.set("authorization", `Bearer ${token}`);
+    return next(request);
+  };
+}
 
 export function connect(server: string): ConfigClient {
   return createClient(
     ConfigService,
-    createConnectTransport({ baseUrl: server, httpVersion: "1.1", interceptors: [author] }),
+    createConnectTransport({
+      baseUrl: server,
+      httpVersion: "1.1",
+      interceptors: [credentials(server)],
+    }),
+  );
+}
+
+export function connectAccess(server: string): Client<typeof AccessService> {
+  return createClient(
+    AccessService,
+    createConnectTransport({
+      baseUrl: server,
+      httpVersion: "1.1",
+      interceptors: [credentials(server)],
+    }),
   );
 }
 
@@ -53,6 +70,14 @@ export function explain(error: unknown, server: string): CliError {
   ) {
     return new CliError(
       `cannot reach the Switchyard server at ${server} (set --server or SWITCHYARD_SERVER): is it running? Start one with \`npm start\``,
+    );
+  }
+  if (connectError.code === Code.Unauthenticated) {
+    const login = `switchyard login --server ${server}`;
+    if (tokenOf(server) === undefined)
+      return new CliError(`not logged in: run \`${login}\` or set SWITCHYARD_TOKEN`);
+    return new CliError(
+      `${connectError.rawMessage}\n  run \`${login}\` again, or set SWITCHYARD_TOKEN to a valid token`,
     );
   }
   const issues = connectError

@@ -1,6 +1,6 @@
 import { toJson } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
-import { type Client, createClient } from "@connectrpc/connect";
+import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import {
   type Convergence,
@@ -14,16 +14,23 @@ import {
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import { DURATION_HINT, durationMs } from "../duration.js";
-import { CliError } from "./client.js";
+import { CliError, credentials } from "./client.js";
 import { type Output, table } from "./commands.js";
 
 export type StatusClient = Client<typeof StatusService>;
 
 /** A StatusService client (read-only: no author header needed, no auth yet). */
-export function connectStatus(server: string): StatusClient {
+export function connectStatus(
+  server: string,
+  interceptors: Interceptor[] = [credentials(server)],
+): StatusClient {
   return createClient(
     StatusService,
-    createConnectTransport({ baseUrl: server, httpVersion: "1.1" }),
+    createConnectTransport({
+      baseUrl: server,
+      httpVersion: "1.1",
+      interceptors,
+    }),
   );
 }
 

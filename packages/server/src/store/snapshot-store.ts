@@ -265,7 +265,21 @@ interface PublishInput {
   readonly baseVersion?: number | undefined;
   /** The draft revision the author reviewed; undefined skips the check. */
   readonly draftRevision?: string | undefined;
+  /**
+   * Access control, inside the publish transaction once the changes are known: throws to refuse.
+   * `draft` is what is about to be published, `latestVersion` what it replaces.
+   */
+  readonly authorize?: PublishHook | undefined;
+  /** Records the publish (audit) in the publish transaction, once the snapshot row is written. */
+  readonly audit?: ((tx: TransactionClient, record: SnapshotRecord) => Promise<void>) | undefined;
 }
+
+export type PublishHook = (
+  tx: TransactionClient,
+  changes: readonly SourceChange[],
+  draft: ConfigSpec,
+  latestVersion: number,
+) => Promise<void>;
 
 /** What the latest snapshot holds, as publish needs it (kept in memory between publishes). */
 interface LatestManifests {
@@ -343,6 +357,7 @@ async function writeSnapshot(
       `nothing to publish: the draft is identical to version ${latestVersion}`,
     );
   }
+  await input.authorize?.(tx, changes, spec, latestVersion);
   const config = compile(spec, memo ? { memo } : {});
   const report = validate(spec, { compiled: config });
   if (!report.ok) {
@@ -415,6 +430,7 @@ async function writeSnapshot(
       changes: changes as unknown as object,
     },
   });
+  await input.audit?.(tx, toRecord(row));
   await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
   return {
     published: {
@@ -567,6 +583,8 @@ export class SnapshotStore {
     readonly author: string;
     readonly message?: string;
     readonly baseVersion?: number;
+    readonly authorize?: PublishHook;
+    readonly audit?: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
   }): Promise<PublishedSnapshot> {
     return this.#timed("rollback", () =>
       this.#publish(async (tx, latest) => {
@@ -578,6 +596,8 @@ export class SnapshotStore {
           message: input.message || `Roll back to version ${input.version}`,
           baseVersion: input.baseVersion,
           rolledBackFrom: input.version,
+          authorize: input.authorize,
+          audit: input.audit,
         });
       }),
     );

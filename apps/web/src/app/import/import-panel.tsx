@@ -9,7 +9,6 @@ import { type ChangeEvent, useId, useRef } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
-import { asAuthor, useAuthor } from "@/components/changes/use-author";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
@@ -50,7 +49,6 @@ resources:
 export function ImportPanel() {
   const client = useConfigClient();
   const invalidate = useInvalidateConfig();
-  const [author] = useAuthor();
   const fileInput = useRef<HTMLInputElement>(null);
   const fileId = useId();
   const form = useForm<ImportValues>({
@@ -63,7 +61,7 @@ export function ImportPanel() {
   const run = useMutation<Outcome, Refusal, ImportValues & { dryRun: boolean }>({
     mutationFn: async ({ content, filename, dryRun }) => {
       try {
-        const response = await client.import({ content, filename, dryRun }, asAuthor(author));
+        const response = await client.import({ content, filename, dryRun });
         return dryRun ? { t: "preview", response, content } : { t: "applied", response };
       } catch (error) {
         throw classifyRefusal(error);

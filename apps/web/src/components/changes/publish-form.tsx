@@ -3,18 +3,17 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { DiffResponse, PublishResponse } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
-import { useEffect } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
+import { useCaller } from "@/components/access/use-caller";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { IssueList } from "@/components/diff/issue-list";
-import { TextAreaField, TextField } from "@/components/form/field";
+import { TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
-import { asAuthor, useAuthor } from "./use-author";
 
 const schema = z.object({
   message: z
@@ -22,11 +21,6 @@ const schema = z.object({
     .trim()
     .min(1, "Say what changed and why: the message is what History shows for this version.")
     .max(2_000, "Keep the message under 2,000 characters."),
-  author: z
-    .string()
-    .trim()
-    .min(1, "Name who publishes: History shows it next to the version.")
-    .max(200, "Keep the name under 200 characters."),
 });
 type PublishValues = z.input<typeof schema>;
 
@@ -48,36 +42,28 @@ export function PublishForm({
   onReviewAgain: () => void;
 }) {
   const client = useConfigClient();
+  const caller = useCaller();
   const invalidate = useInvalidateConfig();
-  const [rememberedAuthor, rememberAuthor] = useAuthor();
+  // The version's author is the signed-in user: the server takes it from the session.
   const form = useForm<PublishValues>({
     resolver: zodResolver(schema),
-    defaultValues: { message: "", author: "" },
+    defaultValues: { message: "" },
   });
-
-  // The remembered name arrives after hydration (it lives in localStorage).
-  useEffect(() => {
-    if (rememberedAuthor && !form.getValues("author")) form.setValue("author", rememberedAuthor);
-  }, [rememberedAuthor, form]);
 
   const publish = useMutation<PublishResponse, Refusal, z.output<typeof schema>>({
     mutationFn: async (values) => {
       try {
-        return await client.publish(
-          {
-            message: values.message,
-            baseVersion: reviewed.fromVersion,
-            draftRevision: reviewed.draftRevision,
-          },
-          asAuthor(values.author),
-        );
+        return await client.publish({
+          message: values.message,
+          baseVersion: reviewed.fromVersion,
+          draftRevision: reviewed.draftRevision,
+        });
       } catch (error) {
         throw classifyRefusal(error);
       }
     },
-    onSuccess: (response, values) => {
-      rememberAuthor(values.author);
-      form.reset({ message: "", author: values.author });
+    onSuccess: (response) => {
+      form.reset({ message: "" });
       const version = response.snapshot?.version.toString() ?? "?";
       toast.success(`Published version ${version}`, {
         description: "Proxies are receiving it now: follow the rollout below.",
@@ -95,6 +81,12 @@ export function PublishForm({
   const message = useWatch({ control: form.control, name: "message" });
   const refusal = publish.error;
   const busy = publish.isPending;
+  if (caller.role === "viewer")
+    return (
+      <p role="note" className="text-sm text-fg-muted">
+        You have read-only access ({caller.username}, viewer): an admin or a team member publishes.
+      </p>
+    );
   return (
     <FormProvider {...form}>
       <UnsavedChangesGuard dirty={message.trim() !== ""} />
@@ -109,13 +101,6 @@ export function PublishForm({
           label="Message"
           placeholder="e.g. Move 10% of checkout traffic to the green backend"
           rows={3}
-          disabled={busy}
-        />
-        <TextField<PublishValues>
-          name="author"
-          label="Published by"
-          hint="Remembered in this browser."
-          autoComplete="name"
           disabled={busy}
         />
         {refusal && (

@@ -12,7 +12,7 @@ import { useState } from "react";
 import { FormProvider, useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
-import { asAuthor, useAuthor } from "@/components/changes/use-author";
+import { useCaller } from "@/components/access/use-caller";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { TextField } from "@/components/form/field";
@@ -22,11 +22,6 @@ import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
 
 const schema = z.object({
   message: z.string().trim().max(2_000, "Keep the message under 2,000 characters."),
-  author: z
-    .string()
-    .trim()
-    .min(1, "Name who rolls back: History shows it next to the new version.")
-    .max(200, "Keep the name under 200 characters."),
 });
 type RollbackValues = z.input<typeof schema>;
 
@@ -47,31 +42,28 @@ export function RollbackButton({
 }) {
   const [open, setOpen] = useState(false);
   const client = useConfigClient();
+  const caller = useCaller();
   const invalidate = useInvalidateConfig();
-  const [rememberedAuthor, rememberAuthor] = useAuthor();
   const v = target.version.toString();
   const form = useForm<RollbackValues>({
     resolver: zodResolver(schema),
-    defaultValues: { message: "", author: "" },
+    defaultValues: { message: "" },
   });
 
   const rollback = useMutation<PublishResponse, Refusal, z.output<typeof schema>>({
     mutationFn: async (values) => {
       try {
-        return await client.rollback(
-          {
-            version: target.version,
-            message: values.message || `Roll back to version ${v}`,
-            baseVersion: latest.version,
-          },
-          asAuthor(values.author),
-        );
+        // The new version's author is the signed-in user (the server takes it from the session).
+        return await client.rollback({
+          version: target.version,
+          message: values.message || `Roll back to version ${v}`,
+          baseVersion: latest.version,
+        });
       } catch (error) {
         throw classifyRefusal(error);
       }
     },
-    onSuccess: (response, values) => {
-      rememberAuthor(values.author);
+    onSuccess: (response) => {
       setOpen(false);
       toast.success(
         `Rolled back: version ${response.snapshot?.version ?? "?"} republishes version ${v}`,
@@ -91,11 +83,13 @@ export function RollbackButton({
 
   const openDialog = () => {
     rollback.reset();
-    form.reset({ message: "", author: form.getValues("author") || rememberedAuthor });
+    form.reset({ message: "" });
     setOpen(true);
   };
   const confirm = form.handleSubmit((values) => rollback.mutate(values as z.output<typeof schema>));
 
+  // Viewers cannot roll back (the server refuses it too).
+  if (caller.role === "viewer") return null;
   return (
     <>
       <Button onClick={openDialog}>
@@ -136,12 +130,6 @@ export function RollbackButton({
               name="message"
               label="Message"
               placeholder={`Roll back to version ${v}`}
-              disabled={rollback.isPending}
-            />
-            <TextField<RollbackValues>
-              name="author"
-              label="Rolled back by"
-              autoComplete="name"
               disabled={rollback.isPending}
             />
           </form>

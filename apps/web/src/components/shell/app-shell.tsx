@@ -4,6 +4,7 @@ import { LogoMark } from "@/components/ui/icons";
 import { ApiStatus } from "./api-status";
 import { Breadcrumb } from "./breadcrumb";
 import { NavLinks } from "./nav-links";
+import { UserMenu } from "./user-menu";
 
 /**
  * The console's frame: a sidebar with the product and its navigation, a top bar with where you
@@ -44,8 +45,9 @@ export function AppShell({ children }: { children: ReactNode }) {
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="sticky top-0 z-20 flex h-14 items-center gap-4 border-b bg-canvas/90 px-4 backdrop-blur-md md:px-8">
           <Breadcrumb />
-          <div className="ml-auto">
+          <div className="ml-auto flex items-center gap-4">
             <ApiStatus />
+            <UserMenu />
           </div>
         </header>
         <main id="main" tabIndex={-1} className="flex-1 px-4 py-8 outline-none md:px-8">

@@ -1,0 +1,28 @@
+"use client";
+
+import { useQuery } from "@connectrpc/connect-query";
+import { AccessService, Role } from "@switchyard/proto/switchyard/v1/access_pb";
+
+export type CallerRole = "admin" | "member" | "viewer";
+
+const ROLE_NAMES: Record<Role, CallerRole | undefined> = {
+  [Role.UNSPECIFIED]: undefined,
+  [Role.ADMIN]: "admin",
+  [Role.MEMBER]: "member",
+  [Role.VIEWER]: "viewer",
+};
+
+/**
+ * The signed-in user (WhoAmI), for showing only what they may do. The server remains the
+ * authority: it refuses anything the role does not allow, whatever the page shows.
+ */
+export function useCaller() {
+  const query = useQuery(AccessService.method.whoAmI, {}, { staleTime: 60_000 });
+  const user = query.data?.user;
+  return {
+    loading: query.isPending,
+    username: user?.username,
+    role: user === undefined ? undefined : ROLE_NAMES[user.role],
+    team: query.data?.team,
+  };
+}

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { loginUrl, safeNextPath } from "./next-path";
+
+describe("the page to return to after signing in", () => {
+  it.each([
+    ["/routes/shop?tab=1", "/routes/shop?tab=1"],
+    [null, "/"],
+    ["//evil.example/x", "/"],
+    ["/\\evil.example", "/"],
+    ["https://evil.example/", "/"],
+    ["/login?next=/x", "/"],
+  ])("next=%s returns to %s (never another site)", (next, expected) => {
+    expect(safeNextPath(next)).toBe(expected);
+  });
+
+  it("a page's login URL carries the page to come back to", () => {
+    expect(loginUrl("/changes")).toBe("/login?next=%2Fchanges");
+    expect(loginUrl("/")).toBe("/login");
+  });
+});

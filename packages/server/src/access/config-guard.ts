@@ -1,0 +1,205 @@
+/**
+ * Authorization and audit of configuration writes, publishes and rollbacks, against the objects as
+ * stored (auth/index.ts, steps 3 and 4). Every function runs inside the transaction of the change
+ * it guards: the check reads what the change will overwrite, and the audit event commits or rolls
+ * back with the change.
+ */
+import type { TransactionClient } from "@switchyard/db";
+import type {
+  ConfigSpec,
+  RouteConfigurationSpec,
+  SourceChange,
+  SourceKind,
+} from "@switchyard/snapshot";
+import {
+  assertAllowed,
+  auditActor,
+  authorize,
+  type DomainOwnership,
+  type DraftChange,
+  loadDomainOwnership,
+  type Principal,
+  recordAudit,
+} from "../auth/index.js";
+import { specOfVersion } from "../store/snapshot-store.js";
+
+/** One object written to the draft: its stored spec (null if new) and the new one (null if deleted). */
+export interface ObjectWrite {
+  readonly kind: SourceKind;
+  readonly name: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+const changeOf = (write: ObjectWrite) =>
+  write.before === null ? "added" : write.after === null ? "removed" : "modified";
+
+/** The owner a cluster has in the draft, or will be created with (a member's team). */
+async function clusterOwner(
+  tx: TransactionClient,
+  principal: Principal,
+  name: string,
+  isNew: boolean,
+): Promise<string | null> {
+  if (isNew) return principal.role === "MEMBER" ? (principal.team?.id ?? null) : null;
+  const row = await tx.cluster.findUnique({ where: { name }, select: { ownerTeamId: true } });
+  return row?.ownerTeamId ?? null;
+}
+
+async function draftChangeOf(
+  tx: TransactionClient,
+  principal: Principal,
+  write: ObjectWrite,
+): Promise<DraftChange> {
+  const change = changeOf(write);
+  switch (write.kind) {
+    case "cluster":
+      return {
+        kind: "cluster",
+        name: write.name,
+        change,
+        ownerTeamId: await clusterOwner(tx, principal, write.name, change === "added"),
+      };
+    case "routeConfiguration":
+      return {
+        kind: "routeConfiguration",
+        name: write.name,
+        before: write.before as RouteConfigurationSpec | null,
+        after: write.after as RouteConfigurationSpec | null,
+      };
+    case "listener":
+    case "nodeGroup":
+      return { kind: write.kind, name: write.name, change };
+  }
+}
+
+/**
+ * Throws PermissionDenied unless `principal` may make every one of `writes` (clusters by their
+ * stored owner, virtual hosts by the domains their team owns), then, for a member, makes the
+ * clusters they create their team's. Call after reading the stored objects and before committing.
+ */
+export async function authorizeWrites(
+  tx: TransactionClient,
+  principal: Principal,
+  writes: readonly ObjectWrite[],
+): Promise<void> {
+  let ownership: DomainOwnership | undefined;
+  for (const write of writes) {
+    const change = await draftChangeOf(tx, principal, write);
+    if (change.kind === "routeConfiguration") {
+      ownership ??= await loadDomainOwnership(tx);
+      assertAllowed(authorize(principal, "write", { ...change, ownership }));
+    } else assertAllowed(authorize(principal, "write", change));
+  }
+}
+
+/** After the writes: new clusters a member made belong to their team (auth/index.ts, step 4). */
+export async function claimNewClusters(
+  tx: TransactionClient,
+  principal: Principal,
+  writes: readonly ObjectWrite[],
+): Promise<void> {
+  const teamId = principal.role === "MEMBER" ? principal.team?.id : undefined;
+  if (teamId === undefined) return;
+  const names = writes.filter((w) => w.kind === "cluster" && w.before === null && w.after !== null);
+  if (names.length > 0)
+    await tx.cluster.updateMany({
+      where: { name: { in: names.map((w) => w.name) } },
+      data: { ownerTeamId: teamId },
+    });
+}
+
+const VERB = { added: "create", modified: "update", removed: "delete" } as const;
+
+/** One audit event per written object: "cluster.update" on "cluster/payments", with the diff. */
+export async function auditWrites(
+  tx: TransactionClient,
+  principal: Principal,
+  ip: string,
+  writes: readonly ObjectWrite[],
+  detail: Readonly<Record<string, unknown>> = {},
+): Promise<void> {
+  for (const write of writes)
+    await recordAudit(tx, {
+      ...auditActor(principal),
+      action: `${write.kind}.${VERB[changeOf(write)]}`,
+      target: `${write.kind}/${write.name}`,
+      ip,
+      detail: { ...detail, diff: { before: write.before, after: write.after } },
+    });
+}
+
+function specsByName(spec: ConfigSpec | undefined, kind: SourceKind): Map<string, unknown> {
+  const list: readonly { name: string }[] =
+    spec === undefined
+      ? []
+      : kind === "cluster"
+        ? spec.clusters
+        : kind === "listener"
+          ? spec.listeners
+          : kind === "routeConfiguration"
+            ? spec.routeConfigurations
+            : spec.nodeGroups;
+  return new Map(list.map((item) => [item.name, item]));
+}
+
+/** The writes a set of source changes makes between two specs. */
+export function writesBetween(
+  changes: readonly SourceChange[],
+  before: ConfigSpec | undefined,
+  after: ConfigSpec,
+): ObjectWrite[] {
+  const cache = new Map<string, Map<string, unknown>>();
+  const lookup = (side: "b" | "a", kind: SourceKind, name: string) => {
+    const key = `${side}:${kind}`;
+    let byName = cache.get(key);
+    if (byName === undefined) {
+      byName = specsByName(side === "b" ? before : after, kind);
+      cache.set(key, byName);
+    }
+    return byName.get(name) ?? null;
+  };
+  return changes.map((change) => ({
+    kind: change.kind,
+    name: change.name,
+    before: change.change === "added" ? null : lookup("b", change.kind, change.name),
+    after: change.change === "removed" ? null : lookup("a", change.kind, change.name),
+  }));
+}
+
+/**
+ * Throws unless `principal` may publish (or roll back to) `draft`: every change must be theirs,
+ * and their team must not require review (a "review" decision is refused with FailedPrecondition:
+ * an admin publishes it; README, "Access control"). Admins may publish anything (authorize.ts),
+ * so their publishes skip loading the previous version.
+ */
+export async function authorizePublish(
+  tx: TransactionClient,
+  principal: Principal,
+  action: "publish" | "rollback",
+  changes: readonly SourceChange[],
+  draft: ConfigSpec,
+  latestVersion: number,
+): Promise<void> {
+  if (principal.role === "ADMIN") {
+    assertAllowed(
+      authorize(principal, action, {
+        kind: "draft",
+        changes: [],
+        ownership: { exact: new Map(), wildcard: new Map() },
+      }),
+    );
+    return;
+  }
+  const before = latestVersion === 0 ? undefined : await specOfVersion(tx, latestVersion);
+  const writes = writesBetween(changes, before, draft);
+  const draftChanges: DraftChange[] = [];
+  for (const write of writes) draftChanges.push(await draftChangeOf(tx, principal, write));
+  assertAllowed(
+    authorize(principal, action, {
+      kind: "draft",
+      changes: draftChanges,
+      ownership: await loadDomainOwnership(tx),
+    }),
+  );
+}

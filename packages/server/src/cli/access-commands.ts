@@ -1,0 +1,206 @@
+/** `switchyard login`, `logout`, `whoami` and `token ...`: signing the CLI in with an API token. */
+import * as os from "node:os";
+import { createInterface } from "node:readline";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import {
+  type Client,
+  Code,
+  ConnectError,
+  createClient,
+  type Interceptor,
+} from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { AccessService, type ApiToken } from "@switchyard/proto/switchyard/v1/access_pb";
+import { connectAccess } from "./client.js";
+import { type Output, table } from "./commands.js";
+import { forgetCredential, serverKey, storeCredential, storedCredential } from "./credentials.js";
+import { CliError } from "./errors.js";
+
+/** The scopes `switchyard login` asks for: everything; a token never exceeds its user's role. */
+const LOGIN_SCOPES = ["config:read", "config:write", "publish", "status:read", "admin"];
+
+export interface LoginInput {
+  readonly username?: string | undefined;
+  readonly passwordStdin?: boolean | undefined;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
+/** Asks on the terminal; with `hidden`, what is typed is not echoed. */
+function ask(question: string, hidden: boolean): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  if (hidden) {
+    const write = (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput;
+    (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text) => {
+      if (text.startsWith(question)) write.call(rl, text);
+    };
+  }
+  return new Promise((resolve) =>
+    rl.question(question, (answer) => {
+      rl.close();
+      if (hidden) process.stdout.write("\n");
+      resolve(answer);
+    }),
+  );
+}
+
+/**
+ * A console session for the CLI, for what API tokens may not do (create or revoke tokens:
+ * authorize.ts): signs in with a password, runs `work`, and signs out.
+ */
+async function withSession<T>(
+  server: string,
+  input: LoginInput,
+  work: (session: Client<typeof AccessService>, username: string) => Promise<T>,
+): Promise<T> {
+  const origin = serverKey(server);
+  const tty = process.stdin.isTTY === true;
+  const username =
+    input.username ??
+    storedCredential(server)?.username ??
+    (tty ? (await ask("Username: ", false)).trim() : undefined);
+  if (!username)
+    throw new CliError("no username: pass --username, or run the command in a terminal");
+  let password: string;
+  if (input.passwordStdin) password = (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  else if (tty) password = await ask(`Password for ${username}: `, true);
+  else
+    throw new CliError(
+      "no password: pipe it with --password-stdin, or run the command in a terminal",
+    );
+
+  let cookie: string | undefined;
+  const anonymous = createClient(
+    AccessService,
+    createConnectTransport({ baseUrl: server, httpVersion: "1.1" }),
+  );
+  try {
+    await anonymous.login(
+      { username, password },
+      { onHeader: (header) => (cookie = header.get("set-cookie")?.split(";", 1)[0]) },
+    );
+  } catch (error) {
+    const connectError = ConnectError.from(error);
+    if (connectError.code === Code.Unauthenticated || connectError.code === Code.ResourceExhausted)
+      throw new CliError(`login to ${origin} failed: ${connectError.rawMessage}`);
+    throw error;
+  }
+  if (cookie === undefined) throw new CliError(`${origin} answered the login without a session`);
+  // Used the way the console uses its session: the cookie, and this server as Origin (CSRF).
+  const sessionHeaders: Interceptor = (next) => (request) => {
+    request.header.set("cookie", cookie as string);
+    request.header.set("origin", origin);
+    return next(request);
+  };
+  const session = createClient(
+    AccessService,
+    createConnectTransport({ baseUrl: server, httpVersion: "1.1", interceptors: [sessionHeaders] }),
+  );
+  try {
+    return await work(session, username);
+  } finally {
+    await session.logout({});
+  }
+}
+
+/** Signs in with a password and stores a new API token for `server` (credentials.ts). */
+export async function login(server: string, input: LoginInput, out: Output): Promise<void> {
+  await withSession(server, input, async (session, username) => {
+    const created = await session.createToken({
+      name: `switchyard CLI on ${os.hostname()}`.slice(0, 100),
+      scopes: LOGIN_SCOPES,
+    });
+    storeCredential(server, { token: created.secret, tokenId: created.token?.id ?? "", username });
+    out.out(
+      `Logged in to ${serverKey(server)} as ${username}. The API token is stored for this server.\n`,
+    );
+  });
+}
+
+export async function logout(server: string, out: Output): Promise<void> {
+  const stored = storedCredential(server);
+  if (stored === undefined) {
+    out.out(`not logged in to ${serverKey(server)}; nothing to do\n`);
+    return;
+  }
+  // Logout with a token revokes it on the server; an already revoked one is forgotten all the same.
+  try {
+    await createClient(
+      AccessService,
+      createConnectTransport({
+        baseUrl: server,
+        httpVersion: "1.1",
+        interceptors: [
+          (next) => (request) => {
+            request.header.set("authorization", `Bearer ${stored.token}`);
+            return next(request);
+          },
+        ],
+      }),
+    ).logout({});
+  } catch (error) {
+    if (ConnectError.from(error).code !== Code.Unauthenticated) throw error;
+  }
+  forgetCredential(server);
+  out.out(`Logged out of ${serverKey(server)}: the token is revoked and forgotten.\n`);
+}
+
+export async function whoami(server: string, out: Output): Promise<void> {
+  const me = await connectAccess(server).whoAmI({});
+  const user = me.user;
+  const role = ["", "admin", "member", "viewer"][user?.role ?? 0] ?? "";
+  out.out(
+    `${user?.username} (${role}${me.team ? `, team ${me.team.name}` : ""}) via ${me.via}` +
+      `${me.scopes.length > 0 ? ` [${me.scopes.join(", ")}]` : ""}\n`,
+  );
+}
+
+const when = (t: ApiToken["createTime"]) => (t ? timestampDate(t).toISOString() : "-");
+
+export async function tokenCreate(
+  server: string,
+  options: LoginInput & { name: string; scope: string[] },
+  out: Output,
+): Promise<void> {
+  const created = await withSession(server, options, (session) =>
+    session.createToken({
+      name: options.name,
+      scopes: options.scope.length > 0 ? options.scope : ["config:read", "status:read"],
+    }),
+  );
+  out.out(
+    `${created.secret}\n\nToken ${created.token?.id} (${created.token?.scopes.join(", ")}). ` +
+      "The secret above is shown only this once.\n",
+  );
+}
+
+export async function tokenList(server: string, out: Output): Promise<void> {
+  const { tokens } = await connectAccess(server).listTokens({});
+  out.out(
+    `${table(
+      ["ID", "NAME", "SCOPES", "CREATED", "LAST USED", "REVOKED"],
+      tokens.map((t) => [
+        t.id,
+        t.name,
+        t.scopes.join(","),
+        when(t.createTime),
+        when(t.lastUsedTime),
+        when(t.revokeTime),
+      ]),
+    )}\n`,
+  );
+}
+
+export async function tokenRevoke(
+  server: string,
+  id: string,
+  options: LoginInput,
+  out: Output,
+): Promise<void> {
+  const token = await withSession(server, options, (session) => session.revokeToken({ id }));
+  out.out(`Revoked token ${token.id} (${token.name}).\n`);
+}

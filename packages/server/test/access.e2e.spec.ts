@@ -1,0 +1,441 @@
+import { create, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
+import {
+  ConfigService,
+  DiscoveryType,
+  LbPolicy,
+  RouteActionKind,
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ruledMethods } from "../src/access/access-rules.js";
+import {
+  ADMIN_PASSWORD,
+  accessClient,
+  bearer,
+  createAccount,
+  Role,
+  sessionOf,
+  signIn,
+  tokenFor,
+  USER_PASSWORD,
+} from "./auth.js";
+import { type Harness, startHarness } from "./harness.js";
+
+const SERVICES: DescService[] = [ConfigService, StatusService, AccessService];
+
+type Who = "admin" | "member" | "viewer" | "readOnlyToken" | "memberSession" | "anonymous";
+type Outcome = "allowed" | "denied" | "unauthenticated";
+
+const SIGNED_IN: Who[] = ["admin", "member", "viewer", "readOnlyToken", "memberSession"];
+/** Who passes the gate; everyone else signed in is denied, the anonymous are unauthenticated. */
+const anyone = (...who: Who[]) => new Set<Who>(who);
+const READ = anyone(...SIGNED_IN);
+const TEAM_WRITE = anyone("admin", "member", "memberSession");
+const ADMIN_ONLY = anyone("admin");
+
+/**
+ * The expected rule of every method, written here independently of access-rules.ts. A method
+ * added to a service without a row here fails the matrix.
+ */
+const EXPECTED: Record<string, Set<Who>> = {
+  ...Object.fromEntries(
+    [
+      "ListResources",
+      "ListClusters",
+      "GetCluster",
+      "ListListeners",
+      "GetListener",
+      "ListRouteConfigurations",
+      "GetRouteConfiguration",
+      "ListNodeGroups",
+      "GetNodeGroup",
+      "GetEnvoyResource",
+      "Validate",
+      "Diff",
+      "ListSnapshots",
+      "GetSnapshot",
+      "Export",
+    ].map((m) => [`switchyard.v1.ConfigService/${m}`, READ]),
+  ),
+  ...Object.fromEntries(
+    [
+      "CreateCluster",
+      "UpdateCluster",
+      "DeleteCluster",
+      "CreateRouteConfiguration",
+      "UpdateRouteConfiguration",
+      "DeleteRouteConfiguration",
+      "Import",
+      "Publish",
+      "Rollback",
+    ].map((m) => [`switchyard.v1.ConfigService/${m}`, TEAM_WRITE]),
+  ),
+  ...Object.fromEntries(
+    [
+      "CreateListener",
+      "UpdateListener",
+      "DeleteListener",
+      "CreateNodeGroup",
+      "UpdateNodeGroup",
+      "DeleteNodeGroup",
+    ].map((m) => [`switchyard.v1.ConfigService/${m}`, ADMIN_ONLY]),
+  ),
+  ...Object.fromEntries(
+    StatusService.methods.map((m) => [`${StatusService.typeName}/${m.name}`, READ]),
+  ),
+  "switchyard.v1.AccessService/Login": anyone(...SIGNED_IN, "anonymous"),
+  "switchyard.v1.AccessService/Logout": READ,
+  "switchyard.v1.AccessService/WhoAmI": READ,
+  "switchyard.v1.AccessService/ListUsers": ADMIN_ONLY,
+  "switchyard.v1.AccessService/CreateUser": ADMIN_ONLY,
+  "switchyard.v1.AccessService/UpdateUser": ADMIN_ONLY,
+  "switchyard.v1.AccessService/ListTeams": READ,
+  "switchyard.v1.AccessService/CreateTeam": ADMIN_ONLY,
+  "switchyard.v1.AccessService/UpdateTeam": ADMIN_ONLY,
+  "switchyard.v1.AccessService/DeleteTeam": ADMIN_ONLY,
+  "switchyard.v1.AccessService/AddTeamDomain": ADMIN_ONLY,
+  "switchyard.v1.AccessService/RemoveTeamDomain": ADMIN_ONLY,
+  "switchyard.v1.AccessService/SetClusterOwner": ADMIN_ONLY,
+  // Tokens never mint tokens: only a session may (authorize.ts, sessionOnly).
+  "switchyard.v1.AccessService/CreateToken": anyone("memberSession"),
+  "switchyard.v1.AccessService/ListTokens": READ,
+  // Passes the gate with scope "admin"; the handler then checks the token's owner.
+  "switchyard.v1.AccessService/RevokeToken": anyone("admin", "member", "viewer", "memberSession"),
+  "switchyard.v1.AccessService/ListAuditEvents": ADMIN_ONLY,
+};
+
+const methodKey = (method: DescMethod) => `${method.parent.typeName}/${method.name}`;
+
+/** Calls `method` with an empty request; what the gate said. Streams are read briefly. */
+async function outcomeOf(
+  baseUrl: string,
+  interceptors: Interceptor[],
+  method: DescMethod,
+): Promise<Outcome> {
+  const client = createClient(
+    method.parent,
+    createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+  ) as unknown as Record<string, (request: unknown, options?: unknown) => unknown>;
+  const call = client[method.localName];
+  if (call === undefined) throw new Error(`no client method for ${methodKey(method)}`);
+  const signal = AbortSignal.timeout(1_500);
+  try {
+    const result = call(create(method.input), { signal });
+    if (method.methodKind === "server_streaming") {
+      for await (const _ of result as AsyncIterable<unknown>) break;
+    } else await result;
+    return "allowed";
+  } catch (error) {
+    const code = ConnectError.from(error).code;
+    if (code === Code.Unauthenticated) return "unauthenticated";
+    if (code === Code.PermissionDenied) return "denied";
+    return "allowed";
+  }
+}
+
+describe("access control on every API method", () => {
+  let harness: Harness;
+  let admin: string;
+  let teamA: string;
+  let teamB: string;
+  const who = {} as Record<Who, Interceptor[]>;
+  const api = (interceptors: Interceptor[]) =>
+    createClient(
+      ConfigService,
+      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
+    );
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    const { baseUrl } = harness;
+    admin = await harness.token();
+    const access = accessClient(baseUrl, [bearer(admin)]);
+    teamA = (await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] })).id;
+    teamB = (await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] })).id;
+    await createAccount(baseUrl, admin, "member-a", Role.MEMBER, teamA);
+    await createAccount(baseUrl, admin, "member-b", Role.MEMBER, teamB);
+    await createAccount(baseUrl, admin, "viewer", Role.VIEWER);
+    who.admin = [bearer(admin)];
+    who.member = [bearer(await tokenFor(baseUrl, "member-a", USER_PASSWORD))];
+    who.viewer = [bearer(await tokenFor(baseUrl, "viewer", USER_PASSWORD))];
+    who.readOnlyToken = [
+      bearer(await tokenFor(baseUrl, "admin", ADMIN_PASSWORD, ["config:read", "status:read"])),
+    ];
+    who.memberSession = [sessionOf(await signIn(baseUrl, "member-a", USER_PASSWORD), baseUrl)];
+    who.anonymous = [];
+  }, 60_000);
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("every method of every service has an access rule on the server, and no rule names a method that does not exist", () => {
+    const methods = SERVICES.flatMap((s) => s.methods.map(methodKey)).sort();
+    expect(ruledMethods().sort()).toEqual(methods);
+  });
+
+  it("each role, token scope and the anonymous pass or meet the gate of every method exactly as the rules say", async () => {
+    const methods = SERVICES.flatMap((s) => s.methods)
+      // Logout ends the credential it is called with: last.
+      .sort((a, b) => Number(a.name === "Logout") - Number(b.name === "Logout"));
+    const seen: string[] = [];
+    const wrong: string[] = [];
+    for (const method of methods) {
+      const allowed = EXPECTED[methodKey(method)];
+      if (allowed === undefined) {
+        wrong.push(`${methodKey(method)}: no expected rule in this test (add one)`);
+        continue;
+      }
+      for (const principal of [...SIGNED_IN, "anonymous"] as Who[]) {
+        const expected: Outcome = allowed.has(principal)
+          ? "allowed"
+          : principal === "anonymous"
+            ? "unauthenticated"
+            : "denied";
+        const actual = await outcomeOf(harness.baseUrl, who[principal], method);
+        seen.push(`${methodKey(method)} ${principal}`);
+        if (actual !== expected)
+          wrong.push(`${methodKey(method)} as ${principal}: ${actual}, expected ${expected}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(seen.length).toBe(SERVICES.flatMap((s) => s.methods).length * 6);
+  }, 120_000);
+});
+
+describe("ownership, sessions, tokens and the audit log", () => {
+  let harness: Harness;
+  let admin: Interceptor[];
+  let member: Interceptor[];
+  let memberToken: string;
+  let teamA: string;
+  const api = (interceptors: Interceptor[]) =>
+    createClient(
+      ConfigService,
+      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
+    );
+  const code = async (work: Promise<unknown>) => {
+    try {
+      await work;
+      return "ok";
+    } catch (error) {
+      return Code[ConnectError.from(error).code];
+    }
+  };
+  const routes = (aPath: string, bPath: string, bDomains = ["api.b.example.com"]) =>
+    create(RouteConfigurationSchema, {
+      name: "shared-routes",
+      virtualHosts: [
+        {
+          name: "a",
+          domains: ["api.a.example.com"],
+          routes: [
+            { matchValue: aPath, actionKind: RouteActionKind.CLUSTER, cluster: "a-backend" },
+          ],
+        },
+        {
+          name: "b",
+          domains: bDomains,
+          routes: [
+            { matchValue: bPath, actionKind: RouteActionKind.CLUSTER, cluster: "b-backend" },
+          ],
+        },
+      ],
+    });
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    const token = await harness.token();
+    admin = [bearer(token)];
+    const access = accessClient(harness.baseUrl, admin);
+    teamA = (await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] })).id;
+    await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] });
+    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, teamA);
+    memberToken = await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD);
+    member = [bearer(memberToken)];
+  }, 60_000);
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("a member changes their team's virtual host, and a crafted request touching another team's virtual host is refused and changes nothing", async () => {
+    await api(admin).createRouteConfiguration(routes("/a", "/b"));
+    const stored = await api(member).getRouteConfiguration({ name: "shared-routes" });
+    expect(await code(api(member).updateRouteConfiguration(routes("/a2", "/b")))).toBe("ok");
+
+    const attempts: RouteConfiguration[] = [
+      routes("/a2", "/b-changed"), // edits team B's route
+      create(RouteConfigurationSchema, {
+        ...routes("/a2", "/b"),
+        virtualHosts: routes("/a2", "/b").virtualHosts.slice(0, 1),
+      }), // deletes it
+      routes("/a2", "/b", ["api.a.example.com.evil"]), // moves it to a domain nobody owns
+    ];
+    for (const attempt of attempts) {
+      const refusal = await api(member)
+        .updateRouteConfiguration(attempt)
+        .catch((e) => ConnectError.from(e));
+      expect(refusal).toBeInstanceOf(ConnectError);
+      expect((refusal as ConnectError).code).toBe(Code.PermissionDenied);
+      expect((refusal as ConnectError).rawMessage).toContain("virtual host b");
+    }
+    const after = await api(member).getRouteConfiguration({ name: "shared-routes" });
+    expect(after.virtualHosts[1]?.routes[0]?.matchValue).toBe("/b");
+    expect(stored.name).toBe("shared-routes");
+  });
+
+  it("a cluster a member creates is their team's; they cannot change a cluster no team owns, nor publish a draft holding someone else's change", async () => {
+    const cluster = (name: string) => ({
+      name,
+      discoveryType: DiscoveryType.EDS,
+      lbPolicy: LbPolicy.ROUND_ROBIN,
+      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
+    });
+    await api(member).createCluster(cluster("a-backend"));
+    const teams = await accessClient(harness.baseUrl, admin).listTeams({});
+    expect(teams.teams.find((t) => t.id === teamA)?.clusters).toContain("a-backend");
+    await api(admin).createCluster(cluster("b-backend"));
+    expect(
+      await code(api(member).updateCluster({ ...cluster("b-backend"), connectTimeoutMs: 9 })),
+    ).toBe("PermissionDenied");
+    // The draft now holds the admin's b-backend: not all of it is the member's.
+    const refused = await api(member)
+      .publish({ message: "mine" })
+      .catch((e) => ConnectError.from(e));
+    expect((refused as ConnectError).code).toBe(Code.PermissionDenied);
+    expect((refused as ConnectError).rawMessage).toContain("not yours");
+    await api(admin).publish({ message: "admin publishes everything" });
+    // Now only the member's own change is pending: they publish it, as themselves.
+    await api(member).updateCluster({ ...cluster("a-backend"), connectTimeoutMs: 2000 });
+    const published = await api(member).publish({ message: "a-backend timeout" });
+    expect(published.snapshot?.author).toBe("member-a");
+  });
+
+  it("a team that requires review cannot publish: the refusal says an admin must review it", async () => {
+    await accessClient(harness.baseUrl, admin).updateTeam({ id: teamA, requireReview: true });
+    await api(member).updateCluster({
+      name: "a-backend",
+      discoveryType: DiscoveryType.EDS,
+      lbPolicy: LbPolicy.ROUND_ROBIN,
+      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50052 }] }],
+    });
+    const refused = await api(member)
+      .publish({ message: "x" })
+      .catch((e) => ConnectError.from(e));
+    expect((refused as ConnectError).code).toBe(Code.FailedPrecondition);
+    expect((refused as ConnectError).rawMessage).toContain("requires an admin's review");
+    await accessClient(harness.baseUrl, admin).updateTeam({ id: teamA, requireReview: false });
+  });
+
+  it("a cookie-authenticated change needs the console's own Origin (CSRF), and logout ends the session at once", async () => {
+    const cookie = await signIn(harness.baseUrl, "admin", ADMIN_PASSWORD);
+    const withCookie =
+      (origin: string | null): Interceptor =>
+      (next) =>
+      (request) => {
+        request.header.set("cookie", cookie);
+        if (origin !== null) request.header.set("origin", origin);
+        return next(request);
+      };
+    const create = (origin: string | null) =>
+      code(
+        accessClient(harness.baseUrl, [withCookie(origin)]).createTeam({
+          name: `t-${origin?.length ?? 0}`,
+        }),
+      );
+    expect(await create(null)).toBe("PermissionDenied");
+    expect(await create("https://evil.example")).toBe("PermissionDenied");
+    expect(await create(harness.baseUrl)).toBe("ok");
+    // Reads carry no CSRF risk: no Origin needed.
+    expect(await code(api([withCookie(null)]).listClusters({}))).toBe("ok");
+
+    await accessClient(harness.baseUrl, [withCookie(harness.baseUrl)]).logout({});
+    expect(await code(api([withCookie(null)]).listClusters({}))).toBe("Unauthenticated");
+  });
+
+  it("an expired session no longer authenticates", async () => {
+    const cookie = await signIn(harness.baseUrl, "member-a", USER_PASSWORD);
+    // The clock cannot be moved in another process: the stored expiry is.
+    await harness.app.prisma.session.updateMany({
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect(await code(api([sessionOf(cookie, harness.baseUrl)]).listClusters({}))).toBe(
+      "Unauthenticated",
+    );
+  });
+
+  it("a revoked API token stops working on the very next call", async () => {
+    const cookie = await signIn(harness.baseUrl, "admin", ADMIN_PASSWORD);
+    const session = accessClient(harness.baseUrl, [sessionOf(cookie, harness.baseUrl)]);
+    const { token, secret } = await session.createToken({ name: "ci", scopes: ["config:read"] });
+    expect(await code(api([bearer(secret)]).listClusters({}))).toBe("ok");
+    await session.revokeToken({ id: token?.id ?? "" });
+    const refused = await api([bearer(secret)])
+      .listClusters({})
+      .catch((e) => ConnectError.from(e));
+    expect((refused as ConnectError).code).toBe(Code.Unauthenticated);
+    expect((refused as ConnectError).rawMessage).toContain("revoked");
+  });
+
+  it("the audit log records logins, logouts, config writes, publishes, rollbacks, token create/revoke/use, user and team changes, with the actor, address and diff; export needs an admin", async () => {
+    await api(admin).rollback({ version: 1n });
+    const events = (await accessClient(harness.baseUrl, admin).listAuditEvents({ pageSize: 1000 }))
+      .events;
+    const actions = new Set(events.map((e) => e.action));
+    for (const action of [
+      "login",
+      "logout",
+      "cluster.create",
+      "cluster.update",
+      "routeConfiguration.create",
+      "routeConfiguration.update",
+      "publish",
+      "rollback",
+      "token.create",
+      "token.revoke",
+      "token.use",
+      "user.create",
+      "team.create",
+      "team.update",
+    ])
+      expect(actions, action).toContain(action);
+    // Refused changes leave no trace of a change: only what committed is recorded.
+    expect(
+      events
+        .filter((e) => e.action === "publish")
+        .map((e) => e.actor)
+        .sort(),
+    ).toEqual(["admin", "member-a"]);
+    const update = events.find((e) => e.action === "routeConfiguration.update");
+    expect(update).toMatchObject({
+      actor: "member-a",
+      actorKind: "token",
+      target: "routeConfiguration/shared-routes",
+    });
+    expect(update?.ip).toMatch(/127\.0\.0\.1/);
+    expect(JSON.stringify(update?.detail)).toContain("/a2");
+
+    const filtered = await accessClient(harness.baseUrl, admin).listAuditEvents({
+      actor: "member-a",
+      action: "publish",
+    });
+    expect(filtered.events).toHaveLength(1);
+
+    const csv = await fetch(`${harness.baseUrl}/api/audit/export?format=csv&action=publish`, {
+      headers: { authorization: `Bearer ${await harness.token()}` },
+    });
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).split("\n")[0]).toBe("id,at,actor,actorKind,action,target,ip,detail");
+    const asMember = await fetch(`${harness.baseUrl}/api/audit/export`, {
+      headers: { authorization: `Bearer ${memberToken}` },
+    });
+    expect(asMember.status).toBe(403);
+    expect((await fetch(`${harness.baseUrl}/api/audit/export`)).status).toBe(401);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Signing in for tests, through the real API: Login (a session cookie), then CreateToken with that
+ * cookie, exactly as the console and `switchyard login` do. Nothing is written to the database
+ * behind the server's back.
+ */
+import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { AccessService, Role } from "@switchyard/proto/switchyard/v1/access_pb";
+
+/** SWITCHYARD_ADMIN_PASSWORD of every test server: the first admin is "admin" with it. */
+export const ADMIN_PASSWORD = "test-admin-password";
+/** The password tests give the accounts they create. */
+export const USER_PASSWORD = "test-user-password";
+export const ALL_SCOPES = ["config:read", "config:write", "publish", "status:read", "admin"];
+
+/** Sends an API token. */
+export const bearer =
+  (token: string): Interceptor =>
+  (next) =>
+  (request) => {
+    request.header.set("authorization", `Bearer ${token}`);
+    return next(request);
+  };
+
+/** Sends a session cookie the way the console does: with an Origin of the server itself. */
+export const sessionOf =
+  (cookie: string, origin: string): Interceptor =>
+  (next) =>
+  (request) => {
+    request.header.set("cookie", cookie);
+    request.header.set("origin", origin);
+    return next(request);
+  };
+
+export function accessClient(
+  baseUrl: string,
+  interceptors: Interceptor[] = [],
+): Client<typeof AccessService> {
+  return createClient(
+    AccessService,
+    createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+  );
+}
+
+/** Signs in; answers the `name=value` session cookie. */
+export async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
+  let cookie: string | undefined;
+  await accessClient(baseUrl).login(
+    { username, password },
+    {
+      onHeader: (header) => {
+        cookie = header.get("set-cookie")?.split(";", 1)[0];
+      },
+    },
+  );
+  if (cookie === undefined) throw new Error("Login answered without a session cookie");
+  return cookie;
+}
+
+/** Signs in and creates an API token with `scopes`; answers its secret. */
+export async function tokenFor(
+  baseUrl: string,
+  username: string,
+  password: string,
+  scopes: string[] = ALL_SCOPES,
+): Promise<string> {
+  const cookie = await signIn(baseUrl, username, password);
+  const session = accessClient(baseUrl, [sessionOf(cookie, baseUrl)]);
+  const { secret } = await session.createToken({ name: `test-${username}`, scopes });
+  await session.logout({});
+  return secret;
+}
+
+export const adminToken = (baseUrl: string) => tokenFor(baseUrl, "admin", ADMIN_PASSWORD);
+
+/** Creates an account as the admin holding `adminTokenSecret`; answers its id. */
+export async function createAccount(
+  baseUrl: string,
+  adminTokenSecret: string,
+  username: string,
+  role: Role,
+  teamId = "",
+): Promise<string> {
+  const user = await accessClient(baseUrl, [bearer(adminTokenSecret)]).createUser({
+    username,
+    password: USER_PASSWORD,
+    role,
+    teamId,
+  });
+  return user.id;
+}
+
+export { Role };
