@@ -81,10 +81,12 @@ describe("the console in a real browser", () => {
         timeout: 15_000,
       });
       const early = await page.evaluate(() =>
-        ((window as { __syEarly?: { url: string; used: boolean }[] }).__syEarly ?? []).map((e) => ({
-          call: e.url.slice(e.url.lastIndexOf("/") + 1),
-          used: e.used,
-        })),
+        ((globalThis as { __syEarly?: { url: string; used: boolean }[] }).__syEarly ?? []).map(
+          (e) => ({
+            call: e.url.slice(e.url.lastIndexOf("/") + 1),
+            used: e.used,
+          }),
+        ),
       );
       seen[path] = early.map((e) => ({
         ...e,
