@@ -42,6 +42,14 @@ import {
 } from "./store/snapshot-store.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
 import { xdsLogCallbacks } from "./xds-log.js";
+import {
+  checkXdsSecurity,
+  isLoopback,
+  readXdsCredentials,
+  readXdsTls,
+  watchXdsCredentials,
+  type XdsSecurityOptions,
+} from "./xds-security.js";
 
 export interface SwitchyardOptions {
   readonly httpPort: number;
@@ -61,6 +69,8 @@ export interface SwitchyardOptions {
   readonly adminPassword?: string | undefined;
   /** Login attempt limits; the defaults otherwise (tests tighten them). */
   readonly loginLimits?: LoginLimits;
+  /** Client authentication and TLS on the xDS port. Default: none, cleartext. */
+  readonly xdsSecurity?: XdsSecurityOptions;
 }
 
 export interface Switchyard {
@@ -104,6 +114,12 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   };
 
   try {
+    // Checked and read before anything starts: a missing file is a one-line error, not a half
+    // started server.
+    const security: XdsSecurityOptions = options.xdsSecurity ?? { mode: "none" };
+    checkXdsSecurity(security);
+    const xdsTls = readXdsTls(security);
+    const xdsCredentials = readXdsCredentials(security.credentialsFile);
     let databaseUrl = options.databaseUrl;
     if (databaseUrl === undefined) {
       const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, port: 0 });
@@ -256,7 +272,32 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       watcher: cache,
       controlPlaneId: `switchyard@${replicaId}`,
       callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker, metrics.callbacks),
+      ...(xdsTls ? { tls: xdsTls } : {}),
+      auth: { mode: security.mode, credentials: xdsCredentials },
     });
+    if (security.credentialsFile !== undefined) {
+      const file = security.credentialsFile;
+      const stopWatching = watchXdsCredentials(
+        file,
+        (credentials) => {
+          xds.setCredentials(credentials);
+          logger.info(
+            {
+              file,
+              tokens: credentials.tokens.length,
+              certificates: credentials.certificates.length,
+            },
+            "xDS credentials reloaded",
+          );
+        },
+        (error) =>
+          logger.warn(
+            { err: error, file },
+            "xDS credentials file not reloaded; keeping the previous credentials",
+          ),
+      );
+      cleanups.push(async () => stopWatching());
+    }
     let xdsPort: number;
     try {
       xdsPort = await xds.listen(options.xdsPort, options.host);
@@ -266,6 +307,19 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       throw error;
     }
     cleanups.push(() => xds.close());
+    if (!isLoopback(options.host)) {
+      if (security.mode === "none") {
+        logger.warn(
+          { host: options.host, xdsPort },
+          "the xDS port is reachable beyond this machine with no client authentication: any client that reaches it is served the configuration of any node group it claims; require mTLS (--xds-auth mtls) or bearer tokens (--xds-auth token), or bind to 127.0.0.1",
+        );
+      } else if (security.mode === "token" && xdsTls === undefined) {
+        logger.warn(
+          { host: options.host, xdsPort },
+          "xDS bearer tokens travel in cleartext on a port reachable beyond this machine: add --xds-tls-cert and --xds-tls-key",
+        );
+      }
+    }
 
     let web: WebConsole | undefined;
     if (options.webConsole) {

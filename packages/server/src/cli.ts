@@ -12,12 +12,19 @@ import * as statusCommands from "./cli/status-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { readEnv } from "./env.js";
 import { StartupError } from "./startup-error.js";
+import { newXdsToken, xdsAuthMode } from "./xds-security.js";
 
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError(`"${value}" is not a port number (0-65535)`);
   return n;
+}
+
+function authMode(value: string): "none" | "mtls" | "token" {
+  if (value !== "none" && value !== "mtls" && value !== "token")
+    throw new InvalidArgumentError(`"${value}" is not an xDS auth mode: none, mtls or token`);
+  return value;
 }
 
 function duration(value: string): number {
@@ -40,11 +47,25 @@ async function serve(flags: {
   staleAfter?: number;
   nodeRetention?: number;
   console: boolean;
+  xdsAuth?: "none" | "mtls" | "token";
+  xdsTlsCert?: string;
+  xdsTlsKey?: string;
+  xdsClientCa?: string;
+  xdsCredentials?: string;
 }): Promise<void> {
   const env = readEnv();
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
   const dataDir = path.resolve(flags.dataDir ?? env.SWITCHYARD_DATA_DIR ?? defaultDataDir());
+  const clientCaFile = flags.xdsClientCa ?? env.SWITCHYARD_XDS_CLIENT_CA;
+  const xdsSecurity = {
+    mode: xdsAuthMode(flags.xdsAuth ?? env.SWITCHYARD_XDS_AUTH, clientCaFile),
+    tlsCertFile: flags.xdsTlsCert ?? env.SWITCHYARD_XDS_TLS_CERT,
+    tlsKeyFile: flags.xdsTlsKey ?? env.SWITCHYARD_XDS_TLS_KEY,
+    clientCaFile,
+    credentialsFile: flags.xdsCredentials ?? env.SWITCHYARD_XDS_CREDENTIALS,
+  };
   const app = await startSwitchyard({
+    xdsSecurity,
     httpPort: flags.httpPort ?? env.SWITCHYARD_HTTP_PORT,
     xdsPort: flags.xdsPort ?? env.SWITCHYARD_XDS_PORT,
     host: flags.host ?? env.SWITCHYARD_HOST,
@@ -82,7 +103,7 @@ async function serve(flags: {
       "",
       "  Switchyard is running",
       `  ${flags.console ? "Console: " : "API:     "} http://${shown}:${app.httpPort}`,
-      `  xDS:      ${shown}:${app.xdsPort}  (gRPC, plaintext; ADS)`,
+      `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode})`,
       `  Database: ${env.DATABASE_URL === undefined ? `embedded PostgreSQL in ${dataDir}` : "DATABASE_URL"}`,
       "",
       "  Press Ctrl-C to stop.",
@@ -181,6 +202,24 @@ export function createCli(): Command {
       duration,
     )
     .option("--no-console", "serve the API, /metrics and xDS only, without the web console")
+    .option(
+      "--xds-auth <mode>",
+      "client authentication on the xDS port: none, mtls or token (env SWITCHYARD_XDS_AUTH, default none, or mtls with --xds-client-ca)",
+      authMode,
+    )
+    .option(
+      "--xds-tls-cert <file>",
+      "PEM certificate (chain) for TLS on the xDS port (env SWITCHYARD_XDS_TLS_CERT)",
+    )
+    .option("--xds-tls-key <file>", "its PEM private key (env SWITCHYARD_XDS_TLS_KEY)")
+    .option(
+      "--xds-client-ca <file>",
+      "PEM CA that xDS client certificates must be signed by; implies --xds-auth mtls (env SWITCHYARD_XDS_CLIENT_CA)",
+    )
+    .option(
+      "--xds-credentials <file>",
+      "YAML/JSON of accepted xDS tokens (by SHA-256) and each credential's node groups; reread when it changes (env SWITCHYARD_XDS_CREDENTIALS)",
+    )
     .action(serve);
   const access = (
     run: (server: string, ...args: never[]) => Promise<void>,
@@ -245,6 +284,31 @@ export function createCli(): Command {
       ),
     );
   program
+    .command("xds-token")
+    .description(
+      "make a bearer token for proxies of some node groups: prints the token (once) and the entry to add to the --xds-credentials file",
+    )
+    .requiredOption("--name <name>", "names the token in node status, logs and metrics")
+    .requiredOption(
+      "--node-group <group...>",
+      'the node groups its holders may be served ("*": every group)',
+    )
+    .action((options: { name: string; nodeGroup: string[] }) => {
+      const { token, entry } = newXdsToken(options.name, options.nodeGroup);
+      process.stdout.write(
+        [
+          `token (shown once; keep it secret, e.g. in the proxy's bootstrap or a secret store):`,
+          `  ${token}`,
+          "",
+          "add under tokens: in the xDS credentials file (it holds only the token's SHA-256):",
+          `  - name: ${JSON.stringify(entry.name)}`,
+          `    sha256: ${entry.sha256}`,
+          `    nodeGroups: [${entry.nodeGroups.map((g) => JSON.stringify(g)).join(", ")}]`,
+          "",
+        ].join("\n"),
+      );
+    });
+  program
     .command("bootstrap")
     .description(
       "print a bootstrap that points a proxy at this Switchyard: Envoy (ADS over SotW, or Delta with --delta) or, with --grpc, a gRPC xDS client",
@@ -258,6 +322,13 @@ export function createCli(): Command {
       "where proxies reach Switchyard's xDS server",
       "localhost:18000",
     )
+    .option("--xds-ca <file>", "reach the xDS server over TLS, trusting this PEM CA")
+    .option("--client-cert <file>", "PEM client certificate for an xDS server requiring mTLS")
+    .option("--client-key <file>", "its PEM private key")
+    .option(
+      "--token <token>",
+      "a bearer token (from `switchyard xds-token`) sent as authorization metadata (Envoy only)",
+    )
     .action(
       (options: {
         nodeId: string;
@@ -265,12 +336,25 @@ export function createCli(): Command {
         grpc?: boolean;
         delta?: boolean;
         xdsAddress: string;
+        xdsCa?: string;
+        clientCert?: string;
+        clientKey?: string;
+        token?: string;
       }) => {
         if (options.grpc && options.delta)
           throw new CliError("gRPC xDS clients speak state-of-the-world ADS only: drop --delta");
+        if (options.xdsCa === undefined && options.clientCert !== undefined)
+          throw new CliError("--client-cert needs TLS: give --xds-ca, the CA of the xDS server");
+        const common = {
+          ...options,
+          tls:
+            options.xdsCa === undefined
+              ? undefined
+              : { caFile: options.xdsCa, certFile: options.clientCert, keyFile: options.clientKey },
+        };
         const bootstrap = options.grpc
-          ? grpcBootstrap(options)
-          : envoyBootstrap({ ...options, delta: options.delta ?? false });
+          ? grpcBootstrap(common)
+          : envoyBootstrap({ ...common, delta: options.delta ?? false });
         process.stdout.write(`${JSON.stringify(bootstrap, null, 2)}\n`);
       },
     );

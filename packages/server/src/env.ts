@@ -47,6 +47,15 @@ const EnvSchema = z.object({
   SWITCHYARD_TOKEN: z.string().optional(),
   /** Where the CLI keeps its credentials (switchyard/credentials.json). */
   XDG_CONFIG_HOME: z.string().optional(),
+  /** Client authentication on the xDS port: none, mtls or token (default none; mtls with a client CA). */
+  SWITCHYARD_XDS_AUTH: z.enum(["none", "mtls", "token"]).optional(),
+  /** PEM certificate (chain) and key of the xDS port's TLS; unset: cleartext. */
+  SWITCHYARD_XDS_TLS_CERT: z.string().min(1).optional(),
+  SWITCHYARD_XDS_TLS_KEY: z.string().min(1).optional(),
+  /** PEM CA that client certificates must be signed by (mtls). */
+  SWITCHYARD_XDS_CLIENT_CA: z.string().min(1).optional(),
+  /** YAML/JSON file of accepted xDS tokens (by SHA-256) and certificate entitlements. */
+  SWITCHYARD_XDS_CREDENTIALS: z.string().min(1).optional(),
   /** The console API address the CLI talks to. */
   SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
 });

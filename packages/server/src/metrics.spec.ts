@@ -9,7 +9,13 @@ import { createMetrics, type Metrics, typeLabel } from "./metrics.js";
 const node = create(NodeSchema, { id: "envoy-1", cluster: "test" });
 
 function open(metrics: Metrics, streamId: number, variant: XdsVariant) {
-  metrics.callbacks.onStreamOpen?.({ streamId, node, variant, remoteAddress: "127.0.0.1:1" });
+  metrics.callbacks.onStreamOpen?.({
+    streamId,
+    node,
+    variant,
+    remoteAddress: "127.0.0.1:1",
+    identity: "",
+  });
 }
 
 async function value(metrics: Metrics, name: string, labels: Record<string, string> = {}) {

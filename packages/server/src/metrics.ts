@@ -66,6 +66,12 @@ export function createMetrics(): Metrics {
     labelNames: ["type"] as const,
     registers: [registry],
   });
+  const authRefusals = new Counter({
+    name: "switchyard_xds_auth_refusals_total",
+    help: "xDS calls refused or streams ended for want of a valid credential (code unauthenticated) or of an entitlement to the node's group (permission_denied), by reason.",
+    labelNames: ["code", "reason"] as const,
+    registers: [registry],
+  });
   const publishes = new Counter({
     name: "switchyard_publish_total",
     help: "Snapshots published (publishes and rollbacks) by this process.",
@@ -109,6 +115,7 @@ export function createMetrics(): Metrics {
       if (verdict.t === "ack") acks.inc({ type: typeLabel(typeUrl) });
       else if (verdict.t === "nack") nacks.inc({ type: typeLabel(typeUrl) });
     },
+    onAuthRefused: ({ code, reason }) => authRefusals.inc({ code, reason }),
     onResponse: ({ typeUrl, resources }) => {
       const type = typeLabel(typeUrl);
       responses.inc({ type });

@@ -9,12 +9,21 @@ import type { Logger } from "pino";
 export function xdsLogCallbacks(logger: Logger): XdsCallbacks {
   const nodes = new Map<number, string>();
   return {
-    onStreamOpen({ streamId, node, variant, remoteAddress }) {
+    onStreamOpen({ streamId, node, variant, remoteAddress, identity }) {
       nodes.set(streamId, node.id);
       logger.info(
-        { node: node.id, cluster: node.cluster, variant, remoteAddress },
+        {
+          node: node.id,
+          cluster: node.cluster,
+          variant,
+          remoteAddress,
+          ...(identity ? { identity } : {}),
+        },
         "xDS stream opened",
       );
+    },
+    onAuthRefused(refusal) {
+      logger.warn(refusal, "xDS client refused");
     },
     onRequest({ streamId, typeUrl, verdict }) {
       if (verdict.t !== "nack") return;

@@ -8,6 +8,12 @@ export {
 } from "./browser.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
 export {
+  createTestCa,
+  type IssueOptions,
+  type KeyAndCertificate,
+  type TestCa,
+} from "./test-pki.js";
+export {
   callUntilReady,
   createXdsEchoClient,
   grpcBootstrap,

@@ -1,4 +1,5 @@
 import type { Node } from "@switchyard/proto/envoy/config/core/v3/base_pb";
+import type { AuthRefusalReason } from "./client-auth.js";
 import type { DeltaVerdict } from "./delta-subscription.js";
 import type { RequestVerdict } from "./sotw-subscription.js";
 
@@ -15,6 +16,8 @@ export interface XdsCallbacks {
     node: Node;
     variant: XdsVariant;
     remoteAddress: string;
+    /** Who the stream authenticated as ("token:NAME", "certificate:SUBJECT"); "" when open. */
+    identity: string;
   }): void;
   onRequest?(event: {
     streamId: number;
@@ -37,6 +40,23 @@ export interface XdsCallbacks {
     removed?: readonly string[];
   }): void;
   onStreamClosed?(event: { streamId: number }): void;
+  /**
+   * A call (stream or REST request) was refused, or a stream ended, for want of a credential
+   * (`unauthenticated`) or because its credential does not cover the node group its node selects
+   * (`permission_denied`). `nodeId` and `identity` are known only for permission_denied and
+   * revocations.
+   */
+  onAuthRefused?(event: AuthRefusal): void;
+}
+
+export interface AuthRefusal {
+  readonly code: "unauthenticated" | "permission_denied";
+  readonly reason: AuthRefusalReason;
+  readonly message: string;
+  readonly remoteAddress: string;
+  readonly transport: "grpc" | "rest";
+  readonly nodeId?: string;
+  readonly identity?: string;
 }
 
 /** Several hook sets as one, called in order (e.g. the log and the status tracker). */
@@ -53,6 +73,9 @@ export function combineCallbacks(...sets: readonly XdsCallbacks[]): XdsCallbacks
     },
     onStreamClosed: (event) => {
       for (const set of sets) set.onStreamClosed?.(event);
+    },
+    onAuthRefused: (event) => {
+      for (const set of sets) set.onAuthRefused?.(event);
     },
   };
 }

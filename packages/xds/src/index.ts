@@ -1,5 +1,21 @@
 export { type SotwResponse, SotwSession, type SotwTypedRequest } from "./ads-sotw-session.js";
-export { combineCallbacks, type XdsCallbacks, type XdsVariant } from "./callbacks.js";
+export {
+  type AuthRefusal,
+  combineCallbacks,
+  type XdsCallbacks,
+  type XdsVariant,
+} from "./callbacks.js";
+export {
+  ANY_NODE_GROUP,
+  type AuthRefusalReason,
+  type ClientIdentity,
+  NO_CREDENTIALS,
+  sha256Hex,
+  type XdsAuthMode,
+  type XdsCertificateGrant,
+  type XdsCredentials,
+  type XdsTokenGrant,
+} from "./client-auth.js";
 export { kRemoteAddress } from "./context-keys.js";
 export { type DeltaResponse, DeltaSession, type DeltaTypedRequest } from "./delta-session.js";
 export {
@@ -9,7 +25,12 @@ export {
   type DeltaVerdict,
 } from "./delta-subscription.js";
 export { nodeIdentity } from "./node-identity.js";
-export { type ConfigWatcher, SnapshotCache, type SnapshotWatch } from "./snapshot-cache.js";
+export {
+  type ConfigWatcher,
+  SnapshotCache,
+  type SnapshotListener,
+  type SnapshotWatch,
+} from "./snapshot-cache.js";
 export {
   isFullStateType,
   type RequestVerdict,
@@ -27,4 +48,9 @@ export {
   type SessionOptions,
   type TtlOptions,
 } from "./subscription-ttl.js";
-export { createXdsServer, type XdsServer, type XdsServerOptions } from "./xds-server.js";
+export {
+  createXdsServer,
+  type XdsServer,
+  type XdsServerOptions,
+  type XdsTlsOptions,
+} from "./xds-server.js";

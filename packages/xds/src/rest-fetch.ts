@@ -19,6 +19,11 @@ export interface FetchOptions {
   readonly timeoutMs: number;
   /** Aborts the wait (the client went away, or the server is closing). */
   readonly signal: AbortSignal;
+  /**
+   * Whether the caller may be served the node group `group`: undefined when it may, else the
+   * message saying why not (client-auth.ts). Absent: every group.
+   */
+  readonly admit?: (group: string) => string | undefined;
 }
 
 /** What a fetch came to. */
@@ -33,6 +38,8 @@ export type FetchResult =
   | { readonly t: "unchanged"; readonly versionInfo: string }
   /** No configuration was installed for the node within `timeoutMs`. */
   | { readonly t: "unconfigured" }
+  /** The node selects a group the caller's credential does not cover. */
+  | { readonly t: "denied"; readonly message: string }
   | { readonly t: "aborted" };
 
 /**
@@ -82,14 +89,19 @@ export function fetchResources(
       resolve(result);
     };
     const onAbort = () => finish({ t: "aborted" });
-    const consider = (snapshot: ResourceSnapshot) => {
+    const consider = (snapshot: ResourceSnapshot, group: string) => {
+      const denied = options.admit?.(group);
+      if (denied) {
+        finish({ t: "denied", message: denied });
+        return;
+      }
       const selected = selectResources(snapshot, request.typeUrl, request.resourceNames);
       latest = selected;
       if (selected.versionInfo !== request.versionInfo) finish({ t: "changed", ...selected });
     };
     // The watch calls back only after `watch` returns (ConfigWatcher's contract).
     const watch = watcher.watch(nodeIdentity(request.node), consider);
-    if (watch.current) consider(watch.current);
+    if (watch.current && watch.group !== undefined) consider(watch.current, watch.group);
     if (done) return;
     options.signal.addEventListener("abort", onAbort);
     timer = setTimeout(

@@ -7,6 +7,8 @@ import {
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
+import type { XdsCallbacks } from "./callbacks.js";
+import { type Authentication, type ClientAccess, identityLabel } from "./client-auth.js";
 import { fetchResources } from "./rest-fetch.js";
 import { decodeJson, type JsonProblem } from "./rest-json.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
@@ -22,6 +24,11 @@ export interface RestHandlerOptions {
   readonly longPollTimeoutMs: number;
   /** Aborted when the server closes: every pending long poll ends and releases its watch. */
   readonly closing: AbortSignal;
+  /** Node-group entitlement; absent, every node is served its group. */
+  readonly access?: ClientAccess | undefined;
+  /** How each request authenticated (the same rules as a gRPC call's). */
+  readonly authenticate: (request: HttpRequest) => Authentication;
+  readonly callbacks: XdsCallbacks;
 }
 
 /** Every REST-JSON discovery path starts with this (envoy/service/<type>/v3/*ds.proto). */
@@ -51,8 +58,10 @@ export function isRestPath(url: string | undefined): boolean {
  * DiscoveryResponse whose Any resources carry `@type`.
  *
  * Errors: `400 {message, path}` for a body that is not JSON or not a DiscoveryRequest (`path` is
- * a JSONPath into the body), 404 for an unknown path, 405 for a method other than POST, 413 for an
- * oversized body, 503 when nothing is published for the node within the bound.
+ * a JSONPath into the body), 401 without a valid credential and 403 when the node selects a node
+ * group its credential does not cover (client-auth.ts), 404 for an unknown path, 405 for a method
+ * other than POST, 413 for an oversized body, 503 when nothing is published for the node within
+ * the bound.
  */
 export function createRestHandler(
   options: RestHandlerOptions,
@@ -93,6 +102,25 @@ async function serve(
     );
     return;
   }
+  const remoteAddress = `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`;
+  const authentication = options.authenticate(request);
+  if (authentication.t === "refused") {
+    options.callbacks.onAuthRefused?.({
+      code: "unauthenticated",
+      reason: authentication.reason,
+      message: authentication.message,
+      remoteAddress,
+      transport: "rest",
+    });
+    sendJson(
+      response,
+      401,
+      { message: authentication.message },
+      options.access?.mode === "token" ? { "www-authenticate": "Bearer" } : {},
+    );
+    return;
+  }
+  const { identity } = authentication;
   const body = await readBody(request);
   if (body === undefined) {
     sendJson(response, 413, {
@@ -133,6 +161,8 @@ async function serve(
   const gone = new AbortController();
   // "close" also fires once the answer is sent; aborting a finished fetch does nothing.
   response.once("close", () => gone.abort());
+  const nodeId = discovery.node.id;
+  const { access } = options;
   const result = await fetchResources(
     options.watcher,
     {
@@ -144,9 +174,24 @@ async function serve(
     {
       timeoutMs: options.longPollTimeoutMs,
       signal: AbortSignal.any([gone.signal, options.closing]),
+      ...(access
+        ? { admit: (group: string) => access.admit(identity, nodeId, group)?.rawMessage }
+        : {}),
     },
   );
   switch (result.t) {
+    case "denied":
+      options.callbacks.onAuthRefused?.({
+        code: "permission_denied",
+        reason: "node_group",
+        message: result.message,
+        remoteAddress,
+        transport: "rest",
+        nodeId,
+        identity: identityLabel(identity),
+      });
+      sendJson(response, 403, { message: result.message });
+      return;
     case "changed": {
       const message = toDiscoveryResponse(
         { typeUrl, versionInfo: result.versionInfo, nonce: "", resources: result.resources },

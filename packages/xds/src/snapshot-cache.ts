@@ -9,20 +9,24 @@ import {
 export interface ConfigWatcher {
   /**
    * Watches the snapshot of `node`'s group. `onChange` is called synchronously with each new
-   * snapshot after the call returns; `current` is undefined until a config is installed.
+   * snapshot (and the name of the group it is, which a publish may change) after the call
+   * returns; `current` is undefined until a config is installed.
    */
-  watch(node: NodeIdentity, onChange: (snapshot: ResourceSnapshot) => void): SnapshotWatch;
+  watch(node: NodeIdentity, onChange: SnapshotListener): SnapshotWatch;
 }
+
+export type SnapshotListener = (snapshot: ResourceSnapshot, group: string) => void;
 
 export interface SnapshotWatch {
   readonly current: ResourceSnapshot | undefined;
+  /** The node group `current` is (undefined with it). */
   readonly group: string | undefined;
   cancel(): void;
 }
 
 interface WatchEntry {
   readonly node: NodeIdentity;
-  readonly onChange: (snapshot: ResourceSnapshot) => void;
+  readonly onChange: SnapshotListener;
   last: ResourceSnapshot | undefined;
 }
 
@@ -50,15 +54,15 @@ export class SnapshotCache implements ConfigWatcher {
     this.#config = config;
     this.#version = version;
     for (const entry of this.#watches) {
-      const next = selectNodeGroup(config.groups, entry.node).snapshot;
-      if (next !== entry.last) {
-        entry.last = next;
-        entry.onChange(next);
+      const group = selectNodeGroup(config.groups, entry.node);
+      if (group.snapshot !== entry.last) {
+        entry.last = group.snapshot;
+        entry.onChange(group.snapshot, group.name);
       }
     }
   }
 
-  watch(node: NodeIdentity, onChange: (snapshot: ResourceSnapshot) => void): SnapshotWatch {
+  watch(node: NodeIdentity, onChange: SnapshotListener): SnapshotWatch {
     const group = this.#config ? selectNodeGroup(this.#config.groups, node) : undefined;
     const entry: WatchEntry = { node, onChange, last: group?.snapshot };
     this.#watches.add(entry);

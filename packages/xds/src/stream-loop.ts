@@ -9,7 +9,13 @@ import {
 import type { Status } from "@switchyard/proto/google/rpc/status_pb";
 import { type ResourceSnapshot, TypeUrl, type XdsResource } from "@switchyard/snapshot";
 import type { XdsCallbacks, XdsVariant } from "./callbacks.js";
-import { kRemoteAddress } from "./context-keys.js";
+import {
+  type AccessEntry,
+  type AuthRefusalReason,
+  type ClientAccess,
+  identityLabel,
+} from "./client-auth.js";
+import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import type { DeltaVerdict } from "./delta-subscription.js";
 import { EventQueue } from "./event-queue.js";
 import { nodeIdentity } from "./node-identity.js";
@@ -33,6 +39,11 @@ export interface StreamOptions {
   readonly controlPlaneId: string;
   /** Resource TTLs and heartbeats for clients that support them; none when absent. */
   readonly ttl?: TtlOptions | undefined;
+  /**
+   * Node-group entitlement and revocation for authenticated streams (client-auth.ts); absent,
+   * every node is served its group.
+   */
+  readonly access?: ClientAccess | undefined;
 }
 
 /** A request as the loop needs it: its type and, on the first request, the node. */
@@ -176,7 +187,7 @@ let streamCounter = 0;
 
 type StreamEvent<Req> =
   | { readonly t: "request"; readonly request: Req }
-  | { readonly t: "snapshot"; readonly snapshot: ResourceSnapshot }
+  | { readonly t: "snapshot"; readonly snapshot: ResourceSnapshot; readonly group: string }
   | { readonly t: "tick" };
 
 /** Serves one stream of either variant (see the top of this file). */
@@ -186,12 +197,44 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
   options: StreamOptions,
   protocol: StreamProtocol<Req, Res, Wire>,
 ): AsyncGenerator<Wire> {
+  const remoteAddress = context.values.get(kRemoteAddress);
+  const authentication = context.values.get(kAuthentication);
+  /** Reports a refusal to the callbacks and gives the error that ends the stream. */
+  const refuse = (
+    error: ConnectError,
+    reason: AuthRefusalReason,
+    nodeId?: string,
+  ): ConnectError => {
+    options.callbacks.onAuthRefused?.({
+      code: error.code === Code.PermissionDenied ? "permission_denied" : "unauthenticated",
+      reason,
+      message: error.rawMessage,
+      remoteAddress,
+      transport: "grpc",
+      ...(nodeId === undefined ? {} : { nodeId, identity: identityLabel(identity) }),
+    });
+    return error;
+  };
+  if (authentication.t === "refused") {
+    throw refuse(
+      new ConnectError(authentication.message, Code.Unauthenticated),
+      authentication.reason,
+    );
+  }
+  const { identity } = authentication;
   streamCounter += 1;
   const streamId = streamCounter;
   const events = new EventQueue<StreamEvent<Req>>();
   let node: Node | undefined;
+  let opened = false;
   let watch: SnapshotWatch | undefined;
+  let access: AccessEntry | undefined;
   let stopHeartbeats: () => void = () => undefined;
+  /** Ends the stream when the node's group is one its credential does not cover. */
+  const serveGroup = (nodeId: string, group: string) => {
+    const denied = access?.serve(group);
+    if (denied) throw refuse(denied, "node_group", nodeId);
+  };
 
   // Requests are read concurrently with snapshot changes. The reader is never awaited: when the
   // stream fails (say, on a malformed request) the client may keep its side open, and the error
@@ -209,6 +252,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
     for await (const event of events) {
       let responses: Res[];
       if (event.t === "snapshot") {
+        if (node) serveGroup(node.id, event.group);
         responses = protocol.onSnapshot(event.snapshot);
       } else if (event.t === "tick") {
         responses = protocol.onHeartbeat(Date.now());
@@ -219,16 +263,24 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
           // The node is only guaranteed on the first request of a stream (shared/spec: "Basic
           // Protocol Overview"): it is read once and kept; later requests may omit it.
           node = firstNode(request, protocol.requestName);
+          const nodeId = node.id;
+          // A credential revoked, or narrowed, while the stream is open ends it (client-auth.ts).
+          access = options.access?.enter(identity, nodeId, (error, reason) =>
+            events.fail(refuse(error, reason, nodeId)),
+          );
+          watch = options.watcher.watch(nodeIdentity(node), (snapshot, group) =>
+            events.push({ t: "snapshot", snapshot, group }),
+          );
+          if (watch.group !== undefined) serveGroup(nodeId, watch.group);
           protocol.onNode(node);
+          opened = true;
           options.callbacks.onStreamOpen?.({
             streamId,
             node,
             variant: options.variant,
-            remoteAddress: context.values.get(kRemoteAddress),
+            remoteAddress,
+            identity: identityLabel(identity),
           });
-          watch = options.watcher.watch(nodeIdentity(node), (snapshot) =>
-            events.push({ t: "snapshot", snapshot }),
-          );
           if (watch.current) protocol.onSnapshot(watch.current);
           stopHeartbeats = startHeartbeatTimer(options.ttl, () => events.push({ t: "tick" }));
         }
@@ -261,7 +313,8 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
   } finally {
     stopHeartbeats();
     watch?.cancel();
+    access?.release();
     events.close();
-    if (node) options.callbacks.onStreamClosed?.({ streamId });
+    if (opened) options.callbacks.onStreamClosed?.({ streamId });
   }
 }

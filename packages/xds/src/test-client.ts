@@ -25,10 +25,10 @@ import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoi
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { type ConfigSpec, compile, TypeUrl } from "@switchyard/snapshot";
-import type { XdsCallbacks } from "./callbacks.js";
+import type { AuthRefusal, XdsCallbacks } from "./callbacks.js";
 import { EventQueue } from "./event-queue.js";
 import { SnapshotCache } from "./snapshot-cache.js";
-import { createXdsServer, type XdsServerOptions } from "./xds-server.js";
+import { createXdsServer, type XdsServer, type XdsServerOptions } from "./xds-server.js";
 
 /** A DiscoveryRequest as a plain object: every field optional. */
 export type DiscoveryRequestInit = Exclude<
@@ -234,9 +234,27 @@ export function unwrapResource(entry: Any): Resource | undefined {
   return anyIs(entry, ResourceSchema) ? anyUnpack(entry, ResourceSchema) : undefined;
 }
 
-export function createTestClient(baseUrl: string): TestClient {
-  const sessionManager = new Http2SessionManager(baseUrl);
-  const transport = createGrpcTransport({ baseUrl, sessionManager });
+/** How a test client connects: TLS options (an https baseUrl) and metadata sent on every call. */
+export interface TestClientOptions {
+  /** For an `https://` baseUrl: the CA to trust, and the client certificate to present, if any. */
+  readonly tls?: http2.SecureClientSessionOptions;
+  /** Metadata (headers) sent on every call, e.g. `{ authorization: "Bearer ..." }`. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export function createTestClient(baseUrl: string, options: TestClientOptions = {}): TestClient {
+  const sessionManager = new Http2SessionManager(baseUrl, undefined, options.tls);
+  const headers = options.headers ?? {};
+  const transport = createGrpcTransport({
+    baseUrl,
+    sessionManager,
+    interceptors: [
+      (next) => (request) => {
+        for (const [name, value] of Object.entries(headers)) request.header.set(name, value);
+        return next(request);
+      },
+    ],
+  });
   const open = (kind: StreamKind, options: TestStreamOptions = {}): TestStream => {
     const requests = new EventQueue<DiscoveryRequestInit>();
     const reader = readResponses(
@@ -435,6 +453,8 @@ export function rawGrpcCall(
 
 /** What `XdsCallbacks.onRequest` was told about one request. */
 export type RequestEvent = Parameters<NonNullable<XdsCallbacks["onRequest"]>>[0];
+/** What `XdsCallbacks.onStreamOpen` was told about one stream. */
+export type StreamOpenEvent = Parameters<NonNullable<XdsCallbacks["onStreamOpen"]>>[0];
 
 /** A real xDS server on a free port over its own SnapshotCache, with a client connected to it. */
 export interface TestServer {
@@ -443,14 +463,26 @@ export interface TestServer {
   readonly cache: SnapshotCache;
   /** Every request the server saw, with its verdict, in order. */
   readonly requests: readonly RequestEvent[];
+  /** Every stream the server opened (served), in order. */
+  readonly opened: readonly StreamOpenEvent[];
+  /** Every refusal for want of a credential or an entitlement, in order. */
+  readonly refusals: readonly AuthRefusal[];
+  /** The server itself (e.g. to replace its credentials). */
+  readonly server: XdsServer;
   /** Compiles `spec` (which must compile cleanly) and installs it as the next version. */
   publish(spec: ConfigSpec): void;
   close(): Promise<void>;
 }
 
+/**
+ * With `tls`, the server speaks TLS and `baseUrl` is https://localhost:PORT (the server
+ * certificate must name localhost); the default `client` then trusts no CA of its own, so pass
+ * TestClientOptions to createTestClient for a client that connects.
+ */
 export async function startTestServer(
   initial: ConfigSpec,
-  options: Partial<Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl">> = {},
+  options: Partial<Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl" | "tls" | "auth">> = {},
+  clientOptions: TestClientOptions = {},
 ): Promise<TestServer> {
   const cache = new SnapshotCache();
   let version = 0;
@@ -464,20 +496,29 @@ export async function startTestServer(
   };
   publish(initial);
   const requests: RequestEvent[] = [];
+  const opened: StreamOpenEvent[] = [];
+  const refusals: AuthRefusal[] = [];
   const server = createXdsServer({
     watcher: cache,
     controlPlaneId: "test",
-    callbacks: { onRequest: (event) => requests.push(event) },
+    callbacks: {
+      onRequest: (event) => requests.push(event),
+      onStreamOpen: (event) => opened.push(event),
+      onAuthRefused: (event) => refusals.push(event),
+    },
     ...options,
   });
   const port = await server.listen(0, "127.0.0.1");
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const client = createTestClient(baseUrl);
+  const baseUrl = options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
+  const client = createTestClient(baseUrl, clientOptions);
   return {
     baseUrl,
     client,
     cache,
     requests,
+    opened,
+    refusals,
+    server,
     publish,
     close: async () => {
       client.close();

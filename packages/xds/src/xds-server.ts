@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
+import type * as tls from "node:tls";
 import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
 import { compressionGzip, connectNodeAdapter } from "@connectrpc/connect-node";
 import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
@@ -10,7 +11,14 @@ import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listen
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
-import { kRemoteAddress } from "./context-keys.js";
+import {
+  type Authentication,
+  ClientAccess,
+  type PeerCertificate,
+  type XdsAuthMode,
+  type XdsCredentials,
+} from "./client-auth.js";
+import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import { type DeltaStreamOptions, serveDeltaStream } from "./delta-transport.js";
 import {
   createRestHandler,
@@ -47,11 +55,31 @@ export interface XdsServerOptions {
    * a third of the server's CPU time with it on).
    */
   readonly compression?: boolean;
+  /**
+   * Serve over TLS (HTTP/2 over TLS for gRPC, with HTTP/1.1 also offered by ALPN for REST-JSON)
+   * instead of cleartext. PEM text. `clientCa` is the CA client certificates must be signed by;
+   * it is needed, and only used, with `auth.mode` "mtls".
+   */
+  readonly tls?: XdsTlsOptions;
+  /** Client authentication (client-auth.ts). Default: mode "none", everyone is served. */
+  readonly auth?: { readonly mode: XdsAuthMode; readonly credentials?: XdsCredentials };
+}
+
+export interface XdsTlsOptions {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+  readonly clientCa?: string | Buffer;
 }
 
 export interface XdsServer {
   /** Starts listening; resolves with the bound port (useful with port 0). */
   listen(port: number, host: string): Promise<number>;
+  /**
+   * Replaces the accepted credentials. Open streams whose credential is gone end with
+   * UNAUTHENTICATED, those no longer entitled to their node group with PERMISSION_DENIED.
+   * Throws, changing nothing, on inconsistent credentials.
+   */
+  setCredentials(credentials: XdsCredentials): void;
   /** Closes every open stream and pending long poll, and the listening socket. */
   close(): Promise<void>;
 }
@@ -60,12 +88,13 @@ const DEFAULT_REST_LONG_POLL_TIMEOUT_MS = 30_000;
 /** Node's timers fire at once for longer delays (they overflow a signed 32-bit int). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function xdsRoutes(options: XdsServerOptions) {
+function xdsRoutes(options: XdsServerOptions, access: ClientAccess) {
   const common = {
     watcher: options.watcher,
     callbacks: options.callbacks ?? {},
     controlPlaneId: options.controlPlaneId,
     ttl: options.ttl,
+    access,
   };
   const ads: SotwStreamOptions = { ...common, variant: "ads-sotw" };
   /** A per-type SotW service: one type only (a request for another ends the stream). */
@@ -127,6 +156,52 @@ function checkTtl(ttl: TtlOptions): void {
   if (ttl.heartbeatMs !== undefined) check("ttl.heartbeatMs", ttl.heartbeatMs);
 }
 
+/**
+ * The client certificate of `socket`'s connection as the TLS layer judged it against the client
+ * CA (the handshake requests one but accepts any, or none: client-auth.ts decides). On a
+ * cleartext connection: none. For HTTP/2, `request.socket` is a proxy of the session's TLS
+ * socket, so duck typing rather than `instanceof`.
+ */
+function peerCertificate(socket: net.Socket | tls.TLSSocket): PeerCertificate {
+  if (!("getPeerCertificate" in socket) || typeof socket.getPeerCertificate !== "function") {
+    return { t: "none" };
+  }
+  const certificate = socket.getPeerCertificate();
+  if (!certificate || Object.keys(certificate).length === 0) return { t: "none" };
+  const cn = certificate.subject?.CN;
+  const commonName = Array.isArray(cn) ? (cn[0] ?? "") : (cn ?? "");
+  if (!socket.authorized) {
+    const error = socket.authorizationError;
+    return {
+      t: "untrusted",
+      subject: commonName,
+      error: error instanceof Error ? error.message : String(error ?? "not verified"),
+    };
+  }
+  const sans = subjectAltNames(certificate.subjectaltname ?? "");
+  const names = [
+    ...sans.filter((san) => san.kind === "URI").map((san) => san.value),
+    ...sans.filter((san) => san.kind === "DNS").map((san) => san.value),
+    ...(commonName ? [commonName] : []),
+  ];
+  return { t: "trusted", names };
+}
+
+/** Node's `subjectaltname` ("DNS:a, URI:b", values JSON-quoted when they contain separators). */
+function subjectAltNames(text: string): { kind: string; value: string }[] {
+  const result: { kind: string; value: string }[] = [];
+  const entry = /([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, )?/g;
+  for (let match = entry.exec(text); match !== null; match = entry.exec(text)) {
+    const [, kind = "", raw = ""] = match;
+    if (kind === "" && raw === "") break;
+    result.push({
+      kind: kind.trim(),
+      value: raw.startsWith('"') ? (JSON.parse(raw) as string) : raw,
+    });
+  }
+  return result;
+}
+
 /** The first bytes of every HTTP/2 connection (RFC 9113 §3.4); no HTTP/1 method starts so. */
 const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 const PREFACE_BYTES_TO_DECIDE = 4;
@@ -140,19 +215,39 @@ const PREFACE_BYTES_TO_DECIDE = 4;
  * HTTP/2 preface, else to an HTTP/1.1 server. Both route `/v3/discovery:*` to the REST handler and
  * everything else to Connect. `close` destroys open connections, since an HTTP/2 server never
  * finishes closing while a stream is open (shared/FACTS.md).
+ *
+ * With `tls`, the port is an HTTP/2-over-TLS server instead, offering HTTP/1.1 too (ALPN), so the
+ * REST-JSON endpoints keep working over TLS. Every call is authenticated per `auth` before it is
+ * served (client-auth.ts).
  */
 export function createXdsServer(options: XdsServerOptions): XdsServer {
+  const mode = options.auth?.mode ?? "none";
+  if (mode === "mtls" && options.tls?.clientCa === undefined) {
+    throw new TypeError(
+      'auth mode "mtls" needs TLS with a client CA (tls.cert, tls.key and tls.clientCa)',
+    );
+  }
+  const access = new ClientAccess(mode, options.auth?.credentials);
+  const authenticate = (request: HttpRequest): Authentication => {
+    const authorization = request.headers.authorization;
+    return access.authenticate({
+      certificate: mode === "mtls" ? peerCertificate(request.socket) : { t: "none" },
+      authorization: typeof authorization === "string" ? authorization : undefined,
+    });
+  };
   const connect = connectNodeAdapter({
     acceptCompression: options.compression === true ? [compressionGzip] : [],
     grpc: true,
     connect: false,
     grpcWeb: false,
-    routes: xdsRoutes(options),
+    routes: xdsRoutes(options, access),
     contextValues: (request) =>
-      createContextValues().set(
-        kRemoteAddress,
-        `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`,
-      ),
+      createContextValues()
+        .set(
+          kRemoteAddress,
+          `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`,
+        )
+        .set(kAuthentication, authenticate(request)),
   });
   const longPollTimeoutMs = options.restLongPollTimeoutMs ?? DEFAULT_REST_LONG_POLL_TIMEOUT_MS;
   if (
@@ -171,23 +266,92 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     controlPlaneId: options.controlPlaneId,
     longPollTimeoutMs,
     closing: closing.signal,
+    access,
+    authenticate,
+    callbacks: options.callbacks ?? {},
   });
   const handler = (request: HttpRequest, response: HttpResponse) => {
     if (isRestPath(request.url)) rest(request, response);
     else connect(request, response);
   };
-  const h2 = http2.createServer(handler);
-  const h1 = http.createServer(handler);
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
-  h2.on("session", (session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
-  });
-
-  const server = net.createServer({ pauseOnConnect: true }, (socket) => {
+  const trackSessions = (h2: http2.Http2Server | http2.Http2SecureServer) =>
+    h2.on("session", (session) => {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+    });
+  const trackSocket = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+  };
+  const server = options.tls
+    ? secureServer(options.tls, mode, handler, trackSessions, trackSocket)
+    : cleartextServer(handler, trackSessions, trackSocket);
+
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        const onError = (error: Error) => reject(error);
+        server.once("error", onError);
+        server.listen(port, host, () => {
+          server.off("error", onError);
+          resolve((server.address() as net.AddressInfo).port);
+        });
+      }),
+    setCredentials: (credentials) => access.setCredentials(credentials),
+    close: () =>
+      new Promise((resolve) => {
+        closing.abort();
+        for (const session of sessions) session.destroy();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+type Handler = (request: HttpRequest, response: HttpResponse) => void;
+
+/**
+ * HTTP/2 over TLS, with HTTP/1.1 by ALPN for REST-JSON. In mtls mode a client certificate is
+ * requested and checked against the client CA, but not required by the handshake: the call is
+ * refused with a readable UNAUTHENTICATED instead (client-auth.ts).
+ */
+function secureServer(
+  options: XdsTlsOptions,
+  mode: XdsAuthMode,
+  handler: Handler,
+  trackSessions: (h2: http2.Http2SecureServer) => void,
+  trackSocket: (socket: net.Socket) => void,
+): net.Server {
+  const mtls = mode === "mtls";
+  const h2 = http2.createSecureServer(
+    {
+      cert: options.cert,
+      key: options.key,
+      allowHTTP1: true,
+      ...(mtls ? { ca: options.clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+    },
+    handler,
+  );
+  trackSessions(h2);
+  h2.on("secureConnection", trackSocket);
+  // A failed handshake (say, a cleartext client) must not become an uncaught error.
+  h2.on("tlsClientError", () => undefined);
+  return h2;
+}
+
+/** Cleartext: HTTP/2 (h2c) or HTTP/1.1 told apart by each connection's first bytes. */
+function cleartextServer(
+  handler: Handler,
+  trackSessions: (h2: http2.Http2Server) => void,
+  trackSocket: (socket: net.Socket) => void,
+): net.Server {
+  const h2 = http2.createServer(handler);
+  const h1 = http.createServer(handler);
+  trackSessions(h2);
+  return net.createServer({ pauseOnConnect: true }, (socket) => {
+    trackSocket(socket);
     // A reset before the protocol is known must not become an uncaught 'error' event; after the
     // hand-over the HTTP server handles the socket's errors as well.
     socket.on("error", () => socket.destroy());
@@ -206,23 +370,4 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     };
     socket.on("readable", decide);
   });
-
-  return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        const onError = (error: Error) => reject(error);
-        server.once("error", onError);
-        server.listen(port, host, () => {
-          server.off("error", onError);
-          resolve((server.address() as net.AddressInfo).port);
-        });
-      }),
-    close: () =>
-      new Promise((resolve) => {
-        closing.abort();
-        for (const session of sessions) session.destroy();
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -1,7 +1,9 @@
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { create, fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { AnySchema, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import { BootstrapSchema } from "@switchyard/proto/envoy/config/bootstrap/v3/bootstrap_pb";
 import { ApiConfigSource_ApiType } from "@switchyard/proto/envoy/config/core/v3/config_source_pb";
+import { UpstreamTlsContextSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/tls_pb";
 import { describe, expect, it } from "vitest";
 import { envoyBootstrap, grpcBootstrap } from "./bootstrap.js";
 
@@ -49,6 +51,69 @@ describe("switchyard bootstrap", () => {
       ],
       node: { id: "client-1", cluster: "payments", locality: {} },
     });
+  });
+
+  it("prints an Envoy bootstrap for a server requiring mTLS and a token: a TLS transport socket with the CA and client certificate, and the token as initial metadata", () => {
+    const json = envoyBootstrap({
+      nodeId: "edge-1",
+      xdsAddress: "xds.internal:18000",
+      delta: false,
+      tls: {
+        caFile: "/etc/envoy/xds-ca.pem",
+        certFile: "/etc/envoy/tls.crt",
+        keyFile: "/etc/envoy/tls.key",
+      },
+      token: "syx_secret",
+    });
+    const bootstrap = fromJson(BootstrapSchema, json as JsonValue, { registry });
+    const grpcService = bootstrap.dynamicResources?.adsConfig?.grpcServices[0];
+    expect(grpcService?.initialMetadata).toMatchObject([
+      { key: "authorization", value: "Bearer syx_secret" },
+    ]);
+    const socket = bootstrap.staticResources?.clusters[0]?.transportSocket;
+    expect(socket?.name).toBe("envoy.transport_sockets.tls");
+    const tls = anyUnpack(
+      socket?.configType.case === "typedConfig" ? socket.configType.value : create(AnySchema),
+      UpstreamTlsContextSchema,
+    );
+    expect(tls?.sni).toBe("xds.internal");
+    expect(tls?.commonTlsContext?.alpnProtocols).toEqual(["h2"]);
+    const validation = tls?.commonTlsContext?.validationContextType;
+    expect(
+      validation?.case === "validationContext" && validation.value.trustedCa?.specifier,
+    ).toEqual({ case: "filename", value: "/etc/envoy/xds-ca.pem" });
+    expect(tls?.commonTlsContext?.tlsCertificates[0]?.certificateChain?.specifier).toEqual({
+      case: "filename",
+      value: "/etc/envoy/tls.crt",
+    });
+  });
+
+  it("prints a gRPC bootstrap with gRFC A65 tls channel credentials, and refuses a token gRPC cannot carry", () => {
+    expect(
+      grpcBootstrap({
+        nodeId: "g",
+        xdsAddress: "xds.internal:18000",
+        tls: { caFile: "/ca.pem", certFile: "/c.pem", keyFile: "/k.pem" },
+      }),
+    ).toMatchObject({
+      xds_servers: [
+        {
+          channel_creds: [
+            {
+              type: "tls",
+              config: {
+                ca_certificate_file: "/ca.pem",
+                certificate_file: "/c.pem",
+                private_key_file: "/k.pem",
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(() =>
+      grpcBootstrap({ nodeId: "g", xdsAddress: "xds.internal:18000", token: "syx_x" }),
+    ).toThrow(/cannot carry a bearer token/);
   });
 
   it("refuses an xDS address that is not HOST:PORT", () => {

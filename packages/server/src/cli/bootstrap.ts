@@ -6,6 +6,49 @@ export interface BootstrapOptions {
   /** host:port of Switchyard's xDS server. */
   readonly xdsAddress: string;
   readonly delta: boolean;
+  /** Reach the xDS server over TLS: trust `caFile`, and present a client certificate (mTLS). */
+  readonly tls?: BootstrapTls | undefined;
+  /** A bearer token the proxy sends as `authorization` metadata on its xDS stream. */
+  readonly token?: string | undefined;
+}
+
+export interface BootstrapTls {
+  /** PEM CA that signed the xDS server's certificate. */
+  readonly caFile: string;
+  /** PEM client certificate and key, for a server that requires mTLS. */
+  readonly certFile?: string | undefined;
+  readonly keyFile?: string | undefined;
+}
+
+function checkTls(tls: BootstrapTls | undefined): void {
+  if (tls && (tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+    throw new CliError("--client-cert and --client-key go together: give both, or neither");
+  }
+}
+
+/** Envoy's UpstreamTlsContext for the xDS cluster: HTTP/2 by ALPN, the server checked by SNI. */
+function envoyTransportSocket(tls: BootstrapTls, host: string): object {
+  return {
+    name: "envoy.transport_sockets.tls",
+    typedConfig: {
+      "@type": "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+      sni: host,
+      commonTlsContext: {
+        alpnProtocols: ["h2"],
+        validationContext: { trustedCa: { filename: tls.caFile } },
+        ...(tls.certFile !== undefined && tls.keyFile !== undefined
+          ? {
+              tlsCertificates: [
+                {
+                  certificateChain: { filename: tls.certFile },
+                  privateKey: { filename: tls.keyFile },
+                },
+              ],
+            }
+          : {}),
+      },
+    },
+  };
 }
 
 function hostPort(address: string): { host: string; port: number } {
@@ -25,6 +68,7 @@ function hostPort(address: string): { host: string; port: number } {
  */
 export function envoyBootstrap(options: BootstrapOptions): object {
   const { host, port } = hostPort(options.xdsAddress);
+  checkTls(options.tls);
   const ads = { ads: {}, resourceApiVersion: "V3" };
   return {
     node: { id: options.nodeId, cluster: options.cluster ?? options.nodeId },
@@ -32,7 +76,14 @@ export function envoyBootstrap(options: BootstrapOptions): object {
       adsConfig: {
         apiType: options.delta ? "DELTA_GRPC" : "GRPC",
         transportApiVersion: "V3",
-        grpcServices: [{ envoyGrpc: { clusterName: "switchyard_xds" } }],
+        grpcServices: [
+          {
+            envoyGrpc: { clusterName: "switchyard_xds" },
+            ...(options.token === undefined
+              ? {}
+              : { initialMetadata: [{ key: "authorization", value: `Bearer ${options.token}` }] }),
+          },
+        ],
         setNodeOnFirstMessageOnly: true,
       },
       cdsConfig: ads,
@@ -63,6 +114,7 @@ export function envoyBootstrap(options: BootstrapOptions): object {
             },
           },
           upstreamConnectionOptions: { tcpKeepalive: {} },
+          ...(options.tls ? { transportSocket: envoyTransportSocket(options.tls, host) } : {}),
         },
       ],
     },
@@ -72,15 +124,35 @@ export function envoyBootstrap(options: BootstrapOptions): object {
 
 /**
  * A gRPC xDS bootstrap (the JSON of GRPC_XDS_BOOTSTRAP / GRPC_XDS_BOOTSTRAP_CONFIG). gRPC speaks
- * SotW ADS only; `node.locality` must be present, even empty.
+ * SotW ADS only; `node.locality` must be present, even empty. With TLS, the channel credentials
+ * are gRFC A65's `tls` type (file-based certificates): gRPC C++, Java and Go read it, but
+ * @grpc/grpc-js-xds (1.14) knows only `insecure` and `google_default` and refuses this bootstrap.
+ * No gRPC bootstrap has a field for a static bearer token, so `token` is refused.
  */
 export function grpcBootstrap(options: Omit<BootstrapOptions, "delta">): object {
   hostPort(options.xdsAddress);
+  checkTls(options.tls);
+  if (options.token !== undefined) {
+    throw new CliError(
+      "a gRPC xDS bootstrap cannot carry a bearer token (gRPC's channel_creds have no such type): use mTLS (--xds-ca, --client-cert, --client-key) for proxyless gRPC clients",
+    );
+  }
+  const { tls } = options;
+  const creds = tls
+    ? {
+        type: "tls",
+        config: {
+          ca_certificate_file: tls.caFile,
+          ...(tls.certFile === undefined ? {} : { certificate_file: tls.certFile }),
+          ...(tls.keyFile === undefined ? {} : { private_key_file: tls.keyFile }),
+        },
+      }
+    : { type: "insecure" };
   return {
     xds_servers: [
       {
         server_uri: options.xdsAddress,
-        channel_creds: [{ type: "insecure" }],
+        channel_creds: [creds],
         server_features: ["xds_v3"],
       },
     ],
