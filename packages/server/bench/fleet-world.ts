@@ -9,6 +9,7 @@ import { pino } from "pino";
 import { type Switchyard, startSwitchyard } from "../src/app.js";
 import { writeObjects } from "../src/store/draft-store.js";
 import { SnapshotStore } from "../src/store/snapshot-store.js";
+import { ADMIN_PASSWORD } from "../test/auth.js";
 import type { FleetVariant } from "./fleet.js";
 import { forkFleet, type RemoteFleet } from "./fleet-process.js";
 
@@ -41,6 +42,7 @@ export async function startFleetWorld(options: {
     databaseUrl: database.url,
     dataDir: "unused-with-a-database-url",
     webConsole: options.webConsole,
+    adminPassword: ADMIN_PASSWORD,
     logger: pino({ level: "warn" }),
   });
   const fleet = forkFleet({
