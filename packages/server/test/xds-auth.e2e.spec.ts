@@ -13,7 +13,9 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { createTestCa } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminToken } from "./auth.js";
 import { run, type ServeProcess, startServe, waitFor } from "./processes.js";
+import { eventually } from "./shop.js";
 
 /** Runs `switchyard xds-token` and reads the token and its file entry from what it prints. */
 async function makeToken(name: string, group: string): Promise<{ token: string; entry: string }> {
@@ -97,6 +99,22 @@ describe("switchyard serve --xds-auth token over TLS", () => {
     expect(metrics).toMatch(
       /switchyard_xds_auth_refusals_total\{code="unauthenticated",reason="no_token"\} 1/,
     );
+  });
+
+  it("a node's status shows the credential its stream authenticated with (`switchyard node`)", async () => {
+    const served = clientWith(edge.token).open("ads", { node: { id: "edge-2" } });
+    served.request(TypeUrl.Cluster, []);
+    await served.next(10_000);
+    const token = await adminToken(serve.baseUrl);
+    // Status reaches the database in batches: ask until the node is listed.
+    let shown = "";
+    await eventually("the node to be listed", async () => {
+      const node = run(["node", "edge-2", "--server", serve.baseUrl], { SWITCHYARD_TOKEN: token });
+      const code = await node.exited;
+      shown = node.output();
+      return code === 0;
+    });
+    expect(shown).toMatch(/^\s+credential\s+token:edge-proxies$/m);
   });
 
   it("a token removed from the credentials file stops working within seconds, its open stream included", async () => {

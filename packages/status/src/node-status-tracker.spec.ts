@@ -36,6 +36,7 @@ describe("NodeStatusTracker", () => {
           nodeId: "envoy-1",
           variant: "ads-delta",
           remoteAddress: "10.0.0.1:5000",
+          authenticatedAs: "",
           replicaId: "replica-a",
           connectedAt: now(),
         },

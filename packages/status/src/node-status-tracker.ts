@@ -49,6 +49,8 @@ export interface StreamOpenEvent {
   readonly node: NodeLike;
   readonly variant: XdsVariant;
   readonly remoteAddress: string;
+  /** The credential the stream authenticated with on the xDS port; "" or absent when none. */
+  readonly identity?: string;
 }
 
 export interface RequestEvent {
@@ -133,6 +135,7 @@ export class NodeStatusTracker implements XdsCallbacks {
       nodeId,
       variant: event.variant,
       remoteAddress: event.remoteAddress,
+      authenticatedAs: event.identity ?? "",
       replicaId: this.replicaId,
       connectedAt: at,
     };
@@ -152,8 +155,17 @@ export class NodeStatusTracker implements XdsCallbacks {
           ? { ...node.connection, streams: [...node.connection.streams, info] }
           : { t: "connected", since: at, streams: [info] };
     }
-    const { streamId, variant, remoteAddress, replicaId } = info;
-    this.#record({ t: "connect", at, nodeId, streamId, variant, remoteAddress, replicaId });
+    const { streamId, variant, remoteAddress, authenticatedAs, replicaId } = info;
+    this.#record({
+      t: "connect",
+      at,
+      nodeId,
+      streamId,
+      variant,
+      remoteAddress,
+      authenticatedAs,
+      replicaId,
+    });
     this.#changed(nodeId, undefined);
   }
 

@@ -54,6 +54,11 @@ export interface StreamInfo {
   readonly nodeId: string;
   readonly variant: XdsVariant;
   readonly remoteAddress: string;
+  /**
+   * The credential the stream authenticated with on the xDS port ("token:NAME",
+   * "certificate:SUBJECT"); "" when the port requires none.
+   */
+  readonly authenticatedAs: string;
   /** The control-plane replica serving the stream. */
   readonly replicaId: string;
   readonly connectedAt: number;

@@ -91,6 +91,7 @@ export function nodeSummary(node: NodeRecord): NodeSummary {
     userAgentName: node.userAgent.name,
     userAgentVersion: node.userAgent.version ?? "",
     remoteAddress: node.remoteAddress,
+    authenticatedAs: node.authenticatedAs,
     openStreams: connection.t === "connected" ? connection.openStreams : 0,
     types: node.types.map(typeStatus),
     updateTime: time(node.updatedAt),

@@ -144,6 +144,7 @@ export async function node(
     ["variant", summary.variant || "-"],
     ["user agent", userAgent || "-"],
     ["address", summary.remoteAddress || "-"],
+    ["credential", summary.authenticatedAs || "none (the xDS port requires none)"],
   ];
   output.out(`node ${summary.id}\n`);
   for (const [label, value] of identity) output.out(`  ${label.padEnd(12)} ${value}\n`);

@@ -87,6 +87,7 @@ function node(id: string, types: NodeTypeRecord[], metadata: unknown = {}): Node
     replicaId: "r1",
     variant: "ads-sotw",
     remoteAddress: "127.0.0.1",
+    authenticatedAs: "",
     updatedAt: 0,
     types,
   };

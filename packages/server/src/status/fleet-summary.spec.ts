@@ -28,6 +28,7 @@ const node = (id: string, types: NodeTypeRecord[], connected = true): NodeRecord
   replicaId: "r",
   variant: "ads-sotw",
   remoteAddress: "",
+  authenticatedAs: "",
   updatedAt: 0,
   types,
 });

@@ -54,6 +54,8 @@ export interface NodeRecord {
   readonly replicaId: string;
   readonly variant: string;
   readonly remoteAddress: string;
+  /** The credential of the latest stream on the xDS port; "" when none was required. */
+  readonly authenticatedAs: string;
   readonly updatedAt: number;
   /** Sorted by type URL. */
   readonly types: readonly NodeTypeRecord[];
@@ -244,6 +246,7 @@ function nodeRecord(row: NodeWithTypes, at: number): NodeRecord {
     replicaId: row.replicaId,
     variant: row.variant,
     remoteAddress: row.remoteAddress,
+    authenticatedAs: row.authenticatedAs,
     updatedAt: row.updatedAt.getTime(),
     types: row.types.map((t) => typeRecord(t, at)),
   };

@@ -17,6 +17,7 @@ export interface NodeRow {
   readonly replicaId: string;
   readonly variant: string;
   readonly remoteAddress: string;
+  readonly authenticatedAs: string;
   readonly openStreams: number;
   readonly connectedSince: number;
   readonly disconnectedAt: number | null;
@@ -112,6 +113,7 @@ export function nodeRow(status: NodeStatus, updatedAt: number): NodeRow {
     replicaId: stream?.replicaId ?? "",
     variant: stream?.variant ?? "",
     remoteAddress: stream?.remoteAddress ?? "",
+    authenticatedAs: stream?.authenticatedAs ?? "",
     openStreams: connection.t === "connected" ? connection.streams.length : 0,
     connectedSince: connection.t === "connected" ? connection.since : (stream?.connectedAt ?? 0),
     disconnectedAt: connection.t === "disconnected" ? connection.since : null,

@@ -68,6 +68,7 @@ const nodeColumns: readonly Column<NodeRow>[] = [
   column("replicaId", "text", (n) => n.replicaId),
   column("variant", "text", (n) => n.variant),
   column("remoteAddress", "text", (n) => n.remoteAddress),
+  column("authenticatedAs", "text", (n) => n.authenticatedAs),
   column("openStreams", "int4", (n) => n.openStreams),
   column("connectedSince", "timestamp(3)", (n) => n.connectedSince),
   column("disconnectedAt", "timestamp(3)", (n) => n.disconnectedAt),

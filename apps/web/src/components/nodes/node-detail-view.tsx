@@ -194,6 +194,15 @@ function Identity({ node }: { node: NodeDetail }) {
         <Row label="Remote address">
           <span className="font-mono">{s.remoteAddress || "—"}</span>
         </Row>
+        <Row label="Credential">
+          {s.authenticatedAs ? (
+            <span className="font-mono [overflow-wrap:anywhere]">{s.authenticatedAs}</span>
+          ) : (
+            <span className="text-fg-subtle">
+              none: the xDS port requires no client authentication
+            </span>
+          )}
+        </Row>
         <Row label="Replica">
           <span className="font-mono [overflow-wrap:anywhere]">{s.replica || "—"}</span>
         </Row>
