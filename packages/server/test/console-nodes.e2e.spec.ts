@@ -8,10 +8,11 @@ import {
   type TestBrowser,
   type XdsEchoClient,
 } from "@switchyard/testing";
+import { createTestClient } from "@switchyard/xds/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
-import { eventually, GRPC_LB_NACK, openShop, shopCluster } from "./shop.js";
+import { eventually, GRPC_LB_NACK, openShop, shopCluster, TYPE } from "./shop.js";
 
 /** An id with characters that need encoding in a URL path. */
 const NODE_ID = "shop/client 1";
@@ -225,6 +226,35 @@ describe("the console's fleet pages, live in a real browser", () => {
     await page.getByRole("heading", { name: "No node with this id" }).waitFor({ timeout: 15_000 });
     expect(await page.getByText("--node-id nobody/here").count()).toBe(1);
   }, 30_000);
+
+  it("a fleet larger than a page is paged and searched by the server: 50 rows, page 2 by the controls, one node by its id", async () => {
+    const fleet = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+    try {
+      const streams = Array.from({ length: 60 }, (_, i) => {
+        const stream = fleet.open("ads", { node: { id: `fleet-${String(i).padStart(2, "0")}` } });
+        stream.request(TYPE.CDS, []);
+        return stream;
+      });
+      await Promise.all(streams.map((stream) => stream.next(10_000)));
+      await page.goto(`${harness.baseUrl}/nodes`);
+      const table = page.getByRole("table", { name: "Nodes" });
+      const pages = page.getByRole("navigation", { name: "Nodes, pages" });
+      // 60 proxies and the shop client; status reaches the database in batches.
+      await pages.getByText("Rows 1–50 of 61").waitFor({ timeout: 15_000 });
+      expect(await table.getByRole("row").count()).toBe(51);
+      await pages.getByRole("button", { name: "Next page" }).click();
+      await pages.getByText("Rows 51–61 of 61").waitFor({ timeout: 15_000 });
+      await table.getByRole("link", { name: "fleet-59", exact: true }).waitFor();
+
+      await page.getByLabel("Search nodes").fill("fleet-42");
+      await table.getByRole("link", { name: "fleet-42", exact: true }).waitFor({ timeout: 15_000 });
+      await page.getByText("1 of 61 nodes", { exact: true }).waitFor({ timeout: 15_000 });
+      expect(await table.getByRole("row").count()).toBe(2);
+      expect(new URL(page.url()).search).toBe("?q=fleet-42");
+    } finally {
+      fleet.close();
+    }
+  }, 60_000);
 
   it("left no error or warning in the browser console", () => {
     expect(problems).toEqual([]);

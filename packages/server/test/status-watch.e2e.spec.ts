@@ -196,11 +196,47 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     await api.updateCluster(shopCluster("blue", backend, { connectTimeoutMs: 3_000 }));
     await api.publish({ message: "fixed for the fleet view" });
     const recovered = await fleet.next(
-      (f) => f.counts?.synced === 1 && f.recentNacks[0]?.current === false,
+      // After the NACK: the first message could match too (a NACK recovered in an earlier case).
+      (f) =>
+        fleet.messages.indexOf(f) > fleet.messages.indexOf(nacked) &&
+        f.counts?.synced === 1 &&
+        f.recentNacks[0]?.current === false,
       "the recovery was never pushed",
     );
     expect(recovered.counts?.nacked).toBe(0);
     await fleet.cancel();
+  });
+
+  it("a paged WatchNodes sends one page whole with the total and the counts by health, and again when a node changes health", async () => {
+    const page = watch((signal) =>
+      status.watchNodes({ pageSize: 1, health: ["synced"], sort: "status" }, { signal }),
+    );
+    const first = await page.next(() => true, "the first page");
+    expect(first).toMatchObject({ reset: true, total: 1, page: 0 });
+    expect(first.nodes.map((n) => n.id)).toEqual([NODE_ID]);
+    expect(first.counts?.synced).toBe(1);
+
+    const api = harness.api();
+    await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
+    await api.publish({ message: "rejected for the paged view" });
+    const nacked = await page.next((m) => m.counts?.nacked === 1, "the NACK never reached it");
+    // Filtered on SYNCED: the page is now empty, and the counts say why.
+    expect(nacked).toMatchObject({ reset: true, total: 0 });
+    expect(nacked.nodes).toEqual([]);
+
+    await api.updateCluster(shopCluster("blue", backend, { connectTimeoutMs: 4_000 }));
+    await api.publish({ message: "fixed for the paged view" });
+    await page.next(
+      (m) => m.total === 1 && m.counts?.synced === 1 && m.nodes[0]?.id === NODE_ID,
+      "the recovery never reached it",
+    );
+    expect(page.messages.every((m) => m.reset)).toBe(true);
+    await page.cancel();
+
+    const refused = watch((signal) => status.watchNodes({ pageSize: 501 }, { signal }));
+    await expect(refused.next(() => true, "a message")).rejects.toThrow(
+      /page_size 501 is over the maximum of 500/,
+    );
   });
 
   it("WatchNode answers NotFound for a node no replica has seen", async () => {

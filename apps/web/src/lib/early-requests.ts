@@ -7,6 +7,7 @@ import {
 } from "@bufbuild/protobuf";
 import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
+import { NODES_PAGE_SIZE } from "./node-filter-params";
 
 /**
  * Early requests: on a full page load, each page's first API calls start from a small inline
@@ -57,7 +58,11 @@ export const EARLY_ROUTES: readonly EarlyRoute[] = [
       call(ConfigService.method.listResources, () => ({})),
     ],
   },
-  { path: "/nodes", calls: [call(StatusService.method.watchNodes, () => ({}))] },
+  {
+    path: "/nodes",
+    // The Nodes list's first page with no filter (node-filter-params.ts, nodePageRequest).
+    calls: [call(StatusService.method.watchNodes, () => ({ pageSize: NODES_PAGE_SIZE }))],
+  },
   {
     path: "/nodes/:id",
     calls: [call(StatusService.method.watchNode, (p) => ({ id: p("id") }))],

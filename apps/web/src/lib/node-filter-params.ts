@@ -29,3 +29,43 @@ export function searchOfFilter(filter: NodeFilter): string {
   const search = params.toString();
   return search === "" ? "" : `?${search}`;
 }
+
+/** Nodes per page of the Nodes list. */
+export const NODES_PAGE_SIZE = 50;
+
+/**
+ * The WatchNodes request for a view of the Nodes list: its filters, its sort (a column id of the
+ * table, which are the server's sort keys) and its page. "Connected only" is every health but
+ * disconnected (intersected with the chosen ones); chosen healths go in the page's order.
+ */
+export function nodePageRequest(
+  filter: NodeFilter,
+  sort: { readonly id: string; readonly desc: boolean } | undefined,
+  page: number,
+): {
+  pageSize: number;
+  page: number;
+  query: string;
+  health: NodeHealth[];
+  sort: string;
+  connectedOnly: boolean;
+} {
+  let health = nodeHealths.filter((h) => filter.health.has(h));
+  let connectedOnly = false;
+  if (filter.connectedOnly) {
+    const connected = (health.length > 0 ? health : nodeHealths).filter(
+      (h) => h !== "disconnected",
+    );
+    // Only "disconnected" chosen, and connected only: nothing can match; say so to the server.
+    if (connected.length === 0) connectedOnly = true;
+    else health = connected;
+  }
+  return {
+    pageSize: NODES_PAGE_SIZE,
+    page,
+    query: filter.query.trim(),
+    health,
+    sort: sort ? `${sort.desc ? "-" : ""}${sort.id}` : "",
+    connectedOnly,
+  };
+}

@@ -1,45 +1,7 @@
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { describe, expect, it } from "vitest";
 import { nodeSummary, TYPE, typeStatus } from "./node-fixtures";
-import {
-  applyNodesMessage,
-  healthCounts,
-  matchesFilter,
-  type NodeFilter,
-  nodeHealth,
-  nodeHref,
-  sortedNodes,
-  typeLabel,
-} from "./node-list";
-
-const msg = (init: { reset?: boolean; nodes?: string[]; removed?: string[] }) => ({
-  reset: init.reset ?? false,
-  nodes: (init.nodes ?? []).map((id) => nodeSummary(id)),
-  removedIds: init.removed ?? [],
-});
-
-describe("applyNodesMessage", () => {
-  it("a reset message replaces everything held, so a reconnect starts from the server's list", () => {
-    const before = applyNodesMessage(undefined, msg({ reset: true, nodes: ["a", "b"] }));
-    const after = applyNodesMessage(before, msg({ reset: true, nodes: ["c"] }));
-    expect([...after.keys()]).toEqual(["c"]);
-  });
-
-  it("a change message replaces the nodes it carries and drops removed ids, keeping the rest", () => {
-    const start = applyNodesMessage(undefined, msg({ reset: true, nodes: ["a", "b"] }));
-    const changed = nodeSummary("a", { connected: false });
-    const next = applyNodesMessage(start, { reset: false, nodes: [changed], removedIds: ["b"] });
-    expect([...next.keys()]).toEqual(["a"]);
-    expect(next.get("a")?.connected).toBe(false);
-    // The previous state is not mutated (React compares by reference).
-    expect([...start.keys()]).toEqual(["a", "b"]);
-  });
-
-  it("sorts by id", () => {
-    const index = applyNodesMessage(undefined, msg({ reset: true, nodes: ["b", "a", "c"] }));
-    expect(sortedNodes(index).map((n) => n.id)).toEqual(["a", "b", "c"]);
-  });
-});
+import { nodeHealth, nodeHref, typeLabel } from "./node-list";
 
 describe("nodeHealth", () => {
   const withCds = (status: NodeTypeStatus) =>
@@ -62,48 +24,12 @@ describe("nodeHealth", () => {
   });
 });
 
-describe("healthCounts", () => {
-  it("counts each node once, under its worst status, and the connected ones", () => {
-    const counts = healthCounts([
-      nodeSummary("a"),
-      nodeSummary("b", { types: [typeStatus(TYPE.CDS, { status: NodeTypeStatus.NACKED })] }),
-      nodeSummary("c", { connected: false }),
-    ]);
-    expect(counts).toEqual({
-      synced: 1,
-      stale: 0,
-      nacked: 1,
-      pending: 0,
-      disconnected: 1,
-      total: 3,
-      connected: 2,
-    });
-  });
-});
-
 describe("typeLabel", () => {
   it("names the core xDS types by their service's short name", () => {
     expect(Object.values(TYPE).map(typeLabel)).toEqual(["CDS", "EDS", "LDS", "RDS"]);
   });
   it("keeps the message name of a type it does not know", () => {
     expect(typeLabel("type.googleapis.com/acme.v1.Thing")).toBe("Thing");
-  });
-});
-
-describe("matchesFilter", () => {
-  const all: NodeFilter = { query: "", health: new Set(), connectedOnly: false };
-
-  it("finds a node by cluster or user agent, ignoring case", () => {
-    const node = nodeSummary("edge-1", { cluster: "Frontend", userAgent: "envoy" });
-    expect(matchesFilter(node, { ...all, query: "frontend" })).toBe(true);
-    expect(matchesFilter(node, { ...all, query: "ENVOY" })).toBe(true);
-    expect(matchesFilter(node, { ...all, query: "backend" })).toBe(false);
-  });
-  it("keeps only the chosen statuses, and only connected nodes when asked", () => {
-    const gone = nodeSummary("gone", { connected: false });
-    expect(matchesFilter(gone, { ...all, health: new Set(["synced"]) })).toBe(false);
-    expect(matchesFilter(gone, { ...all, health: new Set(["disconnected"]) })).toBe(true);
-    expect(matchesFilter(gone, { ...all, connectedOnly: true })).toBe(false);
   });
 });
 

@@ -1,31 +1,4 @@
-import {
-  type NodeSummary,
-  NodeTypeStatus,
-  type WatchNodesResponse,
-} from "@switchyard/proto/switchyard/v1/status_pb";
-
-/** The nodes a WatchNodes stream has described so far, by id. Never mutated: replaced. */
-export type NodeIndex = ReadonlyMap<string, NodeSummary>;
-
-/**
- * Folds one WatchNodes message into what the view holds: a `reset` message replaces everything
- * (the first message of every stream, so a reconnect starts clean); later messages replace the
- * nodes they carry and drop `removedIds`.
- */
-export function applyNodesMessage(
-  index: NodeIndex | undefined,
-  message: Pick<WatchNodesResponse, "reset" | "nodes" | "removedIds">,
-): NodeIndex {
-  const next = new Map(message.reset || index === undefined ? [] : index);
-  for (const node of message.nodes) next.set(node.id, node);
-  for (const id of message.removedIds) next.delete(id);
-  return next;
-}
-
-/** Sorted by id, as the server sorts. */
-export function sortedNodes(index: NodeIndex): NodeSummary[] {
-  return [...index.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
+import { type NodeSummary, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 
 /**
  * One word for a node, worst first: a connected node is `nacked` if any type's latest answer is a
@@ -51,20 +24,6 @@ export function nodeHealth(node: NodeSummary): NodeHealth {
   if (node.types.length === 0 || node.types.some((t) => t.status !== NodeTypeStatus.SYNCED))
     return "pending";
   return "synced";
-}
-
-export type HealthCounts = Readonly<Record<NodeHealth, number>> & {
-  readonly total: number;
-  readonly connected: number;
-};
-
-export function healthCounts(nodes: Iterable<NodeSummary>): HealthCounts {
-  const counts = { synced: 0, stale: 0, nacked: 0, pending: 0, disconnected: 0, total: 0 };
-  for (const node of nodes) {
-    counts[nodeHealth(node)] += 1;
-    counts.total += 1;
-  }
-  return { ...counts, connected: counts.total - counts.disconnected };
 }
 
 const typeLabels: Readonly<Record<string, string>> = {
@@ -94,17 +53,6 @@ export interface NodeFilter {
 
 export function userAgent(node: NodeSummary): string {
   return [node.userAgentName, node.userAgentVersion].filter(Boolean).join(" ");
-}
-
-export function matchesFilter(node: NodeSummary, filter: NodeFilter): boolean {
-  if (filter.connectedOnly && !node.connected) return false;
-  if (filter.health.size > 0 && !filter.health.has(nodeHealth(node))) return false;
-  const query = filter.query.trim().toLowerCase();
-  if (query === "") return true;
-  return [node.id, node.cluster, node.replica, userAgent(node), node.remoteAddress, node.variant]
-    .join("\n")
-    .toLowerCase()
-    .includes(query);
 }
 
 /** The console path of a node's page: ids can hold any character, "/" and "%" included. */

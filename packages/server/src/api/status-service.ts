@@ -43,6 +43,7 @@ import {
   type NodeTypeRecord,
   type TypeStatusName,
 } from "../status/index.js";
+import { type NodePageQuery, nodePage, nodePageQuery } from "../status/node-page.js";
 import type { StatusFeed } from "../status/status-feed.js";
 import { latestVersion } from "../store/snapshot-store.js";
 
@@ -350,6 +351,51 @@ export function createStatusService({
   prisma,
   feed,
 }: StatusServiceOptions): Partial<ServiceImpl<typeof StatusService>> {
+  /**
+   * WatchNodes with paging: every matching node's record is kept here from the feed, and the
+   * requested page (node-page.ts) is sent whole whenever it, the total or the counts change.
+   */
+  async function* watchNodePages(
+    query: NodeQuery,
+    paging: NodePageQuery,
+    signal: AbortSignal,
+  ): AsyncGenerator<WatchNodesResponse> {
+    const inbox = feed.open();
+    try {
+      const nodes = new Map<string, NodeRecord>();
+      const initial = await queryNodes(prisma, query, WATCH_NODE_LIMIT);
+      feed.observe(initial);
+      for (const node of initial) nodes.set(node.id, node);
+      let last: WatchNodesResponse | undefined;
+      for (;;) {
+        const page = nodePage(nodes.values(), paging);
+        const next = create(WatchNodesResponseSchema, {
+          reset: true,
+          nodes: page.nodes.map(nodeSummary),
+          total: page.total,
+          page: page.page,
+          counts: page.counts,
+        });
+        if (last === undefined || !equals(WatchNodesResponseSchema, last, next)) {
+          last = next;
+          yield next;
+        }
+        const changes = await inbox.take(signal);
+        if (changes === undefined) return;
+        for (const [id, record] of changes.nodes) {
+          const known = nodes.get(id);
+          // A change already in the first read comes again from the feed: keep the newer.
+          if (record !== null && known !== undefined && known.updatedAt > record.updatedAt)
+            continue;
+          if (record !== null && matchesQuery(record, query)) nodes.set(id, record);
+          else nodes.delete(id);
+        }
+      }
+    } finally {
+      inbox.close();
+    }
+  }
+
   return {
     async listNodes(request) {
       const nodes = await queryNodes(prisma, nodeQuery(request));
@@ -369,6 +415,10 @@ export function createStatusService({
 
     async *watchNodes(request, context): AsyncGenerator<WatchNodesResponse> {
       const query = nodeQuery(request);
+      if (request.pageSize > 0) {
+        yield* watchNodePages(query, nodePageQuery(request), context.signal);
+        return;
+      }
       // Open before the first read, so nothing written in between is missed; a change already in
       // the first read is recognised by its updateTime and not sent twice.
       const inbox = feed.open();

@@ -1,37 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { fleetSummary, nodeHealth } from "./fleet-summary.js";
-import type { NodeRecord, NodeTypeRecord, TypeStatusName } from "./status-reader.js";
+import { nodeRecord, typeRecord } from "./record-fixtures.js";
 
-const type = (status: TypeStatusName, nack?: { text: string; at: number }): NodeTypeRecord => ({
-  typeUrl: `type-${status}-${nack?.at ?? 0}`,
-  status,
-  staleAt: undefined,
-  sent: undefined,
-  acked: undefined,
-  lastNack: nack && { errorDetail: nack.text, version: "v", nonce: "n", at: nack.at },
-  held: {},
-  heldKey: "",
-  resourceVersionsKnown: true,
-  updatedAt: 0,
-});
-
-const node = (id: string, types: NodeTypeRecord[], connected = true): NodeRecord => ({
-  id,
-  cluster: "edge",
-  locality: null,
-  metadata: null,
-  userAgent: { name: "envoy", version: undefined },
-  clientFeatures: [],
-  connection: connected
-    ? { t: "connected", since: 0, openStreams: 1 }
-    : { t: "disconnected", since: 1, connectedSince: 0 },
-  replicaId: "r",
-  variant: "ads-sotw",
-  remoteAddress: "",
-  authenticatedAs: "",
-  updatedAt: 0,
-  types,
-});
+const type = typeRecord;
+const node = nodeRecord;
 
 describe("the fleet at a glance", () => {
   it("gives each node its worst word: disconnected, nacked, stale, pending, synced", () => {

@@ -34,12 +34,22 @@ export interface Fleet {
   readonly recentNacks: readonly NackEntry[];
 }
 
-export function fleetSummary(nodes: Iterable<NodeRecord>, nackLimit: number): Fleet {
+export type HealthCounts = Fleet["counts"];
+
+/** `nodes` counted by health, with the total and how many are connected. */
+export function healthCounts(nodes: Iterable<NodeRecord>): HealthCounts {
   const counts = { synced: 0, stale: 0, nacked: 0, pending: 0, disconnected: 0, total: 0 };
-  const nacks: NackEntry[] = [];
   for (const node of nodes) {
     counts[nodeHealth(node)] += 1;
     counts.total += 1;
+  }
+  return { ...counts, connected: counts.total - counts.disconnected };
+}
+
+export function fleetSummary(nodes: Iterable<NodeRecord>, nackLimit: number): Fleet {
+  const all = [...nodes];
+  const nacks: NackEntry[] = [];
+  for (const node of all) {
     for (const type of node.types) {
       if (type.lastNack === undefined) continue;
       nacks.push({
@@ -58,8 +68,5 @@ export function fleetSummary(nodes: Iterable<NodeRecord>, nackLimit: number): Fl
       b.at - a.at ||
       (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0),
   );
-  return {
-    counts: { ...counts, connected: counts.total - counts.disconnected },
-    recentNacks: nacks.slice(0, nackLimit),
-  };
+  return { counts: healthCounts(all), recentNacks: nacks.slice(0, nackLimit) };
 }

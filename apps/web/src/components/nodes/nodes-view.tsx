@@ -5,31 +5,27 @@ import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   type ColumnDef,
   getCoreRowModel,
-  getSortedRowModel,
   type SortingState,
   useReactTable,
 } from "@tanstack/react-table";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useId, useState } from "react";
 import { inputClass } from "@/components/form/field";
-import { DataTable, paged } from "@/components/ui/data-table";
+import { DataTable } from "@/components/ui/data-table";
 import { LoadError, PageHeader, TableSkeleton } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { filterFromParams, searchOfFilter } from "@/lib/node-filter-params";
 import {
-  healthCounts,
-  matchesFilter,
-  type NodeHealth,
-  nodeHealth,
-  nodeHealths,
-  nodeHref,
-  userAgent,
-} from "@/lib/node-list";
+  filterFromParams,
+  NODES_PAGE_SIZE,
+  nodePageRequest,
+  searchOfFilter,
+} from "@/lib/node-filter-params";
+import { type NodeHealth, nodeHealth, nodeHealths, nodeHref, userAgent } from "@/lib/node-list";
 import { LiveBadge } from "./live-badge";
 import { NoNodes } from "./no-nodes";
 import { HealthBadge, healthPresentation, TypeChips } from "./status-chips";
-import { useNodes } from "./use-nodes";
+import { useNodePage } from "./use-nodes";
 
 const healthRank: Record<NodeHealth, number> = {
   nacked: 0,
@@ -118,20 +114,24 @@ const columns: ColumnDef<NodeSummary>[] = [
 ];
 
 /**
- * Every node any replica has seen, live over WatchNodes: search, filter by status and by
- * connection, sort (over every node), shown a page at a time; each row links to the node's page.
+ * Every node any replica has seen, live over WatchNodes with paging: search, filter by status and
+ * by connection, sort; the server applies them to every node and sends the page shown (and the
+ * counts), so the page costs the same with ten nodes or ten thousand. Each row links to the
+ * node's page.
  */
 export function NodesView() {
-  const { nodes, state, reconnectNow } = useNodes();
   const params = useSearchParams();
   const [filter, setFilterState] = useState(() => filterFromParams(params));
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const [pageIndex, setPageIndex] = useState(0);
   // A new filter or sort order starts again at page 1; a live message keeps the page.
   const setFilter: typeof setFilterState = (update) => {
     setFilterState(update);
-    table.firstPage();
+    setPageIndex(0);
   };
   const { query, health, connectedOnly } = filter;
-  const setQuery = (q: string) => setFilter((f) => ({ ...f, query: q }));
+  // The search applies (and goes back to page 1) once the text rests: see settledQuery.
+  const setQuery = (q: string) => setFilterState((f) => ({ ...f, query: q }));
   const setConnectedOnly = (on: boolean) => setFilter((f) => ({ ...f, connectedOnly: on }));
   // The filters are the page's state and the URL follows them (read once, on arrival), so a
   // filtered view can be shared. replaceState keeps typing out of the history and off the server;
@@ -143,27 +143,40 @@ export function NodesView() {
     if (!agrees)
       window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}`);
   }, [search, params]);
-  const [sorting, setSorting] = useState<SortingState>([]);
   const searchId = useId();
 
-  const counts = useMemo(() => healthCounts(nodes ?? []), [nodes]);
-  const visible = useMemo(
-    () => (nodes ?? []).filter((n) => matchesFilter(n, { query, health, connectedOnly })),
-    [nodes, query, health, connectedOnly],
-  );
+  // Typing asks the server once the text rests, not per keystroke.
+  const settledQuery = useSettled(query, 200);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new search starts at page 1
+  useEffect(() => setPageIndex(0), [settledQuery]);
+  const request = nodePageRequest({ ...filter, query: settledQuery }, sorting[0], pageIndex);
+  const { page, current, state, reconnectNow } = useNodePage(request, JSON.stringify(request));
+  const counts = page?.counts;
+  const total = counts?.total ?? 0;
+
   const table = useReactTable({
-    data: visible,
+    data: (page?.nodes ?? []) as NodeSummary[],
     columns,
-    state: { sorting },
+    state: { sorting, pagination: { pageIndex, pageSize: NODES_PAGE_SIZE } },
     onSortingChange: (update) => {
       setSorting(update);
-      table.firstPage();
+      setPageIndex(0);
+    },
+    onPaginationChange: (update) => {
+      const next =
+        typeof update === "function" ? update({ pageIndex, pageSize: NODES_PAGE_SIZE }) : update;
+      setPageIndex(next.pageIndex);
     },
     getRowId: (n) => n.id,
     getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-    ...paged<NodeSummary>({ live: true }),
+    manualSorting: true,
+    manualPagination: true,
+    rowCount: page?.total ?? 0,
   });
+  // The server answers a page past the end (the list shrank) with the last one.
+  useEffect(() => {
+    if (current && page !== undefined && page.page !== pageIndex) setPageIndex(page.page);
+  }, [current, page, pageIndex]);
   const filtered = query !== "" || health.size > 0 || connectedOnly;
   const clear = () => setFilter({ query: "", health: new Set(), connectedOnly: false });
   const toggle = (h: NodeHealth) =>
@@ -174,7 +187,7 @@ export function NodesView() {
     });
 
   let body: ReactNode;
-  if (nodes === undefined) {
+  if (page === undefined) {
     body =
       state.t === "ended" ? (
         <LoadError what="the nodes" error={state.error} onRetry={reconnectNow} retrying={false} />
@@ -188,7 +201,7 @@ export function NodesView() {
           )}
         </>
       );
-  } else if (nodes.length === 0) {
+  } else if (total === 0) {
     body = <NoNodes />;
   } else {
     body = (
@@ -229,7 +242,7 @@ export function NodesView() {
                     className={`size-1.5 rounded-full ${healthPresentation[h].dot}`}
                   />
                   {healthPresentation[h].label}
-                  <span className="tabular-nums text-fg-subtle">{counts[h]}</span>
+                  <span className="tabular-nums text-fg-subtle">{counts?.[h] ?? 0}</span>
                 </label>
               );
             })}
@@ -244,8 +257,7 @@ export function NodesView() {
             Connected only
           </label>
           <span className="ml-auto text-xs text-fg-subtle tabular-nums" aria-live="polite">
-            {filtered ? `${visible.length} of ${nodes.length}` : nodes.length}{" "}
-            {nodes.length === 1 ? "node" : "nodes"}
+            {filtered ? `${page.total} of ${total}` : total} {total === 1 ? "node" : "nodes"}
           </span>
         </div>
         <DataTable
@@ -276,7 +288,7 @@ export function NodesView() {
       <PageHeader
         title="Nodes"
         description={
-          nodes && nodes.length > 0 ? (
+          counts && total > 0 ? (
             <>
               <span className="tabular-nums">{counts.connected}</span> connected
               {counts.disconnected > 0 && (
@@ -297,4 +309,14 @@ export function NodesView() {
       {body}
     </div>
   );
+}
+
+/** `value`, once it has not changed for `ms` (the first value at once). */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
 }

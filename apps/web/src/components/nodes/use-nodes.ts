@@ -1,27 +1,54 @@
 "use client";
 
-import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
-import { useCallback, useMemo, useState } from "react";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type {
+  WatchNodesRequestSchema,
+  WatchNodesResponse,
+} from "@switchyard/proto/switchyard/v1/status_pb";
+import { useCallback, useState } from "react";
 import type { LiveStreamState } from "@/lib/live-stream";
-import { applyNodesMessage, type NodeIndex, sortedNodes } from "@/lib/node-list";
 import { useLiveStream } from "./use-live-stream";
 import { useStatusClient } from "./use-status-client";
 
+export type NodePageRequest = MessageInitShape<typeof WatchNodesRequestSchema>;
+
 /**
- * Every node any replica has seen, kept current by StatusService.WatchNodes: undefined until the
- * first (reset) message, then folded message by message (node-list.ts).
+ * One page of the nodes, kept current by StatusService.WatchNodes with paging: the server
+ * filters, sorts and counts, and sends the page whole whenever it changes, so the page costs the
+ * same with ten nodes or ten thousand. Undefined until the first message; a new `request` (a
+ * filter, a sort, another page) opens a new stream, and the previous page stays shown until the
+ * new one arrives. `key` must change exactly when the request does.
  */
-export function useNodes(): {
-  nodes: readonly NodeSummary[] | undefined;
+export function useNodePage(
+  request: NodePageRequest,
+  key: string,
+): {
+  page: WatchNodesResponse | undefined;
+  /** Whether `page` answers `request` (false while a new request's first page is on its way). */
+  current: boolean;
   state: LiveStreamState;
   reconnectNow: () => void;
 } {
   const client = useStatusClient();
-  const [index, setIndex] = useState<NodeIndex | undefined>(undefined);
-  const open = useCallback((signal: AbortSignal) => client.watchNodes({}, { signal }), [client]);
-  const { state, reconnectNow } = useLiveStream(open, (message) =>
-    setIndex((current) => applyNodesMessage(current, message)),
+  const [received, setReceived] = useState<Tagged | undefined>(undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for `request`
+  const open = useCallback(
+    (signal: AbortSignal) => tagged(key, client.watchNodes(request, { signal })),
+    [client, key],
   );
-  const nodes = useMemo(() => (index ? sortedNodes(index) : undefined), [index]);
-  return { nodes, state, reconnectNow };
+  const { state, reconnectNow } = useLiveStream(open, setReceived);
+  return { page: received?.message, current: received?.key === key, state, reconnectNow };
+}
+
+interface Tagged {
+  readonly key: string;
+  readonly message: WatchNodesResponse;
+}
+
+/** Each message with the request it answers, so a late one is never taken for the new page's. */
+async function* tagged(
+  key: string,
+  stream: AsyncIterable<WatchNodesResponse>,
+): AsyncGenerator<Tagged> {
+  for await (const message of stream) yield { key, message };
 }

@@ -121,8 +121,7 @@ export function DataTable<T>({
 
 /**
  * One body row. Memoized on the row's object, the column definitions and its classes: a live
- * message that replaces a few nodes re-renders those rows only (applyNodesMessage keeps the
- * unchanged nodes' objects), not the whole page.
+ * message that replaces a few rows re-renders those rows only, not the whole page.
  */
 const DataRow = memo(
   function DataRow<T>({ row, className }: RowProps<T>) {
@@ -163,8 +162,10 @@ export function Pager<T>({ table, label }: { table: Table<T>; label: string }) {
   useEffect(() => {
     if (pageCount > 0 && pageIndex >= pageCount) table.setPageIndex(pageCount - 1);
   }, [table, pageIndex, pageCount]);
-  if (!table.options.getPaginationRowModel || pageCount <= 1) return null;
-  const total = table.getPrePaginationRowModel().rows.length;
+  const serverPaged = table.options.manualPagination === true;
+  if ((!table.options.getPaginationRowModel && !serverPaged) || pageCount <= 1) return null;
+  // A server-paged table knows its total from the server (`rowCount`), not from its rows.
+  const total = serverPaged ? table.getRowCount() : table.getPrePaginationRowModel().rows.length;
   const from = Math.min(total, pageIndex * pageSize + 1);
   const to = Math.min(total, (pageIndex + 1) * pageSize);
   const button =
