@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { DbError } from "@switchyard/db";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { pino } from "pino";
 import { startSwitchyard } from "./app.js";
 import * as accessCommands from "./cli/access-commands.js";
@@ -13,6 +13,11 @@ import { DURATION_HINT, durationMs } from "./duration.js";
 import { readEnv } from "./env.js";
 import { StartupError } from "./startup-error.js";
 import { newXdsToken, xdsAuthMode } from "./xds-security.js";
+
+/** The options of a command that asks for a password: whose, and read how. */
+const usernameOption = (meaning: string) => new Option("--username <name>", meaning);
+const passwordStdinOption = () =>
+  new Option("--password-stdin", "read the password from standard input (scripts)");
 
 function port(value: string): number {
   const n = Number(value);
@@ -234,8 +239,8 @@ export function createCli(): Command {
     .description(
       "sign in with a username and password; stores an API token for the server in $XDG_CONFIG_HOME/switchyard/credentials.json",
     )
-    .option("--username <name>", "the account (asked on a terminal otherwise)")
-    .option("--password-stdin", "read the password from standard input (scripts)")
+    .addOption(usernameOption("the account (asked on a terminal otherwise)"))
+    .addOption(passwordStdinOption())
     .action(
       access((server, options: accessCommands.LoginInput) =>
         accessCommands.login(server, options, stdout),
@@ -256,8 +261,8 @@ export function createCli(): Command {
       "create an API token (asks for your password: a token cannot create tokens); prints its secret once",
     )
     .requiredOption("--name <name>", "a label for the token")
-    .option("--username <name>", "the account (default: the one logged in)")
-    .option("--password-stdin", "read the password from standard input (scripts)")
+    .addOption(usernameOption("the account (default: the one logged in)"))
+    .addOption(passwordStdinOption())
     .option(
       "--scope <scope>",
       "config:read, config:write, publish, status:read or admin (repeat; default config:read and status:read)",
@@ -276,8 +281,8 @@ export function createCli(): Command {
   token
     .command("revoke <id>")
     .description("revoke an API token at once (asks for your password)")
-    .option("--username <name>", "the account (default: the one logged in)")
-    .option("--password-stdin", "read the password from standard input (scripts)")
+    .addOption(usernameOption("the account (default: the one logged in)"))
+    .addOption(passwordStdinOption())
     .action(
       access((server, id: string, options: accessCommands.LoginInput) =>
         accessCommands.tokenRevoke(server, id, options, stdout),

@@ -1,3 +1,4 @@
+import type { DescService } from "@bufbuild/protobuf";
 import {
   type Client,
   Code,
@@ -29,9 +30,10 @@ export function credentials(server: string): Interceptor {
   };
 }
 
-export function connect(server: string): ConfigClient {
+/** A client of `service` on `server`, sending the CLI's credentials. */
+function connectTo<S extends DescService>(service: S, server: string): Client<S> {
   return createClient(
-    ConfigService,
+    service,
     createConnectTransport({
       baseUrl: server,
       httpVersion: "1.1",
@@ -40,16 +42,10 @@ export function connect(server: string): ConfigClient {
   );
 }
 
-export function connectAccess(server: string): Client<typeof AccessService> {
-  return createClient(
-    AccessService,
-    createConnectTransport({
-      baseUrl: server,
-      httpVersion: "1.1",
-      interceptors: [credentials(server)],
-    }),
-  );
-}
+export const connect = (server: string): ConfigClient => connectTo(ConfigService, server);
+
+export const connectAccess = (server: string): Client<typeof AccessService> =>
+  connectTo(AccessService, server);
 
 export function formatIssue(issue: Issue): string {
   const severity =

@@ -27,14 +27,6 @@ import { NoNodes } from "./no-nodes";
 import { HealthBadge, healthPresentation, TypeChips } from "./status-chips";
 import { useNodePage } from "./use-nodes";
 
-const healthRank: Record<NodeHealth, number> = {
-  nacked: 0,
-  stale: 1,
-  pending: 2,
-  synced: 3,
-  disconnected: 4,
-};
-
 const columns: ColumnDef<NodeSummary>[] = [
   {
     id: "node",
@@ -57,7 +49,8 @@ const columns: ColumnDef<NodeSummary>[] = [
   {
     id: "status",
     header: "Status",
-    accessorFn: (n) => healthRank[nodeHealth(n)],
+    // Sorted by the server (node-page.ts): worst first.
+    accessorFn: (n) => nodeHealth(n),
     cell: ({ row }) => <HealthBadge health={nodeHealth(row.original)} />,
   },
   {
