@@ -5,10 +5,11 @@ import { pino } from "pino";
 import { startSwitchyard } from "./app.js";
 import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
-import { CliError, connect, explain } from "./cli/client.js";
+import { CliError, connect, connectAccess, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
 import * as statusCommands from "./cli/status-commands.js";
+import * as teamCommands from "./cli/team-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { readEnv } from "./env.js";
 import { StartupError } from "./startup-error.js";
@@ -288,6 +289,114 @@ export function createCli(): Command {
         accessCommands.tokenRevoke(server, id, options, stdout),
       ),
     );
+  const admin = <A extends unknown[]>(
+    run: (client: ReturnType<typeof connectAccess>, ...args: A) => Promise<void>,
+  ) => withClient(program, connectAccess, run);
+  const user = program.command("user").description("accounts (admins)");
+  user
+    .command("list")
+    .description("every account: role, team, status, last login")
+    .action(admin((access) => teamCommands.userList(access, stdout)));
+  user
+    .command("create <username>")
+    .description("create an account (the password is asked, or read with --password-stdin)")
+    .requiredOption("--role <role>", "admin, member or viewer")
+    .option("--team <name>", "the member's team")
+    .option("--password-stdin", "read the password from standard input (scripts)")
+    .action(
+      admin(
+        async (
+          access,
+          username: string,
+          options: teamCommands.UserCreateOptions & { passwordStdin?: boolean },
+        ) =>
+          teamCommands.userCreate(
+            access,
+            username,
+            options,
+            await accessCommands.newPassword(options.passwordStdin, `Password for ${username}: `),
+            stdout,
+          ),
+      ),
+    );
+  user
+    .command("update <username>")
+    .description("change an account's role, team or password, or disable or enable it")
+    .option("--role <role>", "admin, member or viewer")
+    .option("--team <name>", 'the member\'s team ("" for none)')
+    .option("--disable", "end its sessions and revoke its API tokens at once; it cannot sign in")
+    .option("--enable", "let a disabled account sign in again")
+    .option("--password-stdin", "set a new password read from standard input")
+    .action(
+      admin((access, username: string, options: teamCommands.UserUpdateOptions) =>
+        teamCommands.userUpdate(
+          access,
+          username,
+          options,
+          () => accessCommands.newPassword(true, ""),
+          stdout,
+        ),
+      ),
+    );
+  const team = program.command("team").description("teams and what they own (admins)");
+  team
+    .command("list")
+    .description("every team: domains, clusters, members, review")
+    .action(admin((access) => teamCommands.teamList(access, stdout)));
+  team
+    .command("create <name>")
+    .description("create a team")
+    .option(
+      "--domain <pattern>",
+      "a domain pattern it owns: api.example.com or *.example.com (repeat)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--require-review", "its members' publishes wait for an admin")
+    .action(
+      admin((access, name: string, options: { domain: string[]; requireReview?: boolean }) =>
+        teamCommands.teamCreate(access, name, options, stdout),
+      ),
+    );
+  team
+    .command("update <name>")
+    .description("rename a team, or change whether it requires review")
+    .option("--rename <name>", "the team's new name")
+    .option("--require-review", "its members' publishes wait for an admin")
+    .option("--no-require-review", "its members publish their own changes")
+    .action(
+      admin((access, name: string, options: { rename?: string; requireReview?: boolean }) =>
+        teamCommands.teamUpdate(access, name, options, stdout),
+      ),
+    );
+  team
+    .command("add-domain <team> <pattern>")
+    .description("give a team a domain pattern (api.example.com or *.example.com)")
+    .action(
+      admin((access, name: string, pattern: string) =>
+        teamCommands.teamDomain(access, "add", name, pattern, stdout),
+      ),
+    );
+  team
+    .command("remove-domain <team> <pattern>")
+    .description("take a domain pattern from a team")
+    .action(
+      admin((access, name: string, pattern: string) =>
+        teamCommands.teamDomain(access, "remove", name, pattern, stdout),
+      ),
+    );
+  team
+    .command("set-owner <cluster> <team>")
+    .description('make a team the owner of a cluster ("" for no owner)')
+    .action(
+      admin((access, cluster: string, name: string) =>
+        teamCommands.clusterOwner(access, cluster, name, stdout),
+      ),
+    );
+  team
+    .command("delete <name>")
+    .description("delete a team: its members keep their accounts, its clusters become unowned")
+    .action(admin((access, name: string) => teamCommands.teamDelete(access, name, stdout)));
   program
     .command("xds-token")
     .description(

@@ -1,4 +1,5 @@
 import { create, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
@@ -381,6 +382,24 @@ describe("ownership, sessions, tokens and the audit log", () => {
       .catch((e) => ConnectError.from(e));
     expect((refused as ConnectError).code).toBe(Code.Unauthenticated);
     expect((refused as ConnectError).rawMessage).toContain("revoked");
+  });
+
+  it("ListUsers gives each account's latest successful sign-in, from the audit log, and none for an account that never signed in", async () => {
+    const access = accessClient(harness.baseUrl, admin);
+    await createAccount(harness.baseUrl, await harness.token(), "never-in", Role.VIEWER);
+    const before = Date.now();
+    await signIn(harness.baseUrl, "member-a", USER_PASSWORD);
+    const lastLogin = async (username: string) => {
+      const user = (await access.listUsers({})).users.find((u) => u.username === username);
+      return user?.lastLoginTime === undefined ? undefined : timestampDate(user.lastLoginTime);
+    };
+    const signedIn = await lastLogin("member-a");
+    // The database's clock and this process's are the same machine's; allow a second of rounding.
+    expect(signedIn?.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    expect(await lastLogin("never-in")).toBeUndefined();
+    // A failed attempt is not a sign-in.
+    await expect(signIn(harness.baseUrl, "member-a", "not the password")).rejects.toThrow();
+    expect(await lastLogin("member-a")).toEqual(signedIn);
   });
 
   it("the audit log records logins, logouts, config writes, publishes, rollbacks, token create/revoke/use, user and team changes, with the actor, address and diff; export needs an admin", async () => {

@@ -96,7 +96,7 @@ const USER_SELECT = {
 
 type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
 
-function userMessage(row: UserRow): User {
+function userMessage(row: UserRow, lastLogin?: Date | null): User {
   return create(UserSchema, {
     id: row.id,
     username: row.username,
@@ -105,6 +105,7 @@ function userMessage(row: UserRow): User {
     teamName: row.team?.name ?? "",
     disableTime: ts(row.disabledAt),
     createTime: ts(row.createdAt),
+    lastLoginTime: ts(lastLogin),
   });
 }
 
@@ -277,7 +278,15 @@ export function createAccessService(
         select: USER_SELECT,
         orderBy: { username: "asc" },
       });
-      return { users: rows.map(userMessage) };
+      // The audit log is the record of sign-ins (index action, at): one grouped read, not one
+      // per user. Actors are usernames, which never change.
+      const logins = await prisma.auditEvent.groupBy({
+        by: ["actor"],
+        where: { action: "login", actor: { in: rows.map((row) => row.username) } },
+        _max: { at: true },
+      });
+      const lastLogin = new Map(logins.map((l) => [l.actor, l._max.at]));
+      return { users: rows.map((row) => userMessage(row, lastLogin.get(row.username))) };
     },
 
     async createUser(request, context) {

@@ -48,6 +48,18 @@ function ask(question: string, hidden: boolean): Promise<string> {
   );
 }
 
+/** A new password: from standard input with --password-stdin, else asked on a terminal. */
+export async function newPassword(
+  passwordStdin: boolean | undefined,
+  prompt: string,
+): Promise<string> {
+  if (passwordStdin) return (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  if (process.stdin.isTTY === true) return ask(prompt, true);
+  throw new CliError(
+    "no password: pipe it with --password-stdin, or run the command in a terminal",
+  );
+}
+
 /**
  * A console session for the CLI, for what API tokens may not do (create or revoke tokens:
  * authorize.ts): signs in with a password, runs `work`, and signs out.

@@ -3,7 +3,9 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { AccessService, Role } from "@switchyard/proto/switchyard/v1/access_pb";
 
-export type CallerRole = "admin" | "member" | "viewer";
+import type { CallerRole } from "@/lib/nav-roles";
+
+export type { CallerRole };
 
 const ROLE_NAMES: Record<Role, CallerRole | undefined> = {
   [Role.UNSPECIFIED]: undefined,
@@ -23,6 +25,8 @@ export function useCaller() {
     loading: query.isPending,
     username: user?.username,
     role: user === undefined ? undefined : ROLE_NAMES[user.role],
+    /** The role as the API's enum (undefined until known). */
+    roleValue: user?.role,
     team: query.data?.team,
   };
 }

@@ -84,6 +84,7 @@ export function ClusterList() {
 
   return (
     <ConfigList
+      creates="cluster"
       query={query}
       rowsOf={(data) => data.clusters}
       title="Clusters"

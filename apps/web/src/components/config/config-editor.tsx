@@ -16,6 +16,7 @@ import {
 } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
+import { isConfigKind, useWriteAccess } from "@/components/access/use-write-access";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { ErrorSummary } from "@/components/form/error-summary";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
@@ -107,6 +108,9 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   const [busy, setBusy] = useState(false);
   const editing = loaded !== undefined;
   const Label = capitalized(kind.label);
+  // Who may not change this object reads it: no save, no delete, and the reason why.
+  const access = useWriteAccess(isConfigKind(kind.label) ? kind.label : "cluster", loaded?.name);
+  const readOnly = access.t === "denied" ? access.reason : undefined;
 
   /**
    * Saves `values`. An update carries the update_time of `base` (the version edited), so the
@@ -239,17 +243,25 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
             )
           }
           actions={
-            editing && (
+            editing &&
+            readOnly === undefined && (
               <Button variant="secondary" onClick={() => setConfirmDelete(true)} disabled={busy}>
                 Delete…
               </Button>
             )
           }
         />
+        {readOnly !== undefined && (
+          <p role="note" className="rounded-lg border bg-surface-muted px-4 py-3 text-fg-muted">
+            Read-only: {readOnly}
+          </p>
+        )}
         {summary && (
           <ErrorSummary title={summary.title} placed={summary.placed} unplaced={summary.unplaced} />
         )}
-        {children}
+        <fieldset disabled={readOnly !== undefined} className="contents">
+          {children}
+        </fieldset>
         <div className="fixed right-0 bottom-0 left-0 z-10 border-t bg-canvas/90 backdrop-blur-md md:left-60">
           <div className="mx-auto flex max-w-6xl items-center gap-3 px-4 py-3 md:px-8">
             <p className="text-[13px] text-fg-muted" aria-live="polite">
@@ -268,9 +280,11 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
               <Link href={kind.listHref} className={buttonClass("ghost")}>
                 {dirty ? "Cancel" : "Back"}
               </Link>
-              <Button type="submit" variant="primary" disabled={busy || (editing && !dirty)}>
-                {busy ? "Saving…" : editing ? "Save to draft" : `Create ${kind.label}`}
-              </Button>
+              {readOnly === undefined && (
+                <Button type="submit" variant="primary" disabled={busy || (editing && !dirty)}>
+                  {busy ? "Saving…" : editing ? "Save to draft" : `Create ${kind.label}`}
+                </Button>
+              )}
             </div>
           </div>
         </div>

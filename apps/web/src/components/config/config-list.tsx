@@ -8,9 +8,11 @@ import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { useWriteAccess } from "@/components/access/use-write-access";
 import { buttonClass } from "@/components/ui/button";
 import { EmptyState, LoadError, PageHeader, TableSkeleton } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
+import type { ConfigKindLabel } from "@/lib/write-access";
 import { ConfigTable } from "./config-table";
 import { DeleteRowButton } from "./delete-row-button";
 
@@ -89,6 +91,7 @@ export function ConfigList<D, T>({
   what,
   empty,
   table,
+  creates,
 }: {
   query: UseQueryResult<D, ConnectError>;
   rowsOf: (data: D) => readonly T[];
@@ -106,7 +109,11 @@ export function ConfigList<D, T>({
     searchPlaceholder: string;
     searchText: (row: T) => string;
   };
+  /** The configuration kind the "New …" link creates: shown only to who may create one. */
+  creates?: ConfigKindLabel;
 }) {
+  const access = useWriteAccess(creates ?? "cluster");
+  const canCreate = creates === undefined || access.t === "allowed";
   let body: ReactNode;
   if (query.data) {
     const rows = rowsOf(query.data);
@@ -116,9 +123,11 @@ export function ConfigList<D, T>({
           icon={empty.icon}
           title={empty.title}
           actions={
-            <Link href={newHref} className={buttonClass("primary")}>
-              {empty.action}
-            </Link>
+            canCreate ? (
+              <Link href={newHref} className={buttonClass("primary")}>
+                {empty.action}
+              </Link>
+            ) : undefined
           }
         >
           {empty.children}
@@ -145,9 +154,11 @@ export function ConfigList<D, T>({
         title={title}
         description={description}
         actions={
-          <Link href={newHref} className={buttonClass("primary")}>
-            {newLabel}
-          </Link>
+          canCreate ? (
+            <Link href={newHref} className={buttonClass("primary")}>
+              {newLabel}
+            </Link>
+          ) : undefined
         }
       />
       {body}

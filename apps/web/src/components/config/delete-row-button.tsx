@@ -2,14 +2,32 @@
 
 import { useState } from "react";
 import { toast } from "sonner";
+import { isConfigKind, useWriteAccess } from "@/components/access/use-write-access";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { Button } from "@/components/ui/button";
 import { saveFailureOf } from "@/lib/api-errors";
 import { toastDeleted } from "./saved-toast";
 import { useInvalidateConfig } from "./use-config-client";
 
-/** "Delete" in a list row, with a confirmation; `consequence` says what else breaks. */
-export function DeleteRowButton({
+/**
+ * "Delete" in a list row, with a confirmation; `consequence` says what else breaks. Not shown to
+ * someone who may not change the object (the editor says why).
+ */
+export function DeleteRowButton(props: {
+  label: string;
+  name: string;
+  remove: (name: string) => Promise<unknown>;
+  consequence?: string;
+}) {
+  return isConfigKind(props.label) ? <IfWritable {...props} /> : <DeleteRow {...props} />;
+}
+
+function IfWritable(props: Parameters<typeof DeleteRow>[0] & { label: string }) {
+  const access = useWriteAccess(props.label as Parameters<typeof useWriteAccess>[0], props.name);
+  return access.t === "allowed" ? <DeleteRow {...props} /> : null;
+}
+
+function DeleteRow({
   label,
   name,
   remove,

@@ -76,6 +76,7 @@ export function ListenerList() {
 
   return (
     <ConfigList
+      creates="listener"
       query={query}
       rowsOf={(data) => data.listeners}
       title="Listeners"

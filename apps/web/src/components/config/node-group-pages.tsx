@@ -67,6 +67,7 @@ export function NodeGroupList() {
   );
   return (
     <ConfigList
+      creates="node group"
       query={query}
       rowsOf={(data) => data.nodeGroups}
       title="Node groups"

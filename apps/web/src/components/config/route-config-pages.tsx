@@ -86,6 +86,7 @@ export function RouteConfigList() {
 
   return (
     <ConfigList
+      creates="route configuration"
       query={query}
       rowsOf={(data) => data.resources.filter((r) => r.kind === ResourceKind.ROUTE_CONFIGURATION)}
       title="Routes"

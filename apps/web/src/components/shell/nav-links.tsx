@@ -2,17 +2,41 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { activeNavItem, navSections } from "./nav";
+import { type CallerRole, useCaller } from "@/components/access/use-caller";
+import { activeNavItem, navSectionsFor } from "./nav";
 
 /**
  * The sidebar's navigation: one labelled list per section, the current page marked. On narrow
- * screens the sections flow into one row.
+ * screens the sections flow into one row. Links to pages the caller's role cannot use are left
+ * out (nav.ts); the server refuses their calls anyway.
  */
 export function NavLinks() {
-  const active = activeNavItem(usePathname());
+  const pathname = usePathname();
+  // The login page has no caller: asking WhoAmI there would only be refused.
+  return pathname === "/login" ? (
+    <NavList pathname={pathname} callerRole={undefined} />
+  ) : (
+    <SignedInNav pathname={pathname} />
+  );
+}
+
+function SignedInNav({ pathname }: { pathname: string }) {
+  const { role } = useCaller();
+  return <NavList pathname={pathname} callerRole={role} />;
+}
+
+function NavList({
+  pathname,
+  callerRole,
+}: {
+  pathname: string;
+  callerRole: CallerRole | undefined;
+}) {
+  const active = activeNavItem(pathname);
+  const sections = navSectionsFor(callerRole);
   return (
     <nav aria-label="Main" className="flex gap-1 md:flex-col md:gap-6">
-      {navSections.map((section) => {
+      {sections.map((section) => {
         const headingId = `nav-${section.label.toLowerCase()}`;
         return (
           <div key={section.label}>

@@ -6,18 +6,25 @@ import {
   GaugeIcon,
   HistoryIcon,
   type IconComponent,
+  KeyIcon,
   LayersIcon,
   NetworkIcon,
   RadioIcon,
   RouteIcon,
+  ScrollTextIcon,
   ServerIcon,
   UploadIcon,
+  UserIcon,
+  UsersIcon,
 } from "@/components/ui/icons";
+import { type CallerRole, sectionsForRole } from "@/lib/nav-roles";
 
 export interface NavItem {
   readonly href: Route;
   readonly label: string;
   readonly icon: IconComponent;
+  /** Only these roles see the link (the server refuses the page's calls to the others). */
+  readonly roles?: readonly CallerRole[];
 }
 
 export interface NavSection {
@@ -57,7 +64,21 @@ export const navSections: readonly NavSection[] = [
       { href: "/history", label: "History", icon: HistoryIcon },
     ],
   },
+  {
+    label: "Access",
+    items: [
+      { href: "/users", label: "Users", icon: UserIcon, roles: ["admin"] },
+      { href: "/teams", label: "Teams", icon: UsersIcon, roles: ["admin"] },
+      { href: "/tokens", label: "API tokens", icon: KeyIcon, roles: ["admin", "member", "viewer"] },
+      { href: "/audit", label: "Audit log", icon: ScrollTextIcon, roles: ["admin"] },
+    ],
+  },
 ];
+
+/** The sections as `role` sees them (lib/nav-roles.ts). */
+export function navSectionsFor(role: CallerRole | undefined): readonly NavSection[] {
+  return sectionsForRole(navSections, role);
+}
 
 /** The nav item a pathname belongs to: "/" only matches itself, other items their subtree. */
 export function activeNavItem(pathname: string): NavItem | undefined {

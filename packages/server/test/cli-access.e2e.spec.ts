@@ -1,0 +1,108 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accessClient, bearer, signIn, tokenFor, USER_PASSWORD } from "./auth.js";
+import { type Harness, startHarness } from "./harness.js";
+import { bin } from "./processes.js";
+
+describe("switchyard user and switchyard team", () => {
+  let harness: Harness;
+  let adminToken = "";
+
+  /** The real CLI acting with `token` (SWITCHYARD_TOKEN); `stdin` is piped in. */
+  const cli = (args: string[], stdin = "", token = adminToken) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
+        env: { ...process.env, SWITCHYARD_TOKEN: token, SWITCHYARD_SERVER: "" },
+      });
+      let output = "";
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      child.stdin.end(stdin);
+      child.on("exit", (code) => resolve({ code, output }));
+    });
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    adminToken = await harness.token();
+  });
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("an admin creates a team owning domains and a member of it; a bad pattern and a short password are refused with the server's reason", async () => {
+    const created = await cli(["team", "create", "shop", "--domain", "*.shop.example.com"]);
+    expect(created.output).toBe("Created team shop owning *.shop.example.com.\n");
+    expect(created.code).toBe(0);
+
+    const bad = await cli(["team", "add-domain", "shop", "not a domain"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.output).toContain("is neither a host name");
+    const added = await cli(["team", "add-domain", "shop", "api.shop.example.com"]);
+    expect(added.output).toBe("Team shop owns: *.shop.example.com, api.shop.example.com.\n");
+
+    const short = await cli(
+      ["user", "create", "sam", "--role", "member", "--team", "shop", "--password-stdin"],
+      "too short\n",
+    );
+    expect(short.code).not.toBe(0);
+    expect(short.output).toContain("the password is 9 characters long; use at least 12");
+    const sam = await cli(
+      ["user", "create", "sam", "--role", "member", "--team", "shop", "--password-stdin"],
+      `${USER_PASSWORD}\n`,
+    );
+    expect(sam.output).toBe("Created sam (member, team shop).\n");
+    expect(await signIn(harness.baseUrl, "sam", USER_PASSWORD)).toMatch(/=/);
+
+    const users = (await cli(["user", "list"])).output;
+    expect(users).toMatch(/sam\s+member\s+shop\s+active\s+\d{4}-/);
+    expect(users).toMatch(/admin\s+admin\s+-\s+active/);
+    const teams = (await cli(["team", "list"])).output;
+    expect(teams).toMatch(/shop\s+\*\.shop\.example\.com,api\.shop\.example\.com\s+-\s+1\s+-/);
+  }, 60_000);
+
+  it("team update renames and requires review; user update changes a role, and --disable stops the account from signing in", async () => {
+    const updated = await cli([
+      "team",
+      "update",
+      "shop",
+      "--rename",
+      "shop-eu",
+      "--require-review",
+    ]);
+    expect(updated.output).toBe("Updated team shop-eu: requires review.\n");
+    const access = accessClient(harness.baseUrl, [bearer(adminToken)]);
+    expect((await access.listTeams({})).teams).toMatchObject([
+      { name: "shop-eu", requireReview: true },
+    ]);
+    expect((await cli(["team", "update", "shop-eu", "--no-require-review"])).output).toBe(
+      "Updated team shop-eu: members publish.\n",
+    );
+
+    expect((await cli(["user", "update", "sam", "--role", "viewer"])).output).toBe(
+      "Updated sam: viewer.\n",
+    );
+    const disabled = await cli(["user", "update", "sam", "--disable"]);
+    expect(disabled.output).toBe("Updated sam: viewer, disabled.\n");
+    await expect(signIn(harness.baseUrl, "sam", USER_PASSWORD)).rejects.toThrow();
+
+    const unknown = await cli(["user", "update", "nobody", "--enable"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.output).toContain('no user is named "nobody"');
+    const badRole = await cli(["user", "update", "sam", "--role", "owner"]);
+    expect(badRole.output).toContain('--role "owner": use admin, member or viewer');
+  }, 60_000);
+
+  it("a member's token cannot list or change accounts or teams' domains: the server's refusal is shown", async () => {
+    await cli(
+      ["user", "create", "mia", "--role", "member", "--team", "shop-eu", "--password-stdin"],
+      `${USER_PASSWORD}\n`,
+    );
+    const member = await tokenFor(harness.baseUrl, "mia", USER_PASSWORD);
+    const list = await cli(["user", "list"], "", member);
+    expect(list.code).not.toBe(0);
+    expect(list.output).toContain("only an admin may see other accounts");
+    const add = await cli(["team", "add-domain", "shop-eu", "www.example.com"], "", member);
+    expect(add.code).not.toBe(0);
+  }, 60_000);
+});
