@@ -145,11 +145,6 @@ describe("access control on every API method", () => {
   let teamA: string;
   let teamB: string;
   const who = {} as Record<Who, Interceptor[]>;
-  const api = (interceptors: Interceptor[]) =>
-    createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
-    );
 
   beforeAll(async () => {
     harness = await startHarness();
@@ -215,11 +210,6 @@ describe("ownership, sessions, tokens and the audit log", () => {
   let member: Interceptor[];
   let memberToken: string;
   let teamA: string;
-  const api = (interceptors: Interceptor[]) =>
-    createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
-    );
   const code = async (work: Promise<unknown>) => {
     try {
       await work;
