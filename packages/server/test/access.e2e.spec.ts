@@ -210,6 +210,11 @@ describe("ownership, sessions, tokens and the audit log", () => {
   let member: Interceptor[];
   let memberToken: string;
   let teamA: string;
+  const api = (interceptors: Interceptor[]) =>
+    createClient(
+      ConfigService,
+      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
+    );
   const code = async (work: Promise<unknown>) => {
     try {
       await work;
