@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AuditInput, exportAudit, listAudit, recordAudit } from "./audit.js";
+import { T0 } from "./fixtures.js";
 
 let database: TestDatabase;
 beforeEach(async () => {
@@ -8,7 +9,6 @@ beforeEach(async () => {
 });
 afterEach(() => database.drop());
 
-const T0 = Date.UTC(2026, 0, 1, 9);
 const event = (minute: number, overrides: Partial<AuditInput> = {}): AuditInput => ({
   actor: "alice",
   actorKind: "user",

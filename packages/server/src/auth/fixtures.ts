@@ -79,3 +79,7 @@ export async function seedUser(
       : null;
   return createUser(prisma, { username, password: PASSWORD, role, teamId: team?.id ?? null });
 }
+
+/** A fixed test time, and a clock that reads `ms` after it. */
+export const T0 = Date.UTC(2026, 0, 1, 9);
+export const at = (ms: number) => () => new Date(T0 + ms);

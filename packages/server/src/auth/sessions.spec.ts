@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { seedUser } from "./fixtures.js";
+import { at, seedUser, T0 } from "./fixtures.js";
 import type { PrincipalRow } from "./principal.js";
 import { sha256Hex } from "./secrets.js";
 import {
@@ -18,9 +18,6 @@ beforeEach(async () => {
   alice = await seedUser(database.prisma, "alice");
 });
 afterEach(() => database.drop());
-
-const T0 = Date.UTC(2026, 0, 1, 9);
-const at = (ms: number) => () => new Date(T0 + ms);
 
 describe("sessions", () => {
   it("store only the sha256 of the cookie's 32-byte random secret", async () => {

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { seedUser } from "./fixtures.js";
+import { at, seedUser, T0 } from "./fixtures.js";
 import type { PrincipalRow } from "./principal.js";
 import { sha256Hex } from "./secrets.js";
 import {
@@ -19,9 +19,6 @@ beforeEach(async () => {
   alice = await seedUser(database.prisma, "alice");
 });
 afterEach(() => database.drop());
-
-const T0 = Date.UTC(2026, 0, 1, 9);
-const at = (ms: number) => () => new Date(T0 + ms);
 
 describe("API tokens", () => {
   it("are returned once as sy_ + 43 base64url characters; only their sha256 is stored", async () => {

@@ -1,7 +1,11 @@
 "use client";
 
+import type { ConnectError } from "@connectrpc/connect";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { type ReactNode, useState } from "react";
+import type { UseQueryResult } from "@tanstack/react-query";
+import type { Route } from "next";
+import Link from "next/link";
+import { type FormEventHandler, type ReactNode, useState } from "react";
 import {
   type DefaultValues,
   type FieldValues,
@@ -12,8 +16,9 @@ import {
 } from "react-hook-form";
 import type { z } from "zod";
 import { FormSection } from "@/components/form/section";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon } from "@/components/ui/icons";
+import { EditorSkeleton, LoadError, PageHeader } from "@/components/ui/page-states";
 import { accessFailureOf, type FieldRule } from "@/lib/access-errors";
 
 /**
@@ -121,4 +126,108 @@ export function SectionForm<F extends FieldValues>({
       </form>
     </FormProvider>
   );
+}
+
+/**
+ * A "New …" page: its header (under a link back to the list), the form's sections, then its
+ * refusal, Cancel (back to the list) and the create button.
+ */
+export function CreatePage<F extends FieldValues>({
+  form,
+  onSubmit,
+  list,
+  title,
+  description,
+  submitLabel,
+  busy,
+  error,
+  children,
+}: {
+  form: UseFormReturn<F>;
+  onSubmit: FormEventHandler<HTMLFormElement>;
+  /** The list the page belongs to, e.g. { href: "/teams", label: "Teams" }. */
+  list: { readonly href: Route; readonly label: string };
+  title: string;
+  description: string;
+  submitLabel: string;
+  busy: boolean;
+  error: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <FormProvider {...form}>
+      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-6">
+        <PageHeader
+          eyebrow={
+            <Link href={list.href} className="hover:text-fg hover:underline">
+              {list.label}
+            </Link>
+          }
+          title={title}
+          description={description}
+        />
+        {children}
+        <div className="flex flex-wrap items-center justify-end gap-3">
+          <div className="mr-auto min-w-0">
+            <FormAlert message={error} />
+          </div>
+          <Link href={list.href} className={buttonClass("ghost")}>
+            Cancel
+          </Link>
+          <Button type="submit" variant="primary" disabled={busy}>
+            {busy ? "Creating…" : submitLabel}
+          </Button>
+        </div>
+      </form>
+    </FormProvider>
+  );
+}
+
+/**
+ * One object of a listed kind, found in its list: the load error, a skeleton while loading, a
+ * page saying it does not exist (with a link back), or `children` with it.
+ */
+export function FromList<D, T>({
+  query,
+  what,
+  find,
+  missing,
+  children,
+}: {
+  query: UseQueryResult<D, ConnectError>;
+  /** "the team" */
+  what: string;
+  find: (data: D) => T | undefined;
+  missing: {
+    readonly title: string;
+    readonly text: string;
+    readonly href: Route;
+    readonly label: string;
+  };
+  children: (found: T, data: D) => ReactNode;
+}) {
+  if (query.error)
+    return (
+      <LoadError
+        what={what}
+        error={query.error}
+        retrying={query.isFetching}
+        onRetry={() => void query.refetch()}
+      />
+    );
+  if (!query.data) return <EditorSkeleton label={what} />;
+  const found = find(query.data);
+  if (found === undefined)
+    return (
+      <div className="flex flex-col gap-6">
+        <PageHeader title={missing.title} />
+        <p className="text-fg-muted">
+          {missing.text}{" "}
+          <Link href={missing.href} className="font-medium text-accent hover:underline">
+            {missing.label}
+          </Link>
+        </p>
+      </div>
+    );
+  return <>{children(found, query.data)}</>;
 }

@@ -8,7 +8,6 @@ import type { Route } from "next";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useMemo, useState } from "react";
-import { FormProvider } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
 import { ConfigList } from "@/components/config/config-list";
@@ -19,10 +18,10 @@ import { CheckboxField, SelectField, TextAreaField, TextField } from "@/componen
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button, buttonClass } from "@/components/ui/button";
 import { UsersIcon } from "@/components/ui/icons";
-import { EditorSkeleton, LoadError, PageHeader } from "@/components/ui/page-states";
+import { PageHeader } from "@/components/ui/page-states";
 import { DOMAIN_FIELD_RULES, messageOf, TEAM_FIELD_RULES } from "@/lib/access-errors";
 import { splitList } from "@/lib/form-values";
-import { FormAlert, SectionForm, useAccessForm } from "./access-form";
+import { CreatePage, FromList, SectionForm, useAccessForm } from "./access-form";
 import { AdminOnly } from "./admin-only";
 import { useAccessClient, useInvalidateAccess } from "./use-access-client";
 import { userHref } from "./user-pages";
@@ -163,48 +162,35 @@ function CreateTeamForm() {
     router.push(teamHref(created.name));
   });
   return (
-    <FormProvider {...form}>
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-6">
-        <PageHeader
-          eyebrow={
-            <Link href={"/teams" as Route} className="hover:text-fg hover:underline">
-              Teams
-            </Link>
-          }
-          title="New team"
-          description="Its members will change the virtual hosts under its domains and the clusters it owns."
-        />
-        <FormSection title="Team">
-          <FieldGrid columns={2}>
-            <TextField<NewTeamForm> name="name" label="Name" />
-            <TextAreaField<NewTeamForm>
-              name="domains"
-              label="Domain patterns"
-              mono
-              rows={3}
-              placeholder={"*.shop.example.com\napi.shop.example.com"}
-              hint="One per line: a host name, or *. and a domain for everything below it."
-            />
-            <CheckboxField<NewTeamForm>
-              name="requireReview"
-              label="Requires review"
-              hint="Members cannot publish or roll back: an admin reviews and publishes their changes."
-            />
-          </FieldGrid>
-        </FormSection>
-        <div className="flex flex-wrap items-center justify-end gap-3">
-          <div className="mr-auto min-w-0">
-            <FormAlert message={error} />
-          </div>
-          <Link href={"/teams" as Route} className={buttonClass("ghost")}>
-            Cancel
-          </Link>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {busy ? "Creating…" : "Create team"}
-          </Button>
-        </div>
-      </form>
-    </FormProvider>
+    <CreatePage
+      form={form}
+      onSubmit={onSubmit}
+      list={{ href: "/teams" as Route, label: "Teams" }}
+      title="New team"
+      description="Its members will change the virtual hosts under its domains and the clusters it owns."
+      submitLabel="Create team"
+      busy={busy}
+      error={error}
+    >
+      <FormSection title="Team">
+        <FieldGrid columns={2}>
+          <TextField<NewTeamForm> name="name" label="Name" />
+          <TextAreaField<NewTeamForm>
+            name="domains"
+            label="Domain patterns"
+            mono
+            rows={3}
+            placeholder={"*.shop.example.com\napi.shop.example.com"}
+            hint="One per line: a host name, or *. and a domain for everything below it."
+          />
+          <CheckboxField<NewTeamForm>
+            name="requireReview"
+            label="Requires review"
+            hint="Members cannot publish or roll back: an admin reviews and publishes their changes."
+          />
+        </FieldGrid>
+      </FormSection>
+    </CreatePage>
   );
 }
 
@@ -218,30 +204,21 @@ export function EditTeam({ name }: { name: string }) {
 
 function EditTeamPage({ name }: { name: string }) {
   const query = useQuery(AccessService.method.listTeams, {});
-  if (query.error)
-    return (
-      <LoadError
-        what="the team"
-        error={query.error}
-        retrying={query.isFetching}
-        onRetry={() => void query.refetch()}
-      />
-    );
-  if (!query.data) return <EditorSkeleton label="the team" />;
-  const team = query.data.teams.find((t) => t.name === name);
-  if (team === undefined)
-    return (
-      <div className="flex flex-col gap-6">
-        <PageHeader title="No such team" />
-        <p className="text-fg-muted">
-          No team is named “{name}”: it may have been renamed or deleted.{" "}
-          <Link href={"/teams" as Route} className="font-medium text-accent hover:underline">
-            Back to Teams
-          </Link>
-        </p>
-      </div>
-    );
-  return <TeamEditor key={team.id} team={team} teams={query.data.teams} />;
+  return (
+    <FromList
+      query={query}
+      what="the team"
+      find={(data) => data.teams.find((t) => t.name === name)}
+      missing={{
+        title: "No such team",
+        text: `No team is named “${name}”: it may have been renamed or deleted.`,
+        href: "/teams" as Route,
+        label: "Back to Teams",
+      }}
+    >
+      {(team, data) => <TeamEditor key={team.id} team={team} teams={data.teams} />}
+    </FromList>
+  );
 }
 
 const settingsSchema = z.object({ name: teamName, requireReview: z.boolean() });

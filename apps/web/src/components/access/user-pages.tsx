@@ -8,7 +8,7 @@ import type { Route } from "next";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
-import { FormProvider, useWatch } from "react-hook-form";
+import { useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
 import { ConfigList } from "@/components/config/config-list";
@@ -18,11 +18,11 @@ import { SelectField, TextField } from "@/components/form/field";
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button, buttonClass } from "@/components/ui/button";
 import { UserIcon } from "@/components/ui/icons";
-import { EditorSkeleton, LoadError, PageHeader } from "@/components/ui/page-states";
+import { PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { messageOf, USER_FIELD_RULES } from "@/lib/access-errors";
 import { ROLE_LABELS, ROLE_OPTIONS, roleOf } from "@/lib/access-labels";
-import { FormAlert, SectionForm, useAccessForm } from "./access-form";
+import { CreatePage, FromList, SectionForm, useAccessForm } from "./access-form";
 import { AdminOnly } from "./admin-only";
 import { useAccessClient, useInvalidateAccess } from "./use-access-client";
 import { useCaller } from "./use-caller";
@@ -191,59 +191,46 @@ function CreateUserForm() {
     router.push(userHref(created.username));
   });
   return (
-    <FormProvider {...form}>
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-6">
-        <PageHeader
-          eyebrow={
-            <Link href={"/users" as Route} className="hover:text-fg hover:underline">
-              Users
-            </Link>
-          }
-          title="New user"
-          description="The account signs in on the console’s login page and can create its own API tokens."
-        />
-        <FormSection title="Account">
-          <FieldGrid columns={2}>
-            <TextField<NewUserForm>
-              name="username"
-              label="Username"
-              mono
-              hint="a-z, 0-9, “.”, “_” and “-”."
-            />
-            <TextField<NewUserForm>
-              name="password"
-              label="Password"
-              type="password"
-              autoComplete="new-password"
-              hint="Share it with them privately; they can be given a new one here later."
-            />
-            <SelectField<NewUserForm> name="role" label="Role" options={ROLE_OPTIONS} />
-            <SelectField<NewUserForm>
-              name="teamId"
-              label="Team"
-              options={teamOptions}
-              disabled={!isMember}
-              hint={
-                isMember
-                  ? "The team whose routes and clusters they may change."
-                  : "Only members belong to a team."
-              }
-            />
-          </FieldGrid>
-        </FormSection>
-        <div className="flex flex-wrap items-center justify-end gap-3">
-          <div className="mr-auto min-w-0">
-            <FormAlert message={error} />
-          </div>
-          <Link href={"/users" as Route} className={buttonClass("ghost")}>
-            Cancel
-          </Link>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {busy ? "Creating…" : "Create user"}
-          </Button>
-        </div>
-      </form>
-    </FormProvider>
+    <CreatePage
+      form={form}
+      onSubmit={onSubmit}
+      list={{ href: "/users" as Route, label: "Users" }}
+      title="New user"
+      description="The account signs in on the console’s login page and can create its own API tokens."
+      submitLabel="Create user"
+      busy={busy}
+      error={error}
+    >
+      <FormSection title="Account">
+        <FieldGrid columns={2}>
+          <TextField<NewUserForm>
+            name="username"
+            label="Username"
+            mono
+            hint="a-z, 0-9, “.”, “_” and “-”."
+          />
+          <TextField<NewUserForm>
+            name="password"
+            label="Password"
+            type="password"
+            autoComplete="new-password"
+            hint="Share it with them privately; they can be given a new one here later."
+          />
+          <SelectField<NewUserForm> name="role" label="Role" options={ROLE_OPTIONS} />
+          <SelectField<NewUserForm>
+            name="teamId"
+            label="Team"
+            options={teamOptions}
+            disabled={!isMember}
+            hint={
+              isMember
+                ? "The team whose routes and clusters they may change."
+                : "Only members belong to a team."
+            }
+          />
+        </FieldGrid>
+      </FormSection>
+    </CreatePage>
   );
 }
 
@@ -257,30 +244,21 @@ export function EditUser({ username }: { username: string }) {
 
 function EditUserPage({ username }: { username: string }) {
   const query = useQuery(AccessService.method.listUsers, {});
-  if (query.error)
-    return (
-      <LoadError
-        what="the user"
-        error={query.error}
-        retrying={query.isFetching}
-        onRetry={() => void query.refetch()}
-      />
-    );
-  if (!query.data) return <EditorSkeleton label="the user" />;
-  const user = query.data.users.find((u) => u.username === username);
-  if (user === undefined)
-    return (
-      <div className="flex flex-col gap-6">
-        <PageHeader title="No such user" />
-        <p className="text-fg-muted">
-          No account is named “{username}”.{" "}
-          <Link href={"/users" as Route} className="font-medium text-accent hover:underline">
-            Back to Users
-          </Link>
-        </p>
-      </div>
-    );
-  return <UserEditor key={user.id} user={user} />;
+  return (
+    <FromList
+      query={query}
+      what="the user"
+      find={(data) => data.users.find((u) => u.username === username)}
+      missing={{
+        title: "No such user",
+        text: `No account is named “${username}”.`,
+        href: "/users" as Route,
+        label: "Back to Users",
+      }}
+    >
+      {(user) => <UserEditor key={user.id} user={user} />}
+    </FromList>
+  );
 }
 
 const roleTeamSchema = z.object({ role: z.string(), teamId: z.string().optional() });
