@@ -10,6 +10,7 @@ export type {
   NodeGroupCluster,
   NodeGroupListener,
   PrismaClient,
+  ReviewRequest,
   Route,
   RouteConfiguration,
   VirtualHost,

@@ -8,6 +8,7 @@ import { envoyBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, connectAccess, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
+import * as reviewCommands from "./cli/review-commands.js";
 import * as statusCommands from "./cli/status-commands.js";
 import * as teamCommands from "./cli/team-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
@@ -528,6 +529,60 @@ export function createCli(): Command {
     .action(
       clientAction(program, (client, options: { message: string }) =>
         commands.publish(client, stdout, options),
+      ),
+    );
+  const review = program
+    .command("review")
+    .description("review requests: for teams whose publishes wait for an admin");
+  review
+    .command("request")
+    .description("ask an admin to publish the draft (as switchyard diff shows it now)")
+    .requiredOption("-m, --message <message>", "what changed and why (the published message)")
+    .action(
+      clientAction(program, (client, options: { message: string }) =>
+        reviewCommands.reviewRequest(client, stdout, options),
+      ),
+    );
+  review
+    .command("list")
+    .description("review requests, newest first (open ones by default)")
+    .option("--state <states>", "open, approved, rejected, withdrawn (comma-separated) or all")
+    .option("--limit <n>", "how many (default 20)")
+    .action(
+      clientAction(program, (client, options: { state?: string; limit?: string }) =>
+        reviewCommands.reviewList(client, stdout, options),
+      ),
+    );
+  review
+    .command("show <id>")
+    .description("one review request: who asked, what it changes, its outcome")
+    .action(
+      clientAction(program, (client, id: string) => reviewCommands.reviewShow(client, stdout, id)),
+    );
+  review
+    .command("approve <id>")
+    .description("publish a review request's draft (admins)")
+    .option("--comment <text>", "a note for the requester")
+    .action(
+      clientAction(program, (client, id: string, options: { comment?: string }) =>
+        reviewCommands.reviewApprove(client, stdout, id, options),
+      ),
+    );
+  review
+    .command("reject <id>")
+    .description("turn a review request down, saying why (admins)")
+    .requiredOption("--comment <text>", "why, for the requester")
+    .action(
+      clientAction(program, (client, id: string, options: { comment?: string }) =>
+        reviewCommands.reviewClose(client, stdout, "reject", id, options),
+      ),
+    );
+  review
+    .command("withdraw <id>")
+    .description("take back your own review request")
+    .action(
+      clientAction(program, (client, id: string) =>
+        reviewCommands.reviewClose(client, stdout, "withdraw", id, {}),
       ),
     );
   program

@@ -61,6 +61,8 @@ const EXPECTED: Record<string, Set<Who>> = {
       "ListSnapshots",
       "GetSnapshot",
       "Export",
+      "ListReviewRequests",
+      "GetReviewRequest",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, READ]),
   ),
   ...Object.fromEntries(
@@ -74,6 +76,8 @@ const EXPECTED: Record<string, Set<Who>> = {
       "Import",
       "Publish",
       "Rollback",
+      "RequestReview",
+      "WithdrawReview",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, TEAM_WRITE]),
   ),
   ...Object.fromEntries(
@@ -84,6 +88,8 @@ const EXPECTED: Record<string, Set<Who>> = {
       "CreateNodeGroup",
       "UpdateNodeGroup",
       "DeleteNodeGroup",
+      "ApproveReview",
+      "RejectReview",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, ADMIN_ONLY]),
   ),
   ...Object.fromEntries(

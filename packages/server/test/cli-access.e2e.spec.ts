@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { ConfigService, DiscoveryType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessClient, bearer, signIn, tokenFor, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
@@ -104,5 +107,52 @@ describe("switchyard user and switchyard team", () => {
     expect(list.output).toContain("only an admin may see other accounts");
     const add = await cli(["team", "add-domain", "shop-eu", "www.example.com"], "", member);
     expect(add.code).not.toBe(0);
+  }, 60_000);
+
+  it("a member of a team that requires review requests one with switchyard review request; the admin lists, shows and approves it, and the version goes out as theirs", async () => {
+    await cli(["team", "update", "shop-eu", "--require-review"]);
+    const member = await tokenFor(harness.baseUrl, "mia", USER_PASSWORD);
+    await createClient(
+      ConfigService,
+      createConnectTransport({
+        baseUrl: harness.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(member)],
+      }),
+    ).createCluster({
+      name: "shop-backend",
+      discoveryType: DiscoveryType.EDS,
+      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
+    });
+    const refused = await cli(["publish", "-m", "shop backend"], "", member);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain("switchyard review request");
+
+    const asked = await cli(["review", "request", "-m", "shop backend"], "", member);
+    expect(asked.code, asked.output).toBe(0);
+    const id = asked.output.match(/requested review #(\d+) of 1 added, 0 modified, 0 removed/)?.[1];
+    expect(id, asked.output).toBeDefined();
+    expect(asked.output).toContain("added    cluster shop-backend");
+
+    const list = await cli(["review", "list"]);
+    expect(list.output).toMatch(new RegExp(`${id}\\s+open\\s+\\d{4}-.*mia\\s+shop-eu\\s+1 added`));
+    const shown = await cli(["review", "show", `#${id}`]);
+    expect(shown.output).toContain(`review #${id}: open`);
+    expect(shown.output).toContain("requested by mia (team shop-eu)");
+    const byMember = await cli(["review", "approve", String(id)], "", member);
+    expect(byMember.code).not.toBe(0);
+
+    const approved = await cli(["review", "approve", String(id), "--comment", "ok"]);
+    expect(approved.code, approved.output).toBe(0);
+    expect(approved.output).toMatch(
+      new RegExp(`approved review #${id}: published version 1 \\(1 added`),
+    );
+    const history = await cli(["history"]);
+    expect(history.output).toMatch(
+      /1\s+\d{4}-.*mia\s+\+1 ~0 -0\s+shop backend \(review #\d+, approved by admin\)/,
+    );
+    expect((await cli(["review", "list"])).output).toBe("no open review requests\n");
+    const bad = await cli(["review", "show", "abc"]);
+    expect(bad.output).toContain('"abc" is not a review id');
   }, 60_000);
 });

@@ -86,6 +86,24 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     ListSnapshots: readConfig,
     GetSnapshot: readConfig,
     Rollback: { t: "per-object", action: "rollback", roles: ["ADMIN", "MEMBER"], scope: "publish" },
+    // Review requests: whoever may publish the draft (or may once reviewed) asks; the requester
+    // withdraws (the handler checks who asked); admins approve (a publish) or reject.
+    RequestReview: {
+      t: "per-object",
+      action: "publish",
+      roles: ["ADMIN", "MEMBER"],
+      scope: "publish",
+    },
+    ListReviewRequests: readConfig,
+    GetReviewRequest: readConfig,
+    ApproveReview: { t: "per-object", action: "publish", roles: ["ADMIN"], scope: "publish" },
+    RejectReview: { t: "per-object", action: "publish", roles: ["ADMIN"], scope: "publish" },
+    WithdrawReview: {
+      t: "per-object",
+      action: "publish",
+      roles: ["ADMIN", "MEMBER"],
+      scope: "publish",
+    },
     // Each imported object is authorized as a write of its own (a member imports only theirs).
     Import: teamWrite,
     Export: readConfig,

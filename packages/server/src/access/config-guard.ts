@@ -15,6 +15,7 @@ import {
   assertAllowed,
   auditActor,
   authorize,
+  type Decision,
   type DomainOwnership,
   type DraftChange,
   loadDomainOwnership,
@@ -181,25 +182,35 @@ export async function authorizePublish(
   draft: ConfigSpec,
   latestVersion: number,
 ): Promise<void> {
+  assertAllowed(await publishDecision(tx, principal, action, changes, draft, latestVersion));
+}
+
+/**
+ * The decision on `principal` publishing (or rolling back to) `draft`, without throwing: a review
+ * request accepts "review" (and "allow": anyone who may publish may also ask for a review).
+ */
+export async function publishDecision(
+  tx: TransactionClient,
+  principal: Principal,
+  action: "publish" | "rollback",
+  changes: readonly SourceChange[],
+  draft: ConfigSpec,
+  latestVersion: number,
+): Promise<Decision> {
   if (principal.role === "ADMIN") {
-    assertAllowed(
-      authorize(principal, action, {
-        kind: "draft",
-        changes: [],
-        ownership: { exact: new Map(), wildcard: new Map() },
-      }),
-    );
-    return;
+    return authorize(principal, action, {
+      kind: "draft",
+      changes: [],
+      ownership: { exact: new Map(), wildcard: new Map() },
+    });
   }
   const before = latestVersion === 0 ? undefined : await specOfVersion(tx, latestVersion);
   const writes = writesBetween(changes, before, draft);
   const draftChanges: DraftChange[] = [];
   for (const write of writes) draftChanges.push(await draftChangeOf(tx, principal, write));
-  assertAllowed(
-    authorize(principal, action, {
-      kind: "draft",
-      changes: draftChanges,
-      ownership: await loadDomainOwnership(tx),
-    }),
-  );
+  return authorize(principal, action, {
+    kind: "draft",
+    changes: draftChanges,
+    ownership: await loadDomainOwnership(tx),
+  });
 }

@@ -23,12 +23,20 @@ import {
 } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
 import { objectChanges, selectChanges } from "./object-changes.js";
+import { reviewHandlers } from "./review-handlers.js";
 
 /**
  * The hooks that authorize a publish or rollback against the draft's changes and audit it, both
  * inside the publish transaction. The author of a version is the authenticated caller.
  */
-function guarded(context: HandlerContext, action: "publish" | "rollback") {
+export function guarded(
+  context: HandlerContext,
+  action: "publish" | "rollback",
+): {
+  readonly author: string;
+  readonly authorize: PublishHook;
+  readonly audit: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
+} {
   const caller = callerOf(context);
   return {
     author: caller.username,
@@ -65,7 +73,7 @@ export function snapshotInfo(record: SnapshotRecord): SnapshotInfo {
   });
 }
 
-function version(value: bigint, what: string): number {
+export function version(value: bigint, what: string): number {
   if (value > BigInt(Number.MAX_SAFE_INTEGER))
     throw new ConnectError(`${what} ${value} is out of range`, Code.InvalidArgument);
   return Number(value);
@@ -97,6 +105,8 @@ export function publishHandlers(
   };
 
   return {
+    ...reviewHandlers(prisma, store, published),
+
     async diff(request) {
       const from =
         request.fromVersion === 0n ? undefined : version(request.fromVersion, "from_version");

@@ -374,9 +374,14 @@ describe("authorize: members, teams and review", () => {
     const reviewed = principal("MEMBER", { team: { ...PAYMENTS, requireReview: true } });
     expect(authorize(reviewed, "publish", ownDraft)).toEqual({
       t: "review",
-      message: "team payments requires an admin's review before changes go out",
+      message:
+        "team payments requires an admin's review before changes go out: request one (switchyard review request, or Request review on the Changes page)",
     });
-    expect(authorize(reviewed, "rollback", ownDraft).t).toBe("review");
+    expect(authorize(reviewed, "rollback", ownDraft)).toEqual({
+      t: "review",
+      message:
+        "team payments requires an admin's review before changes go out: ask an admin to roll back",
+    });
     expect(authorize(reviewed, "publish", mixedDraft).t).toBe("deny");
   });
 

@@ -190,7 +190,11 @@ function roleDecision(principal: Principal, action: Action, resource: Resource):
       if (principal.team?.requireReview === true)
         return {
           t: "review",
-          message: `team ${principal.team.name} requires an admin's review before changes go out`,
+          message:
+            `team ${principal.team.name} requires an admin's review before changes go out: ` +
+            (action === "publish"
+              ? "request one (switchyard review request, or Request review on the Changes page)"
+              : "ask an admin to roll back"),
         };
       return ALLOW;
     }

@@ -53,7 +53,7 @@ export function table(head: string[], rows: string[][]): string {
   return `${t.toString()}\n`;
 }
 
-function summarizeChanges(changes: readonly ObjectChange[]): string {
+export function summarizeChanges(changes: readonly ObjectChange[]): string {
   if (changes.length === 0) return "no changes";
   const count = (type: ChangeType) => changes.filter((c) => c.change === type).length;
   return [
@@ -63,7 +63,7 @@ function summarizeChanges(changes: readonly ObjectChange[]): string {
   ].join(", ");
 }
 
-function changeLines(changes: readonly ObjectChange[]): string {
+export function changeLines(changes: readonly ObjectChange[]): string {
   return changes
     .map((c) => `  ${changeWord[c.change].padEnd(8)} ${kindLabel[c.kind]} ${c.name}\n`)
     .join("");

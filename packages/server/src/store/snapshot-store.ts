@@ -321,20 +321,17 @@ interface WriteInput extends PublishInput {
 }
 
 /**
- * Writes the draft read `draft` as a new immutable snapshot inside transaction `tx` (which holds
- * the publish lock): validates, compiles, stores new blobs and the snapshot row, and notifies
- * replicas. The spec compiled is exactly the canonical source the snapshot records (object keys
- * sorted): the database returns JSON keys in its own order, and map order reaches the encoded
- * bytes (a Struct inside an Any), so versions are identical whether a config comes from the draft
- * or a rollback.
+ * What a publish checks before it writes anything: the base version and draft revision the
+ * author reviewed, that there is a change, access (`input.authorize`), and validation. Throws
+ * PublishError (or the hook's error) to refuse.
  */
-async function writeSnapshot(
+async function checkDraft(
   tx: TransactionClient,
   draft: DraftRead,
   latest: LatestManifests | undefined,
   memo: CompileMemo | undefined,
-  input: WriteInput,
-): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
+  input: PublishInput,
+) {
   const latestVersion = latest?.version ?? 0;
   if (input.baseVersion && input.baseVersion !== latestVersion) {
     throw new PublishError(
@@ -368,6 +365,32 @@ async function writeSnapshot(
       report.issues,
     );
   }
+  return { latestVersion, manifest, changes, config, report };
+}
+
+/**
+ * Writes the draft read `draft` as a new immutable snapshot inside transaction `tx` (which holds
+ * the publish lock): validates, compiles, stores new blobs and the snapshot row, and notifies
+ * replicas. The spec compiled is exactly the canonical source the snapshot records (object keys
+ * sorted): the database returns JSON keys in its own order, and map order reaches the encoded
+ * bytes (a Struct inside an Any), so versions are identical whether a config comes from the draft
+ * or a rollback.
+ */
+async function writeSnapshot(
+  tx: TransactionClient,
+  draft: DraftRead,
+  latest: LatestManifests | undefined,
+  memo: CompileMemo | undefined,
+  input: WriteInput,
+): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
+  const { objects } = draft;
+  const { latestVersion, manifest, changes, config, report } = await checkDraft(
+    tx,
+    draft,
+    latest,
+    memo,
+    input,
+  );
   const groups = storedGroups(config);
 
   // Only blobs the latest snapshot does not hold can be new (older ones are skipped on conflict).
@@ -533,6 +556,29 @@ export class SnapshotStore {
         writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input),
       ),
     );
+  }
+
+  /**
+   * Checks the draft exactly as publishDraft would (base version, draft revision, access,
+   * validation) without publishing, then runs `record` in the same transaction with the changes
+   * checked: a review request pins a draft that a publish would have accepted.
+   */
+  checkDraft<T>(
+    input: Omit<PublishInput, "audit" | "message" | "author">,
+    record: (
+      tx: TransactionClient,
+      checked: { readonly changes: readonly SourceChange[]; readonly latestVersion: number },
+    ) => Promise<T>,
+  ): Promise<T> {
+    return inPublishTransaction(this.#prisma, async (tx) => {
+      const latest = await latestManifests(tx, this.#latest);
+      const checked = await checkDraft(tx, await this.draft.read(tx), latest, this.draft.memo, {
+        ...input,
+        message: "",
+        author: "",
+      });
+      return record(tx, checked);
+    });
   }
 
   /**
