@@ -86,7 +86,11 @@ export interface Switchyard {
    * caller must show that password once (the CLI prints it framed on stdout); it is kept nowhere.
    */
   readonly initialAdmin: InitialAdmin;
-  /** Stops everything, in reverse order of start. Idempotent. */
+  /**
+   * Drains the xDS port first (new connections refused, open streams ended with UNAVAILABLE so
+   * proxies reconnect to another replica at once), then stops everything else in reverse order
+   * of start. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -370,7 +374,12 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       cache,
       status: { tracker, writer: statusWriter },
       initialAdmin,
-      stop: stopAll,
+      // Draining first: proxies move to another replica while the rest shuts down (the status
+      // writer still records their disconnects: it stops after the xDS server).
+      stop: async () => {
+        await xds.close();
+        await stopAll();
+      },
     };
   } catch (error) {
     await stopAll();

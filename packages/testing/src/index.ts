@@ -7,6 +7,7 @@ export {
   type WatchedPage,
 } from "./browser.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
+export { startTcpBalancer, type TcpBalancer } from "./tcp-balancer.js";
 export {
   createTestCa,
   type IssueOptions,

@@ -44,6 +44,19 @@ export interface StreamOptions {
    * every node is served its group.
    */
   readonly access?: ClientAccess | undefined;
+  /**
+   * Aborted when the server drains (SIGTERM): the stream then ends with UNAVAILABLE, the status
+   * on which xDS clients reconnect at once, to another replica behind the load balancer.
+   */
+  readonly closing?: AbortSignal | undefined;
+}
+
+/** How a drained stream ends (see StreamOptions.closing). */
+export function drainingError(): ConnectError {
+  return new ConnectError(
+    "the control plane is shutting down: reconnect (a load balancer sends you to another replica)",
+    Code.Unavailable,
+  );
 }
 
 /** A request as the loop needs it: its type and, on the first request, the node. */
@@ -236,6 +249,10 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
     if (denied) throw refuse(denied, "node_group", nodeId);
   };
 
+  const drain = () => events.fail(drainingError());
+  if (options.closing?.aborted) drain();
+  options.closing?.addEventListener("abort", drain, { once: true });
+
   // Requests are read concurrently with snapshot changes. The reader is never awaited: when the
   // stream fails (say, on a malformed request) the client may keep its side open, and the error
   // must reach it now; the reader ends when Connect finishes the call.
@@ -311,6 +328,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
       }
     }
   } finally {
+    options.closing?.removeEventListener("abort", drain);
     stopHeartbeats();
     watch?.cancel();
     access?.release();

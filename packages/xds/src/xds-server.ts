@@ -63,6 +63,11 @@ export interface XdsServerOptions {
   readonly tls?: XdsTlsOptions;
   /** Client authentication (client-auth.ts). Default: mode "none", everyone is served. */
   readonly auth?: { readonly mode: XdsAuthMode; readonly credentials?: XdsCredentials };
+  /**
+   * How long `close` lets ended streams' final frames (UNAVAILABLE, GOAWAY) leave before it
+   * destroys the connections still open. Default 1 s.
+   */
+  readonly drainGraceMs?: number;
 }
 
 export interface XdsTlsOptions {
@@ -80,21 +85,28 @@ export interface XdsServer {
    * Throws, changing nothing, on inconsistent credentials.
    */
   setCredentials(credentials: XdsCredentials): void;
-  /** Closes every open stream and pending long poll, and the listening socket. */
+  /**
+   * Drains: stops accepting connections, ends every open stream with UNAVAILABLE (xDS clients
+   * reconnect at once, to another replica) and every pending long poll, sends GOAWAY, and after
+   * `drainGraceMs` destroys what is still open. Resolves once everything is closed; calling it
+   * again returns the same promise.
+   */
   close(): Promise<void>;
 }
 
 const DEFAULT_REST_LONG_POLL_TIMEOUT_MS = 30_000;
+const DEFAULT_DRAIN_GRACE_MS = 1_000;
 /** Node's timers fire at once for longer delays (they overflow a signed 32-bit int). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function xdsRoutes(options: XdsServerOptions, access: ClientAccess) {
+function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: AbortSignal) {
   const common = {
     watcher: options.watcher,
     callbacks: options.callbacks ?? {},
     controlPlaneId: options.controlPlaneId,
     ttl: options.ttl,
     access,
+    closing,
   };
   const ads: SotwStreamOptions = { ...common, variant: "ads-sotw" };
   /** A per-type SotW service: one type only (a request for another ends the stream). */
@@ -228,6 +240,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     );
   }
   const access = new ClientAccess(mode, options.auth?.credentials);
+  /** Aborted by close: REST long polls answer, gRPC streams end with UNAVAILABLE. */
+  const closing = new AbortController();
   const authenticate = (request: HttpRequest): Authentication => {
     const authorization = request.headers.authorization;
     return access.authenticate({
@@ -240,7 +254,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     grpc: true,
     connect: false,
     grpcWeb: false,
-    routes: xdsRoutes(options, access),
+    routes: xdsRoutes(options, access, closing.signal),
     contextValues: (request) =>
       createContextValues()
         .set(
@@ -260,7 +274,6 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     );
   }
   if (options.ttl) checkTtl(options.ttl);
-  const closing = new AbortController();
   const rest = createRestHandler({
     watcher: options.watcher,
     controlPlaneId: options.controlPlaneId,
@@ -281,13 +294,16 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       sessions.add(session);
       session.once("close", () => sessions.delete(session));
     });
+  /** Connections speaking HTTP/2 (gRPC), drained gracefully by close. */
+  const http2Sockets = new WeakSet<net.Socket>();
   const trackSocket = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   };
+  let closed: Promise<void> | undefined;
   const server = options.tls
-    ? secureServer(options.tls, mode, handler, trackSessions, trackSocket)
-    : cleartextServer(handler, trackSessions, trackSocket);
+    ? secureServer(options.tls, mode, handler, trackSessions, trackSocket, http2Sockets)
+    : cleartextServer(handler, trackSessions, trackSocket, http2Sockets);
 
   return {
     listen: (port, host) =>
@@ -300,13 +316,25 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
         });
       }),
     setCredentials: (credentials) => access.setCredentials(credentials),
-    close: () =>
-      new Promise((resolve) => {
-        closing.abort();
-        for (const session of sessions) session.destroy();
-        for (const socket of sockets) socket.destroy();
+    close: () => {
+      // Draining: refuse new connections, end every stream with UNAVAILABLE (clients reconnect
+      // at once, through the load balancer, to another replica), say GOAWAY, and give the final
+      // frames a moment to leave before destroying what is left.
+      closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-      }),
+        closing.abort();
+        // HTTP/1.1 (REST-JSON) connections have no GOAWAY: their long polls end with them.
+        for (const socket of sockets) if (!http2Sockets.has(socket)) socket.destroy();
+        for (const session of sessions) if (!session.closed) session.close();
+        const grace = setTimeout(() => {
+          for (const session of sessions) session.destroy();
+          for (const socket of sockets) socket.destroy();
+        }, options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS);
+        grace.unref();
+        server.once("close", () => clearTimeout(grace));
+      });
+      return closed;
+    },
   };
 }
 
@@ -323,6 +351,7 @@ function secureServer(
   handler: Handler,
   trackSessions: (h2: http2.Http2SecureServer) => void,
   trackSocket: (socket: net.Socket) => void,
+  http2Sockets: WeakSet<net.Socket>,
 ): net.Server {
   const mtls = mode === "mtls";
   const h2 = http2.createSecureServer(
@@ -335,7 +364,10 @@ function secureServer(
     handler,
   );
   trackSessions(h2);
-  h2.on("secureConnection", trackSocket);
+  h2.on("secureConnection", (socket: tls.TLSSocket) => {
+    trackSocket(socket);
+    if (socket.alpnProtocol === "h2") http2Sockets.add(socket);
+  });
   // A failed handshake (say, a cleartext client) must not become an uncaught error.
   h2.on("tlsClientError", () => undefined);
   return h2;
@@ -346,6 +378,7 @@ function cleartextServer(
   handler: Handler,
   trackSessions: (h2: http2.Http2Server) => void,
   trackSocket: (socket: net.Socket) => void,
+  http2Sockets: WeakSet<net.Socket>,
 ): net.Server {
   const h2 = http2.createServer(handler);
   const h1 = http.createServer(handler);
@@ -366,6 +399,7 @@ function cleartextServer(
       if (http2Like && compared < PREFACE_BYTES_TO_DECIDE) return;
       socket.off("readable", decide);
       socket.unshift(seen);
+      if (http2Like) http2Sockets.add(socket);
       (http2Like ? h2 : h1).emit("connection", socket);
     };
     socket.on("readable", decide);
