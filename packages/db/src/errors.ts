@@ -36,3 +36,32 @@ export class DbError extends Error {
     super(message, options);
   }
 }
+
+/** Prisma's codes for a database that cannot be reached or went away (prisma.io/docs, error reference). */
+const UNREACHABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+const UNREACHABLE_SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+]);
+
+/**
+ * Whether `error` (or one of its causes) says the database is unreachable or went away mid-call:
+ * refused or dropped connections, Postgres shutting down or restarting (SQLSTATE 57P01-57P03,
+ * class 08), Prisma's connection and pool errors. Not for errors of the query itself.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (UNREACHABLE_PRISMA_CODES.has(code) || UNREACHABLE_SOCKET_CODES.has(code)) return true;
+      if (/^(57P0[123]|08...)$/.test(code)) return true;
+    }
+    if (/Connection terminated|Can't reach database server|Connection refused/i.test(e.message))
+      return true;
+    e = e.cause;
+  }
+  return false;
+}

@@ -29,7 +29,7 @@ export {
   type EmbeddedPostgresOptions,
   startEmbeddedPostgres,
 } from "./embedded-postgres.js";
-export { DbError, type DbErrorCode } from "./errors.js";
+export { DbError, type DbErrorCode, isDatabaseUnavailable } from "./errors.js";
 export { type MigrateOptions, type MigrateResult, migrate } from "./migrate.js";
 
 /** The client handed to `prisma.$transaction(async (tx) => ...)` callbacks. */

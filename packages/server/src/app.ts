@@ -20,6 +20,7 @@ import { AUDIT_EXPORT_PATH, auditExportHandler } from "./access/audit-export.js"
 import { requestContextValues } from "./access/request-context.js";
 import { createConfigService } from "./api/config-service.js";
 import { createStatusService } from "./api/status-service.js";
+import { unavailableInterceptor } from "./api/unavailable-interceptor.js";
 import {
   ensureInitialAdmin,
   type InitialAdmin,
@@ -343,7 +344,10 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         host: options.host,
         routes,
         // Every method of every service passes the access gate (access/access-rules.ts).
-        interceptors: [createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) })],
+        interceptors: [
+          unavailableInterceptor,
+          createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
+        ],
         contextValues: requestContextValues,
         extraRoutes: {
           "/metrics": metrics.handler,

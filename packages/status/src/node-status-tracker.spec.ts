@@ -196,6 +196,52 @@ describe("NodeStatusTracker", () => {
     expect(changes).toEqual([]);
   });
 
+  it("a type subscribed to by name (gRPC's CDS) is not a wildcard; an empty first list or `*` is, and a SotW list without `*` drops it", () => {
+    const { tracker } = trackerWithClock();
+    const wildcardOf = (nodeId: string, typeUrl: string) =>
+      tracker.node(nodeId)?.types.find((t) => t.typeUrl === typeUrl)?.wildcard;
+    const grpc = streamOf(tracker, 1, nodeLike("grpc-1"));
+    grpc.request(CDS, ["blue"]);
+    grpc.request(LDS, []);
+    expect(wildcardOf("grpc-1", CDS)).toBe(false);
+    expect(wildcardOf("grpc-1", LDS)).toBe(true);
+    tracker.onRequest({
+      streamId: 1,
+      typeUrl: LDS,
+      verdict: { t: "ack", version: "v" },
+      resourceNames: ["*", "x"],
+    });
+    expect(wildcardOf("grpc-1", LDS)).toBe(true);
+    tracker.onRequest({
+      streamId: 1,
+      typeUrl: LDS,
+      verdict: { t: "ack", version: "v" },
+      resourceNames: ["x"],
+    });
+    expect(wildcardOf("grpc-1", LDS)).toBe(false);
+
+    const delta = streamOf(tracker, 2, nodeLike("envoy-1"), "ads-delta");
+    delta.request(CDS, []);
+    delta.request(EDS, ["a"]);
+    expect(wildcardOf("envoy-1", CDS)).toBe(true);
+    expect(wildcardOf("envoy-1", EDS)).toBe(false);
+    // Delta names added later keep a wildcard; `*` added later makes one.
+    tracker.onRequest({
+      streamId: 2,
+      typeUrl: CDS,
+      verdict: { t: "update" },
+      resourceNames: ["b"],
+    });
+    expect(wildcardOf("envoy-1", CDS)).toBe(true);
+    tracker.onRequest({
+      streamId: 2,
+      typeUrl: EDS,
+      verdict: { t: "update" },
+      resourceNames: ["*"],
+    });
+    expect(wildcardOf("envoy-1", EDS)).toBe(true);
+  });
+
   it("a Delta response's removed resources leave the held set on ACK", () => {
     const { tracker } = trackerWithClock();
     const s = streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");

@@ -93,6 +93,7 @@ const NO_LEDGER = (typeUrl: string): TypeLedger => ({
   acked: undefined,
   nack: undefined,
   lastAnswer: undefined,
+  wildcard: true,
 });
 
 /**
@@ -176,13 +177,23 @@ export class NodeStatusTracker implements XdsCallbacks {
     const { verdict, typeUrl } = event;
     const nodeId = stream.info.nodeId;
     const at = this.#now();
-    const ledger = node.types.get(typeUrl) ?? NO_LEDGER(typeUrl);
+    const known = node.types.get(typeUrl) ?? NO_LEDGER(typeUrl);
+    const wildcard =
+      verdict.t === "stale"
+        ? known.wildcard
+        : subscribesWhole(
+            known.wildcard,
+            isSotw(stream.info.variant),
+            verdict.t === "initial",
+            event.resourceNames,
+          );
+    const ledger = wildcard === known.wildcard ? known : { ...known, wildcard };
     // The response this request answers: one response per type is in flight on a stream
     // (subscription.ts, flow "awaiting"), so it is the latest sent on this stream.
     const answered = stream.lastSent.get(typeUrl);
     switch (verdict.t) {
       case "initial":
-        if (!node.types.has(typeUrl)) node.types.set(typeUrl, ledger);
+        node.types.set(typeUrl, ledger);
         break;
       case "ack": {
         const acked = ackedState(ledger.acked, answered, verdict.version, at);
@@ -234,8 +245,11 @@ export class NodeStatusTracker implements XdsCallbacks {
       // A stale request is ignored by the server (shared/spec README); a Delta "update" changes
       // the subscription only. Neither answers a response.
       case "stale":
-      case "update":
         return;
+      case "update":
+        if (ledger === known) return;
+        node.types.set(typeUrl, ledger);
+        break;
     }
     this.#changed(nodeId, typeUrl);
   }
@@ -356,6 +370,24 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 function isSotw(variant: XdsVariant): boolean {
   return variant === "sotw" || variant === "ads-sotw";
+}
+
+/**
+ * Whether a subscription is to the whole set after a request naming `names` (shared/spec
+ * README, "Wildcard is the name `*`"): `*` among the names makes it so. A SotW request carries
+ * the whole list: names without `*` make it named, and an empty list is a legacy wildcard on a
+ * stream's first request and keeps what it was after (wildcard stays, names become "nothing"). A Delta request carries changes: its first
+ * request's empty list is a legacy wildcard, and later names add to whatever it is.
+ */
+export function subscribesWhole(
+  previous: boolean,
+  sotw: boolean,
+  first: boolean,
+  names: readonly string[],
+): boolean {
+  if (names.includes("*")) return true;
+  if (sotw) return names.length === 0 ? first || previous : false;
+  return first ? names.length === 0 : previous;
 }
 
 /**

@@ -126,6 +126,13 @@ export interface TypeLedger {
   readonly nack: NackRecord | undefined;
   /** Which came last for this type; a NACK followed by no ACK keeps the type NACKED. */
   readonly lastAnswer: "ack" | "nack" | undefined;
+  /**
+   * Whether the node subscribes to the whole set of this type (a wildcard subscription, as
+   * Envoy's CDS and LDS) rather than to resources by name (EDS and RDS; CDS and LDS of gRPC's
+   * xDS clients): only then must it hold every resource of the type to be in sync. True until a
+   * request names resources (tracker.ts, subscribesWhole).
+   */
+  readonly wildcard: boolean;
 }
 
 /**

@@ -31,7 +31,6 @@ import {
   readConvergence,
   readVersionManifests,
   UnknownVersionError,
-  WHOLE_SET_TYPES,
 } from "../status/convergence-reader.js";
 import { type Fleet, fleetSummary } from "../status/fleet-summary.js";
 import {
@@ -236,7 +235,7 @@ function intendedOf(
 ): { [name: string]: string } {
   const all = group?.resources[type.typeUrl];
   if (all === undefined) return {};
-  const names = WHOLE_SET_TYPES.has(type.typeUrl) ? [...all.keys()] : Object.keys(type.held);
+  const names = type.wildcard ? [...all.keys()] : Object.keys(type.held);
   return Object.fromEntries(
     names.flatMap((name) => {
       const version = all.get(name);

@@ -70,6 +70,8 @@ function type(
     held,
     heldKey: JSON.stringify(held),
     resourceVersionsKnown: Object.values(held).every((v) => v !== null),
+    // As Envoy subscribes: CDS and LDS as a whole, the others by name.
+    wildcard: typeUrl === CDS || typeUrl === LDS,
     updatedAt: ackedAt,
     ...rest,
   };
@@ -94,6 +96,19 @@ function node(id: string, types: NodeTypeRecord[], metadata: unknown = {}): Node
 }
 
 describe("classifyConvergence", () => {
+  it("a node subscribing to CDS by name (a gRPC client) is in sync holding only the clusters it asked for; a wildcard one needs them all", () => {
+    const result = classifyConvergence(manifests, [
+      node("grpc", [type(CDS, { green: "g1" }, { wildcard: false })]),
+      node("envoy", [type(CDS, { green: "g1" })]),
+      node("grpc-old", [type(CDS, { green: "g0" }, { wildcard: false })]),
+    ]);
+    expect(result.nodes.map((n) => [n.nodeId, n.state])).toEqual([
+      ["envoy", "PENDING"],
+      ["grpc", "ACKED"],
+      ["grpc-old", "PENDING"],
+    ]);
+  });
+
   it("classifies ACKED, NACKED and PENDING nodes with per-type states and percentiles", () => {
     const result = classifyConvergence(manifests, [
       // In sync everywhere; EDS compares only the names held.

@@ -9,12 +9,6 @@ import { listNodes, type NodeRecord, type NodeTypeRecord } from "./status-reader
  * fleet. `classifyConvergence` is the pure part; `readConvergence` loads its input.
  */
 
-const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
-const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-/** Wildcard types: the node holds the whole set, so the whole set is compared. */
-/** The types proxies subscribe to as a whole (wildcard); the others by name. */
-export const WHOLE_SET_TYPES: ReadonlySet<string> = new Set([LDS, CDS]);
-
 /** One node group of a version, as the reader needs it: selector and typeUrl → name → version. */
 export interface GroupManifest {
   readonly name: string;
@@ -86,12 +80,13 @@ export function stringMetadata(metadata: unknown): Record<string, string> {
 }
 
 /**
- * Whether a node holding `held` (name → version) of `typeUrl` holds what `want` gives it: every
- * held name is in `want` at its version and, for the types subscribed to as a whole, nothing of
- * `want` is missing.
+ * Whether a node holding `held` (name → version) holds what `want` gives it: every held name is
+ * in `want` at its version and, when it subscribes to the whole set (`wildcard`: Envoy's CDS
+ * and LDS), nothing of `want` is missing. A subscription by name (EDS, RDS, and gRPC's CDS and
+ * LDS) holds what it asked for, which is not all of `want`.
  */
 export function heldMatches(
-  typeUrl: string,
+  wildcard: boolean,
   held: Iterable<readonly [string, string | null | undefined]>,
   want: ReadonlyMap<string, string>,
 ): boolean {
@@ -100,7 +95,7 @@ export function heldMatches(
     if (want.get(name) !== version) return false;
     count += 1;
   }
-  return !WHOLE_SET_TYPES.has(typeUrl) || count === want.size;
+  return !wildcard || count === want.size;
 }
 
 /**
@@ -121,10 +116,10 @@ function typeConvergence(
   if (want === undefined) return { ...base, state: "IN_SYNC" };
   if (type.acked !== undefined) {
     if (!type.resourceVersionsKnown) return { ...base, state: "UNKNOWN" };
-    const key = `${group.name}\n${type.typeUrl}\n${type.heldKey}`;
+    const key = `${group.name}\n${type.typeUrl}\n${type.wildcard}\n${type.heldKey}`;
     let matches = memo.get(key);
     if (matches === undefined) {
-      matches = heldMatches(type.typeUrl, Object.entries(type.held), want);
+      matches = heldMatches(type.wildcard, Object.entries(type.held), want);
       memo.set(key, matches);
     }
     if (matches) return { ...base, state: "IN_SYNC" };

@@ -43,14 +43,16 @@ export function publicationOf(
     targets,
     holds: (nodeId, typeUrl, acked) => {
       if (acked === undefined) return false;
-      const identity = tracker.node(nodeId)?.identity;
-      if (identity === undefined) return false;
+      const node = tracker.node(nodeId);
+      if (node === undefined) return false;
+      const { identity } = node;
+      const wildcard = node.types.find((t) => t.typeUrl === typeUrl)?.wildcard ?? true;
       const { snapshot } = selectNodeGroup(config.groups, {
         id: identity.id,
         cluster: identity.cluster,
         metadata: stringMetadata(identity.metadata),
       });
-      return heldMatches(typeUrl, acked.held, want(snapshot, typeUrl));
+      return heldMatches(wildcard, acked.held, want(snapshot, typeUrl));
     },
   };
 }

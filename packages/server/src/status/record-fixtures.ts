@@ -14,6 +14,7 @@ export const typeRecord = (
   held: {},
   heldKey: "",
   resourceVersionsKnown: true,
+  wildcard: true,
   updatedAt: 0,
 });
 

@@ -37,6 +37,8 @@ export interface NodeTypeRecord {
   /** The XdsHeldSet of `held` ("" when the node holds nothing). */
   readonly heldKey: string;
   readonly resourceVersionsKnown: boolean;
+  /** Subscribed to the whole set (TypeLedger.wildcard): only then is all of it wanted. */
+  readonly wildcard: boolean;
   readonly updatedAt: number;
 }
 
@@ -283,6 +285,7 @@ function typeRecord(row: TypeRowRead, at: number): NodeTypeRecord {
     held: NOTHING_HELD,
     heldKey: row.heldKey,
     resourceVersionsKnown: row.resourceVersionsKnown,
+    wildcard: row.wildcard,
     updatedAt: row.updatedAt.getTime(),
   };
 }

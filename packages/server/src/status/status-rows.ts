@@ -42,6 +42,7 @@ export interface TypeRow {
   /** The XdsHeldSet of what the node holds after its latest ACK; "" when it holds nothing. */
   readonly heldKey: string;
   readonly resourceVersionsKnown: boolean;
+  readonly wildcard: boolean;
   readonly updatedAt: number;
 }
 
@@ -145,6 +146,7 @@ export function typeRow(
     nackAt: nack?.at ?? null,
     heldKey: held?.key ?? "",
     resourceVersionsKnown: acked?.resourceVersionsKnown ?? false,
+    wildcard: view.wildcard,
     updatedAt,
   };
 }

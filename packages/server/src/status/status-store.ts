@@ -92,6 +92,7 @@ const typeColumns: readonly Column<TypeRow>[] = [
   column("nackAt", "timestamp(3)", (t) => t.nackAt),
   column("heldKey", "text", (t) => t.heldKey),
   column("resourceVersionsKnown", "bool", (t) => t.resourceVersionsKnown),
+  column("wildcard", "bool", (t) => t.wildcard),
   column("updatedAt", "timestamp(3)", (t) => t.updatedAt),
 ];
 
