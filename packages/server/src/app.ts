@@ -32,6 +32,7 @@ import { createMetrics } from "./metrics.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { StatusWriter, writeStatusBatch } from "./status/index.js";
 import { publicationOf } from "./status/live-convergence.js";
+import { ReplicaLease } from "./status/replica-lease.js";
 import { StatusFeed } from "./status/status-feed.js";
 import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
 import { SnapshotFollower } from "./store/snapshot-follower.js";
@@ -64,6 +65,11 @@ export interface SwitchyardOptions {
   readonly logger: Logger;
   /** How long a response may go unanswered before its type is STALE. Default 30 s. */
   readonly staleAfterMs?: number;
+  /**
+   * How long this replica's lease lasts without renewal before other replicas mark its nodes
+   * disconnected (status/replica-lease.ts). Default 20 s; renewed every quarter of it.
+   */
+  readonly replicaLeaseMs?: number;
   /** How long a disconnected node stays listed. Default 24 h. */
   readonly retainDisconnectedMs?: number;
   /** SWITCHYARD_ADMIN_PASSWORD: the first admin's password; generated when unset. */
@@ -242,6 +248,32 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(prisma, batch)),
       onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
     });
+    // A replica killed outright cannot write its nodes' disconnects: leases let the others do it.
+    const lease = new ReplicaLease({
+      prisma,
+      replicaId,
+      ...(options.replicaLeaseMs === undefined
+        ? {}
+        : {
+            expireAfterMs: options.replicaLeaseMs,
+            intervalMs: Math.max(100, Math.floor(options.replicaLeaseMs / 4)),
+          }),
+      onReaped: () => {
+        logger.warn(
+          { replicaId },
+          "this replica's lease had run out (the database was away from it): writing its nodes again",
+        );
+        statusWriter.rewriteAll();
+      },
+      onReapedOther: (reaped, nodeIds) =>
+        logger.warn(
+          { replica: reaped, nodes: nodeIds.length },
+          "a replica stopped renewing its lease: its nodes are marked disconnected",
+        ),
+      onError: (error) => logger.warn({ err: error }, "renewing the replica lease failed"),
+    });
+    await lease.renew();
+    cleanups.push(() => lease.close());
     cleanups.push(async () => {
       await statusWriter.close();
     });

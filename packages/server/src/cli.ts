@@ -82,6 +82,7 @@ async function serve(flags: {
     logger,
     staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
+    replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });
   if (app.initialAdmin.t === "created" && app.initialAdmin.generatedPassword !== null) {

@@ -39,6 +39,11 @@ const EnvSchema = z.object({
     .default("info"),
   /** How long a response may go unanswered before the node's type shows STALE. */
   SWITCHYARD_STALE_AFTER: duration("30s"),
+  /**
+   * How long a replica's lease lasts without renewal (renewed every quarter of it) before the
+   * other replicas mark its nodes disconnected.
+   */
+  SWITCHYARD_REPLICA_LEASE: duration("20s"),
   /** How long a disconnected node stays listed (with its status and events). */
   SWITCHYARD_NODE_RETENTION: duration("24h"),
   /** The first admin's password, used only when the database has no account yet. */

@@ -53,7 +53,11 @@ describe("faults: replicas behind a load balancer on one PostgreSQL", () => {
   let token: string;
   const clients: XdsEchoClient[] = [];
 
-  const env = () => ({ DATABASE_URL: databaseUrl, SWITCHYARD_STALE_AFTER: "2s" });
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    SWITCHYARD_STALE_AFTER: "2s",
+    SWITCHYARD_REPLICA_LEASE: "2s",
+  });
   /** Replica `i` (0 or 1), started on its fixed xDS port so the balancer finds it again. */
   const startReplica = async (i: number) => {
     replicas[i] = await startServe(["--no-console", "--xds-port", String(xdsPorts[i])], env());
@@ -226,8 +230,19 @@ describe("faults: replicas behind a load balancer on one PostgreSQL", () => {
     await config(a).updateRouteConfiguration(shopRoutes("green"));
     await config(a).publish({ message: "shop on green" });
     await config(a).createCluster(shopCluster("draft-only", green));
+    // A proxy connected to A itself, not through the balancer: it has nowhere to go.
+    const direct = createTestClient(`http://127.0.0.1:${a.xdsPort}`);
+    const stranded = direct.openDelta("ads", { node: { id: "stranded", cluster: "edge" } });
+    stranded.request(TypeUrl.Cluster, ["*"]);
+    stranded.ack(await stranded.next());
+    await until(
+      () => status(b).listNodes({ idContains: "stranded", connectedOnly: true }),
+      (r) => r.nodes.length === 1,
+      "the stranded proxy listed connected",
+    );
     a.child.kill("SIGKILL");
     await a.exited;
+    direct.close();
 
     await until(
       () => third.call(),
@@ -241,6 +256,14 @@ describe("faults: replicas behind a load balancer on one PostgreSQL", () => {
       "the proxy served by the surviving replica",
       15_000,
     );
+    // The killed replica wrote no disconnect: its lease ran out, and B marked it.
+    const gone = await until(
+      () => status(b).listNodes({ idContains: "stranded" }),
+      (r) => r.nodes[0]?.connected === false,
+      "the stranded proxy shown disconnected once A's lease ran out",
+      15_000,
+    );
+    expect(gone.nodes[0]?.disconnectedAt).toBeDefined();
     // The draft edit made through the killed replica is there.
     expect((await config(b).getCluster({ name: "draft-only" })).name).toBe("draft-only");
     await config(b).deleteCluster({ name: "draft-only" });
@@ -346,6 +369,12 @@ describe("faults: replicas behind a load balancer on one PostgreSQL", () => {
         20_000,
       );
       await nothingLost(b, 3);
+      // The proxy that connected while the database was away is recorded now it is back.
+      const listed = await status(b).listNodes({
+        idContains: "during-outage",
+        connectedOnly: true,
+      });
+      expect(listed.nodes.map((n) => n.id)).toEqual(["during-outage"]);
     } finally {
       fresh.close();
     }

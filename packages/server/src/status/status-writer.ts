@@ -126,6 +126,18 @@ export class StatusWriter {
     return at - this.#lastPrune >= PRUNE_EVERY_MS;
   }
 
+  /**
+   * Writes every node the tracker knows again at the next flush: after another replica reaped
+   * this one's nodes (its lease ran out while the database was away), they are connected again.
+   */
+  rewriteAll(): void {
+    for (const node of this.#tracker.nodes()) {
+      const nodeId = node.identity.id;
+      this.#markDirty({ nodeId, typeUrl: undefined });
+      for (const type of node.types) this.#markDirty({ nodeId, typeUrl: type.typeUrl });
+    }
+  }
+
   #markDirty(change: StatusChange): void {
     let types = this.#dirty.get(change.nodeId);
     if (types === undefined) {
