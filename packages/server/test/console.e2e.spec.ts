@@ -64,6 +64,7 @@ describe("the console in a real browser", () => {
       "/node-groups": ["ListNodeGroups"],
       "/topology": ["ListListeners", "ListRouteConfigurations", "ListClusters"],
       "/changes": ["Diff", "Validate"],
+      "/reviews": ["ListReviewRequests", "ListReviewRequests"],
       "/history": ["ListSnapshots"],
       "/inventory": ["ListResources"],
     };

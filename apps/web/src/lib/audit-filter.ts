@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS: readonly { readonly value: string; readonly label: s
   { value: "logout", label: "Sign-outs" },
   { value: "publish", label: "Publishes" },
   { value: "rollback", label: "Rollbacks" },
+  { value: "review.*", label: "Review requests (review.*)" },
   { value: "cluster.*", label: "Clusters (cluster.*)" },
   { value: "routeConfiguration.*", label: "Routes (routeConfiguration.*)" },
   { value: "listener.*", label: "Listeners (listener.*)" },

@@ -8,6 +8,7 @@ import {
 import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { NODES_PAGE_SIZE } from "./node-filter-params";
+import { OPEN_REVIEWS, RECENT_REVIEWS } from "./review-filter";
 
 /**
  * Early requests: on a full page load, each page's first API calls start from a small inline
@@ -107,6 +108,14 @@ export const EARLY_ROUTES: readonly EarlyRoute[] = [
     calls: [
       call(ConfigService.method.diff, () => ({})),
       call(ConfigService.method.validate, () => ({})),
+    ],
+  },
+  {
+    path: "/reviews",
+    // The default view (review-filter.ts, reviewLists): every open request, the newest of all.
+    calls: [
+      call(ConfigService.method.listReviewRequests, () => OPEN_REVIEWS),
+      call(ConfigService.method.listReviewRequests, () => RECENT_REVIEWS),
     ],
   },
   { path: "/history", calls: [call(ConfigService.method.listSnapshots, () => ({ limit: 200 }))] },

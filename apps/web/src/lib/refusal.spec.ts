@@ -47,6 +47,35 @@ describe("classifyRefusal", () => {
     expect(refusalTitle(r)).toBe("Refused: 1 problem to fix first.");
   });
 
+  it("recognises a member whose team requires review, so the page offers to request one", () => {
+    const r = classifyRefusal(
+      new ConnectError(
+        "team shop requires an admin's review before changes go out: request one (switchyard review request, or Request review on the Changes page)",
+        Code.FailedPrecondition,
+      ),
+    );
+    expect(r.t).toBe("review-required");
+    expect(refusalTitle(r)).toMatch(/request one instead/);
+    const rollback = classifyRefusal(
+      new ConnectError(
+        "team shop requires an admin's review before changes go out: ask an admin to roll back",
+        Code.FailedPrecondition,
+      ),
+    );
+    expect(refusalTitle(rollback)).toBe(
+      "team shop requires an admin's review before changes go out: ask an admin to roll back",
+    );
+  });
+
+  it("says what to do next in the reader's own terms", () => {
+    const r = classifyRefusal(
+      new ConnectError("the draft changed after you reviewed it", Code.FailedPrecondition),
+    );
+    expect(refusalTitle(r, "request a review")).toBe(
+      "The draft changed after you reviewed it. Review the updated changes, then request a review.",
+    );
+  });
+
   it("keeps the server's message for anything else", () => {
     const r = classifyRefusal(new ConnectError("boom", Code.Internal));
     expect(r).toEqual({ t: "other", message: "boom", code: Code.Internal });

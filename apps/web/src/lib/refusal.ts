@@ -7,6 +7,8 @@ import { type Issue, ValidationErrorsSchema } from "@switchyard/proto/switchyard
  * - `draft-changed`: someone edited the draft after it was reviewed;
  * - `no-changes`: the draft is identical to the latest version;
  * - `invalid`: the content has errors, each in `issues` at its path;
+ * - `review-required`: the caller's team requires an admin's review (Team.require_review): they
+ *   request one instead of publishing;
  * - `other`: anything else; `message` is the server's.
  */
 export type Refusal =
@@ -14,11 +16,13 @@ export type Refusal =
   | { readonly t: "draft-changed"; readonly message: string }
   | { readonly t: "no-changes"; readonly message: string }
   | { readonly t: "invalid"; readonly message: string; readonly issues: readonly Issue[] }
+  | { readonly t: "review-required"; readonly message: string }
   | { readonly t: "other"; readonly message: string; readonly code: Code };
 
 /**
- * Classifies an API error. The three FailedPrecondition refusals share a code; they are told
- * apart by the server's message (packages/server/src/store/snapshot-store.ts, writeSnapshot).
+ * Classifies an API error. The FailedPrecondition refusals share a code; they are told apart by
+ * the server's message (packages/server/src/store/snapshot-store.ts, writeSnapshot, and
+ * src/auth/authorize.ts for review).
  */
 export function classifyRefusal(error: unknown): Refusal {
   const e = ConnectError.from(error);
@@ -32,23 +36,31 @@ export function classifyRefusal(error: unknown): Refusal {
       return { t: "stale-base", message };
     if (/draft changed after you reviewed/.test(message)) return { t: "draft-changed", message };
     if (/^nothing to publish/.test(message)) return { t: "no-changes", message };
+    // A rollback's refusal says to ask an admin, and stays "other" with the server's words.
+    if (/requires an admin's review.*request one/.test(message))
+      return { t: "review-required", message };
   }
   return { t: "other", message, code: e.code };
 }
 
-/** One sentence for a toast or an alert's title: what happened and what to do now. */
-export function refusalTitle(refusal: Refusal): string {
+/**
+ * One sentence for a toast or an alert's title: what happened and what to do now, `then` being
+ * what the reader was doing ("publish", "request a review").
+ */
+export function refusalTitle(refusal: Refusal, then = "publish"): string {
   switch (refusal.t) {
     case "stale-base":
-      return "Someone published a newer version while you were reviewing. Review the changes again, then publish.";
+      return `Someone published a newer version while you were reviewing. Review the changes again, then ${then}.`;
     case "draft-changed":
-      return "The draft changed after you reviewed it. Review the updated changes, then publish.";
+      return `The draft changed after you reviewed it. Review the updated changes, then ${then}.`;
     case "no-changes":
       return "Nothing to publish: the draft is identical to the latest version.";
     case "invalid":
       return refusal.issues.length > 0
         ? `Refused: ${refusal.issues.length} ${refusal.issues.length === 1 ? "problem" : "problems"} to fix first.`
         : `Refused: ${refusal.message}`;
+    case "review-required":
+      return "Your team now requires an admin's review: request one instead of publishing.";
     case "other":
       return refusal.message || "The request failed.";
   }

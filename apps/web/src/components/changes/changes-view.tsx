@@ -9,24 +9,34 @@ import {
 import type { Route } from "next";
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
+import { useCaller } from "@/components/access/use-caller";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
+import { useOwnReviews } from "@/components/reviews/use-own-reviews";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, DiffIcon, RefreshIcon } from "@/components/ui/icons";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
+import { OwnReview } from "./own-review";
 import { PublishForm } from "./publish-form";
+import { RequestReviewForm } from "./request-review-form";
 
 /**
  * The Changes page: the draft against the latest published version (Diff), what validation says
- * about it (Validate), and Publish. After a publish, the version's rollout, live.
+ * about it (Validate), and Publish. After a publish, the version's rollout, live. A member whose
+ * team requires review gets Request review instead of Publish, and sees their own request.
  */
 export function ChangesView() {
   const diff = useQuery(ConfigService.method.diff, {});
   const validation = useQuery(ConfigService.method.validate, {});
   const [published, setPublished] = useState<PublishResponse | undefined>();
+  const caller = useCaller();
+  // The server decides (authorize.ts): a member of a team with require_review cannot publish.
+  const reviewTeam =
+    caller.role === "member" && caller.team?.requireReview === true ? caller.team.name : undefined;
+  const own = useOwnReviews(caller.username, reviewTeam !== undefined);
   const refetch = () => {
     void diff.refetch();
     void validation.refetch();
@@ -90,7 +100,7 @@ export function ChangesView() {
         : !validation.data
           ? "Validating…"
           : !validation.data.ok
-            ? "Fix the errors above to publish."
+            ? `Fix the errors above to ${reviewTeam === undefined ? "publish" : "request a review"}.`
             : undefined;
     body = (
       <>
@@ -114,13 +124,28 @@ export function ChangesView() {
               />
             </div>
             <div className="p-5">
-              <h2 className="mb-3 text-base font-semibold text-fg">Publish</h2>
-              <PublishForm
-                reviewed={diff.data}
-                blocked={blocked}
-                onPublished={setPublished}
-                onReviewAgain={refetch}
-              />
+              <h2 className="mb-3 text-base font-semibold text-fg">
+                {reviewTeam === undefined ? "Publish" : "Request review"}
+              </h2>
+              {caller.loading ? (
+                // Publish or Request review depends on the caller's team: no flash of the other.
+                <LoadingBlock label="Loading your account…" rows={3} />
+              ) : reviewTeam === undefined ? (
+                <PublishForm
+                  reviewed={diff.data}
+                  blocked={blocked}
+                  onPublished={setPublished}
+                  onReviewAgain={refetch}
+                />
+              ) : (
+                <RequestReviewForm
+                  reviewed={diff.data}
+                  blocked={blocked}
+                  team={reviewTeam}
+                  replaces={own.open?.id}
+                  onReviewAgain={refetch}
+                />
+              )}
             </div>
           </section>
         )}
@@ -167,6 +192,7 @@ export function ChangesView() {
   return (
     <div className="flex flex-col gap-6">
       {header}
+      {reviewTeam !== undefined && <OwnReview open={own.open} rejected={own.rejected} />}
       {published?.snapshot && (
         <div className="flex flex-col gap-3">
           <PublishedBanner response={published} onDismiss={() => setPublished(undefined)} />

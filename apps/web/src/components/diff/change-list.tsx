@@ -112,7 +112,8 @@ export const OPEN_BY_DEFAULT_MAX = 8;
 
 /**
  * Where the YAML of changes listed by name only (ChangeBodies.omit) comes from: a card asks for
- * its own object's when it is opened.
+ * its own object's when it is opened. A diff with `toVersion` 0 is the draft's against
+ * `fromVersion` (a review request's objects).
  */
 export type LazyBodies =
   | { readonly from: "snapshot"; readonly version: bigint }

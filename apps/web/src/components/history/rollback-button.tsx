@@ -90,6 +90,14 @@ export function RollbackButton({
 
   // Viewers cannot roll back (the server refuses it too).
   if (caller.role === "viewer") return null;
+  // Nor can a member whose team requires review (authorize.ts): an admin rolls back for them.
+  if (caller.role === "member" && caller.team?.requireReview === true)
+    return (
+      <p className="max-w-56 text-right text-xs text-fg-subtle">
+        Team {caller.team.name} requires an admin’s review: ask an admin to roll back to this
+        version.
+      </p>
+    );
   return (
     <>
       <Button onClick={openDialog}>

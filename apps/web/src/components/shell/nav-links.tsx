@@ -1,9 +1,12 @@
 "use client";
 
+import { skipToken, useQuery } from "@connectrpc/connect-query";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { type CallerRole, useCaller } from "@/components/access/use-caller";
-import { activeNavItem, navSectionsFor } from "./nav";
+import { OPEN_REVIEWS } from "@/lib/review-filter";
+import { activeNavItem, type NavCounts, navSectionsFor } from "./nav";
 
 /**
  * The sidebar's navigation: one labelled list per section, the current page marked. On narrow
@@ -22,15 +25,25 @@ export function NavLinks() {
 
 function SignedInNav({ pathname }: { pathname: string }) {
   const { role } = useCaller();
-  return <NavList pathname={pathname} callerRole={role} />;
+  // An admin sees how many review requests wait for them. The same call as the Reviews and
+  // Changes pages' (one cached answer); one indexed read while no request is open.
+  const open = useQuery(
+    ConfigService.method.listReviewRequests,
+    role === "admin" ? OPEN_REVIEWS : skipToken,
+    { staleTime: 30_000 },
+  );
+  const counts: NavCounts = { "/reviews": open.data?.requests.length ?? 0 };
+  return <NavList pathname={pathname} callerRole={role} counts={counts} />;
 }
 
 function NavList({
   pathname,
   callerRole,
+  counts = {},
 }: {
   pathname: string;
   callerRole: CallerRole | undefined;
+  counts?: NavCounts;
 }) {
   const active = activeNavItem(pathname);
   const sections = navSectionsFor(callerRole);
@@ -50,6 +63,7 @@ function NavList({
               {section.items.map((item) => {
                 const current = item === active;
                 const Icon = item.icon;
+                const count = counts[item.href] ?? 0;
                 return (
                   <li key={item.href}>
                     <Link
@@ -63,6 +77,17 @@ function NavList({
                     >
                       <Icon className={`size-4 ${current ? "text-accent" : ""}`} />
                       {item.label}
+                      {count > 0 && (
+                        <>
+                          <span
+                            aria-hidden="true"
+                            className="ml-auto rounded-full bg-accent-soft px-1.5 text-xs font-semibold tabular-nums text-accent"
+                          >
+                            {count}
+                          </span>
+                          <span className="sr-only"> ({count} open)</span>
+                        </>
+                      )}
                     </Link>
                   </li>
                 );

@@ -10,6 +10,7 @@ import {
   LayersIcon,
   NetworkIcon,
   RadioIcon,
+  ReviewIcon,
   RouteIcon,
   ScrollTextIcon,
   ServerIcon,
@@ -26,6 +27,9 @@ export interface NavItem {
   /** Only these roles see the link (the server refuses the page's calls to the others). */
   readonly roles?: readonly CallerRole[];
 }
+
+/** A count shown beside a nav item (the open review requests, for an admin), by the item's href. */
+export type NavCounts = Partial<Record<NavItem["href"], number>>;
 
 export interface NavSection {
   /** Shown above the section's links; also names the section's list for screen readers. */
@@ -61,6 +65,7 @@ export const navSections: readonly NavSection[] = [
     label: "Release",
     items: [
       { href: "/changes", label: "Changes", icon: DiffIcon },
+      { href: "/reviews", label: "Reviews", icon: ReviewIcon },
       { href: "/history", label: "History", icon: HistoryIcon },
     ],
   },

@@ -277,3 +277,15 @@ export function ScrollTextIcon(props: IconProps) {
     </Svg>
   );
 }
+
+/** Reviews: a change waiting to be merged (Lucide's git-pull-request). */
+export function ReviewIcon(props: IconProps) {
+  return (
+    <Svg {...props}>
+      <circle cx="18" cy="18" r="3" />
+      <circle cx="6" cy="6" r="3" />
+      <path d="M13 6h3a2 2 0 0 1 2 2v7" />
+      <path d="M6 9v12" />
+    </Svg>
+  );
+}

@@ -1,0 +1,154 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import type { DiffResponse } from "@switchyard/proto/switchyard/v1/config_pb";
+import { useMutation } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { FormProvider, useForm, useWatch } from "react-hook-form";
+import { toast } from "sonner";
+import { z } from "zod";
+import { useInvalidateConfig } from "@/components/config/use-config-client";
+import { IssueList } from "@/components/diff/issue-list";
+import { TextAreaField } from "@/components/form/field";
+import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
+import { Button } from "@/components/ui/button";
+import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
+import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
+
+const schema = z.object({
+  message: z
+    .string()
+    .trim()
+    .min(1, "Say what changed and why: the message is what History shows for this version.")
+    .max(2_000, "Keep the message under 2,000 characters."),
+});
+type MessageValues = z.input<typeof schema>;
+
+/**
+ * A message, then one call about the reviewed draft: Publish, or RequestReview for a team that
+ * requires review. `send` passes the version and draft revision of the diff the user looked at,
+ * so the server refuses a draft that changed since, or a base that is no longer the latest
+ * (config.proto, PublishRequest); the refusal says to review again, with a button for it.
+ */
+export function DraftMessageForm<R>({
+  reviewed,
+  blocked,
+  action,
+  busyLabel,
+  then,
+  placeholder,
+  footnote,
+  send,
+  onSent,
+  onRefused,
+  onReviewAgain,
+}: {
+  reviewed: DiffResponse;
+  /** Why the call is not possible now (validation errors, nothing to publish), or undefined. */
+  blocked: string | undefined;
+  /** The form's name and its button: "Publish", "Request review". */
+  action: string;
+  busyLabel: string;
+  /** What the reader does after reviewing again, in a refusal's title: "publish". */
+  then: string;
+  placeholder: string;
+  /** Beside the button, when not blocked: what the call will do. */
+  footnote: ReactNode;
+  send: (request: { message: string; baseVersion: bigint; draftRevision: string }) => Promise<R>;
+  onSent: (response: R) => void;
+  onRefused?: (refusal: Refusal) => void;
+  onReviewAgain: () => void;
+}) {
+  const invalidate = useInvalidateConfig();
+  const form = useForm<MessageValues>({
+    resolver: zodResolver(schema),
+    defaultValues: { message: "" },
+  });
+
+  const mutation = useMutation<R, Refusal, z.output<typeof schema>>({
+    mutationFn: async (values) => {
+      try {
+        return await send({
+          message: values.message,
+          baseVersion: reviewed.fromVersion,
+          draftRevision: reviewed.draftRevision,
+        });
+      } catch (error) {
+        throw classifyRefusal(error);
+      }
+    },
+    onSuccess: (response) => {
+      form.reset({ message: "" });
+      onSent(response);
+      void invalidate();
+    },
+    onError: (refusal) => {
+      toast.error(refusalTitle(refusal, then));
+      onRefused?.(refusal);
+      // Whatever the reason, what the page shows may be out of date.
+      if (refusal.t !== "other") void invalidate();
+    },
+  });
+
+  const message = useWatch({ control: form.control, name: "message" });
+  const refusal = mutation.error;
+  const busy = mutation.isPending;
+  return (
+    <FormProvider {...form}>
+      <UnsavedChangesGuard dirty={message.trim() !== ""} />
+      <form
+        noValidate
+        aria-label={action}
+        onSubmit={form.handleSubmit((values) => mutation.mutate(values as z.output<typeof schema>))}
+        className="flex flex-col gap-3"
+      >
+        <TextAreaField<MessageValues>
+          name="message"
+          label="Message"
+          placeholder={placeholder}
+          rows={3}
+          disabled={busy}
+        />
+        {refusal && (
+          <div
+            role="alert"
+            className="rounded-lg border border-danger-border bg-danger-soft px-3 py-2.5 text-fg"
+          >
+            <p className="flex gap-2 font-medium">
+              <AlertTriangleIcon className="mt-0.5 size-4 shrink-0 text-danger" />
+              {refusalTitle(refusal, then)}
+            </p>
+            {refusal.t === "invalid" && refusal.issues.length > 0 && (
+              <div className="mt-2">
+                <IssueList issues={refusal.issues} compact />
+              </div>
+            )}
+            {(refusal.t === "stale-base" || refusal.t === "draft-changed") && (
+              <Button
+                className="mt-2.5"
+                onClick={() => {
+                  mutation.reset();
+                  onReviewAgain();
+                }}
+              >
+                <RefreshIcon className="size-4" />
+                Review the changes again
+              </Button>
+            )}
+          </div>
+        )}
+        <div className="flex items-center justify-between gap-3">
+          <p className="text-xs text-fg-subtle">{blocked ?? footnote}</p>
+          <Button
+            type="submit"
+            variant="primary"
+            className="shrink-0 whitespace-nowrap"
+            disabled={busy || blocked !== undefined}
+          >
+            {busy ? busyLabel : action}
+          </Button>
+        </div>
+      </form>
+    </FormProvider>
+  );
+}
