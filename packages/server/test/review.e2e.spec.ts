@@ -40,15 +40,21 @@ describe("review requests", () => {
     lbPolicy: LbPolicy.ROUND_ROBIN,
     localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port }] }],
   });
-  /** The member changes their cluster and asks for review of exactly that draft. */
-  const request = async (who: Interceptor[], port: number, message = `port ${port}`) => {
-    await api(who).updateCluster(cluster(who === other ? "c-backend" : "a-backend", port));
-    const diff = await api(who).diff({ bodies: { omit: true } });
-    return api(who).requestReview({
+  /** `who` asks for a review of the draft as `diff` showed it. */
+  const ask = (
+    who: Interceptor[],
+    diff: { fromVersion: bigint; draftRevision: string },
+    message: string,
+  ) =>
+    api(who).requestReview({
       message,
       baseVersion: diff.fromVersion,
       draftRevision: diff.draftRevision,
     });
+  /** The member changes their cluster and asks for review of exactly that draft. */
+  const request = async (who: Interceptor[], port: number, message = `port ${port}`) => {
+    await api(who).updateCluster(cluster(who === other ? "c-backend" : "a-backend", port));
+    return ask(who, await api(who).diff({ bodies: { omit: true } }), message);
   };
   const publishedPort = async (name: string) => {
     const [latest] = (await api(admin).listSnapshots({ limit: 1 })).snapshots;
@@ -99,11 +105,7 @@ describe("review requests", () => {
     expect(refused.rawMessage).toContain("switchyard review request");
 
     const diff = await api(member).diff({ bodies: { omit: true } });
-    const asked = await api(member).requestReview({
-      message: "a-backend to 50052",
-      baseVersion: diff.fromVersion,
-      draftRevision: diff.draftRevision,
-    });
+    const asked = await ask(member, diff, "a-backend to 50052");
     expect(asked.state).toBe(ReviewState.OPEN);
     expect(asked.current).toBe(true);
     expect(asked.requester).toBe("member-a");
@@ -160,22 +162,10 @@ describe("review requests", () => {
     await api(member).updateCluster(cluster("a-backend", 50055));
     await api(other).updateCluster(cluster("c-backend", 50063));
     const diff = await api(member).diff({ bodies: { omit: true } });
-    const refused = await refusal(
-      api(member).requestReview({
-        message: "mine",
-        baseVersion: diff.fromVersion,
-        draftRevision: diff.draftRevision,
-      }),
-    );
+    const refused = await refusal(ask(member, diff, "mine"));
     expect(refused.code).toBe(Code.PermissionDenied);
     expect(refused.rawMessage).toContain("c-backend");
-    const byViewer = await refusal(
-      api(viewer).requestReview({
-        message: "x",
-        baseVersion: diff.fromVersion,
-        draftRevision: diff.draftRevision,
-      }),
-    );
+    const byViewer = await refusal(ask(viewer, diff, "x"));
     expect(byViewer.code).toBe(Code.PermissionDenied);
     expect((await api(admin).listReviewRequests({ states: [ReviewState.OPEN] })).requests).toEqual(
       [],
@@ -190,23 +180,11 @@ describe("review requests", () => {
     );
     expect(noRevision.code).toBe(Code.InvalidArgument);
     expect(noRevision.rawMessage).toContain("draft_revision is required");
-    const noMessage = await refusal(
-      api(member).requestReview({
-        message: "  ",
-        baseVersion: diff.fromVersion,
-        draftRevision: diff.draftRevision,
-      }),
-    );
+    const noMessage = await refusal(ask(member, diff, "  "));
     expect(noMessage.code).toBe(Code.InvalidArgument);
     expect(noMessage.rawMessage).toContain("needs a message");
     await api(member).updateCluster(cluster("a-backend", 50057));
-    const stale = await refusal(
-      api(member).requestReview({
-        message: "x",
-        baseVersion: diff.fromVersion,
-        draftRevision: diff.draftRevision,
-      }),
-    );
+    const stale = await refusal(ask(member, diff, "x"));
     expect(stale.code).toBe(Code.FailedPrecondition);
     expect(stale.rawMessage).toContain("the draft changed after you reviewed it");
     const unknown = await refusal(api(admin).approveReview({ id: 99_999n }));

@@ -235,21 +235,29 @@ export async function showDiff(
   for (const change of result.changes) output.out(patchOf(change));
 }
 
+/**
+ * The draft as it is now, pinned for a publish or a review request (its base version and
+ * revision: refused if either moves before the call lands); refused when there is nothing to do.
+ */
+export async function pinnedDraft(
+  client: ConfigClient,
+  what: "publish" | "review",
+  message: string,
+): Promise<{ message: string; baseVersion: bigint; draftRevision: string }> {
+  const reviewed = await client.diff({ bodies: { omit: true } });
+  if (reviewed.changes.length === 0)
+    throw new CliError(
+      `nothing to ${what}: the draft is identical to version ${reviewed.fromVersion}`,
+    );
+  return { message, baseVersion: reviewed.fromVersion, draftRevision: reviewed.draftRevision };
+}
+
 export async function publish(
   client: ConfigClient,
   output: Output,
   options: { message: string },
 ): Promise<void> {
-  const reviewed = await client.diff({});
-  if (reviewed.changes.length === 0)
-    throw new CliError(
-      `nothing to publish: the draft is identical to version ${reviewed.fromVersion}`,
-    );
-  const published = await client.publish({
-    message: options.message,
-    baseVersion: reviewed.fromVersion,
-    draftRevision: reviewed.draftRevision,
-  });
+  const published = await client.publish(await pinnedDraft(client, "publish", options.message));
   for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
   output.out(
     `published version ${published.snapshot?.version}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,

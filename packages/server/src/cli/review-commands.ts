@@ -6,7 +6,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type ReviewRequest, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
-import { changeLines, type Output, summarizeChanges, table } from "./commands.js";
+import { changeLines, type Output, pinnedDraft, summarizeChanges, table } from "./commands.js";
 
 const STATE_NAMES: Record<ReviewState, string> = {
   [ReviewState.UNSPECIFIED]: "-",
@@ -46,16 +46,7 @@ export async function reviewRequest(
   output: Output,
   options: { message: string },
 ): Promise<void> {
-  const reviewed = await client.diff({ bodies: { omit: true } });
-  if (reviewed.changes.length === 0)
-    throw new CliError(
-      `nothing to review: the draft is identical to version ${reviewed.fromVersion}`,
-    );
-  const request = await client.requestReview({
-    message: options.message,
-    baseVersion: reviewed.fromVersion,
-    draftRevision: reviewed.draftRevision,
-  });
+  const request = await client.requestReview(await pinnedDraft(client, "review", options.message));
   output.out(
     `requested review #${request.id} of ${summarizeChanges(request.changes)} on version ${request.baseVersion}:\n` +
       `${changeLines(request.changes)}An admin approves it with: switchyard review approve ${request.id}\n`,
