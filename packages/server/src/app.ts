@@ -27,6 +27,7 @@ import {
   LoginLimiter,
   type LoginLimits,
 } from "./auth/index.js";
+import { FileDelivery, type FileDeliveryOptions } from "./file-delivery.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics } from "./metrics.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
@@ -70,6 +71,8 @@ export interface SwitchyardOptions {
    * disconnected (status/replica-lease.ts). Default 20 s; renewed every quarter of it.
    */
   readonly replicaLeaseMs?: number;
+  /** Also write every version served as files, per node group (file-delivery.ts). */
+  readonly fileDelivery?: FileDeliveryOptions;
   /** How long a disconnected node stays listed. Default 24 h. */
   readonly retainDisconnectedMs?: number;
   /** SWITCHYARD_ADMIN_PASSWORD: the first admin's password; generated when unset. */
@@ -181,6 +184,18 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const latest = await metrics.timeDb("load_latest_snapshot", () => loadLatestSnapshot(prisma));
     metrics.onLoaded(latest?.record.version ?? 0);
     cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
+    const files =
+      options.fileDelivery &&
+      new FileDelivery(options.fileDelivery, {
+        onError: (error, version) =>
+          logger.error({ err: error, version }, "writing the configuration files failed"),
+        onWritten: (version, count) =>
+          logger.info({ version, files: count }, "configuration files written"),
+      });
+    if (files) {
+      if (latest) void files.deliver(latest.config, latest.record.version);
+      cleanups.push(() => files.idle());
+    }
     logger.info(
       { version: latest?.record.version ?? 0 },
       latest ? "serving the latest published snapshot" : "nothing published yet",
@@ -199,6 +214,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         ),
       );
       cache.setConfig(snapshot.config, snapshot.record.version);
+      void files?.deliver(snapshot.config, snapshot.record.version);
     };
     const onPublished = (snapshot: PublishedSnapshot) => {
       metrics.onPublished(snapshot.record.version);

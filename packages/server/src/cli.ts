@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { pino } from "pino";
 import { startSwitchyard } from "./app.js";
 import * as accessCommands from "./cli/access-commands.js";
-import { envoyBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
+import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, connectAccess, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
@@ -13,6 +13,7 @@ import * as statusCommands from "./cli/status-commands.js";
 import * as teamCommands from "./cli/team-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { readEnv } from "./env.js";
+import type { FileDeliveryOptions } from "./file-delivery.js";
 import { StartupError } from "./startup-error.js";
 import { newXdsToken, xdsAuthMode } from "./xds-security.js";
 
@@ -41,6 +42,29 @@ function duration(value: string): number {
   return ms;
 }
 
+function fileFormat(value: string): "yaml" | "json" {
+  if (value !== "yaml" && value !== "json")
+    throw new InvalidArgumentError(`"${value}" is not a file format: use yaml or json`);
+  return value;
+}
+
+/** The file delivery settings of `serve`, from its flags and the environment. */
+function fileDeliveryOf(
+  flags: { fileDelivery?: string; fileFormat?: "yaml" | "json"; fileDeliveryEnvoyDir?: string },
+  env: ReturnType<typeof readEnv>,
+): { fileDelivery?: FileDeliveryOptions } {
+  const dir = flags.fileDelivery ?? env.SWITCHYARD_FILE_DELIVERY;
+  if (dir === undefined) return {};
+  const envoyDir = flags.fileDeliveryEnvoyDir ?? env.SWITCHYARD_FILE_DELIVERY_ENVOY_DIR;
+  return {
+    fileDelivery: {
+      dir: path.resolve(dir),
+      format: flags.fileFormat ?? fileFormat(env.SWITCHYARD_FILE_FORMAT),
+      ...(envoyDir === undefined ? {} : { envoyDir }),
+    },
+  };
+}
+
 /** Where `npm start` keeps the embedded database: `.data/` at the repository root. */
 function defaultDataDir(): string {
   return path.resolve(process.env.INIT_CWD ?? process.cwd(), ".data");
@@ -59,6 +83,9 @@ async function serve(flags: {
   xdsTlsKey?: string;
   xdsClientCa?: string;
   xdsCredentials?: string;
+  fileDelivery?: string;
+  fileFormat?: "yaml" | "json";
+  fileDeliveryEnvoyDir?: string;
 }): Promise<void> {
   const env = readEnv();
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
@@ -83,6 +110,7 @@ async function serve(flags: {
     staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
+    ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });
   if (app.initialAdmin.t === "created" && app.initialAdmin.generatedPassword !== null) {
@@ -227,6 +255,19 @@ export function createCli(): Command {
     .option(
       "--xds-credentials <file>",
       "YAML/JSON of accepted xDS tokens (by SHA-256) and each credential's node groups; reread when it changes (env SWITCHYARD_XDS_CREDENTIALS)",
+    )
+    .option(
+      "--file-delivery <dir>",
+      "also write each node group's config as DiscoveryResponse files for Envoy's filesystem config sources, one folder per group (env SWITCHYARD_FILE_DELIVERY)",
+    )
+    .option(
+      "--file-format <format>",
+      "yaml or json (env SWITCHYARD_FILE_FORMAT, default yaml)",
+      fileFormat,
+    )
+    .option(
+      "--file-delivery-envoy-dir <dir>",
+      "the --file-delivery folder as Envoy sees it, when mounted elsewhere (env SWITCHYARD_FILE_DELIVERY_ENVOY_DIR)",
     )
     .action(serve);
   const access = (
@@ -445,8 +486,15 @@ export function createCli(): Command {
       "--token <token>",
       "a bearer token (from `switchyard xds-token`) sent as authorization metadata (Envoy only)",
     )
+    .option(
+      "--files <dir>",
+      "Envoy reads its config from the files of `serve --file-delivery`: the node group's folder as Envoy sees it (e.g. /etc/switchyard/default)",
+    )
+    .option("--file-format <format>", "with --files: yaml (default) or json", fileFormat)
     .action(
       (options: {
+        files?: string;
+        fileFormat?: "yaml" | "json";
         nodeId: string;
         cluster?: string;
         grpc?: boolean;
@@ -457,6 +505,22 @@ export function createCli(): Command {
         clientKey?: string;
         token?: string;
       }) => {
+        if (options.files !== undefined) {
+          if (options.grpc)
+            throw new CliError("gRPC xDS clients read no configuration files: drop --files");
+          process.stdout.write(
+            `${JSON.stringify(
+              envoyFileBootstrap({
+                ...options,
+                groupDir: options.files,
+                format: options.fileFormat ?? "yaml",
+              }),
+              null,
+              2,
+            )}\n`,
+          );
+          return;
+        }
         if (options.grpc && options.delta)
           throw new CliError("gRPC xDS clients speak state-of-the-world ADS only: drop --delta");
         if (options.xdsCa === undefined && options.clientCert !== undefined)

@@ -44,6 +44,12 @@ const EnvSchema = z.object({
    * other replicas mark its nodes disconnected.
    */
   SWITCHYARD_REPLICA_LEASE: duration("20s"),
+  /** A folder to also write each node group's config to, as files (file delivery). */
+  SWITCHYARD_FILE_DELIVERY: z.string().min(1).optional(),
+  /** yaml or json. */
+  SWITCHYARD_FILE_FORMAT: z.string().default("yaml"),
+  /** The file delivery folder as Envoy sees it, when mounted elsewhere. */
+  SWITCHYARD_FILE_DELIVERY_ENVOY_DIR: z.string().min(1).optional(),
   /** How long a disconnected node stays listed (with its status and events). */
   SWITCHYARD_NODE_RETENTION: duration("24h"),
   /** The first admin's password, used only when the database has no account yet. */

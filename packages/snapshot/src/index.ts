@@ -30,6 +30,13 @@ export {
   resourceName,
   resourceSchema,
 } from "./envoy-import.js";
+export {
+  type DeliveryFile,
+  deliveryFiles,
+  deliveryPath,
+  type FileFormat,
+  fileNameOf,
+} from "./file-delivery.js";
 export type {
   ClusterSpec,
   ConfigSpec,

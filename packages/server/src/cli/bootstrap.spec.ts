@@ -5,7 +5,7 @@ import { BootstrapSchema } from "@switchyard/proto/envoy/config/bootstrap/v3/boo
 import { ApiConfigSource_ApiType } from "@switchyard/proto/envoy/config/core/v3/config_source_pb";
 import { UpstreamTlsContextSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/tls_pb";
 import { describe, expect, it } from "vitest";
-import { envoyBootstrap, grpcBootstrap } from "./bootstrap.js";
+import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./bootstrap.js";
 
 describe("switchyard bootstrap", () => {
   it("prints an Envoy bootstrap that Envoy's own schema accepts, over SotW or Delta ADS", () => {
@@ -114,6 +114,31 @@ describe("switchyard bootstrap", () => {
     expect(() =>
       grpcBootstrap({ nodeId: "g", xdsAddress: "xds.internal:18000", token: "syx_x" }),
     ).toThrow(/cannot carry a bearer token/);
+  });
+
+  it("prints an Envoy bootstrap reading CDS and LDS from a node group's delivered files, and refuses a relative folder", () => {
+    const bootstrap = fromJson(
+      BootstrapSchema,
+      envoyFileBootstrap({
+        nodeId: "edge-1",
+        groupDir: "/etc/switchyard/default/",
+        format: "yaml",
+      }) as JsonValue,
+      { registry },
+    );
+    const pathOf = (source: typeof bootstrap.dynamicResources) =>
+      source?.cdsConfig?.configSourceSpecifier.case === "pathConfigSource"
+        ? source.cdsConfig.configSourceSpecifier.value.path
+        : undefined;
+    expect(pathOf(bootstrap.dynamicResources)).toBe("/etc/switchyard/default/cds.yaml");
+    expect(bootstrap.dynamicResources?.ldsConfig?.configSourceSpecifier).toMatchObject({
+      case: "pathConfigSource",
+      value: { path: "/etc/switchyard/default/lds.yaml" },
+    });
+    expect(bootstrap.dynamicResources?.adsConfig).toBeUndefined();
+    expect(() =>
+      envoyFileBootstrap({ nodeId: "e", groupDir: "files/default", format: "yaml" }),
+    ).toThrow(/absolute path/);
   });
 
   it("refuses an xDS address that is not HOST:PORT", () => {

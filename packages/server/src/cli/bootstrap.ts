@@ -123,6 +123,33 @@ export function envoyBootstrap(options: BootstrapOptions): object {
 }
 
 /**
+ * An Envoy v3 bootstrap that reads its listeners and clusters from the files `serve
+ * --file-delivery` writes (`groupDir`: one node group's folder, as Envoy sees it): filesystem
+ * config sources, which Envoy reloads when a file is moved into place.
+ */
+export function envoyFileBootstrap(options: {
+  readonly nodeId: string;
+  readonly cluster?: string | undefined;
+  readonly groupDir: string;
+  readonly format: "yaml" | "json";
+}): object {
+  if (!options.groupDir.startsWith("/"))
+    throw new CliError(
+      `--files must be an absolute path (the node group's folder as Envoy sees it), got "${options.groupDir}"`,
+    );
+  const dir = options.groupDir.replace(/\/+$/, "");
+  const source = (file: string) => ({
+    pathConfigSource: { path: `${dir}/${file}.${options.format}` },
+    resourceApiVersion: "V3",
+  });
+  return {
+    node: { id: options.nodeId, cluster: options.cluster ?? options.nodeId },
+    dynamicResources: { cdsConfig: source("cds"), ldsConfig: source("lds") },
+    admin: { address: { socketAddress: { address: "127.0.0.1", portValue: 9901 } } },
+  };
+}
+
+/**
  * A gRPC xDS bootstrap (the JSON of GRPC_XDS_BOOTSTRAP / GRPC_XDS_BOOTSTRAP_CONFIG). gRPC speaks
  * SotW ADS only; `node.locality` must be present, even empty. With TLS, the channel credentials
  * are gRFC A65's `tls` type (file-based certificates): gRPC C++, Java and Go read it, but
