@@ -86,7 +86,9 @@ describe.concurrent("SotW TTL", () => {
     }
     const [one = 0, two = 0] = arrivals;
     // At the configured interval: not back to back, and well within the TTL.
-    expect(two - one).toBeGreaterThanOrEqual(HEARTBEAT_MS - 20);
+    // Spaced by about the interval (not back to back); measured where they arrive, so a first
+    // heartbeat read late on a loaded machine narrows the gap: half the interval is the bound.
+    expect(two - one).toBeGreaterThanOrEqual(HEARTBEAT_MS / 2);
     expect(two - one).toBeLessThan(TTL_MS / 2);
   });
 
@@ -176,7 +178,9 @@ describe.concurrent("Delta TTL", () => {
       stream.ack(heartbeat);
     }
     const [one = 0, two = 0] = arrivals;
-    expect(two - one).toBeGreaterThanOrEqual(HEARTBEAT_MS - 20);
+    // Spaced by about the interval (not back to back); measured where they arrive, so a first
+    // heartbeat read late on a loaded machine narrows the gap: half the interval is the bound.
+    expect(two - one).toBeGreaterThanOrEqual(HEARTBEAT_MS / 2);
     expect(two - one).toBeLessThan(TTL_MS / 2);
   });
 
