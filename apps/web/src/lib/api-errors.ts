@@ -12,6 +12,8 @@ import type { FormIssue } from "./issue-path";
  * - `gone`: update or delete of an object that no longer exists.
  * - `changed`: the update named the version it edited (update_time) and someone saved another
  *   since (Aborted).
+ * - `denied`: the caller may not make this change (PermissionDenied); `message` says which part
+ *   is not theirs (a virtual host another team owns, a cluster).
  * - `other`: anything else; `message` says what.
  */
 export type SaveFailure =
@@ -19,6 +21,7 @@ export type SaveFailure =
   | { readonly t: "exists"; readonly message: string }
   | { readonly t: "gone"; readonly message: string }
   | { readonly t: "changed"; readonly message: string }
+  | { readonly t: "denied"; readonly message: string }
   | { readonly t: "other"; readonly message: string };
 
 export function saveFailureOf(error: unknown): SaveFailure {
@@ -50,6 +53,8 @@ export function saveFailureOf(error: unknown): SaveFailure {
       return { t: "gone", message: e.rawMessage };
     case Code.Aborted:
       return { t: "changed", message: e.rawMessage };
+    case Code.PermissionDenied:
+      return { t: "denied", message: e.rawMessage };
     default:
       return { t: "other", message: e.rawMessage };
   }

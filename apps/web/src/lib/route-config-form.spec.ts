@@ -5,6 +5,8 @@ import {
   matcherFormOf,
   matcherOfForm,
   newRoute,
+  newVirtualHost,
+  placeOwnershipRefusal,
   routeConfigFormOf,
   routeConfigFormSchema,
   routeConfigOfForm,
@@ -134,5 +136,46 @@ describe("splitPercentages", () => {
     ],
   ])("shares %j as %j, always summing to 100 (or all 0)", (weights, expected) => {
     expect(splitPercentages(weights)).toEqual(expected);
+  });
+});
+
+describe("virtual host ownership in the form", () => {
+  it("keeps each stored virtual host's owner team, marks new ones as not saved yet, and never sends it back", () => {
+    const stored = routeConfiguration();
+    const [api] = stored.virtualHosts;
+    if (api) api.ownerTeam = "payments";
+    const form = routeConfigFormOf(stored);
+    expect(form.virtualHosts.map((vh) => vh.ownerTeam)).toEqual(["payments"]);
+    expect(newVirtualHost("host-2", "*.shop.example.com")).toMatchObject({
+      ownerTeam: undefined,
+      domains: "*.shop.example.com",
+    });
+    const sent = routeConfigOfForm(form, stored);
+    expect(sent.virtualHosts.map((vh) => vh.ownerTeam)).toEqual([""]);
+  });
+
+  // The server's wording: packages/server/src/auth/authorize.ts, routeConfigurationDecision.
+  it("puts the server's refusal of a virtual host that is not the caller's at that virtual host's domains", () => {
+    const form = routeConfigFormOf(routeConfiguration());
+    form.virtualHosts.push(newVirtualHost("extra"));
+    const refusal =
+      "team shop does not own virtual host extra (domain *) in route configuration ingress; no team owns that domain (an admin assigns domains)";
+    expect(placeOwnershipRefusal(refusal, form)).toEqual({
+      field: "virtualHosts.1.domains",
+      message: refusal,
+    });
+    const empty =
+      "virtual host api in route configuration ingress has no domains, so no team owns it";
+    expect(placeOwnershipRefusal(empty, form)?.field).toBe("virtualHosts.0.domains");
+  });
+
+  it("leaves a refusal for the whole form when it names no virtual host of the form, or the configuration's own fields", () => {
+    const form = routeConfigFormOf(routeConfiguration());
+    for (const message of [
+      "team shop does not own virtual host gone (domain a.example.com) in route configuration ingress; team pay does (pattern *.example.com)",
+      "the fields of route configuration ingress apply to all its virtual hosts, and team shop does not own virtual host api (domain api.example.com); no team owns that domain (an admin assigns domains)",
+      "viewer vic has read-only access",
+    ])
+      expect(placeOwnershipRefusal(message, form), message).toBeUndefined();
   });
 });

@@ -131,6 +131,11 @@ const routeSchema = z
 
 const virtualHostSchema = z.object({
   name: objectName("virtual host"),
+  /**
+   * Who owns it as stored (VirtualHost.owner_team, output only: never sent back); undefined for a
+   * virtual host not saved yet.
+   */
+  ownerTeam: z.string().optional(),
   domains: z
     .string()
     .refine(
@@ -202,9 +207,10 @@ export function newRoute(cluster = ""): RouteForm {
   };
 }
 
-export const newVirtualHost = (name = "default"): VirtualHostForm => ({
+export const newVirtualHost = (name = "default", domains = "*"): VirtualHostForm => ({
   name,
-  domains: "*",
+  ownerTeam: undefined,
+  domains,
   routes: [newRoute()],
   extra: undefined,
 });
@@ -412,6 +418,7 @@ export function routeConfigFormOf(rc: RouteConfiguration): RouteConfigForm {
     name: rc.name,
     virtualHosts: rc.virtualHosts.map((vh) => ({
       name: vh.name,
+      ownerTeam: vh.ownerTeam,
       domains: joinList(vh.domains),
       routes: vh.routes.map(routeFormOf),
       extra: vh.extra,
@@ -491,6 +498,23 @@ export const routeConfigFieldMap: FieldMap = {
     [`${route}.retryPolicy.perTryTimeout`]: `${route}.perTryTimeoutMs`,
   },
 };
+
+/**
+ * Where the server's refusal of a virtual host that is not the caller's belongs (PermissionDenied,
+ * worded by packages/server/src/auth/authorize.ts, routeConfigurationDecision): at the domains of
+ * the virtual host it names, since the domains decide who owns it. Undefined when the refusal
+ * names no virtual host of the form (or concerns the route configuration's own fields).
+ */
+export function placeOwnershipRefusal(
+  message: string,
+  form: RouteConfigForm,
+): { readonly field: `virtualHosts.${number}.domains`; readonly message: string } | undefined {
+  const named =
+    /^team .+ does not own virtual host (\S+) \(domain /.exec(message) ??
+    /^virtual host (\S+) in route configuration \S+ has no domains/.exec(message);
+  const index = form.virtualHosts.findIndex((vh) => vh.name.trim() === named?.[1]);
+  return index < 0 ? undefined : { field: `virtualHosts.${index}.domains`, message };
+}
 
 /** How a route reads in a list: "prefix /api → payments". */
 export function describeMatch(r: Pick<RouteForm, "matchKind" | "matchValue">): string {

@@ -27,8 +27,8 @@ const denied = (reason: string): WriteAccess => ({ t: "denied", reason });
 
 /**
  * Whether `writer` may change the object `name` of `kind` (create one when `name` is undefined).
- * While the role is unknown the answer is "unknown". A member's route configuration is offered: the
- * server decides per virtual host, by domain, and refuses another team's.
+ * While the role is unknown the answer is "unknown". A member's route configuration is offered:
+ * each virtual host in it is their team's or not (virtualHostAccess), and the server checks each.
  */
 export function writeAccess(writer: Writer, kind: ConfigKindLabel, name?: string): WriteAccess {
   switch (writer.role) {
@@ -50,4 +50,40 @@ export function writeAccess(writer: Writer, kind: ConfigKindLabel, name?: string
       `Cluster “${name}” is not owned by team ${writer.team.name}: an admin assigns clusters to teams.`,
     );
   return ALLOWED;
+}
+
+/**
+ * Whether `writer` may change (or remove) the virtual host `name` of a route configuration. The
+ * server names its owner by its domains (VirtualHost.owner_team, "" when no single team's patterns
+ * cover them all); `ownerTeam` is undefined for a virtual host not saved yet, whose domains the
+ * server checks when it is saved. Only a member's answer depends on the owner.
+ */
+export function virtualHostAccess(
+  writer: Writer,
+  name: string,
+  ownerTeam: string | undefined,
+): WriteAccess {
+  const access = writeAccess(writer, "route configuration");
+  if (access.t !== "allowed" || writer.role !== "member" || ownerTeam === undefined) return access;
+  if (ownerTeam === writer.team?.name) return ALLOWED;
+  return denied(
+    ownerTeam === ""
+      ? `Virtual host “${name}” is owned by no team (no one team’s domain patterns cover all its domains): an admin assigns domains.`
+      : `Virtual host “${name}” is owned by team ${ownerTeam}: its members or an admin change it.`,
+  );
+}
+
+/**
+ * Whether `writer` may delete a whole route configuration: a member only when every one of its
+ * virtual hosts is their team's (the server checks each, as for any change).
+ */
+export function routeConfigDeleteAccess(
+  writer: Writer,
+  virtualHosts: readonly { readonly name: string; readonly ownerTeam: string }[],
+): WriteAccess {
+  for (const vh of virtualHosts) {
+    const access = virtualHostAccess(writer, vh.name, vh.ownerTeam);
+    if (access.t === "denied") return access;
+  }
+  return writeAccess(writer, "route configuration");
 }

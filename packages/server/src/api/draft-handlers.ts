@@ -5,6 +5,7 @@ import {
   ConfigFormat,
   type ConfigService,
   ResourceKind,
+  type RouteConfiguration,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   type ClusterSpec,
@@ -33,6 +34,7 @@ import {
   writesBetween,
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
+import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
 import {
   findCluster,
   findListener,
@@ -80,6 +82,29 @@ interface KindOps<Spec extends { name: string }, Message extends { name: string 
   readonly write: (db: TransactionClient, spec: Spec) => Promise<void>;
   readonly specOf: (message: Message) => Spec;
   readonly messageOf: (spec: Spec, updatedAt?: Date) => Message;
+  /**
+   * Fills output-only fields that are not part of the stored object (a virtual host's owner team),
+   * once for all the messages of a call. The messages are the call's own: filled in place.
+   */
+  readonly fillOutputOnly?: (
+    db: PrismaClient | TransactionClient,
+    messages: readonly Message[],
+  ) => Promise<void>;
+}
+
+/**
+ * Each virtual host's owner_team (output only), by the rule every write is checked by
+ * (auth/ownership.ts): one read of the teams' domain patterns per call.
+ */
+async function fillVirtualHostOwners(
+  db: PrismaClient | TransactionClient,
+  messages: readonly RouteConfiguration[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const ownership = await loadDomainOwnership(db);
+  for (const rc of messages)
+    for (const vh of rc.virtualHosts)
+      vh.ownerTeam = virtualHostOwner(vh, ownership)?.teamName ?? "";
 }
 
 /**
@@ -110,6 +135,14 @@ function crud<
   Spec extends { name: string },
   Message extends { name: string; updateTime?: Timestamp | undefined },
 >(prisma: PrismaClient, ops: KindOps<Spec, Message>) {
+  const filled = async (db: PrismaClient | TransactionClient, messages: Message[]) => {
+    await ops.fillOutputOnly?.(db, messages);
+    return messages;
+  };
+  const filledOne = async (db: PrismaClient | TransactionClient, message: Message) => {
+    await ops.fillOutputOnly?.(db, [message]);
+    return message;
+  };
   const save = async (
     message: Message,
     mode: "create" | "update",
@@ -157,17 +190,20 @@ function crud<
         await claimNewClusters(tx, caller, writes);
         await auditWrites(tx, caller, ipOf(context), writes);
         const saved = await ops.find(tx, spec.name);
-        return ops.messageOf(saved?.spec ?? spec, saved?.updatedAt);
+        return filledOne(tx, ops.messageOf(saved?.spec ?? spec, saved?.updatedAt));
       }),
     );
   };
   return {
     list: async () =>
-      (await ops.list(prisma)).map((item) => ops.messageOf(item.spec, item.updatedAt)),
+      filled(
+        prisma,
+        (await ops.list(prisma)).map((item) => ops.messageOf(item.spec, item.updatedAt)),
+      ),
     get: async (name: string) => {
       const found = await ops.find(prisma, name);
       if (!found) throw notFound(`${ops.label} "${name}"`);
-      return ops.messageOf(found.spec, found.updatedAt);
+      return filledOne(prisma, ops.messageOf(found.spec, found.updatedAt));
     },
     create: (message: Message, context: HandlerContext) => save(message, "create", context),
     update: (message: Message, context: HandlerContext) => save(message, "update", context),
@@ -257,6 +293,7 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
     write: writeRouteConfiguration,
     specOf: routeConfigurationSpecOf,
     messageOf: routeConfigurationMessageOf,
+    fillOutputOnly: fillVirtualHostOwners,
   });
   const nodeGroups = crud(prisma, {
     kind: "nodeGroup",

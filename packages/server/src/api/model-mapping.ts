@@ -171,6 +171,7 @@ export function listenerMessageOf(spec: ListenerSpec, updatedAt?: Date): Listene
   });
 }
 
+/** The stored form of a route configuration; output-only fields (owner_team) are dropped. */
 export function routeConfigurationSpecOf(message: RouteConfiguration): RouteConfigurationSpec {
   return {
     name: message.name,

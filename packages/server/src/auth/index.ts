@@ -99,6 +99,7 @@ export {
   type RouteConfigurationChanges,
   routeConfigurationChanges,
   type VirtualHostChange,
+  virtualHostOwner,
 } from "./ownership.js";
 export {
   checkPasswordPolicy,

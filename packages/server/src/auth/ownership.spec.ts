@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { edgeRoutes, OWNERSHIP, vhost } from "./fixtures.js";
-import { domainOwner, normalizeDomainPattern, routeConfigurationChanges } from "./ownership.js";
+import { edgeRoutes, ORDERS, OWNERSHIP, PAYMENTS, vhost } from "./fixtures.js";
+import {
+  domainOwner,
+  normalizeDomainPattern,
+  routeConfigurationChanges,
+  unownedDomain,
+  virtualHostOwner,
+} from "./ownership.js";
 
 const ownerOf = (domain: string) => domainOwner(domain, OWNERSHIP)?.teamName ?? null;
 
@@ -35,6 +41,37 @@ describe("domain ownership", () => {
     expect(normalizeDomainPattern("*.Example.com")).toBe("*.example.com");
     for (const bad of ["*", "example.*", "a.*.b", "", "-x.com", "*example.com", "a b.com"])
       expect(() => normalizeDomainPattern(bad), bad).toThrow(/neither a host name/);
+  });
+});
+
+describe("virtualHostOwner", () => {
+  const ownerOfHost = (domains: readonly string[]) =>
+    virtualHostOwner({ domains }, OWNERSHIP)?.teamName ?? null;
+
+  it("a virtual host belongs to the team owning every one of its domains", () => {
+    expect(ownerOfHost(["api.shop.example.com", "eu.pay.example.com:443"])).toBe("payments");
+    expect(ownerOfHost(["cart.shop.example.com"])).toBe("orders");
+  });
+
+  it("a virtual host with no domains, an unowned domain or domains of two teams belongs to none", () => {
+    expect(ownerOfHost([])).toBeNull();
+    expect(ownerOfHost(["api.shop.example.com", "*"])).toBeNull();
+    expect(ownerOfHost(["api.shop.example.com", "cart.shop.example.com"])).toBeNull();
+  });
+
+  it("agrees with the write rule: a team owns the virtual host exactly when no domain is unowned by it", () => {
+    for (const domains of [
+      ["api.shop.example.com"],
+      ["api.shop.example.com", "x.pay.example.com"],
+      ["cart.shop.example.com", "api.shop.example.com"],
+      ["other.example.com"],
+    ])
+      for (const teamId of [PAYMENTS.id, ORDERS.id]) {
+        const owner = virtualHostOwner({ domains }, OWNERSHIP);
+        expect(owner?.teamId === teamId, `${domains} / ${teamId}`).toBe(
+          unownedDomain({ domains }, teamId, OWNERSHIP) === null,
+        );
+      }
   });
 });
 

@@ -99,7 +99,7 @@ export function domainOwner(domain: string, ownership: DomainOwnership): DomainO
 
 /** The first domain of a virtual host that `teamId` does not own, with its owner; null if none. */
 export function unownedDomain(
-  virtualHost: VirtualHostSpec,
+  virtualHost: Pick<VirtualHostSpec, "domains">,
   teamId: string,
   ownership: DomainOwnership,
 ): { readonly domain: string; readonly owner: DomainOwner | null } | null {
@@ -108,6 +108,22 @@ export function unownedDomain(
     if (owner?.teamId !== teamId) return { domain, owner };
   }
   return null;
+}
+
+/**
+ * The team owning a virtual host: the owner of its first domain, when that team owns every other
+ * one too (the rule `unownedDomain` enforces on writes). Null when it has no domains, a domain
+ * belongs to no team, or its domains belong to different teams.
+ */
+export function virtualHostOwner(
+  virtualHost: Pick<VirtualHostSpec, "domains">,
+  ownership: DomainOwnership,
+): DomainOwner | null {
+  const [first] = virtualHost.domains;
+  const owner = first === undefined ? null : domainOwner(first, ownership);
+  return owner !== null && unownedDomain(virtualHost, owner.teamId, ownership) === null
+    ? owner
+    : null;
 }
 
 export interface VirtualHostChange {

@@ -25,6 +25,7 @@ import { PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { saveFailureOf } from "@/lib/api-errors";
 import { type FieldMap, type FormIssue, placeIssues } from "@/lib/issue-path";
+import type { WriteAccess } from "@/lib/write-access";
 import { toastDeleted, toastSavedToDraft } from "./saved-toast";
 import { useInvalidateConfig } from "./use-config-client";
 
@@ -51,6 +52,14 @@ export interface EditorKind<M extends Stored, F extends FieldValues> {
   readonly remove: (name: string) => Promise<unknown>;
   /** The stored object now, or `undefined` when it is gone: to notice someone else's change. */
   readonly current: (name: string) => Promise<M | undefined>;
+  /**
+   * The field a refusal (PermissionDenied: a part of the object is not the caller's) concerns,
+   * when it names one; otherwise the refusal is shown for the whole form.
+   */
+  readonly placeRefusal?: (
+    message: string,
+    values: F,
+  ) => { readonly field: string; readonly message: string } | undefined;
 }
 
 const sameTime = (a: Timestamp | undefined, b: Timestamp | undefined) =>
@@ -82,6 +91,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   original,
   initialValues,
   description,
+  deleteAccess,
   children,
 }: {
   kind: EditorKind<M, F>;
@@ -90,6 +100,11 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   /** For a new object: values to start from instead of `kind.empty()`. */
   initialValues?: F;
   description?: ReactNode;
+  /**
+   * Whether the caller may delete the stored object, when that depends on more than its kind and
+   * name (a route configuration: every virtual host must be theirs). Delete is offered unless denied.
+   */
+  deleteAccess?: (stored: M) => WriteAccess;
   children: ReactNode;
 }) {
   const router = useRouter();
@@ -111,6 +126,8 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   // Who may not change this object reads it: no save, no delete, and the reason why.
   const access = useWriteAccess(isConfigKind(kind.label) ? kind.label : "cluster", loaded?.name);
   const readOnly = access.t === "denied" ? access.reason : undefined;
+  const mayDelete =
+    loaded !== undefined && readOnly === undefined && deleteAccess?.(loaded).t !== "denied";
 
   /**
    * Saves `values`. An update carries the update_time of `base` (the version edited), so the
@@ -167,6 +184,17 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
         case "changed": {
           const theirs = await kind.current(message.name).catch(() => undefined);
           setConflict(theirs ? { t: "changed", theirs, values } : { t: "deleted", values });
+          break;
+        }
+        case "denied": {
+          const placed = kind.placeRefusal?.(failure.message, values);
+          if (placed === undefined) {
+            setSummary({ title: `Couldn’t save: ${failure.message}`, placed: 0, unplaced: [] });
+            break;
+          }
+          form.setError(placed.field as Path<F>, { type: "server", message: placed.message });
+          setSummary({ title: `The server refused this ${kind.label}`, placed: 1, unplaced: [] });
+          form.setFocus(placed.field as Path<F>);
           break;
         }
         case "other":
@@ -243,8 +271,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
             )
           }
           actions={
-            editing &&
-            readOnly === undefined && (
+            mayDelete && (
               <Button variant="secondary" onClick={() => setConfirmDelete(true)} disabled={busy}>
                 Delete…
               </Button>

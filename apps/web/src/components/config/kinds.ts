@@ -35,6 +35,7 @@ import {
 } from "@/lib/node-group-form";
 import {
   emptyRouteConfigForm,
+  placeOwnershipRefusal,
   type RouteConfigForm,
   routeConfigFieldMap,
   routeConfigFormOf,
@@ -100,6 +101,7 @@ export function useRouteConfigKind(): EditorKind<RouteConfiguration, RouteConfig
       update: (m) => client.updateRouteConfiguration(m),
       remove: (name) => client.deleteRouteConfiguration({ name }),
       current: (name) => orMissing(client.getRouteConfiguration({ name })),
+      placeRefusal: placeOwnershipRefusal,
     }),
     [client],
   );

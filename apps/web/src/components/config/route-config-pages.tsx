@@ -11,7 +11,9 @@ import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import Link from "next/link";
 import { useMemo } from "react";
+import { useWriter } from "@/components/access/use-write-access";
 import { RouteIcon } from "@/components/ui/icons";
+import { routeConfigDeleteAccess } from "@/lib/write-access";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, deleteColumn, linkChip, nameColumn, updatedColumn } from "./config-list";
 import { clusterHref, listenerHref, routeConfigHref, useRouteConfigKind } from "./kinds";
@@ -163,6 +165,7 @@ export function EditRouteConfig({ name }: { name: string }) {
   const kind = useRouteConfigKind();
   const clusterNames = useClusterNames();
   const query = useQuery(ConfigService.method.getRouteConfiguration, { name }, { staleTime: 0 });
+  const writer = useWriter();
   return (
     <Loaded
       query={query}
@@ -171,7 +174,12 @@ export function EditRouteConfig({ name }: { name: string }) {
       listLabel={kind.listLabel}
     >
       {(rc: RouteConfiguration) => (
-        <ConfigEditor key={rc.name} kind={kind} original={rc}>
+        <ConfigEditor
+          key={rc.name}
+          kind={kind}
+          original={rc}
+          deleteAccess={(stored) => routeConfigDeleteAccess(writer, stored.virtualHosts)}
+        >
           <RouteConfigFields editing clusterNames={clusterNames} />
         </ConfigEditor>
       )}

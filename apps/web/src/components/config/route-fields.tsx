@@ -2,6 +2,8 @@
 
 import { useEffect, useId, useState } from "react";
 import { get, useFieldArray, useFormContext, useFormState, useWatch } from "react-hook-form";
+import { useCaller } from "@/components/access/use-caller";
+import { useWriter } from "@/components/access/use-write-access";
 import {
   CheckboxField,
   ListError,
@@ -25,6 +27,8 @@ import {
   redirectCodes,
   splitPercentages,
 } from "@/lib/route-config-form";
+import { virtualHostAccess, type Writer } from "@/lib/write-access";
+import { Chip } from "./states";
 
 type F = RouteConfigForm;
 
@@ -54,7 +58,11 @@ const matcherLabels: Record<(typeof matcherKinds)[number], string> = {
   present: "is present",
 };
 
-/** The route configuration form: its name, then each virtual host and its ordered routes. */
+/**
+ * The route configuration form: its name, then each virtual host and its ordered routes. Each
+ * virtual host shows its owner team; a member changes only their team's (and new ones), the others
+ * read-only with the reason (lib/write-access.ts, virtualHostAccess).
+ */
 export function RouteConfigFields({
   editing,
   clusterNames,
@@ -65,6 +73,14 @@ export function RouteConfigFields({
   const { control } = useFormContext<F>();
   const hosts = useFieldArray<F, "virtualHosts">({ control, name: "virtualHosts" });
   const listId = useId();
+  const writer = useWriter();
+  // A member's team's own patterns: every domain they name is the team's, so a new virtual host
+  // starts with the first, and each of theirs lists them (the matching itself is the server's).
+  const caller = useCaller();
+  const team =
+    caller.role === "member" && caller.team
+      ? { name: caller.team.name, domains: caller.team.domains }
+      : undefined;
   return (
     <>
       <datalist id={listId}>
@@ -93,11 +109,17 @@ export function RouteConfigFields({
           index={index}
           clusterList={listId}
           clusterNames={clusterNames}
+          writer={writer}
+          team={team}
           onRemove={hosts.fields.length > 1 ? () => hosts.remove(index) : undefined}
         />
       ))}
       <div>
-        <Button onClick={() => hosts.append(newVirtualHost(`host-${hosts.fields.length + 1}`))}>
+        <Button
+          onClick={() =>
+            hosts.append(newVirtualHost(`host-${hosts.fields.length + 1}`, team?.domains[0] ?? "*"))
+          }
+        >
           Add virtual host
         </Button>
       </div>
@@ -105,15 +127,37 @@ export function RouteConfigFields({
   );
 }
 
+/** Who owns a virtual host as stored: the caller's team, another, or none. */
+function OwnerBadge({ owner, mine }: { owner: string; mine: boolean }) {
+  return owner === "" ? (
+    <Chip tone="warning">Owned by no team</Chip>
+  ) : (
+    <Chip tone={mine ? "accent" : "muted"}>Owned by {owner}</Chip>
+  );
+}
+
+function domainsHint(team: { name: string; domains: readonly string[] } | undefined): string {
+  const syntax = "Comma-separated; * matches every host, *.example.com a suffix.";
+  if (team === undefined) return syntax;
+  return team.domains.length === 0
+    ? `${syntax} Team ${team.name} owns no domains yet: an admin assigns them.`
+    : `${syntax} Team ${team.name} owns ${team.domains.join(", ")}.`;
+}
+
 function VirtualHost({
   index,
   clusterList,
   clusterNames,
+  writer,
+  team,
   onRemove,
 }: {
   index: number;
   clusterList: string;
   clusterNames: readonly string[];
+  writer: Writer;
+  /** The caller's team when they are a member. */
+  team: { name: string; domains: readonly string[] } | undefined;
   onRemove: (() => void) | undefined;
 }) {
   const { control } = useFormContext<F>();
@@ -122,6 +166,11 @@ function VirtualHost({
     name: `virtualHosts.${index}.routes`,
   });
   const name = useWatch<F, `virtualHosts.${number}.name`>({ name: `virtualHosts.${index}.name` });
+  const ownerTeam = useWatch<F, `virtualHosts.${number}.ownerTeam`>({
+    name: `virtualHosts.${index}.ownerTeam`,
+  });
+  const access = virtualHostAccess(writer, name ?? "", ownerTeam);
+  const readOnly = access.t === "denied" ? access.reason : undefined;
   const base = `virtualHosts.${index}` as const;
   // Routes there at first are open when few; a route added since opens to be filled in.
   const [initialCount] = useState(routes.fields.length);
@@ -130,9 +179,15 @@ function VirtualHost({
     <FormSection
       id={`virtual-host-${index}`}
       title={`Virtual host ${index + 1}${name ? `: ${name}` : ""}`}
+      badge={
+        ownerTeam !== undefined && (
+          <OwnerBadge owner={ownerTeam} mine={team !== undefined && ownerTeam === team.name} />
+        )
+      }
       description="Requests whose Host header matches one of the domains; routes are tried in order, first match wins."
       actions={
-        onRemove && (
+        onRemove &&
+        readOnly === undefined && (
           <Button
             variant="ghost"
             onClick={onRemove}
@@ -143,15 +198,23 @@ function VirtualHost({
         )
       }
     >
-      <FieldGrid columns={2}>
-        <TextField<F> name={`${base}.name`} label="Virtual host name" mono />
-        <TextField<F>
-          name={`${base}.domains`}
-          label="Domains"
-          mono
-          hint="Comma-separated; * matches every host, *.example.com a suffix."
-        />
-      </FieldGrid>
+      {readOnly !== undefined && (
+        <p role="note" className="rounded-lg border bg-surface-muted px-4 py-3 text-fg-muted">
+          Read-only: {readOnly}
+        </p>
+      )}
+      {/* Read-only fields are disabled; a route stays expandable, to be read. */}
+      <fieldset disabled={readOnly !== undefined} className="contents">
+        <FieldGrid columns={2}>
+          <TextField<F> name={`${base}.name`} label="Virtual host name" mono />
+          <TextField<F>
+            name={`${base}.domains`}
+            label="Domains"
+            mono
+            hint={domainsHint(readOnly === undefined ? team : undefined)}
+          />
+        </FieldGrid>
+      </fieldset>
       <div className="flex flex-col gap-3">
         <h3 className="text-[13px] font-semibold text-fg">Routes</h3>
         <ListError name={`${base}.routes`} />
@@ -171,15 +234,20 @@ function VirtualHost({
                 defaultOpen={!compact || r >= initialCount}
                 clusterList={clusterList}
                 clusterNames={clusterNames}
+                readOnly={readOnly !== undefined}
                 onMove={(to) => routes.move(r, to)}
                 onRemove={() => routes.remove(r)}
               />
             </li>
           ))}
         </ol>
-        <div>
-          <Button onClick={() => routes.append(newRoute(clusterNames[0] ?? ""))}>Add route</Button>
-        </div>
+        {readOnly === undefined && (
+          <div>
+            <Button onClick={() => routes.append(newRoute(clusterNames[0] ?? ""))}>
+              Add route
+            </Button>
+          </div>
+        )}
       </div>
     </FormSection>
   );
@@ -192,6 +260,7 @@ function RouteCard({
   defaultOpen,
   clusterList,
   clusterNames,
+  readOnly,
   onMove,
   onRemove,
 }: {
@@ -202,6 +271,8 @@ function RouteCard({
   defaultOpen: boolean;
   clusterList: string;
   clusterNames: readonly string[];
+  /** Shown, not changed: no moving or removing, the editor's fields disabled. */
+  readOnly: boolean;
   onMove: (to: number) => void;
   onRemove: () => void;
 }) {
@@ -246,7 +317,7 @@ function RouteCard({
             {route ? `${describeMatch(route)} ${target}` : ""}
           </span>
           <span className="sr-only">
-            {open ? "Collapse" : "Edit"} route {index + 1}
+            {open ? "Collapse" : readOnly ? "Show" : "Edit"} route {index + 1}
           </span>
         </button>
         {invalid && (
@@ -254,34 +325,36 @@ function RouteCard({
             Has errors
           </span>
         )}
-        <div className="flex gap-1">
-          <Button
-            variant="ghost"
-            onClick={() => onMove(index - 1)}
-            disabled={index === 0}
-            aria-label={`Move route ${index + 1} up`}
-          >
-            ↑ Up
-          </Button>
-          <Button
-            variant="ghost"
-            onClick={() => onMove(index + 1)}
-            disabled={index === count - 1}
-            aria-label={`Move route ${index + 1} down`}
-          >
-            ↓ Down
-          </Button>
-          <Button variant="ghost" onClick={onRemove} aria-label={`Remove route ${index + 1}`}>
-            Remove
-          </Button>
-        </div>
+        {!readOnly && (
+          <div className="flex gap-1">
+            <Button
+              variant="ghost"
+              onClick={() => onMove(index - 1)}
+              disabled={index === 0}
+              aria-label={`Move route ${index + 1} up`}
+            >
+              ↑ Up
+            </Button>
+            <Button
+              variant="ghost"
+              onClick={() => onMove(index + 1)}
+              disabled={index === count - 1}
+              aria-label={`Move route ${index + 1} down`}
+            >
+              ↓ Down
+            </Button>
+            <Button variant="ghost" onClick={onRemove} aria-label={`Remove route ${index + 1}`}>
+              Remove
+            </Button>
+          </div>
+        )}
       </div>
       <div id={bodyId} hidden={!open}>
         {open && (
-          <div className="grid gap-5 p-4 lg:grid-cols-2">
+          <fieldset disabled={readOnly} className="grid min-w-0 gap-5 p-4 lg:grid-cols-2">
             <MatchEditor base={base} />
             <ActionEditor base={base} clusterList={clusterList} clusterNames={clusterNames} />
-          </div>
+          </fieldset>
         )}
       </div>
     </fieldset>

@@ -3,12 +3,15 @@ import type { ReactNode } from "react";
 /** One titled card of a form: "Endpoints", "Health checks". */
 export function FormSection({
   title,
+  badge,
   description,
   actions,
   children,
   id,
 }: {
   title: string;
+  /** A small label beside the title (outside the heading): who owns a virtual host. */
+  badge?: ReactNode;
   description?: ReactNode;
   actions?: ReactNode;
   children: ReactNode;
@@ -23,9 +26,12 @@ export function FormSection({
     >
       <header className="flex flex-wrap items-start justify-between gap-3 border-b px-5 py-4">
         <div className="min-w-0">
-          <h2 id={headingId} className="text-[15px] font-semibold text-fg">
-            {title}
-          </h2>
+          <div className="flex flex-wrap items-center gap-2">
+            <h2 id={headingId} className="text-[15px] font-semibold text-fg">
+              {title}
+            </h2>
+            {badge}
+          </div>
           {description && <p className="mt-0.5 text-[13px] text-fg-muted">{description}</p>}
         </div>
         {actions && <div className="flex shrink-0 items-center gap-2">{actions}</div>}
