@@ -266,8 +266,9 @@ export function nodeGroupMessageOf(spec: NodeGroupSpec, updatedAt?: Date): NodeG
 }
 
 /**
- * An entry without a value reads as the empty string: a typed value must be chosen. Entries are
- * sorted by key (model.ts RuntimeLayerSpec), so the order a client sends does not count as a change.
+ * An entry without a value reads as the empty string. Entries keep the order the client sent, so
+ * validation issues (`entries[2].key`) point at the row the client wrote; the store sorts them by
+ * key (draft-store.ts), so that order never counts as a change.
  */
 function runtimeValueOf(entry: RuntimeEntry): RuntimeValue {
   switch (entry.value.case) {
@@ -283,9 +284,7 @@ function runtimeValueOf(entry: RuntimeEntry): RuntimeValue {
 export function runtimeLayerSpecOf(message: RuntimeLayer): RuntimeLayerSpec {
   return {
     name: message.name,
-    entries: message.entries
-      .map((entry) => ({ key: entry.key, value: runtimeValueOf(entry) }))
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+    entries: message.entries.map((entry) => ({ key: entry.key, value: runtimeValueOf(entry) })),
   };
 }
 

@@ -245,8 +245,11 @@ const nodeGroupColumns: readonly Column<NodeGroupSpec>[] = [
   column("nodeMetadata", "jsonb", (g) => g.nodeMetadata),
 ];
 
+/** Entries stored sorted by key (model.ts RuntimeLayerSpec): equal layers, equal rows. */
 const runtimeLayerColumns: readonly Column<RuntimeLayerSpec>[] = [
-  column("entries", "jsonb", (r) => r.entries),
+  column("entries", "jsonb", (r) =>
+    [...r.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+  ),
 ];
 
 interface Membership {
