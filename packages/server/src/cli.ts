@@ -491,8 +491,14 @@ export function createCli(): Command {
       "Envoy reads its config from the files of `serve --file-delivery`: the node group's folder as Envoy sees it (e.g. /etc/switchyard/default)",
     )
     .option("--file-format <format>", "with --files: yaml (default) or json", fileFormat)
+    .option(
+      "--runtime-layer <name>",
+      "Envoy subscribes to this runtime layer over ADS (RTDS); repeat for several, later ones override earlier ones",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(
       (options: {
+        runtimeLayer?: string[];
         files?: string;
         fileFormat?: "yaml" | "json";
         nodeId: string;
@@ -505,6 +511,10 @@ export function createCli(): Command {
         clientKey?: string;
         token?: string;
       }) => {
+        if (options.runtimeLayer !== undefined && (options.grpc || options.files !== undefined))
+          throw new CliError(
+            `--runtime-layer is for Envoy over ADS: ${options.grpc ? "gRPC xDS clients have no runtime" : "file delivery writes no runtime layers"}; drop it`,
+          );
         if (options.files !== undefined) {
           if (options.grpc)
             throw new CliError("gRPC xDS clients read no configuration files: drop --files");
@@ -534,7 +544,11 @@ export function createCli(): Command {
         };
         const bootstrap = options.grpc
           ? grpcBootstrap(common)
-          : envoyBootstrap({ ...common, delta: options.delta ?? false });
+          : envoyBootstrap({
+              ...common,
+              delta: options.delta ?? false,
+              runtimeLayers: options.runtimeLayer,
+            });
         process.stdout.write(`${JSON.stringify(bootstrap, null, 2)}\n`);
       },
     );

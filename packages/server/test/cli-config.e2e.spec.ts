@@ -161,6 +161,41 @@ describe("the switchyard CLI against a running server", () => {
     );
   });
 
+  it("applies Runtime resources, lists them with get runtimes, prints one with get runtime NAME -o yaml, and deletes one", async () => {
+    const file = path.join(work, "runtime.yaml");
+    writeFileSync(
+      file,
+      [
+        "- '@type': type.googleapis.com/envoy.service.runtime.v3.Runtime",
+        "  name: faults",
+        "  layer:",
+        "    fault.http.abort.abort_percent: 10",
+        "    envoy.reloadable_features.example: true",
+        "",
+      ].join("\n"),
+    );
+    const applied = await cli("apply", "-f", file);
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toMatch(/published version \d+/);
+
+    const list = await cli("get", "runtimes");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^faults\s+2 keys/m);
+
+    const one = await cli("get", "runtime", "faults", "-o", "yaml");
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(
+      /^['"]@type['"]: type.googleapis.com\/envoy.service.runtime.v3.Runtime\nname: faults\nlayer:\n/,
+    );
+    expect(one.stdout).toContain("fault.http.abort.abort_percent: 10");
+
+    const deleted = await cli("delete", "runtime", "faults");
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toMatch(/deleted runtime layer faults from the draft/);
+    expect((await cli("get", "runtimes")).stdout).toMatch(/no runtime layers stored/);
+  });
+
   it("explains an unreachable server in one line and exits non-zero", async () => {
     const result = await new Promise<Result>((resolve) => {
       const child = spawn(process.execPath, [bin, "--server", "http://127.0.0.1:9", "history"], {

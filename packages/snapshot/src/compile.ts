@@ -9,12 +9,14 @@ import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import {
   clusterJson,
   clusterLoadAssignmentJson,
   edsResourceName,
   listenerJson,
   routeConfigurationJson,
+  runtimeJson,
 } from "./envoy-json.js";
 import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
 import type { ConfigSpec, JsonObject, NodeGroupSpec, RouteConfigurationSpec } from "./model.js";
@@ -207,6 +209,15 @@ function encodeAll(
       }),
     );
   }
+  for (const layer of spec.runtimeLayers) {
+    collect(
+      memoized(memo, layer, (resources, found) => {
+        const path = `runtimeLayers[${JSON.stringify(layer.name)}]`;
+        const body = encode(RuntimeSchema, runtimeJson(layer), path, found);
+        if (body) resources.push(createResource(TypeUrl.Runtime, layer.name, body, []));
+      }),
+    );
+  }
   return all;
 }
 
@@ -218,7 +229,9 @@ function groupSnapshot(
     return new ResourceSnapshot(all.values());
   }
   // A named group gets its listeners and clusters, and what those need: the route
-  // configurations its listeners load over RDS and the assignments of its EDS clusters.
+  // configurations its listeners load over RDS and the assignments of its EDS clusters. Every
+  // group gets every runtime layer: a proxy subscribes to the layers its bootstrap names (RTDS is
+  // by name only), so selecting them here would only add a way to get it wrong (model.ts).
   const listeners = new Set(group.listeners);
   const clusters = new Set(group.clusters);
   const wanted = (resource: XdsResource): boolean => {
@@ -227,6 +240,8 @@ function groupSnapshot(
         return listeners.has(resource.name);
       case TypeUrl.Cluster:
         return clusters.has(resource.name);
+      case TypeUrl.Runtime:
+        return true;
       default:
         return false;
     }

@@ -6,6 +6,7 @@ import {
   clusterLoadAssignmentJson,
   listenerJson,
   routeConfigurationJson,
+  runtimeJson,
 } from "./envoy-json.js";
 import type { ConfigSpec, JsonObject } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
@@ -67,6 +68,10 @@ export function envoyForm(
     case "nodeGroup": {
       const group = spec.nodeGroups.find((g) => g.name === name);
       return group ? [group as unknown as JsonObject] : undefined;
+    }
+    case "runtimeLayer": {
+      const layer = spec.runtimeLayers.find((r) => r.name === name);
+      return layer ? [typed(TypeUrl.Runtime, runtimeJson(layer))] : undefined;
     }
   }
 }

@@ -16,6 +16,7 @@ import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { type ImportError, issueAt } from "./envoy-import-issue.js";
 import { asObject, asString, describe, firstDifference, valueAt } from "./envoy-import-json.js";
 import {
@@ -23,6 +24,7 @@ import {
   clusterFrom,
   listenerFrom,
   routeConfigurationFrom,
+  runtimeLayerFrom,
   Unrepresentable,
 } from "./envoy-import-map.js";
 import type { Normalized } from "./envoy-import-normalize.js";
@@ -32,6 +34,7 @@ import {
   edsResourceName,
   listenerJson,
   routeConfigurationJson,
+  runtimeJson,
 } from "./envoy-json.js";
 import type {
   ClusterSpec,
@@ -39,6 +42,7 @@ import type {
   JsonValue,
   ListenerSpec,
   RouteConfigurationSpec,
+  RuntimeLayerSpec,
 } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
@@ -209,6 +213,22 @@ export function importListeners(
     routes.push(...mapped.routes);
   }
   return { listeners, routes };
+}
+
+export function importRuntimeLayers(
+  items: readonly Normalized[],
+  issues: ImportError[],
+): Imported<RuntimeLayerSpec>[] {
+  const out: Imported<RuntimeLayerSpec>[] = [];
+  for (const item of items) {
+    if (item.resource.typeUrl !== TypeUrl.Runtime) continue;
+    const mapped = attempt(item, issues, () => runtimeLayerFrom(item.json));
+    if (!mapped) continue;
+    const problem = verify(RuntimeSchema, runtimeJson(mapped), item.json);
+    if (problem) issues.push(issueAt(item.resource, problem.at, "error", problem.message));
+    else out.push({ object: mapped, item });
+  }
+  return out;
 }
 
 /** Objects of one kind with unique names: a repeated name is an error at the later resource. */

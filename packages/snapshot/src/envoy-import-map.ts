@@ -31,6 +31,7 @@ import type {
   LocalitySpec,
   RouteConfigurationSpec,
   RouteSpec,
+  RuntimeLayerSpec,
   VirtualHostSpec,
   WeightedClusterSpec,
 } from "./model.js";
@@ -653,5 +654,24 @@ export function listenerFrom(json: JsonObject): {
       ),
     },
     routes,
+  };
+}
+
+/** A Runtime resource (normalized: flat keys) as a runtime layer; entries sorted by key. */
+export function runtimeLayerFrom(json: JsonObject): RuntimeLayerSpec {
+  const entries = Object.entries(asObject(json.layer)).map(([key, value]) => {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+      return { key, value };
+    const what = value === null ? "null" : Array.isArray(value) ? "a list" : "an object";
+    return reject(
+      ["layer", key],
+      isObject(value) && ("numerator" in value || "denominator" in value)
+        ? `runtime key "${key}" holds a FractionalPercent: Switchyard stores numbers, strings and booleans; give the percentage as a number (e.g. 10 for 10%)`
+        : `runtime key "${key}" holds ${what}: Switchyard stores numbers, strings and booleans`,
+    );
+  });
+  return {
+    name: asString(json.name),
+    entries: entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
 }

@@ -288,6 +288,36 @@ function nameInlineRoutes(items: readonly Normalized[]): Normalized[] {
   });
 }
 
+/**
+ * Normalization 9: a runtime layer's nested Struct keys are joined with "." into flat keys, as
+ * Envoy's runtime joins them (`{fault: {http: {abort_percent: 1}}}` is the key
+ * `fault.http.abort_percent`). A FractionalPercent value (`{numerator, denominator}`) and an empty
+ * object are runtime values of their own, not nesting: they are left as they are (and refused
+ * when mapped: the model holds strings, numbers and booleans).
+ */
+function flattenRuntime(json: JsonObject, notes: Note[]): JsonObject {
+  const flat: Record<string, JsonValue> = {};
+  let nested = false;
+  const walk = (key: string, value: JsonValue) => {
+    if (isObject(value) && Object.keys(value).length > 0 && !isFractionalPercent(value)) {
+      nested = true;
+      for (const [inner, innerValue] of Object.entries(value)) walk(`${key}.${inner}`, innerValue);
+    } else flat[key] = value;
+  };
+  for (const [key, value] of Object.entries(asObject(json.layer))) walk(key, value);
+  if (!nested) return json;
+  notes.push({
+    at: ["layer"],
+    severity: "info",
+    message: 'nested runtime keys are stored flat, joined with "." as Envoy joins them',
+  });
+  return { ...json, layer: flat };
+}
+
+function isFractionalPercent(value: JsonObject): boolean {
+  return "numerator" in value || "denominator" in value;
+}
+
 function normalizeOne(resource: DecodedResource): Normalized {
   const notes: Note[] = [];
   const json = resourceJson(resource);
@@ -300,6 +330,8 @@ function normalizeOne(resource: DecodedResource): Normalized {
       return { resource, json: normalizeListener(json, notes), notes };
     case TypeUrl.RouteConfiguration:
       return { resource, json: normalizeRouteConfiguration(json), notes };
+    case TypeUrl.Runtime:
+      return { resource, json: flattenRuntime(json, notes), notes };
   }
 }
 

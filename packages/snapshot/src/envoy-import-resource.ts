@@ -1,6 +1,6 @@
 /**
  * The Envoy resource types Switchyard stores (Cluster, ClusterLoadAssignment, Listener,
- * RouteConfiguration), their generated schemas, and what later import stages ask of a decoded
+ * RouteConfiguration, Runtime), their generated schemas, and what later import stages ask of a decoded
  * resource: its name and its canonical proto3 JSON.
  */
 import { type DescMessage, toJson } from "@bufbuild/protobuf";
@@ -18,6 +18,7 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { type Runtime, RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import type { JsonObject } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
@@ -29,7 +30,8 @@ export type EnvoyResource =
       readonly message: ClusterLoadAssignment;
     }
   | { readonly typeUrl: typeof TypeUrl.Listener; readonly message: Listener }
-  | { readonly typeUrl: typeof TypeUrl.RouteConfiguration; readonly message: RouteConfiguration };
+  | { readonly typeUrl: typeof TypeUrl.RouteConfiguration; readonly message: RouteConfiguration }
+  | { readonly typeUrl: typeof TypeUrl.Runtime; readonly message: Runtime };
 
 /** A resource as found in a user's document. */
 export type DecodedResource = EnvoyResource & {
@@ -45,6 +47,7 @@ export const RESOURCE_SCHEMAS: ReadonlyMap<string, DescMessage> = new Map<string
   [TypeUrl.ClusterLoadAssignment, ClusterLoadAssignmentSchema],
   [TypeUrl.Listener, ListenerSchema],
   [TypeUrl.RouteConfiguration, RouteConfigurationSchema],
+  [TypeUrl.Runtime, RuntimeSchema],
 ]);
 
 /** The generated schema of a resource type Switchyard stores. */

@@ -294,7 +294,7 @@ http_filters:
         error: {
           path: '[0]["@type"]',
           message:
-            'unsupported resource @type "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": expected one of envoy.config.cluster.v3.Cluster, envoy.config.endpoint.v3.ClusterLoadAssignment, envoy.config.listener.v3.Listener, envoy.config.route.v3.RouteConfiguration',
+            'unsupported resource @type "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": expected one of envoy.config.cluster.v3.Cluster, envoy.config.endpoint.v3.ClusterLoadAssignment, envoy.config.listener.v3.Listener, envoy.config.route.v3.RouteConfiguration, envoy.service.runtime.v3.Runtime',
         },
       },
       {

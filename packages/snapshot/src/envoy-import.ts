@@ -33,6 +33,9 @@
  *      the listener has several); one whose name another route configuration with different
  *      content already uses is renamed the same way. Stored route configuration names are unique.
  *   8. An explicit `case_sensitive: true` in a route match is dropped: it is the default.
+ *   9. A Runtime layer's nested keys are stored flat, joined with "." as Envoy's runtime joins
+ *      them (a FractionalPercent value is not nesting, and is refused: the model holds strings,
+ *      numbers and booleans).
  * On export (envoy-export.ts): an EDS cluster with no endpoints and no assignment settings has no
  * ClusterLoadAssignment, and a route configuration used only inline is not listed on its own.
  *
@@ -48,6 +51,7 @@ import {
   importClusters,
   importListeners,
   importRouteConfigurations,
+  importRuntimeLayers,
   uniqueByName,
 } from "./envoy-import-assemble.js";
 import { decodeDocument, type Findings, SHAPES } from "./envoy-import-decode.js";
@@ -55,7 +59,12 @@ import { formatPath, type ImportError, issueAt } from "./envoy-import-issue.js";
 import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
 import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource } from "./envoy-import-resource.js";
-import type { ClusterSpec, ListenerSpec, RouteConfigurationSpec } from "./model.js";
+import type {
+  ClusterSpec,
+  ListenerSpec,
+  RouteConfigurationSpec,
+  RuntimeLayerSpec,
+} from "./model.js";
 
 export type { ImportError, ImportSeverity } from "./envoy-import-issue.js";
 export type { DecodedResource, EnvoyResource } from "./envoy-import-resource.js";
@@ -71,6 +80,7 @@ export interface ConfigSpecFragment {
   readonly clusters: readonly ClusterSpec[];
   readonly listeners: readonly ListenerSpec[];
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
+  readonly runtimeLayers: readonly RuntimeLayerSpec[];
 }
 
 export interface ImportResult {
@@ -81,7 +91,7 @@ export interface ImportResult {
 
 /**
  * Parses Envoy v3 config (JSON or YAML, detected from `filename` or the text) and decodes every
- * Cluster, ClusterLoadAssignment, Listener and RouteConfiguration in it with the generated types.
+ * Cluster, ClusterLoadAssignment, Listener, RouteConfiguration and Runtime in it with the generated types.
  * Returns every error in the document, or the resources in document order.
  */
 export function parseEnvoyConfig(text: string, options: { filename?: string } = {}): ParseResult {
@@ -156,6 +166,7 @@ export function importEnvoyConfig(resources: readonly DecodedResource[]): Import
       clusters: uniqueByName(clusters, "cluster", issues),
       listeners: uniqueByName(listeners, "listener", issues),
       routeConfigurations: uniqueByName([...standalone, ...inline], "route configuration", issues),
+      runtimeLayers: uniqueByName(importRuntimeLayers(items, issues), "runtime layer", issues),
     },
     issues,
   };

@@ -16,6 +16,7 @@ import type {
   LocalitySpec,
   RouteConfigurationSpec,
   RouteSpec,
+  RuntimeLayerSpec,
   VirtualHostSpec,
 } from "./model.js";
 
@@ -359,4 +360,17 @@ export function listenerJson(
     ),
     filterChains: listener.filterChains.map((chain) => filterChainJson(chain, inlineRoutes)),
   });
+}
+
+/**
+ * envoy.service.runtime.v3.Runtime: the layer as one flat Struct, keys sorted. Envoy joins nested
+ * Struct keys with "." (its runtime ProtoLayer), so `{"a.b": 1}` and `{a: {b: 1}}` are the same
+ * runtime key; flat keys are what the console edits and what a reader greps for.
+ */
+export function runtimeJson(layer: RuntimeLayerSpec): JsonObject {
+  const entries = [...layer.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    name: layer.name,
+    layer: Object.fromEntries(entries.map((entry) => [entry.key, entry.value])),
+  };
 }

@@ -59,6 +59,9 @@ export function deliveryPath(typeUrl: TypeUrl, name: string, format: FileFormat)
       return `eds/${fileNameOf(name)}.${format}`;
     case TypeUrl.RouteConfiguration:
       return `rds/${fileNameOf(name)}.${format}`;
+    // Not delivered as files (deliveryFiles writes CDS, EDS, LDS and RDS); named for completeness.
+    case TypeUrl.Runtime:
+      return `rtds/${fileNameOf(name)}.${format}`;
   }
 }
 

@@ -12,6 +12,8 @@ import type {
   NodeGroupSpec,
   RouteConfigurationSpec,
   RouteSpec,
+  RuntimeLayerSpec,
+  RuntimeValue,
   VirtualHostSpec,
 } from "./model.js";
 
@@ -173,8 +175,28 @@ export function nodeGroupSpec(name: string, overrides: Partial<NodeGroupSpec> = 
   };
 }
 
+/** A runtime layer holding `values` (key → value), entries sorted by key as the API stores them. */
+export function runtimeLayerSpec(
+  name: string,
+  values: { readonly [key: string]: RuntimeValue } = {},
+): RuntimeLayerSpec {
+  return {
+    name,
+    entries: Object.entries(values)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, value]) => ({ key, value })),
+  };
+}
+
 export function configSpec(overrides: Partial<ConfigSpec> = {}): ConfigSpec {
-  return { clusters: [], listeners: [], routeConfigurations: [], nodeGroups: [], ...overrides };
+  return {
+    clusters: [],
+    listeners: [],
+    routeConfigurations: [],
+    nodeGroups: [],
+    runtimeLayers: [],
+    ...overrides,
+  };
 }
 
 /**

@@ -54,6 +54,9 @@ export type {
   RouteConfigurationSpec,
   RouteMatchKind,
   RouteSpec,
+  RuntimeEntrySpec,
+  RuntimeLayerSpec,
+  RuntimeValue,
   VirtualHostSpec,
   WeightedClusterSpec,
 } from "./model.js";
@@ -105,3 +108,4 @@ export {
   type ValidationIssue,
   type ValidationReport,
 } from "./validate-issues.js";
+export { runtimeKeyProblem, runtimeValueProblem } from "./validate-runtime.js";

@@ -140,15 +140,45 @@ export interface NodeGroupSpec {
   readonly clusters: readonly string[];
 }
 
+/** A runtime value as Envoy's runtime reads it: a string, a number or a boolean. */
+export type RuntimeValue = string | number | boolean;
+
+/** One runtime key and its value: `fault.http.abort.abort_percent: 10`. */
+export interface RuntimeEntrySpec {
+  readonly key: string;
+  readonly value: RuntimeValue;
+}
+
+/**
+ * A runtime layer (RTDS, envoy.service.runtime.v3.Runtime): a named set of runtime keys that a
+ * proxy whose bootstrap names the layer (layered_runtime.layers[].rtds_layer.name) subscribes to.
+ * Entries are kept sorted by key (the API sorts them), so equal layers are equal specs.
+ *
+ * Node groups do not select runtime layers: every group gets every layer, and a proxy receives
+ * only the layers its bootstrap names (RTDS is always subscribed by name).
+ */
+export interface RuntimeLayerSpec {
+  readonly name: string;
+  readonly entries: readonly RuntimeEntrySpec[];
+}
+
 /** Everything stored, in a stable order (by name; children by position). */
 export interface ConfigSpec {
   readonly clusters: readonly ClusterSpec[];
   readonly listeners: readonly ListenerSpec[];
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
   readonly nodeGroups: readonly NodeGroupSpec[];
+  readonly runtimeLayers: readonly RuntimeLayerSpec[];
 }
 
 /** A spec holding just the given objects. */
 export function configSpecOf(objects: Partial<ConfigSpec>): ConfigSpec {
-  return { clusters: [], listeners: [], routeConfigurations: [], nodeGroups: [], ...objects };
+  return {
+    clusters: [],
+    listeners: [],
+    routeConfigurations: [],
+    nodeGroups: [],
+    runtimeLayers: [],
+    ...objects,
+  };
 }

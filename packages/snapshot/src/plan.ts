@@ -21,6 +21,10 @@
  *   break  CDS  drop the clusters nothing refers to any more, after the RDS step that stopped
  *             referencing them was ACKed
  *          EDS  drop their assignments, after the clusters that used them
+ *   then   RTDS every new or changed runtime layer, those gone removed. Runtime layers warm
+ *             nothing and depend on nothing, and the spec orders them nowhere: last, so a runtime
+ *             value (a fault percentage, a feature flag) changes once the routing it tunes is in
+ *             place (resource-snapshot.ts, TYPE_ORDER)
  *
  * Each step waits for the node's ACK before the next goes. The ACK, not the arrival, is what counts:
  * a NACKed CDS step means Y is not there, so the routes to Y must not follow; a NACKed RDS step
@@ -222,6 +226,13 @@ export function planUpdate(
       });
     }
   }
+
+  make(
+    TypeUrl.Runtime,
+    next.resources(TypeUrl.Runtime),
+    changedResources(old(TypeUrl.Runtime), next.resources(TypeUrl.Runtime)),
+    removedNames(old(TypeUrl.Runtime), next.resources(TypeUrl.Runtime)),
+  );
   return steps;
 }
 

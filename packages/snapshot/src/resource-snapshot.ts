@@ -6,15 +6,21 @@ export const TypeUrl = {
   ClusterLoadAssignment: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
   Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
   RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+  Runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
 } as const;
 export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
 
-/** Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS. */
+/**
+ * Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS. RTDS comes
+ * last: runtime layers warm nothing and nothing warms on them, and the spec places them nowhere,
+ * so a runtime change goes out once the routing it may tune is in place.
+ */
 export const TYPE_ORDER: readonly TypeUrl[] = [
   TypeUrl.Cluster,
   TypeUrl.ClusterLoadAssignment,
   TypeUrl.Listener,
   TypeUrl.RouteConfiguration,
+  TypeUrl.Runtime,
 ];
 
 /**

@@ -6,6 +6,7 @@ import type {
   ListenerSpec,
   NodeGroupSpec,
   RouteConfigurationSpec,
+  RuntimeLayerSpec,
 } from "./model.js";
 
 /**
@@ -13,7 +14,13 @@ import type {
  * the draft it was published from, what diffs compare, and what a rollback restores.
  */
 
-export const SOURCE_KINDS = ["cluster", "listener", "routeConfiguration", "nodeGroup"] as const;
+export const SOURCE_KINDS = [
+  "cluster",
+  "listener",
+  "routeConfiguration",
+  "nodeGroup",
+  "runtimeLayer",
+] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface SourceObject {
@@ -33,6 +40,7 @@ export const EMPTY_MANIFEST: SourceManifest = {
   listener: {},
   routeConfiguration: {},
   nodeGroup: {},
+  runtimeLayer: {},
 };
 
 /** JSON with object keys sorted at every level, so equal values serialize identically. */
@@ -60,6 +68,7 @@ export function sourceObjects(spec: ConfigSpec): SourceObject[] {
     ...byName(spec.listeners).map((l) => sourceObject("listener", l.name, l)),
     ...byName(spec.routeConfigurations).map((r) => sourceObject("routeConfiguration", r.name, r)),
     ...byName(spec.nodeGroups).map((g) => sourceObject("nodeGroup", g.name, g)),
+    ...byName(spec.runtimeLayers).map((r) => sourceObject("runtimeLayer", r.name, r)),
   ];
 }
 
@@ -69,6 +78,7 @@ export function sourceManifest(objects: readonly SourceObject[]): SourceManifest
     listener: {},
     routeConfiguration: {},
     nodeGroup: {},
+    runtimeLayer: {},
   };
   for (const object of objects) manifest[object.kind][object.name] = object.key;
   return manifest;
@@ -76,11 +86,21 @@ export function sourceManifest(objects: readonly SourceObject[]): SourceManifest
 
 /**
  * A short identifier of a draft's whole content. A reviewer's diff carries it; a publish that
- * passes it is refused when the draft changed after the review.
+ * passes it is refused when the draft changed after the review. A kind with no object is left
+ * out, so adding a kind to the model does not change the revision of drafts without it (and so
+ * does not make open review requests out of date).
  */
 export function draftRevision(manifest: SourceManifest): string {
-  return createHash("sha256").update(canonicalJson(manifest)).digest("hex").slice(0, 16);
+  const present = Object.fromEntries(
+    Object.entries(manifest).filter(
+      ([kind, names]) => !ADDED_KINDS.has(kind) || Object.keys(names).length > 0,
+    ),
+  );
+  return createHash("sha256").update(canonicalJson(present)).digest("hex").slice(0, 16);
 }
+
+/** Kinds added after draft revisions were first handed out (see draftRevision). */
+const ADDED_KINDS: ReadonlySet<string> = new Set<SourceKind>(["runtimeLayer"]);
 
 /** Rebuilds a spec from source objects' JSON (the inverse of `sourceObjects`). */
 export function specFromSources(objects: Iterable<{ kind: SourceKind; json: string }>): ConfigSpec {
@@ -88,6 +108,7 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
   const listeners: ListenerSpec[] = [];
   const routeConfigurations: RouteConfigurationSpec[] = [];
   const nodeGroups: NodeGroupSpec[] = [];
+  const runtimeLayers: RuntimeLayerSpec[] = [];
   for (const object of objects) {
     const value = JSON.parse(object.json) as JsonValue;
     switch (object.kind) {
@@ -103,6 +124,9 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
       case "nodeGroup":
         nodeGroups.push(value as unknown as NodeGroupSpec);
         break;
+      case "runtimeLayer":
+        runtimeLayers.push(value as unknown as RuntimeLayerSpec);
+        break;
     }
   }
   const byName = (a: { name: string }, b: { name: string }) =>
@@ -112,6 +136,7 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
     listeners: listeners.sort(byName),
     routeConfigurations: routeConfigurations.sort(byName),
     nodeGroups: nodeGroups.sort(byName),
+    runtimeLayers: runtimeLayers.sort(byName),
   };
 }
 
@@ -131,10 +156,13 @@ export interface SourceChange {
 export function diffManifests(before: SourceManifest, after: SourceManifest): SourceChange[] {
   const changes: SourceChange[] = [];
   for (const kind of SOURCE_KINDS) {
-    const names = [...new Set([...Object.keys(before[kind]), ...Object.keys(after[kind])])].sort();
+    // A manifest stored before a kind existed lacks it.
+    const names = [
+      ...new Set([...Object.keys(before[kind] ?? {}), ...Object.keys(after[kind] ?? {})]),
+    ].sort();
     for (const name of names) {
-      const was = before[kind][name];
-      const is = after[kind][name];
+      const was = before[kind]?.[name];
+      const is = after[kind]?.[name];
       if (was === is) continue;
       if (was === undefined && is !== undefined)
         changes.push({ kind, name, change: "added", after: is });

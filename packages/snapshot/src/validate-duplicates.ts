@@ -11,6 +11,7 @@ import {
   listenerPath,
   nodeGroupPath,
   routeConfigurationPath,
+  runtimeLayerPath,
   virtualHostPath,
 } from "./validate-path.js";
 import { ipFamily, isPort } from "./validate-syntax.js";
@@ -24,6 +25,7 @@ export function checkDuplicateNames({ spec, issues }: ValidationContext): void {
     ["listener", spec.listeners, listenerPath],
     ["route configuration", spec.routeConfigurations, routeConfigurationPath],
     ["node group", spec.nodeGroups, nodeGroupPath],
+    ["runtime layer", spec.runtimeLayers, runtimeLayerPath],
   ] as const;
   for (const [what, objects, path] of kinds) {
     const seen = new Map<string, number>();

@@ -89,6 +89,11 @@ export const VALIDATION_CODES = {
     'a virtual host domain is empty, holds whitespace, or has a wildcard other than one "*" at its start or end',
   ),
   "invalid-envoy-json": error("Envoy's schema rejects a stored Envoy field (extra, JSON columns)"),
+  "invalid-runtime-key": error(
+    "a runtime key is empty, holds whitespace or control characters, or has an empty segment between dots",
+  ),
+  "duplicate-runtime-key": error("a runtime layer lists one key twice"),
+  "invalid-runtime-value": error("a runtime value is not a string, a finite number or a boolean"),
   // Between objects.
   "duplicate-name": error(
     "two objects of one kind, or two virtual hosts of one route configuration, share a name",

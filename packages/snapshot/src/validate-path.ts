@@ -4,7 +4,7 @@
  * can print it.
  *
  *   path    = kind "[" name "]" { step }
- *   kind    = "clusters" | "listeners" | "routeConfigurations" | "nodeGroups"
+ *   kind    = "clusters" | "listeners" | "routeConfigurations" | "nodeGroups" | "runtimeLayers"
  *   step    = "." field                  a field of the model, by its name in model.ts
  *           | "[" name "]"               a child with a name: virtualHosts["api"]
  *           | "[" index "]"              a child without one, by zero-based position: routes[2]
@@ -17,6 +17,7 @@
  *   routeConfigurations["ingress"].virtualHosts["api"].routes[2].cluster
  *   listeners["edge"].filterChains[0].rdsRouteConfigName
  *   nodeGroups["team-a"].listeners[1]
+ *   runtimeLayers["faults"].entries[0].key
  */
 
 /** `["name"]`: a named object or child. */
@@ -28,6 +29,10 @@ export const clusterPath = (name: string): string => `clusters${named(name)}`;
 export const listenerPath = (name: string): string => `listeners${named(name)}`;
 export const routeConfigurationPath = (name: string): string => `routeConfigurations${named(name)}`;
 export const nodeGroupPath = (name: string): string => `nodeGroups${named(name)}`;
+export const runtimeLayerPath = (name: string): string => `runtimeLayers${named(name)}`;
+
+export const runtimeEntryPath = (layer: string, index: number): string =>
+  `${runtimeLayerPath(layer)}.entries[${index}]`;
 
 export const virtualHostPath = (routeConfiguration: string, virtualHost: string): string =>
   `${routeConfigurationPath(routeConfiguration)}.virtualHosts${named(virtualHost)}`;

@@ -15,6 +15,7 @@ import {
   nodeGroupPath,
   routeConfigurationPath,
   routePath,
+  runtimeLayerPath,
   virtualHostPath,
 } from "./validate-path.js";
 import {
@@ -74,6 +75,9 @@ export function checkNames({ spec, issues }: ValidationContext): void {
   }
   for (const group of spec.nodeGroups) {
     check("node group", group.name, `${nodeGroupPath(group.name)}.name`);
+  }
+  for (const layer of spec.runtimeLayers) {
+    check("runtime layer", layer.name, `${runtimeLayerPath(layer.name)}.name`);
   }
 }
 

@@ -29,6 +29,7 @@ import {
   checkNodeGroupReferences,
   checkRouteClusterReferences,
 } from "./validate-references.js";
+import { checkRuntimeLayers } from "./validate-runtime.js";
 import {
   checkDomains,
   checkEndpoints,
@@ -61,6 +62,7 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
   checkDomains,
   checkRouteMatches,
   checkRouteActions,
+  checkRuntimeLayers,
   checkRouteClusterReferences,
   checkListenerRouteReferences,
   checkNodeGroupReferences,
@@ -102,6 +104,7 @@ const TYPE_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   [TypeUrl.ClusterLoadAssignment]: ["endpoints (cluster load assignments)", "clusters"],
   [TypeUrl.Listener]: ["listeners", "listeners"],
   [TypeUrl.RouteConfiguration]: ["route configurations", "routeConfigurations"],
+  [TypeUrl.Runtime]: ["runtime layers", "runtimeLayers"],
 };
 
 function checkResponseSizes(ctx: ValidationContext, compiled: CompiledConfig): void {

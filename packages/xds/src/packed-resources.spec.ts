@@ -4,12 +4,15 @@ import {
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { compile, TypeUrl } from "@switchyard/snapshot";
-import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
+import { largeConfigSpec, runtimeLayerSpec } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
 import { toDeltaDiscoveryResponse } from "./delta-transport.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
 
-const snapshot = compile(largeConfigSpec(20, 40)).groups[0]?.snapshot;
+const snapshot = compile({
+  ...largeConfigSpec(20, 40),
+  runtimeLayers: [runtimeLayerSpec("flags", { "feature.on": true, "fault.percent": 10 })],
+}).groups[0]?.snapshot;
 if (snapshot === undefined) throw new Error("no snapshot");
 
 describe("pre-encoded resources", () => {

@@ -40,6 +40,7 @@ const REST_TYPES: ReadonlyMap<string, TypeUrl> = new Map([
   ["endpoints", TypeUrl.ClusterLoadAssignment],
   ["listeners", TypeUrl.Listener],
   ["routes", TypeUrl.RouteConfiguration],
+  ["runtime", TypeUrl.Runtime],
 ]);
 
 /** A request body larger than this is refused (413): a DiscoveryRequest is a few hundred bytes. */

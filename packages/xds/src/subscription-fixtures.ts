@@ -67,12 +67,18 @@ export interface Seen {
   readonly ackedBefore: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
+/**
+ * The types the simulated clients subscribe to: the routing chain. Neither models RTDS (a runtime
+ * layer depends on nothing and nothing on it); runtime streams are tested against the real server.
+ */
+const CLIENT_TYPES: readonly string[] = TYPE_ORDER.filter((t) => t !== TypeUrl.Runtime);
+
 /** The state and decisions common to both simulated clients. */
 abstract class SimulatedClient<R> {
   readonly style: ClientStyle;
   /** What the client holds (accepted), by type. */
   readonly holds = new Map<string, Map<string, XdsResource>>(
-    TYPE_ORDER.map((t) => [t as string, new Map()]),
+    CLIENT_TYPES.map((t) => [t, new Map()]),
   );
   readonly seen: Seen[] = [];
   judge: Judge = () => undefined;
@@ -90,7 +96,7 @@ abstract class SimulatedClient<R> {
   /** Names held, by type: compact expectations. */
   heldNames(): Record<string, string[]> {
     return Object.fromEntries(
-      TYPE_ORDER.map((t) => [SHORT[t] ?? t, [...this.held(t).keys()].sort()]),
+      CLIENT_TYPES.map((t) => [SHORT[t] ?? t, [...this.held(t).keys()].sort()]),
     );
   }
 
@@ -148,7 +154,7 @@ abstract class SimulatedClient<R> {
   /** The types whose interest changed since it was last sent, in make-before-break order. */
   protected changedInterests(): [string, Interest][] {
     const changed: [string, Interest][] = [];
-    for (const typeUrl of TYPE_ORDER) {
+    for (const typeUrl of CLIENT_TYPES) {
       const next = this.wanted(typeUrl);
       const before = this.interests.get(typeUrl);
       if (!next || sameInterest(before, next)) continue;

@@ -24,6 +24,7 @@ import {
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { type ConfigSpec, compile, TypeUrl } from "@switchyard/snapshot";
 import type { AuthRefusal, XdsCallbacks } from "./callbacks.js";
 import { EventQueue } from "./event-queue.js";
@@ -374,6 +375,8 @@ function startCall(
       return createClient(ListenerDiscoveryService, transport).streamListeners(requests);
     case TypeUrl.RouteConfiguration:
       return createClient(RouteDiscoveryService, transport).streamRoutes(requests);
+    case TypeUrl.Runtime:
+      return createClient(RuntimeDiscoveryService, transport).streamRuntime(requests);
   }
 }
 
@@ -393,6 +396,8 @@ function startDeltaCall(
       return createClient(ListenerDiscoveryService, transport).deltaListeners(requests);
     case TypeUrl.RouteConfiguration:
       return createClient(RouteDiscoveryService, transport).deltaRoutes(requests);
+    case TypeUrl.Runtime:
+      return createClient(RuntimeDiscoveryService, transport).deltaRuntime(requests);
   }
 }
 

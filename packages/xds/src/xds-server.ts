@@ -9,6 +9,7 @@ import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/disc
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
 import {
@@ -119,6 +120,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const eds = only(TypeUrl.ClusterLoadAssignment);
   const lds = only(TypeUrl.Listener);
   const rds = only(TypeUrl.RouteConfiguration);
+  const rtds = only(TypeUrl.Runtime);
   const deltaAds: DeltaStreamOptions = { ...common, variant: "ads-delta" };
   /** A per-type Delta service: one type only (a request for another ends the stream). */
   const deltaOnly = (typeUrl: TypeUrl): DeltaStreamOptions => ({
@@ -130,6 +132,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaEds = deltaOnly(TypeUrl.ClusterLoadAssignment);
   const deltaLds = deltaOnly(TypeUrl.Listener);
   const deltaRds = deltaOnly(TypeUrl.RouteConfiguration);
+  const deltaRtds = deltaOnly(TypeUrl.Runtime);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
   return (router: ConnectRouter) => {
     router.service(AggregatedDiscoveryService, {
@@ -152,6 +155,10 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     router.service(RouteDiscoveryService, {
       streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
       deltaRoutes: (requests, context) => serveDeltaStream(requests, context, deltaRds),
+    });
+    router.service(RuntimeDiscoveryService, {
+      streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
+      deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
     });
   };
 }

@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS: readonly { readonly value: string; readonly label: s
   { value: "routeConfiguration.*", label: "Routes (routeConfiguration.*)" },
   { value: "listener.*", label: "Listeners (listener.*)" },
   { value: "nodeGroup.*", label: "Node groups (nodeGroup.*)" },
+  { value: "runtimeLayer.*", label: "Runtime layers (runtimeLayer.*)" },
   { value: "user.*", label: "Users (user.*)" },
   { value: "team.*", label: "Teams (team.*)" },
   { value: "token.*", label: "API tokens (token.*)" },

@@ -11,6 +11,7 @@ describe("buildInventory", () => {
       "Listeners",
       "Route configurations",
       "Node groups",
+      "Runtime layers",
     ]);
     expect(inv.total).toBe(0);
   });

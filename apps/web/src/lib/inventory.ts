@@ -42,6 +42,13 @@ export const knownKinds: readonly KindInfo[] = [
     title: "Node groups",
     singular: "node group",
   },
+  {
+    kind: ResourceKind.RUNTIME_LAYER,
+    slug: "runtime-layers",
+    singularSlug: "runtime-layer",
+    title: "Runtime layers",
+    singular: "runtime layer",
+  },
 ];
 
 /**

@@ -16,6 +16,8 @@ export function objectHref(kind: ResourceKind, name: string): string | undefined
       return `/listeners/${n}`;
     case ResourceKind.ROUTE_CONFIGURATION:
       return `/routes/${n}`;
+    case ResourceKind.RUNTIME_LAYER:
+      return `/runtime/${n}`;
     default:
       return undefined;
   }
@@ -27,6 +29,7 @@ const kindLabels: Record<ResourceKind, string> = {
   [ResourceKind.LISTENER]: "listener",
   [ResourceKind.ROUTE_CONFIGURATION]: "route configuration",
   [ResourceKind.NODE_GROUP]: "node group",
+  [ResourceKind.RUNTIME_LAYER]: "runtime layer",
 };
 
 export function kindLabel(kind: ResourceKind): string {

@@ -35,9 +35,10 @@ describe("what the console offers to change", () => {
     });
   });
 
-  it("a member is never offered listeners or node groups", () => {
+  it("a member is never offered listeners, node groups or runtime layers", () => {
     expect(writeAccess(shop, "listener").t).toBe("denied");
     expect(writeAccess(shop, "node group", "edge").t).toBe("denied");
+    expect(writeAccess(shop, "runtime layer", "faults").t).toBe("denied");
   });
 
   it("a member is offered route configurations (the server decides per virtual host), unless in no team", () => {

@@ -7,7 +7,12 @@ import type { CallerRole } from "./nav-roles";
  */
 
 /** The configuration kinds, as the editors and lists name them. */
-export type ConfigKindLabel = "cluster" | "route configuration" | "listener" | "node group";
+export type ConfigKindLabel =
+  | "cluster"
+  | "route configuration"
+  | "listener"
+  | "node group"
+  | "runtime layer";
 
 export interface Writer {
   readonly role: CallerRole | undefined;
@@ -41,7 +46,7 @@ export function writeAccess(writer: Writer, kind: ConfigKindLabel, name?: string
     case "member":
       break;
   }
-  if (kind === "listener" || kind === "node group")
+  if (kind === "listener" || kind === "node group" || kind === "runtime layer")
     return denied(`Only admins change ${kind}s; members change their team’s routes and clusters.`);
   if (writer.team === undefined)
     return denied("You are in no team yet: an admin adds you to the team that owns this.");

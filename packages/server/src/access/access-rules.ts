@@ -42,7 +42,7 @@ const teamWrite: AccessRule = {
   roles: ["ADMIN", "MEMBER"],
   scope: "config:write",
 };
-/** Listeners and node groups: admins only (authorize.ts). */
+/** Listeners, node groups and runtime layers: admins only (authorize.ts). */
 const adminWrite: AccessRule = {
   t: "per-object",
   action: "write",
@@ -79,6 +79,11 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     CreateNodeGroup: adminWrite,
     UpdateNodeGroup: adminWrite,
     DeleteNodeGroup: adminWrite,
+    ListRuntimeLayers: readConfig,
+    GetRuntimeLayer: readConfig,
+    CreateRuntimeLayer: adminWrite,
+    UpdateRuntimeLayer: adminWrite,
+    DeleteRuntimeLayer: adminWrite,
     GetEnvoyResource: readConfig,
     Validate: readConfig,
     Diff: readConfig,

@@ -70,6 +70,7 @@ async function draftChangeOf(
       };
     case "listener":
     case "nodeGroup":
+    case "runtimeLayer":
       return { kind: write.kind, name: write.name, change };
   }
 }
@@ -140,7 +141,9 @@ function specsByName(spec: ConfigSpec | undefined, kind: SourceKind): Map<string
           ? spec.listeners
           : kind === "routeConfiguration"
             ? spec.routeConfigurations
-            : spec.nodeGroups;
+            : kind === "runtimeLayer"
+              ? spec.runtimeLayers
+              : spec.nodeGroups;
   return new Map(list.map((item) => [item.name, item]));
 }
 

@@ -19,6 +19,7 @@ import {
   type NodeGroupSpec,
   parseEnvoyConfig,
   type RouteConfigurationSpec,
+  type RuntimeLayerSpec,
   type SourceKind,
   sourceManifest,
   sourceObjects,
@@ -40,10 +41,12 @@ import {
   findListener,
   findNodeGroup,
   findRouteConfiguration,
+  findRuntimeLayer,
   listClusters,
   listListeners,
   listNodeGroups,
   listRouteConfigurations,
+  listRuntimeLayers,
   readConfigSpec,
   type Stored,
 } from "../store/config-store.js";
@@ -54,6 +57,7 @@ import {
   writeNodeGroup,
   writeObjects,
   writeRouteConfiguration,
+  writeRuntimeLayer,
 } from "../store/draft-store.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
@@ -66,6 +70,8 @@ import {
   nodeGroupSpecOf,
   routeConfigurationMessageOf,
   routeConfigurationSpecOf,
+  runtimeLayerMessageOf,
+  runtimeLayerSpecOf,
 } from "./model-mapping.js";
 import { objectChanges } from "./object-changes.js";
 import { listSummaries } from "./summaries.js";
@@ -232,13 +238,14 @@ const kindOfResource: Record<ResourceKind, SourceKind | undefined> = {
   [ResourceKind.LISTENER]: "listener",
   [ResourceKind.ROUTE_CONFIGURATION]: "routeConfiguration",
   [ResourceKind.NODE_GROUP]: "nodeGroup",
+  [ResourceKind.RUNTIME_LAYER]: "runtimeLayer",
 };
 
 export function sourceKindOf(kind: ResourceKind): SourceKind {
   const sourceKind = kindOfResource[kind];
   if (!sourceKind)
     throw new ConnectError(
-      "kind is required (cluster, listener, route configuration or node group)",
+      "kind is required (cluster, listener, route configuration, node group or runtime layer)",
       Code.InvalidArgument,
     );
   return sourceKind;
@@ -305,6 +312,16 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
     specOf: nodeGroupSpecOf,
     messageOf: nodeGroupMessageOf,
   });
+  const runtimeLayers = crud(prisma, {
+    kind: "runtimeLayer",
+    label: "runtime layer",
+    alone: (spec: RuntimeLayerSpec) => configSpecOf({ runtimeLayers: [spec] }),
+    list: listRuntimeLayers,
+    find: findRuntimeLayer,
+    write: writeRuntimeLayer,
+    specOf: runtimeLayerSpecOf,
+    messageOf: runtimeLayerMessageOf,
+  });
 
   return {
     async listResources(request) {
@@ -337,6 +354,12 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
     createNodeGroup: (request, context) => nodeGroups.create(request, context),
     updateNodeGroup: (request, context) => nodeGroups.update(request, context),
     deleteNodeGroup: (request, context) => nodeGroups.delete(request.name, context),
+
+    listRuntimeLayers: async () => ({ runtimeLayers: await runtimeLayers.list() }),
+    getRuntimeLayer: (request) => runtimeLayers.get(request.name),
+    createRuntimeLayer: (request, context) => runtimeLayers.create(request, context),
+    updateRuntimeLayer: (request, context) => runtimeLayers.update(request, context),
+    deleteRuntimeLayer: (request, context) => runtimeLayers.delete(request.name, context),
 
     async getEnvoyResource(request) {
       const kind = sourceKindOf(request.kind);

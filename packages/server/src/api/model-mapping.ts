@@ -14,6 +14,9 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
   RouteMatchKind,
+  type RuntimeEntry,
+  type RuntimeLayer,
+  RuntimeLayerSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type {
   ClusterSpec,
@@ -22,6 +25,8 @@ import type {
   ListenerSpec,
   NodeGroupSpec,
   RouteConfigurationSpec,
+  RuntimeLayerSpec,
+  RuntimeValue,
 } from "@switchyard/snapshot";
 
 /**
@@ -257,6 +262,45 @@ export function nodeGroupMessageOf(spec: NodeGroupSpec, updatedAt?: Date): NodeG
     nodeMetadata: { ...spec.nodeMetadata },
     listeners: [...spec.listeners],
     clusters: [...spec.clusters],
+    updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+  });
+}
+
+/**
+ * An entry without a value reads as the empty string. Entries keep the order the client sent, so
+ * validation issues (`entries[2].key`) point at the row the client wrote; the store sorts them by
+ * key (draft-store.ts), so that order never counts as a change.
+ */
+function runtimeValueOf(entry: RuntimeEntry): RuntimeValue {
+  switch (entry.value.case) {
+    case "stringValue":
+    case "numberValue":
+    case "boolValue":
+      return entry.value.value;
+    default:
+      return "";
+  }
+}
+
+export function runtimeLayerSpecOf(message: RuntimeLayer): RuntimeLayerSpec {
+  return {
+    name: message.name,
+    entries: message.entries.map((entry) => ({ key: entry.key, value: runtimeValueOf(entry) })),
+  };
+}
+
+export function runtimeLayerMessageOf(spec: RuntimeLayerSpec, updatedAt?: Date): RuntimeLayer {
+  return create(RuntimeLayerSchema, {
+    name: spec.name,
+    entries: spec.entries.map((entry) => ({
+      key: entry.key,
+      value:
+        typeof entry.value === "string"
+          ? { case: "stringValue" as const, value: entry.value }
+          : typeof entry.value === "number"
+            ? { case: "numberValue" as const, value: entry.value }
+            : { case: "boolValue" as const, value: entry.value },
+    })),
     updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
   });
 }

@@ -20,6 +20,7 @@ export const resourceKindOf: Record<SourceKind, ResourceKind> = {
   listener: ResourceKind.LISTENER,
   routeConfiguration: ResourceKind.ROUTE_CONFIGURATION,
   nodeGroup: ResourceKind.NODE_GROUP,
+  runtimeLayer: ResourceKind.RUNTIME_LAYER,
 };
 
 const changeTypeOf = {

@@ -120,5 +120,12 @@ export async function listSummaries(
       out.push(summary(ResourceKind.NODE_GROUP, g.name, description, [], g.updatedAt));
     }
   }
+  if (wants(ResourceKind.RUNTIME_LAYER)) {
+    const layers = await prisma.runtimeLayer.findMany({ orderBy: { name: "asc" } });
+    for (const r of layers) {
+      const count = Array.isArray(r.entries) ? r.entries.length : 0;
+      out.push(summary(ResourceKind.RUNTIME_LAYER, r.name, plural(count, "key"), [], r.updatedAt));
+    }
+  }
   return out;
 }

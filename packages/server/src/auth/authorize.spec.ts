@@ -186,6 +186,14 @@ const MATRIX: readonly Case[] = [
     viewer: "deny",
   },
   {
+    rule: "runtime layers reach every node group, so are written by admins only",
+    action: "write",
+    resource: { kind: "runtimeLayer", name: "faults", change: "modified" },
+    admin: "allow",
+    member: "deny",
+    viewer: "deny",
+  },
+  {
     rule: "a draft of only their team's changes is published by its members",
     action: "publish",
     resource: ownDraft,

@@ -8,7 +8,7 @@
  *   (Cluster.ownerTeamId; a new cluster is allowed when it will be created owned by their team)
  *   and the virtual hosts whose domains their team owns (ownership.ts); publishes or rolls back
  *   when every change in the draft is theirs, or asks for review when their team requires it;
- *   never listeners, node groups, teams, users or ownership.
+ *   never listeners, node groups, runtime layers, teams, users or ownership.
  * - VIEWER: reads (as a member does).
  * - An API token acts as its user narrowed to its scopes; tokens never create or revoke tokens
  *   and never change a password.
@@ -58,12 +58,20 @@ export interface NodeGroupChange {
   readonly change: ChangeKind;
 }
 
+/** Runtime layers reach every node group (fleet-wide feature flags and faults): admins only. */
+export interface RuntimeLayerChange {
+  readonly kind: "runtimeLayer";
+  readonly name: string;
+  readonly change: ChangeKind;
+}
+
 /** One object of the draft that differs from the published snapshot. */
 export type DraftChange =
   | ClusterChange
   | RouteConfigurationChange
   | ListenerChange
-  | NodeGroupChange;
+  | NodeGroupChange
+  | RuntimeLayerChange;
 
 export type Resource =
   /** Any configuration object, the draft, snapshots, diffs (read). */
@@ -75,6 +83,7 @@ export type Resource =
   | (RouteConfigurationChange & { readonly ownership: DomainOwnership })
   | ListenerChange
   | NodeGroupChange
+  | RuntimeLayerChange
   /** The draft's changes, for publish, or a rollback's changes, for rollback. */
   | {
       readonly kind: "draft";
@@ -164,6 +173,7 @@ function roleDecision(principal: Principal, action: Action, resource: Resource):
         case "routeConfiguration":
         case "listener":
         case "nodeGroup":
+        case "runtimeLayer":
           return memberChange(
             principal,
             resource,
@@ -227,6 +237,8 @@ function memberChange(
       return deny(`listener ${change.name} can only be changed by an admin`);
     case "nodeGroup":
       return deny(`node group ${change.name} can only be changed by an admin`);
+    case "runtimeLayer":
+      return deny(`runtime layer ${change.name} can only be changed by an admin`);
     case "cluster":
       if (change.ownerTeamId === team.id) return ALLOW;
       return deny(

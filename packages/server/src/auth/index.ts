@@ -66,6 +66,7 @@ export {
   type NodeGroupChange,
   type Resource,
   type RouteConfigurationChange,
+  type RuntimeLayerChange,
   requiredScope,
 } from "./authorize.js";
 export {

@@ -141,6 +141,45 @@ describe("switchyard bootstrap", () => {
     ).toThrow(/absolute path/);
   });
 
+  it("adds a layered_runtime with one RTDS layer over ADS per --runtime-layer, in order, then an admin layer, that Envoy's schema accepts", () => {
+    const bootstrap = fromJson(
+      BootstrapSchema,
+      envoyBootstrap({
+        nodeId: "edge-1",
+        xdsAddress: "localhost:18000",
+        delta: true,
+        runtimeLayers: ["defaults", "faults"],
+      }) as JsonValue,
+      { registry },
+    );
+    const layers = bootstrap.layeredRuntime?.layers ?? [];
+    expect(layers.map((layer) => [layer.name, layer.layerSpecifier.case])).toEqual([
+      ["rtds/defaults", "rtdsLayer"],
+      ["rtds/faults", "rtdsLayer"],
+      ["admin", "adminLayer"],
+    ]);
+    const [first] = layers;
+    expect(first?.layerSpecifier.case === "rtdsLayer" && first.layerSpecifier.value.name).toBe(
+      "defaults",
+    );
+    expect(
+      first?.layerSpecifier.case === "rtdsLayer" &&
+        first.layerSpecifier.value.rtdsConfig?.configSourceSpecifier.case,
+    ).toBe("ads");
+    expect(
+      "layeredRuntime" in
+        envoyBootstrap({ nodeId: "n", xdsAddress: "localhost:18000", delta: false }),
+    ).toBe(false);
+    expect(() =>
+      envoyBootstrap({
+        nodeId: "n",
+        xdsAddress: "localhost:18000",
+        delta: false,
+        runtimeLayers: ["a", "a"],
+      }),
+    ).toThrow("--runtime-layer a is given twice");
+  });
+
   it("refuses an xDS address that is not HOST:PORT", () => {
     expect(() => grpcBootstrap({ nodeId: "x", xdsAddress: "localhost" })).toThrow(/HOST:PORT/);
     expect(() =>

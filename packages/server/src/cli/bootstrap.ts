@@ -10,6 +10,8 @@ export interface BootstrapOptions {
   readonly tls?: BootstrapTls | undefined;
   /** A bearer token the proxy sends as `authorization` metadata on its xDS stream. */
   readonly token?: string | undefined;
+  /** Runtime layers (RTDS) the proxy subscribes to by name over ADS, later ones overriding. */
+  readonly runtimeLayers?: readonly string[] | undefined;
 }
 
 export interface BootstrapTls {
@@ -63,8 +65,32 @@ function hostPort(address: string): { host: string; port: number } {
 }
 
 /**
+ * Envoy's layered_runtime for `names`: one rtds_layer per runtime layer, subscribed by name over
+ * ADS, in the order given (a later layer overrides an earlier one), then an admin layer so that
+ * `/runtime_modify` still works (Envoy adds one only when the bootstrap has no layered_runtime).
+ */
+function layeredRuntime(names: readonly string[], ads: object): object {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (!/^[^\s\p{Cc}]+$/u.test(name))
+      throw new CliError(
+        `--runtime-layer must name a runtime layer (no spaces or control characters), got ${JSON.stringify(name)}`,
+      );
+    if (seen.has(name)) throw new CliError(`--runtime-layer ${name} is given twice`);
+    seen.add(name);
+  }
+  return {
+    layers: [
+      ...names.map((name) => ({ name: `rtds/${name}`, rtdsLayer: { name, rtdsConfig: ads } })),
+      { name: "admin", adminLayer: {} },
+    ],
+  };
+}
+
+/**
  * An Envoy v3 bootstrap that takes every listener and cluster from Switchyard over one ADS stream
- * (SotW, or Delta with `delta`), in proto3 JSON (Envoy reads JSON as YAML).
+ * (SotW, or Delta with `delta`), and the runtime layers it names, in proto3 JSON (Envoy reads
+ * JSON as YAML).
  */
 export function envoyBootstrap(options: BootstrapOptions): object {
   const { host, port } = hostPort(options.xdsAddress);
@@ -89,6 +115,9 @@ export function envoyBootstrap(options: BootstrapOptions): object {
       cdsConfig: ads,
       ldsConfig: ads,
     },
+    ...(options.runtimeLayers && options.runtimeLayers.length > 0
+      ? { layeredRuntime: layeredRuntime(options.runtimeLayers, ads) }
+      : {}),
     staticResources: {
       clusters: [
         {

@@ -209,6 +209,9 @@ export async function remove(
     case ResourceKind.ROUTE_CONFIGURATION:
       await client.deleteRouteConfiguration(request);
       break;
+    case ResourceKind.RUNTIME_LAYER:
+      await client.deleteRuntimeLayer(request);
+      break;
     default:
       await client.deleteNodeGroup(request);
   }

@@ -12,9 +12,14 @@ const aliases: Record<string, ResourceKind> = {
   routeconfigurations: ResourceKind.ROUTE_CONFIGURATION,
   nodegroup: ResourceKind.NODE_GROUP,
   nodegroups: ResourceKind.NODE_GROUP,
+  runtime: ResourceKind.RUNTIME_LAYER,
+  runtimes: ResourceKind.RUNTIME_LAYER,
+  runtimelayer: ResourceKind.RUNTIME_LAYER,
+  runtimelayers: ResourceKind.RUNTIME_LAYER,
 };
 
-export const KIND_HELP = "cluster, listener, route (route configuration) or nodegroup";
+export const KIND_HELP =
+  "cluster, listener, route (route configuration), nodegroup or runtime (runtime layer)";
 
 export function parseKind(value: string): ResourceKind {
   const kind = aliases[value.toLowerCase().replace(/[-_]/g, "")];
@@ -28,4 +33,5 @@ export const kindLabel: Record<ResourceKind, string> = {
   [ResourceKind.LISTENER]: "listener",
   [ResourceKind.ROUTE_CONFIGURATION]: "route configuration",
   [ResourceKind.NODE_GROUP]: "node group",
+  [ResourceKind.RUNTIME_LAYER]: "runtime layer",
 };

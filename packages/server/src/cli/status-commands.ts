@@ -42,10 +42,15 @@ const TYPE_COLUMNS = [
   ["RDS", "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"],
 ] as const;
 
+/** Types named but not given a column of their own in the node list. */
+const OTHER_TYPES = [["RTDS", "type.googleapis.com/envoy.service.runtime.v3.Runtime"]] as const;
+
 /** "CDS" for a known type URL, else its message name ("Secret"). */
 function shortType(typeUrl: string): string {
   return (
-    TYPE_COLUMNS.find(([, url]) => url === typeUrl)?.[0] ?? typeUrl.split(".").pop() ?? typeUrl
+    [...TYPE_COLUMNS, ...OTHER_TYPES].find(([, url]) => url === typeUrl)?.[0] ??
+    typeUrl.split(".").pop() ??
+    typeUrl
   );
 }
 

@@ -7,6 +7,8 @@ import type {
   ListenerSpec,
   NodeGroupSpec,
   RouteConfigurationSpec,
+  RuntimeEntrySpec,
+  RuntimeLayerSpec,
   WeightedClusterSpec,
 } from "@switchyard/snapshot";
 
@@ -32,6 +34,7 @@ type RouteConfigurationRow = Prisma.RouteConfigurationGetPayload<{
   include: typeof routeConfigurationInclude;
 }>;
 type NodeGroupRow = Prisma.NodeGroupGetPayload<{ include: typeof nodeGroupInclude }>;
+type RuntimeLayerRow = Prisma.RuntimeLayerGetPayload<object>;
 
 function object(value: unknown): JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value)
@@ -156,6 +159,21 @@ export function nodeGroupSpecOfRow(g: NodeGroupRow): NodeGroupSpec {
   };
 }
 
+/** Entries as stored; anything else in the column (written behind Switchyard's back) is skipped. */
+function runtimeEntries(value: unknown): readonly RuntimeEntrySpec[] {
+  return array(value).flatMap((entry) => {
+    const { key, value: v } = object(entry);
+    return typeof key === "string" &&
+      (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
+      ? [{ key, value: v }]
+      : [];
+  });
+}
+
+export function runtimeLayerSpecOfRow(r: RuntimeLayerRow): RuntimeLayerSpec {
+  return { name: r.name, entries: runtimeEntries(r.entries) };
+}
+
 /** A stored object with when it was last written. */
 export interface Stored<T> {
   readonly spec: T;
@@ -196,6 +214,22 @@ export async function listNodeGroups(db: TransactionClient): Promise<Stored<Node
   return (await db.nodeGroup.findMany({ orderBy: { name: "asc" }, include: nodeGroupInclude })).map(
     stored(nodeGroupSpecOfRow),
   );
+}
+
+export async function listRuntimeLayers(
+  db: TransactionClient,
+): Promise<Stored<RuntimeLayerSpec>[]> {
+  return (await db.runtimeLayer.findMany({ orderBy: { name: "asc" } })).map(
+    stored(runtimeLayerSpecOfRow),
+  );
+}
+
+export async function findRuntimeLayer(
+  db: TransactionClient,
+  name: string,
+): Promise<Stored<RuntimeLayerSpec> | undefined> {
+  const row = await db.runtimeLayer.findUnique({ where: { name } });
+  return row ? stored(runtimeLayerSpecOfRow)(row) : undefined;
 }
 
 export async function findCluster(
@@ -243,12 +277,14 @@ export async function readConfigSpec(db: TransactionClient): Promise<ConfigSpec>
   const listeners = await listListeners(db);
   const routeConfigurations = await listRouteConfigurations(db);
   const nodeGroups = await listNodeGroups(db);
+  const runtimeLayers = await listRuntimeLayers(db);
   const specs = <T>(items: Stored<T>[]) => items.map((item) => item.spec);
   return {
     clusters: specs(clusters),
     listeners: specs(listeners),
     routeConfigurations: specs(routeConfigurations),
     nodeGroups: specs(nodeGroups),
+    runtimeLayers: specs(runtimeLayers),
   };
 }
 

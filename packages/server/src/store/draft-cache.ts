@@ -6,6 +6,7 @@ import {
   type ListenerSpec,
   type NodeGroupSpec,
   type RouteConfigurationSpec,
+  type RuntimeLayerSpec,
   type SourceKind,
   type SourceObject,
   sourceObject,
@@ -19,6 +20,7 @@ import {
   nodeGroupSpecOfRow,
   routeConfigurationInclude,
   routeConfigurationSpecOfRow,
+  runtimeLayerSpecOfRow,
 } from "./config-store.js";
 
 /** One stored object as last read: its row revision, canonical spec and source object. */
@@ -31,7 +33,7 @@ interface Entry<T> {
 
 interface KindReader<T> {
   readonly kind: SourceKind;
-  readonly table: "Cluster" | "Listener" | "RouteConfiguration" | "NodeGroup";
+  readonly table: "Cluster" | "Listener" | "RouteConfiguration" | "NodeGroup" | "RuntimeLayer";
   /** Rows whose revision alone does not tell a change (node groups: membership cascades). */
   readonly alwaysReload: boolean;
   load(
@@ -158,6 +160,18 @@ export class DraftCache {
       ).map((row) => ({ id: row.id, revision: row.revision, spec: nodeGroupSpecOfRow(row) })),
   });
 
+  readonly #runtimeLayers = new KindCache<RuntimeLayerSpec>({
+    kind: "runtimeLayer",
+    table: "RuntimeLayer",
+    alwaysReload: false,
+    load: async (db, ids) =>
+      (await db.runtimeLayer.findMany({ where: { id: { in: [...ids] } } })).map((row) => ({
+        id: row.id,
+        revision: row.revision,
+        spec: runtimeLayerSpecOfRow(row),
+      })),
+  });
+
   /** Reads the draft as transaction `db` sees it (run it in a repeatable-read transaction). */
   async read(db: TransactionClient): Promise<DraftRead> {
     // One after another: a transaction is one connection, which runs one query at a time.
@@ -165,16 +179,22 @@ export class DraftCache {
     const listeners = await this.#listeners.read(db);
     const routeConfigurations = await this.#routeConfigurations.read(db);
     const nodeGroups = await this.#nodeGroups.read(db);
+    const runtimeLayers = await this.#runtimeLayers.read(db);
     return {
       spec: {
         clusters: clusters.map((e) => e.spec),
         listeners: listeners.map((e) => e.spec),
         routeConfigurations: routeConfigurations.map((e) => e.spec),
         nodeGroups: nodeGroups.map((e) => e.spec),
+        runtimeLayers: runtimeLayers.map((e) => e.spec),
       },
-      objects: [...clusters, ...listeners, ...routeConfigurations, ...nodeGroups].map(
-        (e) => e.source,
-      ),
+      objects: [
+        ...clusters,
+        ...listeners,
+        ...routeConfigurations,
+        ...nodeGroups,
+        ...runtimeLayers,
+      ].map((e) => e.source),
     };
   }
 }

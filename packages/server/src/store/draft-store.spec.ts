@@ -10,6 +10,7 @@ import {
   localitySpec,
   nodeGroupSpec,
   routeConfigurationSpec,
+  runtimeLayerSpec,
   socketListenerSpec,
   virtualHostSpec,
 } from "@switchyard/snapshot/fixtures";
@@ -51,6 +52,7 @@ function asRead(spec: ConfigSpec): ConfigSpec {
       listeners: [...group.listeners].sort(),
       clusters: [...group.clusters].sort(),
     })),
+    runtimeLayers: byName(spec.runtimeLayers),
   };
 }
 
@@ -128,6 +130,13 @@ function fullSpec(): ConfigSpec {
       ...rest,
     ],
     nodeGroups: [edgeNodes],
+    runtimeLayers: [
+      runtimeLayerSpec("faults", {
+        "fault.http.abort.abort_percent": 10.5,
+        "envoy.reloadable_features.example": false,
+        "tracing.label": 'a "quoted" value',
+      }),
+    ],
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   NodeGroupSpec,
   RouteConfigurationSpec,
   RouteSpec,
+  RuntimeLayerSpec,
   SourceKind,
   VirtualHostSpec,
 } from "@switchyard/snapshot";
@@ -244,6 +245,13 @@ const nodeGroupColumns: readonly Column<NodeGroupSpec>[] = [
   column("nodeMetadata", "jsonb", (g) => g.nodeMetadata),
 ];
 
+/** Entries stored sorted by key (model.ts RuntimeLayerSpec): equal layers, equal rows. */
+const runtimeLayerColumns: readonly Column<RuntimeLayerSpec>[] = [
+  column("entries", "jsonb", (r) =>
+    [...r.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+  ),
+];
+
 interface Membership {
   readonly nodeGroupId: string;
   readonly memberId: string;
@@ -318,6 +326,15 @@ async function writeRouteConfigurations(
     (v) => v.spec.routes,
   );
   await insertRows(db, "Route", routeColumns, routes);
+}
+
+async function writeRuntimeLayers(
+  db: TransactionClient,
+  layers: readonly RuntimeLayerSpec[],
+  updatedAt: string,
+): Promise<void> {
+  if (layers.length === 0) return;
+  await upsertParents(db, "RuntimeLayer", runtimeLayerColumns, layers, updatedAt);
 }
 
 /** Ids of the stored objects of `table` named in `names`. */
@@ -406,6 +423,7 @@ export async function writeObjects(
   await writeRouteConfigurations(db, latestByName(spec.routeConfigurations ?? []), updatedAt);
   await writeListeners(db, latestByName(spec.listeners ?? []), updatedAt);
   await writeNodeGroups(db, latestByName(spec.nodeGroups ?? []), updatedAt);
+  await writeRuntimeLayers(db, latestByName(spec.runtimeLayers ?? []), updatedAt);
 }
 
 export function writeCluster(db: TransactionClient, cluster: ClusterSpec): Promise<void> {
@@ -421,6 +439,10 @@ export function writeRouteConfiguration(
   routeConfiguration: RouteConfigurationSpec,
 ): Promise<void> {
   return writeObjects(db, { routeConfigurations: [routeConfiguration] });
+}
+
+export function writeRuntimeLayer(db: TransactionClient, layer: RuntimeLayerSpec): Promise<void> {
+  return writeObjects(db, { runtimeLayers: [layer] });
 }
 
 /** Writes a node group; see writeNodeGroups for its references. */
@@ -444,6 +466,8 @@ export async function deleteObject(
       return (await db.routeConfiguration.deleteMany(where)).count > 0;
     case "nodeGroup":
       return (await db.nodeGroup.deleteMany(where)).count > 0;
+    case "runtimeLayer":
+      return (await db.runtimeLayer.deleteMany(where)).count > 0;
   }
 }
 
@@ -455,5 +479,8 @@ export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Pro
     where: { name: { notIn: spec.routeConfigurations.map((r) => r.name) } },
   });
   await db.cluster.deleteMany({ where: { name: { notIn: spec.clusters.map((c) => c.name) } } });
+  await db.runtimeLayer.deleteMany({
+    where: { name: { notIn: spec.runtimeLayers.map((r) => r.name) } },
+  });
   await writeObjects(db, spec);
 }

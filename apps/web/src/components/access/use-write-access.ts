@@ -8,7 +8,13 @@ import {
 } from "@/lib/write-access";
 import { useCaller } from "./use-caller";
 
-const KINDS: readonly string[] = ["cluster", "route configuration", "listener", "node group"];
+const KINDS: readonly string[] = [
+  "cluster",
+  "route configuration",
+  "listener",
+  "node group",
+  "runtime layer",
+];
 
 /** Whether `label` names a configuration kind ("cluster", "listener", ...). */
 export function isConfigKind(label: string): label is ConfigKindLabel {

@@ -6,6 +6,7 @@ import type {
   Listener,
   NodeGroup,
   RouteConfiguration,
+  RuntimeLayer,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
 import { useMemo } from "react";
@@ -42,6 +43,14 @@ import {
   routeConfigFormSchema,
   routeConfigOfForm,
 } from "@/lib/route-config-form";
+import {
+  emptyRuntimeLayerForm,
+  type RuntimeLayerForm,
+  runtimeLayerFieldMap,
+  runtimeLayerFormOf,
+  runtimeLayerFormSchema,
+  runtimeLayerOfForm,
+} from "@/lib/runtime-layer-form";
 import type { EditorKind } from "./config-editor";
 import { useConfigClient } from "./use-config-client";
 
@@ -61,6 +70,7 @@ export const clusterHref = (name: string): Route => `/clusters/${segment(name)}`
 export const routeConfigHref = (name: string): Route => `/routes/${segment(name)}` as Route;
 export const listenerHref = (name: string): Route => `/listeners/${segment(name)}` as Route;
 export const nodeGroupHref = (name: string): Route => `/node-groups/${segment(name)}` as Route;
+export const runtimeLayerHref = (name: string): Route => `/runtime/${segment(name)}` as Route;
 
 export function useClusterKind(): EditorKind<Cluster, ClusterForm> {
   const client = useConfigClient();
@@ -146,6 +156,28 @@ export function useNodeGroupKind(): EditorKind<NodeGroup, NodeGroupForm> {
       update: (m) => client.updateNodeGroup(m),
       remove: (name) => client.deleteNodeGroup({ name }),
       current: (name) => orMissing(client.getNodeGroup({ name })),
+    }),
+    [client],
+  );
+}
+
+export function useRuntimeLayerKind(): EditorKind<RuntimeLayer, RuntimeLayerForm> {
+  const client = useConfigClient();
+  return useMemo(
+    () => ({
+      label: "runtime layer",
+      listHref: "/runtime" as Route,
+      listLabel: "Runtime",
+      hrefOf: runtimeLayerHref,
+      schema: runtimeLayerFormSchema,
+      empty: emptyRuntimeLayerForm,
+      fieldMap: runtimeLayerFieldMap,
+      formOf: runtimeLayerFormOf,
+      messageOf: (form) => runtimeLayerOfForm(form),
+      create: (m) => client.createRuntimeLayer(m),
+      update: (m) => client.updateRuntimeLayer(m),
+      remove: (name) => client.deleteRuntimeLayer({ name }),
+      current: (name) => orMissing(client.getRuntimeLayer({ name })),
     }),
     [client],
   );

@@ -6,6 +6,7 @@ import {
   RouteIcon,
   ServerIcon,
   ShapesIcon,
+  SlidersIcon,
 } from "@/components/ui/icons";
 import type { KindInfo } from "@/lib/inventory";
 
@@ -14,6 +15,7 @@ const icons: Record<string, IconComponent> = {
   listeners: RadioIcon,
   "route-configurations": RouteIcon,
   "node-groups": LayersIcon,
+  "runtime-layers": SlidersIcon,
 };
 
 export function KindIcon({ kind, ...props }: IconProps & { kind: KindInfo }) {

@@ -291,6 +291,7 @@ const kindPages: Readonly<Record<string, Route>> = {
   listeners: "/listeners",
   "route-configurations": "/routes",
   "node-groups": "/node-groups",
+  "runtime-layers": "/runtime",
 };
 
 function StoredConfiguration() {
