@@ -493,7 +493,7 @@ export function createCli(): Command {
     .option("--file-format <format>", "with --files: yaml (default) or json", fileFormat)
     .option(
       "--runtime-layer <name>",
-      "Envoy subscribes to this runtime layer over ADS (RTDS); repeat for several, later ones override earlier ones",
+      "Envoy subscribes to this runtime layer (RTDS: over ADS, or from its delivered file with --files); repeat for several, later ones override earlier ones",
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(
@@ -511,9 +511,9 @@ export function createCli(): Command {
         clientKey?: string;
         token?: string;
       }) => {
-        if (options.runtimeLayer !== undefined && (options.grpc || options.files !== undefined))
+        if (options.runtimeLayer !== undefined && options.grpc)
           throw new CliError(
-            `--runtime-layer is for Envoy over ADS: ${options.grpc ? "gRPC xDS clients have no runtime" : "file delivery writes no runtime layers"}; drop it`,
+            "--runtime-layer is for Envoy: gRPC xDS clients have no runtime; drop it",
           );
         if (options.files !== undefined) {
           if (options.grpc)
@@ -524,6 +524,7 @@ export function createCli(): Command {
                 ...options,
                 groupDir: options.files,
                 format: options.fileFormat ?? "yaml",
+                runtimeLayers: options.runtimeLayer,
               }),
               null,
               2,

@@ -109,7 +109,7 @@ export class FileDelivery {
       written += files.length;
       // Last: the assignments and route configurations no cluster or listener loads any more.
       const current = new Set(files.map((file) => file.path));
-      for (const sub of ["eds", "rds"]) {
+      for (const sub of ["eds", "rds", "rtds"]) {
         const names = await readdir(path.join(folder, sub)).catch(() => [] as string[]);
         for (const name of names) {
           const relative = `${sub}/${name}`;

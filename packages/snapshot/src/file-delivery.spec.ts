@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { compile } from "./compile.js";
 import { deliveryFiles, fileNameOf } from "./file-delivery.js";
-import { endpointSpec, grpcServiceSpec } from "./fixtures.js";
+import { endpointSpec, grpcServiceSpec, runtimeLayerSpec } from "./fixtures.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
 const snapshot = () => {
@@ -72,6 +72,24 @@ describe("file delivery", () => {
         case: "pathConfigSource",
         value: expect.objectContaining({ path: "/etc/envoy/xds/rds/greeter-routes.json" }),
       });
+  });
+
+  it("writes each runtime layer in a file of its own, after the listeners", () => {
+    const spec = grpcServiceSpec("greeter", [endpointSpec("127.0.0.1", 50051)]);
+    const compiled = compile({
+      ...spec,
+      runtimeLayers: [runtimeLayerSpec("faults", { "a.b": 1 })],
+    });
+    expect(compiled.issues).toEqual([]);
+    const group = compiled.groups[0];
+    if (group === undefined) throw new Error("no group");
+    const files = deliveryFiles(group.snapshot, { root: "/x", version: "2", format: "yaml" });
+    expect(files.map((f) => f.path).at(-1)).toBe("rtds/faults.yaml");
+    const response = fromJson(DiscoveryResponseSchema, parse(files.at(-1)?.content ?? ""), {
+      registry,
+    });
+    expect(response.typeUrl).toBe(TypeUrl.Runtime);
+    expect(response.resources).toHaveLength(1);
   });
 
   it("makes any resource name a safe file name", () => {

@@ -8,6 +8,7 @@
  *   lds.yaml             every Listener
  *   eds/<cluster>.yaml   one ClusterLoadAssignment each: Envoy's EDS and RDS subscriptions take
  *   rds/<name>.yaml      one RouteConfiguration each     exactly one resource per update
+ *   rtds/<layer>.yaml    one Runtime layer each (as RTDS)
  *
  * The resources are the compiler's, with their config sources pointed at the files: a cluster's
  * `eds_config` and a listener's RDS `config_source` become `path_config_source` naming the file of
@@ -59,7 +60,6 @@ export function deliveryPath(typeUrl: TypeUrl, name: string, format: FileFormat)
       return `eds/${fileNameOf(name)}.${format}`;
     case TypeUrl.RouteConfiguration:
       return `rds/${fileNameOf(name)}.${format}`;
-    // Not delivered as files (deliveryFiles writes CDS, EDS, LDS and RDS); named for completeness.
     case TypeUrl.Runtime:
       return `rtds/${fileNameOf(name)}.${format}`;
   }
@@ -181,7 +181,7 @@ function responseText(
 
 /**
  * The files of one node group's snapshot, in make-before-break order (what a writer applies
- * first comes first): assignments, clusters, route configurations, listeners. `root` is the
+ * first comes first): assignments, clusters, route configurations, listeners, runtime layers. `root` is the
  * group's folder as Envoy sees it (absolute), `version` the published version.
  */
 export function deliveryFiles(
@@ -194,6 +194,7 @@ export function deliveryFiles(
     TypeUrl.Cluster,
     TypeUrl.RouteConfiguration,
     TypeUrl.Listener,
+    TypeUrl.Runtime,
   ];
   const files: DeliveryFile[] = [];
   for (const typeUrl of order) {

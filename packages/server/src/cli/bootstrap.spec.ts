@@ -136,6 +136,28 @@ describe("switchyard bootstrap", () => {
       value: { path: "/etc/switchyard/default/lds.yaml" },
     });
     expect(bootstrap.dynamicResources?.adsConfig).toBeUndefined();
+    const withLayer = fromJson(
+      BootstrapSchema,
+      envoyFileBootstrap({
+        nodeId: "edge-1",
+        groupDir: "/etc/switchyard/default",
+        format: "json",
+        runtimeLayers: ["faults"],
+      }) as JsonValue,
+      { registry },
+    );
+    expect(withLayer.layeredRuntime?.layers[0]?.layerSpecifier).toMatchObject({
+      case: "rtdsLayer",
+      value: {
+        name: "faults",
+        rtdsConfig: {
+          configSourceSpecifier: {
+            case: "pathConfigSource",
+            value: { path: "/etc/switchyard/default/rtds/faults.json" },
+          },
+        },
+      },
+    });
     expect(() =>
       envoyFileBootstrap({ nodeId: "e", groupDir: "files/default", format: "yaml" }),
     ).toThrow(/absolute path/);

@@ -1,3 +1,4 @@
+import { fileNameOf } from "@switchyard/snapshot";
 import { CliError } from "./client.js";
 
 export interface BootstrapOptions {
@@ -69,7 +70,7 @@ function hostPort(address: string): { host: string; port: number } {
  * ADS, in the order given (a later layer overrides an earlier one), then an admin layer so that
  * `/runtime_modify` still works (Envoy adds one only when the bootstrap has no layered_runtime).
  */
-function layeredRuntime(names: readonly string[], ads: object): object {
+function layeredRuntime(names: readonly string[], sourceOf: (name: string) => object): object {
   const seen = new Set<string>();
   for (const name of names) {
     if (!/^[^\s\p{Cc}]+$/u.test(name))
@@ -81,7 +82,10 @@ function layeredRuntime(names: readonly string[], ads: object): object {
   }
   return {
     layers: [
-      ...names.map((name) => ({ name: `rtds/${name}`, rtdsLayer: { name, rtdsConfig: ads } })),
+      ...names.map((name) => ({
+        name: `rtds/${name}`,
+        rtdsLayer: { name, rtdsConfig: sourceOf(name) },
+      })),
       { name: "admin", adminLayer: {} },
     ],
   };
@@ -116,7 +120,7 @@ export function envoyBootstrap(options: BootstrapOptions): object {
       ldsConfig: ads,
     },
     ...(options.runtimeLayers && options.runtimeLayers.length > 0
-      ? { layeredRuntime: layeredRuntime(options.runtimeLayers, ads) }
+      ? { layeredRuntime: layeredRuntime(options.runtimeLayers, () => ads) }
       : {}),
     staticResources: {
       clusters: [
@@ -161,6 +165,8 @@ export function envoyFileBootstrap(options: {
   readonly cluster?: string | undefined;
   readonly groupDir: string;
   readonly format: "yaml" | "json";
+  /** Runtime layers read from their delivered files (rtds/NAME). */
+  readonly runtimeLayers?: readonly string[] | undefined;
 }): object {
   if (!options.groupDir.startsWith("/"))
     throw new CliError(
@@ -174,6 +180,13 @@ export function envoyFileBootstrap(options: {
   return {
     node: { id: options.nodeId, cluster: options.cluster ?? options.nodeId },
     dynamicResources: { cdsConfig: source("cds"), ldsConfig: source("lds") },
+    ...(options.runtimeLayers && options.runtimeLayers.length > 0
+      ? {
+          layeredRuntime: layeredRuntime(options.runtimeLayers, (name) =>
+            source(`rtds/${fileNameOf(name)}`),
+          ),
+        }
+      : {}),
     admin: { address: { socketAddress: { address: "127.0.0.1", portValue: 9901 } } },
   };
 }
