@@ -8,7 +8,10 @@ export interface NodeIdentity {
   readonly metadata: { readonly [key: string]: string };
 }
 
-function matches(group: CompiledGroup, node: NodeIdentity): boolean {
+/** What choosing a group reads of it: a compiled group, or anything that keeps these two. */
+type SelectableGroup = Pick<CompiledGroup, "isDefault" | "selector">;
+
+function matches(group: SelectableGroup, node: NodeIdentity): boolean {
   const { nodeIds, nodeClusters, nodeMetadata } = group.selector;
   const metadataKeys = Object.keys(nodeMetadata);
   if (nodeIds.length === 0 && nodeClusters.length === 0 && metadataKeys.length === 0) return false;
@@ -24,10 +27,10 @@ function matches(group: CompiledGroup, node: NodeIdentity): boolean {
  * selector matches, else the default group. `groups` comes from `compile` and always holds one
  * default group.
  */
-export function selectNodeGroup(
-  groups: readonly CompiledGroup[],
+export function selectNodeGroup<G extends SelectableGroup>(
+  groups: readonly G[],
   node: NodeIdentity,
-): CompiledGroup {
+): G {
   const chosen =
     groups.find((group) => !group.isDefault && matches(group, node)) ??
     groups.find((group) => group.isDefault);

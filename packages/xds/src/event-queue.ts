@@ -1,11 +1,15 @@
 /**
- * A single-consumer queue of events, iterated with `for await`. Producers `push`; `close` ends the
- * iteration after the queued events; `fail` ends it with an error.
+ * A single-consumer queue of events, iterated with `for await`. Producers `push` (or
+ * `pushLatest`, for an event that supersedes an earlier one of its kind); `close` ends the
+ * iteration after the queued events; `fail` ends it with an error. A producer can wait for
+ * `room` before it pushes again, which keeps what it queues bounded while the consumer is busy.
  */
 export class EventQueue<T> implements AsyncIterable<T> {
   readonly #items: T[] = [];
   #state: { t: "open" } | { t: "closed" } | { t: "failed"; error: unknown } = { t: "open" };
   #wake: (() => void) | undefined;
+  /** A producer waiting in `room`: woken when an item is taken, or the queue ends. */
+  #roomWake: (() => void) | undefined;
 
   push(item: T): void {
     if (this.#state.t !== "open") return;
@@ -13,14 +17,48 @@ export class EventQueue<T> implements AsyncIterable<T> {
     this.#wakeUp();
   }
 
+  /**
+   * Queues `item` in the place of the queued item `supersedes` selects, if there is one (the
+   * first; the others are left), or else at the end: for a newer state that makes an older one
+   * not yet consumed worthless, so that a consumer that cannot keep up holds one of each kind,
+   * not one per change. The replaced item keeps its place: the newer state is consumed no later
+   * than the older one would have been.
+   */
+  pushLatest(item: T, supersedes: (queued: T) => boolean): void {
+    if (this.#state.t !== "open") return;
+    const index = this.#items.findIndex(supersedes);
+    if (index === -1) this.#items.push(item);
+    else this.#items[index] = item;
+    this.#wakeUp();
+  }
+
+  /**
+   * Resolves once fewer than `limit` queued items are `counted`, or the queue has ended. One
+   * producer at a time may wait.
+   */
+  async room(limit: number, counted: (queued: T) => boolean): Promise<void> {
+    while (this.#state.t === "open" && this.#items.filter(counted).length >= limit) {
+      await new Promise<void>((resolve) => {
+        this.#roomWake = resolve;
+      });
+    }
+  }
+
+  /** Number of queued items (not yet consumed). */
+  get size(): number {
+    return this.#items.length;
+  }
+
   close(): void {
     if (this.#state.t === "open") this.#state = { t: "closed" };
     this.#wakeUp();
+    this.#wakeProducer();
   }
 
   fail(error: unknown): void {
     if (this.#state.t === "open") this.#state = { t: "failed", error };
     this.#wakeUp();
+    this.#wakeProducer();
   }
 
   #wakeUp(): void {
@@ -29,10 +67,17 @@ export class EventQueue<T> implements AsyncIterable<T> {
     wake?.();
   }
 
+  #wakeProducer(): void {
+    const wake = this.#roomWake;
+    this.#roomWake = undefined;
+    wake?.();
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     for (;;) {
       const item = this.#items.shift();
       if (item !== undefined) {
+        this.#wakeProducer();
         yield item;
         continue;
       }

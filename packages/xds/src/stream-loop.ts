@@ -203,6 +203,25 @@ type StreamEvent<Req> =
   | { readonly t: "snapshot"; readonly snapshot: ResourceSnapshot; readonly group: string }
   | { readonly t: "tick" };
 
+/**
+ * Only the latest snapshot and one timer tick matter to a session: a newer one supersedes one
+ * still queued. While the loop is blocked writing a response (Connect's writer awaits HTTP/2 flow
+ * control, so a client that stops reading blocks it), a stream so holds one pending snapshot
+ * however many versions are published, and once it can write again serves the latest, not each
+ * one in turn (stream-loop.spec.ts; with a real server, faults-load.e2e.spec.ts in
+ * packages/server).
+ */
+const isSnapshot = (event: StreamEvent<unknown>) => event.t === "snapshot";
+const isTick = (event: StreamEvent<unknown>) => event.t === "tick";
+const isRequest = (event: StreamEvent<unknown>) => event.t === "request";
+
+/**
+ * Requests read ahead of the loop, at most. A client sends a few per response it reads (an ACK,
+ * a subscription change); one that keeps writing while it does not read is held by flow control
+ * (stream-loop.spec.ts).
+ */
+const MAX_QUEUED_REQUESTS = 64;
+
 /** Serves one stream of either variant (see the top of this file). */
 export async function* serveStream<Req extends AnyRequest, Res extends AnyResponse, Wire>(
   requests: AsyncIterable<Req>,
@@ -255,10 +274,15 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
 
   // Requests are read concurrently with snapshot changes. The reader is never awaited: when the
   // stream fails (say, on a malformed request) the client may keep its side open, and the error
-  // must reach it now; the reader ends when Connect finishes the call.
+  // must reach it now; the reader ends when Connect finishes the call. It stops reading while
+  // MAX_QUEUED_REQUESTS wait (the loop is blocked writing to a client that does not read): HTTP/2
+  // flow control then holds the client's further requests, not this process.
   void (async () => {
     try {
-      for await (const request of requests) events.push({ t: "request", request });
+      for await (const request of requests) {
+        events.push({ t: "request", request });
+        await events.room(MAX_QUEUED_REQUESTS, isRequest);
+      }
       events.close();
     } catch (error) {
       events.fail(readError(error, protocol.requestName));
@@ -286,7 +310,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
             events.fail(refuse(error, reason, nodeId)),
           );
           watch = options.watcher.watch(nodeIdentity(node), (snapshot, group) =>
-            events.push({ t: "snapshot", snapshot, group }),
+            events.pushLatest({ t: "snapshot", snapshot, group }, isSnapshot),
           );
           if (watch.group !== undefined) serveGroup(nodeId, watch.group);
           protocol.onNode(node);
@@ -299,7 +323,9 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
             identity: identityLabel(identity),
           });
           if (watch.current) protocol.onSnapshot(watch.current);
-          stopHeartbeats = startHeartbeatTimer(options.ttl, () => events.push({ t: "tick" }));
+          stopHeartbeats = startHeartbeatTimer(options.ttl, () =>
+            events.pushLatest({ t: "tick" }, isTick),
+          );
         }
         const result = protocol.onRequest(request);
         options.callbacks.onRequest?.({

@@ -84,14 +84,19 @@ export function publishHandlers(
   store: SnapshotStore,
   onPublished: (snapshot: PublishedSnapshot) => void,
 ): Partial<ServiceImpl<typeof ConfigService>> {
-  /** Both sides of a published version's changes, for rendering. */
+  /**
+   * Both sides of a published version's changes, for rendering. Read after the version is
+   * committed and served, so a failure here would report a publish that happened as failed: the
+   * reads get as long as the publish itself, not Prisma's default 2 s to start and 5 s to finish,
+   * which a busy server (a fleet reconnecting at once) can exceed (publish-busy.e2e.spec.ts).
+   */
   const specsAround = (record: SnapshotRecord): Promise<[ConfigSpec | undefined, ConfigSpec]> =>
     prisma.$transaction(
       async (tx) => [
         record.previousVersion === 0 ? undefined : await specOfVersion(tx, record.previousVersion),
         await specOfVersion(tx, record.version),
       ],
-      { isolationLevel: "RepeatableRead" },
+      { isolationLevel: "RepeatableRead", timeout: 60_000, maxWait: 10_000 },
     );
 
   const published = async (snapshot: PublishedSnapshot) => {

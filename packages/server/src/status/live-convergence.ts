@@ -1,6 +1,8 @@
-import { type CompiledConfig, type ResourceSnapshot, selectNodeGroup } from "@switchyard/snapshot";
+import { type CompiledConfig, selectNodeGroup, TYPE_ORDER } from "@switchyard/snapshot";
 import type { NodeStatusTracker, Publication } from "@switchyard/status";
 import { heldMatches, stringMetadata } from "./convergence-reader.js";
+
+const NOTHING: ReadonlyMap<string, string> = new Map();
 
 /**
  * The publication of `config` as `version` to the nodes connected to this replica now, for the
@@ -8,8 +10,10 @@ import { heldMatches, stringMetadata } from "./convergence-reader.js";
  * holds a type when its latest ACK holds what its node group's snapshot gives it, by the same
  * rule as the database-backed convergence (convergence-reader.ts heldMatches).
  *
- * `holds` runs on every status change of a targeted node (the ACK path): what a group's snapshot
- * gives per type (name → version) is built once per publication, not per call.
+ * What each group gives per type (name → version) is taken once, here: `holds` runs on every
+ * status change of a targeted node (the ACK path), and the tracker keeps the publications of the
+ * last versions (ConvergenceTracker's retainVersions), which must not keep each version's encoded
+ * resources alive with them (live-convergence.spec.ts).
  */
 export function publicationOf(
   config: CompiledConfig,
@@ -21,22 +25,21 @@ export function publicationOf(
     .nodes(publishedAt)
     .filter((node) => node.connection.t === "connected")
     .map((node) => node.identity.id);
-  const wanted = new Map<ResourceSnapshot, Map<string, ReadonlyMap<string, string>>>();
-  const want = (snapshot: ResourceSnapshot, typeUrl: string): ReadonlyMap<string, string> => {
-    let byType = wanted.get(snapshot);
-    if (byType === undefined) {
-      byType = new Map();
-      wanted.set(snapshot, byType);
-    }
-    let versions = byType.get(typeUrl);
-    if (versions === undefined) {
-      versions = new Map(
-        [...snapshot.resources(typeUrl)].map(([name, resource]) => [name, resource.version]),
-      );
-      byType.set(typeUrl, versions);
-    }
-    return versions;
-  };
+  const groups = config.groups.map((group) => ({
+    isDefault: group.isDefault,
+    selector: group.selector,
+    wants: new Map(
+      TYPE_ORDER.map((typeUrl) => [
+        typeUrl as string,
+        new Map(
+          [...group.snapshot.resources(typeUrl)].map(([name, resource]) => [
+            name,
+            resource.version,
+          ]),
+        ),
+      ]),
+    ),
+  }));
   return {
     version: String(version),
     publishedAt,
@@ -47,12 +50,12 @@ export function publicationOf(
       if (node === undefined) return false;
       const { identity } = node;
       const wildcard = node.types.find((t) => t.typeUrl === typeUrl)?.wildcard ?? true;
-      const { snapshot } = selectNodeGroup(config.groups, {
+      const { wants } = selectNodeGroup(groups, {
         id: identity.id,
         cluster: identity.cluster,
         metadata: stringMetadata(identity.metadata),
       });
-      return heldMatches(wildcard, acked.held, want(snapshot, typeUrl));
+      return heldMatches(wildcard, acked.held, wants.get(typeUrl) ?? NOTHING);
     },
   };
 }

@@ -1,0 +1,96 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { compile, type ResourceSnapshot, TypeUrl } from "@switchyard/snapshot";
+import {
+  clusterSpec,
+  configSpec,
+  endpointSpec,
+  nodeGroupSpec,
+} from "@switchyard/snapshot/fixtures";
+import type { AckedState } from "@switchyard/status";
+import { nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
+import { describe, expect, it } from "vitest";
+import { publicationOf } from "./live-convergence.js";
+
+// A full collection on demand, to see what a publication keeps alive.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+const CDS = TypeUrl.Cluster;
+
+/** Clusters `a` and `b`: node "canary-1" (group "canary") gets `b` only, the others both. */
+const config = (timeoutMs = 1000) =>
+  compile(
+    configSpec({
+      clusters: ["a", "b"].map((name) =>
+        clusterSpec(name, [endpointSpec("10.0.0.1", 8080)], { connectTimeoutMs: timeoutMs }),
+      ),
+      nodeGroups: [
+        nodeGroupSpec("canary", { priority: 1, nodeIds: ["canary-1"], clusters: ["b"] }),
+      ],
+    }),
+  );
+
+/** An ACK holding `resources` (name → version). */
+const acked = (resources: ReadonlyMap<string, string>): AckedState => ({
+  versionInfo: "v",
+  nonce: "1",
+  at: 0,
+  held: resources,
+  resourceVersionsKnown: true,
+});
+
+/** What the group `name` of `compiled` gives of CDS, name → version. */
+const clustersOf = (compiled: ReturnType<typeof config>, name: string) => {
+  const snapshot = compiled.groups.find((g) => g.name === name)?.snapshot as ResourceSnapshot;
+  return new Map([...snapshot.resources(CDS)].map(([n, r]) => [n, r.version]));
+};
+
+describe("publicationOf", () => {
+  it("a node holds a type when its ACK holds exactly what its own node group gives it", () => {
+    const { tracker } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("canary-1"));
+    streamOf(tracker, 2, nodeLike("other-1"));
+    const compiled = config();
+    const publication = publicationOf(compiled, 7, tracker, 0);
+    expect(publication.version).toBe("7");
+    expect([...publication.targets].sort()).toEqual(["canary-1", "other-1"]);
+
+    const canary = clustersOf(compiled, "canary");
+    const rest = clustersOf(compiled, "default");
+    expect([...canary.keys()]).toEqual(["b"]);
+    expect([...rest.keys()]).toEqual(["a", "b"]);
+    expect(publication.holds("canary-1", CDS, acked(canary))).toBe(true);
+    expect(publication.holds("canary-1", CDS, acked(rest))).toBe(false);
+    expect(publication.holds("other-1", CDS, acked(rest))).toBe(true);
+    expect(publication.holds("other-1", CDS, undefined)).toBe(false);
+    // Another version of the same clusters is not what was published.
+    expect(publication.holds("other-1", CDS, acked(clustersOf(config(2000), "default")))).toBe(
+      false,
+    );
+  });
+
+  it("keeps names and versions, not the config's encoded resources: a tracker keeps the last versions' publications", async () => {
+    const { tracker } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("other-1"));
+    // Nothing but the publication (and a weak reference) outlives this function.
+    const { publication, rest, body } = (() => {
+      const compiled = config();
+      const resource = compiled.groups
+        .find((g) => g.isDefault)
+        ?.snapshot.resources(CDS)
+        .get("a");
+      if (resource === undefined) throw new Error("no cluster a");
+      return {
+        publication: publicationOf(compiled, 1, tracker, 0),
+        rest: clustersOf(compiled, "default"),
+        body: new WeakRef(resource.body),
+      };
+    })();
+    // WeakRef targets stay alive until the current job ends.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(body.deref()).toBeUndefined();
+    expect(publication.holds("other-1", CDS, acked(rest))).toBe(true);
+  });
+});
