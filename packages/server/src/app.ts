@@ -19,8 +19,8 @@ import { createAccessService } from "./access/access-service.js";
 import { AUDIT_EXPORT_PATH, auditExportHandler } from "./access/audit-export.js";
 import { requestContextValues } from "./access/request-context.js";
 import { createConfigService } from "./api/config-service.js";
+import { errorInterceptor } from "./api/error-interceptor.js";
 import { createStatusService } from "./api/status-service.js";
-import { unavailableInterceptor } from "./api/unavailable-interceptor.js";
 import {
   ensureInitialAdmin,
   type InitialAdmin,
@@ -393,7 +393,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         routes,
         // Every method of every service passes the access gate (access/access-rules.ts).
         interceptors: [
-          unavailableInterceptor,
+          errorInterceptor(logger),
           createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
         ],
         contextValues: requestContextValues,
