@@ -140,25 +140,59 @@ export function startHeartbeatTimer(ttl: TtlOptions | undefined, tick: () => voi
 }
 
 /**
- * The status a stream ends with when reading a request fails. Connect reports a message that does
- * not decode as Internal ("parse binary"); it is the client's fault, so it becomes InvalidArgument.
+ * The status a stream ends with when reading its `index`th request (from 1) fails: what was
+ * wrong, and with which request. Connect reports some client faults as Internal: a message that
+ * does not decode ("parse binary"), and a frame flagged compressed on a call that declared no
+ * compression. Both are the client's, so they become InvalidArgument; other refusals (a frame cut
+ * short by the end of the stream, one larger than MAX_REQUEST_BYTES in xds-server.ts, JSON that
+ * does not decode) keep their code and say which request it was.
+ * Pinned by xds-malformed.e2e.spec.ts and xds-fuzz.e2e.spec.ts.
  */
-export function readError(error: unknown, messageName: string): unknown {
-  if (
-    error instanceof ConnectError &&
-    error.code === Code.Internal &&
-    error.rawMessage.startsWith("parse binary")
-  ) {
-    return new ConnectError(
-      `a request on this stream is not a valid ${messageName} (${error.rawMessage})`,
+export function readError(error: unknown, messageName: string, index: number): unknown {
+  if (!(error instanceof ConnectError)) return error;
+  const request = `request ${index} of this stream`;
+  // Decoding errors may quote the offending value: keep the status message a readable size.
+  const raw = clip(error.rawMessage, 300);
+  const become = (message: string, code: Code) =>
+    new ConnectError(message, code, undefined, undefined, error);
+  if (error.code === Code.Internal && raw.startsWith("parse binary")) {
+    return become(`${request} is not a valid ${messageName} (${raw})`, Code.InvalidArgument);
+  }
+  if (error.code === Code.Internal && raw.startsWith("received compressed envelope")) {
+    return become(
+      `${request} is flagged compressed (gRPC Compressed-Flag 1), but the call declared no grpc-encoding: send the ${messageName} uncompressed, or name its compression in grpc-encoding`,
       Code.InvalidArgument,
-      undefined,
-      undefined,
-      error,
     );
+  }
+  if (error.code === Code.InvalidArgument && raw.includes("incomplete envelope")) {
+    return become(
+      `the stream ended in the middle of ${request}: the gRPC frame of that ${messageName} is shorter than its header says (${raw})`,
+      Code.InvalidArgument,
+    );
+  }
+  if (error.code === Code.ResourceExhausted && raw.includes("readMaxBytes")) {
+    return become(`${request} is too large for a ${messageName} (${raw})`, Code.ResourceExhausted);
+  }
+  if (error.code === Code.InvalidArgument) {
+    // Connect's JSON decoding errors (application/grpc+json) name the message and the field.
+    return become(`${request}: ${raw}`, Code.InvalidArgument);
   }
   return error;
 }
+
+function clip(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/**
+ * The longest `type_url` and `node.id` a stream accepts, in UTF-8 bytes: far longer than any real
+ * one, and short enough for what keeps node status to index them (a Postgres btree key holds at
+ * most ~2.7 kB; the server package stores node status keyed by node id and type URL).
+ */
+export const MAX_TYPE_URL_BYTES = 1024;
+export const MAX_NODE_ID_BYTES = 1024;
 
 /**
  * Rejects a request whose type the stream cannot serve. Like every malformed request, it ends its
@@ -177,6 +211,13 @@ function checkTypeUrl(
       Code.InvalidArgument,
     );
   }
+  const bytes = Buffer.byteLength(request.typeUrl);
+  if (bytes > MAX_TYPE_URL_BYTES) {
+    throw new ConnectError(
+      `${requestName}.type_url is ${bytes} bytes long, more than the ${MAX_TYPE_URL_BYTES} accepted: no resource type has such a name`,
+      Code.InvalidArgument,
+    );
+  }
   if (onlyTypeUrl !== undefined && request.typeUrl !== onlyTypeUrl) {
     throw new ConnectError(
       `${requestName}.type_url "${request.typeUrl}" is not served by this service, which serves only "${onlyTypeUrl}": request it on its own service or on ${adsName}`,
@@ -190,6 +231,13 @@ function firstNode(request: AnyRequest, requestName: string): Node {
   if (!request.node) {
     throw new ConnectError(
       `the first ${requestName} of a stream must carry a node (${requestName}.node with at least an id): it selects the configuration the stream is served`,
+      Code.InvalidArgument,
+    );
+  }
+  const bytes = Buffer.byteLength(request.node.id);
+  if (bytes > MAX_NODE_ID_BYTES) {
+    throw new ConnectError(
+      `${requestName}.node.id is ${bytes} bytes long, more than the ${MAX_NODE_ID_BYTES} accepted: a node id names one proxy in status and logs, keep it short`,
       Code.InvalidArgument,
     );
   }
@@ -278,14 +326,16 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
   // MAX_QUEUED_REQUESTS wait (the loop is blocked writing to a client that does not read): HTTP/2
   // flow control then holds the client's further requests, not this process.
   void (async () => {
+    let received = 0;
     try {
       for await (const request of requests) {
+        received += 1;
         events.push({ t: "request", request });
         await events.room(MAX_QUEUED_REQUESTS, isRequest);
       }
       events.close();
     } catch (error) {
-      events.fail(readError(error, protocol.requestName));
+      events.fail(readError(error, protocol.requestName, received + 1));
     }
   })();
 

@@ -401,21 +401,76 @@ function startDeltaCall(
   }
 }
 
+/** A gRPC message frame (Compressed-Flag 0) holding `payload`. */
+export function grpcFrame(payload: Uint8Array): Uint8Array {
+  const frame = Buffer.alloc(5 + payload.length);
+  frame.writeUInt8(0, 0);
+  frame.writeUInt32BE(payload.length, 1);
+  frame.set(payload, 5);
+  return frame;
+}
+
 /**
  * Sends one gRPC message frame holding `payload` (not necessarily a valid DiscoveryRequest) on a
  * raw HTTP/2 stream to `path`, and resolves with the grpc-status and grpc-message it ends with.
  */
-export function rawGrpcCall(
+export async function rawGrpcCall(
   baseUrl: string,
   path: string,
   payload: Uint8Array,
   timeoutMs = 2000,
 ): Promise<{ status: number | undefined; message: string | undefined }> {
+  const { status, message } = await rawHttp2Exchange(baseUrl, path, [grpcFrame(payload)], {
+    timeoutMs,
+  });
+  return { status, message };
+}
+
+export interface RawExchangeOptions {
+  /** Default "application/grpc+proto". */
+  readonly contentType?: string;
+  /** More request headers, e.g. grpc-encoding. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Half-close the request side after the bytes. Default false: the side stays open, as a bidi
+   * client's does, so the server must end the call itself.
+   */
+  readonly halfClose?: boolean;
+  /** Half-close the request side only if the server has not ended the call this long after. */
+  readonly halfCloseAfterMs?: number;
+  /** Rejects when the server has not finished its side by then. Default 2000. */
+  readonly timeoutMs?: number;
+}
+
+export interface RawExchangeResult {
+  /** The HTTP status (200 for every gRPC call, errors included). */
+  readonly httpStatus: number | undefined;
+  readonly status: number | undefined;
+  readonly message: string | undefined;
+  /** The response body's bytes (gRPC frames). */
+  readonly body: Buffer;
+  /** Whether the request side was half-closed before the server ended the call. */
+  readonly halfClosed: boolean;
+}
+
+/**
+ * Writes `chunks` as they are (gRPC frames, or any bytes at all) as the body of a POST to `path` on
+ * a raw HTTP/2 stream, and resolves once the server finished its side with the HTTP status, the
+ * grpc-status and grpc-message (from headers or trailers) and the body.
+ */
+export function rawHttp2Exchange(
+  baseUrl: string,
+  path: string,
+  chunks: readonly Uint8Array[],
+  options: RawExchangeOptions = {},
+): Promise<RawExchangeResult> {
+  const timeoutMs = options.timeoutMs ?? 2000;
   return new Promise((resolve, reject) => {
-    const session = http2.connect(baseUrl);
+    // A test may write a frame larger than Node's default 10 MB of session memory allows.
+    const session = http2.connect(baseUrl, { maxSessionMemory: 200 });
     const timer = setTimeout(() => {
       session.destroy();
-      reject(new Error(`no gRPC status within ${timeoutMs} ms`));
+      reject(new Error(`the server did not end the call within ${timeoutMs} ms`));
     }, timeoutMs);
     session.on("error", (error) => {
       clearTimeout(timer);
@@ -424,33 +479,45 @@ export function rawGrpcCall(
     const stream = session.request({
       ":method": "POST",
       ":path": path,
-      "content-type": "application/grpc+proto",
+      "content-type": options.contentType ?? "application/grpc+proto",
       te: "trailers",
+      ...options.headers,
     });
-    const frame = Buffer.alloc(5 + payload.length);
-    frame.writeUInt8(0, 0);
-    frame.writeUInt32BE(payload.length, 1);
-    frame.set(payload, 5);
-    // The request side stays open, as a bidi client's does: the server must end the call itself.
-    stream.write(frame);
+    for (const chunk of chunks) stream.write(chunk);
+    let halfClosed = false;
+    const halfClose = () => {
+      halfClosed = true;
+      stream.end();
+    };
+    if (options.halfClose) halfClose();
+    const halfCloseTimer =
+      options.halfCloseAfterMs === undefined
+        ? undefined
+        : setTimeout(halfClose, options.halfCloseAfterMs);
     let headers: http2.IncomingHttpHeaders = {};
+    const body: Buffer[] = [];
     stream.on("response", (h) => {
       headers = h;
     });
     stream.on("trailers", (h) => {
       headers = { ...headers, ...h };
     });
-    stream.on("data", () => undefined);
+    stream.on("data", (chunk: Buffer) => body.push(chunk));
     stream.on("error", () => undefined);
     // "end": the server finished its side (the request side may still be open, so no "close").
     stream.on("end", () => {
       clearTimeout(timer);
+      clearTimeout(halfCloseTimer);
       session.destroy();
+      const httpStatus = headers[":status"];
       const status = headers["grpc-status"];
       const message = headers["grpc-message"];
       resolve({
+        httpStatus: typeof httpStatus === "number" ? httpStatus : undefined,
         status: typeof status === "string" ? Number(status) : undefined,
         message: typeof message === "string" ? decodeURIComponent(message) : undefined,
+        body: Buffer.concat(body),
+        halfClosed,
       });
     });
   });

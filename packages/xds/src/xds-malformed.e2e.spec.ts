@@ -1,16 +1,22 @@
 import * as net from "node:net";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import { DiscoveryRequestSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_NODE_ID_BYTES, MAX_TYPE_URL_BYTES } from "./stream-loop.js";
 import {
+  grpcFrame,
   namesOf,
   rawGrpcCall,
+  rawHttp2Exchange,
   type StreamKind,
   startTestServer,
   type TestServer,
   type TestStream,
 } from "./test-client.js";
 import { world } from "./test-world.js";
+import { MAX_REQUEST_BYTES } from "./xds-server.js";
 
 const ADS_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
 const CDS_PATH = "/envoy.service.cluster.v3.ClusterDiscoveryService/StreamClusters";
@@ -90,7 +96,71 @@ describe("malformed requests never crash the server", () => {
   ])("garbage bytes in a request frame end %s with InvalidArgument", async (_, path) => {
     const { status, message } = await rawGrpcCall(server.baseUrl, path, GARBAGE);
     expect(status).toBe(Code.InvalidArgument);
-    expect(message).toContain("not a valid DiscoveryRequest");
+    expect(message).toContain("request 1 of this stream is not a valid DiscoveryRequest");
+  });
+
+  it("garbage after a valid request names the request that could not be read", async () => {
+    const valid = toBinary(
+      DiscoveryRequestSchema,
+      create(DiscoveryRequestSchema, { typeUrl: TypeUrl.Cluster, node: { id: "raw" } }),
+    );
+    const { status, message } = await rawHttp2Exchange(server.baseUrl, ADS_PATH, [
+      grpcFrame(valid),
+      grpcFrame(GARBAGE),
+    ]);
+    expect(status).toBe(Code.InvalidArgument);
+    expect(message).toContain("request 2 of this stream is not a valid DiscoveryRequest");
+  });
+
+  it("a frame flagged compressed on a call without grpc-encoding ends the stream with InvalidArgument, not Internal", async () => {
+    const frame = grpcFrame(Uint8Array.from([0x0a, 0x00]));
+    frame[0] = 1;
+    const { status, message } = await rawHttp2Exchange(server.baseUrl, CDS_PATH, [frame]);
+    expect(status).toBe(Code.InvalidArgument);
+    expect(message).toContain("request 1 of this stream is flagged compressed");
+    expect(message).toContain("grpc-encoding");
+  });
+
+  it("a frame declaring more than the request size limit ends the stream with ResourceExhausted at once, before its bytes arrive", async () => {
+    const header = Buffer.alloc(5);
+    header.writeUInt32BE(MAX_REQUEST_BYTES + 1, 1);
+    // The client keeps its side open and sends nothing more: only the header can be judged.
+    const { status, message } = await rawHttp2Exchange(server.baseUrl, ADS_PATH, [header], {
+      timeoutMs: 1_000,
+    });
+    expect(status).toBe(Code.ResourceExhausted);
+    expect(message).toContain("request 1 of this stream is too large for a DiscoveryRequest");
+  });
+
+  it("a stream that ends in the middle of a frame names the request cut short", async () => {
+    const frame = grpcFrame(Uint8Array.from([0x0a, 0x00]));
+    const { status, message } = await rawHttp2Exchange(
+      server.baseUrl,
+      ADS_PATH,
+      [frame.subarray(0, 4)],
+      { halfClose: true },
+    );
+    expect(status).toBe(Code.InvalidArgument);
+    expect(message).toContain("in the middle of request 1 of this stream");
+  });
+
+  it("a type_url longer than the limit ends the stream with InvalidArgument, without echoing it", async () => {
+    const typeUrl = `type.googleapis.com/${"x".repeat(MAX_TYPE_URL_BYTES)}`;
+    const message = await expectInvalid(TypeUrl.Cluster, (s) => s.request(typeUrl, []));
+    expect(message).toContain(`DiscoveryRequest.type_url is ${typeUrl.length} bytes long`);
+    expect(message.length).toBeLessThan(300);
+  });
+
+  it("a node id longer than the limit ends the stream with InvalidArgument naming node.id", async () => {
+    const stream = server.client.openDelta("ads", {
+      node: { id: "n".repeat(MAX_NODE_ID_BYTES + 1) },
+    });
+    stream.request(TypeUrl.Cluster, []);
+    const error = await stream.ended();
+    expect(error?.code).toBe(Code.InvalidArgument);
+    expect(error?.rawMessage).toContain(
+      `DeltaDiscoveryRequest.node.id is ${MAX_NODE_ID_BYTES + 1} bytes long`,
+    );
   });
 
   it("a connection speaking neither HTTP/2 nor HTTP/1.1 is closed", async () => {

@@ -97,6 +97,13 @@ export interface XdsServer {
 
 const DEFAULT_REST_LONG_POLL_TIMEOUT_MS = 30_000;
 const DEFAULT_DRAIN_GRACE_MS = 1_000;
+/**
+ * The largest request message accepted, in bytes: a frame declaring more ends its stream with
+ * RESOURCE_EXHAUSTED at once, before its bytes are buffered (without a bound, one client could make
+ * the server hold gigabytes). An Envoy naming 100,000 EDS resources sends ~3 MB; gRPC servers
+ * accept 4 MiB by default.
+ */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Node's timers fire at once for longer delays (they overflow a signed 32-bit int). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -258,6 +265,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   };
   const connect = connectNodeAdapter({
     acceptCompression: options.compression === true ? [compressionGzip] : [],
+    readMaxBytes: MAX_REQUEST_BYTES,
     grpc: true,
     connect: false,
     grpcWeb: false,

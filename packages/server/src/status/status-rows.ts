@@ -96,14 +96,40 @@ export interface EventRow {
   readonly detail: Readonly<Record<string, unknown>>;
 }
 
+/** An unpaired UTF-16 surrogate: a string UTF-8 cannot encode. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` as Postgres can store it. An xDS client puts what it likes in its node, its type URLs
+ * and its NACK texts; Postgres text and jsonb refuse U+0000, and an unpaired UTF-16 surrogate has
+ * no UTF-8 form (jsonb refuses its `\ud800` escape). Both become U+FFFD: one odd client must not
+ * make every flush fail, and with it every node's status (status-writer.spec.ts).
+ */
+export function storableText(text: string): string {
+  const withoutNul = text.includes("\u0000") ? text.replaceAll("\u0000", "\ufffd") : text;
+  return withoutNul.replace(LONE_SURROGATE, "\ufffd");
+}
+
+/** `value` with every string in it, object keys included, made storable (storableText). */
+function storable<T>(value: T): T {
+  if (typeof value === "string") return storableText(value) as T;
+  if (Array.isArray(value)) return value.map(storable) as T;
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [storableText(key), storable(inner)]),
+    ) as T;
+  }
+  return value;
+}
+
 /**
  * A node's row. Connection fields come from its latest open stream, or from the stream that
- * closed last once it is disconnected.
+ * closed last once it is disconnected. Every string is storable (storableText).
  */
 export function nodeRow(status: NodeStatus, updatedAt: number): NodeRow {
   const { identity, connection } = status;
   const stream = connection.t === "connected" ? connection.streams.at(-1) : connection.lastStream;
-  return {
+  return storable({
     id: identity.id,
     cluster: identity.cluster,
     locality: identity.locality ?? null,
@@ -119,9 +145,10 @@ export function nodeRow(status: NodeStatus, updatedAt: number): NodeRow {
     connectedSince: connection.t === "connected" ? connection.since : (stream?.connectedAt ?? 0),
     disconnectedAt: connection.t === "disconnected" ? connection.since : null,
     updatedAt,
-  };
+  });
 }
 
+/** A type's row; every string is storable (storableText). */
 export function typeRow(
   nodeId: string,
   view: TypeView,
@@ -129,7 +156,7 @@ export function typeRow(
   held: HeldSetRow | undefined,
 ): TypeRow {
   const { status, sent, acked, nack } = view;
-  return {
+  return storable({
     nodeId,
     typeUrl: view.typeUrl,
     status: status.t,
@@ -148,12 +175,15 @@ export function typeRow(
     resourceVersionsKnown: acked?.resourceVersionsKnown ?? false,
     wildcard: view.wildcard,
     updatedAt,
-  };
+  });
 }
 
-/** An event's row; `replicaId` is the replica whose tracker recorded it. */
+/**
+ * An event's row; `replicaId` is the replica whose tracker recorded it. Every string is storable
+ * (storableText).
+ */
 export function eventRow(event: StatusEvent, replicaId: string): EventRow {
   const { t, seq: _seq, at, nodeId, ...rest } = event;
   const { typeUrl, ...detail } = rest as { typeUrl?: string } & Record<string, unknown>;
-  return { nodeId, kind: t, at, replicaId, typeUrl: typeUrl ?? null, detail };
+  return storable({ nodeId, kind: t, at, replicaId, typeUrl: typeUrl ?? null, detail });
 }

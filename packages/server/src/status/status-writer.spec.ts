@@ -190,6 +190,38 @@ describe("StatusWriter", () => {
     expect(await listNodes(database.prisma, { status: "NACKED" })).toEqual([]);
   });
 
+  it("text Postgres cannot hold (U+0000, unpaired surrogates) from an xDS client is stored as U+FFFD, and every other node's status is still written", async () => {
+    const { tracker, now } = trackerAt();
+    const { writer, errors } = writerFor(tracker, { now });
+    const odd = streamOf(
+      tracker,
+      1,
+      nodeLike("nul\u0000node", {
+        cluster: "edge\ud800",
+        metadata: { "key\u0000": "value\u0000", nested: ["\udc00"] },
+        clientFeatures: ["feature\u0000"],
+      }),
+    );
+    odd.request(`${CDS}\u0000`);
+    odd.request(CDS);
+    odd.respond(CDS, "v1", "nonce-1", { backend: "v1" });
+    odd.nack(CDS, "v1", "bad\u0000cluster \ud83d");
+    streamOf(tracker, 2, nodeLike("envoy-1")).request(CDS);
+
+    expect(await writer.flush()).toBe(true);
+    expect(errors).toEqual([]);
+    expect((await listNodes(database.prisma)).map((n) => n.id)).toEqual([
+      "envoy-1",
+      "nul\ufffdnode",
+    ]);
+    const stored = await getNode(database.prisma, "nul\ufffdnode", { at: now() });
+    expect(stored?.cluster).toBe("edge\ufffd");
+    expect(stored?.metadata).toEqual({ "key\ufffd": "value\ufffd", nested: ["\ufffd"] });
+    expect(stored?.clientFeatures).toEqual(["feature\ufffd"]);
+    expect(stored?.types.map((t) => t.typeUrl)).toEqual([CDS, `${CDS}\ufffd`]);
+    expect(stored?.types[0]?.lastNack?.errorDetail).toBe("bad\ufffdcluster \ufffd");
+  });
+
   it("a response left unanswered past the stale threshold reads as STALE", async () => {
     const { tracker, now } = trackerAt();
     const { writer } = writerFor(tracker, { now });
