@@ -2,6 +2,11 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import {
+  API_READ_MAX_BYTES,
+  checkRequestBodies,
+  createRequestCheckInterceptor,
+} from "./api/request-checks.js";
 
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -13,7 +18,8 @@ export interface HttpServer {
 /**
  * The console's HTTP server: the Connect API (Connect, gRPC-web and gRPC protocols, so browsers,
  * the CLI and scripts can all call it), any `extraRoutes` (e.g. /metrics) and, for every other
- * path, the web console.
+ * path, the web console. Every request's content is checked before `interceptors` run
+ * (api/request-checks.ts).
  */
 export async function startHttpServer(options: {
   readonly port: number;
@@ -28,8 +34,19 @@ export async function startHttpServer(options: {
   readonly extraRoutes?: Readonly<Record<string, RequestHandler>>;
 }): Promise<HttpServer> {
   const handler = connectNodeAdapter({
-    routes: options.routes,
-    interceptors: options.interceptors ?? [],
+    routes: (router) => {
+      options.routes(router);
+      // Every method's body is checked before Connect decodes it, to say what is wrong and where
+      // (api/request-checks.ts); the adapter serves `router.handlers` once this returns.
+      router.handlers.splice(0, router.handlers.length, ...router.handlers.map(checkRequestBodies));
+    },
+    readMaxBytes: API_READ_MAX_BYTES,
+    // A field this server does not know is refused, naming it, rather than dropped unseen: a
+    // misspelt field would otherwise leave a request doing less than it says.
+    jsonOptions: { ignoreUnknownFields: false },
+    // The content checks run first, as Connect's own decoding would: a request that cannot be
+    // read is refused as such whoever sends it.
+    interceptors: [createRequestCheckInterceptor(), ...(options.interceptors ?? [])],
     ...(options.contextValues === undefined
       ? {}
       : {

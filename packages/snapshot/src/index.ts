@@ -109,3 +109,4 @@ export {
   type ValidationReport,
 } from "./validate-issues.js";
 export { runtimeKeyProblem, runtimeValueProblem } from "./validate-runtime.js";
+export { MAX_NAME_LENGTH, nameProblem, quotedName } from "./validate-syntax.js";

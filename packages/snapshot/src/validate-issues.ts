@@ -57,7 +57,9 @@ const warning = (summary: string, crossObject = false): CodeInfo => ({
 /** Every code `validate` reports, with its severity and meaning. */
 export const VALIDATION_CODES = {
   // Structure of one object.
-  "invalid-name": error("a name is empty or holds whitespace or control characters"),
+  "invalid-name": error(
+    "a name is empty, holds whitespace or control characters, or is longer than 512 characters",
+  ),
   "invalid-port": error("a port is not an integer from 1 to 65535"),
   "invalid-address": error("an address is empty, or neither an IP address nor a host name"),
   "socket-address-required": error("a socket listener has no address or no port"),

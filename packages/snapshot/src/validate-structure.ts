@@ -25,6 +25,7 @@ import {
   isPort,
   isPositiveWeight,
   nameProblem,
+  quotedName,
   regexProblem,
   UINT32_MAX,
 } from "./validate-syntax.js";
@@ -45,7 +46,7 @@ export function checkNames({ spec, issues }: ValidationContext): void {
       issues.add(
         "invalid-name",
         path,
-        `${what} name ${quote(name)} ${problem}`,
+        `${what} name ${quotedName(name)} ${problem}`,
         "use a non-empty name without spaces, e.g. payments-v2",
       );
     }

@@ -5,6 +5,12 @@ import { RE2JS } from "re2js";
 const NAME = /^[^\s\p{Cc}]+$/u;
 
 /**
+ * The longest object name, in UTF-16 units (so at most 1,536 bytes of UTF-8): far beyond any real
+ * name, and short enough for the database to index (a Postgres btree key holds ~2.7 kB).
+ */
+export const MAX_NAME_LENGTH = 512;
+
+/**
  * Why `name` cannot name an Envoy resource, or undefined when it can. Envoy accepts almost any
  * string, but names travel in xDS requests, URLs (`xds:///NAME`), logs and the CLI: whitespace and
  * control characters would only cause trouble there.
@@ -12,7 +18,15 @@ const NAME = /^[^\s\p{Cc}]+$/u;
 export function nameProblem(name: string): string | undefined {
   if (name === "") return "is empty";
   if (!NAME.test(name)) return "contains whitespace or control characters";
+  if (name.length > MAX_NAME_LENGTH) {
+    return `is ${name.length} characters long, more than the ${MAX_NAME_LENGTH} allowed`;
+  }
   return undefined;
+}
+
+/** `name` quoted for a message, shortened when long. */
+export function quotedName(name: string): string {
+  return JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
 }
 
 /** A TCP/UDP port a socket can use: an integer from 1 to 65535. */

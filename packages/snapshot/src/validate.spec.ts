@@ -228,6 +228,12 @@ describe("validate: names", () => {
       expected: [error("invalid-name", 'routeConfigurations["r"].virtualHosts["v\\u0007"].name')],
     },
     {
+      rule: "a node group name longer than 512 characters is an invalid name (the database indexes names)",
+      spec: configSpec({ nodeGroups: [nodeGroupSpec("g".repeat(513))] }),
+      code: "invalid-name",
+      expected: [error("invalid-name", `nodeGroups["${"g".repeat(513)}"].name`)],
+    },
+    {
       rule: "an EDS service name with a newline is an invalid name",
       spec: withCluster(clusterSpec("c", [ep()], { edsServiceName: "svc\nname" })),
       code: "invalid-name",

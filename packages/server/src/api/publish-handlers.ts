@@ -73,9 +73,19 @@ export function snapshotInfo(record: SnapshotRecord): SnapshotInfo {
   });
 }
 
+/** The largest version there can be: the database stores versions as 32-bit integers. */
+const MAX_VERSION = 2_147_483_647n;
+
+/**
+ * A version from a request (`what` names its field), as stored. A larger one cannot exist, and
+ * would fail the database's query: it is refused here, saying so.
+ */
 export function version(value: bigint, what: string): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER))
-    throw new ConnectError(`${what} ${value} is out of range`, Code.InvalidArgument);
+  if (value > MAX_VERSION)
+    throw new ConnectError(
+      `${what} ${value} is out of range: versions go up to ${MAX_VERSION}`,
+      Code.InvalidArgument,
+    );
   return Number(value);
 }
 

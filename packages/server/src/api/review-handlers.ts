@@ -73,6 +73,8 @@ function reviewMessage(row: ReviewRow, head: DraftHead | undefined): ReviewReque
   });
 }
 
+const MAX_REVIEW_ID = 2n ** 63n - 1n;
+
 function reviewId(value: bigint): bigint {
   if (value <= 0n)
     throw new ConnectError(
@@ -100,7 +102,11 @@ export function reviewHandlers(
   };
 
   const load = async (id: bigint): Promise<ReviewRow> => {
-    const row = await prisma.reviewRequest.findUnique({ where: { id: reviewId(id) } });
+    // Ids are 64-bit signed in the database: a larger one cannot exist, and would fail the query.
+    const row =
+      reviewId(id) > MAX_REVIEW_ID
+        ? null
+        : await prisma.reviewRequest.findUnique({ where: { id } });
     if (row === null)
       throw new ConnectError(
         `review #${id} does not exist (see switchyard review list)`,
