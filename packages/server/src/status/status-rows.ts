@@ -96,18 +96,14 @@ export interface EventRow {
   readonly detail: Readonly<Record<string, unknown>>;
 }
 
-/** An unpaired UTF-16 surrogate: a string UTF-8 cannot encode. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * `text` as Postgres can store it. An xDS client puts what it likes in its node, its type URLs
- * and its NACK texts; Postgres text and jsonb refuse U+0000, and an unpaired UTF-16 surrogate has
- * no UTF-8 form (jsonb refuses its `\ud800` escape). Both become U+FFFD: one odd client must not
- * make every flush fail, and with it every node's status (status-writer.spec.ts).
+ * and its NACK texts, U+0000 included, which Postgres text and jsonb refuse: it becomes U+FFFD.
+ * One odd client must not make every flush fail, and with it every node's status
+ * (status-writer.spec.ts). (Text that is no UTF-8 never gets here: the decoders refuse it.)
  */
 export function storableText(text: string): string {
-  const withoutNul = text.includes("\u0000") ? text.replaceAll("\u0000", "\ufffd") : text;
-  return withoutNul.replace(LONE_SURROGATE, "\ufffd");
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "\ufffd") : text;
 }
 
 /** `value` with every string in it, object keys included, made storable (storableText). */
