@@ -12,8 +12,8 @@ export interface Figure {
   readonly name: string;
   readonly value: number;
   readonly unit: string;
-  readonly target?: string;
-  readonly note?: string;
+  readonly target?: string | undefined;
+  readonly note?: string | undefined;
 }
 
 function median(values: number[]): number {

@@ -11,7 +11,10 @@ export interface FleetOptions {
   readonly xdsUrl: string;
   readonly count: number;
   readonly variant: FleetVariant;
+  /** Node ids are `${prefix}-0000`...; the variant by default. */
+  readonly prefix?: string;
   readonly perConnection?: number;
+  readonly countBytes?: boolean;
 }
 
 export interface FleetStats {
@@ -20,20 +23,39 @@ export interface FleetStats {
   readonly bytes: number;
 }
 
+/** Each node's first ACK of a type since the mark, and the bytes it received since. */
+export interface AckedSinceMark {
+  /** When each node ACKed (ms since the epoch, `epochNow()`), in node order. */
+  readonly times: readonly number[];
+  /** Bytes each node received since the mark (with `countBytes`), in node order. */
+  readonly bytes: readonly number[];
+}
+
 type Command =
   | { readonly t: "holding"; readonly counts: Record<string, number>; readonly timeoutMs: number }
   | { readonly t: "stats" }
+  | { readonly t: "mark" }
+  | { readonly t: "acked"; readonly typeUrl: string; readonly timeoutMs: number }
   | { readonly t: "closeSome"; readonly count: number }
   | { readonly t: "reconnect" };
 
 type Request = { readonly id: number } & Command;
-type Reply = { readonly id: number; readonly error?: string; readonly stats?: FleetStats };
+type Reply = {
+  readonly id: number;
+  readonly error?: string;
+  readonly stats?: FleetStats;
+  readonly acked?: AckedSinceMark;
+};
 
 /** The fleet as the benchmark sees it, running in a child process. */
 export interface RemoteFleet {
   /** Resolves once every node holds exactly `counts[typeUrl]` resources of each type. */
   holding(counts: Record<string, number>, timeoutMs?: number): Promise<void>;
   stats(): Promise<FleetStats>;
+  /** Starts a measured change: forgets which nodes ACKed what, and counts bytes from now. */
+  mark(): Promise<void>;
+  /** Resolves once every node has ACKed a response of `typeUrl` since the mark. */
+  acked(typeUrl: string, timeoutMs?: number): Promise<AckedSinceMark>;
   closeSome(count: number): Promise<void>;
   reconnect(): Promise<void>;
   close(): Promise<void>;
@@ -62,6 +84,11 @@ export function forkFleet(options: FleetOptions): RemoteFleet {
       await call({ t: "holding", counts, timeoutMs });
     },
     stats: async () => (await call({ t: "stats" })).stats as FleetStats,
+    mark: async () => {
+      await call({ t: "mark" });
+    },
+    acked: async (typeUrl, timeoutMs = 120_000) =>
+      (await call({ t: "acked", typeUrl, timeoutMs })).acked as AckedSinceMark,
     closeSome: async (count) => {
       await call({ t: "closeSome", count });
     },
@@ -79,6 +106,7 @@ export function forkFleet(options: FleetOptions): RemoteFleet {
 /** In the child: run the fleet and answer commands. */
 async function serveCommands(options: FleetOptions): Promise<void> {
   const fleet: Fleet = startFleet(options);
+  let bytesAtMark = fleet.nodes.map(() => 0);
   process.on("SIGTERM", () => {
     fleet.close();
     process.exit(0);
@@ -105,6 +133,22 @@ async function serveCommands(options: FleetOptions): Promise<void> {
               nodes: fleet.nodes.length,
               acks: fleet.nodes.reduce((n, node) => n + node.acks, 0),
               bytes: fleet.nodes.reduce((n, node) => n + node.bytes, 0),
+            },
+          });
+        case "mark":
+          fleet.mark();
+          bytesAtMark = fleet.nodes.map((node) => node.bytes);
+          return reply();
+        case "acked":
+          await fleet.until(
+            (node) => node.ackedSinceMark.has(request.typeUrl),
+            `not every node ACKed ${request.typeUrl}`,
+            request.timeoutMs,
+          );
+          return reply({
+            acked: {
+              times: fleet.nodes.map((node) => node.ackedSinceMark.get(request.typeUrl) ?? 0),
+              bytes: fleet.nodes.map((node, i) => node.bytes - (bytesAtMark[i] ?? 0)),
             },
           });
         case "closeSome":

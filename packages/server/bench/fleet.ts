@@ -4,13 +4,16 @@
  * the clusters it received and the RDS route configurations its listeners name) and ACKing every
  * response at once. SotW or Delta.
  */
+import { toBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import type { Listener } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import type { HttpConnectionManager } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
-import type {
-  DeltaDiscoveryResponse,
-  DiscoveryResponse,
+import {
+  type DeltaDiscoveryResponse,
+  DeltaDiscoveryResponseSchema,
+  type DiscoveryResponse,
+  DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { createTestClient, resourceName, type TestClient } from "@switchyard/xds/testing";
@@ -31,9 +34,17 @@ export interface FleetNode {
   /** ACKs sent, and when the latest was sent (ms, performance.now()). */
   acks: number;
   lastAckAt: number;
-  /** Bytes of response messages received (protobuf-encoded size). */
+  /**
+   * Type URL → when the node sent its first ACK of that type since the fleet's last `mark()`
+   * (ms since the epoch, with fractions: comparable across processes).
+   */
+  readonly ackedSinceMark: Map<string, number>;
+  /** Bytes of the response messages received, as encoded on the wire (with `countBytes`). */
   bytes: number;
 }
+
+/** Now, in ms since the epoch with sub-millisecond precision, comparable across processes. */
+export const epochNow = (): number => performance.timeOrigin + performance.now();
 
 export interface Fleet {
   readonly nodes: readonly FleetNode[];
@@ -43,6 +54,8 @@ export interface Fleet {
   closeSome(count: number): void;
   /** Reconnects every closed connection's nodes, as after a network blip. */
   reconnect(): void;
+  /** Forgets every node's `ackedSinceMark`: the start of a measured change. */
+  mark(): void;
   close(): void;
 }
 
@@ -99,8 +112,19 @@ function nameOf(resource: DiscoveryResponse["resources"][number]): string {
 const sameSet = (a: ReadonlySet<string>, b: readonly string[]) =>
   a.size === b.length && b.every((n) => a.has(n));
 
+function acked(node: FleetNode, typeUrl: string): void {
+  node.acks += 1;
+  node.lastAckAt = performance.now();
+  if (!node.ackedSinceMark.has(typeUrl)) node.ackedSinceMark.set(typeUrl, epochNow());
+}
+
 /** One SotW ADS node: reads responses forever, ACKing each and following EDS/RDS names. */
-async function runSotw(client: TestClient, node: FleetNode, signal: AbortSignal): Promise<void> {
+async function runSotw(
+  client: TestClient,
+  node: FleetNode,
+  signal: AbortSignal,
+  countBytes: boolean,
+): Promise<void> {
   const stream = client.open("ads", { node: { id: node.id, cluster: "bench" } });
   const names = new Map<string, string[]>([
     [CDS, []],
@@ -111,14 +135,13 @@ async function runSotw(client: TestClient, node: FleetNode, signal: AbortSignal)
   while (!signal.aborted) {
     const response = await stream.next(3_600_000).catch(() => undefined);
     if (response === undefined) return;
-    node.bytes += response.resources.reduce((n, r) => n + r.value.length, 0);
+    if (countBytes) node.bytes += toBinary(DiscoveryResponseSchema, response).length;
     const typeUrl = response.typeUrl;
     const got = response.resources.map(nameOf);
     if (typeUrl === CDS || typeUrl === LDS) node.held.set(typeUrl, new Set(got));
     else node.held.set(typeUrl, new Set([...(node.held.get(typeUrl) ?? []), ...got]));
     stream.ack(response, names.get(typeUrl) ?? []);
-    node.acks += 1;
-    node.lastAckAt = performance.now();
+    acked(node, typeUrl);
     // Envoy asks for what the new clusters and listeners need.
     const want =
       typeUrl === CDS
@@ -139,7 +162,12 @@ async function runSotw(client: TestClient, node: FleetNode, signal: AbortSignal)
 }
 
 /** One Delta ADS node. */
-async function runDelta(client: TestClient, node: FleetNode, signal: AbortSignal): Promise<void> {
+async function runDelta(
+  client: TestClient,
+  node: FleetNode,
+  signal: AbortSignal,
+  countBytes: boolean,
+): Promise<void> {
   const stream = client.openDelta("ads", { node: { id: node.id, cluster: "bench" } });
   const subscribed = new Map<string, Set<string>>();
   stream.request(CDS, ["*"]);
@@ -147,7 +175,7 @@ async function runDelta(client: TestClient, node: FleetNode, signal: AbortSignal
   while (!signal.aborted) {
     const response = await stream.next(3_600_000).catch(() => undefined);
     if (response === undefined) return;
-    node.bytes += response.resources.reduce((n, r) => n + (r.resource?.value.length ?? 0), 0);
+    if (countBytes) node.bytes += toBinary(DeltaDiscoveryResponseSchema, response).length;
     const typeUrl = response.typeUrl;
     const held = node.held.get(typeUrl) ?? new Set<string>();
     for (const r of response.resources) held.add(r.name);
@@ -163,8 +191,7 @@ async function runDelta(client: TestClient, node: FleetNode, signal: AbortSignal
         ? []
         : [...before].filter((n) => !held.has(n)).filter((n) => !wanted.includes(n));
     stream.ack(response);
-    node.acks += 1;
-    node.lastAckAt = performance.now();
+    acked(node, typeUrl);
     if (dependent !== undefined && before !== undefined && (fresh.length > 0 || gone.length > 0)) {
       for (const n of fresh) before.add(n);
       for (const n of gone) before.delete(n);
@@ -185,6 +212,8 @@ export function startFleet(options: {
   readonly variant: FleetVariant;
   readonly prefix?: string;
   readonly perConnection?: number;
+  /** Count the bytes of every response (costs the fleet an encode per response). */
+  readonly countBytes?: boolean;
 }): Fleet {
   const perConnection = options.perConnection ?? 100;
   const run = options.variant === "sotw" ? runSotw : runDelta;
@@ -193,6 +222,7 @@ export function startFleet(options: {
     held: new Map(),
     acks: 0,
     lastAckAt: 0,
+    ackedSinceMark: new Map(),
     bytes: 0,
   }));
   interface Connection {
@@ -208,7 +238,7 @@ export function startFleet(options: {
     connection.open = { client, abort };
     for (const node of connection.nodes) {
       node.held.clear();
-      void run(client, node, abort.signal);
+      void run(client, node, abort.signal, options.countBytes ?? false);
     }
   };
   const disconnect = (connection: Connection) => {
@@ -236,6 +266,9 @@ export function startFleet(options: {
     },
     reconnect() {
       for (const connection of connections) if (connection.open === undefined) connect(connection);
+    },
+    mark() {
+      for (const node of nodes) node.ackedSinceMark.clear();
     },
     close() {
       for (const connection of connections) disconnect(connection);

@@ -1,0 +1,57 @@
+/**
+ * CPU time and memory of another process on this machine, read from Linux's /proc: what the
+ * fleet benchmark charges to the server it measures (and to the replay floor).
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/** Clock ticks per second of /proc/<pid>/stat's times (almost always 100). */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU seconds `pid` has used since it started. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces) in parentheses: state is field 3,
+  // utime 14 and stime 15 (proc(5)).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1];
+  if (kb === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(kb) * 1024;
+}
+
+/** Bytes resident now. */
+export const residentBytes = (pid: number): number => statusKb(pid, "VmRSS");
+
+/** The largest resident set since the process started: no sampling can miss it. */
+export const peakResidentBytes = (pid: number): number => statusKb(pid, "VmHWM");
+
+/**
+ * Waits until `pid` is idle: under `busyShare` of one CPU over two windows of `windowMs` in a
+ * row (so that a measure starts from rest, not in the tail of the last one's work). Gives up
+ * quietly after `timeoutMs`: a server that never rests is then measured as it is.
+ */
+export async function settled(
+  pid: number,
+  { windowMs = 250, busyShare = 0.05, timeoutMs = 30_000 } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  let last = cpuSeconds(pid);
+  while (quiet < 2 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = cpuSeconds(pid);
+    quiet = (now - last) * 1000 < windowMs * busyShare ? quiet + 1 : 0;
+    last = now;
+  }
+}
