@@ -24,7 +24,7 @@ import { forkReplayServer } from "./replay-server.js";
 /** Node counts of the convergence scenario, each reached by adding nodes to the last. */
 export const NODE_COUNTS = [100, 1_000, 5_000] as const;
 /** One-route changes published at each count. */
-const ROUNDS: Record<number, number> = { 100: 5, 1000: 5, 5000: 3 };
+const ROUNDS: Record<number, number> = { 100: 3, 1000: 3, 5000: 2 };
 /** The convergence scenario's config: 10 listeners, each with a route configuration of 100. */
 const CONVERGENCE_CONFIG = { clusters: 100, routes: 1_000 } as const;
 /** The bytes scenario's config. */

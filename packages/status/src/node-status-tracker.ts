@@ -304,6 +304,19 @@ export class NodeStatusTracker implements XdsCallbacks {
     return { identity: node.identity, connection: node.connection, types };
   }
 
+  /**
+   * The node's identity and whether its subscription to `typeUrl` is a wildcard, without
+   * building its whole status (`node`): the ACK path asks this for every type of every node.
+   */
+  subscription(
+    nodeId: string,
+    typeUrl: string,
+  ): { readonly identity: NodeIdentity; readonly wildcard: boolean } | undefined {
+    const node = this.#nodes.get(nodeId);
+    if (node === undefined) return undefined;
+    return { identity: node.identity, wildcard: node.types.get(typeUrl)?.wildcard ?? true };
+  }
+
   /** Every known node, connected or not, sorted by id. */
   nodes(at: number = this.#now()): NodeStatus[] {
     return [...this.#nodes.keys()].sort().flatMap((id) => this.node(id, at) ?? []);

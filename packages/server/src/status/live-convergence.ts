@@ -40,21 +40,27 @@ export function publicationOf(
       ]),
     ),
   }));
+  const groupOf = new WeakMap<object, ReadonlyMap<string, ReadonlyMap<string, string>>>();
   return {
     version: String(version),
     publishedAt,
     targets,
     holds: (nodeId, typeUrl, acked) => {
       if (acked === undefined) return false;
-      const node = tracker.node(nodeId);
-      if (node === undefined) return false;
-      const { identity } = node;
-      const wildcard = node.types.find((t) => t.typeUrl === typeUrl)?.wildcard ?? true;
-      const { wants } = selectNodeGroup(groups, {
-        id: identity.id,
-        cluster: identity.cluster,
-        metadata: stringMetadata(identity.metadata),
-      });
+      const subscription = tracker.subscription(nodeId, typeUrl);
+      if (subscription === undefined) return false;
+      const { identity, wildcard } = subscription;
+      // A node's group follows from its identity, which the tracker replaces (a new object)
+      // only when the node reconnects: chosen once per identity, not on every ACK.
+      let wants = groupOf.get(identity);
+      if (wants === undefined) {
+        wants = selectNodeGroup(groups, {
+          id: identity.id,
+          cluster: identity.cluster,
+          metadata: stringMetadata(identity.metadata),
+        }).wants;
+        groupOf.set(identity, wants);
+      }
       return heldMatches(wildcard, acked.held, wants.get(typeUrl) ?? NOTHING);
     },
   };

@@ -106,13 +106,33 @@ export function storableText(text: string): string {
   return text.includes("\u0000") ? text.replaceAll("\u0000", "\ufffd") : text;
 }
 
-/** `value` with every string in it, object keys included, made storable (storableText). */
+/** Whether some string in `value`, object keys included, is not storable as it is. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (typeof value === "object" && value !== null) {
+    for (const key in value) {
+      if (key.includes("\u0000") || hasNul((value as Record<string, unknown>)[key])) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * `value` with every string in it, object keys included, made storable (storableText). Rows are
+ * built for every ACK of every node: one with nothing to change (every row but an odd client's)
+ * is returned as it is, not copied.
+ */
 function storable<T>(value: T): T {
+  return hasNul(value) ? copyStorable(value) : value;
+}
+
+function copyStorable<T>(value: T): T {
   if (typeof value === "string") return storableText(value) as T;
-  if (Array.isArray(value)) return value.map(storable) as T;
+  if (Array.isArray(value)) return value.map(copyStorable) as T;
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [storableText(key), storable(inner)]),
+      Object.entries(value).map(([key, inner]) => [storableText(key), copyStorable(inner)]),
     ) as T;
   }
   return value;
