@@ -7,6 +7,7 @@
 import { Code } from "@connectrpc/connect";
 import type { DeltaDiscoveryResponse } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
+import { clusterSpec, configSpec, endpointSpec } from "@switchyard/snapshot/fixtures";
 import { it as base, describe } from "vitest";
 import {
   type DeltaTestStream,
@@ -367,5 +368,26 @@ describe.concurrent("Delta per-type services and malformed requests", () => {
     expect((await bad.ended())?.code).toBe(Code.InvalidArgument);
     const { first } = await subscribe(xds, "ads", CDS, []);
     expect(content(first)).toEqual({ resources: ["a", "b"], removed: [] });
+  });
+});
+
+describe.concurrent.each(onBoth(LDS))("Delta wildcard on an empty type, on %s", (_, kind) => {
+  it("a wildcard subscription to a type with nothing in it is answered at once with an empty response, and a listener added later is sent", async ({
+    expect,
+  }) => {
+    const noListeners = configSpec({
+      clusters: [clusterSpec("a", [endpointSpec("10.0.0.1", 80)])],
+    });
+    const xds = await startTestServer(noListeners);
+    try {
+      const { stream, first } = await subscribe(xds, kind, LDS, ["*"]);
+      expect(content(first)).toEqual({ resources: [], removed: [] });
+      stream.ack(first);
+      xds.publish(world());
+      expect(deltaNamesOf(await stream.next())).toEqual(["svc-a", "svc-b"]);
+      stream.close();
+    } finally {
+      await xds.close();
+    }
   });
 });

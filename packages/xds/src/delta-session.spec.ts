@@ -88,6 +88,23 @@ describe("Delta subscriptions", () => {
     expect(client.session.subscription(CDS)?.wildcard).toBe(true);
   });
 
+  it("answers a wildcard subscription to a type with no resources once, empty, so the client need not wait out its fetch timeout", () => {
+    const client = new Client(snapshotOf(configSpec({ clusters: [clusterSpec("a")] })));
+    const { responses } = client.request(TypeUrl.Listener, { subscribe: ["*"] });
+    expect(responses).toHaveLength(1);
+    expect(content(responses[0])).toEqual({ resources: [], removed: [] });
+    // Once answered, nothing more until there is something to say.
+    expect(client.ack(responses[0]).responses).toEqual([]);
+    expect(client.snapshot(snapshotOf(configSpec({ clusters: [clusterSpec("b")] })))).toEqual([]);
+  });
+
+  it("does not answer a named subscription to an empty type with an empty response", () => {
+    const client = new Client(snapshotOf(configSpec({ clusters: [clusterSpec("a")] })));
+    const { responses } = client.request(TypeUrl.Listener, { subscribe: ["svc"] });
+    // The name does not exist: it is answered in removed_resources, as the spec says.
+    expect(content(responses[0])).toEqual({ resources: [], removed: ["svc"] });
+  });
+
   it("treats the name * as an explicit wildcard", () => {
     const client = new Client(twoClusters());
     const { responses } = client.request(CDS, { subscribe: ["*"] });

@@ -127,11 +127,23 @@ export class DeltaSubscription {
     const offer: Offer = { basis: available, target };
     const { resources, removed, missing } = this.core.difference(offer);
     const gone = [...removed, ...missing].sort();
-    if (resources.length === 0 && gone.length === 0) return undefined;
+    if (resources.length === 0 && gone.length === 0 && !this.#owesEmptyAnswer(target))
+      return undefined;
     const after = new Map(this.core.holds);
     for (const name of gone) after.delete(name);
     for (const r of resources) after.set(r.name, r.version);
     return { systemVersionInfo: versionOf(after), resources, removed: gone };
+  }
+
+  /**
+   * A wildcard subscription to a type the node's snapshot has nothing of is answered once, with
+   * an empty response: a Delta client cannot tell "nothing exists" from "no answer yet" otherwise,
+   * and Envoy would hold its initialization until its initial_fetch_timeout (15 s by default).
+   * A named subscription needs no such answer: a name that does not exist is answered in
+   * removed_resources (shared/spec/README.md, "Delta, resource that does not exist").
+   */
+  #owesEmptyAnswer(target: ReadonlyMap<string, XdsResource>): boolean {
+    return this.core.wildcard && this.core.latestNonce === undefined && target.size === 0;
   }
 
   /**
