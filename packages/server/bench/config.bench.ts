@@ -27,11 +27,12 @@ async function timed<T>(work: () => Promise<T> | T): Promise<[T, number]> {
   return [result, performance.now() - start];
 }
 
-export async function configBench(clusters = 10_000, routes = 10_000): Promise<Figure[]> {
-  const figures: Figure[] = [];
-  const spec = largeConfigSpec(clusters, routes);
-  const label = `${clusters.toLocaleString("en")} clusters + ${routes.toLocaleString("en")} routes`;
+const labelOf = (clusters: number, routes: number) =>
+  `${clusters.toLocaleString("en")} clusters + ${routes.toLocaleString("en")} routes`;
 
+/** Validate + compile a config of `size` five times: the first run (cold), the median of the rest. */
+async function compileFigures(size: number, target: string | undefined): Promise<Figure[]> {
+  const spec = largeConfigSpec(size, size);
   const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
     const [, ms] = await timed(() => {
@@ -41,18 +42,31 @@ export async function configBench(clusters = 10_000, routes = 10_000): Promise<F
     });
     runs.push(ms);
   }
-  figures.push({
-    name: `validate + compile ${label}, first run`,
-    value: runs[0] ?? Number.NaN,
-    unit: "ms",
-    target: "< 1000 ms",
-  });
-  figures.push({
-    name: `validate + compile ${label}, median of next 4`,
-    value: median(runs.slice(1)),
-    unit: "ms",
-    target: "< 1000 ms",
-  });
+  const label = labelOf(size, size);
+  return [
+    {
+      name: `validate + compile ${label}, first run`,
+      value: runs[0] ?? Number.NaN,
+      unit: "ms",
+      target,
+    },
+    {
+      name: `validate + compile ${label}, median of next 4`,
+      value: median(runs.slice(1)),
+      unit: "ms",
+      target,
+    },
+  ];
+}
+
+export async function configBench(clusters = 10_000, routes = 10_000): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const spec = largeConfigSpec(clusters, routes);
+  const label = labelOf(clusters, routes);
+  // The 10,000 first, in a fresh process (its first run is the cold one the target is about);
+  // the 1,000 after it runs warm.
+  figures.push(...(await compileFigures(clusters, "< 1000 ms")));
+  figures.push(...(await compileFigures(1_000, undefined)));
 
   const database = await createTestDatabase();
   try {
