@@ -30,6 +30,7 @@ import {
 import { FileDelivery, type FileDeliveryOptions } from "./file-delivery.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics } from "./metrics.js";
+import { createKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { StatusWriter, writeStatusBatch } from "./status/index.js";
 import { publicationOf } from "./status/live-convergence.js";
@@ -79,6 +80,11 @@ export interface SwitchyardOptions {
   readonly adminPassword?: string | undefined;
   /** Login attempt limits; the defaults otherwise (tests tighten them). */
   readonly loginLimits?: LoginLimits;
+  /**
+   * The key that seals TLS private keys at rest (secrets-key.ts). Default: none, and then secrets
+   * with private keys can be neither written nor published.
+   */
+  readonly secretsKey?: SecretsKey;
   /** Client authentication and TLS on the xDS port. Default: none, cleartext. */
   readonly xdsSecurity?: XdsSecurityOptions;
 }
@@ -178,10 +184,14 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const cache = new SnapshotCache();
     const metrics = createMetrics();
     // Publishes and rollbacks are timed as database work, without instrumenting Prisma globally.
+    const keyring = createKeyring(options.secretsKey ?? { t: "none" });
     const store = new SnapshotStore(prisma, {
       timed: (operation, work) => metrics.timeDb(operation, work),
+      keyring,
     });
-    const latest = await metrics.timeDb("load_latest_snapshot", () => loadLatestSnapshot(prisma));
+    const latest = await metrics.timeDb("load_latest_snapshot", () =>
+      loadLatestSnapshot(prisma, keyring),
+    );
     metrics.onLoaded(latest?.record.version ?? 0);
     cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
     const files =
@@ -227,6 +237,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // Publishes by other replicas (and rollbacks) reach this one through the database.
     const follower = new SnapshotFollower({
       prisma,
+      keyring,
       current: () => cache.version ?? 0,
       onNewer: (snapshot) => {
         metrics.onLoaded(snapshot.record.version);
@@ -381,7 +392,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     const limiter = new LoginLimiter(options.loginLimits);
     const routes = (router: ConnectRouter) => {
-      router.service(ConfigService, createConfigService({ prisma, store, onPublished }));
+      router.service(ConfigService, createConfigService({ prisma, store, onPublished, keyring }));
       router.service(StatusService, createStatusService({ prisma, feed }));
       router.service(AccessService, createAccessService({ prisma, limiter }));
     };

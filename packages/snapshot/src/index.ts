@@ -94,6 +94,7 @@ export {
   SecretBoxError,
   type SecretOpener,
   sealedKeyId,
+  sealedMarker,
   secretKeyId,
 } from "./secret-box.js";
 export {

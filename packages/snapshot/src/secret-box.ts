@@ -12,7 +12,7 @@
  * when nothing changed (sources.ts); what it reveals is only that two sealed keys are equal. A
  * GCM IV repeats only for equal plaintexts, which is the one case where repeating it is harmless.
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync } from "node:crypto";
 
 const PREFIX = "sy1";
 
@@ -102,4 +102,12 @@ export function createSecretBox(key: Uint8Array): SecretBox {
       }
     },
   };
+}
+
+/**
+ * What is shown in place of a sealed private key (audit log, anything a person reads): which
+ * sealed key it is, so a change of key shows, and nothing of the key or its ciphertext.
+ */
+export function sealedMarker(sealed: string): string {
+  return `(sealed private key ${createHash("sha256").update(sealed).digest("hex").slice(0, 16)})`;
 }

@@ -79,7 +79,8 @@ export function parseCertificates(pem: string): ParsedCertificates {
 
 /** SHA-256 of a key's public half (SPKI DER), hex: shows which key is set without showing it. */
 export function publicKeyFingerprint(key: KeyObject): string {
-  const spki = createPublicKey(key).export({ type: "spki", format: "der" });
+  const publicKey = key.type === "public" ? key : createPublicKey(key);
+  const spki = publicKey.export({ type: "spki", format: "der" });
   return createHash("sha256").update(spki).digest("hex");
 }
 

@@ -21,7 +21,11 @@ import type { ConfigSpec, SecretSpec } from "./model.js";
 import { planUpdate } from "./plan.js";
 import { TypeUrl } from "./resource-snapshot.js";
 import { createSecretBox, SecretBoxError } from "./secret-box.js";
-import { checkPrivateKey, parseCertificates } from "./secret-pem.js";
+import {
+  certificatePublicKeyFingerprint,
+  checkPrivateKey,
+  parseCertificates,
+} from "./secret-pem.js";
 import { diffManifests, sourceManifest, sourceObjects, specFromSources } from "./sources.js";
 import { validate } from "./validate.js";
 
@@ -113,6 +117,13 @@ describe("reading PEM", () => {
     expect(checked).toMatchObject({ t: "problem", field: "privateKey" });
     if (checked.t === "problem")
       expect(checked.problem).toContain("does not match the certificate");
+  });
+
+  it("gives a certificate and its private key the same public key fingerprint", () => {
+    const checked = checkPrivateKey(edge.key, edge.cert);
+    if (checked.t !== "ok") throw new Error(checked.problem);
+    expect(certificatePublicKeyFingerprint(edge.cert)).toBe(checked.publicKeyFingerprint);
+    expect(certificatePublicKeyFingerprint(other.cert)).not.toBe(checked.publicKeyFingerprint);
   });
 
   it("refuses text that is not a key", () => {
