@@ -194,6 +194,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     );
     metrics.onLoaded(latest?.record.version ?? 0);
     cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
+    if (latest) metrics.onServed(latest.config);
     const files =
       options.fileDelivery &&
       new FileDelivery(options.fileDelivery, {
@@ -224,6 +225,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         ),
       );
       cache.setConfig(snapshot.config, snapshot.record.version);
+      metrics.onServed(snapshot.config);
       void files?.deliver(snapshot.config, snapshot.record.version);
     };
     const onPublished = (snapshot: PublishedSnapshot) => {

@@ -105,6 +105,7 @@ export {
   holdsPrivateKey,
   type ParsedCertificates,
   parseCertificates,
+  secretResourceExpiry,
 } from "./secret-pem.js";
 export {
   type ChangeKind,

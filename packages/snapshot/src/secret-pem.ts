@@ -3,6 +3,7 @@
  * SANs, validity, fingerprint) and private keys (never shown back; checked against the
  * certificate they go with). node:crypto parses both, as OpenSSL would for Envoy.
  */
+
 import {
   createHash,
   createPrivateKey,
@@ -10,6 +11,8 @@ import {
   type KeyObject,
   X509Certificate,
 } from "node:crypto";
+import { fromBinary } from "@bufbuild/protobuf";
+import { SecretSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 
 /** What is shown of a certificate. Dates are ISO 8601 (UTC). */
 export interface CertificateInfo {
@@ -151,4 +154,23 @@ export function certificatePublicKeyFingerprint(certificateChain: string): strin
   const certificates = parseX509(certificateChain);
   if (typeof certificates === "string") return undefined;
   return publicKeyFingerprint((certificates[0] as X509Certificate).publicKey);
+}
+
+/**
+ * When the certificates an encoded Secret resource carries stop being valid: the earliest
+ * `notAfter` of its chain (a chain fails when any link expires) or CA bundle, as ms since the
+ * epoch; undefined when it carries none that parse. For expiry alerts on what proxies are served.
+ */
+export function secretResourceExpiry(body: Uint8Array): number | undefined {
+  const secret = fromBinary(SecretSchema, body);
+  const source =
+    secret.type.case === "tlsCertificate"
+      ? secret.type.value.certificateChain
+      : secret.type.case === "validationContext"
+        ? secret.type.value.trustedCa
+        : undefined;
+  if (source?.specifier.case !== "inlineString") return undefined;
+  const parsed = parseCertificates(source.specifier.value);
+  if (parsed.t !== "ok" || parsed.certificates.length === 0) return undefined;
+  return Math.min(...parsed.certificates.map((c) => Date.parse(c.notAfter)));
 }

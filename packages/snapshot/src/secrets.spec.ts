@@ -25,6 +25,7 @@ import {
   certificatePublicKeyFingerprint,
   checkPrivateKey,
   parseCertificates,
+  secretResourceExpiry,
 } from "./secret-pem.js";
 import { diffManifests, sourceManifest, sourceObjects, specFromSources } from "./sources.js";
 import { validate } from "./validate.js";
@@ -169,6 +170,16 @@ describe("compiling secrets", () => {
     ]);
     const wrong = compile(world(), { openSecret: createSecretBox(randomBytes(32)).open });
     expect(wrong.issues[0]?.message).toContain("the private key cannot be opened: sealed with");
+  });
+
+  it("reads when a served Secret's certificates stop being valid (the earliest notAfter)", () => {
+    const snapshot = defaultSnapshot(world());
+    const expiry = (name: string) =>
+      secretResourceExpiry(snapshot.get(TypeUrl.Secret, name)?.body ?? new Uint8Array());
+    const leaf = parseCertificates(edge.cert);
+    if (leaf.t !== "ok") throw new Error(leaf.problem);
+    expect(expiry("edge-cert")).toBe(Date.parse(leaf.certificates[0]?.notAfter ?? ""));
+    expect(expiry("backend-ca")).toBeGreaterThan(Date.now());
   });
 
   it("gives a named node group only the secrets its own listeners and clusters name", () => {
