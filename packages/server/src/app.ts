@@ -37,6 +37,7 @@ import { publicationOf } from "./status/live-convergence.js";
 import { ReplicaLease } from "./status/replica-lease.js";
 import { StatusFeed } from "./status/status-feed.js";
 import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
+import { resealSecrets } from "./store/reseal.js";
 import { SnapshotFollower } from "./store/snapshot-follower.js";
 import {
   loadLatestSnapshot,
@@ -185,6 +186,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const metrics = createMetrics();
     // Publishes and rollbacks are timed as database work, without instrumenting Prisma globally.
     const keyring = createKeyring(options.secretsKey ?? { t: "none" });
+    if (keyring.previousKeyIds.length > 0) {
+      // Rotating the secrets key: what the previous keys sealed is sealed again (reseal.ts).
+      const counts = await prisma.$transaction((tx) => resealSecrets(tx, keyring), {
+        timeout: 60_000,
+      });
+      logger.info(
+        { ...counts, keyId: keyring.keyId, previousKeyIds: keyring.previousKeyIds },
+        "secrets sealed again with the current secrets key",
+      );
+    }
     const store = new SnapshotStore(prisma, {
       timed: (operation, work) => metrics.timeDb(operation, work),
       keyring,

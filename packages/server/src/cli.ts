@@ -104,7 +104,12 @@ async function serve(flags: {
   // folder; with DATABASE_URL and no key, secrets cannot be written (secrets-key.ts).
   const secretsKey: SecretsKey =
     env.SWITCHYARD_SECRETS_KEY !== undefined
-      ? { t: "key", key: env.SWITCHYARD_SECRETS_KEY, source: "env" }
+      ? {
+          t: "key",
+          key: env.SWITCHYARD_SECRETS_KEY,
+          source: "env",
+          previous: env.SWITCHYARD_SECRETS_KEY_PREVIOUS,
+        }
       : env.DATABASE_URL === undefined
         ? await embeddedSecretsKey(dataDir)
         : { t: "none" };

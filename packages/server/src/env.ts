@@ -85,6 +85,26 @@ const EnvSchema = z.object({
       }
       return key;
     }),
+  /**
+   * Keys being rotated out (comma-separated, base64 of 32 bytes each): they still open what they
+   * sealed, and at startup every secret they sealed is sealed again with SWITCHYARD_SECRETS_KEY.
+   */
+  SWITCHYARD_SECRETS_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined) return [];
+      const keys: Uint8Array[] = [];
+      for (const [index, part] of text.split(",").entries()) {
+        const key = decodeSecretsKey(part);
+        if (typeof key === "string") {
+          context.addIssue({ code: "custom", message: `key ${index + 1} ${key}` });
+          return z.NEVER;
+        }
+        keys.push(key);
+      }
+      return keys;
+    }),
   /** The console API address the CLI talks to. */
   SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
 });

@@ -44,6 +44,28 @@ describe("the secrets key", () => {
     expect(typeof decodeSecretsKey("not base64!")).toBe("string");
   });
 
+  it("reads SWITCHYARD_SECRETS_KEY_PREVIOUS as comma-separated keys, naming a bad one by position", () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    expect(
+      readEnv(
+        env({ SWITCHYARD_SECRETS_KEY_PREVIOUS: `${a.toString("base64")},${b.toString("base64")}` }),
+      ).SWITCHYARD_SECRETS_KEY_PREVIOUS,
+    ).toEqual([new Uint8Array(a), new Uint8Array(b)]);
+    expect(() =>
+      readEnv(env({ SWITCHYARD_SECRETS_KEY_PREVIOUS: `${a.toString("base64")},nope` })),
+    ).toThrow(/SWITCHYARD_SECRETS_KEY_PREVIOUS: key 2 must be the base64/);
+  });
+
+  it("opens with a previous key what it sealed, and seals only with the current key", () => {
+    const [oldKey, newKey] = [new Uint8Array(randomBytes(32)), new Uint8Array(randomBytes(32))];
+    const before = createKeyring({ t: "key", key: oldKey, source: "env" });
+    const sealed = before.seal("the key");
+    const after = createKeyring({ t: "key", key: newKey, source: "env", previous: [oldKey] });
+    expect(after.previousKeyIds).toEqual([before.keyId]);
+    expect(after.open(sealed)).toBe("the key");
+    expect(after.seal("the key").split(".")[1]).toBe(after.keyId);
+  });
+
   it("makes the embedded database's key file once, mode 0600, and reads the same key after", async () => {
     const dir = await tempDir();
     const made = await embeddedSecretsKey(dir);

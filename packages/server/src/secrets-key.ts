@@ -10,21 +10,37 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createSecretBox, type SecretBox, type SecretOpener } from "@switchyard/snapshot";
+import {
+  createSecretBox,
+  type SecretBox,
+  type SecretOpener,
+  sealedKeyId,
+} from "@switchyard/snapshot";
 
 export const SECRETS_KEY_VARIABLE = "SWITCHYARD_SECRETS_KEY";
 
 export const MISSING_SECRETS_KEY = `no secrets key is configured: set ${SECRETS_KEY_VARIABLE} to the base64 of 32 random bytes (openssl rand -base64 32), the same on every replica; it encrypts TLS private keys at rest`;
 
-/** Where the key came from, for the startup banner; `none`: secrets cannot be written. */
+/**
+ * Where the key came from, for the startup banner; `none`: secrets cannot be written. `previous`
+ * (SWITCHYARD_SECRETS_KEY_PREVIOUS) are keys being rotated out: they still open what they sealed,
+ * never seal, and at startup everything they sealed is sealed again with `key` (reseal.ts).
+ */
 export type SecretsKey =
-  | { readonly t: "key"; readonly key: Uint8Array; readonly source: "env" | "file" }
+  | {
+      readonly t: "key";
+      readonly key: Uint8Array;
+      readonly source: "env" | "file";
+      readonly previous?: readonly Uint8Array[];
+    }
   | { readonly t: "none" };
 
 /** Seals and opens private keys with the configured key; refuses clearly without one. */
 export interface SecretKeyring {
   /** The key's id (stored in every sealed text), or undefined without a key. */
   readonly keyId: string | undefined;
+  /** The ids of the previous keys (SWITCHYARD_SECRETS_KEY_PREVIOUS), which open but never seal. */
+  readonly previousKeyIds: readonly string[];
   /** Throws ConnectError FAILED_PRECONDITION without a key. */
   seal(plaintext: string): string;
   /** Throws an Error saying what to set (without a key) or which key sealed it (another key). */
@@ -33,15 +49,23 @@ export interface SecretKeyring {
 
 export function createKeyring(key: SecretsKey): SecretKeyring {
   const box: SecretBox | undefined = key.t === "key" ? createSecretBox(key.key) : undefined;
+  const previous = new Map(
+    (key.t === "key" ? (key.previous ?? []) : []).map((k) => {
+      const old = createSecretBox(k);
+      return [old.keyId, old] as const;
+    }),
+  );
   return {
     keyId: box?.keyId,
+    previousKeyIds: [...previous.keys()],
     seal(plaintext) {
       if (!box) throw new ConnectError(MISSING_SECRETS_KEY, Code.FailedPrecondition);
       return box.seal(plaintext);
     },
     open(sealed) {
       if (!box) throw new Error(MISSING_SECRETS_KEY);
-      return box.open(sealed);
+      const old = previous.get(sealedKeyId(sealed) ?? "");
+      return (old ?? box).open(sealed);
     },
   };
 }

@@ -30,8 +30,8 @@ import { createTestCa } from "@switchyard/testing";
 import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switchyard/xds/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSwitchyard } from "../src/app.js";
-import { MISSING_SECRETS_KEY } from "../src/secrets-key.js";
+import { type Switchyard, startSwitchyard } from "../src/app.js";
+import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
 import { type Harness, startHarness } from "./harness.js";
 
 const SDS = TypeUrl.Secret;
@@ -352,6 +352,75 @@ describe("the secrets key", () => {
       expect(saved.certificates[0]?.isCa).toBe(true);
     } finally {
       await harness.stop();
+    }
+  });
+
+  it("rotating the secrets key: started with the new key and the old one as previous, the server seals everything again and keeps serving; then the old key can go", async () => {
+    const keyB = new Uint8Array(randomBytes(32));
+    const harness = await startHarness({
+      app: { secretsKey: { t: "key", key: keyA, source: "env" } },
+    });
+    const start = (secretsKey: SecretsKey) =>
+      startSwitchyard({
+        httpPort: 0,
+        xdsPort: 0,
+        host: "127.0.0.1",
+        databaseUrl: harness.database.url,
+        dataDir: "unused-with-a-database-url",
+        webConsole: false,
+        logger: pino({ level: "silent" }),
+        secretsKey,
+      });
+    const sealedWith = async (app: Switchyard) => {
+      const rows = await app.prisma.$queryRawUnsafe<{ text: string }[]>(
+        `SELECT "privateKey" AS text FROM "Secret"
+         UNION ALL SELECT encode(body, 'escape') FROM "SnapshotBlob"`,
+      );
+      return new Set(
+        rows.flatMap((r) =>
+          [...(r.text ?? "").matchAll(/sy1\.([0-9a-f]{12})\./g)].map((m) => m[1]),
+        ),
+      );
+    };
+    try {
+      const api = harness.api();
+      await api.createSecret(tls("edge-cert", first));
+      await api.createRouteConfiguration(
+        create(RouteConfigurationSchema, { name: "routes", virtualHosts: [] }),
+      );
+      await api.createListener(
+        create(ListenerSchema, {
+          name: "edge",
+          address: "0.0.0.0",
+          port: 8443,
+          filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
+        }),
+      );
+      await api.publish({ message: "tls" });
+      const idA = createKeyring({ t: "key", key: keyA, source: "env" }).keyId;
+      const idB = createKeyring({ t: "key", key: keyB, source: "env" }).keyId;
+      expect(await sealedWith(harness.app)).toEqual(new Set([idA]));
+      await harness.app.stop();
+
+      const rotating = await start({ t: "key", key: keyB, source: "env", previous: [keyA] });
+      try {
+        expect(await sealedWith(rotating)).toEqual(new Set([idB]));
+        const xds = createTestClient(`http://127.0.0.1:${rotating.xdsPort}`);
+        const stream = xds.open("ads", { node: { id: "after-rotation", cluster: "edge" } });
+        stream.request(SDS, ["edge-cert"]);
+        const got = await stream.next(5000);
+        expect(pemOf(envoySecret(got.resources[0])).key).toBe(first.key);
+        stream.close();
+        xds.close();
+      } finally {
+        await rotating.stop();
+      }
+
+      // The old key is no longer needed: the new one alone starts and serves.
+      const rotated = await start({ t: "key", key: keyB, source: "env" });
+      await rotated.stop();
+    } finally {
+      await harness.database.drop();
     }
   });
 
