@@ -192,6 +192,26 @@ describe("SDS over real streams", () => {
     stream.close();
   });
 
+  it("a new listener naming a new secret: the SDS request the node sends while the listener warms (before its ACK) is answered with the secret", async () => {
+    xds.publish(tlsWorld({ withoutTls: true }));
+    const stream = xds.client.open("ads", { node });
+    stream.request(TypeUrl.Listener, []);
+    stream.ack(await stream.next(), []);
+
+    xds.publish(tlsWorld());
+    const listeners = await stream.next();
+    expect(listeners.typeUrl).toBe(TypeUrl.Listener);
+    expect(namesOf(listeners).sort()).toEqual(["plain", "tls"]);
+    // As Envoy does: it subscribes to the listener's secret before ACKing the listener.
+    stream.request(SDS, ["edge-cert"]);
+    const secret = await stream.next();
+    expect(secret.typeUrl).toBe(SDS);
+    expect(pemOf(secretIn(secret.resources[0]))).toEqual({ cert: first.cert, key: first.key });
+    stream.ack(secret, ["edge-cert"]);
+    stream.ack(listeners, []);
+    stream.close();
+  });
+
   it("a secret that does not exist is answered as removed on Delta", async () => {
     const stream = xds.client.openDelta("ads", { node });
     stream.request(SDS, ["nope"]);
