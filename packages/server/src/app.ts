@@ -30,12 +30,14 @@ import {
 import { FileDelivery, type FileDeliveryOptions } from "./file-delivery.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createMetrics } from "./metrics.js";
+import { createKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { StatusWriter, writeStatusBatch } from "./status/index.js";
 import { publicationOf } from "./status/live-convergence.js";
 import { ReplicaLease } from "./status/replica-lease.js";
 import { StatusFeed } from "./status/status-feed.js";
 import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
+import { resealSecrets } from "./store/reseal.js";
 import { SnapshotFollower } from "./store/snapshot-follower.js";
 import {
   loadLatestSnapshot,
@@ -79,6 +81,11 @@ export interface SwitchyardOptions {
   readonly adminPassword?: string | undefined;
   /** Login attempt limits; the defaults otherwise (tests tighten them). */
   readonly loginLimits?: LoginLimits;
+  /**
+   * The key that seals TLS private keys at rest (secrets-key.ts). Default: none, and then secrets
+   * with private keys can be neither written nor published.
+   */
+  readonly secretsKey?: SecretsKey;
   /** Client authentication and TLS on the xDS port. Default: none, cleartext. */
   readonly xdsSecurity?: XdsSecurityOptions;
 }
@@ -178,12 +185,27 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const cache = new SnapshotCache();
     const metrics = createMetrics();
     // Publishes and rollbacks are timed as database work, without instrumenting Prisma globally.
+    const keyring = createKeyring(options.secretsKey ?? { t: "none" });
+    if (keyring.previousKeyIds.length > 0) {
+      // Rotating the secrets key: what the previous keys sealed is sealed again (reseal.ts).
+      const counts = await prisma.$transaction((tx) => resealSecrets(tx, keyring), {
+        timeout: 60_000,
+      });
+      logger.info(
+        { ...counts, keyId: keyring.keyId, previousKeyIds: keyring.previousKeyIds },
+        "secrets sealed again with the current secrets key",
+      );
+    }
     const store = new SnapshotStore(prisma, {
       timed: (operation, work) => metrics.timeDb(operation, work),
+      keyring,
     });
-    const latest = await metrics.timeDb("load_latest_snapshot", () => loadLatestSnapshot(prisma));
+    const latest = await metrics.timeDb("load_latest_snapshot", () =>
+      loadLatestSnapshot(prisma, keyring),
+    );
     metrics.onLoaded(latest?.record.version ?? 0);
     cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
+    if (latest) metrics.onServed(latest.config);
     const files =
       options.fileDelivery &&
       new FileDelivery(options.fileDelivery, {
@@ -214,6 +236,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         ),
       );
       cache.setConfig(snapshot.config, snapshot.record.version);
+      metrics.onServed(snapshot.config);
       void files?.deliver(snapshot.config, snapshot.record.version);
     };
     const onPublished = (snapshot: PublishedSnapshot) => {
@@ -227,6 +250,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // Publishes by other replicas (and rollbacks) reach this one through the database.
     const follower = new SnapshotFollower({
       prisma,
+      keyring,
       current: () => cache.version ?? 0,
       onNewer: (snapshot) => {
         metrics.onLoaded(snapshot.record.version);
@@ -381,7 +405,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     const limiter = new LoginLimiter(options.loginLimits);
     const routes = (router: ConnectRouter) => {
-      router.service(ConfigService, createConfigService({ prisma, store, onPublished }));
+      router.service(ConfigService, createConfigService({ prisma, store, onPublished, keyring }));
       router.service(StatusService, createStatusService({ prisma, feed }));
       router.service(AccessService, createAccessService({ prisma, limiter }));
     };

@@ -9,11 +9,13 @@ import { CliError, connect, connectAccess, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
 import * as reviewCommands from "./cli/review-commands.js";
+import * as secretCommands from "./cli/secret-commands.js";
 import * as statusCommands from "./cli/status-commands.js";
 import * as teamCommands from "./cli/team-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { readEnv } from "./env.js";
 import type { FileDeliveryOptions } from "./file-delivery.js";
+import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
 import { StartupError } from "./startup-error.js";
 import { newXdsToken, xdsAuthMode } from "./xds-security.js";
 
@@ -98,7 +100,21 @@ async function serve(flags: {
     clientCaFile,
     credentialsFile: flags.xdsCredentials ?? env.SWITCHYARD_XDS_CREDENTIALS,
   };
+  // The secrets key: from the environment, else (embedded database only) a key file in the data
+  // folder; with DATABASE_URL and no key, secrets cannot be written (secrets-key.ts).
+  const secretsKey: SecretsKey =
+    env.SWITCHYARD_SECRETS_KEY !== undefined
+      ? {
+          t: "key",
+          key: env.SWITCHYARD_SECRETS_KEY,
+          source: "env",
+          previous: env.SWITCHYARD_SECRETS_KEY_PREVIOUS,
+        }
+      : env.DATABASE_URL === undefined
+        ? await embeddedSecretsKey(dataDir)
+        : { t: "none" };
   const app = await startSwitchyard({
+    secretsKey,
     xdsSecurity,
     httpPort: flags.httpPort ?? env.SWITCHYARD_HTTP_PORT,
     xdsPort: flags.xdsPort ?? env.SWITCHYARD_XDS_PORT,
@@ -141,6 +157,7 @@ async function serve(flags: {
       `  ${flags.console ? "Console: " : "API:     "} http://${shown}:${app.httpPort}`,
       `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode})`,
       `  Database: ${env.DATABASE_URL === undefined ? `embedded PostgreSQL in ${dataDir}` : "DATABASE_URL"}`,
+      `  Secrets:  ${secretsKey.t === "none" ? `no key: TLS secrets cannot be written (set ${SECRETS_KEY_VARIABLE})` : secretsKey.source === "env" ? `encrypted with ${SECRETS_KEY_VARIABLE}` : `encrypted with the key file in ${dataDir}`}`,
       "",
       "  Press Ctrl-C to stop.",
       "",
@@ -590,6 +607,60 @@ export function createCli(): Command {
         commands.remove(client, stdout, kind, name),
       ),
     );
+  const secret = program
+    .command("secret")
+    .description(
+      "TLS certificates and validation contexts served over SDS (list: switchyard get secrets); private keys are never shown back",
+    );
+  const secretWriteOptions = (command: Command) =>
+    command
+      .option(
+        "--passphrase-file <file>",
+        "the passphrase of an encrypted --key (stored decrypted, sealed)",
+      )
+      .option(
+        "--match-san <san>",
+        "validation: a DNS SAN the peer certificate must carry (repeat for several)",
+        (value: string, previous: string[]) => [...previous, value],
+        [] as string[],
+      )
+      .option("--publish <message>", "publish right after, with this message");
+  secretWriteOptions(
+    secret
+      .command("create")
+      .description(
+        "create a secret: `tls NAME --cert FILE --key FILE` (a listener presents it) or `validation NAME --ca FILE` (a cluster checks upstreams with it)",
+      )
+      .argument("<type>", "tls or validation")
+      .argument("<name>", "the secret's name (what tlsSecretName refers to)")
+      .option("--cert <file>", "tls: the certificate chain, PEM, leaf first")
+      .option("--key <file>", "tls: the leaf certificate's private key, PEM")
+      .option("--ca <file>", "validation: the trusted CA certificates, PEM"),
+  ).action(
+    clientAction(
+      program,
+      (client, type: string, name: string, options: secretCommands.SecretWriteOptions) =>
+        secretCommands.createSecret(client, stdout, type, name, options),
+    ),
+  );
+  secretWriteOptions(
+    secret
+      .command("rotate")
+      .description(
+        "replace a secret's certificate (and key) or CA bundle under the same name; proxies get the new Secret on publish, their listeners and clusters untouched",
+      )
+      .argument("<name>", "the secret to rotate")
+      .option("--cert <file>", "tls: the new certificate chain, PEM")
+      .option(
+        "--key <file>",
+        "tls: its private key (omit to keep the stored key, if the certificate is for it)",
+      )
+      .option("--ca <file>", "validation: the new trusted CA certificates, PEM"),
+  ).action(
+    clientAction(program, (client, name: string, options: secretCommands.SecretWriteOptions) =>
+      secretCommands.rotateSecret(client, stdout, name, options),
+    ),
+  );
   program
     .command("diff")
     .description(

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DURATION_HINT, durationMs } from "./duration.js";
+import { decodeSecretsKey } from "./secrets-key.js";
 
 /** A duration such as "10s" or "24h", as ms. */
 const duration = (fallback: string) =>
@@ -67,6 +68,43 @@ const EnvSchema = z.object({
   SWITCHYARD_XDS_CLIENT_CA: z.string().min(1).optional(),
   /** YAML/JSON file of accepted xDS tokens (by SHA-256) and certificate entitlements. */
   SWITCHYARD_XDS_CREDENTIALS: z.string().min(1).optional(),
+  /**
+   * The key that encrypts TLS private keys at rest: base64 of 32 bytes, the same on every
+   * replica. Unset with the embedded database: a key file in the data folder. Unset with
+   * DATABASE_URL: secrets cannot be written.
+   */
+  SWITCHYARD_SECRETS_KEY: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined) return undefined;
+      const key = decodeSecretsKey(text);
+      if (typeof key === "string") {
+        context.addIssue({ code: "custom", message: key });
+        return z.NEVER;
+      }
+      return key;
+    }),
+  /**
+   * Keys being rotated out (comma-separated, base64 of 32 bytes each): they still open what they
+   * sealed, and at startup every secret they sealed is sealed again with SWITCHYARD_SECRETS_KEY.
+   */
+  SWITCHYARD_SECRETS_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined) return [];
+      const keys: Uint8Array[] = [];
+      for (const [index, part] of text.split(",").entries()) {
+        const key = decodeSecretsKey(part);
+        if (typeof key === "string") {
+          context.addIssue({ code: "custom", message: `key ${index + 1} ${key}` });
+          return z.NEVER;
+        }
+        keys.push(key);
+      }
+      return keys;
+    }),
   /** The console API address the CLI talks to. */
   SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
 });

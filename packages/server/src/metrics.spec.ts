@@ -1,6 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { NodeSchema } from "@switchyard/proto/envoy/config/core/v3/base_pb";
-import { TypeUrl } from "@switchyard/snapshot";
+import { compile, configSpecOf, TypeUrl } from "@switchyard/snapshot";
+import { validationSecretSpec } from "@switchyard/snapshot/fixtures";
+import { createTestCa } from "@switchyard/testing";
 import type { XdsVariant } from "@switchyard/xds";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HttpServer, startHttpServer } from "./http-server.js";
@@ -125,6 +127,23 @@ describe("createMetrics", () => {
     const text = await metrics.registry.metrics();
     expect(text).toContain('switchyard_db_query_seconds_count{operation="status_flush"} 1');
     expect(text).toContain('switchyard_db_query_seconds_count{operation="publish"} 2');
+  });
+
+  it("exports each served secret's expiry as a Unix time, dropping secrets no longer served", async () => {
+    const ca = createTestCa("metrics CA");
+    const spec = (names: readonly string[]) =>
+      configSpecOf({ secrets: names.map((name) => validationSecretSpec(name, ca.cert)) });
+    const metrics = createMetrics();
+    metrics.onServed(compile(spec(["a", "b"])));
+    const at = await value(metrics, "switchyard_secret_expiry_timestamp_seconds", { secret: "a" });
+    expect(at * 1_000).toBeGreaterThan(Date.now());
+    metrics.onServed(compile(spec(["b"])));
+    expect(
+      await value(metrics, "switchyard_secret_expiry_timestamp_seconds", { secret: "a" }),
+    ).toBe(0);
+    expect(
+      await value(metrics, "switchyard_secret_expiry_timestamp_seconds", { secret: "b" }),
+    ).toBe(at);
   });
 
   it("keeps each app's metrics on its own registry", async () => {

@@ -1,4 +1,4 @@
-import { TypeUrl } from "@switchyard/snapshot";
+import { type CompiledConfig, secretResourceExpiry, TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks, XdsVariant } from "@switchyard/xds";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestHandler } from "./http-server.js";
@@ -12,6 +12,11 @@ export interface Metrics {
   onPublished(version: number): void;
   /** A node connected to this replica converged on a published version `ms` after its publish. */
   observeConvergence(ms: number): void;
+  /**
+   * The config now served: sets each served secret's expiry (the earliest notAfter of its
+   * certificates), dropping secrets no longer served.
+   */
+  onServed(config: CompiledConfig): void;
   /** The snapshot loaded at startup (sets the version, counts no publish). */
   onLoaded(version: number): void;
   /** One database operation (e.g. "status_flush", "publish") took `seconds`. */
@@ -123,6 +128,13 @@ export function createMetrics(): Metrics {
     },
   };
 
+  const secretExpiry = new Gauge({
+    name: "switchyard_secret_expiry_timestamp_seconds",
+    help: "When each served secret's certificates stop being valid (earliest notAfter), as a Unix time: alert on it minus time().",
+    labelNames: ["secret"] as const,
+    registers: [registry],
+  });
+
   // Versions only grow (a rollback publishes a new one): a late callback never lowers the gauge.
   let latestVersion = 0;
   const setVersion = (version: number) => {
@@ -142,6 +154,18 @@ export function createMetrics(): Metrics {
       setVersion(version);
     },
     onLoaded: setVersion,
+    onServed: (config) => {
+      secretExpiry.reset();
+      const seen = new Set<string>();
+      for (const group of config.groups) {
+        for (const secret of group.snapshot.resources(TypeUrl.Secret).values()) {
+          if (seen.has(secret.name)) continue;
+          seen.add(secret.name);
+          const expiry = secretResourceExpiry(secret.body);
+          if (expiry !== undefined) secretExpiry.set({ secret: secret.name }, expiry / 1_000);
+        }
+      }
+    },
     observeConvergence: (ms) => convergence.observe(ms / 1_000),
     observeDb,
     timeDb: async (label, fn) => {

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -13,6 +14,7 @@ import {
   resourceName,
   resourceSchema,
 } from "@switchyard/snapshot";
+import { createTestCa } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -58,7 +60,69 @@ describe("the switchyard CLI against a running server", () => {
   };
 
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await startHarness({
+      app: { secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" } },
+    });
+  });
+
+  /** PEM files made at test time: a CA, and server certificates with their keys. */
+  const ca = createTestCa("cli test CA");
+  const pem = (name: string, text: string): string => {
+    const file = path.join(work, name);
+    writeFileSync(file, text, { mode: 0o600 });
+    return file;
+  };
+  const issued = (name: string) => {
+    const pair = ca.issueServer({ commonName: name, dns: [name] });
+    return { cert: pem(`${name}.crt`, pair.cert), key: pem(`${name}.key`, pair.key), pair };
+  };
+
+  it("creates the secrets edge-proxy.yaml names with `secret create` and publishes them (version 1)", async () => {
+    const www = issued("www.example.com");
+    const api = issued("api.example.com");
+    const created = await cli(
+      "secret",
+      "create",
+      "tls",
+      "www-example-com",
+      "--cert",
+      www.cert,
+      "--key",
+      www.key,
+    );
+    expect(created.stderr).toBe("");
+    expect(created.stdout).toMatch(
+      /^created secret www-example-com \(tls: CN=www.example.com, expires \d{4}-\d\d-\d\d \(in 0 days\), private key set/,
+    );
+    expect(created.stdout).toMatch(/saved to the draft/);
+    expect(
+      (
+        await cli(
+          "secret",
+          "create",
+          "tls",
+          "api-example-com",
+          "--cert",
+          api.cert,
+          "--key",
+          api.key,
+        )
+      ).code,
+    ).toBe(0);
+    const validation = await cli(
+      "secret",
+      "create",
+      "validation",
+      "internal-ca",
+      "--ca",
+      pem("ca.crt", ca.cert),
+      "--match-san",
+      "api.internal",
+      "--publish",
+      "certificates",
+    );
+    expect(validation.stderr).toBe("");
+    expect(validation.stdout).toMatch(/published version 1/);
   });
 
   afterAll(async () => {
@@ -71,7 +135,7 @@ describe("the switchyard CLI against a running server", () => {
     const applied = await cli("apply", "-f", file);
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/published version 1/);
+    expect(applied.stdout).toMatch(/published version 2/);
 
     const clusters = await cli("get", "clusters");
     expect(clusters.code).toBe(0);
@@ -126,7 +190,7 @@ describe("the switchyard CLI against a running server", () => {
     expect(refused.stderr).toMatch(/ROUND_ROBBIN/);
     expect(refused.stderr).toMatch(/conect_timeout/);
     expect((await cli("export", "-o", "json")).stdout).toBe(before.stdout);
-    expect((await cli("history")).stdout).not.toMatch(/^\s*2\s/m);
+    expect((await cli("history")).stdout).not.toMatch(/^\s*3\s/m);
   });
 
   it("stages with --draft, shows the diff, publishes it, lists the history and rolls back", async () => {
@@ -138,27 +202,72 @@ describe("the switchyard CLI against a running server", () => {
 
     const diff = await cli("diff");
     expect(diff.code).toBe(0);
-    expect(diff.stdout).toMatch(/version 1 → the draft: \d+ added, 0 modified, 0 removed/);
+    expect(diff.stdout).toMatch(/version 2 → the draft: \d+ added, 0 modified, 0 removed/);
     expect(diff.stdout).toMatch(/^\+\+\+ b\/cluster\//m);
 
     const published = await cli("publish", "-m", "add the gRPC services");
     expect(published.code).toBe(0);
-    expect(published.stdout).toMatch(/published version 2/);
+    expect(published.stdout).toMatch(/published version 3/);
 
     const nothing = await cli("publish", "-m", "again");
     expect(nothing.code).not.toBe(0);
     expect(nothing.stderr).toMatch(/nothing to publish/);
 
     const history = await cli("history");
-    expect(history.stdout).toMatch(/^2\s.*add the gRPC services/m);
-    expect(history.stdout).toMatch(/^1\s.*apply edge-proxy\.yaml/m);
+    expect(history.stdout).toMatch(/^3\s.*add the gRPC services/m);
+    expect(history.stdout).toMatch(/^2\s.*apply edge-proxy\.yaml/m);
 
-    const rolledBack = await cli("rollback", "1");
+    const rolledBack = await cli("rollback", "2");
     expect(rolledBack.code).toBe(0);
-    expect(rolledBack.stdout).toMatch(/published version 3: the content of version 1/);
-    expect((await cli("diff", "--from", "1", "--to", "3")).stdout).toMatch(
-      /no changes between version 1 and version 3/,
+    expect(rolledBack.stdout).toMatch(/published version 4: the content of version 2/);
+    expect((await cli("diff", "--from", "2", "--to", "4")).stdout).toMatch(
+      /no changes between version 2 and version 4/,
     );
+  });
+
+  it("lists secrets with get secrets, prints one without its key, rotates one in a step, and refuses to delete one in use", async () => {
+    const list = await cli("get", "secrets");
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      /^NAME\s+TYPE\s+SUBJECT\s+EXPIRES\s+SHA-256 FINGERPRINT\s+USED BY/m,
+    );
+    expect(list.stdout).toMatch(/^www-example-com\s+tls\s+CN=www.example.com\s+.*listener\/https/m);
+    expect(list.stdout).toMatch(/^internal-ca\s+validation\s+CN=cli test CA\s+.*cluster\/api/m);
+
+    const one = await cli("get", "secret", "www-example-com", "-o", "yaml");
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^name: www-example-com\ntype: SECRET_TYPE_TLS_CERTIFICATE\n/);
+    expect(one.stdout).toMatch(/privateKeySet: true/);
+    expect(one.stdout).not.toContain("PRIVATE KEY");
+
+    const renewed = issued("www.example.com");
+    const rotated = await cli(
+      "secret",
+      "rotate",
+      "www-example-com",
+      "--cert",
+      renewed.cert,
+      "--key",
+      renewed.key,
+      "--publish",
+      "rotate www",
+    );
+    expect(rotated.stderr).toBe("");
+    expect(rotated.stdout).toMatch(/^rotated secret www-example-com/);
+    expect(rotated.stdout).toMatch(/published version \d+: 0 added, 1 modified, 0 removed/);
+    expect(rotated.stdout).toMatch(/modified\s+secret www-example-com/);
+    expect(rotated.stdout).not.toMatch(/listener /);
+
+    const other = issued("other.example.com");
+    const wrongKey = await cli("secret", "rotate", "www-example-com", "--cert", other.cert);
+    expect(wrongKey.code).not.toBe(0);
+    expect(wrongKey.stderr).toMatch(
+      /is for another key than the stored one: upload its private key with it/,
+    );
+
+    const inUse = await cli("delete", "secret", "www-example-com");
+    expect(inUse.code).not.toBe(0);
+    expect(inUse.stderr).toMatch(/secret "www-example-com" is used by listener\/https/);
   });
 
   it("applies Runtime resources, lists them with get runtimes, prints one with get runtime NAME -o yaml, and deletes one", async () => {

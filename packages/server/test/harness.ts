@@ -42,7 +42,7 @@ export async function startHarness(
     seed?: (database: TestDatabase) => Promise<void>;
     logger?: Logger;
     /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
-    app?: Pick<SwitchyardOptions, "staleAfterMs" | "retainDisconnectedMs">;
+    app?: Pick<SwitchyardOptions, "staleAfterMs" | "retainDisconnectedMs" | "secretsKey">;
   } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();

@@ -9,6 +9,7 @@ import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { SecretSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import { RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import {
   clusterJson,
@@ -17,15 +18,23 @@ import {
   listenerJson,
   routeConfigurationJson,
   runtimeJson,
+  secretJson,
 } from "./envoy-json.js";
 import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
-import type { ConfigSpec, JsonObject, NodeGroupSpec, RouteConfigurationSpec } from "./model.js";
+import type {
+  ConfigSpec,
+  JsonObject,
+  NodeGroupSpec,
+  RouteConfigurationSpec,
+  SecretSpec,
+} from "./model.js";
 import {
   createResource,
   ResourceSnapshot,
   TypeUrl,
   type XdsResource,
 } from "./resource-snapshot.js";
+import type { SecretOpener } from "./secret-box.js";
 
 /** A problem found while compiling, located by a path a user can follow. */
 export interface ConfigIssue {
@@ -114,10 +123,53 @@ function memoized(
   return result;
 }
 
+/**
+ * The Secret resource of `secret`, its private key opened with `open`. A key that cannot be
+ * opened (no secrets key, another key, altered) is an issue at the secret's privateKey, and the
+ * secret is left out, as any resource that does not encode.
+ */
+function encodeSecret(
+  secret: SecretSpec,
+  open: SecretOpener | undefined,
+  resources: XdsResource[],
+  found: ConfigIssue[],
+): void {
+  const path = `secrets[${JSON.stringify(secret.name)}]`;
+  let opened: string | undefined;
+  if (secret.type === "TLS_CERTIFICATE") {
+    if (secret.privateKey === null) {
+      found.push({
+        path: `${path}.privateKey`,
+        message: "a TLS certificate needs its private key",
+      });
+      return;
+    }
+    if (!open) {
+      found.push({
+        path: `${path}.privateKey`,
+        message: "the private key is sealed and no secrets key was given to open it",
+      });
+      return;
+    }
+    try {
+      opened = open(secret.privateKey);
+    } catch (error) {
+      found.push({
+        path: `${path}.privateKey`,
+        message: `the private key cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      });
+      return;
+    }
+  }
+  const body = encode(SecretSchema, secretJson(secret, opened), path, found);
+  if (body) resources.push(createResource(TypeUrl.Secret, secret.name, body, []));
+}
+
 function encodeAll(
   spec: ConfigSpec,
   issues: ConfigIssue[],
   memo: CompileMemo | undefined,
+  open: SecretOpener | undefined,
 ): Map<string, XdsResource> {
   const all = new Map<string, XdsResource>();
   const collect = (result: {
@@ -218,12 +270,37 @@ function encodeAll(
       }),
     );
   }
+  for (const secret of spec.secrets) {
+    // Memoized only with an opener: without one the result is an issue, not the resource.
+    collect(
+      memoized(open ? memo : undefined, secret, (resources, found) =>
+        encodeSecret(secret, open, resources, found),
+      ),
+    );
+  }
   return all;
+}
+
+/** The secrets each cluster and listener names, keyed like `all` ("<typeUrl>\0<name>"). */
+function secretUsers(spec: ConfigSpec): Map<string, readonly string[]> {
+  const users = new Map<string, readonly string[]>();
+  for (const cluster of spec.clusters) {
+    if (cluster.tlsSecretName !== null)
+      users.set(`${TypeUrl.Cluster}\u0000${cluster.name}`, [cluster.tlsSecretName]);
+  }
+  for (const listener of spec.listeners) {
+    const names = listener.filterChains.flatMap((chain) =>
+      chain.tlsSecretName === null ? [] : [chain.tlsSecretName],
+    );
+    if (names.length > 0) users.set(`${TypeUrl.Listener}\u0000${listener.name}`, names);
+  }
+  return users;
 }
 
 function groupSnapshot(
   all: Map<string, XdsResource>,
   group: NodeGroupSpec | undefined,
+  secretsOf: ReadonlyMap<string, readonly string[]>,
 ): ResourceSnapshot {
   if (!group || group.isDefault) {
     return new ResourceSnapshot(all.values());
@@ -231,7 +308,9 @@ function groupSnapshot(
   // A named group gets its listeners and clusters, and what those need: the route
   // configurations its listeners load over RDS and the assignments of its EDS clusters. Every
   // group gets every runtime layer: a proxy subscribes to the layers its bootstrap names (RTDS is
-  // by name only), so selecting them here would only add a way to get it wrong (model.ts).
+  // by name only), so selecting them here would only add a way to get it wrong (model.ts). A
+  // group gets only the secrets its own clusters and listeners name: a private key goes to no node
+  // that does not use it.
   const listeners = new Set(group.listeners);
   const clusters = new Set(group.clusters);
   const wanted = (resource: XdsResource): boolean => {
@@ -257,6 +336,12 @@ function groupSnapshot(
       selected.filter((r) => r.typeUrl === TypeUrl.Listener).flatMap((r) => r.references),
     ],
   ]);
+  dependents.set(
+    TypeUrl.Secret,
+    selected
+      .filter((r) => r.typeUrl === TypeUrl.Cluster || r.typeUrl === TypeUrl.Listener)
+      .flatMap((r) => secretsOf.get(`${r.typeUrl}\u0000${r.name}`) ?? []),
+  );
   for (const [typeUrl, names] of dependents) {
     for (const name of new Set(names)) {
       const resource = all.get(`${typeUrl}\u0000${name}`);
@@ -266,6 +351,15 @@ function groupSnapshot(
   return new ResourceSnapshot(selected);
 }
 
+export interface CompileOptions {
+  readonly memo?: CompileMemo;
+  /**
+   * Opens the sealed private keys of TLS certificate secrets (SecretSpec.privateKey). Without it,
+   * each such secret is an issue and left out; a spec without one compiles the same either way.
+   */
+  readonly openSecret?: SecretOpener;
+}
+
 /**
  * Compiles the stored configuration into one immutable snapshot per node group. Pure: the same
  * spec gives byte-identical resources (and so identical versions) on every replica.
@@ -273,12 +367,10 @@ function groupSnapshot(
  * Encoding problems are returned as issues (the affected resource is left out) rather than thrown,
  * so validation can report every problem at once.
  */
-export function compile(
-  spec: ConfigSpec,
-  options: { readonly memo?: CompileMemo } = {},
-): CompiledConfig {
+export function compile(spec: ConfigSpec, options: CompileOptions = {}): CompiledConfig {
   const issues: ConfigIssue[] = [];
-  const all = encodeAll(spec, issues, options.memo);
+  const all = encodeAll(spec, issues, options.memo, options.openSecret);
+  const secretsOf = secretUsers(spec);
   const stored = [...spec.nodeGroups].sort(
     (a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1),
   );
@@ -291,7 +383,7 @@ export function compile(
       nodeClusters: group.nodeClusters,
       nodeMetadata: group.nodeMetadata,
     },
-    snapshot: groupSnapshot(all, group),
+    snapshot: groupSnapshot(all, group, secretsOf),
   }));
   if (!groups.some((group) => group.isDefault)) {
     groups.push({
@@ -299,7 +391,7 @@ export function compile(
       isDefault: true,
       priority: Number.MAX_SAFE_INTEGER,
       selector: { nodeIds: [], nodeClusters: [], nodeMetadata: {} },
-      snapshot: groupSnapshot(all, undefined),
+      snapshot: groupSnapshot(all, undefined, secretsOf),
     });
   }
   return { groups, issues };

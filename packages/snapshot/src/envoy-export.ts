@@ -5,7 +5,8 @@
  *
  * The resources are the compiler's own (compile.ts), so an export is exactly what proxies receive,
  * in a stable order: clusters, cluster load assignments, listeners, route configurations (the
- * make-before-break order, resource-snapshot.ts TYPE_ORDER), each sorted by name. Two things are
+ * make-before-break order, resource-snapshot.ts TYPE_ORDER), each sorted by name. Secrets are never
+ * exported (their private keys are never shown back). Two things are
  * left out, both listed with the import normalizations in envoy-import.ts: a route configuration
  * used only inline by listeners (it is inside them), and the assignment of an EDS cluster with no
  * endpoints and no assignment settings (it says nothing).
@@ -66,7 +67,9 @@ function decode(typeUrl: EnvoyResource["typeUrl"], body: Uint8Array): EnvoyResou
  * resources. Throws EnvoyExportError when the spec does not compile.
  */
 export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
-  const compiled = compile(spec);
+  // Secrets are never exported: a private key is never shown back (model.ts SecretSpec). The
+  // clusters and listeners that name them are, with their SDS references.
+  const compiled = compile({ ...spec, secrets: [] });
   if (compiled.issues.length > 0) throw new EnvoyExportError(compiled.issues);
   // The default group holds every stored object (compile.ts groupSnapshot).
   const snapshot = compiled.groups.find((group) => group.isDefault)?.snapshot;
@@ -76,6 +79,7 @@ export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
   const out: EnvoyResource[] = [];
   for (const typeUrl of TYPE_ORDER) {
     for (const resource of snapshot.resources(typeUrl).values()) {
+      if (typeUrl === TypeUrl.Secret) continue;
       if (typeUrl === TypeUrl.RouteConfiguration && skipRoutes.has(resource.name)) continue;
       if (typeUrl === TypeUrl.ClusterLoadAssignment && !keepAssignments.has(resource.name))
         continue;

@@ -7,6 +7,7 @@ import {
   listenerJson,
   routeConfigurationJson,
   runtimeJson,
+  secretJson,
 } from "./envoy-json.js";
 import type { ConfigSpec, JsonObject } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
@@ -16,7 +17,7 @@ import type { SourceKind } from "./sources.js";
  * Canonical proto3 JSON (fields in proto order, defaults omitted), as Envoy itself prints config;
  * the built JSON as is when it does not decode (validation reports why).
  */
-function typed(typeUrl: TypeUrl, json: JsonObject): JsonObject {
+function typed(typeUrl: Exclude<TypeUrl, typeof TypeUrl.Secret>, json: JsonObject): JsonObject {
   const schema = resourceSchema(typeUrl);
   try {
     const canonical = toJson(schema, fromJson(schema, json as JsonValue, { registry }), {
@@ -72,6 +73,11 @@ export function envoyForm(
     case "runtimeLayer": {
       const layer = spec.runtimeLayers.find((r) => r.name === name);
       return layer ? [typed(TypeUrl.Runtime, runtimeJson(layer))] : undefined;
+    }
+    case "secret": {
+      // Without its private key: a private key is never shown back (model.ts SecretSpec).
+      const secret = spec.secrets.find((s) => s.name === name);
+      return secret ? [{ "@type": TypeUrl.Secret, ...secretJson(secret) }] : undefined;
     }
   }
 }

@@ -84,6 +84,16 @@ function decodeTypedResource(json: unknown, at: readonly Segment[], findings: Fi
   }
   const typeName = typeUrl.slice(typeUrl.lastIndexOf("/") + 1);
   const canonical = `type.googleapis.com/${typeName}`;
+  if (canonical === TypeUrl.Secret) {
+    // Secrets are uploaded on their own, so that their private keys are checked and sealed and
+    // never travel in a config document that is also exported and diffed (model.ts SecretSpec).
+    findings.errors.push({
+      at: [...at, "@type"],
+      message:
+        "a Secret is not applied with the configuration: upload it with `switchyard secret create tls NAME --cert FILE --key FILE` (or `validation NAME --ca FILE`), or on the console's Secrets page, then apply the listeners and clusters that name it",
+    });
+    return;
+  }
   if (!RESOURCE_SCHEMAS.has(canonical)) {
     findings.errors.push({
       at: [...at, "@type"],

@@ -290,11 +290,20 @@ http_filters:
       },
       {
         rule: "a resource of a type Switchyard does not store",
+        text: `- "@type": type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration\n  name: s\n`,
+        error: {
+          path: '[0]["@type"]',
+          message:
+            'unsupported resource @type "type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration": expected one of envoy.config.cluster.v3.Cluster, envoy.config.endpoint.v3.ClusterLoadAssignment, envoy.config.listener.v3.Listener, envoy.config.route.v3.RouteConfiguration, envoy.service.runtime.v3.Runtime',
+        },
+      },
+      {
+        rule: "a Secret, which is uploaded on its own (its private key sealed), not applied",
         text: `- "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret\n  name: s\n`,
         error: {
           path: '[0]["@type"]',
           message:
-            'unsupported resource @type "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret": expected one of envoy.config.cluster.v3.Cluster, envoy.config.endpoint.v3.ClusterLoadAssignment, envoy.config.listener.v3.Listener, envoy.config.route.v3.RouteConfiguration, envoy.service.runtime.v3.Runtime',
+            "a Secret is not applied with the configuration: upload it with `switchyard secret create tls NAME --cert FILE --key FILE` (or `validation NAME --ca FILE`), or on the console's Secrets page, then apply the listeners and clusters that name it",
         },
       },
       {

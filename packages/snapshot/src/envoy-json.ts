@@ -17,6 +17,7 @@ import type {
   RouteConfigurationSpec,
   RouteSpec,
   RuntimeLayerSpec,
+  SecretSpec,
   VirtualHostSpec,
 } from "./model.js";
 
@@ -372,5 +373,32 @@ export function runtimeJson(layer: RuntimeLayerSpec): JsonObject {
   return {
     name: layer.name,
     layer: Object.fromEntries(entries.map((entry) => [entry.key, entry.value])),
+  };
+}
+
+/**
+ * envoy.extensions.transport_sockets.tls.v3.Secret, with the private key as `opened` (the
+ * plaintext PEM from the sealed one; compile.ts opens it). Without `opened` the private key is
+ * left out: the form shown to people (envoy-form.ts), never served.
+ */
+export function secretJson(secret: SecretSpec, opened?: string): JsonObject {
+  if (secret.type === "TLS_CERTIFICATE") {
+    return {
+      name: secret.name,
+      tlsCertificate: definedEntries({
+        certificateChain: { inlineString: secret.certificateChain },
+        privateKey: opened === undefined ? undefined : { inlineString: opened },
+      }),
+    };
+  }
+  return {
+    name: secret.name,
+    validationContext: definedEntries({
+      trustedCa: { inlineString: secret.trustedCa },
+      matchTypedSubjectAltNames:
+        secret.matchSubjectAltNames.length > 0
+          ? secret.matchSubjectAltNames.map((san) => ({ sanType: "DNS", matcher: { exact: san } }))
+          : undefined,
+    }),
   };
 }

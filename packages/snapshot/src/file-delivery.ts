@@ -62,6 +62,9 @@ export function deliveryPath(typeUrl: TypeUrl, name: string, format: FileFormat)
       return `rds/${fileNameOf(name)}.${format}`;
     case TypeUrl.Runtime:
       return `rtds/${fileNameOf(name)}.${format}`;
+    // Never written: a private key does not go to a file Switchyard writes (SDS over ADS only).
+    case TypeUrl.Secret:
+      return `sds/${fileNameOf(name)}.${format}`;
   }
 }
 

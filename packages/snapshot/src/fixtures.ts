@@ -14,6 +14,7 @@ import type {
   RouteSpec,
   RuntimeLayerSpec,
   RuntimeValue,
+  SecretSpec,
   VirtualHostSpec,
 } from "./model.js";
 
@@ -188,6 +189,38 @@ export function runtimeLayerSpec(
   };
 }
 
+/** A TLS certificate secret; `privateKey` is the sealed key (secret-box.ts). */
+export function tlsSecretSpec(
+  name: string,
+  certificateChain: string,
+  privateKey: string,
+): SecretSpec {
+  return {
+    name,
+    type: "TLS_CERTIFICATE",
+    certificateChain,
+    privateKey,
+    trustedCa: "",
+    matchSubjectAltNames: [],
+  };
+}
+
+/** A validation context secret trusting `trustedCa`. */
+export function validationSecretSpec(
+  name: string,
+  trustedCa: string,
+  matchSubjectAltNames: readonly string[] = [],
+): SecretSpec {
+  return {
+    name,
+    type: "VALIDATION_CONTEXT",
+    certificateChain: "",
+    privateKey: null,
+    trustedCa,
+    matchSubjectAltNames,
+  };
+}
+
 export function configSpec(overrides: Partial<ConfigSpec> = {}): ConfigSpec {
   return {
     clusters: [],
@@ -195,6 +228,7 @@ export function configSpec(overrides: Partial<ConfigSpec> = {}): ConfigSpec {
     routeConfigurations: [],
     nodeGroups: [],
     runtimeLayers: [],
+    secrets: [],
     ...overrides,
   };
 }

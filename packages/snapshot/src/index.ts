@@ -2,6 +2,7 @@ export {
   type CompiledConfig,
   type CompiledGroup,
   type CompileMemo,
+  type CompileOptions,
   type ConfigIssue,
   compile,
   DEFAULT_GROUP_NAME,
@@ -57,6 +58,8 @@ export type {
   RuntimeEntrySpec,
   RuntimeLayerSpec,
   RuntimeValue,
+  SecretSpec,
+  SecretType,
   VirtualHostSpec,
   WeightedClusterSpec,
 } from "./model.js";
@@ -84,6 +87,26 @@ export {
   TypeUrl,
   type XdsResource,
 } from "./resource-snapshot.js";
+export {
+  createSecretBox,
+  isSealed,
+  type SecretBox,
+  SecretBoxError,
+  type SecretOpener,
+  sealedKeyId,
+  sealedMarker,
+  secretKeyId,
+} from "./secret-box.js";
+export {
+  type CertificateInfo,
+  type CheckedPrivateKey,
+  certificatePublicKeyFingerprint,
+  checkPrivateKey,
+  holdsPrivateKey,
+  type ParsedCertificates,
+  parseCertificates,
+  secretResourceExpiry,
+} from "./secret-pem.js";
 export {
   type ChangeKind,
   canonicalJson,

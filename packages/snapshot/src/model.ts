@@ -162,6 +162,36 @@ export interface RuntimeLayerSpec {
   readonly entries: readonly RuntimeEntrySpec[];
 }
 
+export type SecretType = "TLS_CERTIFICATE" | "VALIDATION_CONTEXT";
+
+/**
+ * A secret (SDS, envoy.extensions.transport_sockets.tls.v3.Secret): a TLS certificate with its
+ * private key, which a filter chain presents (downstream TLS, FilterChainSpec.tlsSecretName), or a
+ * validation context (trusted CAs, optional SAN matches), with which a cluster checks its
+ * upstreams (ClusterSpec.tlsSecretName). Proxies subscribe to secrets by name over ADS.
+ *
+ * The private key is never held in plaintext here: `privateKey` is the key sealed with the
+ * server's secrets key (secret-box.ts), and only the compiler opens it, with the opener its caller
+ * passes. So a spec, a source object, a diff or a stored snapshot never holds a private key in
+ * the clear. Sealing is deterministic (the same key seals to the same text), so an unchanged key
+ * is not a change.
+ */
+export interface SecretSpec {
+  readonly name: string;
+  readonly type: SecretType;
+  /** TLS_CERTIFICATE: the certificate chain, PEM, leaf first. "" for a validation context. */
+  readonly certificateChain: string;
+  /** TLS_CERTIFICATE: the sealed private key (PKCS#8 PEM inside). Null for a validation context. */
+  readonly privateKey: string | null;
+  /** VALIDATION_CONTEXT: the trusted CA certificates, PEM. "" for a TLS certificate. */
+  readonly trustedCa: string;
+  /**
+   * VALIDATION_CONTEXT: a peer certificate must carry one of these DNS SANs (exact match);
+   * empty: any certificate the CAs signed. Empty for a TLS certificate.
+   */
+  readonly matchSubjectAltNames: readonly string[];
+}
+
 /** Everything stored, in a stable order (by name; children by position). */
 export interface ConfigSpec {
   readonly clusters: readonly ClusterSpec[];
@@ -169,6 +199,7 @@ export interface ConfigSpec {
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
   readonly nodeGroups: readonly NodeGroupSpec[];
   readonly runtimeLayers: readonly RuntimeLayerSpec[];
+  readonly secrets: readonly SecretSpec[];
 }
 
 /** A spec holding just the given objects. */
@@ -179,6 +210,7 @@ export function configSpecOf(objects: Partial<ConfigSpec>): ConfigSpec {
     routeConfigurations: [],
     nodeGroups: [],
     runtimeLayers: [],
+    secrets: [],
     ...objects,
   };
 }

@@ -8,7 +8,13 @@
  * A route moving from cluster X to Y therefore takes "a CDS/EDS update with both X and Y, then the
  * RDS update repointing from X to Y and then a CDS/EDS update dropping X". In general:
  *
- *   make   CDS  every new or changed cluster, the old ones kept (CDS is full-state in SotW, so the
+ *   make   SDS  every new or changed secret, the old ones kept: a cluster or listener whose TLS
+ *             context names an SDS secret is not ready until the secret arrives (Envoy warms it
+ *             on its SDS init target, as a cluster on its assignment), and a rotation (a new
+ *             certificate under the same name) must reach the node before anything else moves.
+ *             A rotation changes only the Secret: the clusters and listeners that name it are
+ *             unchanged and not resent
+ *          CDS  every new or changed cluster, the old ones kept (CDS is full-state in SotW, so the
  *             response holds old and new together)
  *          EDS  every new or changed assignment, and the assignment of every new or changed cluster
  *             even when unchanged: a cluster stays warming until its assignment arrives
@@ -25,6 +31,11 @@
  *             nothing and depend on nothing, and the spec orders them nowhere: last, so a runtime
  *             value (a fault percentage, a feature flag) changes once the routing it tunes is in
  *             place (resource-snapshot.ts, TYPE_ORDER)
+ *   break  SDS  drop the secrets nothing refers to any more, last: after the LDS and CDS steps
+ *             that stopped naming them were ACKed, so no listener or cluster loses its
+ *             certificate while it is still in use (the make-before-break rule of
+ *             shared/spec/xds-protocol.en.txt, "Eventual consistency considerations", applied to
+ *             the secrets clusters and listeners depend on as to the clusters routes depend on)
  *
  * Each step waits for the node's ACK before the next goes. The ACK, not the arrival, is what counts:
  * a NACKed CDS step means Y is not there, so the routes to Y must not follow; a NACKed RDS step
@@ -99,10 +110,13 @@ export interface MakeStep extends StepFields {
   readonly changed: readonly XdsResource[];
 }
 
-/** A step that only drops clusters or assignments nothing refers to any more. */
+/** A step that only drops clusters, assignments or secrets nothing refers to any more. */
 export interface BreakStep extends StepFields {
   readonly t: "break";
-  readonly typeUrl: typeof TypeUrl.Cluster | typeof TypeUrl.ClusterLoadAssignment;
+  readonly typeUrl:
+    | typeof TypeUrl.Cluster
+    | typeof TypeUrl.ClusterLoadAssignment
+    | typeof TypeUrl.Secret;
   readonly changed: readonly [];
 }
 
@@ -175,6 +189,13 @@ export function planUpdate(
     }
   };
 
+  make(
+    TypeUrl.Secret,
+    union(old(TypeUrl.Secret), next.resources(TypeUrl.Secret)),
+    changedResources(old(TypeUrl.Secret), next.resources(TypeUrl.Secret)),
+    [],
+  );
+
   const clusters = changedResources(old(TypeUrl.Cluster), next.resources(TypeUrl.Cluster));
   make(TypeUrl.Cluster, union(old(TypeUrl.Cluster), next.resources(TypeUrl.Cluster)), clusters, []);
 
@@ -233,6 +254,19 @@ export function planUpdate(
     changedResources(old(TypeUrl.Runtime), next.resources(TypeUrl.Runtime)),
     removedNames(old(TypeUrl.Runtime), next.resources(TypeUrl.Runtime)),
   );
+
+  // Last: behind every ACKed step that stopped naming them.
+  const removedSecrets = removedNames(old(TypeUrl.Secret), next.resources(TypeUrl.Secret));
+  if (removedSecrets.length > 0) {
+    steps.push({
+      t: "break",
+      typeUrl: TypeUrl.Secret,
+      held: next.resources(TypeUrl.Secret),
+      changed: [],
+      removed: removedSecrets,
+      awaits: AWAIT_ACK,
+    });
+  }
   return steps;
 }
 

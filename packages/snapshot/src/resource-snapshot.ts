@@ -7,15 +7,20 @@ export const TypeUrl = {
   Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
   RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
   Runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
+  Secret: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
 } as const;
 export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
 
 /**
- * Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS. RTDS comes
- * last: runtime layers warm nothing and nothing warms on them, and the spec places them nowhere,
- * so a runtime change goes out once the routing it may tune is in place.
+ * Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS. SDS comes
+ * first: a cluster or listener whose TLS context names an SDS secret warms until that secret
+ * arrives (Envoy's SDS init target), so new and changed secrets go before anything that may
+ * need them; a secret nothing needs any more is removed last (plan.ts). RTDS comes last: runtime
+ * layers warm nothing and nothing warms on them, and the spec places them nowhere, so a runtime
+ * change goes out once the routing it may tune is in place.
  */
 export const TYPE_ORDER: readonly TypeUrl[] = [
+  TypeUrl.Secret,
   TypeUrl.Cluster,
   TypeUrl.ClusterLoadAssignment,
   TypeUrl.Listener,

@@ -7,6 +7,7 @@ import type {
   NodeGroupSpec,
   RouteConfigurationSpec,
   RuntimeLayerSpec,
+  SecretSpec,
 } from "./model.js";
 
 /**
@@ -20,6 +21,7 @@ export const SOURCE_KINDS = [
   "routeConfiguration",
   "nodeGroup",
   "runtimeLayer",
+  "secret",
 ] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
@@ -41,6 +43,7 @@ export const EMPTY_MANIFEST: SourceManifest = {
   routeConfiguration: {},
   nodeGroup: {},
   runtimeLayer: {},
+  secret: {},
 };
 
 /** JSON with object keys sorted at every level, so equal values serialize identically. */
@@ -69,6 +72,8 @@ export function sourceObjects(spec: ConfigSpec): SourceObject[] {
     ...byName(spec.routeConfigurations).map((r) => sourceObject("routeConfiguration", r.name, r)),
     ...byName(spec.nodeGroups).map((g) => sourceObject("nodeGroup", g.name, g)),
     ...byName(spec.runtimeLayers).map((r) => sourceObject("runtimeLayer", r.name, r)),
+    // A secret's source holds its private key sealed, never in the clear (model.ts SecretSpec).
+    ...byName(spec.secrets).map((s) => sourceObject("secret", s.name, s)),
   ];
 }
 
@@ -79,6 +84,7 @@ export function sourceManifest(objects: readonly SourceObject[]): SourceManifest
     routeConfiguration: {},
     nodeGroup: {},
     runtimeLayer: {},
+    secret: {},
   };
   for (const object of objects) manifest[object.kind][object.name] = object.key;
   return manifest;
@@ -100,7 +106,7 @@ export function draftRevision(manifest: SourceManifest): string {
 }
 
 /** Kinds added after draft revisions were first handed out (see draftRevision). */
-const ADDED_KINDS: ReadonlySet<string> = new Set<SourceKind>(["runtimeLayer"]);
+const ADDED_KINDS: ReadonlySet<string> = new Set<SourceKind>(["runtimeLayer", "secret"]);
 
 /** Rebuilds a spec from source objects' JSON (the inverse of `sourceObjects`). */
 export function specFromSources(objects: Iterable<{ kind: SourceKind; json: string }>): ConfigSpec {
@@ -109,6 +115,7 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
   const routeConfigurations: RouteConfigurationSpec[] = [];
   const nodeGroups: NodeGroupSpec[] = [];
   const runtimeLayers: RuntimeLayerSpec[] = [];
+  const secrets: SecretSpec[] = [];
   for (const object of objects) {
     const value = JSON.parse(object.json) as JsonValue;
     switch (object.kind) {
@@ -127,6 +134,9 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
       case "runtimeLayer":
         runtimeLayers.push(value as unknown as RuntimeLayerSpec);
         break;
+      case "secret":
+        secrets.push(value as unknown as SecretSpec);
+        break;
     }
   }
   const byName = (a: { name: string }, b: { name: string }) =>
@@ -137,6 +147,7 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
     routeConfigurations: routeConfigurations.sort(byName),
     nodeGroups: nodeGroups.sort(byName),
     runtimeLayers: runtimeLayers.sort(byName),
+    secrets: secrets.sort(byName),
   };
 }
 

@@ -18,6 +18,8 @@ export interface ValidationContext {
   readonly clusters: ReadonlyMap<string, ClusterSpec>;
   readonly listeners: ReadonlyMap<string, ListenerSpec>;
   readonly routeConfigurations: ReadonlyMap<string, RouteConfigurationSpec>;
+  /** When certificates are judged expired (ms since the epoch; ValidateOptions.now). */
+  readonly now: number;
   /** "did you mean" lookups, built on first use. */
   readonly suggest: {
     cluster(name: string): string | undefined;
@@ -40,7 +42,11 @@ function lazySuggester(names: () => Iterable<string>): (name: string) => string 
   };
 }
 
-export function createContext(spec: ConfigSpec, issues: IssueList): ValidationContext {
+export function createContext(
+  spec: ConfigSpec,
+  issues: IssueList,
+  now: number = Date.now(),
+): ValidationContext {
   const clusters = firstByName(spec.clusters);
   const listeners = firstByName(spec.listeners);
   const routeConfigurations = firstByName(spec.routeConfigurations);
@@ -50,6 +56,7 @@ export function createContext(spec: ConfigSpec, issues: IssueList): ValidationCo
     clusters,
     listeners,
     routeConfigurations,
+    now,
     suggest: {
       cluster: lazySuggester(() => clusters.keys()),
       listener: lazySuggester(() => listeners.keys()),

@@ -12,6 +12,7 @@ import {
   nodeGroupPath,
   routeConfigurationPath,
   runtimeLayerPath,
+  secretPath,
   virtualHostPath,
 } from "./validate-path.js";
 import { ipFamily, isPort } from "./validate-syntax.js";
@@ -26,6 +27,7 @@ export function checkDuplicateNames({ spec, issues }: ValidationContext): void {
     ["route configuration", spec.routeConfigurations, routeConfigurationPath],
     ["node group", spec.nodeGroups, nodeGroupPath],
     ["runtime layer", spec.runtimeLayers, runtimeLayerPath],
+    ["secret", spec.secrets, secretPath],
   ] as const;
   for (const [what, objects, path] of kinds) {
     const seen = new Map<string, number>();

@@ -96,6 +96,15 @@ export const VALIDATION_CODES = {
   ),
   "duplicate-runtime-key": error("a runtime layer lists one key twice"),
   "invalid-runtime-value": error("a runtime value is not a string, a finite number or a boolean"),
+  "invalid-certificate": error(
+    "a secret's certificate chain or trusted CA is not PEM certificates that parse, or holds a private key",
+  ),
+  "expired-certificate": warning("a certificate in a secret is past its notAfter"),
+  "missing-private-key": error("a TLS certificate secret has no private key"),
+  "secret-field-for-other-type": error(
+    "a secret sets a field of the other secret type (a key or chain in a validation context, a CA in a TLS certificate)",
+  ),
+  "invalid-subject-alt-name": error("a SAN to match is empty or holds whitespace"),
   // Between objects.
   "duplicate-name": error(
     "two objects of one kind, or two virtual hosts of one route configuration, share a name",
@@ -123,6 +132,14 @@ export const VALIDATION_CODES = {
     true,
   ),
   "dangling-listener-reference": error("a node group names a listener that does not exist", true),
+  "dangling-secret-reference": error(
+    "a cluster or filter chain names a secret (tlsSecretName) that does not exist",
+    true,
+  ),
+  "secret-type-mismatch": error(
+    "a filter chain names a secret that is not a TLS certificate, or a cluster one that is not a validation context",
+    true,
+  ),
   "node-group-missing-cluster": error(
     "a node group receives a listener whose routes use a cluster the group does not receive",
     true,

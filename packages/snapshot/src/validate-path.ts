@@ -5,6 +5,7 @@
  *
  *   path    = kind "[" name "]" { step }
  *   kind    = "clusters" | "listeners" | "routeConfigurations" | "nodeGroups" | "runtimeLayers"
+ *           | "secrets"
  *   step    = "." field                  a field of the model, by its name in model.ts
  *           | "[" name "]"               a child with a name: virtualHosts["api"]
  *           | "[" index "]"              a child without one, by zero-based position: routes[2]
@@ -18,6 +19,7 @@
  *   listeners["edge"].filterChains[0].rdsRouteConfigName
  *   nodeGroups["team-a"].listeners[1]
  *   runtimeLayers["faults"].entries[0].key
+ *   secrets["edge-cert"].certificateChain
  */
 
 /** `["name"]`: a named object or child. */
@@ -30,6 +32,7 @@ export const listenerPath = (name: string): string => `listeners${named(name)}`;
 export const routeConfigurationPath = (name: string): string => `routeConfigurations${named(name)}`;
 export const nodeGroupPath = (name: string): string => `nodeGroups${named(name)}`;
 export const runtimeLayerPath = (name: string): string => `runtimeLayers${named(name)}`;
+export const secretPath = (name: string): string => `secrets${named(name)}`;
 
 export const runtimeEntryPath = (layer: string, index: number): string =>
   `${runtimeLayerPath(layer)}.entries[${index}]`;

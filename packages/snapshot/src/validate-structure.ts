@@ -16,6 +16,7 @@ import {
   routeConfigurationPath,
   routePath,
   runtimeLayerPath,
+  secretPath,
   virtualHostPath,
 } from "./validate-path.js";
 import {
@@ -79,6 +80,9 @@ export function checkNames({ spec, issues }: ValidationContext): void {
   }
   for (const layer of spec.runtimeLayers) {
     check("runtime layer", layer.name, `${runtimeLayerPath(layer.name)}.name`);
+  }
+  for (const secret of spec.secrets) {
+    check("secret", secret.name, `${secretPath(secret.name)}.name`);
   }
 }
 

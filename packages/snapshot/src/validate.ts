@@ -11,6 +11,7 @@
 import { type CompiledConfig, type ConfigIssue, compile } from "./compile.js";
 import type { ConfigSpec } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
+import type { SecretOpener } from "./secret-box.js";
 import { createContext, type ValidationContext } from "./validate-context.js";
 import {
   checkDefaultNodeGroups,
@@ -30,6 +31,7 @@ import {
   checkRouteClusterReferences,
 } from "./validate-references.js";
 import { checkRuntimeLayers } from "./validate-runtime.js";
+import { checkSecretReferences, checkSecrets } from "./validate-secrets.js";
 import {
   checkDomains,
   checkEndpoints,
@@ -49,6 +51,10 @@ export interface ValidateOptions {
    * config, so a caller that validates then compiles should compile first and pass the result.
    */
   readonly compiled?: CompiledConfig;
+  /** Opens sealed private keys when compiling here (CompileOptions.openSecret). */
+  readonly openSecret?: SecretOpener;
+  /** When certificates are judged expired; the clock by default. */
+  readonly now?: number;
 }
 
 /** In report order; see each for its rules. */
@@ -63,9 +69,11 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
   checkRouteMatches,
   checkRouteActions,
   checkRuntimeLayers,
+  checkSecrets,
   checkRouteClusterReferences,
   checkListenerRouteReferences,
   checkNodeGroupReferences,
+  checkSecretReferences,
   checkNodeGroupClosure,
   checkClustersHaveEndpoints,
   checkDuplicateNames,
@@ -81,9 +89,10 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
  */
 export function validate(spec: ConfigSpec, options: ValidateOptions = {}): ValidationReport {
   const issues = new IssueList();
-  const ctx = createContext(spec, issues);
+  const ctx = createContext(spec, issues, options.now);
   for (const check of CHECKS) check(ctx);
-  const compiled = options.compiled ?? compile(spec);
+  const compiled =
+    options.compiled ?? compile(spec, options.openSecret ? { openSecret: options.openSecret } : {});
   checkEncoding(ctx, compiled.issues);
   checkResponseSizes(ctx, compiled);
   checkProxylessGrpc(ctx);
@@ -105,6 +114,7 @@ const TYPE_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   [TypeUrl.Listener]: ["listeners", "listeners"],
   [TypeUrl.RouteConfiguration]: ["route configurations", "routeConfigurations"],
   [TypeUrl.Runtime]: ["runtime layers", "runtimeLayers"],
+  [TypeUrl.Secret]: ["secrets", "secrets"],
 };
 
 function checkResponseSizes(ctx: ValidationContext, compiled: CompiledConfig): void {

@@ -4,7 +4,12 @@ import {
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { compile, TypeUrl } from "@switchyard/snapshot";
-import { largeConfigSpec, runtimeLayerSpec } from "@switchyard/snapshot/fixtures";
+import {
+  largeConfigSpec,
+  runtimeLayerSpec,
+  validationSecretSpec,
+} from "@switchyard/snapshot/fixtures";
+import { createTestCa } from "@switchyard/testing";
 import { describe, expect, it } from "vitest";
 import { toDeltaDiscoveryResponse } from "./delta-transport.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
@@ -12,6 +17,7 @@ import { toDiscoveryResponse } from "./sotw-transport.js";
 const snapshot = compile({
   ...largeConfigSpec(20, 40),
   runtimeLayers: [runtimeLayerSpec("flags", { "feature.on": true, "fault.percent": 10 })],
+  secrets: [validationSecretSpec("upstream-ca", createTestCa().cert)],
 }).groups[0]?.snapshot;
 if (snapshot === undefined) throw new Error("no snapshot");
 

@@ -41,6 +41,7 @@ const REST_TYPES: ReadonlyMap<string, TypeUrl> = new Map([
   ["listeners", TypeUrl.Listener],
   ["routes", TypeUrl.RouteConfiguration],
   ["runtime", TypeUrl.Runtime],
+  ["secrets", TypeUrl.Secret],
 ]);
 
 /** A request body larger than this is refused (413): a DiscoveryRequest is a few hundred bytes. */

@@ -258,7 +258,7 @@ describe.concurrent("REST-JSON errors", () => {
   });
 
   it("an unknown discovery path gets 404 listing the endpoints", async ({ xds, expect }) => {
-    const response = await post(xds, "secrets", { node: NODE });
+    const response = await post(xds, "scoped-routes", { node: NODE });
     expect(response.status).toBe(404);
     const problem = (await response.json()) as { message: string };
     expect(problem.message).toContain("/v3/discovery:clusters");

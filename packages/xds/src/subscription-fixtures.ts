@@ -69,9 +69,13 @@ export interface Seen {
 
 /**
  * The types the simulated clients subscribe to: the routing chain. Neither models RTDS (a runtime
- * layer depends on nothing and nothing on it); runtime streams are tested against the real server.
+ * layer depends on nothing and nothing on it) nor SDS (secrets are subscribed by name from TLS
+ * contexts); runtime and secret streams are tested against the real server (rtds.e2e.spec.ts,
+ * sds.e2e.spec.ts).
  */
-const CLIENT_TYPES: readonly string[] = TYPE_ORDER.filter((t) => t !== TypeUrl.Runtime);
+const CLIENT_TYPES: readonly string[] = TYPE_ORDER.filter(
+  (t) => t !== TypeUrl.Runtime && t !== TypeUrl.Secret,
+);
 
 /** The state and decisions common to both simulated clients. */
 abstract class SimulatedClient<R> {

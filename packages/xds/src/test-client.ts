@@ -25,7 +25,8 @@ import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoi
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
-import { type ConfigSpec, compile, TypeUrl } from "@switchyard/snapshot";
+import { SecretDiscoveryService } from "@switchyard/proto/envoy/service/secret/v3/sds_pb";
+import { type ConfigSpec, compile, type SecretOpener, TypeUrl } from "@switchyard/snapshot";
 import type { AuthRefusal, XdsCallbacks } from "./callbacks.js";
 import { EventQueue } from "./event-queue.js";
 import { SnapshotCache } from "./snapshot-cache.js";
@@ -377,6 +378,8 @@ function startCall(
       return createClient(RouteDiscoveryService, transport).streamRoutes(requests);
     case TypeUrl.Runtime:
       return createClient(RuntimeDiscoveryService, transport).streamRuntime(requests);
+    case TypeUrl.Secret:
+      return createClient(SecretDiscoveryService, transport).streamSecrets(requests);
   }
 }
 
@@ -398,6 +401,8 @@ function startDeltaCall(
       return createClient(RouteDiscoveryService, transport).deltaRoutes(requests);
     case TypeUrl.Runtime:
       return createClient(RuntimeDiscoveryService, transport).deltaRuntime(requests);
+    case TypeUrl.Secret:
+      return createClient(SecretDiscoveryService, transport).deltaSecrets(requests);
   }
 }
 
@@ -553,13 +558,19 @@ export interface TestServer {
  */
 export async function startTestServer(
   initial: ConfigSpec,
-  options: Partial<Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl" | "tls" | "auth">> = {},
+  serverOptions: Partial<
+    Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl" | "tls" | "auth">
+  > & {
+    /** Opens the sealed private keys of `initial`'s and later specs' secrets. */
+    readonly openSecret?: SecretOpener;
+  } = {},
   clientOptions: TestClientOptions = {},
 ): Promise<TestServer> {
+  const { openSecret, ...options } = serverOptions;
   const cache = new SnapshotCache();
   let version = 0;
   const publish = (spec: ConfigSpec) => {
-    const compiled = compile(spec);
+    const compiled = compile(spec, openSecret ? { openSecret } : {});
     if (compiled.issues.length > 0) {
       throw new Error(`the test config does not compile: ${JSON.stringify(compiled.issues)}`);
     }

@@ -21,7 +21,10 @@ import type {
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import { SecretDiscoveryService } from "@switchyard/proto/envoy/service/secret/v3/sds_pb";
 import { TypeUrl } from "@switchyard/snapshot";
+import { validationSecretSpec } from "@switchyard/snapshot/fixtures";
+import { createTestCa } from "@switchyard/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_NODE_ID_BYTES, MAX_TYPE_URL_BYTES } from "./stream-loop.js";
@@ -45,6 +48,7 @@ const KNOWN_TYPES = [
   TypeUrl.ClusterLoadAssignment,
   TypeUrl.Listener,
   TypeUrl.RouteConfiguration,
+  TypeUrl.Secret,
 ] as const;
 const KINDS: readonly StreamKind[] = ["ads", ...KNOWN_TYPES];
 
@@ -55,6 +59,7 @@ const SERVICES: readonly [DescService, TypeUrl | undefined][] = [
   [EndpointDiscoveryService, TypeUrl.ClusterLoadAssignment],
   [ListenerDiscoveryService, TypeUrl.Listener],
   [RouteDiscoveryService, TypeUrl.RouteConfiguration],
+  [SecretDiscoveryService, TypeUrl.Secret],
 ];
 interface StreamMethod {
   readonly path: string;
@@ -129,7 +134,7 @@ const typeUrl = fc.oneof(
     weight: 1,
     arbitrary: fc.constantFrom(
       // Real types this server does not serve, and names that are no type at all.
-      "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
+      "type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration",
       "type.googleapis.com/envoy.config.route.v3.VirtualHost",
       "__proto__",
       "*",
@@ -315,10 +320,15 @@ describe("random and mutated xDS requests never crash the server", () => {
     process.on("uncaughtException", record);
     process.on("unhandledRejection", record);
     // TTLs with quick heartbeats, so ticks interleave with the mutated requests.
-    server = await startTestServer(world(), {
-      ttl: { ttlMs: 1_000, heartbeatMs: 100 },
-      restLongPollTimeoutMs: 100,
-    });
+    // With a secret, so that SDS streams (SecretDiscoveryService, SDS on ADS) have one to serve.
+    const secrets = [validationSecretSpec("upstream-ca", createTestCa().cert)];
+    server = await startTestServer(
+      { ...world(), secrets },
+      {
+        ttl: { ttlMs: 1_000, heartbeatMs: 100 },
+        restLongPollTimeoutMs: 100,
+      },
+    );
   });
 
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoi
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
 import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
+import { SecretDiscoveryService } from "@switchyard/proto/envoy/service/secret/v3/sds_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
 import {
@@ -128,6 +129,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const lds = only(TypeUrl.Listener);
   const rds = only(TypeUrl.RouteConfiguration);
   const rtds = only(TypeUrl.Runtime);
+  const sds = only(TypeUrl.Secret);
   const deltaAds: DeltaStreamOptions = { ...common, variant: "ads-delta" };
   /** A per-type Delta service: one type only (a request for another ends the stream). */
   const deltaOnly = (typeUrl: TypeUrl): DeltaStreamOptions => ({
@@ -140,6 +142,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaLds = deltaOnly(TypeUrl.Listener);
   const deltaRds = deltaOnly(TypeUrl.RouteConfiguration);
   const deltaRtds = deltaOnly(TypeUrl.Runtime);
+  const deltaSds = deltaOnly(TypeUrl.Secret);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
   return (router: ConnectRouter) => {
     router.service(AggregatedDiscoveryService, {
@@ -166,6 +169,10 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     router.service(RuntimeDiscoveryService, {
       streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
       deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
+    });
+    router.service(SecretDiscoveryService, {
+      streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
+      deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
     });
   };
 }

@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS: readonly { readonly value: string; readonly label: s
   { value: "listener.*", label: "Listeners (listener.*)" },
   { value: "nodeGroup.*", label: "Node groups (nodeGroup.*)" },
   { value: "runtimeLayer.*", label: "Runtime layers (runtimeLayer.*)" },
+  { value: "secret.*", label: "Secrets (secret.*)" },
   { value: "user.*", label: "Users (user.*)" },
   { value: "team.*", label: "Teams (team.*)" },
   { value: "token.*", label: "API tokens (token.*)" },

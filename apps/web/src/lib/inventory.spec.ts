@@ -12,6 +12,7 @@ describe("buildInventory", () => {
       "Route configurations",
       "Node groups",
       "Runtime layers",
+      "Secrets",
     ]);
     expect(inv.total).toBe(0);
   });

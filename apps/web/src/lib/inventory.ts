@@ -49,6 +49,13 @@ export const knownKinds: readonly KindInfo[] = [
     title: "Runtime layers",
     singular: "runtime layer",
   },
+  {
+    kind: ResourceKind.SECRET,
+    slug: "secrets",
+    singularSlug: "secret",
+    title: "Secrets",
+    singular: "secret",
+  },
 ];
 
 /**

@@ -18,6 +18,8 @@ export function objectHref(kind: ResourceKind, name: string): string | undefined
       return `/routes/${n}`;
     case ResourceKind.RUNTIME_LAYER:
       return `/runtime/${n}`;
+    case ResourceKind.SECRET:
+      return `/secrets/${n}`;
     default:
       return undefined;
   }
@@ -30,6 +32,7 @@ const kindLabels: Record<ResourceKind, string> = {
   [ResourceKind.ROUTE_CONFIGURATION]: "route configuration",
   [ResourceKind.NODE_GROUP]: "node group",
   [ResourceKind.RUNTIME_LAYER]: "runtime layer",
+  [ResourceKind.SECRET]: "secret",
 };
 
 export function kindLabel(kind: ResourceKind): string {

@@ -39,6 +39,7 @@ describe("what the console offers to change", () => {
     expect(writeAccess(shop, "listener").t).toBe("denied");
     expect(writeAccess(shop, "node group", "edge").t).toBe("denied");
     expect(writeAccess(shop, "runtime layer", "faults").t).toBe("denied");
+    expect(writeAccess(shop, "secret", "edge-cert").t).toBe("denied");
   });
 
   it("a member is offered route configurations (the server decides per virtual host), unless in no team", () => {

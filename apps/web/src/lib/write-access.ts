@@ -12,7 +12,8 @@ export type ConfigKindLabel =
   | "route configuration"
   | "listener"
   | "node group"
-  | "runtime layer";
+  | "runtime layer"
+  | "secret";
 
 export interface Writer {
   readonly role: CallerRole | undefined;
@@ -46,7 +47,7 @@ export function writeAccess(writer: Writer, kind: ConfigKindLabel, name?: string
     case "member":
       break;
   }
-  if (kind === "listener" || kind === "node group" || kind === "runtime layer")
+  if (kind === "listener" || kind === "node group" || kind === "runtime layer" || kind === "secret")
     return denied(`Only admins change ${kind}s; members change their team’s routes and clusters.`);
   if (writer.team === undefined)
     return denied("You are in no team yet: an admin adds you to the team that owns this.");

@@ -5,11 +5,13 @@
  * back with the change.
  */
 import type { TransactionClient } from "@switchyard/db";
-import type {
-  ConfigSpec,
-  RouteConfigurationSpec,
-  SourceChange,
-  SourceKind,
+import {
+  type ConfigSpec,
+  type RouteConfigurationSpec,
+  type SecretSpec,
+  type SourceChange,
+  type SourceKind,
+  sealedMarker,
 } from "@switchyard/snapshot";
 import {
   assertAllowed,
@@ -71,6 +73,7 @@ async function draftChangeOf(
     case "listener":
     case "nodeGroup":
     case "runtimeLayer":
+    case "secret":
       return { kind: write.kind, name: write.name, change };
   }
 }
@@ -113,6 +116,20 @@ export async function claimNewClusters(
 
 const VERB = { added: "create", modified: "update", removed: "delete" } as const;
 
+/**
+ * An object as the audit log keeps it: a secret's sealed private key is replaced by a marker of
+ * which sealed key it was (so a key change shows), never the sealed text itself (model.ts
+ * SecretSpec: a private key is never shown back, not even encrypted).
+ */
+function shownInAudit(kind: SourceKind, object: unknown): unknown {
+  if (kind !== "secret" || object === null) return object;
+  const secret = object as SecretSpec;
+  return {
+    ...secret,
+    privateKey: secret.privateKey === null ? null : sealedMarker(secret.privateKey),
+  };
+}
+
 /** One audit event per written object: "cluster.update" on "cluster/payments", with the diff. */
 export async function auditWrites(
   tx: TransactionClient,
@@ -127,7 +144,13 @@ export async function auditWrites(
       action: `${write.kind}.${VERB[changeOf(write)]}`,
       target: `${write.kind}/${write.name}`,
       ip,
-      detail: { ...detail, diff: { before: write.before, after: write.after } },
+      detail: {
+        ...detail,
+        diff: {
+          before: shownInAudit(write.kind, write.before),
+          after: shownInAudit(write.kind, write.after),
+        },
+      },
     });
 }
 
@@ -143,7 +166,9 @@ function specsByName(spec: ConfigSpec | undefined, kind: SourceKind): Map<string
             ? spec.routeConfigurations
             : kind === "runtimeLayer"
               ? spec.runtimeLayers
-              : spec.nodeGroups;
+              : kind === "secret"
+                ? spec.secrets
+                : spec.nodeGroups;
   return new Map(list.map((item) => [item.name, item]));
 }
 

@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { SecretKeyring } from "../secrets-key.js";
 import type { PublishedSnapshot, SnapshotStore } from "../store/snapshot-store.js";
 import { draftHandlers } from "./draft-handlers.js";
 import { publishHandlers } from "./publish-handlers.js";
@@ -8,6 +9,8 @@ import { publishHandlers } from "./publish-handlers.js";
 export interface ConfigServiceOptions {
   readonly prisma: PrismaClient;
   readonly store: SnapshotStore;
+  /** Seals private keys written through the API (secret-handlers.ts). */
+  readonly keyring: SecretKeyring;
   /** Called after every successful publish or rollback, with what proxies must now get. */
   readonly onPublished: (snapshot: PublishedSnapshot) => void;
 }
@@ -17,7 +20,7 @@ export function createConfigService(
   options: ConfigServiceOptions,
 ): ServiceImpl<typeof ConfigService> {
   return {
-    ...draftHandlers(options.prisma),
+    ...draftHandlers(options.prisma, options.keyring),
     ...publishHandlers(options.prisma, options.store, options.onPublished),
   } as ServiceImpl<typeof ConfigService>;
 }

@@ -39,6 +39,7 @@ import {
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
+import type { SecretKeyring } from "../secrets-key.js";
 import {
   findCluster,
   findListener,
@@ -78,6 +79,7 @@ import {
 } from "./model-mapping.js";
 import { objectChanges } from "./object-changes.js";
 import { version as storedVersion } from "./publish-handlers.js";
+import { secretHandlers } from "./secret-handlers.js";
 import { listSummaries } from "./summaries.js";
 import { valueTextProblem } from "./text-problem.js";
 
@@ -241,13 +243,14 @@ const kindOfResource: Record<ResourceKind, SourceKind | undefined> = {
   [ResourceKind.ROUTE_CONFIGURATION]: "routeConfiguration",
   [ResourceKind.NODE_GROUP]: "nodeGroup",
   [ResourceKind.RUNTIME_LAYER]: "runtimeLayer",
+  [ResourceKind.SECRET]: "secret",
 };
 
 export function sourceKindOf(kind: ResourceKind): SourceKind {
   const sourceKind = kindOfResource[kind];
   if (!sourceKind)
     throw new ConnectError(
-      "kind is required (cluster, listener, route configuration, node group or runtime layer)",
+      "kind is required (cluster, listener, route configuration, node group, runtime layer or secret)",
       Code.InvalidArgument,
     );
   return sourceKind;
@@ -273,7 +276,10 @@ class DryRun extends Error {
   }
 }
 
-export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof ConfigService>> {
+export function draftHandlers(
+  prisma: PrismaClient,
+  keyring: SecretKeyring,
+): Partial<ServiceImpl<typeof ConfigService>> {
   const clusters = crud(prisma, {
     kind: "cluster",
     label: "cluster",
@@ -358,6 +364,8 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
     updateNodeGroup: (request, context) => nodeGroups.update(request, context),
     deleteNodeGroup: (request, context) => nodeGroups.delete(request.name, context),
 
+    ...secretHandlers(prisma, keyring),
+
     listRuntimeLayers: async () => ({ runtimeLayers: await runtimeLayers.list() }),
     getRuntimeLayer: (request) => runtimeLayers.get(request.name),
     createRuntimeLayer: (request, context) => runtimeLayers.create(request, context),
@@ -376,7 +384,7 @@ export function draftHandlers(prisma: PrismaClient): Partial<ServiceImpl<typeof 
     },
 
     async validate() {
-      const report = validate(await specAt(prisma, 0n));
+      const report = validate(await specAt(prisma, 0n), { openSecret: keyring.open });
       return { issues: report.issues.map(issueMessage), ok: report.ok };
     },
 
@@ -470,7 +478,7 @@ function checkStorable(document: string, spec: ConfigSpecFragment): void {
       { severity: "error", code: "invalid-request", path: text.path, message: text.reason },
     ]);
   }
-  const whole = { ...spec, nodeGroups: [] };
+  const whole = { ...spec, nodeGroups: [], secrets: [] };
   const names = validate(whole).issues.filter((issue) => issue.code === "invalid-name");
   if (names.length > 0) {
     throw invalidArgument(`${document} cannot be imported: ${summarize(names)}`, names);

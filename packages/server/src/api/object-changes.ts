@@ -21,6 +21,7 @@ export const resourceKindOf: Record<SourceKind, ResourceKind> = {
   routeConfiguration: ResourceKind.ROUTE_CONFIGURATION,
   nodeGroup: ResourceKind.NODE_GROUP,
   runtimeLayer: ResourceKind.RUNTIME_LAYER,
+  secret: ResourceKind.SECRET,
 };
 
 const changeTypeOf = {

@@ -127,5 +127,16 @@ export async function listSummaries(
       out.push(summary(ResourceKind.RUNTIME_LAYER, r.name, plural(count, "key"), [], r.updatedAt));
     }
   }
+  if (wants(ResourceKind.SECRET)) {
+    const secrets = await prisma.secret.findMany({
+      orderBy: { name: "asc" },
+      select: { name: true, type: true, updatedAt: true },
+    });
+    for (const s of secrets) {
+      const description =
+        s.type === "VALIDATION_CONTEXT" ? "validation context" : "TLS certificate";
+      out.push(summary(ResourceKind.SECRET, s.name, description, [], s.updatedAt));
+    }
+  }
   return out;
 }

@@ -194,6 +194,14 @@ const MATRIX: readonly Case[] = [
     viewer: "deny",
   },
   {
+    rule: "secrets hold private keys, so are written by admins only",
+    action: "write",
+    resource: { kind: "secret", name: "edge-cert", change: "modified" },
+    admin: "allow",
+    member: "deny",
+    viewer: "deny",
+  },
+  {
     rule: "a draft of only their team's changes is published by its members",
     action: "publish",
     resource: ownDraft,

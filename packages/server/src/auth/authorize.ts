@@ -65,13 +65,24 @@ export interface RuntimeLayerChange {
   readonly change: ChangeKind;
 }
 
+/**
+ * Secrets hold TLS private keys, and a certificate presented by a listener speaks for every host
+ * it names: admins only.
+ */
+export interface SecretChange {
+  readonly kind: "secret";
+  readonly name: string;
+  readonly change: ChangeKind;
+}
+
 /** One object of the draft that differs from the published snapshot. */
 export type DraftChange =
   | ClusterChange
   | RouteConfigurationChange
   | ListenerChange
   | NodeGroupChange
-  | RuntimeLayerChange;
+  | RuntimeLayerChange
+  | SecretChange;
 
 export type Resource =
   /** Any configuration object, the draft, snapshots, diffs (read). */
@@ -84,6 +95,7 @@ export type Resource =
   | ListenerChange
   | NodeGroupChange
   | RuntimeLayerChange
+  | SecretChange
   /** The draft's changes, for publish, or a rollback's changes, for rollback. */
   | {
       readonly kind: "draft";
@@ -174,6 +186,7 @@ function roleDecision(principal: Principal, action: Action, resource: Resource):
         case "listener":
         case "nodeGroup":
         case "runtimeLayer":
+        case "secret":
           return memberChange(
             principal,
             resource,
@@ -239,6 +252,8 @@ function memberChange(
       return deny(`node group ${change.name} can only be changed by an admin`);
     case "runtimeLayer":
       return deny(`runtime layer ${change.name} can only be changed by an admin`);
+    case "secret":
+      return deny(`secret ${change.name} can only be changed by an admin`);
     case "cluster":
       if (change.ownerTeamId === team.id) return ALLOW;
       return deny(

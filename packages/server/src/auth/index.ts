@@ -68,6 +68,7 @@ export {
   type RouteConfigurationChange,
   type RuntimeLayerChange,
   requiredScope,
+  type SecretChange,
 } from "./authorize.js";
 export {
   clearSessionCookie,

@@ -13,6 +13,7 @@ import { createTwoFilesPatch } from "diff";
 import { stringify as toYaml } from "yaml";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
+import { listSecrets, showSecret } from "./secret-commands.js";
 
 /** Everything a command writes goes through here, so tests can capture it. */
 export interface Output {
@@ -158,6 +159,16 @@ export async function get(
   options: { output?: string },
 ): Promise<void> {
   const kind = parseKind(kindName);
+  // Secrets have their own forms: certificate details and users, never a private key.
+  if (kind === ResourceKind.SECRET) {
+    if (name === undefined)
+      return listSecrets(
+        client,
+        output,
+        outputFormat(options.output, ["table", "json", "yaml"], "table"),
+      );
+    return showSecret(client, output, name, outputFormat(options.output, ["yaml", "json"], "yaml"));
+  }
   if (name === undefined) {
     const format = outputFormat(options.output, ["table", "json", "yaml"], "table");
     const { resources } = await client.listResources({ kind });
@@ -211,6 +222,9 @@ export async function remove(
       break;
     case ResourceKind.RUNTIME_LAYER:
       await client.deleteRuntimeLayer(request);
+      break;
+    case ResourceKind.SECRET:
+      await client.deleteSecret(request);
       break;
     default:
       await client.deleteNodeGroup(request);

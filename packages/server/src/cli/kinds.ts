@@ -16,10 +16,12 @@ const aliases: Record<string, ResourceKind> = {
   runtimes: ResourceKind.RUNTIME_LAYER,
   runtimelayer: ResourceKind.RUNTIME_LAYER,
   runtimelayers: ResourceKind.RUNTIME_LAYER,
+  secret: ResourceKind.SECRET,
+  secrets: ResourceKind.SECRET,
 };
 
 export const KIND_HELP =
-  "cluster, listener, route (route configuration), nodegroup or runtime (runtime layer)";
+  "cluster, listener, route (route configuration), nodegroup, runtime (runtime layer) or secret";
 
 export function parseKind(value: string): ResourceKind {
   const kind = aliases[value.toLowerCase().replace(/[-_]/g, "")];
@@ -34,4 +36,5 @@ export const kindLabel: Record<ResourceKind, string> = {
   [ResourceKind.ROUTE_CONFIGURATION]: "route configuration",
   [ResourceKind.NODE_GROUP]: "node group",
   [ResourceKind.RUNTIME_LAYER]: "runtime layer",
+  [ResourceKind.SECRET]: "secret",
 };

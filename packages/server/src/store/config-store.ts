@@ -9,6 +9,7 @@ import type {
   RouteConfigurationSpec,
   RuntimeEntrySpec,
   RuntimeLayerSpec,
+  SecretSpec,
   WeightedClusterSpec,
 } from "@switchyard/snapshot";
 
@@ -35,6 +36,7 @@ type RouteConfigurationRow = Prisma.RouteConfigurationGetPayload<{
 }>;
 type NodeGroupRow = Prisma.NodeGroupGetPayload<{ include: typeof nodeGroupInclude }>;
 type RuntimeLayerRow = Prisma.RuntimeLayerGetPayload<object>;
+type SecretRow = Prisma.SecretGetPayload<object>;
 
 function object(value: unknown): JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value)
@@ -174,6 +176,18 @@ export function runtimeLayerSpecOfRow(r: RuntimeLayerRow): RuntimeLayerSpec {
   return { name: r.name, entries: runtimeEntries(r.entries) };
 }
 
+/** A secret as stored: its private key sealed (model.ts SecretSpec). */
+export function secretSpecOfRow(s: SecretRow): SecretSpec {
+  return {
+    name: s.name,
+    type: s.type === "VALIDATION_CONTEXT" ? "VALIDATION_CONTEXT" : "TLS_CERTIFICATE",
+    certificateChain: s.certificateChain,
+    privateKey: s.privateKey,
+    trustedCa: s.trustedCa,
+    matchSubjectAltNames: s.matchSubjectAltNames,
+  };
+}
+
 /** A stored object with when it was last written. */
 export interface Stored<T> {
   readonly spec: T;
@@ -232,6 +246,18 @@ export async function findRuntimeLayer(
   return row ? stored(runtimeLayerSpecOfRow)(row) : undefined;
 }
 
+export async function listSecrets(db: TransactionClient): Promise<Stored<SecretSpec>[]> {
+  return (await db.secret.findMany({ orderBy: { name: "asc" } })).map(stored(secretSpecOfRow));
+}
+
+export async function findSecret(
+  db: TransactionClient,
+  name: string,
+): Promise<Stored<SecretSpec> | undefined> {
+  const row = await db.secret.findUnique({ where: { name } });
+  return row ? stored(secretSpecOfRow)(row) : undefined;
+}
+
 export async function findCluster(
   db: TransactionClient,
   name: string,
@@ -278,6 +304,7 @@ export async function readConfigSpec(db: TransactionClient): Promise<ConfigSpec>
   const routeConfigurations = await listRouteConfigurations(db);
   const nodeGroups = await listNodeGroups(db);
   const runtimeLayers = await listRuntimeLayers(db);
+  const secrets = await listSecrets(db);
   const specs = <T>(items: Stored<T>[]) => items.map((item) => item.spec);
   return {
     clusters: specs(clusters),
@@ -285,6 +312,7 @@ export async function readConfigSpec(db: TransactionClient): Promise<ConfigSpec>
     routeConfigurations: specs(routeConfigurations),
     nodeGroups: specs(nodeGroups),
     runtimeLayers: specs(runtimeLayers),
+    secrets: specs(secrets),
   };
 }
 

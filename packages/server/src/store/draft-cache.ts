@@ -7,6 +7,7 @@ import {
   type NodeGroupSpec,
   type RouteConfigurationSpec,
   type RuntimeLayerSpec,
+  type SecretSpec,
   type SourceKind,
   type SourceObject,
   sourceObject,
@@ -21,6 +22,7 @@ import {
   routeConfigurationInclude,
   routeConfigurationSpecOfRow,
   runtimeLayerSpecOfRow,
+  secretSpecOfRow,
 } from "./config-store.js";
 
 /** One stored object as last read: its row revision, canonical spec and source object. */
@@ -33,7 +35,13 @@ interface Entry<T> {
 
 interface KindReader<T> {
   readonly kind: SourceKind;
-  readonly table: "Cluster" | "Listener" | "RouteConfiguration" | "NodeGroup" | "RuntimeLayer";
+  readonly table:
+    | "Cluster"
+    | "Listener"
+    | "RouteConfiguration"
+    | "NodeGroup"
+    | "RuntimeLayer"
+    | "Secret";
   /** Rows whose revision alone does not tell a change (node groups: membership cascades). */
   readonly alwaysReload: boolean;
   load(
@@ -172,6 +180,18 @@ export class DraftCache {
       })),
   });
 
+  readonly #secrets = new KindCache<SecretSpec>({
+    kind: "secret",
+    table: "Secret",
+    alwaysReload: false,
+    load: async (db, ids) =>
+      (await db.secret.findMany({ where: { id: { in: [...ids] } } })).map((row) => ({
+        id: row.id,
+        revision: row.revision,
+        spec: secretSpecOfRow(row),
+      })),
+  });
+
   /** Reads the draft as transaction `db` sees it (run it in a repeatable-read transaction). */
   async read(db: TransactionClient): Promise<DraftRead> {
     // One after another: a transaction is one connection, which runs one query at a time.
@@ -180,6 +200,7 @@ export class DraftCache {
     const routeConfigurations = await this.#routeConfigurations.read(db);
     const nodeGroups = await this.#nodeGroups.read(db);
     const runtimeLayers = await this.#runtimeLayers.read(db);
+    const secrets = await this.#secrets.read(db);
     return {
       spec: {
         clusters: clusters.map((e) => e.spec),
@@ -187,6 +208,7 @@ export class DraftCache {
         routeConfigurations: routeConfigurations.map((e) => e.spec),
         nodeGroups: nodeGroups.map((e) => e.spec),
         runtimeLayers: runtimeLayers.map((e) => e.spec),
+        secrets: secrets.map((e) => e.spec),
       },
       objects: [
         ...clusters,
@@ -194,6 +216,7 @@ export class DraftCache {
         ...routeConfigurations,
         ...nodeGroups,
         ...runtimeLayers,
+        ...secrets,
       ].map((e) => e.source),
     };
   }

@@ -12,6 +12,8 @@ import {
   routeConfigurationSpec,
   runtimeLayerSpec,
   socketListenerSpec,
+  tlsSecretSpec,
+  validationSecretSpec,
   virtualHostSpec,
 } from "@switchyard/snapshot/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -53,6 +55,7 @@ function asRead(spec: ConfigSpec): ConfigSpec {
       clusters: [...group.clusters].sort(),
     })),
     runtimeLayers: byName(spec.runtimeLayers),
+    secrets: byName(spec.secrets),
   };
 }
 
@@ -136,6 +139,11 @@ function fullSpec(): ConfigSpec {
         "envoy.reloadable_features.example": false,
         "tracing.label": 'a "quoted" value',
       }),
+    ],
+    // The store keeps what it is given: PEM and sealed text are checked by the API, not here.
+    secrets: [
+      tlsSecretSpec("edge-cert", "chain PEM", "sy1.keyid.iv.tag.data"),
+      validationSecretSpec("upstream-ca", "CA PEM", ["a.example", "b.example"]),
     ],
   };
 }

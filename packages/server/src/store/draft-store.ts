@@ -11,6 +11,7 @@ import type {
   RouteConfigurationSpec,
   RouteSpec,
   RuntimeLayerSpec,
+  SecretSpec,
   SourceKind,
   VirtualHostSpec,
 } from "@switchyard/snapshot";
@@ -252,6 +253,15 @@ const runtimeLayerColumns: readonly Column<RuntimeLayerSpec>[] = [
   ),
 ];
 
+/** The private key column holds the sealed key only (model.ts SecretSpec): never plaintext. */
+const secretColumns: readonly Column<SecretSpec>[] = [
+  column("type", "text", (s) => s.type),
+  column("certificateChain", "text", (s) => s.certificateChain),
+  column("privateKey", "text", (s) => s.privateKey),
+  column("trustedCa", "text", (s) => s.trustedCa),
+  column("matchSubjectAltNames", "text[]", (s) => s.matchSubjectAltNames),
+];
+
 interface Membership {
   readonly nodeGroupId: string;
   readonly memberId: string;
@@ -335,6 +345,15 @@ async function writeRuntimeLayers(
 ): Promise<void> {
   if (layers.length === 0) return;
   await upsertParents(db, "RuntimeLayer", runtimeLayerColumns, layers, updatedAt);
+}
+
+async function writeSecrets(
+  db: TransactionClient,
+  secrets: readonly SecretSpec[],
+  updatedAt: string,
+): Promise<void> {
+  if (secrets.length === 0) return;
+  await upsertParents(db, "Secret", secretColumns, secrets, updatedAt);
 }
 
 /** Ids of the stored objects of `table` named in `names`. */
@@ -424,6 +443,7 @@ export async function writeObjects(
   await writeListeners(db, latestByName(spec.listeners ?? []), updatedAt);
   await writeNodeGroups(db, latestByName(spec.nodeGroups ?? []), updatedAt);
   await writeRuntimeLayers(db, latestByName(spec.runtimeLayers ?? []), updatedAt);
+  await writeSecrets(db, latestByName(spec.secrets ?? []), updatedAt);
 }
 
 export function writeCluster(db: TransactionClient, cluster: ClusterSpec): Promise<void> {
@@ -443,6 +463,11 @@ export function writeRouteConfiguration(
 
 export function writeRuntimeLayer(db: TransactionClient, layer: RuntimeLayerSpec): Promise<void> {
   return writeObjects(db, { runtimeLayers: [layer] });
+}
+
+/** Writes a secret; its private key must already be sealed (model.ts SecretSpec). */
+export function writeSecret(db: TransactionClient, secret: SecretSpec): Promise<void> {
+  return writeObjects(db, { secrets: [secret] });
 }
 
 /** Writes a node group; see writeNodeGroups for its references. */
@@ -468,6 +493,8 @@ export async function deleteObject(
       return (await db.nodeGroup.deleteMany(where)).count > 0;
     case "runtimeLayer":
       return (await db.runtimeLayer.deleteMany(where)).count > 0;
+    case "secret":
+      return (await db.secret.deleteMany(where)).count > 0;
   }
 }
 
@@ -482,5 +509,6 @@ export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Pro
   await db.runtimeLayer.deleteMany({
     where: { name: { notIn: spec.runtimeLayers.map((r) => r.name) } },
   });
+  await db.secret.deleteMany({ where: { name: { notIn: spec.secrets.map((s) => s.name) } } });
   await writeObjects(db, spec);
 }

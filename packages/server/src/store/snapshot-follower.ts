@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@switchyard/db";
+import type { SecretKeyring } from "../secrets-key.js";
 import { latestVersion, loadLatestSnapshot, type PublishedSnapshot } from "./snapshot-store.js";
 
 export interface SnapshotFollowerOptions {
@@ -10,6 +11,8 @@ export interface SnapshotFollowerOptions {
   /** A periodic check, the safety net under notifications. Default 5 s. */
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
+  /** Opens the published secrets (snapshot-store.ts sealedBlob). */
+  readonly keyring?: SecretKeyring;
 }
 
 /**
@@ -56,7 +59,7 @@ export class SnapshotFollower {
     try {
       const latest = await latestVersion(prisma);
       if (latest === undefined || latest <= current()) return;
-      const snapshot = await loadLatestSnapshot(prisma);
+      const snapshot = await loadLatestSnapshot(prisma, this.#options.keyring);
       if (snapshot !== undefined && snapshot.record.version > current()) onNewer(snapshot);
     } catch (error) {
       (onError ?? ((e) => console.error("loading the latest snapshot failed", e)))(error);

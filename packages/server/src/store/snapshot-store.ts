@@ -10,6 +10,7 @@ import {
   diffManifests,
   draftRevision,
   EMPTY_MANIFEST,
+  isSealed,
   type NodeSelector,
   ResourceSnapshot,
   SOURCE_KINDS,
@@ -20,11 +21,12 @@ import {
   sourceObjects,
   specFromSources,
   TYPE_ORDER,
-  type TypeUrl,
+  TypeUrl,
   type ValidationIssue,
   validate,
   type XdsResource,
 } from "@switchyard/snapshot";
+import type { SecretKeyring } from "../secrets-key.js";
 import { DraftCache, type DraftRead } from "./draft-cache.js";
 import { replaceDraft } from "./draft-store.js";
 
@@ -198,10 +200,36 @@ async function loadBlobs(
   return blobs;
 }
 
+/**
+ * A Secret resource's blob as stored: sealed with the secrets key (a TLS certificate's body holds
+ * its private key, which is never stored in the clear). Without a key only validation contexts
+ * compile (a TLS certificate's key cannot be opened), and those are stored as they are.
+ */
+function sealedBlob(body: Uint8Array, keyring: SecretKeyring | undefined): Buffer<ArrayBuffer> {
+  if (keyring?.keyId === undefined) return Buffer.from(body);
+  return Buffer.from(keyring.seal(Buffer.from(body).toString("base64")));
+}
+
+/** The inverse of sealedBlob: an encoded Secret starts with a field tag, never with "sy1.". */
+function openedBlob(body: Uint8Array, keyring: SecretKeyring | undefined): Uint8Array {
+  const text = Buffer.from(body).toString("latin1");
+  if (!isSealed(text)) return body;
+  if (!keyring) throw new Error("a published secret is sealed, and no secrets key was given");
+  try {
+    return new Uint8Array(Buffer.from(keyring.open(text), "base64"));
+  } catch (error) {
+    throw new Error(
+      `cannot open a published secret: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
 /** Rebuilds the compiled config of a stored snapshot, sharing one XdsResource per blob. */
 async function configOf(
   db: TransactionClient,
   groups: readonly StoredGroup[],
+  keyring: SecretKeyring | undefined,
 ): Promise<CompiledConfig> {
   const keys = groups.flatMap((g) =>
     Object.values(g.resources).flatMap((byName) => Object.values(byName)),
@@ -221,7 +249,7 @@ async function configOf(
             typeUrl: typeUrl as TypeUrl,
             name,
             version: key.slice(key.lastIndexOf("@") + 1),
-            body: blob.body,
+            body: typeUrl === TypeUrl.Secret ? openedBlob(blob.body, keyring) : blob.body,
             references: blob.references,
           };
           shared.set(sharedKey, resource);
@@ -243,6 +271,7 @@ async function configOf(
 /** The latest published snapshot with its compiled config, or undefined before the first publish. */
 export async function loadLatestSnapshot(
   prisma: PrismaClient,
+  keyring?: SecretKeyring,
 ): Promise<PublishedSnapshot | undefined> {
   return prisma.$transaction(
     async (tx) => {
@@ -250,7 +279,7 @@ export async function loadLatestSnapshot(
       if (!row) return undefined;
       return {
         record: toRecord(row),
-        config: await configOf(tx, (await expandManifests(tx, row)).groups),
+        config: await configOf(tx, (await expandManifests(tx, row)).groups, keyring),
         warnings: [],
       };
     },
@@ -331,6 +360,7 @@ async function checkDraft(
   latest: LatestManifests | undefined,
   memo: CompileMemo | undefined,
   input: PublishInput,
+  keyring: SecretKeyring | undefined,
 ) {
   const latestVersion = latest?.version ?? 0;
   if (input.baseVersion && input.baseVersion !== latestVersion) {
@@ -355,7 +385,10 @@ async function checkDraft(
     );
   }
   await input.authorize?.(tx, changes, spec, latestVersion);
-  const config = compile(spec, memo ? { memo } : {});
+  const config = compile(spec, {
+    ...(memo ? { memo } : {}),
+    ...(keyring ? { openSecret: keyring.open } : {}),
+  });
   const report = validate(spec, { compiled: config });
   if (!report.ok) {
     const errors = report.issues.filter((issue) => issue.severity === "error");
@@ -382,6 +415,7 @@ async function writeSnapshot(
   latest: LatestManifests | undefined,
   memo: CompileMemo | undefined,
   input: WriteInput,
+  keyring: SecretKeyring | undefined,
 ): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
   const { objects } = draft;
   const { latestVersion, manifest, changes, config, report } = await checkDraft(
@@ -390,6 +424,7 @@ async function writeSnapshot(
     latest,
     memo,
     input,
+    keyring,
   );
   const groups = storedGroups(config);
 
@@ -416,7 +451,10 @@ async function writeSnapshot(
         if (!known.has(key))
           blobs.set(key, {
             key,
-            body: Buffer.from(resource.body),
+            body:
+              typeUrl === TypeUrl.Secret
+                ? sealedBlob(resource.body, keyring)
+                : Buffer.from(resource.body),
             references: [...resource.references],
           });
       }
@@ -522,13 +560,18 @@ export class SnapshotStore {
   /** Times each publish transaction (metrics); runs `work` as is by default. */
   readonly #timed: <T>(operation: "publish" | "rollback", work: () => Promise<T>) => Promise<T>;
 
+  /** Seals and opens secrets' private keys (publish compiles and stores them sealed). */
+  readonly keyring: SecretKeyring | undefined;
+
   constructor(
     prisma: PrismaClient,
     options: {
       readonly timed?: <T>(operation: "publish" | "rollback", work: () => Promise<T>) => Promise<T>;
+      readonly keyring?: SecretKeyring;
     } = {},
   ) {
     this.#prisma = prisma;
+    this.keyring = options.keyring;
     this.#timed = options.timed ?? ((_operation, work) => work());
   }
 
@@ -553,7 +596,7 @@ export class SnapshotStore {
   publishDraft(input: PublishInput): Promise<PublishedSnapshot> {
     return this.#timed("publish", () =>
       this.#publish(async (tx, latest) =>
-        writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input),
+        writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input, this.keyring),
       ),
     );
   }
@@ -572,11 +615,14 @@ export class SnapshotStore {
   ): Promise<T> {
     return inPublishTransaction(this.#prisma, async (tx) => {
       const latest = await latestManifests(tx, this.#latest);
-      const checked = await checkDraft(tx, await this.draft.read(tx), latest, this.draft.memo, {
-        ...input,
-        message: "",
-        author: "",
-      });
+      const checked = await checkDraft(
+        tx,
+        await this.draft.read(tx),
+        latest,
+        this.draft.memo,
+        { ...input, message: "", author: "" },
+        this.keyring,
+      );
       return record(tx, checked);
     });
   }
@@ -637,14 +683,21 @@ export class SnapshotStore {
         const spec = await specOfVersion(tx, input.version);
         await replaceDraft(tx, spec);
         const objects = sourceObjects(spec);
-        return writeSnapshot(tx, { spec: specFromSources(objects), objects }, latest, undefined, {
-          author: input.author,
-          message: input.message || `Roll back to version ${input.version}`,
-          baseVersion: input.baseVersion,
-          rolledBackFrom: input.version,
-          authorize: input.authorize,
-          audit: input.audit,
-        });
+        return writeSnapshot(
+          tx,
+          { spec: specFromSources(objects), objects },
+          latest,
+          undefined,
+          {
+            author: input.author,
+            message: input.message || `Roll back to version ${input.version}`,
+            baseVersion: input.baseVersion,
+            rolledBackFrom: input.version,
+            authorize: input.authorize,
+            audit: input.audit,
+          },
+          this.keyring,
+        );
       }),
     );
   }

@@ -14,6 +14,7 @@ const KINDS: readonly string[] = [
   "listener",
   "node group",
   "runtime layer",
+  "secret",
 ];
 
 /** Whether `label` names a configuration kind ("cluster", "listener", ...). */

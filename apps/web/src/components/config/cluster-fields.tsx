@@ -1,5 +1,6 @@
 "use client";
 
+import { SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
 import {
   CheckboxField,
@@ -19,6 +20,7 @@ import {
   newEndpoint,
   newLocality,
 } from "@/lib/cluster-form";
+import { SecretOptions } from "./secret-pages";
 
 const discoveryLabels: Record<(typeof discoveryTypes)[number], string> = {
   EDS: "EDS (endpoints pushed by Switchyard)",
@@ -86,8 +88,10 @@ export function ClusterFields({ editing }: { editing: boolean }) {
             name="tlsSecretName"
             label="TLS secret"
             mono
-            hint="SDS secret for upstream TLS; empty for plaintext."
+            list="validation-context-secrets"
+            hint="A validation context on the Secrets page (upstream TLS over SDS); empty for plaintext."
           />
+          <SecretOptions id="validation-context-secrets" type={SecretType.VALIDATION_CONTEXT} />
           {discovery === "EDS" && (
             <TextField<F>
               name="edsServiceName"

@@ -7,6 +7,7 @@ import type {
   NodeGroup,
   RouteConfiguration,
   RuntimeLayer,
+  Secret,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
 import { useMemo } from "react";
@@ -51,6 +52,14 @@ import {
   runtimeLayerFormSchema,
   runtimeLayerOfForm,
 } from "@/lib/runtime-layer-form";
+import {
+  emptySecretForm,
+  type SecretForm,
+  secretFieldMap,
+  secretFormOf,
+  secretFormSchema,
+  secretOfForm,
+} from "@/lib/secret-form";
 import type { EditorKind } from "./config-editor";
 import { useConfigClient } from "./use-config-client";
 
@@ -71,6 +80,7 @@ export const routeConfigHref = (name: string): Route => `/routes/${segment(name)
 export const listenerHref = (name: string): Route => `/listeners/${segment(name)}` as Route;
 export const nodeGroupHref = (name: string): Route => `/node-groups/${segment(name)}` as Route;
 export const runtimeLayerHref = (name: string): Route => `/runtime/${segment(name)}` as Route;
+export const secretHref = (name: string): Route => `/secrets/${segment(name)}` as Route;
 
 export function useClusterKind(): EditorKind<Cluster, ClusterForm> {
   const client = useConfigClient();
@@ -178,6 +188,28 @@ export function useRuntimeLayerKind(): EditorKind<RuntimeLayer, RuntimeLayerForm
       update: (m) => client.updateRuntimeLayer(m),
       remove: (name) => client.deleteRuntimeLayer({ name }),
       current: (name) => orMissing(client.getRuntimeLayer({ name })),
+    }),
+    [client],
+  );
+}
+
+export function useSecretKind(): EditorKind<Secret, SecretForm> {
+  const client = useConfigClient();
+  return useMemo(
+    () => ({
+      label: "secret",
+      listHref: "/secrets" as Route,
+      listLabel: "Secrets",
+      hrefOf: secretHref,
+      schema: secretFormSchema,
+      empty: emptySecretForm,
+      fieldMap: secretFieldMap,
+      formOf: secretFormOf,
+      messageOf: (form) => secretOfForm(form),
+      create: (m) => client.createSecret(m),
+      update: (m) => client.updateSecret(m),
+      remove: (name) => client.deleteSecret({ name }),
+      current: (name) => orMissing(client.getSecret({ name })),
     }),
     [client],
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import Link from "next/link";
 import { useId } from "react";
 import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
@@ -14,6 +15,7 @@ import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button } from "@/components/ui/button";
 import { type ListenerForm, newFilterChain } from "@/lib/listener-form";
 import { routeConfigHref } from "./kinds";
+import { SecretOptions } from "./secret-pages";
 
 type F = ListenerForm;
 
@@ -37,6 +39,7 @@ export function ListenerFields({
           <option key={n} value={n} />
         ))}
       </datalist>
+      <SecretOptions id="tls-certificate-secrets" type={SecretType.TLS_CERTIFICATE} />
       <FormSection
         title="General"
         description="A gRPC api listener is what proxyless gRPC clients ask for by name (xds:///NAME); a socket listener is an address and port Envoy binds."
@@ -183,7 +186,8 @@ function FilterChain({
             name={`${base}.tlsSecretName`}
             label="TLS secret"
             mono
-            hint="SDS secret; empty for plaintext."
+            list="tls-certificate-secrets"
+            hint="A TLS certificate on the Secrets page, served over SDS; empty for plaintext."
           />
         </FieldGrid>
       )}

@@ -1,6 +1,7 @@
 import {
   type IconComponent,
   type IconProps,
+  KeyIcon,
   LayersIcon,
   RadioIcon,
   RouteIcon,
@@ -16,6 +17,7 @@ const icons: Record<string, IconComponent> = {
   "route-configurations": RouteIcon,
   "node-groups": LayersIcon,
   "runtime-layers": SlidersIcon,
+  secrets: KeyIcon,
 };
 
 export function KindIcon({ kind, ...props }: IconProps & { kind: KindInfo }) {

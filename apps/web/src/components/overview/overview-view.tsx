@@ -292,6 +292,7 @@ const kindPages: Readonly<Record<string, Route>> = {
   "route-configurations": "/routes",
   "node-groups": "/node-groups",
   "runtime-layers": "/runtime",
+  secrets: "/secrets",
 };
 
 function StoredConfiguration() {

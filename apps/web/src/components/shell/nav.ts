@@ -59,6 +59,7 @@ export const navSections: readonly NavSection[] = [
       { href: "/listeners", label: "Listeners", icon: RadioIcon },
       { href: "/node-groups", label: "Node groups", icon: LayersIcon },
       { href: "/runtime", label: "Runtime", icon: SlidersIcon },
+      { href: "/secrets", label: "Secrets", icon: KeyIcon },
       { href: "/topology", label: "Topology", icon: NetworkIcon },
       { href: "/import", label: "Import / export", icon: UploadIcon },
     ],

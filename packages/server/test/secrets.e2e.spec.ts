@@ -1,0 +1,467 @@
+/**
+ * Secrets (SDS) end to end: written through ConfigService (private keys checked, sealed, never
+ * shown back), stored encrypted in PostgreSQL (draft rows and published snapshots), published and
+ * streamed over SDS to xDS clients that subscribe by name, rotated without touching listeners,
+ * and protected from deletion while a listener or cluster names them. Certificates are made at
+ * test time (@switchyard/testing).
+ */
+import { createPrivateKey, randomBytes } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { registry } from "@switchyard/proto";
+import type { Secret as EnvoySecret } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
+import {
+  ChangeType,
+  ClusterSchema,
+  DiscoveryType,
+  ListenerSchema,
+  ResourceKind,
+  RouteActionKind,
+  RouteConfigurationSchema,
+  RouteMatchKind,
+  type Secret,
+  SecretSchema,
+  SecretType,
+  ValidationErrorsSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import { TypeUrl } from "@switchyard/snapshot";
+import { createTestCa } from "@switchyard/testing";
+import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switchyard/xds/testing";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Switchyard, startSwitchyard } from "../src/app.js";
+import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
+import { type Harness, startHarness } from "./harness.js";
+
+const SDS = TypeUrl.Secret;
+const ca = createTestCa("secrets e2e CA");
+const first = ca.issueServer({ commonName: "edge.example", dns: ["edge.example"] });
+const second = ca.issueServer({ commonName: "edge.example", dns: ["edge.example", "www.example"] });
+const stranger = ca.issueServer({ commonName: "stranger.example" });
+const keyA = new Uint8Array(randomBytes(32));
+
+/** The base64 body of a PEM key: what would betray a stored key in any form. */
+const keyBody = (pem: string) =>
+  pem
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("-----"))
+    .slice(0, 2)
+    .join("");
+
+function tls(name: string, pair: { cert: string; key?: string }, passphrase = ""): Secret {
+  return create(SecretSchema, {
+    name,
+    type: SecretType.TLS_CERTIFICATE,
+    certificateChain: pair.cert,
+    privateKey: pair.key ?? "",
+    privateKeyPassphrase: passphrase,
+  });
+}
+
+/** Everything a response holds, as text (BigInts included). */
+function shownText(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v));
+}
+
+async function refusal(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("expected the call to be refused");
+}
+
+function envoySecret(entry: unknown): EnvoySecret {
+  return anyUnpack(entry as never, registry) as EnvoySecret;
+}
+
+function pemOf(secret: EnvoySecret): { cert: string | undefined; key: string | undefined } {
+  if (secret.type.case !== "tlsCertificate") throw new Error(`not TLS: ${secret.type.case}`);
+  const inline = (s: typeof secret.type.value.privateKey) =>
+    s?.specifier.case === "inlineString" ? s.specifier.value : undefined;
+  return {
+    cert: inline(secret.type.value.certificateChain),
+    key: inline(secret.type.value.privateKey),
+  };
+}
+
+describe("secrets through the API, publish and SDS", () => {
+  let harness: Harness;
+  let xds: TestClient;
+
+  beforeAll(async () => {
+    harness = await startHarness({ app: { secretsKey: { t: "key", key: keyA, source: "env" } } });
+    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+  });
+
+  afterAll(async () => {
+    xds?.close();
+    await harness?.stop();
+  });
+
+  it("creates a TLS certificate and shows its subject, SANs, expiry and fingerprints, never its key", async () => {
+    const api = harness.api();
+    const created = await api.createSecret(tls("edge-cert", first));
+    expect(created.privateKey).toBe("");
+    expect(created.privateKeySet).toBe(true);
+    expect(created.publicKeySha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(created.certificates.map((c) => [c.subject, c.subjectAltNames])).toEqual([
+      ["CN=edge.example", ["DNS:edge.example"]],
+    ]);
+    expect(created.certificates[0]?.fingerprintSha256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    const shown = shownText([
+      await api.getSecret({ name: "edge-cert" }),
+      await api.listSecrets({}),
+      await api.getEnvoyResource({ kind: ResourceKind.SECRET, name: "edge-cert" }),
+      await api.listResources({ kind: ResourceKind.SECRET }),
+    ]);
+    expect(shown).not.toContain("PRIVATE KEY");
+    expect(shown).not.toContain(keyBody(first.key));
+    expect(shown).not.toContain("sy1.");
+  });
+
+  it("stores the private key encrypted: the row holds no PEM key bytes, only a sealed text naming the key id", async () => {
+    const rows = await harness.app.prisma.$queryRawUnsafe<{ row: string }[]>(
+      `SELECT row_to_json(s)::text AS row FROM "Secret" s WHERE name = 'edge-cert'`,
+    );
+    const row = rows[0]?.row ?? "";
+    expect(row).toContain("sy1.");
+    expect(row).not.toContain("PRIVATE KEY");
+    expect(row).not.toContain(keyBody(first.key));
+  });
+
+  it("refuses a private key of another certificate at the field, echoing no key", async () => {
+    const error = await refusal(
+      harness.api().createSecret(tls("mismatch", { cert: first.cert, key: stranger.key })),
+    );
+    expect(error.code).toBe(Code.InvalidArgument);
+    const [details] = error.findDetails(ValidationErrorsSchema);
+    expect(details?.issues.map((i) => i.path)).toEqual(['secrets["mismatch"].privateKey']);
+    expect(error.message).toContain("does not match the certificate");
+    expect(error.message).not.toContain("PRIVATE KEY");
+  });
+
+  it("refuses a certificate chain that does not parse, or holds a private key, at the field", async () => {
+    const api = harness.api();
+    const bad = await refusal(
+      api.createSecret(tls("bad", { cert: "not a certificate", key: first.key })),
+    );
+    expect(bad.code).toBe(Code.InvalidArgument);
+    expect(bad.findDetails(ValidationErrorsSchema)[0]?.issues.map((i) => i.path)).toEqual([
+      'secrets["bad"].certificateChain',
+    ]);
+    const pasted = await refusal(
+      api.createSecret(tls("pasted", { cert: `${first.cert}${first.key}`, key: first.key })),
+    );
+    expect(pasted.message).toContain("holds a private key");
+    expect(pasted.message).not.toContain(keyBody(first.key));
+  });
+
+  it("takes an encrypted private key with its passphrase, and refuses it without", async () => {
+    const encrypted = createPrivateKey(stranger.key)
+      .export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "s3cret" })
+      .toString();
+    const api = harness.api();
+    const without = await refusal(
+      api.createSecret(tls("locked", { cert: stranger.cert, key: encrypted })),
+    );
+    expect(without.message).toContain("is encrypted: give its passphrase");
+    const saved = await api.createSecret(
+      tls("locked", { cert: stranger.cert, key: encrypted }, "s3cret"),
+    );
+    expect(saved.privateKeySet).toBe(true);
+    await api.deleteSecret({ name: "locked" });
+  });
+
+  it("publishes a listener presenting the secret; SotW and Delta ADS clients get it by name; the published snapshot holds it encrypted", async () => {
+    const api = harness.api();
+    await api.createCluster(
+      create(ClusterSchema, {
+        name: "backend",
+        discoveryType: DiscoveryType.EDS,
+        connectTimeoutMs: 1000,
+        localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
+      }),
+    );
+    await api.createRouteConfiguration(
+      create(RouteConfigurationSchema, {
+        name: "routes",
+        virtualHosts: [
+          {
+            name: "all",
+            domains: ["*"],
+            routes: [
+              {
+                matchKind: RouteMatchKind.PREFIX,
+                matchValue: "/",
+                actionKind: RouteActionKind.CLUSTER,
+                cluster: "backend",
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    await api.createListener(
+      create(ListenerSchema, {
+        name: "edge",
+        address: "0.0.0.0",
+        port: 8443,
+        filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
+      }),
+    );
+    const diff = await api.diff({});
+    const secretChange = diff.changes.find((c) => c.kind === ResourceKind.SECRET);
+    expect(secretChange?.change).toBe(ChangeType.ADDED);
+    expect(secretChange?.after).toContain(SDS);
+    expect(shownText(diff)).not.toContain("PRIVATE KEY");
+    await api.publish({ message: "tls edge", draftRevision: diff.draftRevision });
+
+    const sotw = xds.open("ads", { node: { id: "sds-sotw", cluster: "edge" } });
+    sotw.request(SDS, ["edge-cert"]);
+    const got = await sotw.next(5000);
+    expect(namesOf(got)).toEqual(["edge-cert"]);
+    expect(pemOf(envoySecret(got.resources[0]))).toEqual({ cert: first.cert, key: first.key });
+    sotw.ack(got, ["edge-cert"]);
+    sotw.close();
+
+    const delta = xds.openDelta("ads", { node: { id: "sds-delta", cluster: "edge" } });
+    delta.request(SDS, ["edge-cert"]);
+    const deltaGot = await delta.next(5000);
+    expect(deltaNamesOf(deltaGot)).toEqual(["edge-cert"]);
+    expect(pemOf(envoySecret(deltaGot.resources[0]?.resource)).key).toBe(first.key);
+    delta.ack(deltaGot);
+    delta.close();
+
+    const blobs = await harness.app.prisma.$queryRawUnsafe<{ body: string }[]>(
+      `SELECT encode(body, 'escape') AS body FROM "SnapshotBlob"`,
+    );
+    const all = blobs.map((b) => b.body).join("\n");
+    expect(all).toContain("edge-cert");
+    expect(all).not.toContain("PRIVATE KEY");
+    expect(all).not.toContain(keyBody(first.key));
+  });
+
+  it("a rotation reaches the node as a new Secret only: its listeners and clusters are not resent", async () => {
+    const api = harness.api();
+    const sotw = xds.open("ads", { node: { id: "sds-rotation", cluster: "edge" } });
+    sotw.request(TypeUrl.Cluster, []);
+    sotw.ack(await sotw.next(5000), []);
+    sotw.request(TypeUrl.Listener, []);
+    sotw.ack(await sotw.next(5000), []);
+    sotw.request(SDS, ["edge-cert"]);
+    const before = await sotw.next(5000);
+    sotw.ack(before, ["edge-cert"]);
+
+    const stored = await api.getSecret({ name: "edge-cert" });
+    const rotated = await api.updateSecret({
+      ...tls("edge-cert", second),
+      updateTime: stored.updateTime,
+    });
+    expect(rotated.certificates[0]?.subjectAltNames).toEqual([
+      "DNS:edge.example",
+      "DNS:www.example",
+    ]);
+    expect(rotated.publicKeySha256).not.toBe(stored.publicKeySha256);
+    const diff = await api.diff({});
+    expect(diff.changes.map((c) => [c.kind, c.name, c.change])).toEqual([
+      [ResourceKind.SECRET, "edge-cert", ChangeType.MODIFIED],
+    ]);
+    await api.publish({ message: "rotate edge-cert" });
+
+    const update = await sotw.next(5000);
+    expect(update.typeUrl).toBe(SDS);
+    expect(pemOf(envoySecret(update.resources[0]))).toEqual({ cert: second.cert, key: second.key });
+    sotw.ack(update, ["edge-cert"]);
+    await sotw.expectNoResponse(500);
+    sotw.close();
+  });
+
+  it("keeps the stored key on an update without one only when the certificate is still for it", async () => {
+    const api = harness.api();
+    const kept = await api.updateSecret(tls("edge-cert", { cert: second.cert }));
+    expect(kept.privateKeySet).toBe(true);
+    const error = await refusal(api.updateSecret(tls("edge-cert", { cert: stranger.cert })));
+    expect(error.code).toBe(Code.InvalidArgument);
+    expect(error.message).toContain("is for another key than the stored one");
+  });
+
+  it("refuses to delete a secret a listener presents, naming the listener", async () => {
+    const error = await refusal(harness.api().deleteSecret({ name: "edge-cert" }));
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(error.message).toContain("listener/edge");
+    expect((await harness.api().getSecret({ name: "edge-cert" })).usedBy).toEqual([
+      "listener/edge",
+    ]);
+  });
+
+  it("refuses to publish a listener naming a secret that does not exist", async () => {
+    const api = harness.api();
+    await api.createListener(
+      create(ListenerSchema, {
+        name: "dangling",
+        address: "0.0.0.0",
+        port: 9443,
+        filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "no-such-cert" }],
+      }),
+    );
+    const error = await refusal(api.publish({ message: "dangling" }));
+    expect(error.code).toBe(Code.InvalidArgument);
+    const issues = error.findDetails(ValidationErrorsSchema)[0]?.issues ?? [];
+    expect(issues.map((i) => [i.code, i.path])).toContainEqual([
+      "dangling-secret-reference",
+      'listeners["dangling"].filterChains[0].tlsSecretName',
+    ]);
+    await api.deleteListener({ name: "dangling" });
+  });
+
+  it("never shows a private key in the export or the audit log", async () => {
+    const { content } = await harness.api().export({});
+    expect(content).toContain("edge-cert");
+    expect(content).not.toContain("PRIVATE KEY");
+    const audit = await harness.app.prisma.$queryRawUnsafe<{ detail: string }[]>(
+      `SELECT detail::text AS detail FROM "AuditEvent" WHERE target LIKE 'secret/%'`,
+    );
+    expect(audit.length).toBeGreaterThan(2);
+    const text = audit.map((a) => a.detail).join("\n");
+    expect(text).toContain("sealed private key");
+    expect(text).not.toContain("PRIVATE KEY");
+    expect(text).not.toContain("sy1.");
+  });
+});
+
+describe("the secrets key", () => {
+  it("without a key: a TLS certificate is refused, naming SWITCHYARD_SECRETS_KEY; a validation context is taken", async () => {
+    const harness = await startHarness();
+    try {
+      const api = harness.api();
+      const error = await refusal(api.createSecret(tls("edge-cert", first)));
+      expect(error.code).toBe(Code.FailedPrecondition);
+      expect(error.message).toContain("SWITCHYARD_SECRETS_KEY");
+      expect(error.rawMessage).toBe(MISSING_SECRETS_KEY);
+      const saved = await api.createSecret(
+        create(SecretSchema, {
+          name: "upstream-ca",
+          type: SecretType.VALIDATION_CONTEXT,
+          trustedCa: ca.cert,
+          matchSubjectAltNames: ["backend.internal"],
+        }),
+      );
+      expect(saved.certificates[0]?.isCa).toBe(true);
+    } finally {
+      await harness.stop();
+    }
+  });
+
+  it("rotating the secrets key: started with the new key and the old one as previous, the server seals everything again and keeps serving; then the old key can go", async () => {
+    const keyB = new Uint8Array(randomBytes(32));
+    const harness = await startHarness({
+      app: { secretsKey: { t: "key", key: keyA, source: "env" } },
+    });
+    const start = (secretsKey: SecretsKey) =>
+      startSwitchyard({
+        httpPort: 0,
+        xdsPort: 0,
+        host: "127.0.0.1",
+        databaseUrl: harness.database.url,
+        dataDir: "unused-with-a-database-url",
+        webConsole: false,
+        logger: pino({ level: "silent" }),
+        secretsKey,
+      });
+    const sealedWith = async (app: Switchyard) => {
+      const rows = await app.prisma.$queryRawUnsafe<{ text: string }[]>(
+        `SELECT "privateKey" AS text FROM "Secret"
+         UNION ALL SELECT encode(body, 'escape') FROM "SnapshotBlob"`,
+      );
+      return new Set(
+        rows.flatMap((r) =>
+          [...(r.text ?? "").matchAll(/sy1\.([0-9a-f]{12})\./g)].map((m) => m[1]),
+        ),
+      );
+    };
+    try {
+      const api = harness.api();
+      await api.createSecret(tls("edge-cert", first));
+      await api.createRouteConfiguration(
+        create(RouteConfigurationSchema, { name: "routes", virtualHosts: [] }),
+      );
+      await api.createListener(
+        create(ListenerSchema, {
+          name: "edge",
+          address: "0.0.0.0",
+          port: 8443,
+          filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
+        }),
+      );
+      await api.publish({ message: "tls" });
+      const idA = createKeyring({ t: "key", key: keyA, source: "env" }).keyId;
+      const idB = createKeyring({ t: "key", key: keyB, source: "env" }).keyId;
+      expect(await sealedWith(harness.app)).toEqual(new Set([idA]));
+      await harness.app.stop();
+
+      const rotating = await start({ t: "key", key: keyB, source: "env", previous: [keyA] });
+      try {
+        expect(await sealedWith(rotating)).toEqual(new Set([idB]));
+        const xds = createTestClient(`http://127.0.0.1:${rotating.xdsPort}`);
+        const stream = xds.open("ads", { node: { id: "after-rotation", cluster: "edge" } });
+        stream.request(SDS, ["edge-cert"]);
+        const got = await stream.next(5000);
+        expect(pemOf(envoySecret(got.resources[0])).key).toBe(first.key);
+        stream.close();
+        xds.close();
+      } finally {
+        await rotating.stop();
+      }
+
+      // The old key is no longer needed: the new one alone starts and serves.
+      const rotated = await start({ t: "key", key: keyB, source: "env" });
+      await rotated.stop();
+    } finally {
+      await harness.database.drop();
+    }
+  });
+
+  it("a server started with another key than the one that sealed the published secrets refuses to start, saying so", async () => {
+    const harness = await startHarness({
+      app: { secretsKey: { t: "key", key: keyA, source: "env" } },
+    });
+    try {
+      const api = harness.api();
+      await api.createSecret(tls("edge-cert", first));
+      await api.createListener(
+        create(ListenerSchema, {
+          name: "edge",
+          address: "0.0.0.0",
+          port: 8443,
+          filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
+        }),
+      );
+      await api.createRouteConfiguration(
+        create(RouteConfigurationSchema, {
+          name: "routes",
+          virtualHosts: [{ name: "all", domains: ["*"], routes: [] }],
+        }),
+      );
+      await api.publish({ message: "tls" });
+      await harness.app.stop();
+      const restarted = startSwitchyard({
+        httpPort: 0,
+        xdsPort: 0,
+        host: "127.0.0.1",
+        databaseUrl: harness.database.url,
+        dataDir: "unused-with-a-database-url",
+        webConsole: false,
+        logger: pino({ level: "silent" }),
+        secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" },
+      });
+      await expect(restarted).rejects.toThrow(
+        /cannot open a published secret: sealed with secrets key [0-9a-f]{12}, but the configured secrets key is [0-9a-f]{12}/,
+      );
+    } finally {
+      await harness.database.drop();
+    }
+  });
+});
