@@ -77,6 +77,8 @@ export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
   for (const typeUrl of TYPE_ORDER) {
     for (const resource of snapshot.resources(typeUrl).values()) {
       if (typeUrl === TypeUrl.RouteConfiguration && skipRoutes.has(resource.name)) continue;
+      // On-demand virtual hosts exist only over Delta xDS; the route configuration says `vhds`.
+      if (typeUrl === TypeUrl.VirtualHost) continue;
       if (typeUrl === TypeUrl.ClusterLoadAssignment && !keepAssignments.has(resource.name))
         continue;
       out.push(decode(typeUrl, resource.body));

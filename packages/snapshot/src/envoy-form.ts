@@ -1,6 +1,6 @@
 import { fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
-import { resourceSchema } from "./envoy-import.js";
+import { type EnvoyResource, resourceSchema } from "./envoy-import.js";
 import {
   clusterJson,
   clusterLoadAssignmentJson,
@@ -16,7 +16,7 @@ import type { SourceKind } from "./sources.js";
  * Canonical proto3 JSON (fields in proto order, defaults omitted), as Envoy itself prints config;
  * the built JSON as is when it does not decode (validation reports why).
  */
-function typed(typeUrl: TypeUrl, json: JsonObject): JsonObject {
+function typed(typeUrl: EnvoyResource["typeUrl"], json: JsonObject): JsonObject {
   const schema = resourceSchema(typeUrl);
   try {
     const canonical = toJson(schema, fromJson(schema, json as JsonValue, { registry }), {

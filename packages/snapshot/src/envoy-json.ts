@@ -19,6 +19,7 @@ import type {
   RuntimeLayerSpec,
   VirtualHostSpec,
 } from "./model.js";
+import { vhdsResourceName } from "./vhds.js";
 
 const TYPE_PREFIX = "type.googleapis.com/";
 export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
@@ -252,12 +253,39 @@ function virtualHostJson(virtualHost: VirtualHostSpec): JsonObject {
   };
 }
 
-/** envoy.config.route.v3.RouteConfiguration */
+/**
+ * envoy.config.route.v3.RouteConfiguration. With on-demand virtual hosts (VHDS) the virtual hosts
+ * are not inline: `vhds` tells the proxy to request them over ADS, which must then be Delta
+ * (Envoy refuses VHDS over a SotW ADS stream: "vhds: ADS must use DELTA_GRPC api_type").
+ */
 export function routeConfigurationJson(routeConfiguration: RouteConfigurationSpec): JsonObject {
+  if (routeConfiguration.vhds) {
+    return {
+      ...routeConfiguration.extra,
+      name: routeConfiguration.name,
+      vhds: { configSource: ADS_CONFIG_SOURCE },
+    };
+  }
   return {
     ...routeConfiguration.extra,
     name: routeConfiguration.name,
     virtualHosts: routeConfiguration.virtualHosts.map(virtualHostJson),
+  };
+}
+
+/**
+ * envoy.config.route.v3.VirtualHost as VHDS sends it: named by its resource name
+ * `<route configuration>/<virtual host>` (vhds.ts), since Envoy keys the virtual hosts it got over
+ * VHDS by their `name` and drops them by the names in `removed_resources`, and a VHDS name cannot
+ * clash with a virtual host named in the route configuration itself.
+ */
+export function vhdsVirtualHostJson(
+  routeConfiguration: RouteConfigurationSpec,
+  virtualHost: VirtualHostSpec,
+): JsonObject {
+  return {
+    ...virtualHostJson(virtualHost),
+    name: vhdsResourceName(routeConfiguration.name, virtualHost.name),
   };
 }
 

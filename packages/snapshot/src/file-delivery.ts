@@ -62,6 +62,11 @@ export function deliveryPath(typeUrl: TypeUrl, name: string, format: FileFormat)
       return `rds/${fileNameOf(name)}.${format}`;
     case TypeUrl.Runtime:
       return `rtds/${fileNameOf(name)}.${format}`;
+    case TypeUrl.VirtualHost:
+      // VHDS is Delta xDS only (shared/spec/xds-protocol.en.txt, "SotW: N/A"): no file form.
+      throw new Error(
+        `on-demand virtual host "${name}" has no file: VHDS is served over Delta xDS only`,
+      );
   }
 }
 

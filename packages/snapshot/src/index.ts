@@ -110,3 +110,9 @@ export {
 } from "./validate-issues.js";
 export { runtimeKeyProblem, runtimeValueProblem } from "./validate-runtime.js";
 export { MAX_NAME_LENGTH, nameProblem, quotedName } from "./validate-syntax.js";
+export {
+  type DomainCandidate,
+  selectVirtualHost,
+  splitVhdsName,
+  vhdsResourceName,
+} from "./vhds.js";

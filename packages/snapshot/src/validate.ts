@@ -41,6 +41,7 @@ import {
   checkRouteMatches,
   checkTimeouts,
 } from "./validate-structure.js";
+import { checkVhds } from "./validate-vhds.js";
 
 export interface ValidateOptions {
   /**
@@ -63,6 +64,7 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
   checkRouteMatches,
   checkRouteActions,
   checkRuntimeLayers,
+  checkVhds,
   checkRouteClusterReferences,
   checkListenerRouteReferences,
   checkNodeGroupReferences,
@@ -104,6 +106,7 @@ const TYPE_WORDS: Readonly<Record<string, readonly [string, string]>> = {
   [TypeUrl.ClusterLoadAssignment]: ["endpoints (cluster load assignments)", "clusters"],
   [TypeUrl.Listener]: ["listeners", "listeners"],
   [TypeUrl.RouteConfiguration]: ["route configurations", "routeConfigurations"],
+  [TypeUrl.VirtualHost]: ["on-demand virtual hosts", "routeConfigurations"],
   [TypeUrl.Runtime]: ["runtime layers", "runtimeLayers"],
 };
 

@@ -4,13 +4,18 @@ import {
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { compile, TypeUrl } from "@switchyard/snapshot";
-import { largeConfigSpec, runtimeLayerSpec } from "@switchyard/snapshot/fixtures";
+import { largeConfigSpec, runtimeLayerSpec, vhdsSpec } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
 import { toDeltaDiscoveryResponse } from "./delta-transport.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
 
+const large = largeConfigSpec(20, 40);
+const onDemand = vhdsSpec();
 const snapshot = compile({
-  ...largeConfigSpec(20, 40),
+  ...large,
+  clusters: [...large.clusters, ...onDemand.clusters],
+  routeConfigurations: [...large.routeConfigurations, ...onDemand.routeConfigurations],
+  listeners: [...large.listeners, ...onDemand.listeners],
   runtimeLayers: [runtimeLayerSpec("flags", { "feature.on": true, "fault.percent": 10 })],
 }).groups[0]?.snapshot;
 if (snapshot === undefined) throw new Error("no snapshot");

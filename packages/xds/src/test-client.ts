@@ -23,7 +23,10 @@ import {
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
-import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import {
+  RouteDiscoveryService,
+  VirtualHostDiscoveryService,
+} from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { type ConfigSpec, compile, TypeUrl } from "@switchyard/snapshot";
 import type { AuthRefusal, XdsCallbacks } from "./callbacks.js";
@@ -377,6 +380,8 @@ function startCall(
       return createClient(RouteDiscoveryService, transport).streamRoutes(requests);
     case TypeUrl.Runtime:
       return createClient(RuntimeDiscoveryService, transport).streamRuntime(requests);
+    case TypeUrl.VirtualHost:
+      throw new Error("VHDS has no SotW service (VirtualHostDiscoveryService is Delta only)");
   }
 }
 
@@ -398,6 +403,8 @@ function startDeltaCall(
       return createClient(RouteDiscoveryService, transport).deltaRoutes(requests);
     case TypeUrl.Runtime:
       return createClient(RuntimeDiscoveryService, transport).deltaRuntime(requests);
+    case TypeUrl.VirtualHost:
+      return createClient(VirtualHostDiscoveryService, transport).deltaVirtualHosts(requests);
   }
 }
 

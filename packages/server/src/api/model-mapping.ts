@@ -180,6 +180,8 @@ export function listenerMessageOf(spec: ListenerSpec, updatedAt?: Date): Listene
 export function routeConfigurationSpecOf(message: RouteConfiguration): RouteConfigurationSpec {
   return {
     name: message.name,
+    // Not in the API yet: on-demand virtual hosts stay off for stored route configurations.
+    vhds: false,
     extra: object(message.extra),
     virtualHosts: message.virtualHosts.map((virtualHost) => ({
       name: virtualHost.name,
