@@ -8,7 +8,10 @@ import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
-import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import {
+  RouteDiscoveryService,
+  VirtualHostDiscoveryService,
+} from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
@@ -140,6 +143,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaLds = deltaOnly(TypeUrl.Listener);
   const deltaRds = deltaOnly(TypeUrl.RouteConfiguration);
   const deltaRtds = deltaOnly(TypeUrl.Runtime);
+  const deltaVhds = deltaOnly(TypeUrl.VirtualHost);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
   return (router: ConnectRouter) => {
     router.service(AggregatedDiscoveryService, {
@@ -166,6 +170,10 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     router.service(RuntimeDiscoveryService, {
       streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
       deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
+    });
+    // VHDS is Delta only: the service has no SotW method (shared/spec/xds-protocol.en.txt).
+    router.service(VirtualHostDiscoveryService, {
+      deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
     });
   };
 }
