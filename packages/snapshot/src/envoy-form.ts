@@ -5,7 +5,7 @@ import {
   clusterJson,
   clusterLoadAssignmentJson,
   listenerJson,
-  routeConfigurationJson,
+  routeConfigurationFormJson,
   runtimeJson,
 } from "./envoy-json.js";
 import type { ConfigSpec, JsonObject } from "./model.js";
@@ -62,7 +62,7 @@ export function envoyForm(
     case "routeConfiguration": {
       const routeConfiguration = spec.routeConfigurations.find((rc) => rc.name === name);
       return routeConfiguration
-        ? [typed(TypeUrl.RouteConfiguration, routeConfigurationJson(routeConfiguration))]
+        ? [typed(TypeUrl.RouteConfiguration, routeConfigurationFormJson(routeConfiguration))]
         : undefined;
     }
     case "nodeGroup": {

@@ -274,6 +274,19 @@ export function routeConfigurationJson(routeConfiguration: RouteConfigurationSpe
 }
 
 /**
+ * A route configuration as `get -o yaml`, export and the console show it and `apply` reads it:
+ * with on-demand virtual hosts, `vhds` and the virtual hosts it serves on demand (Envoy accepts
+ * both in one RouteConfiguration; import reads `vhds` as "serve these on demand").
+ */
+export function routeConfigurationFormJson(routeConfiguration: RouteConfigurationSpec): JsonObject {
+  if (!routeConfiguration.vhds) return routeConfigurationJson(routeConfiguration);
+  return {
+    ...routeConfigurationJson(routeConfiguration),
+    virtualHosts: routeConfiguration.virtualHosts.map(virtualHostJson),
+  };
+}
+
+/**
  * envoy.config.route.v3.VirtualHost as VHDS sends it: named by its resource name
  * `<route configuration>/<virtual host>` (vhds.ts), since Envoy keys the virtual hosts it got over
  * VHDS by their `name` and drops them by the names in `removed_resources`, and a VHDS name cannot

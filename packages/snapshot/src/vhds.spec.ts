@@ -3,8 +3,12 @@ import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { describe, expect, it } from "vitest";
 import { compile } from "./compile.js";
+import { exportEnvoyConfig } from "./envoy-export.js";
+import { envoyForm } from "./envoy-form.js";
+import { importEnvoyConfig, parseEnvoyConfig } from "./envoy-import.js";
 import {
   clusterSpec,
+  configSpec,
   endpointSpec,
   filterChainSpec,
   nodeGroupSpec,
@@ -277,5 +281,45 @@ describe("validate: on-demand virtual hosts", () => {
 
   it("accepts the VHDS fixture", () => {
     expect(validate(vhdsSpec()).issues.filter((i) => i.severity === "error")).toEqual([]);
+  });
+});
+
+describe("the apply form: Envoy YAML with vhds and virtual_hosts", () => {
+  const yaml = `
+- "@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration
+  name: edge-routes
+  vhds: { config_source: { ads: {}, resource_api_version: V3 } }
+  virtual_hosts:
+    - name: shop
+      domains: [shop.example.com]
+      routes: [{ match: { prefix: / }, route: { cluster: shop } }]
+`;
+
+  function importedSpec(text: string): ConfigSpec {
+    const parsed = parseEnvoyConfig(text, { filename: "routes.yaml" });
+    if ("errors" in parsed) throw new Error(JSON.stringify(parsed.errors));
+    const result = importEnvoyConfig(parsed.resources);
+    expect(result.issues.filter((i) => i.severity === "error")).toEqual([]);
+    return configSpec(result.spec);
+  }
+
+  it("imports a route configuration with vhds as on-demand, its virtual hosts kept", () => {
+    const [rc] = importedSpec(yaml).routeConfigurations;
+    expect(rc?.vhds).toBe(true);
+    expect(rc?.extra).toEqual({});
+    expect(rc?.virtualHosts.map((vh) => [vh.name, vh.domains])).toEqual([
+      ["shop", ["shop.example.com"]],
+    ]);
+  });
+
+  it("shows (get -o yaml) and exports it with vhds and its virtual hosts, which import reads back the same", () => {
+    const spec = vhdsSpec();
+    const [form] = envoyForm(spec, "routeConfiguration", "edge-routes") ?? [];
+    expect(form?.vhds).toEqual({ configSource: { ads: {}, resourceApiVersion: "V3" } });
+    expect((form?.virtualHosts as unknown[]).length).toBe(4);
+    const exported = exportEnvoyConfig(spec, { format: "yaml" });
+    expect(exported).not.toContain("envoy.config.route.v3.VirtualHost\n");
+    const back = importedSpec(exported);
+    expect(back.routeConfigurations).toEqual(spec.routeConfigurations);
   });
 });

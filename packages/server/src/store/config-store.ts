@@ -120,8 +120,7 @@ export function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
 export function routeConfigurationSpecOfRow(rc: RouteConfigurationRow): RouteConfigurationSpec {
   return {
     name: rc.name,
-    // Not stored yet: on-demand virtual hosts stay off for stored route configurations.
-    vhds: false,
+    vhds: rc.vhds,
     extra: object(rc.extra),
     virtualHosts: rc.virtualHosts.map((vh) => ({
       name: vh.name,
