@@ -316,7 +316,7 @@ describe("the apply form: Envoy YAML with vhds and virtual_hosts", () => {
     const spec = vhdsSpec();
     const [form] = envoyForm(spec, "routeConfiguration", "edge-routes") ?? [];
     expect(form?.vhds).toEqual({ configSource: { ads: {}, resourceApiVersion: "V3" } });
-    expect((form?.virtualHosts as unknown[]).length).toBe(4);
+    expect(form?.virtualHosts).toHaveLength(4);
     const exported = exportEnvoyConfig(spec, { format: "yaml" });
     expect(exported).not.toContain("envoy.config.route.v3.VirtualHost\n");
     const back = importedSpec(exported);
