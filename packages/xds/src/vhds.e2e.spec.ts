@@ -30,8 +30,7 @@ function entries(response: DeltaDiscoveryResponse): [string, string[], boolean][
 
 function virtualHostOf(resource: Resource | undefined): VirtualHost {
   const body = resource?.resource && anyUnpack(resource.resource, registry);
-  if (body?.$typeName !== "envoy.config.route.v3.VirtualHost")
-    throw new Error("not a VirtualHost");
+  if (body?.$typeName !== "envoy.config.route.v3.VirtualHost") throw new Error("not a VirtualHost");
   return body as VirtualHost;
 }
 
