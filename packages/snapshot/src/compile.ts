@@ -229,8 +229,15 @@ function encodeAll(
     );
   }
   for (const listener of spec.listeners) {
-    // A listener with inline routes also depends on those route configurations: not memoized.
-    const standalone = listener.filterChains.every((chain) => chain.inlineRouteConfigName === null);
+    // A listener with inline routes also depends on those route configurations, and one loading
+    // a VHDS route configuration gets the on_demand filter (envoy-json.ts): not memoized. A memo
+    // entry is so only ever made without either, and stays right when a route configuration's
+    // vhds is turned off again.
+    const standalone = listener.filterChains.every(
+      (chain) =>
+        chain.inlineRouteConfigName === null &&
+        (chain.rdsRouteConfigName === null || !inlineRoutes(chain.rdsRouteConfigName)?.vhds),
+    );
     collect(
       memoized(memo, standalone ? listener : undefined, (resources, found) => {
         const path = `listeners[${JSON.stringify(listener.name)}]`;

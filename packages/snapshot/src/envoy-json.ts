@@ -310,12 +310,36 @@ function isRouterFilter(filter: JsonValue): boolean {
   );
 }
 
-/** The HTTP filters of a chain, with the router appended when the stored list lacks it. */
-function httpFiltersJson(chain: FilterChainSpec): readonly JsonValue[] {
-  if (chain.httpFilters.some(isRouterFilter)) return chain.httpFilters;
+export const ON_DEMAND_FILTER_NAME = "envoy.filters.http.on_demand";
+const ON_DEMAND_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.http.on_demand.v3.OnDemand`;
+
+/** The on_demand filter, recognised by its name or, whatever it is named, by its typed config. */
+function isOnDemandFilter(filter: JsonValue): boolean {
+  const object = objectOrEmpty(filter);
+  return (
+    object.name === ON_DEMAND_FILTER_NAME ||
+    objectOrEmpty(object.typedConfig)["@type"] === ON_DEMAND_TYPE
+  );
+}
+
+/**
+ * The HTTP filters of a chain, with the router appended when the stored list lacks it; and, when
+ * the chain loads a route configuration with on-demand virtual hosts (`onDemand`), Envoy's
+ * on_demand filter before the router unless the list has one: it is what makes Envoy request the
+ * virtual host of a Host it lacks ("On-demand VHDS Updates": "The filter should be placed before
+ * envoy.filters.http.router"); without it such a request gets a 404 and nothing is requested.
+ */
+function httpFiltersJson(chain: FilterChainSpec, onDemand: boolean): readonly JsonValue[] {
+  const router = { name: ROUTER_FILTER_NAME, typedConfig: { "@type": ROUTER_TYPE } };
+  const filters = chain.httpFilters.some(isRouterFilter)
+    ? chain.httpFilters
+    : [...chain.httpFilters, router];
+  if (!onDemand || filters.some(isOnDemandFilter)) return filters;
+  const at = filters.findIndex(isRouterFilter);
   return [
-    ...chain.httpFilters,
-    { name: ROUTER_FILTER_NAME, typedConfig: { "@type": ROUTER_TYPE } },
+    ...filters.slice(0, at),
+    { name: ON_DEMAND_FILTER_NAME, typedConfig: { "@type": ON_DEMAND_TYPE } },
+    ...filters.slice(at),
   ];
 }
 
@@ -343,7 +367,10 @@ export function httpConnectionManagerJson(
     ...chain.hcmExtra,
     statPrefix: chain.statPrefix,
     ...routeSpecifier,
-    httpFilters: httpFiltersJson(chain),
+    httpFilters: httpFiltersJson(
+      chain,
+      chain.rdsRouteConfigName !== null && inlineRoutes(chain.rdsRouteConfigName)?.vhds === true,
+    ),
     accessLog: chain.accessLog.length > 0 ? chain.accessLog : undefined,
   });
 }

@@ -1,8 +1,12 @@
 import { fromBinary } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { registry } from "@switchyard/proto";
+import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
 import { describe, expect, it } from "vitest";
-import { compile } from "./compile.js";
+import { type CompileMemo, compile } from "./compile.js";
 import { exportEnvoyConfig } from "./envoy-export.js";
 import { envoyForm } from "./envoy-form.js";
 import { importEnvoyConfig, parseEnvoyConfig } from "./envoy-import.js";
@@ -184,6 +188,66 @@ describe("compile: on-demand virtual hosts", () => {
       "edge-routes/shop",
       "edge-routes/wild",
     ]);
+  });
+});
+
+describe("compile: the on_demand filter of a listener loading a VHDS route configuration", () => {
+  function httpFilters(spec: ConfigSpec, memo?: CompileMemo): string[] {
+    const compiled = compile(spec, memo ? { memo } : {});
+    const body = compiled.groups[0]?.snapshot.get(TypeUrl.Listener, "edge")?.body;
+    const listener = fromBinary(ListenerSchema, body ?? new Uint8Array());
+    const any = listener.filterChains[0]?.filters[0]?.configType;
+    const hcm =
+      any?.case === "typedConfig" ? anyUnpack(any.value, HttpConnectionManagerSchema) : undefined;
+    return hcm?.httpFilters.map((f) => f.name) ?? [];
+  }
+  const vhdsOff = (spec: ConfigSpec): ConfigSpec => ({
+    ...spec,
+    routeConfigurations: spec.routeConfigurations.map((rc) => ({ ...rc, vhds: false })),
+  });
+
+  it("puts envoy.filters.http.on_demand before the router, so Envoy requests the virtual host of a host it lacks", () => {
+    expect(httpFilters(vhdsSpec())).toEqual([
+      "envoy.filters.http.on_demand",
+      "envoy.filters.http.router",
+    ]);
+    expect(
+      registry.getMessage("envoy.extensions.filters.http.on_demand.v3.OnDemand"),
+    ).toBeDefined();
+  });
+
+  it("adds no second one when the chain lists it, and none without VHDS", () => {
+    const spec = vhdsSpec();
+    const [edge] = spec.listeners;
+    if (!edge) throw new Error("no listener");
+    const listed = {
+      ...spec,
+      listeners: [
+        {
+          ...edge,
+          filterChains: [
+            filterChainSpec({
+              rdsRouteConfigName: "edge-routes",
+              httpFilters: [{ name: "envoy.filters.http.on_demand" }],
+            }),
+          ],
+        },
+      ],
+    };
+    expect(httpFilters(listed)).toEqual([
+      "envoy.filters.http.on_demand",
+      "envoy.filters.http.router",
+    ]);
+    expect(httpFilters(vhdsOff(spec))).toEqual(["envoy.filters.http.router"]);
+  });
+
+  it("follows the route configuration's vhds when the listener itself is unchanged (compile memo)", () => {
+    const memo: CompileMemo = new WeakMap();
+    const on = vhdsSpec();
+    const off = vhdsOff(on);
+    expect(httpFilters(off, memo)).toEqual(["envoy.filters.http.router"]);
+    expect(httpFilters(on, memo)).toHaveLength(2);
+    expect(httpFilters(off, memo)).toEqual(["envoy.filters.http.router"]);
   });
 });
 
