@@ -19,11 +19,15 @@ import {
   RouteConfigurationSchema,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { connectStatus } from "../src/cli/status-commands.js";
+import { bearer } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
+import { typeStatusOf, until } from "./shop.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "switchyard.js");
@@ -131,6 +135,22 @@ describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
       ["edge-routes/shop", ["edge-routes/cart.shop.example.com"], VHDS],
     ]);
     stream.ack(response);
+
+    // Node status: the node holds the virtual host it asked for, and is in sync for VHDS (it holds
+    // what it asked for, not every virtual host of its group). The CLI names the type VHDS.
+    const status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    const summary = await until(
+      async () => (await status.listNodes({})).nodes.find((n) => n.id === "vhds-e2e"),
+      (n) => typeStatusOf(n, VHDS) === NodeTypeStatus.SYNCED,
+      "the node never showed SYNCED for VHDS",
+    );
+    expect(summary?.connected).toBe(true);
+    const detail = await status.getNode({ id: "vhds-e2e" });
+    const held = detail.held.find((h) => h.typeUrl === VHDS);
+    expect(Object.keys(held?.resources ?? {})).toEqual(["edge-routes/shop"]);
+    const shown = await cli("node", "vhds-e2e");
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/VHDS \(1\)\n\s+edge-routes\/shop/);
 
     // Turned off: the virtual host goes (it is now inline in the route configuration).
     const api = harness.api();

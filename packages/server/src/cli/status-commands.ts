@@ -43,7 +43,10 @@ const TYPE_COLUMNS = [
 ] as const;
 
 /** Types named but not given a column of their own in the node list. */
-const OTHER_TYPES = [["RTDS", "type.googleapis.com/envoy.service.runtime.v3.Runtime"]] as const;
+const OTHER_TYPES = [
+  ["RTDS", "type.googleapis.com/envoy.service.runtime.v3.Runtime"],
+  ["VHDS", "type.googleapis.com/envoy.config.route.v3.VirtualHost"],
+] as const;
 
 /** "CDS" for a known type URL, else its message name ("Secret"). */
 function shortType(typeUrl: string): string {
