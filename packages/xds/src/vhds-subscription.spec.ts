@@ -140,4 +140,41 @@ describe("VhdsSubscription (no sockets)", () => {
       removed: ["edge-routes/api"],
     });
   });
+
+  it("answers a reconnecting client's hosts although it declares the virtual hosts it holds (initial_resource_versions name virtual hosts, not hosts)", () => {
+    const client = new Client(vhdsSpec());
+    const version = snapshotOf(vhdsSpec()).get(VHDS, "edge-routes/shop")?.version ?? "";
+    const [response] = client.session.onRequest({
+      typeUrl: VHDS,
+      subscribe: ["edge-routes", "edge-routes/shop.example.com"],
+      unsubscribe: [],
+      initialResourceVersions: { "edge-routes/shop": version },
+      responseNonce: "",
+    }).responses;
+    expect(content(response)).toEqual({
+      resources: [["edge-routes/shop", ["edge-routes/shop.example.com"]]],
+      unresolved: [],
+      removed: ["edge-routes"],
+    });
+  });
+
+  it("does not offer a NACKed virtual host again until a new snapshot", () => {
+    const client = new Client(vhdsSpec());
+    const [response] = client.subscribe(VHDS, ["edge-routes/shop.example.com"]);
+    if (!response) throw new Error("no response");
+    const after = client.session.onRequest({
+      typeUrl: VHDS,
+      subscribe: [],
+      unsubscribe: [],
+      initialResourceVersions: {},
+      responseNonce: response.nonce,
+      errorDetail: "rejected",
+    });
+    expect(after.verdict.t).toBe("nack");
+    expect(after.responses).toEqual([]);
+    const [again] = client.session.onSnapshot(snapshotOf(withExtra({})));
+    expect(content(again).resources).toEqual([
+      ["edge-routes/shop", ["edge-routes/shop.example.com"]],
+    ]);
+  });
 });
