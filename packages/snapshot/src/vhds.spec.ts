@@ -1,15 +1,17 @@
-import { fromBinary } from "@bufbuild/protobuf";
+import { fromBinary, fromJson } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
+import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { describe, expect, it } from "vitest";
 import { type CompileMemo, compile } from "./compile.js";
 import { exportEnvoyConfig } from "./envoy-export.js";
 import { envoyForm } from "./envoy-form.js";
 import { importEnvoyConfig, parseEnvoyConfig } from "./envoy-import.js";
+import { deliveryFiles } from "./file-delivery.js";
 import {
   clusterSpec,
   configSpec,
@@ -385,5 +387,29 @@ describe("the apply form: Envoy YAML with vhds and virtual_hosts", () => {
     expect(exported).not.toContain("envoy.config.route.v3.VirtualHost\n");
     const back = importedSpec(exported);
     expect(back.routeConfigurations).toEqual(spec.routeConfigurations);
+  });
+});
+
+describe("file delivery of a VHDS route configuration", () => {
+  it("writes it with its virtual hosts inline and no vhds: an Envoy reading files has no Delta ADS to ask", () => {
+    const files = deliveryFiles(defaultSnapshot(vhdsSpec()), {
+      root: "/etc/envoy/xds",
+      version: "3",
+      format: "json",
+    });
+    expect(files.map((f) => f.path)).not.toContainEqual(expect.stringContaining("VirtualHost"));
+    const file = files.find((f) => f.path === "rds/edge-routes.json");
+    const response = fromJson(DiscoveryResponseSchema, JSON.parse(file?.content ?? "{}"), {
+      registry,
+    });
+    const [any] = response.resources;
+    const rc = any && anyUnpack(any, RouteConfigurationSchema);
+    expect(rc?.vhds).toBeUndefined();
+    expect(rc?.virtualHosts.map((vh) => vh.name)).toEqual([
+      "edge-routes/api",
+      "edge-routes/fallback",
+      "edge-routes/shop",
+      "edge-routes/wild",
+    ]);
   });
 });
