@@ -14,6 +14,7 @@ import {
   ClusterSchema,
   DiscoveryType,
   ListenerSchema,
+  ResourceKind,
   RouteActionKind,
   type RouteConfiguration,
   RouteConfigurationSchema,
@@ -113,6 +114,10 @@ describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
     const read = await api.getRouteConfiguration({ name: "edge-routes" });
     expect(read.vhds).toBe(true);
     expect(read.virtualHosts.map((v) => v.name)).toEqual(["shop"]);
+    const { resources } = await api.listResources({ kind: ResourceKind.ROUTE_CONFIGURATION });
+    expect(resources.map((r) => [r.name, r.description])).toEqual([
+      ["edge-routes", "1 on-demand virtual host, 1 route"],
+    ]);
   });
 
   it('refuses a VHDS virtual host whose name holds "/" with InvalidArgument, at its name', async () => {
