@@ -345,6 +345,20 @@ describe("validate: on-demand virtual hosts", () => {
     ]);
   });
 
+  it("does not add a route configuration's on-demand virtual hosts up as one response against gRPC's 4 MB limit", () => {
+    const heavy = (name: string) =>
+      virtualHostSpec(name, [`${name}.example.com`], [routeSpec("shop")], {
+        extra: { metadata: { filterMetadata: { notes: { text: "x".repeat(1024 * 1024) } } } },
+      });
+    const spec = vhdsSpec(["a", "b", "c", "d", "e"].map(heavy));
+    expect(validate(spec).issues.map((i) => i.code)).not.toContain("response-too-large");
+    const inline = {
+      ...spec,
+      routeConfigurations: spec.routeConfigurations.map((rc) => ({ ...rc, vhds: false })),
+    };
+    expect(validate(inline).issues.map((i) => i.code)).toContain("response-too-large");
+  });
+
   it("accepts the VHDS fixture", () => {
     expect(validate(vhdsSpec()).issues.filter((i) => i.severity === "error")).toEqual([]);
   });
