@@ -114,5 +114,6 @@ export {
   type DomainCandidate,
   selectVirtualHost,
   splitVhdsName,
+  VirtualHostIndex,
   vhdsResourceName,
 } from "./vhds.js";

@@ -27,7 +27,7 @@ import type { ConfigSpec } from "./model.js";
 import { planUpdate } from "./plan.js";
 import { type ResourceSnapshot, TypeUrl } from "./resource-snapshot.js";
 import { validate } from "./validate.js";
-import { selectVirtualHost, splitVhdsName, vhdsResourceName } from "./vhds.js";
+import { selectVirtualHost, splitVhdsName, VirtualHostIndex, vhdsResourceName } from "./vhds.js";
 
 function defaultSnapshot(spec: ConfigSpec): ResourceSnapshot {
   const compiled = compile(spec);
@@ -109,6 +109,31 @@ describe("VHDS host matching (Envoy's virtual host selection)", () => {
 
   it("finds nothing when no domain matches and there is no *", () => {
     expect(pick("other.org", hosts.slice(0, 3))).toBeUndefined();
+  });
+
+  it("gives the same answers from an index built once (VirtualHostIndex), with or without *", () => {
+    const probes = [
+      "shop.example.com",
+      "SHOP.Example.COM",
+      "a.example.com",
+      "a.eu.example.com",
+      "billing-api.example.com",
+      "api.example.com",
+      "api.internal",
+      "api.v2.internal",
+      "api.",
+      "example.com",
+      ".example.com",
+      "x.example.com",
+      "shop.example.com:8080",
+      "other.org",
+      "",
+    ];
+    for (const candidates of [hosts, hosts.filter((h) => h.name !== "fallback")]) {
+      const index = new VirtualHostIndex(candidates);
+      for (const host of probes)
+        expect([host, index.select(host)?.name]).toEqual([host, pick(host, candidates)]);
+    }
   });
 });
 

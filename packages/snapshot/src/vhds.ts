@@ -73,3 +73,60 @@ export function selectVirtualHost<C extends DomainCandidate>(
   }
   return suffix?.candidate ?? prefix?.candidate ?? fallback;
 }
+
+/**
+ * `selectVirtualHost` for many lookups against the same candidates, as the xDS server resolves
+ * every host a proxy asks for: built once (per route configuration and snapshot), each lookup is a
+ * map read per wildcard length rather than a scan of every domain. Same result as
+ * `selectVirtualHost` (vhds.spec.ts checks them against each other), built the way Envoy indexes
+ * its own table (exact map, then suffix and prefix wildcards by length, longest first).
+ */
+export class VirtualHostIndex<C extends DomainCandidate> {
+  readonly #exact = new Map<string, C>();
+  /** Wildcard length → the wildcard's fixed part → candidate; lengths longest first. */
+  readonly #suffixes: [number, Map<string, C>][];
+  readonly #prefixes: [number, Map<string, C>][];
+  readonly #fallback: C | undefined;
+
+  constructor(candidates: readonly C[]) {
+    const suffixes = new Map<number, Map<string, C>>();
+    const prefixes = new Map<number, Map<string, C>>();
+    const add = (byLength: Map<number, Map<string, C>>, part: string, candidate: C) => {
+      const ofLength = byLength.get(part.length) ?? new Map<string, C>();
+      if (!ofLength.has(part)) ofLength.set(part, candidate);
+      byLength.set(part.length, ofLength);
+    };
+    let fallback: C | undefined;
+    for (const candidate of candidates) {
+      for (const raw of candidate.domains) {
+        const domain = raw.toLowerCase();
+        if (domain === "*") fallback ??= candidate;
+        else if (domain.startsWith("*")) add(suffixes, domain.slice(1), candidate);
+        else if (domain.endsWith("*")) add(prefixes, domain.slice(0, -1), candidate);
+        else if (!this.#exact.has(domain)) this.#exact.set(domain, candidate);
+      }
+    }
+    const longestFirst = (byLength: Map<number, Map<string, C>>) =>
+      [...byLength].sort(([a], [b]) => b - a);
+    this.#suffixes = longestFirst(suffixes);
+    this.#prefixes = longestFirst(prefixes);
+    this.#fallback = fallback;
+  }
+
+  select(host: string): C | undefined {
+    const wanted = host.toLowerCase();
+    const exact = this.#exact.get(wanted);
+    if (exact) return exact;
+    for (const [length, byPart] of this.#suffixes) {
+      if (length >= wanted.length) continue;
+      const found = byPart.get(wanted.slice(wanted.length - length));
+      if (found) return found;
+    }
+    for (const [length, byPart] of this.#prefixes) {
+      if (length >= wanted.length) continue;
+      const found = byPart.get(wanted.slice(0, length));
+      if (found) return found;
+    }
+    return this.#fallback;
+  }
+}

@@ -1,6 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
-import { selectVirtualHost, splitVhdsName, TypeUrl, type XdsResource } from "@switchyard/snapshot";
+import { splitVhdsName, TypeUrl, VirtualHostIndex, type XdsResource } from "@switchyard/snapshot";
 import { type DeltaResponsePlan, DeltaSubscription } from "./delta-subscription.js";
 import { versionOf } from "./subscription.js";
 
@@ -13,7 +13,7 @@ import { versionOf } from "./subscription.js";
  * (":authority") of a request no virtual host it holds serves, one name per host ("Requesting
  * Additional resources"). The server resolves each such alias against the domains of the route
  * configuration's virtual hosts, as Envoy would match the host (@switchyard/snapshot vhds.ts
- * `selectVirtualHost`), and answers with the virtual host under its own name,
+ * `VirtualHostIndex`), and answers with the virtual host under its own name,
  * `<route configuration>/<virtual host>`, with `aliases` holding every subscribed name it serves:
  * "The resource.aliases field contains all host/authority header values used to create the
  * on-demand request", which is how Envoy resumes the requests it paused (vhds.cc adds the name and
@@ -188,8 +188,7 @@ function resolveAliases(
   for (const alias of [...names].sort(byName)) {
     const parts = splitVhdsName(alias);
     if (!parts) continue;
-    const candidates = index.get(parts.routeConfiguration) ?? [];
-    const resolved = selectVirtualHost(parts.host, candidates)?.resource;
+    const resolved = index.get(parts.routeConfiguration)?.select(parts.host)?.resource;
     out.set(alias, {
       typeUrl: TypeUrl.VirtualHost,
       name: alias,
@@ -207,15 +206,20 @@ interface Candidate {
   readonly domains: readonly string[];
 }
 
-/** Route configuration → its virtual hosts with their domains; computed once per offered map. */
-const indexes = new WeakMap<ReadonlyMap<string, XdsResource>, Map<string, Candidate[]>>();
+/** Route configuration → its virtual hosts by domain; built once per offered map, shared. */
+const indexes = new WeakMap<
+  ReadonlyMap<string, XdsResource>,
+  Map<string, VirtualHostIndex<Candidate>>
+>();
 /** A virtual host's domains, decoded once per resource (shared by every stream). */
 const domainsOf = new WeakMap<XdsResource, readonly string[]>();
 
-function indexOf(offered: ReadonlyMap<string, XdsResource>): Map<string, Candidate[]> {
+function indexOf(
+  offered: ReadonlyMap<string, XdsResource>,
+): Map<string, VirtualHostIndex<Candidate>> {
   const known = indexes.get(offered);
   if (known) return known;
-  const index = new Map<string, Candidate[]>();
+  const byOwner = new Map<string, Candidate[]>();
   for (const resource of offered.values()) {
     const owner = splitVhdsName(resource.name)?.routeConfiguration;
     if (owner === undefined) continue;
@@ -224,8 +228,13 @@ function indexOf(offered: ReadonlyMap<string, XdsResource>): Map<string, Candida
       domains = fromBinary(VirtualHostSchema, resource.body).domains;
       domainsOf.set(resource, domains);
     }
-    index.set(owner, [...(index.get(owner) ?? []), { resource, domains }]);
+    const list = byOwner.get(owner) ?? [];
+    list.push({ resource, domains });
+    byOwner.set(owner, list);
   }
+  const index = new Map(
+    [...byOwner].map(([owner, candidates]) => [owner, new VirtualHostIndex(candidates)]),
+  );
   indexes.set(offered, index);
   return index;
 }
