@@ -88,7 +88,7 @@ export class DeltaSession {
       this.#scheduler.view(request.typeUrl) ??
       this.#scheduler.add(
         request.typeUrl === TypeUrl.VirtualHost
-          ? new VhdsSubscription()
+          ? new VhdsSubscription(this.#scheduler.target)
           : new DeltaSubscription(request.typeUrl),
       );
     const verdict = subscription.onRequest(request);
@@ -101,6 +101,8 @@ export class DeltaSession {
   /** Installs the node's new snapshot; returns the responses now due. */
   onSnapshot(snapshot: ResourceSnapshot): DeltaResponse[] {
     this.#scheduler.onSnapshot(snapshot);
+    const vhds = this.#scheduler.view(TypeUrl.VirtualHost);
+    if (vhds instanceof VhdsSubscription) vhds.useRouteConfigurations(snapshot);
     return this.#pump();
   }
 

@@ -177,4 +177,23 @@ describe("VhdsSubscription (no sockets)", () => {
       ["edge-routes/shop", ["edge-routes/shop.example.com"]],
     ]);
   });
+
+  it("matches hosts without their port for a route configuration with ignore_port_in_host_matching, as Envoy does", () => {
+    const hosts = [
+      "edge-routes/shop.example.com:8080",
+      "edge-routes/[::1]:8080",
+      "edge-routes/api.internal:443",
+    ];
+    const ignoring = new Client(withExtra({ ignorePortInHostMatching: true }));
+    expect(content(ignoring.subscribe(VHDS, hosts)[0]).resources).toEqual([
+      ["edge-routes/api", ["edge-routes/api.internal:443"]],
+      ["edge-routes/fallback", ["edge-routes/[::1]:8080"]],
+      ["edge-routes/shop", ["edge-routes/shop.example.com:8080"]],
+    ]);
+    const keeping = new Client(vhdsSpec());
+    expect(content(keeping.subscribe(VHDS, hosts)[0]).resources).toEqual([
+      ["edge-routes/api", ["edge-routes/api.internal:443"]],
+      ["edge-routes/fallback", ["edge-routes/[::1]:8080", "edge-routes/shop.example.com:8080"]],
+    ]);
+  });
 });

@@ -1,6 +1,13 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
-import { splitVhdsName, TypeUrl, VirtualHostIndex, type XdsResource } from "@switchyard/snapshot";
+import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import {
+  type ResourceSnapshot,
+  splitVhdsName,
+  TypeUrl,
+  VirtualHostIndex,
+  type XdsResource,
+} from "@switchyard/snapshot";
 import { type DeltaResponsePlan, DeltaSubscription } from "./delta-subscription.js";
 import { versionOf } from "./subscription.js";
 
@@ -52,8 +59,21 @@ export class VhdsSubscription extends DeltaSubscription {
   /** Aliases reset by an RDS update, to be sent again by the next plan. */
   readonly #reset = new Set<string>();
 
-  constructor() {
+  /** Route configurations whose host matching ignores the port (`ignore_port_in_host_matching`). */
+  #ignoresPort: ReadonlySet<string> = new Set();
+
+  constructor(snapshot?: ResourceSnapshot) {
     super(TypeUrl.VirtualHost);
+    if (snapshot) this.useRouteConfigurations(snapshot);
+  }
+
+  /**
+   * Reads the route configurations of the snapshot the node converges to for how they match
+   * hosts: with `ignore_port_in_host_matching`, Envoy matches "shop.example.com:8080" as
+   * "shop.example.com", and so does the server for that route configuration's hosts.
+   */
+  useRouteConfigurations(snapshot: ResourceSnapshot): void {
+    this.#ignoresPort = portIgnoring(snapshot.resources(TypeUrl.RouteConfiguration));
   }
 
   /** What the client holds as virtual hosts: name → version (unresolved aliases left out). */
@@ -83,8 +103,8 @@ export class VhdsSubscription extends DeltaSubscription {
       this.core.forceResend(this.#reset);
       this.#reset.clear();
     }
-    const now = resolveAliases(this.core.names, available);
-    const later = resolveAliases(this.core.names, target);
+    const now = resolveAliases(this.core.names, available, this.#ignoresPort);
+    const later = resolveAliases(this.core.names, target, this.#ignoresPort);
     // An alias that resolves only in the target is on its way (a later plan step): neither
     // answered as unknown now nor reported missing.
     const basis = new Map<string, AliasResource>();
@@ -182,13 +202,15 @@ function virtualHostsHeld(aliases: ReadonlyMap<string, string>): ReadonlyMap<str
 function resolveAliases(
   names: ReadonlySet<string>,
   offered: ReadonlyMap<string, XdsResource>,
+  ignoresPort: ReadonlySet<string>,
 ): Map<string, AliasResource> {
   const index = indexOf(offered);
   const out = new Map<string, AliasResource>();
   for (const alias of [...names].sort(byName)) {
     const parts = splitVhdsName(alias);
     if (!parts) continue;
-    const resolved = index.get(parts.routeConfiguration)?.select(parts.host)?.resource;
+    const host = ignoresPort.has(parts.routeConfiguration) ? withoutPort(parts.host) : parts.host;
+    const resolved = index.get(parts.routeConfiguration)?.select(host)?.resource;
     out.set(alias, {
       typeUrl: TypeUrl.VirtualHost,
       name: alias,
@@ -237,6 +259,34 @@ function indexOf(
   );
   indexes.set(offered, index);
   return index;
+}
+
+/** Names of the route configurations with `ignore_port_in_host_matching`, decoded once per map. */
+const portIgnoringOf = new WeakMap<ReadonlyMap<string, XdsResource>, ReadonlySet<string>>();
+
+function portIgnoring(routeConfigurations: ReadonlyMap<string, XdsResource>): ReadonlySet<string> {
+  const known = portIgnoringOf.get(routeConfigurations);
+  if (known) return known;
+  const names = new Set<string>();
+  for (const resource of routeConfigurations.values()) {
+    const routeConfiguration = fromBinary(RouteConfigurationSchema, resource.body);
+    if (routeConfiguration.vhds && routeConfiguration.ignorePortInHostMatching)
+      names.add(resource.name);
+  }
+  portIgnoringOf.set(routeConfigurations, names);
+  return names;
+}
+
+/**
+ * The host without a trailing ":port", as Envoy strips it: "shop.example.com:8080" and
+ * "[::1]:8080" lose the port; an unbracketed IPv6 address ("::1") has none to lose.
+ */
+function withoutPort(host: string): string {
+  const colon = host.lastIndexOf(":");
+  if (colon === -1 || !/^\d+$/.test(host.slice(colon + 1))) return host;
+  const head = host.slice(0, colon);
+  if (head.startsWith("[")) return head.endsWith("]") ? head : host;
+  return head.includes(":") ? host : head;
 }
 
 function byName(a: string, b: string): number {
