@@ -53,6 +53,8 @@ const ENVOY_TARGETS = [
   "envoy/extensions/filters/http/health_check/v3/health_check.proto",
   "envoy/extensions/filters/http/grpc_web/v3/grpc_web.proto",
   "envoy/extensions/filters/http/rbac/v3/rbac.proto",
+  // On-demand virtual hosts (VHDS): the filter that makes Envoy request a host's virtual host.
+  "envoy/extensions/filters/http/on_demand/v3/on_demand.proto",
   "envoy/extensions/transport_sockets/tls/v3",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
   "envoy/extensions/access_loggers/file/v3/file.proto",

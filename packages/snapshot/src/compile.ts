@@ -8,6 +8,7 @@ import { registry } from "@switchyard/proto";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
+import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { SecretSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import { RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
@@ -19,6 +20,7 @@ import {
   routeConfigurationJson,
   runtimeJson,
   secretJson,
+  vhdsVirtualHostJson,
 } from "./envoy-json.js";
 import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
 import type {
@@ -27,6 +29,7 @@ import type {
   NodeGroupSpec,
   RouteConfigurationSpec,
   SecretSpec,
+  VirtualHostSpec,
 } from "./model.js";
 import {
   createResource,
@@ -35,6 +38,7 @@ import {
   type XdsResource,
 } from "./resource-snapshot.js";
 import type { SecretOpener } from "./secret-box.js";
+import { splitVhdsName, vhdsResourceName } from "./vhds.js";
 
 /** A problem found while compiling, located by a path a user can follow. */
 export interface ConfigIssue {
@@ -82,8 +86,12 @@ function encode(
 }
 
 function routeClusterNames(routeConfiguration: RouteConfigurationSpec): string[] {
+  return virtualHostClusterNames(routeConfiguration.virtualHosts);
+}
+
+function virtualHostClusterNames(virtualHosts: readonly VirtualHostSpec[]): string[] {
   const names = new Set<string>();
-  for (const virtualHost of routeConfiguration.virtualHosts) {
+  for (const virtualHost of virtualHosts) {
     for (const route of virtualHost.routes) {
       if (route.actionKind === "CLUSTER" && route.cluster) names.add(route.cluster);
       if (route.actionKind === "WEIGHTED_CLUSTERS") {
@@ -232,6 +240,8 @@ function encodeAll(
           found,
         );
         if (body) {
+          // A VHDS route configuration still names every cluster its virtual hosts route to:
+          // a node group that gets it gets those clusters, and they are checked for.
           resources.push(
             createResource(
               TypeUrl.RouteConfiguration,
@@ -241,12 +251,40 @@ function encodeAll(
             ),
           );
         }
+        if (!routeConfiguration.vhds) return;
+        // On-demand virtual hosts: one VirtualHost resource each, named
+        // `<route configuration>/<virtual host>` (vhds.ts). Their domains are in the body: the
+        // xDS server resolves a requested `<route configuration>/<host>` against them.
+        routeConfiguration.virtualHosts.forEach((virtualHost, index) => {
+          const vhost = encode(
+            VirtualHostSchema,
+            vhdsVirtualHostJson(routeConfiguration, virtualHost),
+            `${path}.virtualHosts[${index}]`,
+            found,
+          );
+          if (vhost)
+            resources.push(
+              createResource(
+                TypeUrl.VirtualHost,
+                vhdsResourceName(routeConfiguration.name, virtualHost.name),
+                vhost,
+                virtualHostClusterNames([virtualHost]),
+              ),
+            );
+        });
       }),
     );
   }
   for (const listener of spec.listeners) {
-    // A listener with inline routes also depends on those route configurations: not memoized.
-    const standalone = listener.filterChains.every((chain) => chain.inlineRouteConfigName === null);
+    // A listener with inline routes also depends on those route configurations, and one loading
+    // a VHDS route configuration gets the on_demand filter (envoy-json.ts): not memoized. A memo
+    // entry is so only ever made without either, and stays right when a route configuration's
+    // vhds is turned off again.
+    const standalone = listener.filterChains.every(
+      (chain) =>
+        chain.inlineRouteConfigName === null &&
+        (chain.rdsRouteConfigName === null || !inlineRoutes(chain.rdsRouteConfigName)?.vhds),
+    );
     collect(
       memoized(memo, standalone ? listener : undefined, (resources, found) => {
         const path = `listeners[${JSON.stringify(listener.name)}]`;
@@ -347,6 +385,13 @@ function groupSnapshot(
       const resource = all.get(`${typeUrl}\u0000${name}`);
       if (resource) selected.push(resource);
     }
+  }
+  // The on-demand virtual hosts of the group's route configurations (VHDS).
+  const routeConfigurations = new Set(dependents.get(TypeUrl.RouteConfiguration));
+  for (const resource of all.values()) {
+    if (resource.typeUrl !== TypeUrl.VirtualHost) continue;
+    const owner = splitVhdsName(resource.name)?.routeConfiguration;
+    if (owner !== undefined && routeConfigurations.has(owner)) selected.push(resource);
   }
   return new ResourceSnapshot(selected);
 }

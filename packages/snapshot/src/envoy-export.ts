@@ -9,14 +9,16 @@
  * exported (their private keys are never shown back). Two things are
  * left out, both listed with the import normalizations in envoy-import.ts: a route configuration
  * used only inline by listeners (it is inside them), and the assignment of an EDS cluster with no
- * endpoints and no assignment settings (it says nothing).
+ * endpoints and no assignment settings (it says nothing). On-demand virtual hosts (VHDS) are not
+ * resources of their own here: they are listed in their route configuration, next to its `vhds`.
  */
-import { fromBinary, toJson } from "@bufbuild/protobuf";
+import { fromBinary, fromJson, type JsonValue as ProtoJson, toJson } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
+import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { stringify } from "yaml";
 import { type ConfigIssue, compile } from "./compile.js";
 import { type EnvoyResource, resourceSchema } from "./envoy-import.js";
-import { edsResourceName } from "./envoy-json.js";
+import { edsResourceName, routeConfigurationFormJson } from "./envoy-json.js";
 import type { ConfigSpec, JsonObject } from "./model.js";
 import { TYPE_ORDER, TypeUrl } from "./resource-snapshot.js";
 
@@ -76,11 +78,29 @@ export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
   if (!snapshot) return [];
   const skipRoutes = inlineOnly(spec);
   const keepAssignments = assignmentsWithContent(spec);
+  const onDemand = new Map(
+    spec.routeConfigurations.filter((rc) => rc.vhds).map((rc) => [rc.name, rc]),
+  );
   const out: EnvoyResource[] = [];
   for (const typeUrl of TYPE_ORDER) {
     for (const resource of snapshot.resources(typeUrl).values()) {
       if (typeUrl === TypeUrl.Secret) continue;
       if (typeUrl === TypeUrl.RouteConfiguration && skipRoutes.has(resource.name)) continue;
+      // On-demand virtual hosts go inside their route configuration, with its `vhds`
+      // (routeConfigurationFormJson): what import reads back.
+      if (typeUrl === TypeUrl.VirtualHost) continue;
+      const vhds = typeUrl === TypeUrl.RouteConfiguration && onDemand.get(resource.name);
+      if (vhds) {
+        out.push({
+          typeUrl: TypeUrl.RouteConfiguration,
+          message: fromJson(
+            RouteConfigurationSchema,
+            routeConfigurationFormJson(vhds) as ProtoJson,
+            { registry },
+          ),
+        });
+        continue;
+      }
       if (typeUrl === TypeUrl.ClusterLoadAssignment && !keepAssignments.has(resource.name))
         continue;
       out.push(decode(typeUrl, resource.body));

@@ -1,11 +1,11 @@
 import { fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
-import { resourceSchema } from "./envoy-import.js";
+import { type EnvoyResource, resourceSchema } from "./envoy-import.js";
 import {
   clusterJson,
   clusterLoadAssignmentJson,
   listenerJson,
-  routeConfigurationJson,
+  routeConfigurationFormJson,
   runtimeJson,
   secretJson,
 } from "./envoy-json.js";
@@ -17,7 +17,7 @@ import type { SourceKind } from "./sources.js";
  * Canonical proto3 JSON (fields in proto order, defaults omitted), as Envoy itself prints config;
  * the built JSON as is when it does not decode (validation reports why).
  */
-function typed(typeUrl: Exclude<TypeUrl, typeof TypeUrl.Secret>, json: JsonObject): JsonObject {
+function typed(typeUrl: EnvoyResource["typeUrl"], json: JsonObject): JsonObject {
   const schema = resourceSchema(typeUrl);
   try {
     const canonical = toJson(schema, fromJson(schema, json as JsonValue, { registry }), {
@@ -63,7 +63,7 @@ export function envoyForm(
     case "routeConfiguration": {
       const routeConfiguration = spec.routeConfigurations.find((rc) => rc.name === name);
       return routeConfiguration
-        ? [typed(TypeUrl.RouteConfiguration, routeConfigurationJson(routeConfiguration))]
+        ? [typed(TypeUrl.RouteConfiguration, routeConfigurationFormJson(routeConfiguration))]
         : undefined;
     }
     case "nodeGroup": {

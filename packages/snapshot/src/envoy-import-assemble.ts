@@ -33,7 +33,7 @@ import {
   clusterLoadAssignmentJson,
   edsResourceName,
   listenerJson,
-  routeConfigurationJson,
+  routeConfigurationFormJson,
   runtimeJson,
 } from "./envoy-json.js";
 import type {
@@ -182,7 +182,7 @@ export function importRouteConfigurations(
     if (item.resource.typeUrl !== TypeUrl.RouteConfiguration) continue;
     const mapped = attempt(item, issues, () => routeConfigurationFrom(item.json, []));
     if (!mapped) continue;
-    const problem = verify(RouteConfigurationSchema, routeConfigurationJson(mapped), item.json);
+    const problem = verify(RouteConfigurationSchema, routeConfigurationFormJson(mapped), item.json);
     if (problem) issues.push(issueAt(item.resource, problem.at, "error", problem.message));
     else out.push({ object: mapped, item });
   }

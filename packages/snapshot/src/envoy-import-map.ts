@@ -487,9 +487,12 @@ export function routeConfigurationFrom(
   json: JsonObject,
   at: readonly Segment[],
 ): RouteConfigurationSpec {
-  const { name, virtualHosts, ...extra } = json;
+  // `vhds`: on-demand virtual hosts, always over ADS here (envoy-json.ts); its config source is
+  // not kept.
+  const { name, virtualHosts, vhds, ...extra } = json;
   return {
     name: asString(name),
+    vhds: vhds !== undefined,
     extra,
     virtualHosts: asArray(virtualHosts).map((v, i) =>
       virtualHostFrom(asObject(v), [...at, "virtualHosts", i]),

@@ -20,6 +20,7 @@ import type {
   SecretSpec,
   VirtualHostSpec,
 } from "./model.js";
+import { vhdsResourceName } from "./vhds.js";
 
 const TYPE_PREFIX = "type.googleapis.com/";
 export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
@@ -253,12 +254,52 @@ function virtualHostJson(virtualHost: VirtualHostSpec): JsonObject {
   };
 }
 
-/** envoy.config.route.v3.RouteConfiguration */
+/**
+ * envoy.config.route.v3.RouteConfiguration. With on-demand virtual hosts (VHDS) the virtual hosts
+ * are not inline: `vhds` tells the proxy to request them over ADS, which must then be Delta
+ * (Envoy refuses VHDS over a SotW ADS stream: "vhds: ADS must use DELTA_GRPC api_type").
+ */
 export function routeConfigurationJson(routeConfiguration: RouteConfigurationSpec): JsonObject {
+  if (routeConfiguration.vhds) {
+    return {
+      ...routeConfiguration.extra,
+      name: routeConfiguration.name,
+      vhds: { configSource: ADS_CONFIG_SOURCE },
+    };
+  }
   return {
     ...routeConfiguration.extra,
     name: routeConfiguration.name,
     virtualHosts: routeConfiguration.virtualHosts.map(virtualHostJson),
+  };
+}
+
+/**
+ * A route configuration as `get -o yaml`, export and the console show it and `apply` reads it:
+ * with on-demand virtual hosts, `vhds` and the virtual hosts it serves on demand (Envoy accepts
+ * both in one RouteConfiguration; import reads `vhds` as "serve these on demand").
+ */
+export function routeConfigurationFormJson(routeConfiguration: RouteConfigurationSpec): JsonObject {
+  if (!routeConfiguration.vhds) return routeConfigurationJson(routeConfiguration);
+  return {
+    ...routeConfigurationJson(routeConfiguration),
+    virtualHosts: routeConfiguration.virtualHosts.map(virtualHostJson),
+  };
+}
+
+/**
+ * envoy.config.route.v3.VirtualHost as VHDS sends it: named by its resource name
+ * `<route configuration>/<virtual host>` (vhds.ts), since Envoy keys the virtual hosts it got over
+ * VHDS by their `name` and drops them by the names in `removed_resources`, and a VHDS name cannot
+ * clash with a virtual host named in the route configuration itself.
+ */
+export function vhdsVirtualHostJson(
+  routeConfiguration: RouteConfigurationSpec,
+  virtualHost: VirtualHostSpec,
+): JsonObject {
+  return {
+    ...virtualHostJson(virtualHost),
+    name: vhdsResourceName(routeConfiguration.name, virtualHost.name),
   };
 }
 
@@ -270,12 +311,36 @@ function isRouterFilter(filter: JsonValue): boolean {
   );
 }
 
-/** The HTTP filters of a chain, with the router appended when the stored list lacks it. */
-function httpFiltersJson(chain: FilterChainSpec): readonly JsonValue[] {
-  if (chain.httpFilters.some(isRouterFilter)) return chain.httpFilters;
+export const ON_DEMAND_FILTER_NAME = "envoy.filters.http.on_demand";
+const ON_DEMAND_TYPE = `${TYPE_PREFIX}envoy.extensions.filters.http.on_demand.v3.OnDemand`;
+
+/** The on_demand filter, recognised by its name or, whatever it is named, by its typed config. */
+function isOnDemandFilter(filter: JsonValue): boolean {
+  const object = objectOrEmpty(filter);
+  return (
+    object.name === ON_DEMAND_FILTER_NAME ||
+    objectOrEmpty(object.typedConfig)["@type"] === ON_DEMAND_TYPE
+  );
+}
+
+/**
+ * The HTTP filters of a chain, with the router appended when the stored list lacks it; and, when
+ * the chain loads a route configuration with on-demand virtual hosts (`onDemand`), Envoy's
+ * on_demand filter before the router unless the list has one: it is what makes Envoy request the
+ * virtual host of a Host it lacks ("On-demand VHDS Updates": "The filter should be placed before
+ * envoy.filters.http.router"); without it such a request gets a 404 and nothing is requested.
+ */
+function httpFiltersJson(chain: FilterChainSpec, onDemand: boolean): readonly JsonValue[] {
+  const router = { name: ROUTER_FILTER_NAME, typedConfig: { "@type": ROUTER_TYPE } };
+  const filters = chain.httpFilters.some(isRouterFilter)
+    ? chain.httpFilters
+    : [...chain.httpFilters, router];
+  if (!onDemand || filters.some(isOnDemandFilter)) return filters;
+  const at = filters.findIndex(isRouterFilter);
   return [
-    ...chain.httpFilters,
-    { name: ROUTER_FILTER_NAME, typedConfig: { "@type": ROUTER_TYPE } },
+    ...filters.slice(0, at),
+    { name: ON_DEMAND_FILTER_NAME, typedConfig: { "@type": ON_DEMAND_TYPE } },
+    ...filters.slice(at),
   ];
 }
 
@@ -303,7 +368,10 @@ export function httpConnectionManagerJson(
     ...chain.hcmExtra,
     statPrefix: chain.statPrefix,
     ...routeSpecifier,
-    httpFilters: httpFiltersJson(chain),
+    httpFilters: httpFiltersJson(
+      chain,
+      chain.rdsRouteConfigName !== null && inlineRoutes(chain.rdsRouteConfigName)?.vhds === true,
+    ),
     accessLog: chain.accessLog.length > 0 ? chain.accessLog : undefined,
   });
 }

@@ -15,7 +15,7 @@
  * the assignment or route configuration they load. Names are made safe for a file name with
  * encodeURIComponent (and "." / ".." escaped).
  */
-import { create, fromBinary, toJson } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { type Any, AnySchema, anyPack, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import { type Cluster, ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
@@ -28,10 +28,13 @@ import {
   type Listener,
   ListenerSchema,
 } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
+import { VirtualHostSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
+import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { stringify } from "yaml";
 import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./resource-snapshot.js";
+import { splitVhdsName } from "./vhds.js";
 
 export type FileFormat = "yaml" | "json";
 
@@ -65,6 +68,11 @@ export function deliveryPath(typeUrl: TypeUrl, name: string, format: FileFormat)
     // Never written: a private key does not go to a file Switchyard writes (SDS over ADS only).
     case TypeUrl.Secret:
       return `sds/${fileNameOf(name)}.${format}`;
+    case TypeUrl.VirtualHost:
+      // VHDS is Delta xDS only (shared/spec/xds-protocol.en.txt, "SotW: N/A"): no file form.
+      throw new Error(
+        `on-demand virtual host "${name}" has no file: VHDS is served over Delta xDS only`,
+      );
   }
 }
 
@@ -146,7 +154,30 @@ function listenerForFiles(listener: Listener, root: string, format: FileFormat):
   };
 }
 
-function packed(resource: XdsResource, root: string, format: FileFormat) {
+/**
+ * A route configuration with on-demand virtual hosts (VHDS) as a file: with its virtual hosts
+ * inline and no `vhds`. VHDS is Delta xDS only, and an Envoy reading files has no ADS to ask (it
+ * refuses `vhds` over ADS without one), so it gets every virtual host, as it would without VHDS.
+ */
+function routeConfigurationBody(resource: XdsResource, snapshot: ResourceSnapshot): Uint8Array {
+  const routeConfiguration = fromBinary(RouteConfigurationSchema, resource.body);
+  if (routeConfiguration.vhds === undefined) return resource.body;
+  const virtualHosts = [...snapshot.resources(TypeUrl.VirtualHost).values()]
+    .filter((vhost) => splitVhdsName(vhost.name)?.routeConfiguration === resource.name)
+    .map((vhost) => fromBinary(VirtualHostSchema, vhost.body));
+  return toBinary(RouteConfigurationSchema, {
+    ...routeConfiguration,
+    vhds: undefined,
+    virtualHosts: [...routeConfiguration.virtualHosts, ...virtualHosts],
+  });
+}
+
+function packed(
+  resource: XdsResource,
+  root: string,
+  format: FileFormat,
+  snapshot: ResourceSnapshot,
+) {
   switch (resource.typeUrl) {
     case TypeUrl.Cluster:
       return anyPack(
@@ -158,6 +189,11 @@ function packed(resource: XdsResource, root: string, format: FileFormat) {
         ListenerSchema,
         listenerForFiles(fromBinary(ListenerSchema, resource.body), root, format),
       );
+    case TypeUrl.RouteConfiguration:
+      return create(AnySchema, {
+        typeUrl: resource.typeUrl,
+        value: routeConfigurationBody(resource, snapshot),
+      });
     default:
       return create(AnySchema, { typeUrl: resource.typeUrl, value: resource.body });
   }
@@ -170,11 +206,12 @@ function responseText(
   version: string,
   root: string,
   format: FileFormat,
+  snapshot: ResourceSnapshot,
 ): string {
   const response = create(DiscoveryResponseSchema, {
     versionInfo: version,
     typeUrl,
-    resources: resources.map((r) => packed(r, root, format)),
+    resources: resources.map((r) => packed(r, root, format, snapshot)),
   });
   const json = toJson(DiscoveryResponseSchema, response, { registry });
   return format === "json"
@@ -206,14 +243,14 @@ export function deliveryFiles(
       files.push({
         path: deliveryPath(typeUrl, "", format),
         typeUrl,
-        content: responseText(typeUrl, resources, version, root, format),
+        content: responseText(typeUrl, resources, version, root, format, snapshot),
       });
     } else {
       for (const resource of resources)
         files.push({
           path: deliveryPath(typeUrl, resource.name, format),
           typeUrl,
-          content: responseText(typeUrl, [resource], version, root, format),
+          content: responseText(typeUrl, [resource], version, root, format, snapshot),
         });
     }
   }

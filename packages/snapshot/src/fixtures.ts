@@ -105,6 +105,7 @@ export function routeConfigurationSpec(
 ): RouteConfigurationSpec {
   return {
     name,
+    vhds: false,
     extra: {},
     virtualHosts: [virtualHostSpec(`${name}-vh`, ["*"], [routeSpec(cluster)])],
     ...overrides,
@@ -318,4 +319,36 @@ export function largeConfigSpec(clusters: number, routes: number): ConfigSpec {
     socketListenerSpec(`listener-${i}`, 10_000 + i, rc.name),
   );
   return configSpec({ clusters: clusterSpecs, routeConfigurations, listeners });
+}
+
+/**
+ * An edge proxy with on-demand virtual hosts (VHDS): listener `edge` on :8080 loads route
+ * configuration `edge-routes` over RDS, whose virtual hosts (one cluster each) are requested by
+ * host: `shop` (shop.example.com, www.shop.example.com), `wild` (*.example.com), `api` (api.*)
+ * and `fallback` (*). `virtualHosts` replaces them.
+ */
+export function vhdsSpec(
+  virtualHosts: readonly VirtualHostSpec[] = [
+    virtualHostSpec("shop", ["shop.example.com", "www.shop.example.com"], [routeSpec("shop")]),
+    virtualHostSpec("wild", ["*.example.com"], [routeSpec("wild")]),
+    virtualHostSpec("api", ["api.*"], [routeSpec("api")]),
+    virtualHostSpec("fallback", ["*"], [routeSpec("fallback")]),
+  ],
+): ConfigSpec {
+  const clusters = [
+    ...new Set(virtualHosts.flatMap((vh) => vh.routes.map((route) => route.cluster ?? ""))),
+  ]
+    .filter((name) => name !== "")
+    .sort()
+    .map((name) => clusterSpec(name, [endpointSpec("10.0.0.1", 8080)]));
+  return configSpec({
+    clusters,
+    routeConfigurations: [
+      routeConfigurationSpec("edge-routes", "unused", {
+        vhds: true,
+        virtualHosts: [...virtualHosts],
+      }),
+    ],
+    listeners: [socketListenerSpec("edge", 8080, "edge-routes")],
+  });
 }

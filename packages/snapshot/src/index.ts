@@ -133,3 +133,10 @@ export {
 } from "./validate-issues.js";
 export { runtimeKeyProblem, runtimeValueProblem } from "./validate-runtime.js";
 export { MAX_NAME_LENGTH, nameProblem, quotedName } from "./validate-syntax.js";
+export {
+  type DomainCandidate,
+  selectVirtualHost,
+  splitVhdsName,
+  VirtualHostIndex,
+  vhdsResourceName,
+} from "./vhds.js";

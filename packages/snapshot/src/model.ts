@@ -123,6 +123,12 @@ export interface VirtualHostSpec {
 
 export interface RouteConfigurationSpec {
   readonly name: string;
+  /**
+   * On-demand virtual hosts (VHDS): sent over RDS without its virtual hosts, each of which a proxy
+   * requests over Delta xDS by the Host header it sees (shared/spec/xds-protocol-v2.rst, "Virtual
+   * Host Discovery Service"; vhds.ts). Only for route configurations loaded over RDS.
+   */
+  readonly vhds: boolean;
   readonly extra: JsonObject;
   readonly virtualHosts: readonly VirtualHostSpec[];
 }

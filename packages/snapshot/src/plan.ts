@@ -24,6 +24,8 @@
  *          RDS  every new or changed route configuration; those the LDS step stopped referencing
  *             are removed (Delta `removed_resources`; SotW has nothing to send, the node drops
  *             its RDS subscription itself)
+ *          VHDS every new or changed on-demand virtual host, and every one of a route
+ *             configuration the RDS step sent (an RDS update resets them), those gone removed
  *   break  CDS  drop the clusters nothing refers to any more, after the RDS step that stopped
  *             referencing them was ACKed
  *          EDS  drop their assignments, after the clusters that used them
@@ -65,6 +67,7 @@
  * are still dropped only after the routes that used them moved.
  */
 import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./resource-snapshot.js";
+import { splitVhdsName } from "./vhds.js";
 
 /**
  * The resources a node holds, by type: a ResourceSnapshot, or the view of a PlanCursor (what the
@@ -231,6 +234,34 @@ export function planUpdate(
       references(listeners),
     ),
     removedNames(old(TypeUrl.RouteConfiguration), next.resources(TypeUrl.RouteConfiguration)),
+  );
+
+  // VHDS after RDS (shared/spec/xds-protocol-v2.rst, "VHDS updates ... must arrive after RDS
+  // updates"), and before clusters go: a virtual host routes to clusters as a route configuration
+  // does. A route configuration sent again resets the node's virtual hosts of it ("Updates to the
+  // route configuration entry to which a virtual host belongs will clear the virtual host table
+  // and require all virtual hosts to be sent again"): they are in this step even when unchanged.
+  const routeConfigurations = new Set(
+    changedResources(
+      old(TypeUrl.RouteConfiguration),
+      next.resources(TypeUrl.RouteConfiguration),
+      references(listeners),
+    ).map((r) => r.name),
+  );
+  const vhosts = next.resources(TypeUrl.VirtualHost);
+  make(
+    TypeUrl.VirtualHost,
+    vhosts,
+    changedResources(
+      old(TypeUrl.VirtualHost),
+      vhosts,
+      new Set(
+        [...vhosts.keys()].filter((name) =>
+          routeConfigurations.has(splitVhdsName(name)?.routeConfiguration ?? ""),
+        ),
+      ),
+    ),
+    removedNames(old(TypeUrl.VirtualHost), vhosts),
   );
 
   // Only now, behind the ACKed RDS (and LDS) steps that stopped referencing them.

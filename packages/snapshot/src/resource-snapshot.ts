@@ -6,18 +6,21 @@ export const TypeUrl = {
   ClusterLoadAssignment: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
   Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
   RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+  /** VHDS: Delta only (shared/spec/xds-protocol.en.txt, "VirtualHost ... SotW: N/A"). */
+  VirtualHost: "type.googleapis.com/envoy.config.route.v3.VirtualHost",
   Runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
   Secret: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
 } as const;
 export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
 
 /**
- * Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS. SDS comes
- * first: a cluster or listener whose TLS context names an SDS secret warms until that secret
- * arrives (Envoy's SDS init target), so new and changed secrets go before anything that may
- * need them; a secret nothing needs any more is removed last (plan.ts). RTDS comes last: runtime
- * layers warm nothing and nothing warms on them, and the spec places them nowhere, so a runtime
- * change goes out once the routing it may tune is in place.
+ * Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS, VHDS ("VHDS
+ * updates ... must arrive after RDS updates", xds-protocol-v2.rst). SDS comes first: a cluster
+ * or listener whose TLS context names an SDS secret warms until that secret arrives (Envoy's SDS
+ * init target), so new and changed secrets go before anything that may need them; a secret
+ * nothing needs any more is removed last (plan.ts). RTDS comes last: runtime layers warm nothing
+ * and nothing warms on them, and the spec places them nowhere, so a runtime change goes out once
+ * the routing it may tune is in place.
  */
 export const TYPE_ORDER: readonly TypeUrl[] = [
   TypeUrl.Secret,
@@ -25,6 +28,7 @@ export const TYPE_ORDER: readonly TypeUrl[] = [
   TypeUrl.ClusterLoadAssignment,
   TypeUrl.Listener,
   TypeUrl.RouteConfiguration,
+  TypeUrl.VirtualHost,
   TypeUrl.Runtime,
 ];
 
@@ -41,7 +45,7 @@ export interface XdsResource {
   /**
    * Names of the resources of the next type in the dependency chain this one needs to be warm:
    * a Cluster's ClusterLoadAssignment, a Listener's RouteConfigurations, a RouteConfiguration's
-   * Clusters.
+   * (and a VHDS VirtualHost's) Clusters.
    */
   readonly references: readonly string[];
 }
@@ -126,6 +130,7 @@ export function referencedType(typeUrl: string): TypeUrl | undefined {
     case TypeUrl.Listener:
       return TypeUrl.RouteConfiguration;
     case TypeUrl.RouteConfiguration:
+    case TypeUrl.VirtualHost:
       return TypeUrl.Cluster;
     default:
       return undefined;

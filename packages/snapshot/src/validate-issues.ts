@@ -95,6 +95,9 @@ export const VALIDATION_CODES = {
     "a runtime key is empty, holds whitespace or control characters, or has an empty segment between dots",
   ),
   "duplicate-runtime-key": error("a runtime layer lists one key twice"),
+  "vhds-virtual-host-name": error(
+    'a virtual host of a route configuration with on-demand virtual hosts (VHDS) has "/" in its name',
+  ),
   "invalid-runtime-value": error("a runtime value is not a string, a finite number or a boolean"),
   "invalid-certificate": error(
     "a secret's certificate chain or trusted CA is not PEM certificates that parse, or holds a private key",
@@ -106,6 +109,10 @@ export const VALIDATION_CODES = {
   ),
   "invalid-subject-alt-name": error("a SAN to match is empty or holds whitespace"),
   // Between objects.
+  "vhds-inline-route-configuration": error(
+    "a listener embeds a route configuration with on-demand virtual hosts (VHDS), which needs RDS",
+    true,
+  ),
   "duplicate-name": error(
     "two objects of one kind, or two virtual hosts of one route configuration, share a name",
     true,

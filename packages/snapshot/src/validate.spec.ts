@@ -115,6 +115,7 @@ function realistic(): ConfigSpec {
       ...grpc.routeConfigurations,
       {
         name: "ingress",
+        vhds: false,
         extra: {},
         virtualHosts: [
           virtualHostSpec(

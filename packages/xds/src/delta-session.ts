@@ -1,4 +1,9 @@
-import type { CursorState, ResourceSnapshot, XdsResource } from "@switchyard/snapshot";
+import {
+  type CursorState,
+  type ResourceSnapshot,
+  TypeUrl,
+  type XdsResource,
+} from "@switchyard/snapshot";
 import {
   type DeltaRequest,
   type DeltaResponsePlan,
@@ -17,6 +22,7 @@ import {
   ttlFor,
   ttlPolicy,
 } from "./subscription-ttl.js";
+import { VhdsSubscription } from "./vhds-subscription.js";
 
 export interface DeltaTypedRequest extends DeltaRequest {
   readonly typeUrl: string;
@@ -31,6 +37,10 @@ export interface DeltaResponse {
   readonly resources: readonly XdsResource[];
   /** `removed_resources`; never a name that is also in `resources`. */
   readonly removed: readonly string[];
+  /** VHDS: each resource's `aliases`, by resource name (vhds-subscription.ts). */
+  readonly aliases?: ReadonlyMap<string, readonly string[]>;
+  /** VHDS: Resources with this name as name and alias, and no body (vhds-subscription.ts). */
+  readonly unresolved?: readonly string[];
   /** Present when every Resource (and heartbeat) carries this TTL (`Resource.ttl`). */
   readonly ttl?: ResourceTtl;
   /**
@@ -76,7 +86,11 @@ export class DeltaSession {
   onRequest(request: DeltaTypedRequest): { verdict: DeltaVerdict; responses: DeltaResponse[] } {
     const subscription =
       this.#scheduler.view(request.typeUrl) ??
-      this.#scheduler.add(new DeltaSubscription(request.typeUrl));
+      this.#scheduler.add(
+        request.typeUrl === TypeUrl.VirtualHost
+          ? new VhdsSubscription(this.#scheduler.target)
+          : new DeltaSubscription(request.typeUrl),
+      );
     const verdict = subscription.onRequest(request);
     if (verdict.t === "ack" || verdict.t === "nack") {
       this.#scheduler.answered(request.responseNonce, verdict);
@@ -87,6 +101,8 @@ export class DeltaSession {
   /** Installs the node's new snapshot; returns the responses now due. */
   onSnapshot(snapshot: ResourceSnapshot): DeltaResponse[] {
     this.#scheduler.onSnapshot(snapshot);
+    const vhds = this.#scheduler.view(TypeUrl.VirtualHost);
+    if (vhds instanceof VhdsSubscription) vhds.useRouteConfigurations(snapshot);
     return this.#pump();
   }
 
@@ -100,7 +116,7 @@ export class DeltaSession {
     if (policy.t === "off") return [];
     const responses: DeltaResponse[] = [];
     for (const subscription of this.#scheduler.ordered()) {
-      const ttl = ttlFor(policy, subscription.typeUrl);
+      const ttl = ttlOf(policy, subscription.typeUrl);
       const { core } = subscription;
       if (!ttl || !core.open || core.holds.size === 0) continue;
       if (this.#scheduler.stepPendingFor(subscription.typeUrl)) continue;
@@ -137,7 +153,15 @@ export class DeltaSession {
   }
 
   #response({ view, plan, nonce }: DeltaOutgoing): DeltaResponse {
-    const ttl = ttlFor(this.#ttl, view.typeUrl);
+    const ttl = ttlOf(this.#ttl, view.typeUrl);
     return { typeUrl: view.typeUrl, nonce, ...plan, ...(ttl ? { ttl } : {}) };
   }
+}
+
+/**
+ * The TTL resources of `typeUrl` carry. VHDS resources carry none: a virtual host is named by the
+ * aliases it was asked for, which a heartbeat (name and version only) cannot repeat.
+ */
+function ttlOf(policy: TtlPolicy, typeUrl: string): ResourceTtl | undefined {
+  return typeUrl === TypeUrl.VirtualHost ? undefined : ttlFor(policy, typeUrl);
 }

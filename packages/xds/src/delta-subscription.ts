@@ -37,6 +37,13 @@ export interface DeltaResponsePlan {
   readonly resources: readonly XdsResource[];
   /** `removed_resources`: deleted, no longer covered, or never existed. */
   readonly removed: readonly string[];
+  /** VHDS (vhds-subscription.ts): a resource's `aliases`, by resource name. */
+  readonly aliases?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * VHDS: requested names no resource serves, each sent as a Resource with that name and alias
+   * and no body (xds-protocol-v2.rst, "Requesting Additional resources").
+   */
+  readonly unresolved?: readonly string[];
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   type DeltaDiscoveryRequest,
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
+  ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
 import { packedDeltaResourceField } from "./packed-resources.js";
@@ -26,7 +27,7 @@ export function toDeltaDiscoveryResponse(
   response: DeltaResponse,
   controlPlaneId: string,
 ): DeltaDiscoveryResponse {
-  const { ttl, heartbeats = [] } = response;
+  const { ttl, heartbeats = [], aliases, unresolved = [] } = response;
   const message = create(DeltaDiscoveryResponseSchema, {
     systemVersionInfo: response.systemVersionInfo,
     typeUrl: response.typeUrl,
@@ -34,7 +35,17 @@ export function toDeltaDiscoveryResponse(
     controlPlane: { identifier: controlPlaneId },
     removedResources: [...response.removed],
   });
-  if (ttl === undefined && heartbeats.length === 0) {
+  if (aliases !== undefined || unresolved.length > 0) {
+    // VHDS: a virtual host with the names it was asked by; an unknown name with no body.
+    message.resources = [
+      ...response.resources.map((r) => {
+        const resource = wrappedResource(r, ttl);
+        resource.aliases = [...(aliases?.get(r.name) ?? [])];
+        return resource;
+      }),
+      ...unresolved.map((name) => create(ResourceSchema, { name, aliases: [name] })),
+    ];
+  } else if (ttl === undefined && heartbeats.length === 0) {
     // Pre-encoded once per resource for every stream (packed-resources.ts).
     message.$unknown = response.resources.map(packedDeltaResourceField);
   } else {

@@ -8,14 +8,20 @@ import {
   largeConfigSpec,
   runtimeLayerSpec,
   validationSecretSpec,
+  vhdsSpec,
 } from "@switchyard/snapshot/fixtures";
 import { createTestCa } from "@switchyard/testing";
 import { describe, expect, it } from "vitest";
 import { toDeltaDiscoveryResponse } from "./delta-transport.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
 
+const large = largeConfigSpec(20, 40);
+const onDemand = vhdsSpec();
 const snapshot = compile({
-  ...largeConfigSpec(20, 40),
+  ...large,
+  clusters: [...large.clusters, ...onDemand.clusters],
+  routeConfigurations: [...large.routeConfigurations, ...onDemand.routeConfigurations],
+  listeners: [...large.listeners, ...onDemand.listeners],
   runtimeLayers: [runtimeLayerSpec("flags", { "feature.on": true, "fault.percent": 10 })],
   secrets: [validationSecretSpec("upstream-ca", createTestCa().cert)],
 }).groups[0]?.snapshot;

@@ -1,12 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { anyPack } from "@bufbuild/protobuf/wkt";
-import type { HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import {
   type DiscoveryRequest,
   type DiscoveryResponse,
   DiscoveryResponseSchema,
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
+import { TypeUrl } from "@switchyard/snapshot";
 import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
 import { packedAnyField } from "./packed-resources.js";
 import {
@@ -17,6 +18,21 @@ import {
   serveStream,
   wrappedResource,
 } from "./stream-loop.js";
+
+/**
+ * VHDS has no State of the World variant (shared/spec/xds-protocol.en.txt, "VirtualHost: Virtual
+ * Host Discovery Service (VHDS) - SotW: N/A"; xds-protocol-v2.rst: "VHDS ... uses the delta xDS
+ * protocol"). A SotW request for it is refused with a status that says where to ask, rather than
+ * left unanswered: the client would otherwise wait for a response that never comes.
+ */
+function refuseVhds(request: DiscoveryRequest): void {
+  if (request.typeUrl === TypeUrl.VirtualHost) {
+    throw new ConnectError(
+      `DiscoveryRequest.type_url "${TypeUrl.VirtualHost}": on-demand virtual hosts (VHDS) are served over Delta xDS only (the spec's SotW variant is "N/A"): request them on DeltaAggregatedResources or VirtualHostDiscoveryService.DeltaVirtualHosts`,
+      Code.InvalidArgument,
+    );
+  }
+}
 
 export type SotwStreamOptions = StreamOptions & { readonly variant: "ads-sotw" | "sotw" };
 
@@ -65,16 +81,19 @@ export function serveSotwStream(
     onNode: (node) => session.onNode(node),
     onSnapshot: (snapshot) => session.onSnapshot(snapshot),
     onHeartbeat: (now) => session.onHeartbeat(now),
-    onRequest: (request) => ({
-      ...session.onRequest({
-        typeUrl: request.typeUrl,
+    onRequest: (request) => {
+      refuseVhds(request);
+      return {
+        ...session.onRequest({
+          typeUrl: request.typeUrl,
+          resourceNames: request.resourceNames,
+          versionInfo: request.versionInfo,
+          responseNonce: request.responseNonce,
+          errorDetail: errorDetailText(request.errorDetail),
+        }),
         resourceNames: request.resourceNames,
-        versionInfo: request.versionInfo,
-        responseNonce: request.responseNonce,
-        errorDetail: errorDetailText(request.errorDetail),
-      }),
-      resourceNames: request.resourceNames,
-    }),
+      };
+    },
     versionOf: (response) => response.versionInfo,
     toWire: (response) => toDiscoveryResponse(response, options.controlPlaneId, "packed"),
   });

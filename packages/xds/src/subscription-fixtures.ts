@@ -69,12 +69,12 @@ export interface Seen {
 
 /**
  * The types the simulated clients subscribe to: the routing chain. Neither models RTDS (a runtime
- * layer depends on nothing and nothing on it) nor SDS (secrets are subscribed by name from TLS
- * contexts); runtime and secret streams are tested against the real server (rtds.e2e.spec.ts,
- * sds.e2e.spec.ts).
+ * layer depends on nothing and nothing on it), SDS (secrets are subscribed by name from TLS
+ * contexts) nor VHDS (on demand, by host, Delta only); those streams are tested against the real
+ * server (rtds.e2e.spec.ts, sds.e2e.spec.ts, vhds.e2e.spec.ts).
  */
 const CLIENT_TYPES: readonly string[] = TYPE_ORDER.filter(
-  (t) => t !== TypeUrl.Runtime && t !== TypeUrl.Secret,
+  (t) => t !== TypeUrl.Runtime && t !== TypeUrl.Secret && t !== TypeUrl.VirtualHost,
 );
 
 /** The state and decisions common to both simulated clients. */

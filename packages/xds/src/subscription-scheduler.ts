@@ -6,9 +6,11 @@ import {
   referencedType,
   type StepAnswer,
   TYPE_ORDER,
+  TypeUrl,
   type XdsResource,
 } from "@switchyard/snapshot";
 import type { Subscription } from "./subscription.js";
+import { VhdsSubscription } from "./vhds-subscription.js";
 
 /** A variant's view of one type (SotwSubscription, DeltaSubscription) as the scheduler drives it. */
 export interface ScheduledView<P> {
@@ -44,7 +46,7 @@ export function orderOf(typeUrl: string): number {
  * Rules, on every event (request, snapshot):
  *
  * 1. Plan steps (shared/spec/README.md, "Ordering: make before break"): on a new snapshot the
- *    cursor plans CDS (old and new clusters together), EDS, LDS, RDS, then the removal of stale
+ *    cursor plans CDS (old and new clusters together), EDS, LDS, RDS, VHDS, then the removal of stale
  *    clusters and assignments, each step waiting for the ACK of the one before. A due step goes
  *    out narrowed to what the node subscribes to; a step with nothing for the node (its type never
  *    requested on this stream, or nothing covered that the node lacks) is skipped and counts as
@@ -184,6 +186,15 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
     const dependent = referencedType(view.typeUrl);
     if (dependent && orderOf(dependent) > orderOf(view.typeUrl)) {
       this.#views.get(dependent)?.core.forceResend(fresh.flatMap((r) => r.references));
+    }
+    // A route configuration new to the client resets its on-demand virtual hosts: they are sent
+    // again, after this response is answered (rule 3; xds-protocol-v2.rst, "Updates to the route
+    // configuration entry to which a virtual host belongs will clear the virtual host table and
+    // require all virtual hosts to be sent again").
+    if (view.typeUrl === TypeUrl.RouteConfiguration) {
+      const vhds = this.#views.get(TypeUrl.VirtualHost);
+      if (vhds instanceof VhdsSubscription)
+        vhds.resetRouteConfigurations(new Set(fresh.map((r) => r.name)));
     }
     return nonce;
   }

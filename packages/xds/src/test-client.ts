@@ -23,7 +23,10 @@ import {
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
-import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import {
+  RouteDiscoveryService,
+  VirtualHostDiscoveryService,
+} from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { SecretDiscoveryService } from "@switchyard/proto/envoy/service/secret/v3/sds_pb";
 import { type ConfigSpec, compile, type SecretOpener, TypeUrl } from "@switchyard/snapshot";
@@ -380,6 +383,8 @@ function startCall(
       return createClient(RuntimeDiscoveryService, transport).streamRuntime(requests);
     case TypeUrl.Secret:
       return createClient(SecretDiscoveryService, transport).streamSecrets(requests);
+    case TypeUrl.VirtualHost:
+      throw new Error("VHDS has no SotW service (VirtualHostDiscoveryService is Delta only)");
   }
 }
 
@@ -403,6 +408,8 @@ function startDeltaCall(
       return createClient(RuntimeDiscoveryService, transport).deltaRuntime(requests);
     case TypeUrl.Secret:
       return createClient(SecretDiscoveryService, transport).deltaSecrets(requests);
+    case TypeUrl.VirtualHost:
+      return createClient(VirtualHostDiscoveryService, transport).deltaVirtualHosts(requests);
   }
 }
 

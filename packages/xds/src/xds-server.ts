@@ -8,7 +8,10 @@ import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
 import { ListenerDiscoveryService } from "@switchyard/proto/envoy/service/listener/v3/lds_pb";
-import { RouteDiscoveryService } from "@switchyard/proto/envoy/service/route/v3/rds_pb";
+import {
+  RouteDiscoveryService,
+  VirtualHostDiscoveryService,
+} from "@switchyard/proto/envoy/service/route/v3/rds_pb";
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { SecretDiscoveryService } from "@switchyard/proto/envoy/service/secret/v3/sds_pb";
 import { TypeUrl } from "@switchyard/snapshot";
@@ -143,6 +146,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaRds = deltaOnly(TypeUrl.RouteConfiguration);
   const deltaRtds = deltaOnly(TypeUrl.Runtime);
   const deltaSds = deltaOnly(TypeUrl.Secret);
+  const deltaVhds = deltaOnly(TypeUrl.VirtualHost);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
   return (router: ConnectRouter) => {
     router.service(AggregatedDiscoveryService, {
@@ -173,6 +177,10 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     router.service(SecretDiscoveryService, {
       streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
       deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
+    });
+    // VHDS is Delta only: the service has no SotW method (shared/spec/xds-protocol.en.txt).
+    router.service(VirtualHostDiscoveryService, {
+      deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
     });
   };
 }

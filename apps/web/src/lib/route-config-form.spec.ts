@@ -20,6 +20,26 @@ describe("the route configuration form", () => {
     expect(routeConfigOfForm(routeConfigFormOf(stored), stored)).toEqual(stored);
   });
 
+  it("keeps on-demand virtual hosts (vhds) on and off through the form", () => {
+    const stored = { ...routeConfiguration(), vhds: true };
+    const form = routeConfigFormOf(stored);
+    expect(form.vhds).toBe(true);
+    expect(routeConfigOfForm(form, stored).vhds).toBe(true);
+    expect(routeConfigOfForm({ ...form, vhds: false }, stored).vhds).toBe(false);
+  });
+
+  it('refuses a virtual host name with "/" only when on-demand virtual hosts are on, at that name', () => {
+    const form = routeConfigFormOf(routeConfiguration());
+    const named = {
+      ...form,
+      virtualHosts: form.virtualHosts.map((vh) => ({ ...vh, name: "shop/eu" })),
+    };
+    expect(routeConfigFormSchema.safeParse(named).success).toBe(true);
+    const refused = routeConfigFormSchema.safeParse({ ...named, vhds: true });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues.map((i) => i.path.join("."))).toContain("virtualHosts.0.name");
+  });
+
   it("sends only the fields the chosen action uses", () => {
     const route = {
       ...newRoute("payments"),

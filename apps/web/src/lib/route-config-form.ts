@@ -149,11 +149,22 @@ const virtualHostSchema = z.object({
 export const routeConfigFormSchema = z
   .object({
     name: objectName("route configuration"),
+    /** On-demand virtual hosts (VHDS): served over Delta xDS, each requested by host. */
+    vhds: z.boolean(),
     virtualHosts: z.array(virtualHostSchema),
   })
   .superRefine((rc, ctx) => {
     const seen = new Set<string>();
     rc.virtualHosts.forEach((vh, i) => {
+      // A VHDS resource is named "<route configuration>/<virtual host>" and read from its last
+      // "/" (the server's vhds-virtual-host-name rule).
+      if (rc.vhds && vh.name.includes("/")) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["virtualHosts", i, "name"],
+          message: 'With on-demand virtual hosts, a virtual host name cannot hold "/"',
+        });
+      }
       if (seen.has(vh.name)) {
         ctx.addIssue({
           code: "custom",
@@ -217,6 +228,7 @@ export const newVirtualHost = (name = "default", domains = "*"): VirtualHostForm
 
 export const emptyRouteConfigForm = (): RouteConfigForm => ({
   name: "",
+  vhds: false,
   virtualHosts: [newVirtualHost()],
 });
 
@@ -416,6 +428,7 @@ export function routeOfForm(form: RouteForm) {
 export function routeConfigFormOf(rc: RouteConfiguration): RouteConfigForm {
   return {
     name: rc.name,
+    vhds: rc.vhds,
     virtualHosts: rc.virtualHosts.map((vh) => ({
       name: vh.name,
       ownerTeam: vh.ownerTeam,
@@ -432,6 +445,7 @@ export function routeConfigOfForm(
 ): RouteConfiguration {
   return create(RouteConfigurationSchema, {
     name: form.name.trim(),
+    vhds: form.vhds,
     extra: original?.extra,
     virtualHosts: form.virtualHosts.map((vh) => ({
       name: vh.name.trim(),

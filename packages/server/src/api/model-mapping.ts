@@ -180,6 +180,7 @@ export function listenerMessageOf(spec: ListenerSpec, updatedAt?: Date): Listene
 export function routeConfigurationSpecOf(message: RouteConfiguration): RouteConfigurationSpec {
   return {
     name: message.name,
+    vhds: message.vhds,
     extra: object(message.extra),
     virtualHosts: message.virtualHosts.map((virtualHost) => ({
       name: virtualHost.name,
@@ -212,6 +213,7 @@ export function routeConfigurationMessageOf(
 ): RouteConfiguration {
   return create(RouteConfigurationSchema, {
     name: spec.name,
+    vhds: spec.vhds,
     extra: protoObject(spec.extra),
     virtualHosts: spec.virtualHosts.map((virtualHost) => ({
       name: virtualHost.name,

@@ -101,7 +101,7 @@ export async function listSummaries(
         summary(
           ResourceKind.ROUTE_CONFIGURATION,
           rc.name,
-          `${plural(rc.virtualHosts.length, "virtual host")}, ${plural(routes.length, "route")}`,
+          `${plural(rc.virtualHosts.length, rc.vhds ? "on-demand virtual host" : "virtual host")}, ${plural(routes.length, "route")}`,
           references,
           rc.updatedAt,
         ),

@@ -57,7 +57,7 @@ export function edgeRoutes(
   ],
   extra: RouteConfigurationSpec["extra"] = {},
 ): RouteConfigurationSpec {
-  return { name: "edge-routes", extra, virtualHosts };
+  return { name: "edge-routes", vhds: false, extra, virtualHosts };
 }
 
 /** The password every seeded account has. */

@@ -98,6 +98,13 @@ describe("routeConfigurationChanges", () => {
     });
   });
 
+  it("turning on-demand virtual hosts (vhds) on or off is a change of the route configuration's own fields", () => {
+    expect(routeConfigurationChanges(edgeRoutes(), { ...edgeRoutes(), vhds: true })).toEqual({
+      virtualHosts: [],
+      ownFieldsChanged: true,
+    });
+  });
+
   it("creation adds every virtual host; deletion removes every one", () => {
     expect(routeConfigurationChanges(null, edgeRoutes()).virtualHosts.map((c) => c.change)).toEqual(
       ["added", "added"],

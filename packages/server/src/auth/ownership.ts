@@ -139,8 +139,8 @@ export interface RouteConfigurationChanges {
   /** Virtual hosts added, removed or changed (matched by name), in name order. */
   readonly virtualHosts: readonly VirtualHostChange[];
   /**
-   * Whether the route configuration's own fields (`extra`: headers to add, validation, ...)
-   * changed; they apply to every virtual host in it.
+   * Whether the route configuration's own fields (`vhds`, and `extra`: headers to add,
+   * validation, ...) changed; they apply to every virtual host in it.
    */
   readonly ownFieldsChanged: boolean;
 }
@@ -169,6 +169,8 @@ export function routeConfigurationChanges(
       virtualHosts.push({ name, change: "modified", before: old, after: now });
   }
   const ownFieldsChanged =
-    before !== null && after !== null && canonicalJson(before.extra) !== canonicalJson(after.extra);
+    before !== null &&
+    after !== null &&
+    (before.vhds !== after.vhds || canonicalJson(before.extra) !== canonicalJson(after.extra));
   return { virtualHosts, ownFieldsChanged };
 }

@@ -46,6 +46,7 @@ const TYPE_COLUMNS = [
 const OTHER_TYPES = [
   ["RTDS", "type.googleapis.com/envoy.service.runtime.v3.Runtime"],
   ["SDS", "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret"],
+  ["VHDS", "type.googleapis.com/envoy.config.route.v3.VirtualHost"],
 ] as const;
 
 /** "CDS" for a known type URL, else its message name ("Secret"). */

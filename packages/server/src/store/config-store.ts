@@ -122,6 +122,7 @@ export function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
 export function routeConfigurationSpecOfRow(rc: RouteConfigurationRow): RouteConfigurationSpec {
   return {
     name: rc.name,
+    vhds: rc.vhds,
     extra: object(rc.extra),
     virtualHosts: rc.virtualHosts.map((vh) => ({
       name: vh.name,

@@ -202,6 +202,7 @@ const filterChainColumns: readonly Column<Child<FilterChainSpec>>[] = [
 ];
 
 const routeConfigurationColumns: readonly Column<RouteConfigurationSpec>[] = [
+  column("vhds", "bool", (r) => r.vhds),
   column("extra", "jsonb", (r) => r.extra),
 ];
 

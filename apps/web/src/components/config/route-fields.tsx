@@ -101,6 +101,12 @@ export function RouteConfigFields({
             hint={editing ? "The name identifies it and cannot change." : "e.g. ingress-routes"}
             placeholder="ingress-routes"
           />
+          <CheckboxField<F>
+            name="vhds"
+            label="On-demand virtual hosts (VHDS)"
+            className="self-end pb-1.5"
+            hint="Proxies get these virtual hosts one host at a time, when a request for it arrives, over Delta xDS (their ADS must be DELTA_GRPC). Listeners must load it over RDS."
+          />
         </FieldGrid>
       </FormSection>
       {hosts.fields.map((field, index) => (
