@@ -1,12 +1,8 @@
 import { RouteActionKind, RouteMatchKind } from "@switchyard/proto/switchyard/v1/config_pb";
-import {
-  artifactPath,
-  launchBrowser,
-  openWatchedPage,
-  type TestBrowser,
-} from "@switchyard/testing";
+import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
@@ -23,18 +19,15 @@ describe("editing configuration in the console", () => {
   const expectedRefusal = "/switchyard.v1.ConfigService/CreateCluster";
 
   beforeAll(async () => {
-    harness = await startHarness({ webConsole: true });
+    // The browser logs every HTTP error response; the one refusal this file provokes on purpose
+    // (a Connect InvalidArgument is HTTP 400) is expected, anything else is a problem.
+    ({ harness, chromium, page, problems } = await startConsoleWorld({
+      ignore: (text, from) => text.includes("status of 400") && from.endsWith(expectedRefusal),
+    }));
     await harness.api().createCluster({
       name: "legacy-backend",
       localities: [{ weight: 1, endpoints: [{ address: "10.9.9.9", port: 80 }] }],
     });
-    chromium = await launchBrowser();
-    // The browser logs every HTTP error response; the one refusal this file provokes on purpose
-    // (a Connect InvalidArgument is HTTP 400) is expected, anything else is a problem.
-    ({ page, problems } = await openWatchedPage(chromium, {
-      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
-      ignore: (text, from) => text.includes("status of 400") && from.endsWith(expectedRefusal),
-    }));
   });
 
   afterAll(async () => {

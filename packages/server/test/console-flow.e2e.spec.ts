@@ -3,14 +3,13 @@ import {
   callUntilReady,
   createXdsEchoClient,
   type EchoBackend,
-  launchBrowser,
-  openWatchedPage,
   startEchoBackend,
   type TestBrowser,
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
 import { eventually, GRPC_LB_NACK } from "./shop.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
@@ -35,11 +34,7 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
 
   beforeAll(async () => {
     backend = await startEchoBackend("flow-backend");
-    harness = await startHarness({ webConsole: true });
-    chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium, {
-      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
-    }));
+    ({ harness, chromium, page, problems } = await startConsoleWorld());
     await page.goto(`${harness.baseUrl}/`);
   });
 

@@ -2,8 +2,6 @@ import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   type EchoBackend,
-  launchBrowser,
-  openWatchedPage,
   startEchoBackend,
   type TestBrowser,
   type XdsEchoClient,
@@ -11,7 +9,8 @@ import {
 import { createTestClient } from "@switchyard/xds/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
 import { eventually, GRPC_LB_NACK, openShop, shopCluster, TYPE } from "./shop.js";
 
 /** An id with characters that need encoding in a URL path. */
@@ -35,11 +34,7 @@ describe("the console's fleet pages, live in a real browser", () => {
 
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
-    harness = await startHarness({ webConsole: true });
-    chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium, {
-      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
-    }));
+    ({ harness, chromium, page, problems } = await startConsoleWorld());
   });
 
   afterAll(async () => {

@@ -1,13 +1,9 @@
 import { TypeUrl } from "@switchyard/snapshot";
-import {
-  artifactPath,
-  launchBrowser,
-  openWatchedPage,
-  type TestBrowser,
-} from "@switchyard/testing";
+import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, deltaNamesOf, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
@@ -24,12 +20,8 @@ describe("runtime layers in the console", () => {
   let xds: TestClient;
 
   beforeAll(async () => {
-    harness = await startHarness({ webConsole: true });
+    ({ harness, chromium, page, problems } = await startConsoleWorld());
     xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
-    chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium, {
-      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
-    }));
   });
 
   afterAll(async () => {

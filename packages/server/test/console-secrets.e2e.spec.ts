@@ -3,16 +3,11 @@ import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import type { Secret as EnvoySecret } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import {
-  artifactPath,
-  createTestCa,
-  launchBrowser,
-  openWatchedPage,
-  type TestBrowser,
-} from "@switchyard/testing";
+import { artifactPath, createTestCa, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
@@ -39,20 +34,15 @@ describe("secrets in the console", () => {
   });
 
   beforeAll(async () => {
-    harness = await startHarness({
-      webConsole: true,
-      app: { secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" } },
-    });
-    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
-    chromium = await launchBrowser();
     // The one refusal this file provokes on purpose (another certificate's key: a Connect
     // InvalidArgument is HTTP 400) is expected; anything else the browser logs is a problem.
-    ({ page, problems } = await openWatchedPage(chromium, {
-      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    ({ harness, chromium, page, problems } = await startConsoleWorld({
+      app: { secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" } },
       ignore: (text, from) =>
         text.includes("status of 400") &&
         from.endsWith("/switchyard.v1.ConfigService/CreateSecret"),
     }));
+    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
   });
 
   afterAll(async () => {

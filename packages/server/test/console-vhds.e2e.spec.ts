@@ -7,15 +7,11 @@ import {
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import {
-  artifactPath,
-  launchBrowser,
-  openWatchedPage,
-  type TestBrowser,
-} from "@switchyard/testing";
+import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
@@ -32,7 +28,7 @@ describe("on-demand virtual hosts in the console", () => {
   let xds: TestClient;
 
   beforeAll(async () => {
-    harness = await startHarness({ webConsole: true });
+    ({ harness, chromium, page, problems } = await startConsoleWorld());
     xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
     const api = harness.api();
     await api.createCluster(
@@ -64,10 +60,6 @@ describe("on-demand virtual hosts in the console", () => {
       }),
     );
     await api.publish({ message: "edge" });
-    chromium = await launchBrowser();
-    ({ page, problems } = await openWatchedPage(chromium, {
-      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
-    }));
   });
 
   afterAll(async () => {

@@ -32,19 +32,19 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+export interface HarnessOptions {
+  webConsole?: boolean;
+  seed?: (database: TestDatabase) => Promise<void>;
+  logger?: Logger;
+  /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
+  app?: Pick<SwitchyardOptions, "staleAfterMs" | "retainDisconnectedMs" | "secretsKey">;
+}
+
 /**
  * A Switchyard process on a fresh test database (real Postgres), on free ports. `seed` runs
  * before the server starts, for tests that need stored objects from the beginning.
  */
-export async function startHarness(
-  options: {
-    webConsole?: boolean;
-    seed?: (database: TestDatabase) => Promise<void>;
-    logger?: Logger;
-    /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
-    app?: Pick<SwitchyardOptions, "staleAfterMs" | "retainDisconnectedMs" | "secretsKey">;
-  } = {},
-): Promise<Harness> {
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
   await options.seed?.(database);
   const app = await startSwitchyard({
