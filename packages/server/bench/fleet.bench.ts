@@ -5,15 +5,14 @@
  * own, all on this machine. Each convergence figure is also measured against the replay floor
  * (bench/replay-server.ts) with the same fleet, and printed as a ratio to it.
  */
-import { type Client, createClient } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
-import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type ConfigSpec, TypeUrl } from "@switchyard/snapshot";
 import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
 import { writeObjects } from "../src/store/draft-store.js";
-import { adminToken, bearer } from "../test/auth.js";
-import { type ServeProcess, startServe } from "../test/processes.js";
+import { adminToken } from "../test/auth.js";
+import { configApi, type ServeProcess, startServe } from "../test/processes.js";
 import type { Figure } from "./config.bench.js";
 import { epochNow, type FleetVariant } from "./fleet.js";
 import { CHANGED_ROUTE, CHANGED_ROUTE_CONFIGURATION, changedMatch } from "./fleet-config.js";
@@ -139,17 +138,6 @@ async function convergence(
   } finally {
     await Promise.all(fleets.map((fleet) => fleet.close()));
   }
-}
-
-function configApi(serve: ServeProcess, token: string): Client<typeof ConfigService> {
-  return createClient(
-    ConfigService,
-    createConnectTransport({
-      baseUrl: serve.baseUrl,
-      httpVersion: "1.1",
-      interceptors: [bearer(token)],
-    }),
-  );
 }
 
 /** A real `switchyard serve` on its own PostgreSQL, `spec` published as version 1. */

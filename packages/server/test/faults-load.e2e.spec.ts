@@ -6,13 +6,12 @@
  * by `npm run bench`.
  */
 import { create } from "@bufbuild/protobuf";
-import { type Client, createClient } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { DiscoveryResponse } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import {
   ClusterSchema,
-  ConfigService,
+  type ConfigService,
   DiscoveryType,
   LbPolicy,
 } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -24,7 +23,7 @@ import { forkFleet, type RemoteFleet } from "../bench/fleet-process.js";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { writeObjects } from "../src/store/draft-store.js";
 import { adminToken, bearer } from "./auth.js";
-import { type ServeProcess, startServe } from "./processes.js";
+import { configApi, type ServeProcess, startServe } from "./processes.js";
 import { openRawAds, type RawAdsStream } from "./raw-ads-client.js";
 import { probeServer, slope } from "./server-probe.js";
 import { shopListener, shopRoutes, until } from "./shop.js";
@@ -35,18 +34,6 @@ const GB = 1024 ** 3;
 const RSS_BOUND = 1 * GB;
 /** An API call slower than this during a fault counts as the server not answering. */
 const LIVENESS_BOUND_MS = 15_000;
-
-/** The config API of `serve`, as the admin. */
-function configApi(serve: ServeProcess, token: string): Client<typeof ConfigService> {
-  return createClient(
-    ConfigService,
-    createConnectTransport({
-      baseUrl: serve.baseUrl,
-      httpVersion: "1.1",
-      interceptors: [bearer(token)],
-    }),
-  );
-}
 
 /** Every published version, newest first, as the API lists them. */
 async function publishedVersions(api: Client<typeof ConfigService>): Promise<number[]> {

@@ -41,23 +41,34 @@ export interface HarnessOptions {
 }
 
 /**
- * A Switchyard process on a fresh test database (real Postgres), on free ports. `seed` runs
- * before the server starts, for tests that need stored objects from the beginning.
+ * A Switchyard on `databaseUrl`, on free ports of 127.0.0.1: what startHarness runs, and what a
+ * test restarts on the same database (another secrets key, say).
  */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const database = await createTestDatabase();
-  await options.seed?.(database);
-  const app = await startSwitchyard({
+export function startAppOn(
+  databaseUrl: string,
+  options: Omit<HarnessOptions, "seed"> = {},
+): Promise<Switchyard> {
+  return startSwitchyard({
     httpPort: 0,
     xdsPort: 0,
     host: "127.0.0.1",
-    databaseUrl: database.url,
+    databaseUrl,
     dataDir: "unused-with-a-database-url",
     webConsole: options.webConsole ?? false,
     logger: options.logger ?? pino({ level: "silent" }),
     adminPassword: ADMIN_PASSWORD,
     ...options.app,
   });
+}
+
+/**
+ * A Switchyard process on a fresh test database (real Postgres), on free ports. `seed` runs
+ * before the server starts, for tests that need stored objects from the beginning.
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const database = await createTestDatabase();
+  await options.seed?.(database);
+  const app = await startAppOn(database.url, options);
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
   const tokens = new Map<string, Promise<string>>();
   const token = (username = "admin"): Promise<string> => {

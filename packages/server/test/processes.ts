@@ -2,7 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ADMIN_PASSWORD } from "./auth.js";
+import { type Client, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { ADMIN_PASSWORD, bearer } from "./auth.js";
 
 /** Real `switchyard` processes for end-to-end tests. */
 
@@ -98,4 +101,16 @@ export async function startServe(
       return process.exited;
     },
   };
+}
+
+/** The config API of `serve`, with the API token `token`. */
+export function configApi(serve: ServeProcess, token: string): Client<typeof ConfigService> {
+  return createClient(
+    ConfigService,
+    createConnectTransport({
+      baseUrl: serve.baseUrl,
+      httpVersion: "1.1",
+      interceptors: [bearer(token)],
+    }),
+  );
 }

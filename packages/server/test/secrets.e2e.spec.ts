@@ -28,11 +28,10 @@ import {
 import { TypeUrl } from "@switchyard/snapshot";
 import { createTestCa } from "@switchyard/testing";
 import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switchyard/xds/testing";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Switchyard, startSwitchyard } from "../src/app.js";
+import type { Switchyard } from "../src/app.js";
 import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
-import { type Harness, startHarness } from "./harness.js";
+import { type Harness, startAppOn, startHarness } from "./harness.js";
 
 const SDS = TypeUrl.Secret;
 const ca = createTestCa("secrets e2e CA");
@@ -361,16 +360,7 @@ describe("the secrets key", () => {
       app: { secretsKey: { t: "key", key: keyA, source: "env" } },
     });
     const start = (secretsKey: SecretsKey) =>
-      startSwitchyard({
-        httpPort: 0,
-        xdsPort: 0,
-        host: "127.0.0.1",
-        databaseUrl: harness.database.url,
-        dataDir: "unused-with-a-database-url",
-        webConsole: false,
-        logger: pino({ level: "silent" }),
-        secretsKey,
-      });
+      startAppOn(harness.database.url, { app: { secretsKey } });
     const sealedWith = async (app: Switchyard) => {
       const rows = await app.prisma.$queryRawUnsafe<{ text: string }[]>(
         `SELECT "privateKey" AS text FROM "Secret"
@@ -447,15 +437,8 @@ describe("the secrets key", () => {
       );
       await api.publish({ message: "tls" });
       await harness.app.stop();
-      const restarted = startSwitchyard({
-        httpPort: 0,
-        xdsPort: 0,
-        host: "127.0.0.1",
-        databaseUrl: harness.database.url,
-        dataDir: "unused-with-a-database-url",
-        webConsole: false,
-        logger: pino({ level: "silent" }),
-        secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" },
+      const restarted = startAppOn(harness.database.url, {
+        app: { secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" } },
       });
       await expect(restarted).rejects.toThrow(
         /cannot open a published secret: sealed with secrets key [0-9a-f]{12}, but the configured secrets key is [0-9a-f]{12}/,

@@ -11,7 +11,7 @@
  */
 import type { DescMethod, DescService, JsonObject } from "@bufbuild/protobuf";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { Code } from "@connectrpc/connect";
+import { Code, type ConnectError } from "@connectrpc/connect";
 import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
 import type {
@@ -290,8 +290,10 @@ function nonceOf(
 }
 
 /** Checks what every response must be, whatever the requests were; records its nonce. */
+type SomeResponse = DiscoveryResponse | DeltaDiscoveryResponse;
+
 function checkResponse(
-  response: DiscoveryResponse | DeltaDiscoveryResponse,
+  response: SomeResponse,
   requested: ReadonlySet<string>,
   nonces: Set<string>,
 ): void {
@@ -336,6 +338,58 @@ describe("random and mutated xDS requests never crash the server", () => {
     process.off("unhandledRejection", record);
     await server?.close();
   });
+
+  /**
+   * Plays `actions` on `stream`, each made a request by `build` from the responses so far (and
+   * whether it is the stream's first), reading what comes back after each. The first request
+   * `build` calls fatal must end the stream with InvalidArgument naming that field; without one,
+   * the stream still works and ends cleanly when the client does. Then the server still serves.
+   */
+  async function play<A, Request extends { typeUrl?: string }, Response extends SomeResponse>(
+    stream: {
+      send(request: Request): void;
+      tryNext(ms: number): Promise<Response | undefined>;
+      ended(): Promise<ConnectError | undefined>;
+      close(): void;
+    },
+    actions: readonly A[],
+    build: (
+      action: A,
+      responses: readonly Response[],
+      first: boolean,
+    ) => { readonly request: Request; readonly fatal: string | undefined },
+  ): Promise<void> {
+    const requested = new Set<string>();
+    const nonces = new Set<string>();
+    const responses: Response[] = [];
+    const drain = async () => {
+      for (let r = await stream.tryNext(15); r; r = await stream.tryNext(15)) {
+        checkResponse(r, requested, nonces);
+        responses.push(r);
+      }
+    };
+    let expected: string | undefined;
+    for (const [i, action] of actions.entries()) {
+      const { request, fatal } = build(action, responses, i === 0);
+      stream.send(request);
+      expected = fatal;
+      if (expected !== undefined) break;
+      requested.add(request.typeUrl ?? "");
+      await drain();
+    }
+    if (expected !== undefined) {
+      const error = await stream.ended();
+      expect(error?.code, error?.message).toBe(Code.InvalidArgument);
+      expect(error?.rawMessage).toContain(expected);
+      expect(error?.rawMessage).toMatch(NAMES_THE_PLACE);
+    } else {
+      // Still working: it ends cleanly when the client does.
+      stream.close();
+      await drain().catch(() => undefined);
+      expect(await stream.ended()).toBeUndefined();
+    }
+    await expectStillServing();
+  }
 
   /** The server still serves: a new well-formed stream gets the clusters, and nothing was uncaught. */
   async function expectStillServing(): Promise<void> {
@@ -484,19 +538,7 @@ describe("random and mutated xDS requests never crash the server", () => {
     await fc.assert(
       fc.asyncProperty(run, async ({ kind, actions }) => {
         const onlyType = kind === "ads" ? undefined : kind;
-        const stream = server.client.open(kind);
-        const requested = new Set<string>();
-        const nonces = new Set<string>();
-        const responses: DiscoveryResponse[] = [];
-        let expected: string | undefined;
-        let first = true;
-        const drain = async () => {
-          for (let r = await stream.tryNext(15); r; r = await stream.tryNext(15)) {
-            checkResponse(r, requested, nonces);
-            responses.push(r);
-          }
-        };
-        for (const action of actions) {
+        await play(server.client.open(kind), actions, (action, responses, first) => {
           const latest = responses.at(-1);
           const request: DiscoveryRequestInit =
             action.t === "request"
@@ -527,25 +569,11 @@ describe("random and mutated xDS requests never crash the server", () => {
                       ? { code: Code.Internal, message: action.message }
                       : undefined,
                 };
-          expected = fatalFragment(request, onlyType, first, "DiscoveryRequest");
-          stream.send(request);
-          first = false;
-          if (expected !== undefined) break;
-          requested.add(request.typeUrl ?? "");
-          await drain();
-        }
-        if (expected !== undefined) {
-          const error = await stream.ended();
-          expect(error?.code, error?.message).toBe(Code.InvalidArgument);
-          expect(error?.rawMessage).toContain(expected);
-          expect(error?.rawMessage).toMatch(NAMES_THE_PLACE);
-        } else {
-          // Still working: it ends cleanly when the client does.
-          stream.close();
-          await drain().catch(() => undefined);
-          expect(await stream.ended()).toBeUndefined();
-        }
-        await expectStillServing();
+          return {
+            request,
+            fatal: fatalFragment(request, onlyType, first, "DiscoveryRequest"),
+          };
+        });
       }),
       runs(50),
     );
@@ -559,19 +587,7 @@ describe("random and mutated xDS requests never crash the server", () => {
     await fc.assert(
       fc.asyncProperty(run, async ({ kind, actions }) => {
         const onlyType = kind === "ads" ? undefined : kind;
-        const stream = server.client.openDelta(kind);
-        const requested = new Set<string>();
-        const nonces = new Set<string>();
-        const responses: DeltaDiscoveryResponse[] = [];
-        let expected: string | undefined;
-        let first = true;
-        const drain = async () => {
-          for (let r = await stream.tryNext(15); r; r = await stream.tryNext(15)) {
-            checkResponse(r, requested, nonces);
-            responses.push(r);
-          }
-        };
-        for (const action of actions) {
+        await play(server.client.openDelta(kind), actions, (action, responses, first) => {
           const latest = responses.at(-1);
           let request: DeltaRequestInit;
           let locators = false;
@@ -601,24 +617,11 @@ describe("random and mutated xDS requests never crash the server", () => {
                 action.t === "nack" ? { code: Code.Internal, message: action.message } : undefined,
             };
           }
-          expected = fatalFragment(request, onlyType, first, "DeltaDiscoveryRequest", locators);
-          stream.send(request);
-          first = false;
-          if (expected !== undefined) break;
-          requested.add(request.typeUrl ?? "");
-          await drain();
-        }
-        if (expected !== undefined) {
-          const error = await stream.ended();
-          expect(error?.code, error?.message).toBe(Code.InvalidArgument);
-          expect(error?.rawMessage).toContain(expected);
-          expect(error?.rawMessage).toMatch(NAMES_THE_PLACE);
-        } else {
-          stream.close();
-          await drain().catch(() => undefined);
-          expect(await stream.ended()).toBeUndefined();
-        }
-        await expectStillServing();
+          return {
+            request,
+            fatal: fatalFragment(request, onlyType, first, "DeltaDiscoveryRequest", locators),
+          };
+        });
       }),
       runs(50),
     );
