@@ -46,6 +46,7 @@ import {
   SnapshotStore,
 } from "./store/snapshot-store.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
+import { DEFAULT_XDS_AUTHORITY } from "./xds-authority.js";
 import { xdsLogCallbacks } from "./xds-log.js";
 import {
   checkXdsSecurity,
@@ -88,6 +89,11 @@ export interface SwitchyardOptions {
   readonly secretsKey?: SecretsKey;
   /** Client authentication and TLS on the xDS port. Default: none, cleartext. */
   readonly xdsSecurity?: XdsSecurityOptions;
+  /**
+   * The xdstp:// authorities served (xds-authority.ts). Default: DEFAULT_XDS_AUTHORITY; empty:
+   * xdstp:// names resolve to nothing.
+   */
+  readonly xdsAuthorities?: readonly string[];
 }
 
 export interface Switchyard {
@@ -348,6 +354,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const xds: XdsServer = createXdsServer({
       watcher: cache,
       controlPlaneId: `switchyard@${replicaId}`,
+      authorities: options.xdsAuthorities ?? [DEFAULT_XDS_AUTHORITY],
       callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker, metrics.callbacks),
       ...(xdsTls ? { tls: xdsTls } : {}),
       auth: { mode: security.mode, credentials: xdsCredentials },

@@ -17,6 +17,7 @@ import { readEnv } from "./env.js";
 import type { FileDeliveryOptions } from "./file-delivery.js";
 import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
 import { StartupError } from "./startup-error.js";
+import { DEFAULT_XDS_AUTHORITY, describeAuthorities, parseAuthorities } from "./xds-authority.js";
 import { newXdsToken, xdsAuthMode } from "./xds-security.js";
 
 /** The options of a command that asks for a password: whose, and read how. */
@@ -42,6 +43,12 @@ function duration(value: string): number {
   if (ms === undefined)
     throw new InvalidArgumentError(`"${value}" is not a duration: ${DURATION_HINT}`);
   return ms;
+}
+
+function authorities(value: string): readonly string[] {
+  const parsed = parseAuthorities(value);
+  if (typeof parsed === "string") throw new InvalidArgumentError(parsed);
+  return parsed;
 }
 
 function fileFormat(value: string): "yaml" | "json" {
@@ -88,6 +95,7 @@ async function serve(flags: {
   fileDelivery?: string;
   fileFormat?: "yaml" | "json";
   fileDeliveryEnvoyDir?: string;
+  xdsAuthority?: readonly string[];
 }): Promise<void> {
   const env = readEnv();
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
@@ -126,6 +134,7 @@ async function serve(flags: {
     staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
+    xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });
@@ -156,6 +165,7 @@ async function serve(flags: {
       "  Switchyard is running",
       `  ${flags.console ? "Console: " : "API:     "} http://${shown}:${app.httpPort}`,
       `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode})`,
+      `  xdstp://: ${describeAuthorities(flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY)}`,
       `  Database: ${env.DATABASE_URL === undefined ? `embedded PostgreSQL in ${dataDir}` : "DATABASE_URL"}`,
       `  Secrets:  ${secretsKey.t === "none" ? `no key: TLS secrets cannot be written (set ${SECRETS_KEY_VARIABLE})` : secretsKey.source === "env" ? `encrypted with ${SECRETS_KEY_VARIABLE}` : `encrypted with the key file in ${dataDir}`}`,
       "",
@@ -236,6 +246,11 @@ export function createCli(): Command {
       port,
     )
     .option("--xds-port <port>", "xDS gRPC port (env SWITCHYARD_XDS_PORT, default 18000)", port)
+    .option(
+      "--xds-authority <names>",
+      `xdstp:// authorities served, comma-separated; "" for none (env SWITCHYARD_XDS_AUTHORITY, default ${DEFAULT_XDS_AUTHORITY})`,
+      authorities,
+    )
     .option(
       "--host <address>",
       "address to bind both servers to (env SWITCHYARD_HOST, default 127.0.0.1)",

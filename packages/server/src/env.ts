@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { decodeSecretsKey } from "./secrets-key.js";
+import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "./xds-authority.js";
 
 /** A duration such as "10s" or "24h", as ms. */
 const duration = (fallback: string) =>
@@ -45,6 +46,21 @@ const EnvSchema = z.object({
    * other replicas mark its nodes disconnected.
    */
   SWITCHYARD_REPLICA_LEASE: duration("20s"),
+  /**
+   * The xdstp:// authorities this server answers for, comma-separated (xds-authority.ts): every
+   * resource is also served as `xdstp://AUTHORITY/TYPE/NAME`. Empty: no xdstp:// names.
+   */
+  SWITCHYARD_XDS_AUTHORITY: z
+    .string()
+    .default(DEFAULT_XDS_AUTHORITY)
+    .transform((text, context) => {
+      const parsed = parseAuthorities(text);
+      if (typeof parsed === "string") {
+        context.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
   /** A folder to also write each node group's config to, as files (file delivery). */
   SWITCHYARD_FILE_DELIVERY: z.string().min(1).optional(),
   /** yaml or json. */

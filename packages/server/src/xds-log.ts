@@ -2,12 +2,15 @@ import type { XdsCallbacks } from "@switchyard/xds";
 import type { Logger } from "pino";
 
 /**
- * Logs each stream's life and every NACK with the node and the client's error text (what an
- * operator needs first when a proxy refuses a publish). Node status is tracked by the status
+ * Logs each stream's life, every NACK with the node and the client's error text (what an
+ * operator needs first when a proxy refuses a publish), and once per stream each xdstp:// name
+ * the server cannot serve, with why (another authority, context parameters for another node). Node status is tracked by the status
  * service; this is the log of it.
  */
 export function xdsLogCallbacks(logger: Logger): XdsCallbacks {
   const nodes = new Map<number, string>();
+  /** xdstp:// names already reported unresolved, per stream: each is logged once. */
+  const unresolvedLogged = new Map<number, Set<string>>();
   return {
     onStreamOpen({ streamId, node, variant, remoteAddress, identity }) {
       nodes.set(streamId, node.id);
@@ -25,7 +28,17 @@ export function xdsLogCallbacks(logger: Logger): XdsCallbacks {
     onAuthRefused(refusal) {
       logger.warn(refusal, "xDS client refused");
     },
-    onRequest({ streamId, typeUrl, verdict }) {
+    onRequest({ streamId, typeUrl, verdict, unresolved }) {
+      for (const { name, reason } of unresolved ?? []) {
+        const logged = unresolvedLogged.get(streamId) ?? new Set<string>();
+        unresolvedLogged.set(streamId, logged);
+        if (logged.has(name)) continue;
+        logged.add(name);
+        logger.warn(
+          { node: nodes.get(streamId), typeUrl, resourceName: name, reason },
+          "xDS resource name not served here: the client is answered that it does not exist",
+        );
+      }
       if (verdict.t !== "nack") return;
       logger.warn(
         {
@@ -40,6 +53,7 @@ export function xdsLogCallbacks(logger: Logger): XdsCallbacks {
     onStreamClosed({ streamId }) {
       logger.info({ node: nodes.get(streamId) }, "xDS stream closed");
       nodes.delete(streamId);
+      unresolvedLogged.delete(streamId);
     },
   };
 }

@@ -37,7 +37,10 @@ export interface HarnessOptions {
   seed?: (database: TestDatabase) => Promise<void>;
   logger?: Logger;
   /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
-  app?: Pick<SwitchyardOptions, "staleAfterMs" | "retainDisconnectedMs" | "secretsKey">;
+  app?: Pick<
+    SwitchyardOptions,
+    "staleAfterMs" | "retainDisconnectedMs" | "secretsKey" | "xdsAuthorities"
+  >;
 }
 
 /**

@@ -140,3 +140,20 @@ export {
   VirtualHostIndex,
   vhdsResourceName,
 } from "./vhds.js";
+export {
+  contextMismatch,
+  directoryOf,
+  formatXdstp,
+  globDirectory,
+  globKeyOf,
+  isGlob,
+  isXdstp,
+  type NodeContext,
+  parseXdstp,
+  storedNameOf,
+  typeUrlOf,
+  type XdstpName,
+  type XdstpParse,
+  xdstpNameOf,
+} from "./xdstp.js";
+export { projectXdstp, servesXdstp } from "./xdstp-projection.js";

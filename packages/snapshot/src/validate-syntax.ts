@@ -21,6 +21,14 @@ export function nameProblem(name: string): string | undefined {
   if (name.length > MAX_NAME_LENGTH) {
     return `is ${name.length} characters long, more than the ${MAX_NAME_LENGTH} allowed`;
   }
+  // Every resource is also served as xdstp://AUTHORITY/TYPE/NAME (xdstp.ts): a name must not
+  // read as such a name itself, nor as the wildcard or a glob collection.
+  if (name.startsWith("xdstp:")) {
+    return 'starts with "xdstp:", the scheme Switchyard serves every resource under (xdstp://AUTHORITY/TYPE/NAME): give the plain name';
+  }
+  if (name === "*" || name.endsWith("/*")) {
+    return 'is "*" or ends in "/*", which xDS reads as a wildcard or a glob collection';
+  }
   return undefined;
 }
 

@@ -12,6 +12,11 @@ export interface XdsClientOptions {
   readonly metadata?: Record<string, string>;
   /** A complete bootstrap to use instead of the one built from the fields above. */
   readonly bootstrap?: object;
+  /**
+   * Dial `xds://AUTHORITY/target` instead of `xds:///target`: the listener is then named by that
+   * authority's client_listener_resource_name_template (gRPC federation, gRFC A47).
+   */
+  readonly targetAuthority?: string;
 }
 
 /** The gRPC xDS bootstrap (GRPC_XDS_BOOTSTRAP_CONFIG format) pointing at a Switchyard server. */
@@ -41,7 +46,8 @@ export interface XdsEchoClient {
 }
 
 /**
- * A real proxyless gRPC client (`@grpc/grpc-js-xds`) dialing `xds:///target`. Each client gets its
+ * A real proxyless gRPC client (`@grpc/grpc-js-xds`) dialing `xds:///target` (or
+ * `xds://AUTHORITY/target`). Each client gets its
  * own bootstrap through the channel option, so one test process can use several servers.
  */
 export function createXdsEchoClient(target: string, options: XdsClientOptions): XdsEchoClient {
@@ -49,7 +55,8 @@ export function createXdsEchoClient(target: string, options: XdsClientOptions): 
     grpcXds.register();
     registered = true;
   }
-  const client = new grpc.Client(`xds:///${target}`, grpc.credentials.createInsecure(), {
+  const uri = `xds://${options.targetAuthority ?? ""}/${target}`;
+  const client = new grpc.Client(uri, grpc.credentials.createInsecure(), {
     "grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config": JSON.stringify(
       options.bootstrap ?? grpcBootstrap(options),
     ),

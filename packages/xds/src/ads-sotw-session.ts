@@ -1,4 +1,4 @@
-import type { CursorState, ResourceSnapshot, XdsResource } from "@switchyard/snapshot";
+import type { CursorState, NodeContext, ResourceSnapshot, XdsResource } from "@switchyard/snapshot";
 import {
   isFullStateType,
   type RequestVerdict,
@@ -18,6 +18,7 @@ import {
   ttlFor,
   ttlPolicy,
 } from "./subscription-ttl.js";
+import { XdstpNaming } from "./xdstp-naming.js";
 
 export interface SotwTypedRequest extends SotwRequest {
   readonly typeUrl: string;
@@ -57,6 +58,8 @@ export class SotwSession {
   readonly #options: SessionOptions;
   readonly #clock = new HeartbeatClock();
   #ttl: TtlPolicy;
+  /** Resolves xdstp:// names for this stream's node; set by onNode. */
+  #naming: XdstpNaming | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.#options = options;
@@ -67,15 +70,21 @@ export class SotwSession {
    * The node of the stream's first request: its client features decide whether resources go
    * wrapped with a TTL. Call it before the first `onSnapshot`/`onRequest`.
    */
-  onNode(node: NodeFeatures): void {
+  onNode(node: NodeFeatures, context?: NodeContext): void {
     this.#ttl = ttlPolicy("sotw", node, this.#options.ttl);
+    if (context) this.#naming = new XdstpNaming(this.#options.authorities ?? [], context);
+  }
+
+  /** Why an xdstp:// name of the stream did not resolve (for logs and status); else undefined. */
+  whyUnresolved(name: string): string | undefined {
+    return this.#naming?.whyUnresolved(name);
   }
 
   /** Applies a request; returns the verdict and the responses now due. */
   onRequest(request: SotwTypedRequest): { verdict: RequestVerdict; responses: SotwResponse[] } {
     const subscription =
       this.#scheduler.view(request.typeUrl) ??
-      this.#scheduler.add(new SotwSubscription(request.typeUrl));
+      this.#scheduler.add(new SotwSubscription(request.typeUrl, this.#naming));
     const verdict = subscription.onRequest(request);
     if (verdict.t === "stale") return { verdict, responses: [] };
     if (verdict.t === "ack" || verdict.t === "nack") {

@@ -26,6 +26,8 @@ export interface XdsCallbacks {
     resourceNames: readonly string[];
     /** The nonce of the response this request answers ("" on a first request). */
     responseNonce: string;
+    /** The request's xdstp:// names that resolve to nothing here, and why (xdstp-naming.ts). */
+    unresolved?: readonly { readonly name: string; readonly reason: string }[];
   }): void;
   onResponse?(event: {
     streamId: number;

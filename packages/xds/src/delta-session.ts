@@ -1,5 +1,6 @@
 import {
   type CursorState,
+  type NodeContext,
   type ResourceSnapshot,
   TypeUrl,
   type XdsResource,
@@ -23,6 +24,7 @@ import {
   ttlPolicy,
 } from "./subscription-ttl.js";
 import { VhdsSubscription } from "./vhds-subscription.js";
+import { XdstpNaming } from "./xdstp-naming.js";
 
 export interface DeltaTypedRequest extends DeltaRequest {
   readonly typeUrl: string;
@@ -65,6 +67,8 @@ export class DeltaSession {
   readonly #options: SessionOptions;
   readonly #clock = new HeartbeatClock();
   #ttl: TtlPolicy;
+  /** Resolves xdstp:// names for this stream's node; set by onNode. */
+  #naming: XdstpNaming | undefined;
 
   constructor(options: SessionOptions = {}) {
     this.#options = options;
@@ -75,8 +79,14 @@ export class DeltaSession {
    * The node of the stream's first request: its client features decide whether resources carry
    * a TTL. Call it before the first `onSnapshot`/`onRequest`.
    */
-  onNode(node: NodeFeatures): void {
+  onNode(node: NodeFeatures, context?: NodeContext): void {
     this.#ttl = ttlPolicy("delta", node, this.#options.ttl);
+    if (context) this.#naming = new XdstpNaming(this.#options.authorities ?? [], context);
+  }
+
+  /** Why an xdstp:// name of the stream did not resolve (for logs and status); else undefined. */
+  whyUnresolved(name: string): string | undefined {
+    return this.#naming?.whyUnresolved(name);
   }
 
   /**
@@ -89,7 +99,7 @@ export class DeltaSession {
       this.#scheduler.add(
         request.typeUrl === TypeUrl.VirtualHost
           ? new VhdsSubscription(this.#scheduler.target)
-          : new DeltaSubscription(request.typeUrl),
+          : new DeltaSubscription(request.typeUrl, this.#naming),
       );
     const verdict = subscription.onRequest(request);
     if (verdict.t === "ack" || verdict.t === "nack") {

@@ -1,5 +1,5 @@
 import type { XdsResource } from "@switchyard/snapshot";
-import { type Offer, Subscription, versionOf } from "./subscription.js";
+import { type NameResolver, type Offer, Subscription, versionOf } from "./subscription.js";
 
 /** The parts of a DeltaDiscoveryRequest the state machine needs. */
 export interface DeltaRequest {
@@ -63,9 +63,9 @@ export class DeltaSubscription {
   readonly typeUrl: string;
   readonly core: Subscription;
 
-  constructor(typeUrl: string) {
+  constructor(typeUrl: string, resolver?: NameResolver) {
     this.typeUrl = typeUrl;
-    this.core = new Subscription(typeUrl);
+    this.core = new Subscription(typeUrl, resolver);
   }
 
   get wildcard(): boolean {
@@ -131,7 +131,7 @@ export class DeltaSubscription {
     target: ReadonlyMap<string, XdsResource> = available,
   ): DeltaResponsePlan | undefined {
     if (!this.core.open) return undefined;
-    const offer: Offer = { basis: available, target };
+    const offer: Offer = this.core.offer(available, target);
     const { resources, removed, missing } = this.core.difference(offer);
     const gone = [...removed, ...missing].sort();
     if (resources.length === 0 && gone.length === 0 && !this.#owesEmptyAnswer(target))
@@ -147,10 +147,12 @@ export class DeltaSubscription {
    * an empty response: a Delta client cannot tell "nothing exists" from "no answer yet" otherwise,
    * and Envoy would hold its initialization until its initial_fetch_timeout (15 s by default).
    * A named subscription needs no such answer: a name that does not exist is answered in
-   * removed_resources (shared/spec/README.md, "Delta, resource that does not exist").
+   * removed_resources (shared/spec/README.md, "Delta, resource that does not exist"). A glob
+   * collection (xdstp-naming.ts) is like a wildcard: an empty one is answered once, empty.
    */
   #owesEmptyAnswer(target: ReadonlyMap<string, XdsResource>): boolean {
-    return this.core.wildcard && this.core.latestNonce === undefined && target.size === 0;
+    if (this.core.latestNonce !== undefined) return false;
+    return (this.core.wildcard && target.size === 0) || this.core.globs.length > 0;
   }
 
   /**

@@ -11,10 +11,14 @@ import { packedDeltaResourceField } from "./packed-resources.js";
 import {
   errorDetailText,
   heartbeatResource,
+  refuseBadNames,
   type StreamOptions,
   serveStream,
+  sessionOptions,
+  unresolvedNames,
   wrappedResource,
 } from "./stream-loop.js";
+import { nodeContextOf } from "./xdstp-naming.js";
 
 export type DeltaStreamOptions = StreamOptions & { readonly variant: "ads-delta" | "delta" };
 
@@ -79,15 +83,23 @@ export function serveDeltaStream(
   context: HandlerContext,
   options: DeltaStreamOptions,
 ): AsyncGenerator<DeltaDiscoveryResponse> {
-  const session = new DeltaSession(options.ttl ? { ttl: options.ttl } : {});
+  const session = new DeltaSession(sessionOptions(options));
   return serveStream(requests, context, options, {
     requestName: "DeltaDiscoveryRequest",
     adsName: "Delta ADS",
-    onNode: (node) => session.onNode(node),
+    onNode: (node) => session.onNode(node, nodeContextOf(node)),
     onSnapshot: (snapshot) => session.onSnapshot(snapshot),
     onHeartbeat: (now) => session.onHeartbeat(now),
     onRequest: (request) => {
       checkLocators(request);
+      refuseBadNames(request.typeUrl, [
+        ["DeltaDiscoveryRequest.resource_names_subscribe", request.resourceNamesSubscribe],
+        ["DeltaDiscoveryRequest.resource_names_unsubscribe", request.resourceNamesUnsubscribe],
+        [
+          "DeltaDiscoveryRequest.initial_resource_versions",
+          Object.keys(request.initialResourceVersions),
+        ],
+      ]);
       return {
         ...session.onRequest({
           typeUrl: request.typeUrl,
@@ -98,6 +110,9 @@ export function serveDeltaStream(
           errorDetail: errorDetailText(request.errorDetail),
         }),
         resourceNames: request.resourceNamesSubscribe,
+        unresolved: unresolvedNames(request.resourceNamesSubscribe, (name) =>
+          session.whyUnresolved(name),
+        ),
       };
     },
     versionOf: (response) => response.systemVersionInfo,

@@ -1,5 +1,5 @@
 import { TypeUrl, type XdsResource } from "@switchyard/snapshot";
-import { type Offer, Subscription, versionOf } from "./subscription.js";
+import { type NameResolver, type Offer, Subscription, versionOf } from "./subscription.js";
 
 /** The parts of a SotW DiscoveryRequest the state machine needs. */
 export interface SotwRequest {
@@ -51,9 +51,9 @@ export class SotwSubscription {
    */
   #claimedVersion: string | undefined;
 
-  constructor(typeUrl: string) {
+  constructor(typeUrl: string, resolver?: NameResolver) {
     this.typeUrl = typeUrl;
-    this.core = new Subscription(typeUrl);
+    this.core = new Subscription(typeUrl, resolver);
     this.#fullState = isFullStateType(typeUrl);
   }
 
@@ -131,9 +131,8 @@ export class SotwSubscription {
     target: ReadonlyMap<string, XdsResource> = available,
   ): SotwResponsePlan | undefined {
     if (!this.core.open) return undefined;
-    return this.#fullState
-      ? this.#planFullState({ basis: available, target })
-      : this.#planChanged({ basis: available, target });
+    const offer = this.core.offer(available, target);
+    return this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer);
   }
 
   #planFullState(offer: Offer): SotwResponsePlan | undefined {

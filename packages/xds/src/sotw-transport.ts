@@ -14,10 +14,14 @@ import {
   bodyAny,
   errorDetailText,
   heartbeatResource,
+  refuseBadNames,
   type StreamOptions,
   serveStream,
+  sessionOptions,
+  unresolvedNames,
   wrappedResource,
 } from "./stream-loop.js";
+import { nodeContextOf } from "./xdstp-naming.js";
 
 /**
  * VHDS has no State of the World variant (shared/spec/xds-protocol.en.txt, "VirtualHost: Virtual
@@ -74,15 +78,16 @@ export function serveSotwStream(
   context: HandlerContext,
   options: SotwStreamOptions,
 ): AsyncGenerator<DiscoveryResponse> {
-  const session = new SotwSession(options.ttl ? { ttl: options.ttl } : {});
+  const session = new SotwSession(sessionOptions(options));
   return serveStream(requests, context, options, {
     requestName: "DiscoveryRequest",
     adsName: "ADS",
-    onNode: (node) => session.onNode(node),
+    onNode: (node) => session.onNode(node, nodeContextOf(node)),
     onSnapshot: (snapshot) => session.onSnapshot(snapshot),
     onHeartbeat: (now) => session.onHeartbeat(now),
     onRequest: (request) => {
       refuseVhds(request);
+      refuseBadNames(request.typeUrl, [["DiscoveryRequest.resource_names", request.resourceNames]]);
       return {
         ...session.onRequest({
           typeUrl: request.typeUrl,
@@ -92,6 +97,7 @@ export function serveSotwStream(
           errorDetail: errorDetailText(request.errorDetail),
         }),
         resourceNames: request.resourceNames,
+        unresolved: unresolvedNames(request.resourceNames, (name) => session.whyUnresolved(name)),
       };
     },
     versionOf: (response) => response.versionInfo,

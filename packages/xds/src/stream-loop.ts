@@ -7,7 +7,7 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import type { Status } from "@switchyard/proto/google/rpc/status_pb";
-import { type ResourceSnapshot, TypeUrl, type XdsResource } from "@switchyard/snapshot";
+import { isXdstp, type ResourceSnapshot, TypeUrl, type XdsResource } from "@switchyard/snapshot";
 import type { XdsCallbacks, XdsVariant } from "./callbacks.js";
 import {
   type AccessEntry,
@@ -21,7 +21,8 @@ import { EventQueue } from "./event-queue.js";
 import { nodeIdentity } from "./node-identity.js";
 import type { ConfigWatcher, SnapshotWatch } from "./snapshot-cache.js";
 import type { RequestVerdict } from "./sotw-subscription.js";
-import type { Heartbeat, ResourceTtl, TtlOptions } from "./subscription-ttl.js";
+import type { Heartbeat, ResourceTtl, SessionOptions, TtlOptions } from "./subscription-ttl.js";
+import { xdstpRequestProblem } from "./xdstp-naming.js";
 
 /**
  * The one stream loop both protocol variants (SotW, Delta; ADS or per-type) run: requests,
@@ -39,6 +40,8 @@ export interface StreamOptions {
   readonly controlPlaneId: string;
   /** Resource TTLs and heartbeats for clients that support them; none when absent. */
   readonly ttl?: TtlOptions | undefined;
+  /** The xdstp:// authorities served (xdstp-naming.ts); none when absent. */
+  readonly authorities?: readonly string[] | undefined;
   /**
    * Node-group entitlement and revocation for authenticated streams (client-auth.ts); absent,
    * every node is served its group.
@@ -49,6 +52,44 @@ export interface StreamOptions {
    * on which xDS clients reconnect at once, to another replica behind the load balancer.
    */
   readonly closing?: AbortSignal | undefined;
+}
+
+/** What a stream's pure session is configured with. */
+export function sessionOptions(options: StreamOptions): SessionOptions {
+  return {
+    ...(options.ttl ? { ttl: options.ttl } : {}),
+    ...(options.authorities ? { authorities: options.authorities } : {}),
+  };
+}
+
+/**
+ * The xdstp:// names of a request the session could not resolve, with why (another authority,
+ * context parameters for another node, a type not served so): reported to callbacks, so the
+ * server can say why a client waits for a resource that will not come.
+ */
+export function unresolvedNames(
+  names: readonly string[],
+  whyUnresolved: (name: string) => string | undefined,
+): { name: string; reason: string }[] {
+  return names.flatMap((name) => {
+    const reason = isXdstp(name) ? whyUnresolved(name) : undefined;
+    return reason === undefined ? [] : [{ name, reason }];
+  });
+}
+
+/**
+ * Ends the stream with INVALID_ARGUMENT when a request names a malformed xdstp:// resource, or
+ * one of another type than the request's (xdstp-naming.ts): `fields` are the request's name
+ * lists, each with the field it came from, for the message.
+ */
+export function refuseBadNames(
+  typeUrl: string,
+  fields: readonly (readonly [string, readonly string[]])[],
+): void {
+  for (const [field, names] of fields) {
+    const problem = xdstpRequestProblem(field, names, typeUrl);
+    if (problem) throw new ConnectError(problem, Code.InvalidArgument);
+  }
 }
 
 /** How a drained stream ends (see StreamOptions.closing). */
@@ -88,6 +129,7 @@ export interface StreamProtocol<Req extends AnyRequest, Res extends AnyResponse,
     verdict: RequestVerdict | DeltaVerdict;
     responses: Res[];
     resourceNames: readonly string[];
+    unresolved?: readonly { readonly name: string; readonly reason: string }[];
   };
   /** The version a response reports (version_info, or Delta's system_version_info). */
   versionOf(response: Res): string;
@@ -384,6 +426,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
           verdict: result.verdict,
           resourceNames: result.resourceNames,
           responseNonce: request.responseNonce,
+          ...(result.unresolved?.length ? { unresolved: result.unresolved } : {}),
         });
         responses = result.responses;
       }

@@ -21,6 +21,11 @@ export interface TtlOptions {
 export interface SessionOptions {
   /** TTL for resources sent to clients that support it; no TTL when absent. */
   readonly ttl?: TtlOptions;
+  /**
+   * The xdstp:// authorities this server answers for (xdstp-naming.ts); none when absent: every
+   * xdstp:// name is then a resource that does not exist.
+   */
+  readonly authorities?: readonly string[];
 }
 
 /** The part of an envoy.config.core.v3.Node a session reads. */

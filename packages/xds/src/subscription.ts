@@ -1,5 +1,12 @@
 import { createHash } from "node:crypto";
-import type { XdsResource } from "@switchyard/snapshot";
+import {
+  formatXdstp,
+  globKeyOf,
+  isGlob,
+  isXdstp,
+  parseXdstp,
+  type XdsResource,
+} from "@switchyard/snapshot";
 
 /** The wildcard resource name (shared/spec/README.md, "Wildcard is the name `*`"). */
 export const WILDCARD = "*";
@@ -29,6 +36,41 @@ export interface Offer {
    * from `basis` but found here is on its way (a later plan step), not missing.
    */
   readonly target: ReadonlyMap<string, XdsResource>;
+  /**
+   * The names in `basis` that glob collections of the subscription cover (xdstp-naming.ts): what
+   * a subscription by name holds besides the names it lists.
+   */
+  readonly globMembers?: readonly string[];
+}
+
+/**
+ * Resolves a subscription's xdstp:// names (xdstp-naming.ts XdstpNaming): the offer with what
+ * they name added under those names.
+ */
+export interface NameResolver {
+  extend(offer: Offer, typeUrl: string, names: Iterable<string>, globs: Iterable<string>): Offer;
+}
+
+/** The glob collection an xdstp:// name is a member of (canonical), or undefined. */
+function globKeyOfName(name: string): string | undefined {
+  if (!isXdstp(name)) return undefined;
+  const parsed = parseXdstp(name);
+  return parsed.ok ? globKeyOf(parsed.name) : undefined;
+}
+
+/** An xdstp:// glob collection name's canonical form, or undefined for any other name. */
+function globKeyOfCollection(name: string): string | undefined {
+  if (!isXdstp(name)) return undefined;
+  const parsed = parseXdstp(name);
+  return parsed.ok && isGlob(parsed.name) ? globKeyOf(parsed.name) : undefined;
+}
+
+/** An xdstp:// name without its context parameters (canonical), or undefined. */
+function withoutParams(name: string): string | undefined {
+  if (!isXdstp(name)) return undefined;
+  const parsed = parseXdstp(name);
+  if (!parsed.ok) return undefined;
+  return formatXdstp({ ...parsed.name, params: [] });
 }
 
 /** What the client lacks compared with an Offer. Names are sorted; no name appears twice. */
@@ -85,8 +127,17 @@ const OPEN: FlowState = { t: "open" };
  */
 export class Subscription {
   readonly typeUrl: string;
-  /** Explicitly subscribed names (never "*"). */
+  /** Explicitly subscribed names (never "*", never a glob collection). */
   #names = new Set<string>();
+  /**
+   * Subscribed xdstp:// glob collections (`…/dir/*`): canonical form → the client's spelling.
+   * A glob covers every resource directly in its directory (xdstp-naming.ts), and is answered by
+   * them, never by its own name.
+   */
+  #globs = new Map<string, string>();
+  /** Whether any subscribed name is xdstp:// (then offers go through `#resolver`). */
+  #xdstp = false;
+  readonly #resolver: NameResolver | undefined;
   #wildcard = false;
   /** Once any request named a resource (or "*"), the legacy wildcard rule no longer applies. */
   #everNamed = false;
@@ -104,8 +155,9 @@ export class Subscription {
   /** A snapshot arrived since that NACK: see forgetRejections. */
   #confirmHeld = false;
 
-  constructor(typeUrl: string) {
+  constructor(typeUrl: string, resolver?: NameResolver) {
     this.typeUrl = typeUrl;
+    this.#resolver = resolver;
   }
 
   get flow(): FlowState {
@@ -149,6 +201,11 @@ export class Subscription {
     return this.#names;
   }
 
+  /** The subscribed glob collections, as the client spelled them. */
+  get globs(): readonly string[] {
+    return [...this.#globs.values()];
+  }
+
   /** Name → version of what the client holds. Owned by the subscription: must not be altered. */
   get holds(): ReadonlyMap<string, string> {
     return this.#holds;
@@ -160,7 +217,46 @@ export class Subscription {
 
   /** Whether the subscription asks for `name`: a wildcard asks for every resource of the type. */
   covers(name: string): boolean {
-    return this.#wildcard || this.#names.has(name);
+    if (this.#wildcard || this.#names.has(name)) return true;
+    if (this.#globs.size === 0) return false;
+    const glob = globKeyOfName(name);
+    return glob !== undefined && this.#globs.has(glob);
+  }
+
+  /**
+   * The resources a response may be built from: `basis` and `target` as they are, or, when the
+   * subscription names xdstp:// resources, with what those names resolve to added under them.
+   */
+  offer(basis: ReadonlyMap<string, XdsResource>, target: ReadonlyMap<string, XdsResource>): Offer {
+    if (!this.#resolver || (!this.#xdstp && this.#globs.size === 0)) return { basis, target };
+    return this.#resolver.extend(
+      { basis, target },
+      this.typeUrl,
+      this.#names,
+      this.#globs.values(),
+    );
+  }
+
+  /** Splits requested names into globs and the rest; the globs are recorded, the rest returned. */
+  #takeGlobs(requested: readonly string[], replace: boolean): string[] {
+    if (replace) this.#globs = new Map();
+    const rest: string[] = [];
+    for (const name of requested) {
+      const glob = globKeyOfCollection(name);
+      if (glob === undefined) rest.push(name);
+      else this.#globs.set(glob, name);
+    }
+    return rest;
+  }
+
+  #noteXdstp(): void {
+    this.#xdstp = false;
+    for (const name of this.#names) {
+      if (isXdstp(name)) {
+        this.#xdstp = true;
+        return;
+      }
+    }
   }
 
   /** The first request of the type arrived. */
@@ -181,7 +277,8 @@ export class Subscription {
       return;
     }
     this.#everNamed = true;
-    const next = new Set(requested.filter((name) => name !== WILDCARD));
+    const hadGlobs = this.#globs.size > 0;
+    const next = new Set(this.#takeGlobs(requested, true).filter((name) => name !== WILDCARD));
     const droppedWildcard = this.#wildcard && !requested.includes(WILDCARD);
     this.#wildcard = requested.includes(WILDCARD);
     for (const name of next) {
@@ -193,7 +290,14 @@ export class Subscription {
       if (!next.has(name) && !this.#wildcard) this.#forget(name);
     }
     this.#names = next;
+    this.#noteXdstp();
     if (droppedWildcard && !keepOnWildcardDrop) this.#pruneUncovered();
+    // Members of a glob dropped from the list are dropped by the client, as names are.
+    if (hadGlobs) {
+      for (const name of [...this.#holds.keys()]) {
+        if (isXdstp(name) && !this.covers(name)) this.#forget(name);
+      }
+    }
   }
 
   /**
@@ -205,7 +309,12 @@ export class Subscription {
    */
   changeNames(subscribe: readonly string[], unsubscribe: readonly string[]): void {
     if (subscribe.length === 0 && !this.#everNamed) this.#wildcard = true;
-    for (const name of subscribe) {
+    if (subscribe.length > 0) this.#everNamed = true;
+    for (const glob of unsubscribe) {
+      const key = globKeyOfCollection(glob);
+      if (key !== undefined) this.#globs.delete(key);
+    }
+    for (const name of this.#takeGlobs(subscribe, false)) {
       this.#everNamed = true;
       if (name === WILDCARD) {
         this.#wildcard = true;
@@ -218,11 +327,14 @@ export class Subscription {
       if (name === WILDCARD) {
         this.#everNamed = true;
         this.#wildcard = false;
+      } else if (globKeyOfCollection(name) !== undefined) {
+        // Dropped above; what it alone covered is forgotten by the pruning below.
       } else if (this.#names.delete(name)) {
         if (this.#wildcard) this.#force.add(name);
         else this.#forget(name);
       }
     }
+    this.#noteXdstp();
     this.#pruneUncovered();
   }
 
@@ -240,8 +352,17 @@ export class Subscription {
 
   /** Sends these held names again although unchanged (warming: shared/spec/README.md). */
   forceResend(names: Iterable<string>): void {
+    const xdstp = new Set<string>();
     for (const name of names) {
       if (this.#holds.has(name) && this.covers(name)) this.#force.add(name);
+      else if (isXdstp(name)) xdstp.add(name);
+    }
+    // An xdstp:// reference names no context parameters; the client may have added its own
+    // (Envoy's node_context_params) when it subscribed: the held name with them is meant.
+    if (xdstp.size === 0) return;
+    for (const held of this.#holds.keys()) {
+      const base = withoutParams(held);
+      if (base !== undefined && xdstp.has(base) && this.covers(held)) this.#force.add(held);
     }
   }
 
@@ -258,7 +379,12 @@ export class Subscription {
    */
   difference(offer: Offer): Difference {
     const resources: XdsResource[] = [];
-    const order = this.#wildcard ? offer.basis.keys() : [...this.#names].sort(byName);
+    const members = offer.globMembers ?? [];
+    const order = this.#wildcard
+      ? offer.basis.keys()
+      : members.length === 0
+        ? [...this.#names].sort(byName)
+        : [...new Set([...this.#names, ...members])].sort(byName);
     for (const name of order) {
       const resource = offer.basis.get(name);
       if (resource && (this.#force.has(name) || this.#lacks(resource))) resources.push(resource);

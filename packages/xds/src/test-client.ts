@@ -566,7 +566,7 @@ export interface TestServer {
 export async function startTestServer(
   initial: ConfigSpec,
   serverOptions: Partial<
-    Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl" | "tls" | "auth">
+    Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl" | "tls" | "auth" | "authorities">
   > & {
     /** Opens the sealed private keys of `initial`'s and later specs' secrets. */
     readonly openSecret?: SecretOpener;

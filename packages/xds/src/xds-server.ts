@@ -73,6 +73,11 @@ export interface XdsServerOptions {
    * destroys the connections still open. Default 1 s.
    */
   readonly drainGraceMs?: number;
+  /**
+   * The xdstp:// authorities served (xdstp-naming.ts): a resource stored as NAME is also served
+   * as `xdstp://AUTHORITY/TYPE/NAME`. Default: none.
+   */
+  readonly authorities?: readonly string[];
 }
 
 export interface XdsTlsOptions {
@@ -117,6 +122,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     callbacks: options.callbacks ?? {},
     controlPlaneId: options.controlPlaneId,
     ttl: options.ttl,
+    authorities: options.authorities,
     access,
     closing,
   };

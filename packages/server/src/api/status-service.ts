@@ -24,6 +24,7 @@ import {
   type WatchNodesResponse,
   WatchNodesResponseSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
+import { storedNameOf } from "@switchyard/snapshot";
 import {
   type ConvergenceResult,
   type GroupManifest,
@@ -238,7 +239,7 @@ function intendedOf(
   const names = type.wildcard ? [...all.keys()] : Object.keys(type.held);
   return Object.fromEntries(
     names.flatMap((name) => {
-      const version = all.get(name);
+      const version = all.get(storedNameOf(name));
       return version === undefined ? [] : [[name, version]];
     }),
   );

@@ -1,5 +1,10 @@
 import type { PrismaClient } from "@switchyard/db";
-import { type CompiledGroup, type NodeSelector, selectNodeGroup } from "@switchyard/snapshot";
+import {
+  type CompiledGroup,
+  type NodeSelector,
+  selectNodeGroup,
+  storedNameOf,
+} from "@switchyard/snapshot";
 import { type DurationSummary, summarizeDurations } from "@switchyard/status";
 import { listNodes, type NodeRecord, type NodeTypeRecord } from "./status-reader.js";
 
@@ -92,7 +97,9 @@ export function heldMatches(
 ): boolean {
   let count = 0;
   for (const [name, version] of held) {
-    if (want.get(name) !== version) return false;
+    // A resource held under its xdstp:// name is the stored one it names, at the same version
+    // (@switchyard/snapshot xdstp-projection.ts).
+    if (want.get(storedNameOf(name)) !== version) return false;
     count += 1;
   }
   return !wildcard || count === want.size;
