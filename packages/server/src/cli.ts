@@ -248,7 +248,7 @@ export function createCli(): Command {
     .option("--xds-port <port>", "xDS gRPC port (env SWITCHYARD_XDS_PORT, default 18000)", port)
     .option(
       "--xds-authority <names>",
-      `xdstp:// authorities served, comma-separated; "" for none (env SWITCHYARD_XDS_AUTHORITY, default ${DEFAULT_XDS_AUTHORITY})`,
+      `xdstp:// authorities served, comma-separated, or none (env SWITCHYARD_XDS_AUTHORITY, default ${DEFAULT_XDS_AUTHORITY})`,
       authorities,
     )
     .option(
@@ -524,6 +524,10 @@ export function createCli(): Command {
     )
     .option("--file-format <format>", "with --files: yaml (default) or json", fileFormat)
     .option(
+      "--xdstp-authority <name>",
+      "gRPC: name every resource by xdstp:// names under this authority, one the server serves (serve --xds-authority; default switchyard)",
+    )
+    .option(
       "--runtime-layer <name>",
       "Envoy subscribes to this runtime layer (RTDS: over ADS, or from its delivered file with --files); repeat for several, later ones override earlier ones",
       (value: string, previous: string[] = []) => [...previous, value],
@@ -542,7 +546,19 @@ export function createCli(): Command {
         clientCert?: string;
         clientKey?: string;
         token?: string;
+        xdstpAuthority?: string;
       }) => {
+        if (options.xdstpAuthority !== undefined) {
+          if (!options.grpc)
+            throw new CliError(
+              "--xdstp-authority is for gRPC clients (--grpc): Envoy's xdstp:// collection locators (lds_resources_locator, cds_resources_locator over Delta ADS) are described in docs/xdstp.md, not generated",
+            );
+          const parsed = parseAuthorities(options.xdstpAuthority);
+          if (typeof parsed === "string" || parsed.length !== 1)
+            throw new CliError(
+              typeof parsed === "string" ? parsed : "--xdstp-authority takes one authority",
+            );
+        }
         if (options.runtimeLayer !== undefined && options.grpc)
           throw new CliError(
             "--runtime-layer is for Envoy: gRPC xDS clients have no runtime; drop it",

@@ -48,7 +48,7 @@ const EnvSchema = z.object({
   SWITCHYARD_REPLICA_LEASE: duration("20s"),
   /**
    * The xdstp:// authorities this server answers for, comma-separated (xds-authority.ts): every
-   * resource is also served as `xdstp://AUTHORITY/TYPE/NAME`. Empty: no xdstp:// names.
+   * resource is also served as `xdstp://AUTHORITY/TYPE/NAME`. `none`: no xdstp:// names.
    */
   SWITCHYARD_XDS_AUTHORITY: z
     .string()

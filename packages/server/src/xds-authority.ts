@@ -13,8 +13,12 @@ export const DEFAULT_XDS_AUTHORITY = "switchyard";
 /** A host name, optionally with a port: what gRPC and Envoy put there (no `/ ? # %` or spaces). */
 const AUTHORITY = /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(:[0-9]{1,5})?$/;
 
-/** The comma-separated list, checked; or a message saying which entry is wrong and why. */
+/**
+ * The comma-separated list, checked; or a message saying which entry is wrong and why. `none`
+ * (or an empty list) serves no authority: xdstp:// names then resolve to nothing.
+ */
 export function parseAuthorities(text: string): string[] | string {
+  if (text.trim() === "none") return [];
   const entries = text
     .split(",")
     .map((entry) => entry.trim())
@@ -30,6 +34,6 @@ export function parseAuthorities(text: string): string[] | string {
 /** For the startup banner. */
 export function describeAuthorities(authorities: readonly string[]): string {
   return authorities.length === 0
-    ? "off (no authority: set SWITCHYARD_XDS_AUTHORITY to serve xdstp:// names)"
+    ? "off (SWITCHYARD_XDS_AUTHORITY is none: xdstp:// names resolve to nothing)"
     : `every resource also as xdstp://${authorities[0]}/TYPE/NAME${authorities.length > 1 ? ` (and under ${authorities.slice(1).join(", ")})` : ""}`;
 }

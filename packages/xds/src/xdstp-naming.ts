@@ -107,7 +107,7 @@ export class XdstpNaming {
     if (!this.#authorities.has(authority)) {
       return refuse(
         this.#authorities.size === 0
-          ? "this server serves no xdstp:// authority (SWITCHYARD_XDS_AUTHORITY is empty)"
+          ? "this server serves no xdstp:// authority (SWITCHYARD_XDS_AUTHORITY is none)"
           : `authority ${JSON.stringify(authority)} is not served here (this server is ${[...this.#authorities].map((a) => JSON.stringify(a)).join(", ")})`,
       );
     }

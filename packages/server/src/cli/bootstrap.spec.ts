@@ -208,4 +208,16 @@ describe("switchyard bootstrap", () => {
       envoyBootstrap({ nodeId: "x", xdsAddress: "localhost:99999", delta: false }),
     ).toThrow(/HOST:PORT/);
   });
+
+  it("gRPC with --xdstp-authority maps the authority to Switchyard and names listeners by xdstp://", () => {
+    const bootstrap = grpcBootstrap({
+      nodeId: "client-1",
+      xdsAddress: "127.0.0.1:18000",
+      xdstpAuthority: "xds.example.com",
+    }) as Record<string, unknown>;
+    expect(bootstrap.authorities).toEqual({ "xds.example.com": {} });
+    expect(bootstrap.client_default_listener_resource_name_template).toBe(
+      "xdstp://xds.example.com/envoy.config.listener.v3.Listener/%s",
+    );
+  });
 });

@@ -13,6 +13,13 @@ export interface BootstrapOptions {
   readonly token?: string | undefined;
   /** Runtime layers (RTDS) the proxy subscribes to by name over ADS, later ones overriding. */
   readonly runtimeLayers?: readonly string[] | undefined;
+  /**
+   * gRPC: name resources by xdstp:// names under this authority (federation, gRFC A47): the
+   * authority is mapped to Switchyard and listeners are named
+   * xdstp://AUTHORITY/envoy.config.listener.v3.Listener/TARGET for both xds:///TARGET and
+   * xds://AUTHORITY/TARGET. It must be one the server serves (SWITCHYARD_XDS_AUTHORITY).
+   */
+  readonly xdstpAuthority?: string | undefined;
 }
 
 export interface BootstrapTls {
@@ -226,5 +233,12 @@ export function grpcBootstrap(options: Omit<BootstrapOptions, "delta">): object 
       },
     ],
     node: { id: options.nodeId, cluster: options.cluster ?? "", locality: {} },
+    ...(options.xdstpAuthority === undefined
+      ? {}
+      : {
+          // No xds_servers of its own: the authority is served by the top-level server.
+          authorities: { [options.xdstpAuthority]: {} },
+          client_default_listener_resource_name_template: `xdstp://${options.xdstpAuthority}/envoy.config.listener.v3.Listener/%s`,
+        }),
   };
 }
