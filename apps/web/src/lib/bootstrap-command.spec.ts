@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapCommand, shellQuote } from "./bootstrap-command";
+import { bootstrapCommand, shellQuote, xdstpAuthorityIn } from "./bootstrap-command";
 
 describe("shellQuote", () => {
   it("leaves plain words alone and single-quotes the rest, quotes included", () => {
@@ -29,5 +29,20 @@ describe("bootstrapCommand", () => {
         userAgentName: "envoy",
       }),
     ).toBe("npx switchyard bootstrap --node-id edge-1 --cluster edge --delta");
+  });
+  it("keeps a federated gRPC client's xdstp:// authority, read from the names it holds", () => {
+    const held = ["xdstp://xds.example.com/envoy.config.listener.v3.Listener/shop", "plain"];
+    expect(
+      bootstrapCommand({
+        id: "shop-client",
+        cluster: "",
+        variant: "ads-sotw",
+        userAgentName: "gRPC Node Pure JS",
+        xdstpAuthority: xdstpAuthorityIn(held),
+      }),
+    ).toBe(
+      "npx switchyard bootstrap --node-id shop-client --grpc --xdstp-authority xds.example.com",
+    );
+    expect(xdstpAuthorityIn(["plain"])).toBeUndefined();
   });
 });

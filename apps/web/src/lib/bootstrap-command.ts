@@ -11,19 +11,37 @@ export interface BootstrapTarget {
   readonly variant: string;
   /** e.g. "envoy", "grpc-node-js". */
   readonly userAgentName: string;
+  /** The authority of the xdstp:// names the node holds its listeners by, if it does. */
+  readonly xdstpAuthority?: string | undefined;
+}
+
+/**
+ * The authority of the first xdstp:// name in `names` (a node's held resource names), or
+ * undefined when it holds none by xdstp:// names.
+ */
+export function xdstpAuthorityIn(names: Iterable<string>): string | undefined {
+  for (const name of names) {
+    const authority = /^xdstp:\/\/([^/]+)\//.exec(name)?.[1];
+    if (authority !== undefined) return authority;
+  }
+  return undefined;
 }
 
 /**
  * The `switchyard bootstrap` command that prints a bootstrap for this node: a gRPC one for a gRPC
  * client (its user agent starts with "grpc"), an Envoy one otherwise, over Delta when the node
  * last spoke Delta. The xDS address is left to the CLI's default (the console does not know under
- * which address proxies reach the xDS port): `--xds-address` overrides it.
+ * which address proxies reach the xDS port): `--xds-address` overrides it. A gRPC client that holds
+ * its listener by an xdstp:// name gets the federation bootstrap for that authority.
  */
 export function bootstrapCommand(node: BootstrapTarget): string {
   const grpc = node.userAgentName.toLowerCase().startsWith("grpc");
   const words = ["npx", "switchyard", "bootstrap", "--node-id", shellQuote(node.id)];
   if (node.cluster !== "") words.push("--cluster", shellQuote(node.cluster));
-  if (grpc) words.push("--grpc");
-  else if (node.variant.includes("delta")) words.push("--delta");
+  if (grpc) {
+    words.push("--grpc");
+    // A federated gRPC client (its listener held by an xdstp:// name) keeps its authority.
+    if (node.xdstpAuthority) words.push("--xdstp-authority", shellQuote(node.xdstpAuthority));
+  } else if (node.variant.includes("delta")) words.push("--delta");
   return words.join(" ");
 }

@@ -16,7 +16,7 @@ import { CopyCommand } from "@/components/ui/copy-command";
 import { AlertTriangleIcon } from "@/components/ui/icons";
 import { Bar, LoadError, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { bootstrapCommand } from "@/lib/bootstrap-command";
+import { bootstrapCommand, xdstpAuthorityIn } from "@/lib/bootstrap-command";
 import { localityText, metadataEntries } from "@/lib/node-identity";
 import { nodeHealth, typeLabel, userAgent } from "@/lib/node-list";
 import { CopyableText } from "./copy-text";
@@ -420,7 +420,14 @@ function Bootstrap({ node }: { node: NodeDetail }) {
           <code className="font-mono text-fg">--xds-address HOST:PORT</code> when proxies reach the
           xDS port under another address than <code className="font-mono">localhost:18000</code>.
         </p>
-        <CopyCommand command={bootstrapCommand(s)} />
+        <CopyCommand
+          command={bootstrapCommand({
+            ...s,
+            xdstpAuthority: xdstpAuthorityIn(
+              node.held.flatMap((held) => Object.keys(held.resources)),
+            ),
+          })}
+        />
       </div>
     </Card>
   );
