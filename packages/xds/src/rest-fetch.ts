@@ -1,8 +1,15 @@
 import type { Node } from "@switchyard/proto/envoy/config/core/v3/base_pb";
-import type { ResourceSnapshot, XdsResource } from "@switchyard/snapshot";
+import {
+  isGlob,
+  isXdstp,
+  parseXdstp,
+  type ResourceSnapshot,
+  type XdsResource,
+} from "@switchyard/snapshot";
 import { nodeIdentity } from "./node-identity.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
 import { versionOf, WILDCARD } from "./subscription.js";
+import { nodeContextOf, XdstpNaming } from "./xdstp-naming.js";
 
 /** One REST (or unary Fetch) discovery request, already validated. */
 export interface FetchRequest {
@@ -12,6 +19,8 @@ export interface FetchRequest {
   readonly resourceNames: readonly string[];
   /** The version the client holds; "" when it holds nothing. */
   readonly versionInfo: string;
+  /** The xdstp:// authorities served (xdstp-naming.ts); none when absent. */
+  readonly authorities?: readonly string[] | undefined;
 }
 
 export interface FetchOptions {
@@ -45,16 +54,28 @@ export type FetchResult =
 /**
  * The resources of `typeUrl` a stateless request for `resourceNames` gets from `snapshot`: every
  * one for a wildcard request (no names, or "*" among them), else the named ones that exist, each
- * once, in name order.
+ * once, in name order. xdstp:// names and glob collections are resolved by `naming`, as on a
+ * stream (xdstp-naming.ts); without it they name nothing.
  */
 export function selectResources(
   snapshot: ResourceSnapshot,
   typeUrl: string,
   resourceNames: readonly string[],
+  naming?: XdstpNaming,
 ): { readonly versionInfo: string; readonly resources: readonly XdsResource[] } {
-  const available = snapshot.resources(typeUrl);
+  let available = snapshot.resources(typeUrl);
   const wildcard = resourceNames.length === 0 || resourceNames.includes(WILDCARD);
   const names = new Set(resourceNames);
+  if (naming && resourceNames.some(isXdstp)) {
+    const globs = resourceNames.filter((name) => {
+      const parsed = isXdstp(name) ? parseXdstp(name) : undefined;
+      return parsed?.ok === true && isGlob(parsed.name);
+    });
+    const offer = { basis: available, target: available };
+    const extended = naming.extend(offer, typeUrl, resourceNames, globs);
+    available = extended.basis;
+    for (const member of extended.globMembers) names.add(member);
+  }
   const resources = wildcard
     ? [...available.values()]
     : [...available.values()].filter((r) => names.has(r.name));
@@ -76,6 +97,7 @@ export function fetchResources(
   options: FetchOptions,
 ): Promise<FetchResult> {
   if (options.signal.aborted) return Promise.resolve({ t: "aborted" });
+  const naming = new XdstpNaming(request.authorities ?? [], nodeContextOf(request.node));
   return new Promise((resolve) => {
     let done = false;
     let latest: { readonly versionInfo: string } | undefined;
@@ -95,7 +117,7 @@ export function fetchResources(
         finish({ t: "denied", message: denied });
         return;
       }
-      const selected = selectResources(snapshot, request.typeUrl, request.resourceNames);
+      const selected = selectResources(snapshot, request.typeUrl, request.resourceNames, naming);
       latest = selected;
       if (selected.versionInfo !== request.versionInfo) finish({ t: "changed", ...selected });
     };

@@ -13,6 +13,7 @@ import { fetchResources } from "./rest-fetch.js";
 import { decodeJson, type JsonProblem } from "./rest-json.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
+import { xdstpRequestProblem } from "./xdstp-naming.js";
 
 export type HttpRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type HttpResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -29,6 +30,8 @@ export interface RestHandlerOptions {
   /** How each request authenticated (the same rules as a gRPC call's). */
   readonly authenticate: (request: HttpRequest) => Authentication;
   readonly callbacks: XdsCallbacks;
+  /** The xdstp:// authorities served (xdstp-naming.ts); none when absent. */
+  readonly authorities?: readonly string[] | undefined;
 }
 
 /** Every REST-JSON discovery path starts with this (envoy/service/<type>/v3/*ds.proto). */
@@ -147,6 +150,18 @@ async function serve(
     );
     return;
   }
+  const badName = xdstpRequestProblem("resource_names", discovery.resourceNames, typeUrl);
+  if (badName) {
+    sendJson(
+      response,
+      400,
+      problemBody({
+        message: badName,
+        path: `$.${keyUsed(decoded.json, "resource_names", "resourceNames")}`,
+      }),
+    );
+    return;
+  }
   if (!discovery.node) {
     sendJson(
       response,
@@ -172,6 +187,7 @@ async function serve(
       node: discovery.node,
       resourceNames: discovery.resourceNames,
       versionInfo: discovery.versionInfo,
+      authorities: options.authorities,
     },
     {
       timeoutMs: options.longPollTimeoutMs,

@@ -318,6 +318,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     access,
     authenticate,
     callbacks: options.callbacks ?? {},
+    authorities: options.authorities,
   });
   const handler = (request: HttpRequest, response: HttpResponse) => {
     if (isRestPath(request.url)) rest(request, response);

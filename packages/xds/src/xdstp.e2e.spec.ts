@@ -244,6 +244,27 @@ describe("xdstp:// names over real streams", () => {
     stream.close();
   });
 
+  it("REST-JSON resolves xdstp:// names and globs as streams do, and refuses a malformed one with 400", async () => {
+    const post = (names: string[]) =>
+      fetch(`${xds.baseUrl}/v3/discovery:clusters`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ node, resource_names: names }),
+      });
+    const answer = await post([name(CDS, "team-b/*"), name(CDS, "plain", "?node_type=ingress")]);
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { resources: { name: string }[] };
+    expect(body.resources.map((r) => r.name).sort()).toEqual([
+      name(CDS, "plain", "?node_type=ingress"),
+      name(CDS, "team-b/red"),
+    ]);
+    const refused = await post([`xdstp://${AUTH}`]);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /resource_names\[0\] "xdstp:\/\/xds.example.com" is not a valid xdstp:\/\/ name: it has no resource type/,
+    );
+  });
+
   it("a malformed xdstp:// name ends the stream with INVALID_ARGUMENT naming the field and the problem", async () => {
     const stream = xds.client.openDelta("ads", { node });
     stream.request(CDS, ["plain", `xdstp://${AUTH}/envoy.config.cluster.v3.Cluster`]);
