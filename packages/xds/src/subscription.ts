@@ -237,6 +237,19 @@ export class Subscription {
     );
   }
 
+  /**
+   * A glob subscribed (again) is answered in full, as a name is: every member the client holds
+   * is sent again, since the client may have forgotten them.
+   */
+  #forceGlobMembers(subscribe: readonly string[]): void {
+    const subscribed = new Set(subscribe.flatMap((name) => globKeyOfCollection(name) ?? []));
+    if (subscribed.size === 0) return;
+    for (const held of this.#holds.keys()) {
+      const glob = globKeyOfName(held);
+      if (glob !== undefined && subscribed.has(glob)) this.#force.add(held);
+    }
+  }
+
   /** Splits requested names into globs and the rest; the globs are recorded, the rest returned. */
   #takeGlobs(requested: readonly string[], replace: boolean): string[] {
     if (replace) this.#globs = new Map();
@@ -314,7 +327,9 @@ export class Subscription {
       const key = globKeyOfCollection(glob);
       if (key !== undefined) this.#globs.delete(key);
     }
-    for (const name of this.#takeGlobs(subscribe, false)) {
+    const named = this.#takeGlobs(subscribe, false);
+    if (named.length < subscribe.length) this.#forceGlobMembers(subscribe);
+    for (const name of named) {
       this.#everNamed = true;
       if (name === WILDCARD) {
         this.#wildcard = true;

@@ -61,6 +61,15 @@ describe("xdstp:// names in a subscription (pure)", () => {
     expect([...s.names]).toEqual([]);
   });
 
+  it("a glob subscribed again is answered in full, as a name is (the client may have forgotten its members)", () => {
+    const s = subscription();
+    s.changeNames([cds("*")], []);
+    expect(exchange(s, ["a", "b"], "1").sent).toEqual([cds("a"), cds("b")]);
+    expect(exchange(s, ["a", "b"], "2").sent).toEqual([]);
+    s.changeNames([cds("*")], []);
+    expect(exchange(s, ["a", "b"], "3").sent).toEqual([cds("a"), cds("b")]);
+  });
+
   it("dropping a glob forgets what only it covered, answering nothing (Delta, no wildcard)", () => {
     const s = subscription();
     s.changeNames([cds("*")], []);
