@@ -1,6 +1,8 @@
 import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
+  callUntilReady,
+  createXdsEchoClient,
   type EchoBackend,
   startEchoBackend,
   type TestBrowser,
@@ -9,6 +11,7 @@ import {
 import { createTestClient } from "@switchyard/xds/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { grpcBootstrap } from "../src/cli/bootstrap.js";
 import { startConsoleWorld } from "./console-world.js";
 import type { Harness } from "./harness.js";
 import { eventually, GRPC_LB_NACK, openShop, shopCluster, TYPE } from "./shop.js";
@@ -248,6 +251,41 @@ describe("the console's fleet pages, live in a real browser", () => {
       expect(new URL(page.url()).search).toBe("?q=fleet-42");
     } finally {
       fleet.close();
+    }
+  }, 60_000);
+
+  it("a federated gRPC client's page lists what it holds by xdstp:// names, each in sync, and its bootstrap command keeps the authority", async () => {
+    const server = `127.0.0.1:${harness.app.xdsPort}`;
+    const id = "federated-shop";
+    // As `switchyard bootstrap --grpc --xdstp-authority switchyard` prints it (the default
+    // authority of a server started without SWITCHYARD_XDS_AUTHORITY).
+    const federated = createXdsEchoClient("shop", {
+      server,
+      nodeId: id,
+      bootstrap: grpcBootstrap({ nodeId: id, xdsAddress: server, xdstpAuthority: "switchyard" }),
+    });
+    try {
+      expect(await callUntilReady(federated)).toBe("blue");
+      await page.goto(`${harness.baseUrl}/nodes/${id}`);
+      await page.getByRole("heading", { name: "Status by type" }).waitFor({ timeout: 15_000 });
+      await page
+        .getByText("xdstp://switchyard/envoy.config.listener.v3.Listener/shop", { exact: true })
+        .waitFor({ timeout: 15_000 });
+      for (const type of TYPES) {
+        const table = page.getByRole("table", {
+          name: `${type} resources held against the latest version`,
+        });
+        await eventually(`every ${type} resource in sync under its xdstp:// name`, async () => {
+          const texts = await verdicts(table);
+          return texts.length > 0 && texts.every((t) => t === "in sync");
+        });
+      }
+      expect(
+        await page.getByText(`--node-id ${id} --grpc --xdstp-authority switchyard`).count(),
+      ).toBe(1);
+      await page.screenshot({ path: artifactPath("console-node-xdstp.png"), fullPage: true });
+    } finally {
+      federated.close();
     }
   }, 60_000);
 
