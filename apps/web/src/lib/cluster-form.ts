@@ -290,8 +290,3 @@ export const clusterFieldMap: FieldMap = {
     localities: "localities",
   },
 };
-
-/** A one-line summary for the list: "2 localities · 5 endpoints". */
-export function endpointCount(cluster: Cluster): number {
-  return cluster.localities.reduce((n, l) => n + l.endpoints.length, 0);
-}

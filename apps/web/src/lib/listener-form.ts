@@ -135,13 +135,6 @@ export function listenerOfForm(form: ListenerForm, original?: Listener): Listene
   });
 }
 
-/** The route configurations a listener serves, for the list and its links. */
-export function routeConfigNames(listener: Listener): string[] {
-  return listener.filterChains
-    .map((c) => c.rdsRouteConfigName ?? c.inlineRouteConfigName)
-    .filter((n): n is string => n !== undefined && n !== "");
-}
-
 const chain = "filterChains.*";
 export const listenerFieldMap: FieldMap = {
   fields: [

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ClusterList } from "@/components/config/cluster-pages";
+import { ClusterList } from "@/components/config/cluster-list";
 
 export const metadata: Metadata = { title: "Clusters" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ListenerList } from "@/components/config/listener-pages";
+import { ListenerList } from "@/components/config/listener-list";
 
 export const metadata: Metadata = { title: "Listeners" };
 

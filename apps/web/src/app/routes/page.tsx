@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { RouteConfigList } from "@/components/config/route-config-pages";
+import { RouteConfigList } from "@/components/config/route-config-list";
 
 export const metadata: Metadata = { title: "Routes" };
 

@@ -73,14 +73,16 @@ async function orMissing<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-const segment = (name: string) => encodeURIComponent(name);
+import {
+  clusterHref,
+  listenerHref,
+  nodeGroupHref,
+  routeConfigHref,
+  runtimeLayerHref,
+  secretHref,
+} from "./hrefs";
 
-export const clusterHref = (name: string): Route => `/clusters/${segment(name)}` as Route;
-export const routeConfigHref = (name: string): Route => `/routes/${segment(name)}` as Route;
-export const listenerHref = (name: string): Route => `/listeners/${segment(name)}` as Route;
-export const nodeGroupHref = (name: string): Route => `/node-groups/${segment(name)}` as Route;
-export const runtimeLayerHref = (name: string): Route => `/runtime/${segment(name)}` as Route;
-export const secretHref = (name: string): Route => `/secrets/${segment(name)}` as Route;
+export { clusterHref, listenerHref, nodeGroupHref, routeConfigHref, runtimeLayerHref, secretHref };
 
 export function useClusterKind(): EditorKind<Cluster, ClusterForm> {
   const client = useConfigClient();
