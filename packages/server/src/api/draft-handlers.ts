@@ -41,17 +41,17 @@ import { callerOf, ipOf } from "../access/request-context.js";
 import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import {
+  clusterListRows,
   findCluster,
   findListener,
   findNodeGroup,
   findRouteConfiguration,
   findRuntimeLayer,
-  listClusters,
   listListeners,
   listNodeGroups,
-  listRouteConfigurations,
   listRuntimeLayers,
   readConfigSpec,
+  routeConfigurationListRows,
   type Stored,
 } from "../store/config-store.js";
 import {
@@ -63,6 +63,7 @@ import {
   writeRouteConfiguration,
   writeRuntimeLayer,
 } from "../store/draft-store.js";
+import { ListCache } from "../store/list-cache.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import {
@@ -280,11 +281,17 @@ export function draftHandlers(
   prisma: PrismaClient,
   keyring: SecretKeyring,
 ): Partial<ServiceImpl<typeof ConfigService>> {
+  // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
+  const clusterList = new ListCache<ClusterSpec>("Cluster", clusterListRows);
+  const routeConfigurationList = new ListCache<RouteConfigurationSpec>(
+    "RouteConfiguration",
+    routeConfigurationListRows,
+  );
   const clusters = crud(prisma, {
     kind: "cluster",
     label: "cluster",
     alone: (spec: ClusterSpec) => configSpecOf({ clusters: [spec] }),
-    list: listClusters,
+    list: (db) => clusterList.list(db),
     find: findCluster,
     write: writeCluster,
     specOf: clusterSpecOf,
@@ -304,7 +311,7 @@ export function draftHandlers(
     kind: "routeConfiguration",
     label: "route configuration",
     alone: (spec: RouteConfigurationSpec) => configSpecOf({ routeConfigurations: [spec] }),
-    list: listRouteConfigurations,
+    list: (db) => routeConfigurationList.list(db),
     find: findRouteConfiguration,
     write: writeRouteConfiguration,
     specOf: routeConfigurationSpecOf,

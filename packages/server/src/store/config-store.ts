@@ -12,6 +12,7 @@ import type {
   SecretSpec,
   WeightedClusterSpec,
 } from "@switchyard/snapshot";
+import type { ListRow } from "./list-cache.js";
 
 /** Reads of the draft, as the plain specs the compiler takes. */
 
@@ -206,6 +207,35 @@ export async function listClusters(db: TransactionClient): Promise<Stored<Cluste
   return (await db.cluster.findMany({ orderBy: { name: "asc" }, include: clusterInclude })).map(
     stored(clusterSpecOfRow),
   );
+}
+
+/** Clusters by id with their row revisions, for the list cache (list-cache.ts). */
+export async function clusterListRows(
+  db: PrismaClient | TransactionClient,
+  ids: string[],
+): Promise<ListRow<ClusterSpec>[]> {
+  const rows = await db.cluster.findMany({ where: { id: { in: ids } }, include: clusterInclude });
+  return rows.map((row) => ({
+    id: row.id,
+    revision: row.revision,
+    stored: stored(clusterSpecOfRow)(row),
+  }));
+}
+
+/** Route configurations by id with their row revisions, for the list cache (list-cache.ts). */
+export async function routeConfigurationListRows(
+  db: PrismaClient | TransactionClient,
+  ids: string[],
+): Promise<ListRow<RouteConfigurationSpec>[]> {
+  const rows = await db.routeConfiguration.findMany({
+    where: { id: { in: ids } },
+    include: routeConfigurationInclude,
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    revision: row.revision,
+    stored: stored(routeConfigurationSpecOfRow)(row),
+  }));
 }
 
 export async function listListeners(db: TransactionClient): Promise<Stored<ListenerSpec>[]> {
