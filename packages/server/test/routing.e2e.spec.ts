@@ -9,26 +9,11 @@ import {
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
-import { shopCluster, shopListener, shopRoutes } from "./shop.js";
+import { shopCluster, shopListener, shopRoutes, untilAnswerIs } from "./shop.js";
 
 const cluster = (name: string, backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN) =>
   shopCluster(name, backend, { lbPolicy });
 const routesTo = shopRoutes;
-
-async function untilAnswerIs(
-  client: XdsEchoClient,
-  expected: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await client.call().catch(() => "");
-    if (answer === expected) return;
-    if (Date.now() > deadline)
-      throw new Error(`RPCs never reached ${expected} (last answer: ${answer || "an error"})`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("routing with a real proxyless gRPC client, through publish", () => {
   let harness: Harness;

@@ -98,6 +98,22 @@ export async function openShop(
   return client;
 }
 
+/** Sends RPCs until one is answered by the backend named `expected` (a publish has reached the client). */
+export async function untilAnswerIs(
+  client: XdsEchoClient,
+  expected: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await client.call().catch(() => "");
+    if (answer === expected) return;
+    if (Date.now() > deadline)
+      throw new Error(`RPCs never reached ${expected} (last answer: ${answer || "an error"})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Polls `read` until `done` holds (node status reaches the database in batches, every 250 ms). */
 export async function until<T>(
   read: () => Promise<T>,

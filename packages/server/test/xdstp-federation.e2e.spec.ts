@@ -19,20 +19,18 @@ import { grpcBootstrap } from "../src/cli/bootstrap.js";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { bearer } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
-import { shopCluster, shopListener, shopRoutes, TYPE, typeStatusOf, until } from "./shop.js";
+import {
+  shopCluster,
+  shopListener,
+  shopRoutes,
+  TYPE,
+  typeStatusOf,
+  until,
+  untilAnswerIs,
+} from "./shop.js";
 
 const AUTHORITY = "xds.switchyard.test";
 const LISTENER_TEMPLATE = `xdstp://${AUTHORITY}/envoy.config.listener.v3.Listener/%s`;
-
-async function untilAnswerIs(client: XdsEchoClient, expected: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const answer = await client.call().catch(() => "");
-    if (answer === expected) return;
-    if (Date.now() > deadline) throw new Error(`RPCs never reached ${expected}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("xdstp:// federation with a real gRPC client", () => {
   let harness: Harness;

@@ -138,6 +138,18 @@ export class Subscription {
   /** Whether any subscribed name is xdstp:// (then offers go through `#resolver`). */
   #xdstp = false;
   readonly #resolver: NameResolver | undefined;
+  /**
+   * The latest resolved offer, for the maps it was made from: a stream pumps several times per
+   * snapshot and names change rarely, so resolving again would redo the same work. Cleared when
+   * the names change.
+   */
+  #resolved:
+    | {
+        readonly basis: ReadonlyMap<string, XdsResource>;
+        readonly target: ReadonlyMap<string, XdsResource>;
+        readonly offer: Offer;
+      }
+    | undefined;
   #wildcard = false;
   /** Once any request named a resource (or "*"), the legacy wildcard rule no longer applies. */
   #everNamed = false;
@@ -229,12 +241,16 @@ export class Subscription {
    */
   offer(basis: ReadonlyMap<string, XdsResource>, target: ReadonlyMap<string, XdsResource>): Offer {
     if (!this.#resolver || (!this.#xdstp && this.#globs.size === 0)) return { basis, target };
-    return this.#resolver.extend(
+    const known = this.#resolved;
+    if (known?.basis === basis && known.target === target) return known.offer;
+    const offer = this.#resolver.extend(
       { basis, target },
       this.typeUrl,
       this.#names,
       this.#globs.values(),
     );
+    this.#resolved = { basis, target, offer };
+    return offer;
   }
 
   /**
@@ -262,7 +278,9 @@ export class Subscription {
     return rest;
   }
 
+  /** The names changed: notes whether any is xdstp://, and forgets the resolved offer. */
   #noteXdstp(): void {
+    this.#resolved = undefined;
     this.#xdstp = false;
     for (const name of this.#names) {
       if (isXdstp(name)) {
@@ -367,14 +385,17 @@ export class Subscription {
 
   /** Sends these held names again although unchanged (warming: shared/spec/README.md). */
   forceResend(names: Iterable<string>): void {
-    const xdstp = new Set<string>();
+    let xdstp: Set<string> | undefined;
     for (const name of names) {
       if (this.#holds.has(name) && this.covers(name)) this.#force.add(name);
-      else if (isXdstp(name)) xdstp.add(name);
+      else if (isXdstp(name)) {
+        xdstp ??= new Set();
+        xdstp.add(name);
+      }
     }
     // An xdstp:// reference names no context parameters; the client may have added its own
     // (Envoy's node_context_params) when it subscribed: the held name with them is meant.
-    if (xdstp.size === 0) return;
+    if (xdstp === undefined) return;
     for (const held of this.#holds.keys()) {
       const base = withoutParams(held);
       if (base !== undefined && xdstp.has(base) && this.covers(held)) this.#force.add(held);

@@ -41,7 +41,6 @@ import { callerOf, ipOf } from "../access/request-context.js";
 import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import {
-  clusterListRows,
   findCluster,
   findListener,
   findNodeGroup,
@@ -51,7 +50,7 @@ import {
   listNodeGroups,
   listRuntimeLayers,
   readConfigSpec,
-  routeConfigurationListRows,
+  rowsById,
   type Stored,
 } from "../store/config-store.js";
 import {
@@ -63,7 +62,7 @@ import {
   writeRouteConfiguration,
   writeRuntimeLayer,
 } from "../store/draft-store.js";
-import { ListCache } from "../store/list-cache.js";
+import { RowCache } from "../store/row-cache.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import {
@@ -282,16 +281,21 @@ export function draftHandlers(
   keyring: SecretKeyring,
 ): Partial<ServiceImpl<typeof ConfigService>> {
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
-  const clusterList = new ListCache<ClusterSpec>("Cluster", clusterListRows);
-  const routeConfigurationList = new ListCache<RouteConfigurationSpec>(
-    "RouteConfiguration",
-    routeConfigurationListRows,
-  );
+  const clusterList = new RowCache<Stored<ClusterSpec>>({
+    table: "Cluster",
+    load: rowsById.cluster,
+    nameOf: (stored) => stored.spec.name,
+  });
+  const routeConfigurationList = new RowCache<Stored<RouteConfigurationSpec>>({
+    table: "RouteConfiguration",
+    load: rowsById.routeConfiguration,
+    nameOf: (stored) => stored.spec.name,
+  });
   const clusters = crud(prisma, {
     kind: "cluster",
     label: "cluster",
     alone: (spec: ClusterSpec) => configSpecOf({ clusters: [spec] }),
-    list: (db) => clusterList.list(db),
+    list: (db) => clusterList.read(db),
     find: findCluster,
     write: writeCluster,
     specOf: clusterSpecOf,
@@ -311,7 +315,7 @@ export function draftHandlers(
     kind: "routeConfiguration",
     label: "route configuration",
     alone: (spec: RouteConfigurationSpec) => configSpecOf({ routeConfigurations: [spec] }),
-    list: (db) => routeConfigurationList.list(db),
+    list: (db) => routeConfigurationList.read(db),
     find: findRouteConfiguration,
     write: writeRouteConfiguration,
     specOf: routeConfigurationSpecOf,

@@ -12,7 +12,7 @@ import type {
   SecretSpec,
   WeightedClusterSpec,
 } from "@switchyard/snapshot";
-import type { ListRow } from "./list-cache.js";
+import type { LoadedRow } from "./row-cache.js";
 
 /** Reads of the draft, as the plain specs the compiler takes. */
 
@@ -209,34 +209,45 @@ export async function listClusters(db: TransactionClient): Promise<Stored<Cluste
   );
 }
 
-/** Clusters by id with their row revisions, for the list cache (list-cache.ts). */
-export async function clusterListRows(
-  db: PrismaClient | TransactionClient,
-  ids: string[],
-): Promise<ListRow<ClusterSpec>[]> {
-  const rows = await db.cluster.findMany({ where: { id: { in: ids } }, include: clusterInclude });
-  return rows.map((row) => ({
-    id: row.id,
-    revision: row.revision,
-    stored: stored(clusterSpecOfRow)(row),
-  }));
-}
+/** Rows as a RowCache loads them (row-cache.ts): the object, with its revision and updatedAt. */
+const loaded =
+  <R extends { id: string; revision: number; updatedAt: Date }, T>(toSpec: (row: R) => T) =>
+  (rows: R[]): LoadedRow<Stored<T>>[] =>
+    rows.map((row) => ({
+      id: row.id,
+      revision: row.revision,
+      updatedAt: row.updatedAt,
+      value: stored(toSpec)(row),
+    }));
 
-/** Route configurations by id with their row revisions, for the list cache (list-cache.ts). */
-export async function routeConfigurationListRows(
-  db: PrismaClient | TransactionClient,
-  ids: string[],
-): Promise<ListRow<RouteConfigurationSpec>[]> {
-  const rows = await db.routeConfiguration.findMany({
-    where: { id: { in: ids } },
-    include: routeConfigurationInclude,
-  });
-  return rows.map((row) => ({
-    id: row.id,
-    revision: row.revision,
-    stored: stored(routeConfigurationSpecOfRow)(row),
-  }));
-}
+type Db = PrismaClient | TransactionClient;
+
+/** Each kind's rows by id, for the caches refreshed by revision (row-cache.ts). */
+export const rowsById = {
+  cluster: async (db: Db, ids: string[]) =>
+    loaded(clusterSpecOfRow)(
+      await db.cluster.findMany({ where: { id: { in: ids } }, include: clusterInclude }),
+    ),
+  listener: async (db: Db, ids: string[]) =>
+    loaded(listenerSpecOfRow)(
+      await db.listener.findMany({ where: { id: { in: ids } }, include: listenerInclude }),
+    ),
+  routeConfiguration: async (db: Db, ids: string[]) =>
+    loaded(routeConfigurationSpecOfRow)(
+      await db.routeConfiguration.findMany({
+        where: { id: { in: ids } },
+        include: routeConfigurationInclude,
+      }),
+    ),
+  nodeGroup: async (db: Db, ids: string[]) =>
+    loaded(nodeGroupSpecOfRow)(
+      await db.nodeGroup.findMany({ where: { id: { in: ids } }, include: nodeGroupInclude }),
+    ),
+  runtimeLayer: async (db: Db, ids: string[]) =>
+    loaded(runtimeLayerSpecOfRow)(await db.runtimeLayer.findMany({ where: { id: { in: ids } } })),
+  secret: async (db: Db, ids: string[]) =>
+    loaded(secretSpecOfRow)(await db.secret.findMany({ where: { id: { in: ids } } })),
+} as const;
 
 export async function listListeners(db: TransactionClient): Promise<Stored<ListenerSpec>[]> {
   return (await db.listener.findMany({ orderBy: { name: "asc" }, include: listenerInclude })).map(
