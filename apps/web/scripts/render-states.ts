@@ -9,6 +9,8 @@
  * Uses the system Chromium (apt-get install chromium); it never downloads a browser.
  */
 import { join } from "node:path";
+import { fromJson, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type BrowserContext, chromium, type Page, type Route } from "playwright-core";
 
 const baseUrl = process.argv[2] ?? "http://localhost:3005";
@@ -17,7 +19,7 @@ const rpc = "**/switchyard.v1.ConfigService/ListResources";
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
-/** A plausible small fleet, in proto3 JSON as the server sends it. */
+/** A plausible small fleet, in proto3 JSON (sent as the binary protobuf the console asks for). */
 const fleet = {
   resources: [
     ["CLUSTER", "auth", "EDS, ROUND_ROBIN, 2 endpoints", [], 3],
@@ -62,6 +64,20 @@ const fleet = {
   })),
 };
 
+/** A ListResources answer: binary protobuf, as the console's transport asks for. */
+const listed = (route: Route, body: object) =>
+  route.fulfill({
+    status: 200,
+    contentType: "application/proto",
+    body: Buffer.from(
+      toBinary(
+        ConfigService.method.listResources.output,
+        fromJson(ConfigService.method.listResources.output, body as JsonValue),
+      ),
+    ),
+  });
+
+/** A Connect error: JSON whatever the request's format (the Connect protocol's error body). */
 const json = (route: Route, status: number, body: unknown) =>
   route.fulfill({ status, contentType: "application/json", body: JSON.stringify(body) });
 
@@ -85,20 +101,20 @@ const settled = "#inventory-error-title, #inventory-empty-title, #clusters";
 const states: State[] = [
   { name: "live", waitFor: settled, failsRequests: true },
   { name: "loading", api: () => new Promise(() => {}), waitFor: "[aria-busy=true]" },
-  { name: "loaded", api: (r) => json(r, 200, fleet), waitFor: "#clusters" },
+  { name: "loaded", api: (r) => listed(r, fleet), waitFor: "#clusters" },
   {
     name: "loaded-dark",
     colorScheme: "dark",
-    api: (r) => json(r, 200, fleet),
+    api: (r) => listed(r, fleet),
     waitFor: "#clusters",
   },
-  { name: "empty", api: (r) => json(r, 200, {}), waitFor: "#inventory-empty-title" },
+  { name: "empty", api: (r) => listed(r, {}), waitFor: "#inventory-empty-title" },
   {
     // Loaded once, then a refresh fails: the tables stay, under a banner.
     name: "stale",
     api: (() => {
       let calls = 0;
-      return (r: Route) => (calls++ === 0 ? json(r, 200, fleet) : r.abort("connectionrefused"));
+      return (r: Route) => (calls++ === 0 ? listed(r, fleet) : r.abort("connectionrefused"));
     })(),
     waitFor: "#clusters",
     act: (page) => page.getByRole("button", { name: "Refresh" }).click(),

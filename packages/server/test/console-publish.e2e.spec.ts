@@ -1,3 +1,5 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   launchBrowser,
@@ -218,24 +220,34 @@ describe("the console's release workflow in a real browser", () => {
     }
     const { snapshot } = await api.publish({ message: "Twelve clusters" });
     const version = snapshot?.version.toString() ?? "";
-    const bodies: string[] = [];
+    // What the console asked Diff for (its requests are binary protobuf).
+    const bodies: { omit: boolean; only: { kind: ResourceKind; name: string }[] }[] = [];
     const { page, problems } = await openWatchedPage(chromium, {
       session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
     });
     page.on("request", (request) => {
-      if (request.url().endsWith("/Diff")) bodies.push(request.postData() ?? "");
+      if (!request.url().endsWith("/Diff")) return;
+      const { bodies: wanted } = fromBinary(
+        ConfigService.method.diff.input,
+        request.postDataBuffer() ?? new Uint8Array(),
+      );
+      bodies.push({
+        omit: wanted?.omit ?? false,
+        only: (wanted?.only ?? []).map((r) => ({ kind: r.kind, name: r.name })),
+      });
     });
     await page.goto(`${harness.baseUrl}/history?version=${version}`);
     const card = page.getByRole("article", { name: "Cluster bulk-3" });
     await card.waitFor({ timeout: 15_000 });
     // Listed by name only: no object's YAML has been asked for yet.
-    expect(bodies.map((b) => JSON.parse(b).bodies)).toEqual([{ omit: true }]);
+    expect(bodies).toEqual([{ omit: true, only: [] }]);
     expect(await card.getByRole("region").count()).toBe(0);
 
     await card.getByRole("button", { name: "Show the diff of Cluster bulk-3" }).click();
     await card.getByText("name: bulk-3").first().waitFor({ timeout: 15_000 });
-    expect(JSON.parse(bodies[1] ?? "{}").bodies).toEqual({
-      only: [{ kind: "RESOURCE_KIND_CLUSTER", name: "bulk-3" }],
+    expect(bodies[1]).toEqual({
+      omit: false,
+      only: [{ kind: ResourceKind.CLUSTER, name: "bulk-3" }],
     });
     await page.screenshot({ path: artifactPath("console-history-large.png"), fullPage: true });
     expect(problems).toEqual([]);

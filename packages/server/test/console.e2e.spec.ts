@@ -50,23 +50,25 @@ describe("the console in a real browser", () => {
     const { page, problems } = await openWatchedPage(chromium, {
       session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
     });
-    // Path → the calls the page makes as it opens (early-requests.ts in the console).
+    // Path → the calls the page makes as it opens (early-requests.ts in the console): WhoAmI
+    // for the sidebar and user menu, then the page's own.
     const pages: Record<string, string[]> = {
-      "/": ["WatchFleet", "ListSnapshots", "WatchConvergence", "ListResources"],
-      "/nodes": ["WatchNodes"],
-      "/nodes/edge-1": ["WatchNode"],
-      "/clusters": ["ListClusters"],
-      "/clusters/payments-backend": ["GetCluster"],
-      "/routes": ["ListResources"],
-      "/routes/payments-routes": ["GetRouteConfiguration", "ListResources"],
-      "/listeners": ["ListListeners"],
-      "/listeners/payments": ["GetListener", "ListResources"],
-      "/node-groups": ["ListNodeGroups"],
-      "/topology": ["ListListeners", "ListRouteConfigurations", "ListClusters"],
-      "/changes": ["Diff", "Validate"],
-      "/reviews": ["ListReviewRequests", "ListReviewRequests"],
-      "/history": ["ListSnapshots"],
-      "/inventory": ["ListResources"],
+      "/": ["WhoAmI", "WatchFleet", "ListSnapshots", "WatchConvergence", "ListResources"],
+      "/nodes": ["WhoAmI", "WatchNodes"],
+      "/nodes/edge-1": ["WhoAmI", "WatchNode"],
+      "/clusters": ["WhoAmI", "ListClusters"],
+      "/clusters/payments-backend": ["WhoAmI", "GetCluster"],
+      "/routes": ["WhoAmI", "ListResources"],
+      "/routes/payments-routes": ["WhoAmI", "GetRouteConfiguration", "ListResources"],
+      "/listeners": ["WhoAmI", "ListListeners"],
+      "/listeners/payments": ["WhoAmI", "GetListener", "ListResources"],
+      "/node-groups": ["WhoAmI", "ListNodeGroups"],
+      "/topology": ["WhoAmI", "ListListeners", "ListRouteConfigurations", "ListClusters"],
+      "/changes": ["WhoAmI", "Diff", "Validate"],
+      "/reviews": ["WhoAmI", "ListReviewRequests", "ListReviewRequests"],
+      "/history": ["WhoAmI", "ListSnapshots"],
+      "/inventory": ["WhoAmI", "ListResources"],
+      "/import": ["WhoAmI"],
     };
     const seen: Record<string, unknown> = {};
     const method = (url: string) => new URL(url).pathname.split("/").pop() ?? "";

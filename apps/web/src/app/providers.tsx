@@ -19,9 +19,14 @@ import { loginUrl } from "@/lib/next-path";
 /**
  * The API is served on the console's own origin (by @switchyard/server), so a path-only base URL
  * is enough and works unchanged behind any proxy or port. A page's first calls may already be
- * under way from the document's head (early-requests.ts).
+ * under way from the document's head (early-requests.ts). Binary protobuf, not JSON: decoding a
+ * large list (thousands of routes) from JSON took the browser's main thread several times longer.
  */
-const transport = createConnectTransport({ baseUrl: "/", fetch: earlyFetch });
+const transport = createConnectTransport({
+  baseUrl: "/",
+  fetch: earlyFetch,
+  useBinaryFormat: true,
+});
 
 /** Retry only failures that may go away by themselves, and only a little: errors show fast. */
 function shouldRetry(failureCount: number, error: unknown): boolean {

@@ -17,11 +17,23 @@ const justNowSeconds = 45;
 export function formatRelativeTime(then: Date, now: Date, locale = "en"): string {
   const seconds = (then.getTime() - now.getTime()) / 1000;
   if (Math.abs(seconds) < justNowSeconds) return "just now";
-  const format = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
+  const format = formatterFor(locale);
   for (const [unit, size] of units) {
     if (Math.abs(seconds) >= size) return format.format(roundAway(seconds / size), unit);
   }
   return format.format(roundAway(seconds), "second");
+}
+
+/** One formatter per locale: making one costs more than formatting (a table has many times). */
+const formatters = new Map<string, Intl.RelativeTimeFormat>();
+
+function formatterFor(locale: string): Intl.RelativeTimeFormat {
+  let format = formatters.get(locale);
+  if (!format) {
+    format = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
+    formatters.set(locale, format);
+  }
+  return format;
 }
 
 /** Rounds halves away from zero in both directions: 90 s ago and in 90 s are both 2 minutes. */

@@ -39,40 +39,52 @@ function DeleteRow({
   consequence?: string;
 }) {
   const [open, setOpen] = useState(false);
+  // The dialog is mounted on the first "Delete", not with every row: a list page of 50 rows
+  // rendered 50 closed dialogs as it loaded. It stays mounted, so closing it returns focus.
+  const [asked, setAsked] = useState(false);
   const [busy, setBusy] = useState(false);
   const invalidate = useInvalidateConfig();
   const Label = label.charAt(0).toUpperCase() + label.slice(1);
   return (
     <>
-      <Button variant="ghost" onClick={() => setOpen(true)} aria-label={`Delete ${label} ${name}`}>
+      <Button
+        variant="ghost"
+        onClick={() => {
+          setAsked(true);
+          setOpen(true);
+        }}
+        aria-label={`Delete ${label} ${name}`}
+      >
         Delete
       </Button>
-      <ConfirmDialog
-        open={open}
-        title={`Delete ${label} “${name}”?`}
-        confirmLabel={`Delete ${label}`}
-        danger
-        busy={busy}
-        onCancel={() => setOpen(false)}
-        onConfirm={async () => {
-          setBusy(true);
-          try {
-            await remove(name);
-            await invalidate();
-            toastDeleted(`${Label} “${name}”`);
-          } catch (error) {
-            toast.error(`Couldn’t delete ${label} “${name}”`, {
-              description: saveFailureOf(error).message,
-            });
-          } finally {
-            setBusy(false);
-            setOpen(false);
-          }
-        }}
-      >
-        It is removed from the draft; Envoy keeps serving it until the draft is published.
-        {consequence && <span className="mt-2 block">{consequence}</span>}
-      </ConfirmDialog>
+      {asked && (
+        <ConfirmDialog
+          open={open}
+          title={`Delete ${label} “${name}”?`}
+          confirmLabel={`Delete ${label}`}
+          danger
+          busy={busy}
+          onCancel={() => setOpen(false)}
+          onConfirm={async () => {
+            setBusy(true);
+            try {
+              await remove(name);
+              await invalidate();
+              toastDeleted(`${Label} “${name}”`);
+            } catch (error) {
+              toast.error(`Couldn’t delete ${label} “${name}”`, {
+                description: saveFailureOf(error).message,
+              });
+            } finally {
+              setBusy(false);
+              setOpen(false);
+            }
+          }}
+        >
+          It is removed from the draft; Envoy keeps serving it until the draft is published.
+          {consequence && <span className="mt-2 block">{consequence}</span>}
+        </ConfirmDialog>
+      )}
     </>
   );
 }

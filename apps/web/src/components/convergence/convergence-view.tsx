@@ -78,7 +78,7 @@ export function ConvergencePanel({ version }: { version: bigint }) {
           <p role="status" className="text-fg-muted">
             Connecting to the fleet’s status…
           </p>
-          <div className="mt-4 h-2 rounded-full bg-surface-muted motion-safe:animate-pulse" />
+          <div className="mt-4 h-2 rounded-full bg-surface-muted motion-safe:animate-pulse-late" />
         </div>
       ) : null}
     </section>
@@ -89,7 +89,7 @@ function FeedBadge({ feed }: { feed: ConvergenceFeed }) {
   switch (feed.t) {
     case "live":
       return (
-        <StatusPill tone="success" dot="pulse">
+        <StatusPill tone="success" dot="still">
           Live
         </StatusPill>
       );

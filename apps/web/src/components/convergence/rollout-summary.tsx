@@ -51,7 +51,7 @@ export function RolloutBar({
         style={{ width: `${summary.percent.nacked}%` }}
       />
       <div
-        className={`bg-fg-subtle/40 transition-[width] duration-500 ${pulsePending ? "motion-safe:animate-pulse" : ""}`}
+        className={`bg-fg-subtle/40 transition-[width] duration-500 ${pulsePending ? "motion-safe:animate-pulse-late" : ""}`}
         style={{ width: `${summary.percent.pending}%` }}
       />
     </div>

@@ -49,7 +49,7 @@ export function InventorySkeleton({ retrying }: { retrying: boolean }) {
 }
 
 function Bar({ className }: { className: string }) {
-  return <div className={`rounded bg-surface-muted motion-safe:animate-pulse ${className}`} />;
+  return <div className={`rounded bg-surface-muted motion-safe:animate-pulse-late ${className}`} />;
 }
 
 interface ErrorCopy {

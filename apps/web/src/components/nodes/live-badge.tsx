@@ -31,7 +31,7 @@ export function LiveBadge({
   return (
     <span role="status" className="inline-flex items-center gap-2">
       {state.t === "live" && (
-        <StatusPill tone="success" dot="pulse">
+        <StatusPill tone="success" dot="still">
           Live
         </StatusPill>
       )}

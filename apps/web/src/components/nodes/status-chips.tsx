@@ -27,7 +27,7 @@ export const healthPresentation: Record<
   pending: {
     label: "Pending",
     chip: "bg-surface-muted text-fg-muted ring-border",
-    dot: "bg-fg-subtle motion-safe:animate-pulse",
+    dot: "bg-fg-subtle motion-safe:animate-pulse-late",
     text: "text-fg",
   },
   disconnected: {
@@ -72,7 +72,7 @@ export const typeStatusPresentation: Record<
   [NodeTypeStatus.PENDING]: {
     label: "PENDING",
     chip: "bg-surface-muted text-fg-muted ring-border",
-    dot: "bg-fg-subtle motion-safe:animate-pulse",
+    dot: "bg-fg-subtle motion-safe:animate-pulse-late",
   },
   [NodeTypeStatus.STALE]: {
     label: "STALE",

@@ -22,7 +22,7 @@ function statusOf(queries: readonly Query[]): ApiStatusValue {
 }
 
 const presentation: Record<ApiStatusValue, { label: string; dot: string }> = {
-  connecting: { label: "Connecting", dot: "bg-fg-subtle motion-safe:animate-pulse" },
+  connecting: { label: "Connecting", dot: "bg-fg-subtle motion-safe:animate-pulse-late" },
   connected: { label: "API connected", dot: "bg-success" },
   failing: { label: "API error", dot: "bg-warning" },
   unreachable: { label: "API unreachable", dot: "bg-danger" },

@@ -37,7 +37,7 @@ export function PageHeader({
 }
 
 export function Bar({ className }: { className: string }) {
-  return <div className={`rounded bg-surface-muted motion-safe:animate-pulse ${className}`} />;
+  return <div className={`rounded bg-surface-muted motion-safe:animate-pulse-late ${className}`} />;
 }
 
 /** Placeholder bars while a page's data loads. */
@@ -52,7 +52,7 @@ export function LoadingBlock({ label, rows = 4 }: { label: string; rows?: number
           <div
             // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
             key={i}
-            className="h-4 rounded bg-surface-muted motion-safe:animate-pulse"
+            className="h-4 rounded bg-surface-muted motion-safe:animate-pulse-late"
             style={{ width: `${90 - i * 12}%` }}
           />
         ))}

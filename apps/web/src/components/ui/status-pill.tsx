@@ -9,7 +9,11 @@ const tones: Record<Tone, { pill: string; dot: string }> = {
   danger: { pill: "bg-danger-soft text-danger ring-danger-border", dot: "bg-danger" },
 };
 
-/** A rounded status word ("Live", "Reconnecting"), with a dot when `dot` says so ("pulse": alive). */
+/**
+ * A rounded status word ("Live", "Reconnecting"), with a dot when `dot` says so. "pulse" is for
+ * a passing state ("Connecting"): it starts after a second, and a state that lasts (e.g. "Live")
+ * keeps a still dot, since an animation repaints the page for as long as it runs.
+ */
 export function StatusPill({
   tone,
   dot,
@@ -29,7 +33,7 @@ export function StatusPill({
       {dot && (
         <span
           aria-hidden="true"
-          className={`size-1.5 rounded-full ${tones[tone].dot} ${dot === "pulse" ? "motion-safe:animate-pulse" : ""}`}
+          className={`size-1.5 rounded-full ${tones[tone].dot} ${dot === "pulse" ? "motion-safe:animate-pulse-late" : ""}`}
         />
       )}
       {children}
