@@ -140,6 +140,23 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect(harness.app.cache.version).toBe(0);
   });
 
+  it("validates the draft as it is now: an error at its path, gone as soon as the draft is fixed, back when it is broken again", async () => {
+    const api = harness.api();
+    const path = 'routeConfigurations["edge"].virtualHosts["all"].routes[0].cluster';
+    await api.createRouteConfiguration(routes("edge", "missing-cluster"));
+    const broken = await api.validate({});
+    expect(broken.ok).toBe(false);
+    expect(broken.issues.map((i) => i.path)).toContain(path);
+    // Asked again unchanged, the same answer (the report of an unchanged draft is reused).
+    expect(await api.validate({})).toEqual(broken);
+    await api.createCluster(cluster("missing-cluster", 8080));
+    const fixed = await api.validate({});
+    expect(fixed.ok).toBe(true);
+    expect(fixed.issues.map((i) => i.path)).not.toContain(path);
+    await api.deleteCluster({ name: "missing-cluster" });
+    expect((await api.validate({})).issues.map((i) => i.path)).toContain(path);
+  });
+
   it("refuses to publish a draft identical to the latest version", async () => {
     const api = harness.api();
     await api.createCluster(cluster("a", 1));

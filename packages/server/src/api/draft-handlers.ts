@@ -394,11 +394,6 @@ export function draftHandlers(
       return { resource: first as never };
     },
 
-    async validate() {
-      const report = validate(await specAt(prisma, 0n), { openSecret: keyring.open });
-      return { issues: report.issues.map(issueMessage), ok: report.ok };
-    },
-
     async import(request, context) {
       const caller = callerOf(context);
       const document = request.filename || "the document";

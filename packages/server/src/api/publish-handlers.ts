@@ -122,6 +122,11 @@ export function publishHandlers(
   return {
     ...reviewHandlers(prisma, store, published),
 
+    async validate() {
+      const report = await translated(() => store.validateDraft());
+      return { issues: report.issues.map(issueMessage), ok: report.ok };
+    },
+
     async diff(request) {
       const from =
         request.fromVersion === 0n ? undefined : version(request.fromVersion, "from_version");

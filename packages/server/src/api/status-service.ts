@@ -33,6 +33,7 @@ import {
   readVersionManifests,
   UnknownVersionError,
 } from "../status/convergence-reader.js";
+import { ConvergenceReads } from "../status/convergence-reads.js";
 import { type Fleet, fleetSummary } from "../status/fleet-summary.js";
 import {
   getNode,
@@ -299,12 +300,12 @@ function requestedVersion(version: bigint): number {
 }
 
 async function convergenceOf(
-  prisma: PrismaClient,
+  read: (version: number) => Promise<ConvergenceResult>,
   version: number,
   summaryOnly: boolean,
 ): Promise<Convergence> {
   try {
-    const result = await readConvergence(prisma, version);
+    const result = await read(version);
     return convergenceMessage(
       summaryOnly
         ? { ...result, nodes: result.nodes.filter((node) => node.state === "NACKED") }
@@ -351,6 +352,10 @@ export function createStatusService({
   prisma,
   feed,
 }: StatusServiceOptions): Partial<ServiceImpl<typeof StatusService>> {
+  const readNow = (version: number) => readConvergence(prisma, version);
+  // The watches share reads, refreshed by the feed that wakes them; GetConvergence reads now
+  // (a caller may have just seen a write the feed has not delivered yet).
+  const shared = new ConvergenceReads({ feed, load: readNow });
   /**
    * WatchNodes with paging: every matching node's record is kept here from the feed, and the
    * requested page (node-page.ts) is sent whole whenever it, the total or the counts change.
@@ -410,7 +415,7 @@ export function createStatusService({
     },
 
     async getConvergence(request): Promise<Convergence> {
-      return convergenceOf(prisma, requestedVersion(request.version), request.summaryOnly);
+      return convergenceOf(readNow, requestedVersion(request.version), request.summaryOnly);
     },
 
     async *watchNodes(request, context): AsyncGenerator<WatchNodesResponse> {
@@ -521,7 +526,7 @@ export function createStatusService({
         let last: Convergence | undefined;
         for (;;) {
           if (version !== undefined) {
-            const next = await convergenceOf(prisma, version, request.summaryOnly);
+            const next = await convergenceOf((v) => shared.read(v), version, request.summaryOnly);
             if (last === undefined || !equals(ConvergenceSchema, last, next)) {
               last = next;
               yield next;

@@ -76,6 +76,14 @@ export class Inbox {
     return changes;
   }
 
+  /** Takes what has arrived without waiting: whether anything had. */
+  drain(): boolean {
+    const any = this.#nodes.size > 0 || this.#published !== undefined;
+    this.#nodes = new Map();
+    this.#published = undefined;
+    return any;
+  }
+
   #wakeUp(): void {
     this.#wake?.();
   }

@@ -23,6 +23,7 @@ import {
   TYPE_ORDER,
   TypeUrl,
   type ValidationIssue,
+  type ValidationReport,
   validate,
   type XdsResource,
 } from "@switchyard/snapshot";
@@ -548,6 +549,9 @@ export async function specOfVersion(db: TransactionClient, version: number): Pro
   );
 }
 
+/** How long a draft's validation report is reused while the draft is unchanged. */
+const VALIDATION_REUSE_MS = 60_000;
+
 /**
  * Publishing: the draft (read through a per-process cache, so a one-object change on a
  * fleet-sized config costs one object's read and compile) and rollbacks, one at a time across all
@@ -556,6 +560,10 @@ export async function specOfVersion(db: TransactionClient, version: number): Pro
 export class SnapshotStore {
   readonly draft = new DraftCache();
   #latest: LatestManifests | undefined;
+  /** The last draft validated (validateDraft), by the draft's revision. */
+  #validated:
+    | { readonly revision: string; readonly at: number; readonly report: ValidationReport }
+    | undefined;
   readonly #prisma: PrismaClient;
   /** Times each publish transaction (metrics); runs `work` as is by default. */
   readonly #timed: <T>(operation: "publish" | "rollback", work: () => Promise<T>) => Promise<T>;
@@ -625,6 +633,29 @@ export class SnapshotStore {
       );
       return record(tx, checked);
     });
+  }
+
+  /**
+   * The draft's validation report, as a publish judges it: read through the draft cache and
+   * compiled with its memo (an unchanged object is not encoded again). The report is reused while
+   * the draft's content (its revision) is unchanged, for up to VALIDATION_REUSE_MS: certificate
+   * expiry warnings depend on the time.
+   */
+  async validateDraft(): Promise<ValidationReport> {
+    const draft = await this.#prisma.$transaction((tx) => this.draft.read(tx), {
+      isolationLevel: "RepeatableRead",
+    });
+    const revision = draftRevision(sourceManifest(draft.objects));
+    const now = Date.now();
+    const last = this.#validated;
+    if (last?.revision === revision && now - last.at < VALIDATION_REUSE_MS) return last.report;
+    const compiled = compile(draft.spec, {
+      memo: this.draft.memo,
+      ...(this.keyring ? { openSecret: this.keyring.open } : {}),
+    });
+    const report = validate(draft.spec, { compiled, now });
+    this.#validated = { revision, at: now, report };
+    return report;
   }
 
   /**
