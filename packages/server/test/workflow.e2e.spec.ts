@@ -250,6 +250,59 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect((await api.listResources({})).resources).toEqual([]);
   });
 
+  it("lists one line per object that follows each edit: a cluster's endpoints, a route configuration's routes and the clusters it references", async () => {
+    const api = harness.api();
+    const line = async (name: string) => {
+      const found = (await api.listResources({})).resources.find((r) => r.name === name);
+      return { description: found?.description, references: found?.references };
+    };
+    await api.createCluster(cluster("backend", 8080));
+    await api.createCluster(cluster("canary", 8081));
+    await api.createRouteConfiguration(routes("edge", "backend"));
+    expect(await line("backend")).toEqual({
+      description: "EDS, ROUND_ROBIN, 1 endpoint",
+      references: [],
+    });
+    expect(await line("edge")).toEqual({
+      description: "1 virtual host, 1 route",
+      references: ["backend"],
+    });
+    await api.updateCluster(
+      cluster("backend", 8080, {
+        localities: [
+          {
+            weight: 1,
+            endpoints: [
+              { address: "10.0.0.1", port: 1 },
+              { address: "10.0.0.2", port: 2 },
+            ],
+          },
+        ],
+      }),
+    );
+    const edge = create(RouteConfigurationSchema, {
+      name: "edge",
+      virtualHosts: [
+        {
+          name: "all",
+          domains: ["*"],
+          routes: [
+            { matchValue: "/canary", actionKind: RouteActionKind.CLUSTER, cluster: "canary" },
+            { matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: "backend" },
+          ],
+        },
+      ],
+    });
+    await api.updateRouteConfiguration(edge);
+    expect((await line("backend")).description).toBe("EDS, ROUND_ROBIN, 2 endpoints");
+    expect(await line("edge")).toEqual({
+      description: "1 virtual host, 2 routes",
+      references: ["backend", "canary"],
+    });
+    await api.deleteRouteConfiguration({ name: "edge" });
+    expect(await line("edge")).toEqual({ description: undefined, references: undefined });
+  });
+
   it("refuses to create an object that exists and to update or delete one that does not", async () => {
     const api = harness.api();
     await api.createCluster(cluster("a", 1));

@@ -80,7 +80,7 @@ import {
 import { objectChanges } from "./object-changes.js";
 import { version as storedVersion } from "./publish-handlers.js";
 import { secretHandlers } from "./secret-handlers.js";
-import { listSummaries } from "./summaries.js";
+import { listSummaries, type SummarySources } from "./summaries.js";
 import { valueTextProblem } from "./text-problem.js";
 
 /** How one kind of stored object is read, written, validated and mapped to the API. */
@@ -291,6 +291,10 @@ export function draftHandlers(
     load: rowsById.routeConfiguration,
     nameOf: (stored) => stored.spec.name,
   });
+  const summarySources: SummarySources = {
+    clusters: () => clusterList.read(prisma),
+    routeConfigurations: () => routeConfigurationList.read(prisma),
+  };
   const clusters = crud(prisma, {
     kind: "cluster",
     label: "cluster",
@@ -345,7 +349,7 @@ export function draftHandlers(
 
   return {
     async listResources(request) {
-      return { resources: await listSummaries(prisma, request.kind) };
+      return { resources: await listSummaries(prisma, summarySources, request.kind) };
     },
 
     listClusters: async () => ({ clusters: await clusters.list() }),

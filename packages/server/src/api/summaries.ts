@@ -6,8 +6,66 @@ import {
   type ResourceSummary,
   ResourceSummarySchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { ClusterSpec, RouteConfigurationSpec } from "@switchyard/snapshot";
+import type { Stored } from "../store/config-store.js";
 
 /** One line per stored object, for the console's inventory and `switchyard get KIND`. */
+
+/**
+ * The two big kinds (every endpoint, every route) as the list caches hold them (row-cache.ts):
+ * an unchanged object is the same instance from one read to the next, so its summary is made
+ * once (SUMMARIES) instead of reading and summing every route again for each list.
+ */
+export interface SummarySources {
+  readonly clusters: () => Promise<readonly Stored<ClusterSpec>[]>;
+  readonly routeConfigurations: () => Promise<readonly Stored<RouteConfigurationSpec>[]>;
+}
+
+const SUMMARIES = new WeakMap<object, ResourceSummary>();
+
+function memoized<T extends object>(object: T, make: (object: T) => ResourceSummary) {
+  let made = SUMMARIES.get(object);
+  if (made === undefined) {
+    made = make(object);
+    SUMMARIES.set(object, made);
+  }
+  return made;
+}
+
+function clusterSummary({ spec, updatedAt }: Stored<ClusterSpec>): ResourceSummary {
+  const endpoints = spec.localities.reduce((sum, l) => sum + l.endpoints.length, 0);
+  const description = [
+    spec.discoveryType,
+    spec.lbPolicy,
+    plural(endpoints, "endpoint"),
+    spec.http2 ? "HTTP/2" : undefined,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return summary(ResourceKind.CLUSTER, spec.name, description, [], updatedAt);
+}
+
+function routeConfigurationSummary({
+  spec,
+  updatedAt,
+}: Stored<RouteConfigurationSpec>): ResourceSummary {
+  const routes = spec.virtualHosts.flatMap((vh) => vh.routes);
+  const references = routes.flatMap((r) => [
+    ...(r.cluster ? [r.cluster] : []),
+    ...r.weightedClusters.map((w) => w.name),
+  ]);
+  const hosts = plural(
+    spec.virtualHosts.length,
+    spec.vhds ? "on-demand virtual host" : "virtual host",
+  );
+  return summary(
+    ResourceKind.ROUTE_CONFIGURATION,
+    spec.name,
+    `${hosts}, ${plural(routes.length, "route")}`,
+    references,
+    updatedAt,
+  );
+}
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -31,27 +89,13 @@ function summary(
 
 export async function listSummaries(
   prisma: PrismaClient,
+  sources: SummarySources,
   kind: ResourceKind,
 ): Promise<ResourceSummary[]> {
   const wants = (k: ResourceKind) => kind === ResourceKind.UNSPECIFIED || kind === k;
   const out: ResourceSummary[] = [];
   if (wants(ResourceKind.CLUSTER)) {
-    const clusters = await prisma.cluster.findMany({
-      orderBy: { name: "asc" },
-      include: { localities: { include: { _count: { select: { endpoints: true } } } } },
-    });
-    for (const c of clusters) {
-      const endpoints = c.localities.reduce((sum, l) => sum + l._count.endpoints, 0);
-      const description = [
-        c.discoveryType,
-        c.lbPolicy,
-        plural(endpoints, "endpoint"),
-        c.http2 ? "HTTP/2" : undefined,
-      ]
-        .filter(Boolean)
-        .join(", ");
-      out.push(summary(ResourceKind.CLUSTER, c.name, description, [], c.updatedAt));
-    }
+    for (const cluster of await sources.clusters()) out.push(memoized(cluster, clusterSummary));
   }
   if (wants(ResourceKind.LISTENER)) {
     const listeners = await prisma.listener.findMany({
@@ -77,36 +121,8 @@ export async function listSummaries(
     }
   }
   if (wants(ResourceKind.ROUTE_CONFIGURATION)) {
-    const routeConfigurations = await prisma.routeConfiguration.findMany({
-      orderBy: { name: "asc" },
-      include: {
-        virtualHosts: {
-          include: { routes: { select: { cluster: true, weightedClusters: true } } },
-        },
-      },
-    });
-    for (const rc of routeConfigurations) {
-      const routes = rc.virtualHosts.flatMap((vh) => vh.routes);
-      const references = routes.flatMap((r) => [
-        ...(r.cluster ? [r.cluster] : []),
-        ...(Array.isArray(r.weightedClusters)
-          ? r.weightedClusters.flatMap((w) =>
-              w && typeof w === "object" && "name" in w && typeof w.name === "string"
-                ? [w.name]
-                : [],
-            )
-          : []),
-      ]);
-      out.push(
-        summary(
-          ResourceKind.ROUTE_CONFIGURATION,
-          rc.name,
-          `${plural(rc.virtualHosts.length, rc.vhds ? "on-demand virtual host" : "virtual host")}, ${plural(routes.length, "route")}`,
-          references,
-          rc.updatedAt,
-        ),
-      );
-    }
+    for (const rc of await sources.routeConfigurations())
+      out.push(memoized(rc, routeConfigurationSummary));
   }
   if (wants(ResourceKind.NODE_GROUP)) {
     const groups = await prisma.nodeGroup.findMany({
