@@ -97,12 +97,13 @@ interface KindOps<Spec extends { name: string }, Message extends { name: string 
   readonly messageOf: (spec: Spec, updatedAt?: Date) => Message;
   /**
    * Fills output-only fields that are not part of the stored object (a virtual host's owner team),
-   * once for all the messages of a call. The messages are the call's own: filled in place.
+   * once for all the messages of a call. The messages may be shared (a list's, made once per
+   * stored revision): it returns filled copies and leaves them as they are.
    */
   readonly fillOutputOnly?: (
     db: PrismaClient | TransactionClient,
     messages: readonly Message[],
-  ) => Promise<void>;
+  ) => Promise<Message[]>;
 }
 
 /**
@@ -112,12 +113,16 @@ interface KindOps<Spec extends { name: string }, Message extends { name: string 
 async function fillVirtualHostOwners(
   db: PrismaClient | TransactionClient,
   messages: readonly RouteConfiguration[],
-): Promise<void> {
-  if (messages.length === 0) return;
+): Promise<RouteConfiguration[]> {
+  if (messages.length === 0) return [];
   const ownership = await loadDomainOwnership(db);
-  for (const rc of messages)
-    for (const vh of rc.virtualHosts)
-      vh.ownerTeam = virtualHostOwner(vh, ownership)?.teamName ?? "";
+  return messages.map((rc) => ({
+    ...rc,
+    virtualHosts: rc.virtualHosts.map((vh) => ({
+      ...vh,
+      ownerTeam: virtualHostOwner(vh, ownership)?.teamName ?? "",
+    })),
+  }));
 }
 
 /**
@@ -145,12 +150,22 @@ function crud<
   Spec extends { name: string },
   Message extends { name: string; updateTime?: Timestamp | undefined },
 >(prisma: PrismaClient, ops: KindOps<Spec, Message>) {
-  const filled = async (db: PrismaClient | TransactionClient, messages: Message[]) => {
-    await ops.fillOutputOnly?.(db, messages);
-    return messages;
-  };
-  const filledOne = async (db: PrismaClient | TransactionClient, message: Message) => {
-    await ops.fillOutputOnly?.(db, [message]);
+  const filled = async (db: PrismaClient | TransactionClient, messages: Message[]) =>
+    (await ops.fillOutputOnly?.(db, messages)) ?? messages;
+  const filledOne = async (db: PrismaClient | TransactionClient, message: Message) =>
+    (await ops.fillOutputOnly?.(db, [message]))?.[0] ?? message;
+  /**
+   * A stored object's message, made once per instance: the list caches (row-cache.ts) return an
+   * unchanged object as the same instance, so a list of 5,000 routes is not converted again on
+   * every call. Shared: never altered (fillOutputOnly copies).
+   */
+  const messages = new WeakMap<Stored<Spec>, Message>();
+  const messageOf = (item: Stored<Spec>) => {
+    let message = messages.get(item);
+    if (message === undefined) {
+      message = ops.messageOf(item.spec, item.updatedAt);
+      messages.set(item, message);
+    }
     return message;
   };
   const save = async (
@@ -205,11 +220,7 @@ function crud<
     );
   };
   return {
-    list: async () =>
-      filled(
-        prisma,
-        (await ops.list(prisma)).map((item) => ops.messageOf(item.spec, item.updatedAt)),
-      ),
+    list: async () => filled(prisma, (await ops.list(prisma)).map(messageOf)),
     get: async (name: string) => {
       const found = await ops.find(prisma, name);
       if (!found) throw notFound(`${ops.label} "${name}"`);
