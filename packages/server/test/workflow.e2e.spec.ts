@@ -9,6 +9,7 @@ import {
   RouteActionKind,
   type RouteConfiguration,
   RouteConfigurationSchema,
+  RouteConfigurationView,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
@@ -301,6 +302,53 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     });
     await api.deleteRouteConfiguration({ name: "edge" });
     expect(await line("edge")).toEqual({ description: undefined, references: undefined });
+  });
+
+  it("lists route configurations in the TARGETS view as each virtual host's distinct targets in first-use order, with its route count", async () => {
+    const api = harness.api();
+    await api.createRouteConfiguration(
+      create(RouteConfigurationSchema, {
+        name: "edge",
+        virtualHosts: [
+          {
+            name: "all",
+            domains: ["*"],
+            routes: [
+              { matchValue: "/a", actionKind: RouteActionKind.CLUSTER, cluster: "backend" },
+              { matchValue: "/b", actionKind: RouteActionKind.CLUSTER, cluster: "backend" },
+              {
+                matchValue: "/c",
+                actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
+                weightedClusters: [
+                  { name: "backend", weight: 90 },
+                  { name: "canary", weight: 10 },
+                ],
+              },
+              { matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: "canary" },
+            ],
+          },
+        ],
+      }),
+    );
+    const [targets] = (await api.listRouteConfigurations({ view: RouteConfigurationView.TARGETS }))
+      .routeConfigurations;
+    const host = targets?.virtualHosts[0];
+    expect(host?.routeCount).toBe(4);
+    expect(host?.domains).toEqual(["*"]);
+    expect(
+      host?.routes.map((r) => [
+        r.cluster ?? "",
+        r.weightedClusters.map((w) => `${w.name}=${w.weight}`),
+      ]),
+    ).toEqual([
+      ["backend", []],
+      ["", ["backend=90", "canary=10"]],
+      ["canary", []],
+    ]);
+    expect(host?.routes.every((r) => r.matchValue === "")).toBe(true);
+    // The default view is every route, as stored.
+    const [full] = (await api.listRouteConfigurations({})).routeConfigurations;
+    expect(full?.virtualHosts[0]?.routes.map((r) => r.matchValue)).toEqual(["/a", "/b", "/c", "/"]);
   });
 
   it("refuses to create an object that exists and to update or delete one that does not", async () => {

@@ -10,6 +10,7 @@ import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/con
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { NODES_PAGE_SIZE } from "./node-filter-params";
 import { OPEN_REVIEWS, RECENT_REVIEWS } from "./review-filter";
+import { TOPOLOGY_ROUTES } from "./topology-request";
 
 /**
  * Early requests: on a full page load, each page's first API calls start from a small inline
@@ -159,7 +160,7 @@ export const EARLY_ROUTES: readonly EarlyRoute[] = [
     path: "/topology",
     calls: [
       call(ConfigService.method.listListeners, () => ({})),
-      call(ConfigService.method.listRouteConfigurations, () => ({})),
+      call(ConfigService.method.listRouteConfigurations, () => TOPOLOGY_ROUTES),
       call(ConfigService.method.listClusters, () => ({})),
     ],
   },

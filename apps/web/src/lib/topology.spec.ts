@@ -49,6 +49,49 @@ const routes = (name: string, ...clusters: string[]) =>
   });
 
 describe("buildTopology", () => {
+  it("draws the same graph from the TARGETS view (distinct targets and a route count) as from every route", () => {
+    const full = create(RouteConfigurationSchema, {
+      name: "edge-routes",
+      virtualHosts: [
+        {
+          name: "api",
+          domains: ["api.example.com"],
+          routes: [
+            { actionKind: RouteActionKind.CLUSTER, cluster: "backend" },
+            { actionKind: RouteActionKind.CLUSTER, cluster: "backend" },
+            {
+              actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
+              weightedClusters: [
+                { name: "backend", weight: 3 },
+                { name: "canary", weight: 1 },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const targets = create(RouteConfigurationSchema, {
+      name: "edge-routes",
+      virtualHosts: [
+        {
+          name: "api",
+          domains: ["api.example.com"],
+          routeCount: 3,
+          routes: [full.virtualHosts[0]?.routes[0] ?? {}, full.virtualHosts[0]?.routes[2] ?? {}],
+        },
+      ],
+    });
+    const input = {
+      listeners: [listener("edge", "edge-routes")],
+      clusters: [cluster("backend"), cluster("canary")],
+    };
+    const fromTargets = buildTopology({ ...input, routeConfigurations: [targets] });
+    expect(fromTargets).toEqual(buildTopology({ ...input, routeConfigurations: [full] }));
+    expect(fromTargets.nodes.find((n) => n.id === "virtual-host:edge-routes/api")?.detail).toBe(
+      "api.example.com · 3 routes",
+    );
+  });
+
   it("links listener → route configuration → virtual host → cluster → endpoint", () => {
     const t = buildTopology({
       listeners: [listener("edge", "edge-routes")],

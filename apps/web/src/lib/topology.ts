@@ -6,6 +6,15 @@ import {
   type RouteConfiguration,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 
+/**
+ * How many routes a virtual host has. In the TARGETS view (what the page asks for, config.proto)
+ * `routes` are only their distinct targets and route_count the routes; a full route
+ * configuration has every route and no count.
+ */
+function routeCountOf(vh: RouteConfiguration["virtualHosts"][number]): number {
+  return Math.max(vh.routeCount, vh.routes.length);
+}
+
 /** The columns of the graph, from where traffic enters to where it ends. */
 export type TopologyKind =
   | "listener"
@@ -139,7 +148,7 @@ export function buildTopology(input: TopologyInput): Topology {
     });
     for (const vh of rc.virtualHosts) {
       const vhId = `virtual-host:${rc.name}/${vh.name}`;
-      const routes = vh.routes.length;
+      const routes = routeCountOf(vh);
       addNode({
         id: vhId,
         kind: "virtual-host",
@@ -389,7 +398,7 @@ export function countObjects(input: TopologyInput): ObjectCounts {
   let routes = 0;
   for (const rc of input.routeConfigurations) {
     virtualHosts += rc.virtualHosts.length;
-    for (const vh of rc.virtualHosts) routes += vh.routes.length;
+    for (const vh of rc.virtualHosts) routes += routeCountOf(vh);
   }
   let endpoints = 0;
   for (const c of input.clusters) for (const l of c.localities) endpoints += l.endpoints.length;

@@ -6,6 +6,7 @@ import {
   type ConfigService,
   ResourceKind,
   type RouteConfiguration,
+  RouteConfigurationView,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   type ClusterSpec,
@@ -74,6 +75,7 @@ import {
   nodeGroupSpecOf,
   routeConfigurationMessageOf,
   routeConfigurationSpecOf,
+  routeConfigurationTargetsOf,
   runtimeLayerMessageOf,
   runtimeLayerSpecOf,
 } from "./model-mapping.js";
@@ -302,6 +304,16 @@ export function draftHandlers(
     load: rowsById.routeConfiguration,
     nameOf: (stored) => stored.spec.name,
   });
+  // The TARGETS view of a route configuration, made once per cached instance (as messages are).
+  const routeTargets = new WeakMap<Stored<RouteConfigurationSpec>, RouteConfiguration>();
+  const routeTargetsOf = (item: Stored<RouteConfigurationSpec>) => {
+    let message = routeTargets.get(item);
+    if (message === undefined) {
+      message = routeConfigurationTargetsOf(item.spec, item.updatedAt);
+      routeTargets.set(item, message);
+    }
+    return message;
+  };
   const summarySources: SummarySources = {
     clusters: () => clusterList.read(prisma),
     routeConfigurations: () => routeConfigurationList.read(prisma),
@@ -375,8 +387,11 @@ export function draftHandlers(
     updateListener: (request, context) => listeners.update(request, context),
     deleteListener: (request, context) => listeners.delete(request.name, context),
 
-    listRouteConfigurations: async () => ({
-      routeConfigurations: await routeConfigurations.list(),
+    listRouteConfigurations: async (request) => ({
+      routeConfigurations:
+        request.view === RouteConfigurationView.TARGETS
+          ? (await routeConfigurationList.read(prisma)).map(routeTargetsOf)
+          : await routeConfigurations.list(),
     }),
     getRouteConfiguration: (request) => routeConfigurations.get(request.name),
     createRouteConfiguration: (request, context) => routeConfigurations.create(request, context),

@@ -241,6 +241,44 @@ export function routeConfigurationMessageOf(
   });
 }
 
+/**
+ * A route configuration in ListRouteConfigurations' TARGETS view (config.proto): each virtual
+ * host's routes reduced to their distinct targets, in first-use order, with the route count.
+ */
+export function routeConfigurationTargetsOf(
+  spec: RouteConfigurationSpec,
+  updatedAt?: Date,
+): RouteConfiguration {
+  return create(RouteConfigurationSchema, {
+    name: spec.name,
+    vhds: spec.vhds,
+    virtualHosts: spec.virtualHosts.map((virtualHost) => {
+      const seen = new Set<string>();
+      const targets = virtualHost.routes.filter((route) => {
+        const key = JSON.stringify([
+          route.actionKind,
+          route.cluster,
+          route.weightedClusters.map((w) => [w.name, w.weight]),
+        ]);
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      return {
+        name: virtualHost.name,
+        domains: [...virtualHost.domains],
+        routeCount: virtualHost.routes.length,
+        routes: targets.map((route) => ({
+          actionKind: enumValue(RouteActionKind, route.actionKind),
+          cluster: optional(route.cluster),
+          weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+        })),
+      };
+    }),
+    updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+  });
+}
+
 export function nodeGroupSpecOf(message: NodeGroup): NodeGroupSpec {
   return {
     name: message.name,

@@ -22,6 +22,7 @@ import {
   type TopologyIndex,
   type TopologyKind,
 } from "@/lib/topology";
+import { TOPOLOGY_ROUTES } from "@/lib/topology-request";
 import { FocusPicker } from "./focus-picker";
 import { TopologyGraph } from "./topology-graph";
 
@@ -51,7 +52,8 @@ const plural = (n: number, one: string, many: string) =>
  */
 export function TopologyView() {
   const listeners = useQuery(ConfigService.method.listListeners, {});
-  const routes = useQuery(ConfigService.method.listRouteConfigurations, {});
+  // Only where each virtual host's routes send traffic: a fraction of every route's body.
+  const routes = useQuery(ConfigService.method.listRouteConfigurations, TOPOLOGY_ROUTES);
   const clusters = useQuery(ConfigService.method.listClusters, {});
   const queries = [listeners, routes, clusters];
   const failed = queries.find((q) => q.error && !q.data);
