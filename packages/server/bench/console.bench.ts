@@ -13,7 +13,7 @@ import { startFleetWorld } from "./fleet-world.js";
 const NODES = 1_000;
 const ROUTES = 5_000;
 const CLUSTERS = 500;
-const RUNS = 3;
+const RUNS = 5;
 
 /**
  * A page and what shows that it is usable: its title and data are on screen, nothing is

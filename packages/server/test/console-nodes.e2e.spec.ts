@@ -289,6 +289,21 @@ describe("the console's fleet pages, live in a real browser", () => {
     }
   }, 60_000);
 
+  it("an unknown node's open page turns into the node's page when a proxy with that id connects, without a reload", async () => {
+    await page.goto(`${harness.baseUrl}/nodes/late-comer`);
+    await page.getByRole("heading", { name: "No node with this id" }).waitFor({ timeout: 15_000 });
+    const fleet = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+    try {
+      const stream = fleet.open("ads", { node: { id: "late-comer" } });
+      stream.request(TYPE.CDS, []);
+      await stream.next(10_000);
+      await page.getByRole("heading", { name: "Status by type" }).waitFor({ timeout: 15_000 });
+      expect(await page.getByRole("heading", { name: "No node with this id" }).count()).toBe(0);
+    } finally {
+      fleet.close();
+    }
+  }, 60_000);
+
   it("left no error or warning in the browser console", () => {
     expect(problems).toEqual([]);
   });

@@ -33,7 +33,7 @@ import {
   readVersionManifests,
   UnknownVersionError,
 } from "../status/convergence-reader.js";
-import { ConvergenceReads } from "../status/convergence-reads.js";
+import { FeedCache } from "../status/feed-cache.js";
 import { type Fleet, fleetSummary } from "../status/fleet-summary.js";
 import {
   getNode,
@@ -355,7 +355,23 @@ export function createStatusService({
   const readNow = (version: number) => readConvergence(prisma, version);
   // The watches share reads, refreshed by the feed that wakes them; GetConvergence reads now
   // (a caller may have just seen a write the feed has not delivered yet).
-  const shared = new ConvergenceReads({ feed, load: readNow });
+  const shared = new FeedCache<number, ConvergenceResult>({ feed, load: readNow });
+  // Every node (no held sets), shared by the watches' first reads (the Overview's counts, the
+  // Nodes page): read once per change the feed reports, not once per page opened.
+  const everyNode = new FeedCache<"all", NodeRecord[]>({
+    feed,
+    load: async () => {
+      const nodes = await listNodes(prisma, { limit: WATCH_NODE_LIMIT });
+      feed.observe(nodes);
+      return nodes;
+    },
+  });
+  /** The nodes `query` selects for a watch's first read: from every node, when that is all. */
+  async function watchedNodes(query: NodeQuery): Promise<NodeRecord[]> {
+    const all = await everyNode.read("all");
+    if (all.length < WATCH_NODE_LIMIT) return all.filter((node) => matchesQuery(node, query));
+    return queryNodes(prisma, query, WATCH_NODE_LIMIT);
+  }
   /**
    * WatchNodes with paging: every matching node's record is kept here from the feed, and the
    * requested page (node-page.ts) is sent whole whenever it, the total or the counts change.
@@ -368,9 +384,7 @@ export function createStatusService({
     const inbox = feed.open();
     try {
       const nodes = new Map<string, NodeRecord>();
-      const initial = await queryNodes(prisma, query, WATCH_NODE_LIMIT);
-      feed.observe(initial);
-      for (const node of initial) nodes.set(node.id, node);
+      for (const node of await watchedNodes(query)) nodes.set(node.id, node);
       let last: WatchNodesResponse | undefined;
       for (;;) {
         const page = nodePage(nodes.values(), paging);
@@ -428,8 +442,7 @@ export function createStatusService({
       // the first read is recognised by its updateTime and not sent twice.
       const inbox = feed.open();
       try {
-        const initial = await queryNodes(prisma, query, WATCH_NODE_LIMIT);
-        feed.observe(initial);
+        const initial = await watchedNodes(query);
         const sent = new Map<string, NodeSummary>();
         for (const node of initial) sent.set(node.id, nodeSummary(node));
         yield create(WatchNodesResponseSchema, { reset: true, nodes: [...sent.values()] });
@@ -495,9 +508,7 @@ export function createStatusService({
       try {
         // Every node's record, kept up to date from the feed (no held sets: counts only).
         const nodes = new Map<string, NodeRecord>();
-        const initial = await listNodes(prisma, { limit: WATCH_NODE_LIMIT });
-        feed.observe(initial);
-        for (const node of initial) nodes.set(node.id, node);
+        for (const node of await everyNode.read("all")) nodes.set(node.id, node);
         let last: FleetSummary | undefined;
         for (;;) {
           const next = fleetMessage(fleetSummary(nodes.values(), limit));

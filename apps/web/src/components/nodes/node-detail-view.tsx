@@ -23,7 +23,13 @@ import { CopyableText } from "./copy-text";
 import { HeldVsIntended } from "./held-vs-intended";
 import { LiveBadge } from "./live-badge";
 import { HealthBadge, typeStatusPresentation } from "./status-chips";
-import { useNode } from "./use-node";
+import { useNode, useWhenNodeSeen } from "./use-node";
+
+/** Renders nothing: reopens the node's stream when a node of this id appears (use-node.ts). */
+function WaitForNode({ id, onSeen }: { id: string; onSeen: () => void }) {
+  useWhenNodeSeen(id, onSeen);
+  return null;
+}
 
 const when = (t: Timestamp | undefined) => (t ? <RelativeTime date={timestampDate(t)} /> : null);
 
@@ -60,6 +66,7 @@ export function NodeDetailView({ id }: { id: string }) {
     return (
       <div className="flex flex-col gap-6">
         {header}
+        <WaitForNode id={id} onSeen={reconnectNow} />
         <section className="rounded-xl border border-dashed border-border-strong bg-surface px-6 py-12 text-center">
           <h2 className="text-base font-semibold text-fg">No node with this id</h2>
           <p className="mx-auto mt-1.5 max-w-lg text-fg-muted">

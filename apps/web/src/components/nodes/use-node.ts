@@ -4,6 +4,7 @@ import type {
   Convergence,
   FleetSummary,
   NodeDetail,
+  WatchNodesResponse,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import { useCallback, useState } from "react";
 import type { LiveStreamState } from "@/lib/live-stream";
@@ -24,6 +25,27 @@ export function useNode(id: string): {
   );
   const { state, reconnectNow } = useLiveStream(open, setNode);
   return { node, state, reconnectNow };
+}
+
+/**
+ * Calls `onSeen` once a node with exactly this id is stored (it connected, to any replica):
+ * follows WatchNodes for ids containing it, so an unknown node's page comes alive by itself.
+ */
+export function useWhenNodeSeen(id: string, onSeen: () => void): void {
+  const client = useStatusClient();
+  const open = useCallback(
+    (signal: AbortSignal) => client.watchNodes({ idContains: id, pageSize: 20 }, { signal }),
+    [client, id],
+  );
+  useLiveStream(
+    open,
+    useCallback(
+      (message: WatchNodesResponse) => {
+        if (message.nodes.some((node) => node.id === id)) onSeen();
+      },
+      [id, onSeen],
+    ),
+  );
 }
 
 /**

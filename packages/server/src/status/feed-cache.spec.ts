@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@switchyard/db";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConvergenceResult } from "./convergence-reader.js";
-import { ConvergenceReads } from "./convergence-reads.js";
+import { FeedCache } from "./feed-cache.js";
 import { StatusFeed } from "./status-feed.js";
 
 /** A result that names the load that made it. */
@@ -22,7 +22,7 @@ function world(options: { idleMs?: number; fail?: number } = {}) {
   const feed = new StatusFeed({ prisma: {} as PrismaClient });
   feeds.push(feed);
   const loads: number[] = [];
-  const reads = new ConvergenceReads({
+  const reads = new FeedCache<number, ConvergenceResult>({
     feed,
     ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
     load: async (version) => {
@@ -38,7 +38,7 @@ afterEach(() => {
   for (const feed of feeds.splice(0)) feed.close();
 });
 
-describe("convergence reads shared by the watches", () => {
+describe("status reads shared by the watches until the feed reports a change", () => {
   it("callers asking at the same time share one load, and later ones reuse it while the feed reports nothing", async () => {
     const { reads, loads } = world();
     const [a, b] = await Promise.all([reads.read(3), reads.read(3)]);
