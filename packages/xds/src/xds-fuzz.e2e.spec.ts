@@ -93,7 +93,12 @@ const NAMES_THE_PLACE =
  * fast-check's options: `numRuns` cases, fewer when a loaded machine makes them slow (a failure
  * found by then is still reported, with its seed, before the test's own timeout).
  */
-const runs = (numRuns: number) => ({ numRuns, interruptAfterTimeLimit: 40_000 });
+/** FUZZ_SEED=<seed> replays a run that failed (fast-check prints its seed). */
+const runs = (numRuns: number) => ({
+  numRuns,
+  interruptAfterTimeLimit: 40_000,
+  ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+});
 
 type ValueOf<A> = A extends fc.Arbitrary<infer T> ? T : never;
 /** grpc-status 0: the call ended cleanly (Connect's Code has no member for it). */
@@ -262,6 +267,9 @@ function fatalFragment(
     return `${requestName}.node.id is`;
   }
   if (locators) return "resource_locators_subscribe/resource_locators_unsubscribe";
+  // VHDS has no SotW variant (sotw-transport.ts): a SotW ADS request for it is refused.
+  if (requestName === "DiscoveryRequest" && type === TypeUrl.VirtualHost)
+    return "on-demand virtual hosts (VHDS) are served over Delta xDS only";
   return undefined;
 }
 
