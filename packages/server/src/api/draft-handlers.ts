@@ -63,7 +63,7 @@ import {
   writeRouteConfiguration,
   writeRuntimeLayer,
 } from "../store/draft-store.js";
-import { RowCache } from "../store/row-cache.js";
+import { perInstance, RowCache } from "../store/row-cache.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import {
@@ -161,15 +161,7 @@ function crud<
    * unchanged object as the same instance, so a list of 5,000 routes is not converted again on
    * every call. Shared: never altered (fillOutputOnly copies).
    */
-  const messages = new WeakMap<Stored<Spec>, Message>();
-  const messageOf = (item: Stored<Spec>) => {
-    let message = messages.get(item);
-    if (message === undefined) {
-      message = ops.messageOf(item.spec, item.updatedAt);
-      messages.set(item, message);
-    }
-    return message;
-  };
+  const messageOf = perInstance((item: Stored<Spec>) => ops.messageOf(item.spec, item.updatedAt));
   const save = async (
     message: Message,
     mode: "create" | "update",
@@ -305,15 +297,9 @@ export function draftHandlers(
     nameOf: (stored) => stored.spec.name,
   });
   // The TARGETS view of a route configuration, made once per cached instance (as messages are).
-  const routeTargets = new WeakMap<Stored<RouteConfigurationSpec>, RouteConfiguration>();
-  const routeTargetsOf = (item: Stored<RouteConfigurationSpec>) => {
-    let message = routeTargets.get(item);
-    if (message === undefined) {
-      message = routeConfigurationTargetsOf(item.spec, item.updatedAt);
-      routeTargets.set(item, message);
-    }
-    return message;
-  };
+  const routeTargetsOf = perInstance((item: Stored<RouteConfigurationSpec>) =>
+    routeConfigurationTargetsOf(item.spec, item.updatedAt),
+  );
   const summarySources: SummarySources = {
     clusters: () => clusterList.read(prisma),
     routeConfigurations: () => routeConfigurationList.read(prisma),

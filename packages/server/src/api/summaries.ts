@@ -8,28 +8,18 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ClusterSpec, RouteConfigurationSpec } from "@switchyard/snapshot";
 import type { Stored } from "../store/config-store.js";
+import { perInstance } from "../store/row-cache.js";
 
 /** One line per stored object, for the console's inventory and `switchyard get KIND`. */
 
 /**
  * The two big kinds (every endpoint, every route) as the list caches hold them (row-cache.ts):
  * an unchanged object is the same instance from one read to the next, so its summary is made
- * once (SUMMARIES) instead of reading and summing every route again for each list.
+ * once (perInstance) instead of reading and summing every route again for each list.
  */
 export interface SummarySources {
   readonly clusters: () => Promise<readonly Stored<ClusterSpec>[]>;
   readonly routeConfigurations: () => Promise<readonly Stored<RouteConfigurationSpec>[]>;
-}
-
-const SUMMARIES = new WeakMap<object, ResourceSummary>();
-
-function memoized<T extends object>(object: T, make: (object: T) => ResourceSummary) {
-  let made = SUMMARIES.get(object);
-  if (made === undefined) {
-    made = make(object);
-    SUMMARIES.set(object, made);
-  }
-  return made;
 }
 
 function clusterSummary({ spec, updatedAt }: Stored<ClusterSpec>): ResourceSummary {
@@ -87,6 +77,9 @@ function summary(
   });
 }
 
+const clusterLine = perInstance(clusterSummary);
+const routeConfigurationLine = perInstance(routeConfigurationSummary);
+
 export async function listSummaries(
   prisma: PrismaClient,
   sources: SummarySources,
@@ -95,7 +88,7 @@ export async function listSummaries(
   const wants = (k: ResourceKind) => kind === ResourceKind.UNSPECIFIED || kind === k;
   const out: ResourceSummary[] = [];
   if (wants(ResourceKind.CLUSTER)) {
-    for (const cluster of await sources.clusters()) out.push(memoized(cluster, clusterSummary));
+    for (const cluster of await sources.clusters()) out.push(clusterLine(cluster));
   }
   if (wants(ResourceKind.LISTENER)) {
     const listeners = await prisma.listener.findMany({
@@ -121,8 +114,7 @@ export async function listSummaries(
     }
   }
   if (wants(ResourceKind.ROUTE_CONFIGURATION)) {
-    for (const rc of await sources.routeConfigurations())
-      out.push(memoized(rc, routeConfigurationSummary));
+    for (const rc of await sources.routeConfigurations()) out.push(routeConfigurationLine(rc));
   }
   if (wants(ResourceKind.NODE_GROUP)) {
     const groups = await prisma.nodeGroup.findMany({

@@ -89,3 +89,20 @@ export class RowCache<E> {
     });
   }
 }
+
+/**
+ * `make` once per object: for what is derived from a RowCache's values (an API message, an
+ * inventory line), which come back as the same instances while their row is unchanged. The
+ * results are shared: never alter them.
+ */
+export function perInstance<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) {
+      value = make(key);
+      made.set(key, value);
+    }
+    return value;
+  };
+}
