@@ -41,7 +41,7 @@ const link = (name: string) => text("a", name);
 const field = (label: string) =>
   `[...document.querySelectorAll("label")].some((l) => l.control && l.textContent.trim().startsWith(${JSON.stringify(label)}))`;
 
-const PAGES: readonly PageCheck[] = [
+export const PAGES: readonly PageCheck[] = [
   {
     name: "Overview",
     path: "/",
@@ -92,7 +92,7 @@ const PAGES: readonly PageCheck[] = [
  * on every change to the document and every 25 ms: the benchmark never polls the page with
  * animation frames, which made the browser draw frames as fast as it could while it loaded.
  */
-const READY_WATCH = `(function () {
+export const READY_WATCH = `(function () {
   var probe = (window.__syReady = { at: undefined, want: undefined, since: 0 });
   function hydrated() {
     var main = document.querySelector("main");
@@ -117,7 +117,7 @@ const READY_WATCH = `(function () {
 })();`;
 
 /** Waits until the page is usable as `check` says, and returns when that happened (ms). */
-async function readyAt(page: Page): Promise<number> {
+export async function readyAt(page: Page): Promise<number> {
   await page.waitForFunction("window.__syReady.at !== undefined", null, {
     timeout: 30_000,
     polling: 100,

@@ -4,7 +4,6 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import type { ImportResponse } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
 import type { Route } from "next";
-import Link from "next/link";
 import { type ChangeEvent, useId, useRef } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
@@ -16,6 +15,7 @@ import { TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, UploadIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
 

@@ -4,7 +4,6 @@ import type { ConnectError } from "@connectrpc/connect";
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { UseQueryResult } from "@tanstack/react-query";
 import type { Route } from "next";
-import Link from "next/link";
 import { type FormEventHandler, type ReactNode, useState } from "react";
 import {
   type DefaultValues,
@@ -18,6 +17,7 @@ import type { z } from "zod";
 import { FormSection } from "@/components/form/section";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { EditorSkeleton, LoadError, PageHeader } from "@/components/ui/page-states";
 import { accessFailureOf, type FieldRule } from "@/lib/access-errors";
 

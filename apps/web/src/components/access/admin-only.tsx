@@ -1,10 +1,10 @@
 "use client";
 
 import type { Route } from "next";
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { KeyIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { EmptyState, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import { useCaller } from "./use-caller";
 

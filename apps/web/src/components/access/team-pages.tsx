@@ -5,7 +5,6 @@ import { AccessService, type Team } from "@switchyard/proto/switchyard/v1/access
 import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useMemo, useState } from "react";
 import { toast } from "sonner";
@@ -18,6 +17,7 @@ import { CheckboxField, SelectField, TextAreaField, TextField } from "@/componen
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button, buttonClass } from "@/components/ui/button";
 import { UsersIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { PageHeader } from "@/components/ui/page-states";
 import { DOMAIN_FIELD_RULES, messageOf, TEAM_FIELD_RULES } from "@/lib/access-errors";
 import { splitList } from "@/lib/form-values";

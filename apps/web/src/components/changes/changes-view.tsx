@@ -7,7 +7,6 @@ import {
   type ValidateResponse,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { type ReactNode, useState } from "react";
 import { useCaller } from "@/components/access/use-caller";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
@@ -16,6 +15,7 @@ import { IssueList } from "@/components/diff/issue-list";
 import { useOwnReviews } from "@/components/reviews/use-own-reviews";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, DiffIcon, RefreshIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";

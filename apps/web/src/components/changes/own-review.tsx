@@ -3,11 +3,11 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ReviewRequest } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { useState } from "react";
 import { WithdrawButton } from "@/components/reviews/review-actions";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, ReviewIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { reviewHref } from "@/lib/review-filter";
 

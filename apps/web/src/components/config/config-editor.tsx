@@ -4,7 +4,6 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { Route } from "next";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import {
@@ -21,6 +20,7 @@ import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { ErrorSummary } from "@/components/form/error-summary";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button, buttonClass } from "@/components/ui/button";
+import { Link } from "@/components/ui/link";
 import { PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { saveFailureOf } from "@/lib/api-errors";

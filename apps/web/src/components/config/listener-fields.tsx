@@ -1,7 +1,6 @@
 "use client";
 
 import { SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
-import Link from "next/link";
 import { useId } from "react";
 import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
 import {
@@ -13,6 +12,7 @@ import {
 } from "@/components/form/field";
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button } from "@/components/ui/button";
+import { Link } from "@/components/ui/link";
 import { type ListenerForm, newFilterChain } from "@/lib/listener-form";
 import { routeConfigHref } from "./kinds";
 import { SecretOptions } from "./secret-pages";

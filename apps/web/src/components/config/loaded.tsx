@@ -2,8 +2,8 @@
 
 import { Code, type ConnectError } from "@connectrpc/connect";
 import type { Route } from "next";
-import Link from "next/link";
 import type { ReactNode } from "react";
+import { Link } from "@/components/ui/link";
 import { EditorSkeleton, LoadError, PageHeader } from "@/components/ui/page-states";
 
 /** An edit page's states: loading, not in the draft, failed, or loaded (`children(data)`). */

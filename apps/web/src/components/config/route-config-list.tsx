@@ -8,9 +8,9 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
-import Link from "next/link";
 import { useMemo } from "react";
 import { RouteIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { ConfigList, deleteColumn, linkChip, nameColumn, updatedColumn } from "./config-list";
 import { clusterHref, listenerHref, routeConfigHref } from "./hrefs";
 import { Chip } from "./states";

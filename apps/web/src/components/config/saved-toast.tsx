@@ -1,8 +1,8 @@
 "use client";
 
 import type { Route } from "next";
-import Link from "next/link";
 import { toast } from "sonner";
+import { Link } from "@/components/ui/link";
 
 /** A draft edit's toast: what happened, why it is not live yet, and where to publish it. */
 function toastDraftEdit(title: string, notLive: string) {

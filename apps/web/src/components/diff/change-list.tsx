@@ -7,10 +7,10 @@ import {
   type ObjectChange,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { type ReactNode, useId, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ChevronRightIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { LoadError, LoadingBlock } from "@/components/ui/page-states";
 import {
   type ChangeVerb,

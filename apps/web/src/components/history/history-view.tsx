@@ -8,13 +8,13 @@ import {
   type SnapshotInfo,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList, type LazyBodies, OPEN_BY_DEFAULT_MAX } from "@/components/diff/change-list";
 import { Button, buttonClass } from "@/components/ui/button";
 import { HistoryIcon, RefreshIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { RollbackButton } from "./rollback-button";

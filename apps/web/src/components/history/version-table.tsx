@@ -4,8 +4,8 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import type { Route } from "next";
-import Link from "next/link";
 import { PAGE_SIZE, Pager, paged } from "@/components/ui/data-table";
+import { Link } from "@/components/ui/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 
 function versionHref(version: bigint): Route {

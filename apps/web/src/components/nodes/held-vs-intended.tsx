@@ -2,8 +2,8 @@
 
 import type { NodeDetail } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { useMemo } from "react";
+import { Link } from "@/components/ui/link";
 import { compareHeld, type ResourceVerdict, type TypeComparison } from "@/lib/held-vs-intended";
 import { typeLabel } from "@/lib/node-list";
 

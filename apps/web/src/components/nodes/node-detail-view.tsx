@@ -9,11 +9,11 @@ import {
   NodeTypeStatus,
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { AlertTriangleIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { Bar, LoadError, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { bootstrapCommand, xdstpAuthorityIn } from "@/lib/bootstrap-command";

@@ -8,11 +8,11 @@ import {
   type SortingState,
   useReactTable,
 } from "@tanstack/react-table";
-import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type ReactNode, useEffect, useId, useState } from "react";
 import { inputClass } from "@/components/form/field";
 import { DataTable } from "@/components/ui/data-table";
+import { Link } from "@/components/ui/link";
 import { LoadError, PageHeader, TableSkeleton } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import {

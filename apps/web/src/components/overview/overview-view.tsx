@@ -5,7 +5,6 @@ import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Convergence, FleetSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { type ReactNode, useMemo } from "react";
 import { RolloutBar, RolloutHeadline, RolloutStat } from "@/components/convergence/rollout-summary";
 import { KindIcon } from "@/components/inventory/kind-icon";
@@ -16,6 +15,7 @@ import { useFleet, useLatestConvergenceSummary } from "@/components/nodes/use-no
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { CheckIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { Bar, PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { summarizeRollout } from "@/lib/convergence";

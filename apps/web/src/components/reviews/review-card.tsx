@@ -3,11 +3,11 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type ReviewRequest, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { useId, useState } from "react";
 import type { CallerRole } from "@/components/access/use-caller";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, ChevronRightIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { StatusPill } from "@/components/ui/status-pill";
 import { reviewHref } from "@/lib/review-filter";

@@ -3,8 +3,8 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type ReviewRequest } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { ChangeBadge, ChangeList, OPEN_BY_DEFAULT_MAX } from "@/components/diff/change-list";
+import { Link } from "@/components/ui/link";
 import { LoadError, LoadingBlock } from "@/components/ui/page-states";
 import { changeKey, changeVerb, kindLabel, objectHref, sortChanges } from "@/lib/object-changes";
 

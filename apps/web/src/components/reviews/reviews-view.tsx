@@ -4,12 +4,12 @@ import { Code } from "@connectrpc/connect";
 import { skipToken, useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import type { ReactNode } from "react";
 import { useCaller } from "@/components/access/use-caller";
 import { Button, buttonClass } from "@/components/ui/button";
 import { RefreshIcon, ReviewIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import {
   mergeReviews,

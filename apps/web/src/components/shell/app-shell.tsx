@@ -1,6 +1,6 @@
-import Link from "next/link";
 import type { ReactNode } from "react";
 import { LogoMark } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { ApiStatus } from "./api-status";
 import { Breadcrumb } from "./breadcrumb";
 import { NavLinks } from "./nav-links";

@@ -3,10 +3,10 @@
 import { skipToken, useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect } from "react";
 import { type CallerRole, useCaller } from "@/components/access/use-caller";
+import { Link } from "@/components/ui/link";
 import { OPEN_REVIEWS } from "@/lib/review-filter";
 import { activeNavItem, type NavCounts, navSectionsFor } from "./nav";
 

@@ -12,9 +12,9 @@ import {
   ReactFlow,
 } from "@xyflow/react";
 import type { Route } from "next";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { memo, useMemo } from "react";
+import { Link } from "@/components/ui/link";
 import {
   kindTitles,
   layoutTopology,

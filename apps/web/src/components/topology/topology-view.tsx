@@ -3,11 +3,11 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
-import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { type ReactNode, useCallback, useDeferredValue, useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { ChevronRightIcon, NetworkIcon, RefreshIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import {
   buildTopology,
