@@ -63,7 +63,7 @@ describe("the console in a real browser", () => {
       "/listeners": ["WhoAmI", "ListListeners"],
       "/listeners/payments": ["WhoAmI", "GetListener", "ListResources"],
       "/node-groups": ["WhoAmI", "ListNodeGroups"],
-      "/topology": ["WhoAmI", "ListListeners", "ListRouteConfigurations", "ListClusters"],
+      "/topology": ["WhoAmI", "GetTopology"],
       "/changes": ["WhoAmI", "Diff", "Validate"],
       "/reviews": ["WhoAmI", "ListReviewRequests", "ListReviewRequests"],
       "/history": ["WhoAmI", "ListSnapshots"],

@@ -10,6 +10,7 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
   RouteConfigurationView,
+  TopologyScope,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
@@ -349,6 +350,37 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     // The default view is every route, as stored.
     const [full] = (await api.listRouteConfigurations({})).routeConfigurations;
     expect(full?.virtualHosts[0]?.routes.map((r) => r.matchValue)).toEqual(["/a", "/b", "/c", "/"]);
+  });
+
+  it("answers GetTopology from the draft, following its edits, and says when a focus is not in it", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("backend", 8080));
+    await api.createRouteConfiguration(routes("edge", "backend"));
+    const whole = await api.getTopology({});
+    expect(whole.scope).toBe(TopologyScope.WHOLE);
+    expect(whole.nodes.map((n) => n.id)).toEqual([
+      "route-configuration:edge",
+      "virtual-host:edge/all",
+      "cluster:backend",
+      "endpoint:backend/0",
+    ]);
+    expect(whole.edges.map((e) => `${e.source} ${e.target}`)).toContain(
+      "virtual-host:edge/all cluster:backend",
+    );
+    expect(whole.choices.map((n) => n.id)).toEqual(["route-configuration:edge", "cluster:backend"]);
+    // An edit is drawn at the next call: the server's graph follows the stored objects.
+    await api.updateRouteConfiguration(routes("edge", "canary"));
+    const edited = await api.getTopology({ focus: "route-configuration:edge" });
+    expect(edited.scope).toBe(TopologyScope.FOCUSED);
+    expect(edited.nodes.find((n) => n.id === "cluster:canary")).toMatchObject({
+      missing: true,
+      objectKind: ResourceKind.UNSPECIFIED,
+    });
+    expect(edited.nodes.map((n) => n.id)).not.toContain("cluster:backend");
+    expect(edited.counts).toMatchObject({ routeConfigurations: 1, clusters: 1, endpoints: 1 });
+    const gone = await api.getTopology({ focus: "cluster:renamed" });
+    expect(gone.scope).toBe(TopologyScope.FOCUS_NOT_FOUND);
+    expect(gone.nodes).toEqual([]);
   });
 
   it("refuses to create an object that exists and to update or delete one that does not", async () => {

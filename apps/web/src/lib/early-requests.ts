@@ -10,7 +10,6 @@ import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/con
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { NODES_PAGE_SIZE } from "./node-filter-params";
 import { OPEN_REVIEWS, RECENT_REVIEWS } from "./review-filter";
-import { TOPOLOGY_ROUTES } from "./topology-request";
 
 /**
  * Early requests: on a full page load, each page's first API calls start from a small inline
@@ -158,11 +157,8 @@ export const EARLY_ROUTES: readonly EarlyRoute[] = [
   { path: "/node-groups", calls: [call(ConfigService.method.listNodeGroups, () => ({}))] },
   {
     path: "/topology",
-    calls: [
-      call(ConfigService.method.listListeners, () => ({})),
-      call(ConfigService.method.listRouteConfigurations, () => TOPOLOGY_ROUTES),
-      call(ConfigService.method.listClusters, () => ({})),
-    ],
+    // The default view; a focus in the query string is asked for once the page runs.
+    calls: [call(ConfigService.method.getTopology, () => ({ focus: "" }))],
   },
   {
     path: "/changes",

@@ -70,6 +70,7 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     UpdateListener: adminWrite,
     DeleteListener: adminWrite,
     ListRouteConfigurations: readConfig,
+    GetTopology: readConfig,
     GetRouteConfiguration: readConfig,
     CreateRouteConfiguration: teamWrite,
     UpdateRouteConfiguration: teamWrite,

@@ -84,6 +84,7 @@ import { version as storedVersion } from "./publish-handlers.js";
 import { secretHandlers } from "./secret-handlers.js";
 import { listSummaries, type SummarySources } from "./summaries.js";
 import { valueTextProblem } from "./text-problem.js";
+import { TopologyCache, topologyView } from "./topology.js";
 
 /** How one kind of stored object is read, written, validated and mapped to the API. */
 interface KindOps<Spec extends { name: string }, Message extends { name: string }> {
@@ -296,6 +297,12 @@ export function draftHandlers(
     load: rowsById.routeConfiguration,
     nameOf: (stored) => stored.spec.name,
   });
+  const listenerList = new RowCache<Stored<ListenerSpec>>({
+    table: "Listener",
+    load: rowsById.listener,
+    nameOf: (stored) => stored.spec.name,
+  });
+  const topology = new TopologyCache();
   // The TARGETS view of a route configuration, made once per cached instance (as messages are).
   const routeTargetsOf = perInstance((item: Stored<RouteConfigurationSpec>) =>
     routeConfigurationTargetsOf(item.spec, item.updatedAt),
@@ -398,6 +405,15 @@ export function draftHandlers(
     createRuntimeLayer: (request, context) => runtimeLayers.create(request, context),
     updateRuntimeLayer: (request, context) => runtimeLayers.update(request, context),
     deleteRuntimeLayer: (request, context) => runtimeLayers.delete(request.name, context),
+
+    async getTopology(request) {
+      const [listeners, routeConfigurations, clusters] = await Promise.all([
+        listenerList.read(prisma),
+        routeConfigurationList.read(prisma),
+        clusterList.read(prisma),
+      ]);
+      return topologyView(topology.of(listeners, routeConfigurations, clusters), request.focus);
+    },
 
     async getEnvoyResource(request) {
       const kind = sourceKindOf(request.kind);

@@ -1,28 +1,23 @@
 "use client";
 
 import { useQuery } from "@connectrpc/connect-query";
-import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { ConfigService, TopologyScope } from "@switchyard/proto/switchyard/v1/config_pb";
+import { keepPreviousData } from "@tanstack/react-query";
 import type { Route } from "next";
 import { useSearchParams } from "next/navigation";
-import { type ReactNode, useCallback, useDeferredValue, useMemo } from "react";
+import { type ReactNode, useCallback, useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { ChevronRightIcon, NetworkIcon, RefreshIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
 import {
-  buildTopology,
-  countObjects,
-  focusChoices,
-  focusTopology,
-  indexTopology,
   kindTitles,
-  maxGraphNodes,
-  type ObjectCounts,
   type Topology,
-  type TopologyIndex,
   type TopologyKind,
+  type TopologyNode,
+  topologyNodeOf,
+  topologyOf,
 } from "@/lib/topology";
-import { TOPOLOGY_ROUTES } from "@/lib/topology-request";
 import { FocusPicker } from "./focus-picker";
 import { TopologyGraph } from "./topology-graph";
 
@@ -44,25 +39,31 @@ function focusHref(id: string | undefined): string {
 const plural = (n: number, one: string, many: string) =>
   `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
+interface ObjectCounts {
+  readonly listeners: number;
+  readonly routeConfigurations: number;
+  readonly routes: number;
+  readonly clusters: number;
+  readonly endpoints: number;
+}
+
 /**
  * The Topology page: the draft's listeners, route configurations, virtual hosts, clusters and
- * endpoints as one graph, each node a link to its object. A configuration too large to draw at
- * once (more than `maxGraphNodes` nodes) is drawn one neighbourhood at a time, around the object
- * chosen in "Focus on" (kept in the URL as `?focus=kind:name`), by default its first listener.
+ * endpoints as one graph, each node a link to its object. The server builds the graph
+ * (GetTopology) and sends only what to draw: a configuration too large to draw at once is drawn
+ * one neighbourhood at a time, around the object chosen in "Focus on" (kept in the URL as
+ * `?focus=kind:name`), by default its first listener.
  */
 export function TopologyView() {
-  const listeners = useQuery(ConfigService.method.listListeners, {});
-  // Only where each virtual host's routes send traffic: a fraction of every route's body.
-  const routes = useQuery(ConfigService.method.listRouteConfigurations, TOPOLOGY_ROUTES);
-  const clusters = useQuery(ConfigService.method.listClusters, {});
-  const queries = [listeners, routes, clusters];
-  const failed = queries.find((q) => q.error && !q.data);
-  const refreshing = queries.some((q) => q.isFetching);
-  const refetch = () => {
-    for (const q of queries) void q.refetch();
-  };
-  // Typing in the picker stays responsive while a new neighbourhood is laid out.
-  const focus = useDeferredValue(useSearchParams().get("focus") ?? undefined);
+  const focus = useSearchParams().get("focus") ?? "";
+  // A new focus keeps the graph drawn until the new one arrives.
+  const query = useQuery(
+    ConfigService.method.getTopology,
+    { focus },
+    { placeholderData: keepPreviousData },
+  );
+  const refreshing = query.isFetching;
+  const refetch = () => void query.refetch();
   // pushState, not the router: no server round trip, Back returns to the previous focus, and
   // Next.js folds it into useSearchParams. Not with `window.history.state`: Next.js takes a state
   // carrying its own marker for one of its own calls and would not update useSearchParams.
@@ -70,50 +71,47 @@ export function TopologyView() {
     window.history.pushState(null, "", focusHref(id));
   }, []);
 
-  // The whole graph is cheap to build (linear in the routes); laying it out is what is not.
+  const answer = query.data;
   const whole = useMemo(() => {
-    if (!listeners.data || !routes.data || !clusters.data) return undefined;
-    const input = {
-      listeners: listeners.data.listeners,
-      routeConfigurations: routes.data.routeConfigurations,
-      clusters: clusters.data.clusters,
+    if (!answer) return undefined;
+    const topology = topologyOf(answer);
+    const large = answer.totalNodes > answer.maxNodes;
+    const view: View =
+      answer.scope === TopologyScope.WHOLE
+        ? { t: "whole", topology }
+        : answer.scope === TopologyScope.FOCUSED
+          ? { t: "focused", focus: answer.focus, topology, chosen: focus !== "", large }
+          : { t: "unknown", focus: answer.focus, large };
+    return {
+      view,
+      total: answer.totalNodes,
+      counts: answer.counts ?? {
+        listeners: 0,
+        routeConfigurations: 0,
+        routes: 0,
+        clusters: 0,
+        endpoints: 0,
+      },
+      choices: answer.choices.map(topologyNodeOf),
+      drawn: new Map(topology.nodes.map((n) => [n.id, n])),
     };
-    const index = indexTopology(buildTopology(input));
-    return { index, counts: countObjects(input), choices: focusChoices(index) };
-  }, [listeners.data, routes.data, clusters.data]);
-
-  const view = useMemo((): View | undefined => {
-    if (!whole) return undefined;
-    const { index, choices } = whole;
-    const large = index.topology.nodes.length > maxGraphNodes;
-    if (focus !== undefined) {
-      const focused = focusTopology(index, focus);
-      return focused
-        ? { t: "focused", focus, topology: focused, chosen: true, large }
-        : { t: "unknown", focus, large };
-    }
-    if (!large) return { t: "whole", topology: index.topology };
-    const first = choices[0];
-    const focused = first && focusTopology(index, first.id);
-    return first && focused
-      ? { t: "focused", focus: first.id, topology: focused, chosen: false, large }
-      : { t: "unknown", focus: "", large };
-  }, [whole, focus]);
+  }, [answer, focus]);
+  const view = whole?.view;
 
   let body: ReactNode;
-  if (failed?.error) {
+  if (query.error && !query.data) {
     body = (
       <LoadError
         what="the topology"
-        procedure="switchyard.v1.ConfigService/List*"
-        error={failed.error}
+        procedure="switchyard.v1.ConfigService/GetTopology"
+        error={query.error}
         retrying={refreshing}
         onRetry={refetch}
       />
     );
   } else if (!whole || !view) {
     body = <LoadingBlock label="Loading listeners, routes and clusters…" rows={5} />;
-  } else if (whole.index.topology.nodes.length === 0) {
+  } else if (whole.total === 0) {
     body = (
       <EmptyState
         icon={<NetworkIcon className="size-5" />}
@@ -147,7 +145,7 @@ export function TopologyView() {
           </li>
         </ol>
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <Overview view={view} counts={whole.counts} index={whole.index} onShowAll={setFocus} />
+          <Overview view={view} counts={whole.counts} drawn={whole.drawn} onShowAll={setFocus} />
           <FocusPicker choices={whole.choices} onChoose={setFocus} />
         </div>
         {view.t !== "unknown" && (
@@ -192,12 +190,12 @@ type View =
 function Overview({
   view,
   counts,
-  index,
+  drawn,
   onShowAll,
 }: {
   view: View;
   counts: ObjectCounts;
-  index: TopologyIndex;
+  drawn: ReadonlyMap<string, TopologyNode>;
   onShowAll: (id: undefined) => void;
 }) {
   const total = [
@@ -215,7 +213,7 @@ function Overview({
     </button>
   );
   const named = (id: string) => {
-    const node = index.nodes.get(id);
+    const node = drawn.get(id);
     return node ? (
       <>
         {kindTitles[node.kind].toLowerCase()}{" "}
