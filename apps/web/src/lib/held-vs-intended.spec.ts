@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { HeldResourcesSchema } from "@switchyard/proto/switchyard/v1/status_pb";
 import { describe, expect, it } from "vitest";
-import { compareHeld } from "./held-vs-intended";
+import { compareHeld, type ResourceRow, rowsWorthShowing } from "./held-vs-intended";
 import { TYPE } from "./node-fixtures";
 
 const held = (
@@ -63,5 +63,32 @@ describe("compareHeld", () => {
   it("a type with nothing held and nothing intended is in sync and has no rows", () => {
     const result = compareHeld([held(TYPE.RDS, {}, {})]);
     expect(result[0]).toMatchObject({ rows: [], inSync: true });
+  });
+});
+
+describe("rowsWorthShowing", () => {
+  const row = (name: string, verdict: ResourceRow["verdict"]): ResourceRow => ({
+    name,
+    held: "1",
+    intended: verdict === "in-sync" ? "1" : "2",
+    verdict,
+  });
+
+  it("keeps every row not in sync, in order, and fills the room with in-sync rows", () => {
+    const rows = [
+      row("a", "in-sync"),
+      row("b", "missing"),
+      row("c", "in-sync"),
+      row("d", "in-sync"),
+      row("e", "different-version"),
+    ];
+    expect(rowsWorthShowing(rows, 3).map((r) => r.name)).toEqual(["a", "b", "e"]);
+    expect(rowsWorthShowing(rows, 10)).toEqual(rows);
+  });
+
+  it("shows every difference even beyond the room", () => {
+    const rows = Array.from({ length: 30 }, (_, i) => row(`r${i}`, i % 2 ? "extra" : "in-sync"));
+    expect(rowsWorthShowing(rows, 20)).toHaveLength(15 + 5);
+    expect(rowsWorthShowing(rows, 4).every((r) => r.verdict === "extra")).toBe(true);
   });
 });

@@ -71,3 +71,12 @@ export function compareHeld(held: readonly HeldResources[]): TypeComparison[] {
     };
   });
 }
+
+/**
+ * The rows worth showing first, in their order: every row that is not in sync, then in-sync rows
+ * while fewer than `room` rows are taken.
+ */
+export function rowsWorthShowing(rows: readonly ResourceRow[], room: number): ResourceRow[] {
+  let inSync = Math.max(0, room - rows.filter((r) => r.verdict !== "in-sync").length);
+  return rows.filter((r) => r.verdict !== "in-sync" || inSync-- > 0);
+}

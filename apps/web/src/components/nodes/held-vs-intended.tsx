@@ -2,9 +2,14 @@
 
 import type { NodeDetail } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { Link } from "@/components/ui/link";
-import { compareHeld, type ResourceVerdict, type TypeComparison } from "@/lib/held-vs-intended";
+import {
+  compareHeld,
+  type ResourceVerdict,
+  rowsWorthShowing,
+  type TypeComparison,
+} from "@/lib/held-vs-intended";
 import { typeLabel } from "@/lib/node-list";
 
 const verdictPresentation: Record<ResourceVerdict, { label: string; className: string }> = {
@@ -87,8 +92,18 @@ export function HeldVsIntended({ node }: { node: NodeDetail }) {
   );
 }
 
+/**
+ * Rows of one type shown before "Show all": every row that is not in sync, and in-sync rows up to
+ * this many. A proxy holding 500 clusters and their endpoints listed them all, ten thousand
+ * elements the page laid out before anyone could use it; what needs reading is what differs.
+ */
+const ROWS_SHOWN = 20;
+
 function TypeRows({ type: t }: { type: TypeComparison }) {
   const c = typeChip(t);
+  const [all, setAll] = useState(false);
+  const rows = all ? t.rows : rowsWorthShowing(t.rows, ROWS_SHOWN);
+  const hidden = t.rows.length - rows.length;
   return (
     <div className="bg-surface">
       <h3 className="flex items-center gap-2 px-5 pt-3 pb-2 text-[13px]">
@@ -130,7 +145,7 @@ function TypeRows({ type: t }: { type: TypeComparison }) {
             </tr>
           </thead>
           <tbody className="divide-y">
-            {t.rows.map((r) => (
+            {rows.map((r) => (
               <tr key={r.name}>
                 <th
                   scope="row"
@@ -149,6 +164,18 @@ function TypeRows({ type: t }: { type: TypeComparison }) {
             ))}
           </tbody>
         </table>
+      )}
+      {hidden > 0 && (
+        <p className="flex items-center gap-2 px-5 pt-1 pb-3 text-xs text-fg-subtle">
+          {hidden.toLocaleString("en")} more in sync.
+          <button
+            type="button"
+            onClick={() => setAll(true)}
+            className="font-medium text-accent underline-offset-2 hover:underline"
+          >
+            Show all {t.rows.length.toLocaleString("en")}
+          </button>
+        </p>
       )}
     </div>
   );
