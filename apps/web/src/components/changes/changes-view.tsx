@@ -14,9 +14,10 @@ import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
 import { useOwnReviews } from "@/components/reviews/use-own-reviews";
 import { Button, buttonClass } from "@/components/ui/button";
-import { AlertTriangleIcon, CheckIcon, DiffIcon, RefreshIcon } from "@/components/ui/icons";
+import { AlertTriangleIcon, CheckIcon, DiffIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
+import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
 import { OwnReview } from "./own-review";
@@ -68,10 +69,11 @@ export function ChangesView() {
               Reviewed <RelativeTime date={new Date(diff.dataUpdatedAt)} />
             </span>
           )}
-          <Button onClick={refetch} disabled={refreshing}>
-            <RefreshIcon className={`size-4 ${refreshing ? "motion-safe:animate-spin" : ""}`} />
-            Refresh
-          </Button>
+          <RefreshButton
+            fetching={refreshing}
+            shown={diff.data !== undefined || validation.data !== undefined}
+            onClick={refetch}
+          />
         </>
       }
     />

@@ -12,10 +12,11 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList, type LazyBodies, OPEN_BY_DEFAULT_MAX } from "@/components/diff/change-list";
-import { Button, buttonClass } from "@/components/ui/button";
-import { HistoryIcon, RefreshIcon } from "@/components/ui/icons";
+import { buttonClass } from "@/components/ui/button";
+import { HistoryIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
+import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { RollbackButton } from "./rollback-button";
 import { VersionTable } from "./version-table";
@@ -97,12 +98,11 @@ export function HistoryView() {
         title="History"
         description="Every published version, newest first. Select one to see what it changed."
         actions={
-          <Button onClick={() => void snapshots.refetch()} disabled={snapshots.isFetching}>
-            <RefreshIcon
-              className={`size-4 ${snapshots.isFetching ? "motion-safe:animate-spin" : ""}`}
-            />
-            Refresh
-          </Button>
+          <RefreshButton
+            fetching={snapshots.isFetching}
+            shown={snapshots.data !== undefined}
+            onClick={() => void snapshots.refetch()}
+          />
         }
       />
       {rolledBack?.snapshot && (

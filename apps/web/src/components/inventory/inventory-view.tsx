@@ -3,8 +3,7 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { type ReactNode, useMemo } from "react";
-import { Button } from "@/components/ui/button";
-import { RefreshIcon } from "@/components/ui/icons";
+import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { buildInventory, type Inventory, type InventoryGroup } from "@/lib/inventory";
 import { InventoryEmpty, InventoryError, InventorySkeleton, StaleBanner } from "./inventory-states";
@@ -70,10 +69,7 @@ export function InventoryView() {
               Updated <RelativeTime date={new Date(query.dataUpdatedAt)} />
             </span>
           )}
-          <Button onClick={refetch} disabled={refreshing}>
-            <RefreshIcon className={`size-4 ${refreshing ? "motion-safe:animate-spin" : ""}`} />
-            Refresh
-          </Button>
+          <RefreshButton fetching={refreshing} shown={query.data !== undefined} onClick={refetch} />
         </div>
       </header>
       {body}

@@ -7,10 +7,11 @@ import type { Route } from "next";
 import { useSearchParams } from "next/navigation";
 import type { ReactNode } from "react";
 import { useCaller } from "@/components/access/use-caller";
-import { Button, buttonClass } from "@/components/ui/button";
-import { RefreshIcon, ReviewIcon } from "@/components/ui/icons";
+import { buttonClass } from "@/components/ui/button";
+import { ReviewIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
+import { RefreshButton } from "@/components/ui/refresh-button";
 import {
   mergeReviews,
   REVIEW_STATE_CHOICES,
@@ -37,15 +38,6 @@ export function ReviewsView() {
 
 const DESCRIPTION =
   "Teams that require review ask here for their drafts to be published; an admin approves or rejects each.";
-
-function RefreshButton({ busy, onClick }: { busy: boolean; onClick: () => void }) {
-  return (
-    <Button onClick={onClick} disabled={busy}>
-      <RefreshIcon className={`size-4 ${busy ? "motion-safe:animate-spin" : ""}`} />
-      Refresh
-    </Button>
-  );
-}
 
 function ReviewList({ filter }: { filter: ReviewFilter }) {
   const caller = useCaller();
@@ -122,7 +114,7 @@ function ReviewList({ filter }: { filter: ReviewFilter }) {
       <PageHeader
         title="Reviews"
         description={DESCRIPTION}
-        actions={<RefreshButton busy={busy} onClick={refetch} />}
+        actions={<RefreshButton fetching={busy} shown={loaded} onClick={refetch} />}
       />
       <StateFilter filter={filter} />
       {body}
@@ -203,7 +195,13 @@ function OneReview({ id }: { id: bigint }) {
         eyebrow={back}
         title={`Review request #${id}`}
         description={DESCRIPTION}
-        actions={<RefreshButton busy={query.isFetching} onClick={() => void query.refetch()} />}
+        actions={
+          <RefreshButton
+            fetching={query.isFetching}
+            shown={query.data !== undefined}
+            onClick={() => void query.refetch()}
+          />
+        }
       />
       {body}
     </div>

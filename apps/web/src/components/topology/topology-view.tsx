@@ -6,10 +6,11 @@ import { keepPreviousData } from "@tanstack/react-query";
 import type { Route } from "next";
 import { useSearchParams } from "next/navigation";
 import { type ReactNode, useCallback, useMemo } from "react";
-import { Button, buttonClass } from "@/components/ui/button";
-import { ChevronRightIcon, NetworkIcon, RefreshIcon } from "@/components/ui/icons";
+import { buttonClass } from "@/components/ui/button";
+import { ChevronRightIcon, NetworkIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states";
+import { RefreshButton } from "@/components/ui/refresh-button";
 import {
   kindTitles,
   type Topology,
@@ -162,10 +163,7 @@ export function TopologyView() {
         title="Topology"
         description="How traffic flows through the draft configuration, from listeners to endpoints."
         actions={
-          <Button onClick={refetch} disabled={refreshing}>
-            <RefreshIcon className={`size-4 ${refreshing ? "motion-safe:animate-spin" : ""}`} />
-            Refresh
-          </Button>
+          <RefreshButton fetching={refreshing} shown={answer !== undefined} onClick={refetch} />
         }
       />
       {body}
