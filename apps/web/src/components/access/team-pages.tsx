@@ -10,7 +10,7 @@ import { type ReactNode, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { z } from "zod";
 import { ConfigList } from "@/components/config/config-list";
-import { clusterHref } from "@/components/config/kinds";
+import { clusterHref } from "@/components/config/hrefs";
 import { Chip } from "@/components/config/states";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "@/components/form/field";

@@ -20,7 +20,7 @@ import {
   newEndpoint,
   newLocality,
 } from "@/lib/cluster-form";
-import { SecretOptions } from "./secret-pages";
+import { SecretOptions } from "./secret-options";
 
 const discoveryLabels: Record<(typeof discoveryTypes)[number], string> = {
   EDS: "EDS (endpoints pushed by Switchyard)",

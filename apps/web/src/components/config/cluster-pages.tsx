@@ -3,8 +3,8 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { type Cluster, ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { ClusterFields } from "./cluster-fields";
+import { useClusterKind } from "./cluster-kind";
 import { ConfigEditor } from "./config-editor";
-import { useClusterKind } from "./kinds";
 import { Loaded } from "./loaded";
 
 export function NewCluster() {

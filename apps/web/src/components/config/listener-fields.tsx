@@ -14,8 +14,8 @@ import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button } from "@/components/ui/button";
 import { Link } from "@/components/ui/link";
 import { type ListenerForm, newFilterChain } from "@/lib/listener-form";
-import { routeConfigHref } from "./kinds";
-import { SecretOptions } from "./secret-pages";
+import { routeConfigHref } from "./hrefs";
+import { SecretOptions } from "./secret-options";
 
 type F = ListenerForm;
 

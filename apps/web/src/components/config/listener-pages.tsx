@@ -10,8 +10,8 @@ import { useSearchParams } from "next/navigation";
 import { useMemo } from "react";
 import { emptyListenerForm } from "@/lib/listener-form";
 import { ConfigEditor } from "./config-editor";
-import { useListenerKind } from "./kinds";
 import { ListenerFields } from "./listener-fields";
+import { useListenerKind } from "./listener-kind";
 import { Loaded } from "./loaded";
 
 /** The route configurations' names (summaries: not every route of every configuration). */

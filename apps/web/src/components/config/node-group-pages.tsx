@@ -22,8 +22,9 @@ import { LayersIcon } from "@/components/ui/icons";
 import type { NodeGroupForm } from "@/lib/node-group-form";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, deleteColumn, nameColumn } from "./config-list";
-import { nodeGroupHref, useNodeGroupKind } from "./kinds";
+import { nodeGroupHref } from "./hrefs";
 import { Loaded } from "./loaded";
+import { useNodeGroupKind } from "./node-group-kind";
 import { Chip } from "./states";
 import { useConfigClient } from "./use-config-client";
 

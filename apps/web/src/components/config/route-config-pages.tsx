@@ -10,8 +10,8 @@ import { useMemo } from "react";
 import { useWriter } from "@/components/access/use-write-access";
 import { routeConfigDeleteAccess } from "@/lib/write-access";
 import { ConfigEditor } from "./config-editor";
-import { useRouteConfigKind } from "./kinds";
 import { Loaded } from "./loaded";
+import { useRouteConfigKind } from "./route-config-kind";
 import { RouteConfigFields } from "./route-fields";
 
 /** The clusters' names, for the cluster fields' suggestions: summaries, not whole clusters. */

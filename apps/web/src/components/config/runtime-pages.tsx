@@ -18,8 +18,9 @@ import {
 } from "@/lib/runtime-layer-form";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, deleteColumn, nameColumn, updatedColumn } from "./config-list";
-import { runtimeLayerHref, useRuntimeLayerKind } from "./kinds";
+import { runtimeLayerHref } from "./hrefs";
 import { Loaded } from "./loaded";
+import { useRuntimeLayerKind } from "./runtime-layer-kind";
 import { useConfigClient } from "./use-config-client";
 
 type F = RuntimeLayerForm;

@@ -15,8 +15,9 @@ import { expiryOf, type SecretForm } from "@/lib/secret-form";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, nameColumn, updatedColumn } from "./config-list";
 import { DeleteRowButton } from "./delete-row-button";
-import { clusterHref, listenerHref, secretHref, useSecretKind } from "./kinds";
+import { clusterHref, listenerHref, secretHref } from "./hrefs";
 import { Loaded } from "./loaded";
+import { useSecretKind } from "./secret-kind";
 import { useConfigClient } from "./use-config-client";
 
 type F = SecretForm;
@@ -363,21 +364,5 @@ export function EditSecret({ name }: { name: string }) {
         </ConfigEditor>
       )}
     </Loaded>
-  );
-}
-
-/** `<datalist>` of the stored secrets of one type, for the TLS secret fields of other editors. */
-export function SecretOptions({ id, type }: { id: string; type: SecretType }) {
-  const query = useQuery(ConfigService.method.listSecrets, {});
-  return (
-    <datalist id={id}>
-      {(query.data?.secrets ?? [])
-        .filter((s) => s.type === type)
-        .map((s) => (
-          <option key={s.name} value={s.name}>
-            {s.certificates[0]?.subject ?? s.name}
-          </option>
-        ))}
-    </datalist>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { createClient } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectQueryKey, useTransport } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useQueryClient } from "@tanstack/react-query";
@@ -22,4 +22,14 @@ export function useInvalidateConfig() {
       }),
     [queryClient],
   );
+}
+
+/** `undefined` for NotFound, so the editor can tell "deleted meanwhile" from a failure. */
+export async function orMissing<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (ConnectError.from(error).code === Code.NotFound) return undefined;
+    throw error;
+  }
 }

@@ -2,9 +2,7 @@
 
 import { skipToken, useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { Route } from "next";
-import { usePathname, useRouter } from "next/navigation";
-import { useEffect } from "react";
+import { usePathname } from "next/navigation";
 import { type CallerRole, useCaller } from "@/components/access/use-caller";
 import { Link } from "@/components/ui/link";
 import { OPEN_REVIEWS } from "@/lib/review-filter";
@@ -49,7 +47,6 @@ function NavList({
 }) {
   const active = activeNavItem(pathname);
   const sections = navSectionsFor(callerRole);
-  usePrefetchWhenIdle(sections.flatMap((section) => section.items.map((item) => item.href)));
   return (
     <nav aria-label="Main" className="flex gap-1 md:flex-col md:gap-6">
       {sections.map((section) => {
@@ -71,7 +68,6 @@ function NavList({
                   <li key={item.href}>
                     <Link
                       href={item.href}
-                      prefetch={false}
                       aria-current={current ? "page" : undefined}
                       className={`flex h-8 items-center gap-2.5 rounded-md px-2 font-medium transition-colors ${
                         current
@@ -102,31 +98,4 @@ function NavList({
       })}
     </nav>
   );
-}
-
-/**
- * The sidebar's pages are prefetched (their code and server payload, so a click shows them at
- * once), but only once the browser is idle after the page has loaded: prefetched as the links
- * appeared, they competed with the page's own loading on a small machine.
- */
-function usePrefetchWhenIdle(hrefs: readonly Route[]) {
-  const router = useRouter();
-  const key = hrefs.join(" ");
-  useEffect(() => {
-    let idle: number | undefined;
-    const prefetch = () => {
-      idle = window.requestIdleCallback(
-        () => {
-          for (const href of key.split(" ")) router.prefetch(href as Route);
-        },
-        { timeout: 5_000 },
-      );
-    };
-    if (document.readyState === "complete") prefetch();
-    else window.addEventListener("load", prefetch, { once: true });
-    return () => {
-      window.removeEventListener("load", prefetch);
-      if (idle !== undefined) window.cancelIdleCallback(idle);
-    };
-  }, [router, key]);
 }
