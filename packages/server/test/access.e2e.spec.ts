@@ -60,6 +60,7 @@ const EXPECTED: Record<string, Set<Who>> = {
       "ListSecrets",
       "GetSecret",
       "GetEnvoyResource",
+      "GetTopology",
       "Validate",
       "Diff",
       "ListSnapshots",
