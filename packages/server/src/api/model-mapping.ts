@@ -25,6 +25,7 @@ import type {
   ListenerSpec,
   NodeGroupSpec,
   RouteConfigurationSpec,
+  RouteSpec,
   RuntimeLayerSpec,
   RuntimeValue,
 } from "@switchyard/snapshot";
@@ -226,9 +227,7 @@ export function routeConfigurationMessageOf(
         caseSensitive: route.caseSensitive,
         headers: protoObjects(route.headers),
         queryParameters: protoObjects(route.queryParameters),
-        actionKind: enumValue(RouteActionKind, route.actionKind),
-        cluster: optional(route.cluster),
-        weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+        ...routeTargetOf(route),
         redirect: protoObject(route.redirect),
         directResponse: protoObject(route.directResponse),
         timeoutMs: optional(route.timeoutMs),
@@ -239,6 +238,15 @@ export function routeConfigurationMessageOf(
     })),
     updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
   });
+}
+
+/** Where a route sends traffic: the fields of a Route message that say so. */
+function routeTargetOf(route: RouteSpec) {
+  return {
+    actionKind: enumValue(RouteActionKind, route.actionKind),
+    cluster: optional(route.cluster),
+    weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+  };
 }
 
 /**
@@ -268,11 +276,7 @@ export function routeConfigurationTargetsOf(
         name: virtualHost.name,
         domains: [...virtualHost.domains],
         routeCount: virtualHost.routes.length,
-        routes: targets.map((route) => ({
-          actionKind: enumValue(RouteActionKind, route.actionKind),
-          cluster: optional(route.cluster),
-          weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
-        })),
+        routes: targets.map(routeTargetOf),
       };
     }),
     updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,

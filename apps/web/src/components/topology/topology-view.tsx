@@ -1,7 +1,13 @@
 "use client";
 
+import { create } from "@bufbuild/protobuf";
 import { useQuery } from "@connectrpc/connect-query";
-import { ConfigService, TopologyScope } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  ConfigService,
+  type TopologyCounts,
+  TopologyCountsSchema,
+  TopologyScope,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import { keepPreviousData } from "@tanstack/react-query";
 import type { Route } from "next";
 import { useSearchParams } from "next/navigation";
@@ -40,14 +46,6 @@ function focusHref(id: string | undefined): string {
 const plural = (n: number, one: string, many: string) =>
   `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
-interface ObjectCounts {
-  readonly listeners: number;
-  readonly routeConfigurations: number;
-  readonly routes: number;
-  readonly clusters: number;
-  readonly endpoints: number;
-}
-
 /**
  * The Topology page: the draft's listeners, route configurations, virtual hosts, clusters and
  * endpoints as one graph, each node a link to its object. The server builds the graph
@@ -73,7 +71,7 @@ export function TopologyView() {
   }, []);
 
   const answer = query.data;
-  const whole = useMemo(() => {
+  const drawing = useMemo(() => {
     if (!answer) return undefined;
     const topology = topologyOf(answer);
     const large = answer.totalNodes > answer.maxNodes;
@@ -86,18 +84,11 @@ export function TopologyView() {
     return {
       view,
       total: answer.totalNodes,
-      counts: answer.counts ?? {
-        listeners: 0,
-        routeConfigurations: 0,
-        routes: 0,
-        clusters: 0,
-        endpoints: 0,
-      },
+      counts: answer.counts ?? create(TopologyCountsSchema),
       choices: answer.choices.map(topologyNodeOf),
       drawn: new Map(topology.nodes.map((n) => [n.id, n])),
     };
   }, [answer, focus]);
-  const view = whole?.view;
 
   let body: ReactNode;
   if (query.error && !query.data) {
@@ -110,9 +101,9 @@ export function TopologyView() {
         onRetry={refetch}
       />
     );
-  } else if (!whole || !view) {
+  } else if (!drawing) {
     body = <LoadingBlock label="Loading listeners, routes and clusters…" rows={5} />;
-  } else if (whole.total === 0) {
+  } else if (drawing.total === 0) {
     body = (
       <EmptyState
         icon={<NetworkIcon className="size-5" />}
@@ -146,12 +137,20 @@ export function TopologyView() {
           </li>
         </ol>
         <div className="flex flex-wrap items-center justify-between gap-3">
-          <Overview view={view} counts={whole.counts} drawn={whole.drawn} onShowAll={setFocus} />
-          <FocusPicker choices={whole.choices} onChoose={setFocus} />
+          <Overview
+            view={drawing.view}
+            counts={drawing.counts}
+            drawn={drawing.drawn}
+            onShowAll={setFocus}
+          />
+          <FocusPicker choices={drawing.choices} onChoose={setFocus} />
         </div>
-        {view.t !== "unknown" && (
+        {drawing.view.t !== "unknown" && (
           // A new focus is a new graph: remount, so React Flow fits it to the view again.
-          <TopologyGraph key={view.t === "focused" ? view.focus : ""} topology={view.topology} />
+          <TopologyGraph
+            key={drawing.view.t === "focused" ? drawing.view.focus : ""}
+            topology={drawing.view.topology}
+          />
         )}
       </>
     );
@@ -192,7 +191,7 @@ function Overview({
   onShowAll,
 }: {
   view: View;
-  counts: ObjectCounts;
+  counts: TopologyCounts;
   drawn: ReadonlyMap<string, TopologyNode>;
   onShowAll: (id: undefined) => void;
 }) {
