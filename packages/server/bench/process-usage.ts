@@ -37,21 +37,40 @@ export const residentBytes = (pid: number): number => statusKb(pid, "VmRSS");
 export const peakResidentBytes = (pid: number): number => statusKb(pid, "VmHWM");
 
 /**
- * Waits until `pid` is idle: under `busyShare` of one CPU over two windows of `windowMs` in a
- * row (so that a measure starts from rest, not in the tail of the last one's work). Gives up
- * quietly after `timeoutMs`: a server that never rests is then measured as it is.
+ * CPU seconds this machine's processes have kept its CPUs busy (all CPUs) since it booted, from
+ * /proc/stat's first line: user, nice, system, irq and softirq time, not the hypervisor's steal.
  */
-export async function settled(
-  pid: number,
+export function machineBusySeconds(): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? "";
+  // cpu user nice system idle iowait irq softirq steal guest guest_nice (proc(5)).
+  const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) / TICKS;
+}
+
+/**
+ * Waits until what `busySeconds` counts is idle: under `busyShare` of one CPU over two windows of
+ * `windowMs` in a row (so that a measure starts from rest, not in the tail of the last one's
+ * work). Gives up quietly after `timeoutMs`: what never rests is then measured as it is.
+ */
+async function settledBy(
+  busySeconds: () => number,
   { windowMs = 250, busyShare = 0.05, timeoutMs = 30_000 } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;
-  let last = cpuSeconds(pid);
+  let last = busySeconds();
   while (quiet < 2 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, windowMs));
-    const now = cpuSeconds(pid);
+    const now = busySeconds();
     quiet = (now - last) * 1000 < windowMs * busyShare ? quiet + 1 : 0;
     last = now;
   }
 }
+
+/** Waits until `pid` is idle (see settledBy). */
+export const settled = (pid: number, options?: Parameters<typeof settledBy>[1]): Promise<void> =>
+  settledBy(() => cpuSeconds(pid), options);
+
+/** Waits until the whole machine is idle (see settledBy): every process, every CPU. */
+export const machineSettled = (options?: Parameters<typeof settledBy>[1]): Promise<void> =>
+  settledBy(machineBusySeconds, options);

@@ -21,7 +21,7 @@ function table(figures: readonly Figure[]): string {
       `| ${f.name} | ${shown(f.value)} ${f.unit} | ${f.target ?? ""} |${notes ? ` ${f.note ?? ""} |` : ""}`,
   );
   const head = notes
-    ? ["| measure | result | target | compared with |", "|---|---:|---|---|"]
+    ? ["| measure | result | target | note |", "|---|---:|---|---|"]
     : ["| measure | result | target |", "|---|---:|---|"];
   return [...head, ...rows].join("\n");
 }
