@@ -197,8 +197,15 @@ describe("editing configuration in the console", () => {
     );
   }, 60_000);
 
-  it("a cluster deleted from the list is gone from the draft", async () => {
+  it("a cluster deleted from the list is gone from the draft; a cancelled Delete deletes nothing and gives focus back", async () => {
     await page.goto(`${harness.baseUrl}/clusters`);
+    // The rows share one dialog: cancelled on one row, it asks about the next row clicked.
+    const canary = page.getByRole("button", { name: "Delete cluster payments-canary" });
+    await canary.click();
+    await page.getByRole("dialog", { name: "Delete cluster “payments-canary”?" }).waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+    expect(await canary.evaluate((button) => button === document.activeElement)).toBe(true);
     await page.getByRole("button", { name: "Delete cluster legacy-backend" }).click();
     await page.getByRole("dialog", { name: "Delete cluster “legacy-backend”?" }).waitFor();
     await page.getByRole("button", { name: "Delete cluster", exact: true }).click();

@@ -1,5 +1,6 @@
 "use client";
 
+import { useMemo } from "react";
 import {
   type ConfigKindLabel,
   type WriteAccess,
@@ -22,13 +23,16 @@ export function isConfigKind(label: string): label is ConfigKindLabel {
   return KINDS.includes(label);
 }
 
-/** The signed-in user as lib/write-access.ts weighs them: their role and their team's clusters. */
+/**
+ * The signed-in user as lib/write-access.ts weighs them: their role and their team's clusters.
+ * The same object until either changes, so that it can be a memo's or a context's value.
+ */
 export function useWriter(): Writer {
-  const caller = useCaller();
-  return {
-    role: caller.role,
-    team: caller.team ? { name: caller.team.name, clusters: caller.team.clusters } : undefined,
-  };
+  const { role, team } = useCaller();
+  return useMemo(
+    () => ({ role, team: team ? { name: team.name, clusters: team.clusters } : undefined }),
+    [role, team],
+  );
 }
 
 /**

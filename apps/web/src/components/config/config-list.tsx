@@ -14,7 +14,7 @@ import { EmptyState, LoadError, PageHeader, TableSkeleton } from "@/components/u
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ConfigKindLabel } from "@/lib/write-access";
 import { ConfigTable } from "./config-table";
-import { DeleteRowButton } from "./delete-row-button";
+import { DeleteRowButton, RowDeletes } from "./delete-row-button";
 
 /** A link to another stored object, as a small mono chip (a listener's route configuration). */
 export const linkChip =
@@ -133,7 +133,9 @@ export function ConfigList<D, T>({
           {empty.children}
         </EmptyState>
       ) : (
-        <ConfigTable data={rows} {...table} />
+        <RowDeletes>
+          <ConfigTable data={rows} {...table} />
+        </RowDeletes>
       );
   } else if (query.error) {
     body = (
