@@ -205,7 +205,9 @@ describe("editing configuration in the console", () => {
     await page.getByRole("dialog", { name: "Delete cluster “payments-canary”?" }).waitFor();
     await page.keyboard.press("Escape");
     await page.getByRole("dialog").waitFor({ state: "hidden" });
-    expect(await canary.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe(
+      "Delete cluster payments-canary",
+    );
     await page.getByRole("button", { name: "Delete cluster legacy-backend" }).click();
     await page.getByRole("dialog", { name: "Delete cluster “legacy-backend”?" }).waitFor();
     await page.getByRole("button", { name: "Delete cluster", exact: true }).click();
