@@ -16,7 +16,7 @@ export interface Figure {
   readonly note?: string | undefined;
 }
 
-function median(values: number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }

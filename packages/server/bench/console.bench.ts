@@ -7,7 +7,7 @@
 import { launchBrowser } from "@switchyard/testing";
 import type { Page } from "playwright-core";
 import { ADMIN_PASSWORD, signIn } from "../test/auth.js";
-import type { Figure } from "./config.bench.js";
+import { type Figure, median } from "./config.bench.js";
 import { startFleetWorld } from "./fleet-world.js";
 import { machineSettled } from "./process-usage.js";
 
@@ -158,12 +158,8 @@ export async function readyAt(page: Page): Promise<number> {
 
 /** The median of `runs`, with the fastest and the slowest as a note: the spread is a finding too. */
 function summary(runs: readonly number[]): { readonly value: number; readonly note: string } {
-  const sorted = [...runs].sort((a, b) => a - b);
-  const ms = (value = Number.NaN) => Math.round(value).toLocaleString("en");
-  return {
-    value: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN,
-    note: `runs ${ms(sorted[0])}–${ms(sorted.at(-1))} ms`,
-  };
+  const ms = (value: number) => Math.round(value).toLocaleString("en");
+  return { value: median(runs), note: `runs ${ms(Math.min(...runs))}–${ms(Math.max(...runs))} ms` };
 }
 
 export async function consoleBench(): Promise<Figure[]> {

@@ -40,7 +40,7 @@ export const peakResidentBytes = (pid: number): number => statusKb(pid, "VmHWM")
  * CPU seconds this machine's processes have kept its CPUs busy (all CPUs) since it booted, from
  * /proc/stat's first line: user, nice, system, irq and softirq time, not the hypervisor's steal.
  */
-export function machineBusySeconds(): number {
+function machineBusySeconds(): number {
   const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? "";
   // cpu user nice system idle iowait irq softirq steal guest guest_nice (proc(5)).
   const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);

@@ -26,7 +26,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { saveFailureOf } from "@/lib/api-errors";
 import { type FieldMap, type FormIssue, placeIssues } from "@/lib/issue-path";
 import type { WriteAccess } from "@/lib/write-access";
-import { toastDeleted, toastSavedToDraft } from "./saved-toast";
+import { capitalized, toastDeleted, toastSavedToDraft } from "./saved-toast";
 import { useInvalidateConfig } from "./use-config-client";
 
 interface Stored {
@@ -64,8 +64,6 @@ export interface EditorKind<M extends Stored, F extends FieldValues> {
 
 const sameTime = (a: Timestamp | undefined, b: Timestamp | undefined) =>
   a?.seconds === b?.seconds && a?.nanos === b?.nanos;
-
-const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 type Conflict<M> =
   | { readonly t: "changed"; readonly theirs: M; readonly values: unknown }
@@ -145,7 +143,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
       setLoaded(saved);
       form.reset(kind.formOf(saved));
       await invalidate();
-      toastSavedToDraft(`${Label} “${saved.name}”`);
+      toastSavedToDraft(kind.label, saved.name);
       if (mode === "create") router.replace(kind.hrefOf(saved.name));
     } catch (error) {
       const failure = saveFailureOf(error);
@@ -236,7 +234,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
       await kind.remove(loaded.name);
       form.reset(form.getValues());
       await invalidate();
-      toastDeleted(`${Label} “${loaded.name}”`);
+      toastDeleted(kind.label, loaded.name);
       router.push(kind.listHref);
     } catch (error) {
       toast.error(`Couldn’t delete ${kind.label} “${loaded.name}”`, {

@@ -53,7 +53,7 @@ export function RowDeletes({ children }: { children: ReactNode }) {
     try {
       await remove(name);
       await invalidate();
-      toastDeleted(`${label.charAt(0).toUpperCase()}${label.slice(1)} “${name}”`);
+      toastDeleted(label, name);
     } catch (error) {
       toast.error(`Couldn’t delete ${label} “${name}”`, {
         description: saveFailureOf(error).message,

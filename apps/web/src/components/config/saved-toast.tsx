@@ -21,11 +21,17 @@ function toastDraftEdit(title: string, notLive: string) {
   });
 }
 
+/** "Cluster", from a kind's label "cluster": a sentence's first word. */
+export const capitalized = (label: string) => label.charAt(0).toUpperCase() + label.slice(1);
+
+/** How a toast names a stored object: Cluster “payments”. */
+const named = (label: string, name: string) => `${capitalized(label)} “${name}”`;
+
 /** "Saved to the draft": what happened, and where to publish it (the Changes page). */
-export function toastSavedToDraft(what: string) {
-  toastDraftEdit(`${what} saved to the draft`, "Not live yet");
+export function toastSavedToDraft(label: string, name: string) {
+  toastDraftEdit(`${named(label, name)} saved to the draft`, "Not live yet");
 }
 
-export function toastDeleted(what: string) {
-  toastDraftEdit(`${what} deleted from the draft`, "Still served until published");
+export function toastDeleted(label: string, name: string) {
+  toastDraftEdit(`${named(label, name)} deleted from the draft`, "Still served until published");
 }
