@@ -144,4 +144,30 @@ describe("registry", () => {
       expect(registry.getMessage(typeName)?.typeName, url).toBe(typeName);
     }
   });
+
+  it.each([
+    "envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+    "envoy.extensions.filters.network.redis_proxy.v3.RedisProxy",
+    "envoy.extensions.filters.http.ext_authz.v3.ExtAuthz",
+    "envoy.extensions.filters.http.compressor.v3.Compressor",
+    "envoy.extensions.filters.http.lua.v3.LuaPerRoute",
+    "envoy.extensions.filters.udp.udp_proxy.v3.UdpProxyConfig",
+    "envoy.config.trace.v3.ZipkinConfig",
+    "envoy.config.trace.v3.OpenTelemetryConfig",
+    "envoy.extensions.clusters.aggregate.v3.ClusterConfig",
+    "envoy.extensions.router.cluster_specifiers.lua.v3.LuaConfig",
+    "envoy.type.matcher.v3.HttpRequestHeaderMatchInput",
+    "xds.type.v3.TypedStruct",
+    "udpa.type.v1.TypedStruct",
+  ])("resolves %s, an extension with no generated code, by type name", (typeName) => {
+    expect(registry.getMessage(typeName)?.typeName).toBe(typeName);
+  });
+
+  it("keeps the validate.rules options of the Envoy fields", () => {
+    const field = registry
+      .getMessage("envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy")
+      ?.fields.find((f) => f.name === "stat_prefix");
+    // stat_prefix = 1 [(validate.rules).string = {min_len: 1}]: option field 1071 of FieldOptions.
+    expect(field?.proto.options?.$unknown?.some((u) => u.no === 1071)).toBe(true);
+  });
 });
