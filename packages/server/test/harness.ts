@@ -58,7 +58,7 @@ export function startAppOn(
     databaseUrl,
     dataDir: "unused-with-a-database-url",
     webConsole: options.webConsole ?? false,
-    logger: options.logger ?? pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: process.env.SY_TEST_LOG ?? "silent" }),
     adminPassword: ADMIN_PASSWORD,
     ...options.app,
   });

@@ -1,10 +1,4 @@
-import {
-  type DescMessage,
-  fromJson,
-  type JsonValue as ProtoJson,
-  toBinary,
-} from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import { type DescMessage, toBinary } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
@@ -22,6 +16,7 @@ import {
   secretJson,
   vhdsVirtualHostJson,
 } from "./envoy-json.js";
+import { envoyFromJson } from "./envoy-proto-json.js";
 import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
 import type {
   ConfigSpec,
@@ -78,7 +73,7 @@ function encode(
   issues: ConfigIssue[],
 ): Uint8Array | undefined {
   try {
-    return toBinary(schema, fromJson(schema, json as ProtoJson, { registry }));
+    return toBinary(schema, envoyFromJson(schema, json));
   } catch (error) {
     issues.push({ path, message: error instanceof Error ? error.message : String(error) });
     return undefined;

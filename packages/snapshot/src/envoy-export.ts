@@ -12,13 +12,13 @@
  * endpoints and no assignment settings (it says nothing). On-demand virtual hosts (VHDS) are not
  * resources of their own here: they are listed in their route configuration, next to its `vhds`.
  */
-import { fromBinary, fromJson, type JsonValue as ProtoJson, toJson } from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import { fromBinary } from "@bufbuild/protobuf";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { stringify } from "yaml";
 import { type ConfigIssue, compile } from "./compile.js";
 import { type EnvoyResource, resourceSchema } from "./envoy-import.js";
 import { edsResourceName, routeConfigurationFormJson } from "./envoy-json.js";
+import { envoyFromJson, envoyToJson } from "./envoy-proto-json.js";
 import type { ConfigSpec, JsonObject } from "./model.js";
 import { TYPE_ORDER, TypeUrl } from "./resource-snapshot.js";
 
@@ -93,11 +93,7 @@ export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
       if (vhds) {
         out.push({
           typeUrl: TypeUrl.RouteConfiguration,
-          message: fromJson(
-            RouteConfigurationSchema,
-            routeConfigurationFormJson(vhds) as ProtoJson,
-            { registry },
-          ),
+          message: envoyFromJson(RouteConfigurationSchema, routeConfigurationFormJson(vhds)),
         });
         continue;
       }
@@ -113,7 +109,7 @@ export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
 export function envoyResourceJson(resource: EnvoyResource): JsonObject {
   return {
     "@type": resource.typeUrl,
-    ...(toJson(resourceSchema(resource.typeUrl), resource.message, { registry }) as JsonObject),
+    ...(envoyToJson(resourceSchema(resource.typeUrl), resource.message) as JsonObject),
   };
 }
 

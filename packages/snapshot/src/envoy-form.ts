@@ -1,5 +1,3 @@
-import { fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
 import { type EnvoyResource, resourceSchema } from "./envoy-import.js";
 import {
   clusterJson,
@@ -9,6 +7,7 @@ import {
   runtimeJson,
   secretJson,
 } from "./envoy-json.js";
+import { envoyFromJson, envoyToJson } from "./envoy-proto-json.js";
 import type { ConfigSpec, JsonObject } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
 import type { SourceKind } from "./sources.js";
@@ -20,9 +19,7 @@ import type { SourceKind } from "./sources.js";
 function typed(typeUrl: EnvoyResource["typeUrl"], json: JsonObject): JsonObject {
   const schema = resourceSchema(typeUrl);
   try {
-    const canonical = toJson(schema, fromJson(schema, json as JsonValue, { registry }), {
-      registry,
-    }) as JsonObject;
+    const canonical = envoyToJson(schema, envoyFromJson(schema, json)) as JsonObject;
     return { "@type": typeUrl, ...canonical };
   } catch {
     return { "@type": typeUrl, ...json };

@@ -4,13 +4,7 @@
  * an object that would not come back equal is rejected with an error instead of being stored
  * changed. ClusterLoadAssignments join their EDS cluster, and each kind's names are made unique.
  */
-import {
-  type DescMessage,
-  equals,
-  fromJson,
-  type JsonValue as ProtoJson,
-  toJson,
-} from "@bufbuild/protobuf";
+import { type DescMessage, equals } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
@@ -36,10 +30,10 @@ import {
   routeConfigurationFormJson,
   runtimeJson,
 } from "./envoy-json.js";
+import { envoyFromJson, envoyToJson } from "./envoy-proto-json.js";
 import type {
   ClusterSpec,
   JsonObject,
-  JsonValue,
   ListenerSpec,
   RouteConfigurationSpec,
   RuntimeLayerSpec,
@@ -56,10 +50,10 @@ function verify(
   input: JsonObject,
 ): Unrepresentable | undefined {
   try {
-    const stored = fromJson(schema, compiled as ProtoJson, { registry });
-    const given = fromJson(schema, input as ProtoJson, { registry });
+    const stored = envoyFromJson(schema, compiled);
+    const given = envoyFromJson(schema, input);
     if (equals(schema, stored, given, { registry, unpackAny: true })) return undefined;
-    const storedJson = toJson(schema, stored, { registry }) as JsonValue;
+    const storedJson = envoyToJson(schema, stored);
     const at = firstDifference(storedJson, input) ?? [];
     const [served, givenValue] = [valueAt(storedJson, at), valueAt(input, at)].map((v) =>
       v === undefined ? "unset" : describe(v),

@@ -4,8 +4,7 @@
  * static_resources), checks each resource against its schema (envoy-import-schema.ts) and decodes
  * it with the generated types.
  */
-import { type DescMessage, fromJson, type JsonValue as ProtoJson } from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import type { DescMessage } from "@bufbuild/protobuf";
 import {
   Bootstrap_StaticResourcesSchema,
   BootstrapSchema,
@@ -13,14 +12,16 @@ import {
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import type { Problem } from "./envoy-import-issue.js";
 import { describe, isRecord, type Segment } from "./envoy-import-json.js";
+import { readLenient } from "./envoy-import-lenient.js";
 import { type EnvoyResource, RESOURCE_SCHEMAS, toResource } from "./envoy-import-resource.js";
 import {
   checkField,
   checkMessage,
-  fieldByKey,
   messageForTypeUrl,
   unknownField,
 } from "./envoy-import-schema.js";
+import { envoyFromJson, fieldByKey } from "./envoy-proto-json.js";
+import type { JsonValue } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
 export interface FoundResource {
@@ -33,6 +34,8 @@ export interface FoundResource {
 export interface Findings {
   readonly errors: Problem[];
   readonly warnings: Problem[];
+  /** How Envoy's lenient forms were read (envoy-import-lenient.ts). */
+  readonly infos: Problem[];
   readonly resources: FoundResource[];
 }
 
@@ -50,14 +53,18 @@ function decodeResource(
 ): void {
   const schema = RESOURCE_SCHEMAS.get(typeUrl);
   if (!schema) return;
+  const lenient = readLenient(schema, json, at);
+  for (const note of lenient.notes) {
+    (note.severity === "warning" ? findings.warnings : findings.infos).push(note);
+  }
   const problems: Problem[] = [];
-  checkMessage(schema, json, at, problems);
+  checkMessage(schema, lenient.json, at, problems);
   if (problems.length > 0) {
     findings.errors.push(...problems);
     return;
   }
   try {
-    const message = fromJson(schema, json as ProtoJson, { registry });
+    const message = envoyFromJson(schema, lenient.json as JsonValue);
     findings.resources.push({ resource: toResource(typeUrl, message), at, source });
   } catch (error) {
     // The check above mirrors fromJson; this only catches a case it does not know yet.

@@ -50,7 +50,13 @@ function reject(at: readonly Segment[], message: string): never {
   throw new Unrepresentable(at, message);
 }
 
-const DISCOVERY_TYPES: readonly DiscoveryType[] = ["EDS", "STATIC", "STRICT_DNS", "LOGICAL_DNS"];
+const DISCOVERY_TYPES: readonly DiscoveryType[] = [
+  "EDS",
+  "STATIC",
+  "STRICT_DNS",
+  "LOGICAL_DNS",
+  "ORIGINAL_DST",
+];
 const LB_POLICIES: readonly LbPolicy[] = [
   "ROUND_ROBIN",
   "LEAST_REQUEST",
@@ -58,6 +64,7 @@ const LB_POLICIES: readonly LbPolicy[] = [
   "RANDOM",
   "MAGLEV",
   "CLUSTER_PROVIDED",
+  "LOAD_BALANCING_POLICY_CONFIG",
 ];
 const HEALTH_STATUSES: readonly HealthStatus[] = [
   "UNKNOWN",
@@ -271,18 +278,16 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
     typedExtensionProtocolOptions,
     ...rest
   } = json;
-  if (rest.clusterType !== undefined) {
-    reject(
-      ["clusterType"],
-      "a custom cluster_type cannot be stored: Switchyard models EDS, STATIC, STRICT_DNS and LOGICAL_DNS clusters",
-    );
-  }
   const clusterName = asString(name);
   const tls = upstreamTlsFrom(transportSocket);
   const http2 = http2From(typedExtensionProtocolOptions);
   const common = {
     name: clusterName,
-    discoveryType: oneOf(type, DISCOVERY_TYPES, "STATIC", ["type"], "cluster type"),
+    // An extension cluster (aggregate, dynamic forward proxy, ...): cluster_type stays in extra.
+    discoveryType:
+      rest.clusterType !== undefined
+        ? ("CUSTOM" as const)
+        : oneOf(type, DISCOVERY_TYPES, "STATIC", ["type"], "cluster type"),
     lbPolicy: oneOf(lbPolicy, LB_POLICIES, "ROUND_ROBIN", ["lbPolicy"], "lb_policy"),
     connectTimeoutMs: milliseconds(connectTimeout, ["connectTimeout"]),
     http2: http2.enabled,
@@ -312,6 +317,9 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
       "eds_cluster_config belongs to EDS clusters: remove it or make the cluster EDS",
     );
   }
+  if (loadAssignment === undefined) {
+    return { ...common, edsServiceName: null, assignmentExtra: {}, localities: [] };
+  }
   const assignment = assignmentFrom(asObject(loadAssignment), ["loadAssignment"]);
   return {
     ...common,
@@ -322,21 +330,38 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
   };
 }
 
-const PATH_MATCHERS = ["connectMatcher", "pathSeparatedPrefix", "pathMatchPolicy"];
-const CLUSTER_SPECIFIERS = [
-  "clusterHeader",
-  "clusterSpecifierPlugin",
-  "inlineClusterSpecifierPlugin",
-];
-const OTHER_ACTIONS = ["filterAction", "nonForwardingAction"];
+/** The cluster specifiers chosen per request, kept in extra.route, by the action kind they make. */
+const CLUSTER_SPECIFIERS = {
+  clusterHeader: "CLUSTER_HEADER",
+  clusterSpecifierPlugin: "CLUSTER_SPECIFIER_PLUGIN",
+  inlineClusterSpecifierPlugin: "INLINE_CLUSTER_SPECIFIER_PLUGIN",
+} as const satisfies Record<string, RouteSpec["actionKind"]>;
+/** Route actions that leave the request to the filters, kept in extra. */
+const OTHER_ACTIONS = {
+  nonForwardingAction: "NON_FORWARDING",
+  filterAction: "FILTER_ACTION",
+} as const satisfies Record<string, RouteSpec["actionKind"]>;
 
 function matchFrom(value: JsonValue | undefined, at: readonly Segment[]) {
   if (!isObject(value)) return reject(at, "a route without a match cannot be stored");
-  const { prefix, path, safeRegex, caseSensitive, headers, queryParameters, ...extra } = value;
+  const {
+    prefix,
+    path,
+    safeRegex,
+    pathSeparatedPrefix,
+    caseSensitive,
+    headers,
+    queryParameters,
+    ...extra
+  } = value;
   let kind: RouteSpec["matchKind"];
-  let matchValue: string;
+  let matchValue = "";
   if (prefix !== undefined) [kind, matchValue] = ["PREFIX", asString(prefix)];
   else if (path !== undefined) [kind, matchValue] = ["PATH", asString(path)];
+  else if (pathSeparatedPrefix !== undefined) {
+    [kind, matchValue] = ["PATH_SEPARATED_PREFIX", asString(pathSeparatedPrefix)];
+  } else if (extra.connectMatcher !== undefined) kind = "CONNECT";
+  else if (extra.pathMatchPolicy !== undefined) kind = "PATH_MATCH_POLICY";
   else if (safeRegex !== undefined) {
     const { regex, ...regexRest } = asObject(safeRegex);
     const [other] = Object.keys(regexRest);
@@ -348,12 +373,9 @@ function matchFrom(value: JsonValue | undefined, at: readonly Segment[]) {
     }
     [kind, matchValue] = ["SAFE_REGEX", asString(regex)];
   } else {
-    const matcher = PATH_MATCHERS.find((key) => key in extra);
     return reject(
-      matcher ? [...at, matcher] : at,
-      matcher
-        ? `${snakeCase(matcher)} cannot be stored: Switchyard matches on prefix, path or safe_regex`
-        : "a route match needs a prefix, path or safe_regex",
+      at,
+      "a route match needs a path specifier: prefix, path, safe_regex, path_separated_prefix, connect_matcher or path_match_policy",
     );
   }
   return {
@@ -369,17 +391,12 @@ function matchFrom(value: JsonValue | undefined, at: readonly Segment[]) {
 }
 
 function weightedClusterFrom(value: JsonValue, at: readonly Segment[]): WeightedClusterSpec {
-  const { name, weight, ...rest } = asObject(value);
-  const [other] = Object.keys(rest);
-  if (other !== undefined) {
-    reject(
-      [...at, other],
-      `${snakeCase(other)} of a weighted cluster cannot be stored: Switchyard keeps each cluster's name and weight`,
-    );
-  }
+  const { name, weight, ...extra } = asObject(value);
   if (typeof weight !== "number")
     reject(at, "a weighted cluster without a weight cannot be stored: set its weight");
-  return { name: asString(name), weight };
+  return nonEmpty(extra)
+    ? { name: asString(name), weight, extra }
+    : { name: asString(name), weight };
 }
 
 type ActionSpec = Pick<
@@ -431,13 +448,14 @@ function routeActionFrom(
       }),
     };
   }
-  const specifier = CLUSTER_SPECIFIERS.find((key) => key in rest);
-  return reject(
-    specifier ? [...at, specifier] : at,
-    specifier
-      ? `${snakeCase(specifier)} cannot be stored: Switchyard routes to a cluster or to weighted clusters`
-      : "a route action needs a cluster or weighted_clusters",
-  );
+  const specifier = Object.entries(CLUSTER_SPECIFIERS).find(([key]) => key in rest);
+  if (specifier === undefined) {
+    return reject(
+      at,
+      "a route action needs a cluster specifier: cluster, weighted_clusters, cluster_header, cluster_specifier_plugin or inline_cluster_specifier_plugin",
+    );
+  }
+  return { spec: { ...common, actionKind: specifier[1] }, extra: rest };
 }
 
 function routeFrom(json: JsonObject, at: readonly Segment[]): RouteSpec {
@@ -453,13 +471,9 @@ function routeFrom(json: JsonObject, at: readonly Segment[]): RouteSpec {
       extra: undefined,
     };
   } else {
-    const other = OTHER_ACTIONS.find((key) => key in rest);
-    return reject(
-      other ? [...at, other] : at,
-      other
-        ? `${snakeCase(other)} cannot be stored: Switchyard models route, redirect and direct_response actions`
-        : "a route without an action cannot be stored",
-    );
+    const other = Object.entries(OTHER_ACTIONS).find(([key]) => key in rest);
+    if (other === undefined) return reject(at, "a route without an action cannot be stored");
+    action = { spec: { ...NO_ACTION, actionKind: other[1] }, extra: undefined };
   }
   return {
     name: asString(name),
@@ -556,24 +570,38 @@ function hcmFrom(
   };
 }
 
-/** The one HTTP connection manager a stored filter chain is made of. */
-function onlyHcm(filters: readonly JsonValue[], at: readonly Segment[]): JsonValue | undefined {
-  if (filters.length === 0)
-    return reject(at, "a filter chain without an HTTP connection manager cannot be stored");
+/**
+ * A chain's network filters split into those kept as written and its HTTP connection manager:
+ * the last filter when it is one (Envoy requires a terminal filter to come last, and allows one).
+ */
+function splitFilters(
+  filters: readonly JsonValue[],
+  at: readonly Segment[],
+): { networkFilters: readonly JsonValue[]; hcm: JsonValue | undefined } {
+  const isHcm = (filter: JsonValue | undefined) =>
+    asObject(asObject(filter).typedConfig)["@type"] === HCM_TYPE;
   filters.forEach((filter, i) => {
-    const { name, typedConfig } = asObject(filter);
-    const type = asObject(typedConfig)["@type"];
-    if (type !== HCM_TYPE) {
+    if (isHcm(filter) && i !== filters.length - 1) {
       reject(
         [...at, i],
-        `network filter ${JSON.stringify(asString(name))}${typeof type === "string" ? ` (${type})` : ""} cannot be stored: Switchyard models filter chains made of one HTTP connection manager`,
+        `the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter ${i} of ${filters.length})`,
       );
     }
   });
-  if (filters.length > 1)
-    reject([...at, 1], "several HTTP connection managers in one filter chain cannot be stored");
-  return asObject(filters[0]).typedConfig;
+  const last = filters.at(-1);
+  return isHcm(last)
+    ? { networkFilters: filters.slice(0, -1), hcm: asObject(last).typedConfig }
+    : { networkFilters: filters, hcm: undefined };
 }
+
+const NO_HCM: HcmParts = {
+  statPrefix: "",
+  rdsRouteConfigName: null,
+  inlineRouteConfigName: null,
+  httpFilters: [],
+  accessLog: [],
+  hcmExtra: {},
+};
 
 function filterChainFrom(
   json: JsonObject,
@@ -581,7 +609,8 @@ function filterChainFrom(
   routes: RouteConfigurationSpec[],
 ): FilterChainSpec {
   const { name, filterChainMatch, filters, transportSocket, ...rest } = json;
-  const hcm = onlyHcm(asArray(filters), [...at, "filters"]);
+  const list = asArray(filters);
+  const { networkFilters, hcm } = splitFilters(list, [...at, "filters"]);
   const { serverNames, ...matchRest } = asObject(filterChainMatch);
   const names = strings(serverNames);
   const tls = downstreamTlsFrom(transportSocket);
@@ -589,7 +618,11 @@ function filterChainFrom(
     name: asString(name),
     serverNames: names,
     tlsSecretName: tls.secretName,
-    ...hcmFrom(hcm, [...at, "filters", 0, "typedConfig"], routes),
+    networkFilters,
+    networkOnly: hcm === undefined,
+    ...(hcm === undefined
+      ? NO_HCM
+      : hcmFrom(hcm, [...at, "filters", list.length - 1, "typedConfig"], routes)),
     extra: compact({
       ...rest,
       filterChainMatch:
@@ -612,6 +645,8 @@ export function listenerFrom(json: JsonObject): {
       name: "",
       serverNames: [],
       tlsSecretName: null,
+      networkFilters: [],
+      networkOnly: false,
       extra: {},
       ...hcmFrom(asObject(apiListener).apiListener, at, routes),
     };

@@ -3,8 +3,6 @@
  * envoy-import.ts, each applied here to a resource's canonical JSON with a note saying what
  * changed, so that importing and then exporting gives back exactly the normalized resources.
  */
-import { fromJson, type JsonValue as ProtoJson } from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
 import type { ImportSeverity } from "./envoy-import-issue.js";
 import {
   asArray,
@@ -21,7 +19,9 @@ import {
   resourceSchema,
   toResource,
 } from "./envoy-import-resource.js";
-import { HCM_FILTER_NAME, ROUTER_FILTER_NAME } from "./envoy-json.js";
+import { type InlineCertificate, moveInlineCertificates } from "./envoy-import-secrets.js";
+import { ADS_CONFIG_SOURCE, HCM_FILTER_NAME, ROUTER_FILTER_NAME } from "./envoy-json.js";
+import { envoyFromJson } from "./envoy-proto-json.js";
 import type { JsonObject, JsonValue } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
@@ -32,7 +32,7 @@ export const DEFAULT_ROUTER: JsonObject = {
   name: ROUTER_FILTER_NAME,
   typedConfig: { "@type": ROUTER_TYPE },
 };
-export const ADS: JsonObject = { ads: {}, resourceApiVersion: "V3" };
+export const ADS: JsonObject = ADS_CONFIG_SOURCE;
 const ENVOY_DEFAULT_CONNECT_TIMEOUT = "5s";
 
 export interface Note {
@@ -46,6 +46,8 @@ export interface Normalized {
   readonly resource: DecodedResource;
   readonly json: JsonObject;
   readonly notes: readonly Note[];
+  /** Inline certificates moved to SDS secrets (normalization 11), keys still in the clear. */
+  readonly certificates?: readonly InlineCertificate[];
 }
 
 function withLocalities(assignment: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
@@ -335,14 +337,83 @@ function normalizeOne(resource: DecodedResource): Normalized {
   }
 }
 
+/**
+ * The name a listener without one is stored under, from its address (Istio's `<ip>_<port>`
+ * convention, `_udp` added for a UDP socket): Envoy names such a listener itself, with a random
+ * UUID, which would not be stable from one import to the next.
+ */
+function listenerNameFromAddress(json: JsonObject): string | undefined {
+  const address = asObject(json.address);
+  const socket = asObject(address.socketAddress);
+  if (isObject(address.socketAddress)) {
+    const port = socket.portValue ?? socket.namedPort ?? 0;
+    const udp = socket.protocol === "UDP" ? "_udp" : "";
+    return `${asString(socket.address) || "0.0.0.0"}_${String(port)}${udp}`;
+  }
+  if (isObject(address.pipe)) return `pipe_${asString(address.pipe.path)}`;
+  if (isObject(address.envoyInternalAddress)) {
+    return `internal_${asString(address.envoyInternalAddress.serverListenerName)}`;
+  }
+  return undefined;
+}
+
+/** Normalization 10: every listener has a name; one without gets one from its address. */
+function nameListeners(items: readonly Normalized[]): Normalized[] {
+  const taken = new Set(
+    items
+      .filter((item) => item.resource.typeUrl === TypeUrl.Listener)
+      .map((item) => asString(item.json.name))
+      .filter((name) => name !== ""),
+  );
+  return items.map((item, index) => {
+    if (item.resource.typeUrl !== TypeUrl.Listener || asString(item.json.name) !== "") return item;
+    const base = listenerNameFromAddress(item.json) ?? `listener-${index}`;
+    let name = base;
+    for (let i = 2; taken.has(name); i++) name = `${base}-${i}`;
+    taken.add(name);
+    return {
+      ...item,
+      json: { name, ...item.json },
+      notes: [
+        ...item.notes,
+        {
+          at: ["name"],
+          severity: "info",
+          message: `the listener has no name (Envoy would give it a random one): stored as "${name}", from its address`,
+        },
+      ],
+    };
+  });
+}
+
+/** Normalization 11: inline certificates with inline keys become SDS secrets (envoy-import-secrets.ts). */
+function moveCertificates(items: readonly Normalized[]): Normalized[] {
+  const taken = new Set<string>();
+  return items.map((item) => {
+    const typeUrl = item.resource.typeUrl;
+    if (typeUrl !== TypeUrl.Listener && typeUrl !== TypeUrl.Cluster) return item;
+    const moved = moveInlineCertificates(
+      typeUrl.slice(typeUrl.lastIndexOf("/") + 1),
+      asString(item.json.name),
+      item.json,
+      taken,
+    );
+    if (moved.notes.length === 0) return item;
+    return {
+      ...item,
+      json: moved.json,
+      notes: [...item.notes, ...moved.notes],
+      certificates: moved.certificates,
+    };
+  });
+}
+
 export function normalizeAll(resources: readonly DecodedResource[]): Normalized[] {
-  return nameInlineRoutes(resources.map(normalizeOne));
+  return nameInlineRoutes(moveCertificates(nameListeners(resources.map(normalizeOne))));
 }
 
 /** A normalized resource decoded again with the generated types. */
 export function decodeNormalized(item: Normalized): DecodedResource {
-  const message = fromJson(resourceSchema(item.resource.typeUrl), item.json as ProtoJson, {
-    registry,
-  });
+  const message = envoyFromJson(resourceSchema(item.resource.typeUrl), item.json);
   return { ...item.resource, ...toResource(item.resource.typeUrl, message) };
 }

@@ -3,8 +3,7 @@
  * RouteConfiguration, Runtime), their generated schemas, and what later import stages ask of a decoded
  * resource: its name and its canonical proto3 JSON.
  */
-import { type DescMessage, toJson } from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import type { DescMessage } from "@bufbuild/protobuf";
 import { type Cluster, ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import {
   type ClusterLoadAssignment,
@@ -19,6 +18,7 @@ import {
   RouteConfigurationSchema,
 } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { type Runtime, RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
+import { envoyToJson } from "./envoy-proto-json.js";
 import type { JsonObject } from "./model.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
@@ -66,7 +66,7 @@ export function resourceName(resource: EnvoyResource): string {
 
 /** Canonical proto3 JSON of a resource (camelCase keys, defaults left out, Any with "@type"). */
 export function resourceJson(resource: EnvoyResource): JsonObject {
-  return toJson(resourceSchema(resource.typeUrl), resource.message, { registry }) as JsonObject;
+  return envoyToJson(resourceSchema(resource.typeUrl), resource.message) as JsonObject;
 }
 
 /** A decoded message as the EnvoyResource of `typeUrl`; the caller knows that they match. */

@@ -14,24 +14,9 @@ import { hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/w
 import { registry } from "@switchyard/proto";
 import type { Problem } from "./envoy-import-issue.js";
 import { describe, isRecord, type Segment } from "./envoy-import-json.js";
+import { readLenient } from "./envoy-import-lenient.js";
+import { fieldByKey } from "./envoy-proto-json.js";
 import { TypeUrl } from "./resource-snapshot.js";
-
-const fieldsByKey = new WeakMap<DescMessage, ReadonlyMap<string, DescField>>();
-
-/** The field a JSON key names: its proto name (`stat_prefix`) or JSON name (`statPrefix`). */
-export function fieldByKey(desc: DescMessage, key: string): DescField | undefined {
-  let fields = fieldsByKey.get(desc);
-  if (!fields) {
-    fields = new Map(
-      desc.fields.flatMap((field) => [
-        [field.name, field] as const,
-        [field.jsonName, field] as const,
-      ]),
-    );
-    fieldsByKey.set(desc, fields);
-  }
-  return fields.get(key);
-}
 
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -185,19 +170,31 @@ function checkAny(json: unknown, at: readonly Segment[], out: Problem[]): void {
     return;
   }
   const desc = messageForTypeUrl(typeUrl);
-  if (!desc) {
-    out.push({
-      at: [...at, "@type"],
-      message: `unknown @type ${JSON.stringify(typeUrl)}: not one of the Envoy types Switchyard knows`,
-    });
-    return;
-  }
+  // A type without a schema here is carried as written (envoy-proto-json.ts); the import says so.
+  if (!desc) return;
   if (hasCustomJsonRepresentation(desc) && "value" in json) {
     checkMessage(desc, json.value, [...at, "value"], out);
     return;
   }
   const { "@type": _, ...fields } = json;
   checkMessage(desc, fields, at, out);
+  if (TYPED_STRUCT_TYPES.has(desc.typeName)) checkTypedStruct(json, at, out);
+}
+
+const TYPED_STRUCT_TYPES = new Set(["xds.type.v3.TypedStruct", "udpa.type.v1.TypedStruct"]);
+
+/**
+ * A TypedStruct's `value` read as the type its `type_url` names, as Envoy converts it (through
+ * its lenient JSON reading, envoy-import-lenient.ts): unknown fields and wrong types are found
+ * here, at their path under `value`, rather than by the proxy.
+ */
+function checkTypedStruct(json: Record<string, unknown>, at: readonly Segment[], out: Problem[]) {
+  const named = json.typeUrl ?? json.type_url;
+  if (typeof named !== "string" || named === "" || !isRecord(json.value)) return;
+  const desc = messageForTypeUrl(named);
+  if (!desc) return;
+  const valueAt = [...at, "value"];
+  checkMessage(desc, readLenient(desc, json.value, valueAt).json, valueAt, out);
 }
 
 /** Well-known types with a JSON form of their own; false for the others. */

@@ -273,22 +273,6 @@ http_filters:
         },
       },
       {
-        rule: "an unknown @type in a typed config",
-        text: listenerYaml("edge", 80, "stat_prefix: edge").replace(
-          "  filter_chains:",
-          `  listener_filters:
-    - name: envoy.filters.listener.made_up
-      typed_config:
-        "@type": type.googleapis.com/envoy.extensions.filters.listener.made_up.v3.MadeUp
-  filter_chains:`,
-        ),
-        error: {
-          path: '[0].listener_filters[0].typed_config["@type"]',
-          message:
-            'unknown @type "type.googleapis.com/envoy.extensions.filters.listener.made_up.v3.MadeUp": not one of the Envoy types Switchyard knows',
-        },
-      },
-      {
         rule: "a resource of a type Switchyard does not store",
         text: `- "@type": type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration\n  name: s\n`,
         error: {
@@ -595,6 +579,12 @@ describe("importEnvoyConfig", () => {
     return importEnvoyConfig(resourcesOf(text));
   }
   const errors = (issues: readonly ImportError[]) => issues.filter((i) => i.severity === "error");
+  /** The notes parsing gives: how Envoy's lenient forms were read, what is not validated. */
+  function parseNotes(text: string): readonly ImportError[] {
+    const result = parseEnvoyConfig(text);
+    if ("errors" in result) throw new Error(JSON.stringify(result.errors));
+    return result.warnings;
+  }
 
   it("fills an EDS cluster's localities from the ClusterLoadAssignment named by its service name", () => {
     const { spec, issues } =
@@ -735,49 +725,20 @@ describe("importEnvoyConfig", () => {
   describe("rejects, at its path and saying why, what the model cannot hold", () => {
     const cases: readonly { rule: string; text: string; path: string; message: string }[] = [
       {
-        rule: "a network filter other than the HTTP connection manager",
-        text: listenerYaml("edge", 80, "stat_prefix: edge").replace(
-          "    - filters:\n",
-          "    - filters:\n        - name: envoy.filters.network.rbac\n",
-        ),
-        path: "[0].filter_chains[0].filters[0]",
-        message:
-          'network filter "envoy.filters.network.rbac" cannot be stored: Switchyard models filter chains made of one HTTP connection manager',
-      },
-      {
-        rule: "several HTTP connection managers in one filter chain",
+        rule: "an HTTP connection manager that is not the last filter of its chain",
         text: listenerYaml("edge", 80, "stat_prefix: edge").replace(
           "    - filters:\n",
           `    - filters:\n        - name: first\n          typed_config: { "@type": ${HCM}, stat_prefix: first }\n`,
         ),
-        path: "[0].filter_chains[0].filters[1]",
-        message: "several HTTP connection managers in one filter chain cannot be stored",
-      },
-      {
-        rule: "a cluster type the model does not have",
-        text: EDS_CLUSTER_YAML.replace("type: EDS", "type: ORIGINAL_DST").replace(
-          / {2}eds_cluster_config.*\n/,
-          "",
-        ),
-        path: "[0].type",
+        path: "[0].filter_chains[0].filters[0]",
         message:
-          'cluster type "ORIGINAL_DST" cannot be stored: Switchyard models EDS, STATIC, STRICT_DNS, LOGICAL_DNS',
+          "the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter 0 of 2)",
       },
       {
         rule: "a duration finer than a millisecond",
         text: EDS_CLUSTER_YAML.replace("0.25s", "0.0005s"),
         path: "[0].connect_timeout",
         message: "0.000500s cannot be stored: Switchyard keeps durations in whole milliseconds",
-      },
-      {
-        rule: "a route action the model does not have",
-        text: `- "@type": ${TypeUrl.RouteConfiguration}
-  name: r
-  virtual_hosts: [{ name: all, domains: ["*"], routes: [{ match: { prefix: / }, route: { cluster_header: x-cluster } }] }]
-`,
-        path: "[0].virtual_hosts[0].routes[0].route.cluster_header",
-        message:
-          "cluster_header cannot be stored: Switchyard routes to a cluster or to weighted clusters",
       },
     ];
     for (const { rule, text, path, message } of cases) {
@@ -787,6 +748,222 @@ describe("importEnvoyConfig", () => {
         expect([...spec.clusters, ...spec.listeners, ...spec.routeConfigurations]).toEqual([]);
       });
     }
+  });
+
+  describe("keeps what the model does not structure, as Envoy wrote it", () => {
+    it("network filters before the HTTP connection manager, in order", () => {
+      const { spec, issues } = imported(
+        listenerYaml("edge", 80, "stat_prefix: edge").replace(
+          "    - filters:\n",
+          `    - filters:
+        - name: envoy.filters.network.local_ratelimit
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.filters.network.local_ratelimit.v3.LocalRateLimit
+            stat_prefix: edge_rl
+            token_bucket: { max_tokens: 10, fill_interval: 1s }
+`,
+        ),
+      );
+      expect(errors(issues)).toEqual([]);
+      const [chain] = spec.listeners[0]?.filterChains ?? [];
+      expect(chain).toMatchObject({
+        networkOnly: false,
+        statPrefix: "edge",
+        networkFilters: [
+          {
+            name: "envoy.filters.network.local_ratelimit",
+            typedConfig: {
+              "@type":
+                "type.googleapis.com/envoy.extensions.filters.network.local_ratelimit.v3.LocalRateLimit",
+              statPrefix: "edge_rl",
+              tokenBucket: { maxTokens: 10, fillInterval: "1s" },
+            },
+          },
+        ],
+      });
+    });
+
+    it("a filter chain without an HTTP connection manager (TLS passthrough to a tcp_proxy)", () => {
+      const { spec, issues } = imported(`- "@type": ${LISTENER}
+  name: passthrough
+  address: { socket_address: { address: 0.0.0.0, port_value: 443 } }
+  listener_filters:
+    - name: envoy.filters.listener.tls_inspector
+      typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector }
+  filter_chains:
+    - filter_chain_match: { server_names: [shop.example.com] }
+      filters:
+        - name: envoy.filters.network.tcp_proxy
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy
+            stat_prefix: passthrough
+            cluster: shop
+`);
+      expect(errors(issues)).toEqual([]);
+      expect(spec.listeners[0]?.filterChains[0]).toMatchObject({
+        serverNames: ["shop.example.com"],
+        networkOnly: true,
+        rdsRouteConfigName: null,
+        inlineRouteConfigName: null,
+        networkFilters: [{ name: "envoy.filters.network.tcp_proxy" }],
+      });
+      expect(spec.listeners[0]?.extra.listenerFilters).toHaveLength(1);
+    });
+
+    it("a typed config of a type Switchyard has no schema for, with a warning that it is not validated", () => {
+      const text = listenerYaml("edge", 80, "stat_prefix: edge").replace(
+        "  filter_chains:",
+        `  listener_filters:
+    - name: envoy.filters.listener.made_up
+      typed_config:
+        "@type": type.googleapis.com/example.made_up.v3.MadeUp
+        some_field: 7
+  filter_chains:`,
+      );
+      const { spec, issues } = imported(text);
+      expect(errors(issues)).toEqual([]);
+      expect(parseNotes(text).filter((i) => i.severity === "warning")).toEqual([
+        {
+          severity: "warning",
+          path: '[0].listener_filters[0].typed_config["@type"]',
+          line: 7,
+          column: 9,
+          message:
+            "example.made_up.v3.MadeUp is not among the Envoy types Switchyard has a schema for (a contrib or third-party extension): it is kept as written and sent as a TypedStruct, which Envoy converts itself, but Switchyard cannot validate it",
+        },
+      ]);
+      expect(spec.listeners[0]?.extra.listenerFilters).toEqual([
+        {
+          name: "envoy.filters.listener.made_up",
+          typedConfig: { "@type": "type.googleapis.com/example.made_up.v3.MadeUp", some_field: 7 },
+        },
+      ]);
+    });
+
+    it("an ORIGINAL_DST cluster and an extension cluster (cluster_type), with no load assignment", () => {
+      const { spec, issues } = imported(`- "@type": ${CLUSTER}
+  name: passthrough
+  type: ORIGINAL_DST
+  lb_policy: CLUSTER_PROVIDED
+  connect_timeout: 1s
+- "@type": ${CLUSTER}
+  name: either
+  connect_timeout: 1s
+  lb_policy: CLUSTER_PROVIDED
+  cluster_type:
+    name: envoy.clusters.aggregate
+    typed_config:
+      "@type": type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig
+      clusters: [primary, secondary]
+`);
+      expect(errors(issues)).toEqual([]);
+      expect(spec.clusters.map((c) => [c.name, c.discoveryType, c.lbPolicy])).toEqual([
+        ["either", "CUSTOM", "CLUSTER_PROVIDED"],
+        ["passthrough", "ORIGINAL_DST", "CLUSTER_PROVIDED"],
+      ]);
+      expect(spec.clusters[0]?.extra.clusterType).toMatchObject({
+        name: "envoy.clusters.aggregate",
+      });
+      expect(spec.clusters.every((c) => c.localities.length === 0)).toBe(true);
+    });
+
+    it.each([
+      [
+        "route: { cluster_header: x-cluster }",
+        "CLUSTER_HEADER",
+        { route: { clusterHeader: "x-cluster" } },
+      ],
+      [
+        "route: { cluster_specifier_plugin: lua }",
+        "CLUSTER_SPECIFIER_PLUGIN",
+        { route: { clusterSpecifierPlugin: "lua" } },
+      ],
+      ["non_forwarding_action: {}", "NON_FORWARDING", { nonForwardingAction: {} }],
+    ] as const)(
+      "a route whose action is %s, as %s with its config in extra",
+      (action, kind, extra) => {
+        const { spec, issues } = imported(`- "@type": ${TypeUrl.RouteConfiguration}
+  name: r
+  virtual_hosts: [{ name: all, domains: ["*"], routes: [{ match: { prefix: / }, ${action} }] }]
+`);
+        expect(errors(issues)).toEqual([]);
+        const route = spec.routeConfigurations[0]?.virtualHosts[0]?.routes[0];
+        expect(route?.actionKind).toBe(kind);
+        expect(route?.extra).toEqual(extra);
+      },
+    );
+
+    it.each([
+      ["path_separated_prefix: /api", "PATH_SEPARATED_PREFIX", "/api", {}],
+      ["connect_matcher: {}", "CONNECT", "", { match: { connectMatcher: {} } }],
+      [
+        'path_match_policy: { name: envoy.path.match.uri_template.uri_template_matcher, typed_config: { "@type": type.googleapis.com/envoy.extensions.path.match.uri_template.v3.UriTemplateMatchConfig, path_template: "/books/{id}" } }',
+        "PATH_MATCH_POLICY",
+        "",
+        {
+          match: {
+            pathMatchPolicy: {
+              name: "envoy.path.match.uri_template.uri_template_matcher",
+              typedConfig: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.path.match.uri_template.v3.UriTemplateMatchConfig",
+                pathTemplate: "/books/{id}",
+              },
+            },
+          },
+        },
+      ],
+    ] as const)("a route matching %s, as %s", (match, kind, value, extra) => {
+      const { spec, issues } = imported(`- "@type": ${TypeUrl.RouteConfiguration}
+  name: r
+  virtual_hosts: [{ name: all, domains: ["*"], routes: [{ match: { ${match} }, route: { cluster: c } }] }]
+`);
+      expect(errors(issues)).toEqual([]);
+      const route = spec.routeConfigurations[0]?.virtualHosts[0]?.routes[0];
+      expect([route?.matchKind, route?.matchValue]).toEqual([kind, value]);
+      expect(route?.extra).toEqual(extra);
+    });
+  });
+
+  describe("reads the forms Envoy reads beyond canonical proto3 JSON, and says so", () => {
+    it.each([
+      [
+        "an enum value in lower case",
+        "lb_policy: ROUND_ROBIN",
+        "lb_policy: least_request",
+        { lbPolicy: "LEAST_REQUEST" },
+      ],
+      [
+        "a single value where a list is expected",
+        "connect_timeout: 0.25s",
+        "connect_timeout: 0.25s\n  dns_resolvers: { socket_address: { address: 10.0.0.53, port_value: 53 } }",
+        { extra: { dnsResolvers: [{ socketAddress: { address: "10.0.0.53", portValue: 53 } }] } },
+      ],
+      [
+        "a boolean written as a string",
+        "connect_timeout: 0.25s",
+        'connect_timeout: 0.25s\n  respect_dns_ttl: "true"',
+        { extra: { respectDnsTtl: true } },
+      ],
+      [
+        "a Duration written as { seconds, nanos }",
+        "connect_timeout: 0.25s",
+        "connect_timeout: { seconds: 1, nanos: 500000000 }",
+        { connectTimeoutMs: 1500 },
+      ],
+      [
+        "a wrapper written as { value }",
+        "connect_timeout: 0.25s",
+        "connect_timeout: 0.25s\n  per_connection_buffer_limit_bytes: { value: 32768 }",
+        { extra: { perConnectionBufferLimitBytes: 32768 } },
+      ],
+    ])("%s", (_, from, to, stored) => {
+      const text = EDS_CLUSTER_YAML.replace(from, to);
+      const { spec, issues } = imported(text);
+      expect(errors(issues)).toEqual([]);
+      expect(spec.clusters[0]).toMatchObject(stored);
+      expect(parseNotes(text).map((note) => note.severity)).toEqual(["info"]);
+    });
   });
 
   it("reports a repeated name at the later resource", () => {

@@ -36,16 +36,29 @@
  *   9. A Runtime layer's nested keys are stored flat, joined with "." as Envoy's runtime joins
  *      them (a FractionalPercent value is not nesting, and is refused: the model holds strings,
  *      numbers and booleans).
+ *  10. A listener without a name (Envoy names it itself, with a random UUID) is named from its
+ *      address, Istio's way: `0.0.0.0_10000`, `_udp` added for a UDP socket, `-2` on a clash.
+ *  11. A TLS certificate written inline with its private key, in a listener's or a cluster's TLS
+ *      context, is moved to an SDS secret (`<resource>-tls`), its key sealed at rest; the context
+ *      names the secret over ADS instead (envoy-import-secrets.ts). Needs the server's secrets key.
+ *  12. The forms Envoy's own JSON reading accepts are read into canonical proto3 JSON: enum names
+ *      in any case, a single value for a list, booleans as strings, a wrapper as `{ value }`, a
+ *      Duration as `{ seconds, nanos }` (envoy-import-lenient.ts).
+ *  13. An extension whose proto Switchyard does not have (Envoy's contrib filters) is kept as
+ *      written, with a warning that it is not validated, and sent as the TypedStruct Envoy
+ *      converts itself (envoy-proto-json.ts); an explicit TypedStruct of such a type reads back
+ *      as the type it names.
  * On export (envoy-export.ts): an EDS cluster with no endpoints and no assignment settings has no
  * ClusterLoadAssignment, and a route configuration used only inline is not listed on its own.
  *
  * This file is the public entry; the stages live beside it, one per file: envoy-import-parse.ts
  * (text → documents, syntax errors with line and column), envoy-import-decode.ts (document shapes
- * → decoded resources), envoy-import-schema.ts (JSON checked against the descriptors, with paths),
- * envoy-import-normalize.ts (the normalizations above), envoy-import-map.ts (normalized JSON → the
- * stored specs and their `extra`) and envoy-import-assemble.ts (the compile-back check, EDS
- * assignments joined to their clusters, unique names); envoy-import-issue.ts, -resource.ts and
- * -json.ts hold what they share.
+ * → decoded resources), envoy-import-lenient.ts (Envoy's lenient JSON forms), envoy-import-schema.ts
+ * (JSON checked against the descriptors, with paths), envoy-import-normalize.ts (the
+ * normalizations above), envoy-import-secrets.ts (inline certificates to SDS secrets),
+ * envoy-import-map.ts (normalized JSON → the stored specs and their `extra`) and
+ * envoy-import-assemble.ts (the compile-back check, EDS assignments joined to their clusters,
+ * unique names); envoy-import-issue.ts, -resource.ts and -json.ts hold what they share.
  */
 import {
   importClusters,
@@ -59,11 +72,13 @@ import { formatPath, type ImportError, issueAt } from "./envoy-import-issue.js";
 import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
 import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource } from "./envoy-import-resource.js";
+import { sealCertificates } from "./envoy-import-secrets.js";
 import type {
   ClusterSpec,
   ListenerSpec,
   RouteConfigurationSpec,
   RuntimeLayerSpec,
+  SecretSpec,
 } from "./model.js";
 
 export type { ImportError, ImportSeverity } from "./envoy-import-issue.js";
@@ -81,6 +96,16 @@ export interface ConfigSpecFragment {
   readonly listeners: readonly ListenerSpec[];
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
   readonly runtimeLayers: readonly RuntimeLayerSpec[];
+  /** The inline certificates moved to SDS secrets (normalization 11), their keys sealed. */
+  readonly secrets: readonly SecretSpec[];
+}
+
+export interface ImportOptions {
+  /**
+   * Seals a private key (PKCS#8 PEM) with the server's secrets key (SecretBox.seal). Without it,
+   * an inline private key is an error: it can only be stored sealed.
+   */
+  readonly sealPrivateKey?: (pkcs8Pem: string) => string;
 }
 
 export interface ImportResult {
@@ -112,10 +137,11 @@ export function parseEnvoyConfig(text: string, options: { filename?: string } = 
   const warnings: ImportError[] = [];
   const resources: DecodedResource[] = [];
   for (const document of parsed.documents) {
-    const findings: Findings = { errors: [], warnings: [], resources: [] };
+    const findings: Findings = { errors: [], warnings: [], infos: [], resources: [] };
     decodeDocument(document.value, findings);
     errors.push(...findings.errors.map((problem) => located("error", problem, document)));
     warnings.push(...findings.warnings.map((problem) => located("warning", problem, document)));
+    warnings.push(...findings.infos.map((problem) => located("info", problem, document)));
     for (const { resource, at, source } of findings.resources) {
       resources.push({
         ...resource,
@@ -151,11 +177,23 @@ export function normalizeEnvoyResources(resources: readonly DecodedResource[]): 
  * as infos or warnings. ClusterLoadAssignments fill the localities of their EDS cluster; inline
  * route configurations become stored route configurations named by `inlineRouteConfigName`.
  */
-export function importEnvoyConfig(resources: readonly DecodedResource[]): ImportResult {
+export function importEnvoyConfig(
+  resources: readonly DecodedResource[],
+  options: ImportOptions = {},
+): ImportResult {
   const items = normalizeAll(resources);
   const issues: ImportError[] = items.flatMap((item) =>
     item.notes.map((note) => issueAt(item.resource, note.at, note.severity, note.message)),
   );
+  const sealed = items.map((item) => ({
+    item,
+    ...sealCertificates(item.certificates ?? [], options.sealPrivateKey),
+  }));
+  for (const { item, problems } of sealed) {
+    for (const problem of problems) {
+      issues.push(issueAt(item.resource, problem.at, "error", problem.message));
+    }
+  }
   const clusters = importClusters(items, issues);
   const standalone = importRouteConfigurations(items, issues);
   const { listeners, routes } = importListeners(items, issues);
@@ -167,6 +205,7 @@ export function importEnvoyConfig(resources: readonly DecodedResource[]): Import
       listeners: uniqueByName(listeners, "listener", issues),
       routeConfigurations: uniqueByName([...standalone, ...inline], "route configuration", issues),
       runtimeLayers: uniqueByName(importRuntimeLayers(items, issues), "runtime layer", issues),
+      secrets: sealed.flatMap(({ secrets }) => secrets).sort((a, b) => (a.name < b.name ? -1 : 1)),
     },
     issues,
   };

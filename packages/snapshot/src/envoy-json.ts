@@ -30,7 +30,7 @@ export const HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpPro
 const TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
 
 /** An `ads: {}` config source: the resource comes over the same ADS stream. */
-const ADS_CONFIG_SOURCE: JsonObject = { ads: {}, resourceApiVersion: "V3" };
+export const ADS_CONFIG_SOURCE: JsonObject = { ads: {}, resourceApiVersion: "V3" };
 
 /** Milliseconds as a proto3 JSON Duration ("1.5s"). */
 export function durationJson(ms: number): string {
@@ -155,6 +155,23 @@ function http2ProtocolOptionsJson(extra: JsonValue | undefined): JsonObject {
   };
 }
 
+/**
+ * Whether a cluster that is not EDS carries its endpoints inline: always for the types that need
+ * them (STATIC, STRICT_DNS, LOGICAL_DNS); for ORIGINAL_DST and extension clusters, which find
+ * their hosts themselves, only when some were given.
+ */
+function inlineAssignment(cluster: ClusterSpec): boolean {
+  switch (cluster.discoveryType) {
+    case "EDS":
+      return false;
+    case "ORIGINAL_DST":
+    case "CUSTOM":
+      return cluster.localities.length > 0 || Object.keys(cluster.assignmentExtra).length > 0;
+    default:
+      return true;
+  }
+}
+
 /** envoy.config.cluster.v3.Cluster */
 export function clusterJson(cluster: ClusterSpec): JsonObject {
   const eds = cluster.discoveryType === "EDS";
@@ -162,7 +179,8 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
   return definedEntries({
     ...cluster.extra,
     name: cluster.name,
-    type: cluster.discoveryType,
+    // CUSTOM: `cluster_type`, the other member of Envoy's cluster_discovery_type oneof, is in extra.
+    type: cluster.discoveryType === "CUSTOM" ? undefined : cluster.discoveryType,
     connectTimeout: durationJson(cluster.connectTimeoutMs),
     lbPolicy: cluster.lbPolicy,
     edsClusterConfig: eds
@@ -171,7 +189,7 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
           serviceName: cluster.edsServiceName ?? undefined,
         })
       : undefined,
-    loadAssignment: eds ? undefined : clusterLoadAssignmentJson(cluster),
+    loadAssignment: inlineAssignment(cluster) ? clusterLoadAssignmentJson(cluster) : undefined,
     // Partly modelled fields fall back to what `extra` holds when the model leaves them unset.
     typedExtensionProtocolOptions: cluster.http2
       ? http2ProtocolOptionsJson(cluster.extra.typedExtensionProtocolOptions)
@@ -192,13 +210,26 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
   });
 }
 
+/** The path specifier of a match kind that holds its pattern in `matchValue`. */
+function pathSpecifierJson(route: RouteSpec): JsonObject {
+  switch (route.matchKind) {
+    case "PREFIX":
+      return { prefix: route.matchValue };
+    case "PATH":
+      return { path: route.matchValue };
+    case "SAFE_REGEX":
+      return { safeRegex: { regex: route.matchValue } };
+    case "PATH_SEPARATED_PREFIX":
+      return { pathSeparatedPrefix: route.matchValue };
+    // connect_matcher and path_match_policy are kept in extra.match.
+    case "CONNECT":
+    case "PATH_MATCH_POLICY":
+      return {};
+  }
+}
+
 function routeMatchJson(route: RouteSpec): JsonObject {
-  const pattern: JsonObject =
-    route.matchKind === "PREFIX"
-      ? { prefix: route.matchValue }
-      : route.matchKind === "PATH"
-        ? { path: route.matchValue }
-        : { safeRegex: { regex: route.matchValue } };
+  const pattern = pathSpecifierJson(route);
   return definedEntries({
     ...((route.extra.match as JsonObject | undefined) ?? {}),
     ...pattern,
@@ -208,17 +239,30 @@ function routeMatchJson(route: RouteSpec): JsonObject {
   });
 }
 
+/** The cluster specifier the model holds; the per-request ones are kept in extra.route. */
+function clusterSpecifierJson(route: RouteSpec): JsonObject {
+  switch (route.actionKind) {
+    case "WEIGHTED_CLUSTERS":
+      return {
+        weightedClusters: {
+          ...((route.extra.route as { weightedClusters?: JsonObject } | undefined)
+            ?.weightedClusters ?? {}),
+          clusters: route.weightedClusters.map((c) => ({
+            ...c.extra,
+            name: c.name,
+            weight: c.weight,
+          })),
+        },
+      };
+    case "CLUSTER":
+      return { cluster: route.cluster ?? "" };
+    default:
+      return {};
+  }
+}
+
 function routeActionJson(route: RouteSpec): JsonObject {
-  const target: JsonObject =
-    route.actionKind === "WEIGHTED_CLUSTERS"
-      ? {
-          weightedClusters: {
-            ...((route.extra.route as { weightedClusters?: JsonObject } | undefined)
-              ?.weightedClusters ?? {}),
-            clusters: route.weightedClusters.map((c) => ({ name: c.name, weight: c.weight })),
-          },
-        }
-      : { cluster: route.cluster ?? "" };
+  const target = clusterSpecifierJson(route);
   return definedEntries({
     ...((route.extra.route as JsonObject | undefined) ?? {}),
     ...target,
@@ -236,7 +280,10 @@ export function routeJson(route: RouteSpec): JsonObject {
       ? { redirect: route.redirect ?? {} }
       : route.actionKind === "DIRECT_RESPONSE"
         ? { directResponse: route.directResponse ?? {} }
-        : { route: routeActionJson(route) };
+        : // non_forwarding_action and filter_action are kept in extra.
+          route.actionKind === "NON_FORWARDING" || route.actionKind === "FILTER_ACTION"
+          ? {}
+          : { route: routeActionJson(route) };
   return definedEntries({
     ...extra,
     name: route.name || undefined,
@@ -388,9 +435,12 @@ function filterChainJson(
       chain.serverNames.length > 0
         ? { ...objectOrEmpty(chain.extra.filterChainMatch), serverNames: chain.serverNames }
         : chain.extra.filterChainMatch,
-    filters: [
-      { name: HCM_FILTER_NAME, typedConfig: httpConnectionManagerJson(chain, inlineRoutes) },
-    ],
+    filters: chain.networkOnly
+      ? chain.networkFilters
+      : [
+          ...chain.networkFilters,
+          { name: HCM_FILTER_NAME, typedConfig: httpConnectionManagerJson(chain, inlineRoutes) },
+        ],
     transportSocket: secret
       ? tlsTransportSocketJson(
           chain.extra.transportSocket,

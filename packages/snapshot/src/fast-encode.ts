@@ -156,6 +156,17 @@ function assignmentEligible(cluster: ClusterSpec): boolean {
 }
 
 /** envoy.config.endpoint.v3.ClusterLoadAssignment, or undefined when it needs the generic path. */
+/**
+ * The discovery types written here: those whose endpoints are an EDS assignment or an inline
+ * load_assignment. ORIGINAL_DST and extension (CUSTOM) clusters take the generic path.
+ */
+const FAST_TYPES: Partial<Record<ClusterSpec["discoveryType"], number>> = {
+  EDS: Cluster_DiscoveryType.EDS,
+  STATIC: Cluster_DiscoveryType.STATIC,
+  STRICT_DNS: Cluster_DiscoveryType.STRICT_DNS,
+  LOGICAL_DNS: Cluster_DiscoveryType.LOGICAL_DNS,
+};
+
 /** Reused by every call: encoding is synchronous, and `finish` copies the bytes out. */
 const shared = new WireWriter();
 
@@ -177,12 +188,14 @@ const HTTP2_OPTIONS: Uint8Array = (() => {
 
 /** envoy.config.cluster.v3.Cluster, or undefined when it needs the generic path. */
 export function encodeClusterFast(cluster: ClusterSpec): Uint8Array | undefined {
+  const type = FAST_TYPES[cluster.discoveryType];
   const eligible =
     isEmpty(cluster.extra) &&
     cluster.healthChecks.length === 0 &&
     cluster.circuitBreakers === null &&
     cluster.outlierDetection === null &&
     cluster.tlsSecretName === null &&
+    type !== undefined &&
     (cluster.discoveryType === "EDS" || assignmentEligible(cluster)) &&
     Number.isInteger(cluster.connectTimeoutMs) &&
     cluster.connectTimeoutMs >= 0;
@@ -190,7 +203,7 @@ export function encodeClusterFast(cluster: ClusterSpec): Uint8Array | undefined 
   const writer = shared;
   string(writer, F.cluster.name, cluster.name);
   // `type` is a oneof member (cluster_discovery_type): written even when STATIC (0).
-  writer.tag(F.cluster.type, WireType.Varint).varint(Cluster_DiscoveryType[cluster.discoveryType]);
+  writer.tag(F.cluster.type, WireType.Varint).varint(type);
   if (cluster.discoveryType === "EDS") {
     writer.tag(F.cluster.edsClusterConfig, WireType.LengthDelimited).fork();
     writer.tag(F.eds.edsConfig, WireType.LengthDelimited).fork();

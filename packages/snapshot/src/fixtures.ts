@@ -117,6 +117,8 @@ export function filterChainSpec(overrides: Partial<FilterChainSpec> = {}): Filte
     name: "",
     serverNames: [],
     tlsSecretName: null,
+    networkFilters: [],
+    networkOnly: false,
     statPrefix: "ingress_http",
     rdsRouteConfigName: null,
     inlineRouteConfigName: null,

@@ -21,6 +21,7 @@ export {
   type DecodedResource,
   type EnvoyResource,
   type ImportError,
+  type ImportOptions,
   type ImportResult,
   type ImportSeverity,
   importEnvoyConfig,
@@ -122,6 +123,7 @@ export {
   sourceObject,
   sourceObjects,
   specFromSources,
+  specOfSource,
 } from "./sources.js";
 export { type ValidateOptions, validate } from "./validate.js";
 export {

@@ -16,14 +16,27 @@ export type JsonValue =
   | readonly JsonValue[]
   | { readonly [key: string]: JsonValue };
 
-export type DiscoveryType = "EDS" | "STATIC" | "STRICT_DNS" | "LOGICAL_DNS";
+/**
+ * How a cluster finds its endpoints: Envoy's `type` (EDS, STATIC, STRICT_DNS, LOGICAL_DNS,
+ * ORIGINAL_DST), or CUSTOM for a `cluster_type` extension (aggregate, dynamic forward proxy,
+ * redis, ...), which is kept in `extra.clusterType`.
+ */
+export type DiscoveryType =
+  | "EDS"
+  | "STATIC"
+  | "STRICT_DNS"
+  | "LOGICAL_DNS"
+  | "ORIGINAL_DST"
+  | "CUSTOM";
 export type LbPolicy =
   | "ROUND_ROBIN"
   | "LEAST_REQUEST"
   | "RING_HASH"
   | "RANDOM"
   | "MAGLEV"
-  | "CLUSTER_PROVIDED";
+  | "CLUSTER_PROVIDED"
+  /** The policy is `load_balancing_policy` (an extension), kept in `extra`. */
+  | "LOAD_BALANCING_POLICY_CONFIG";
 export type HealthStatus =
   | "UNKNOWN"
   | "HEALTHY"
@@ -66,10 +79,24 @@ export interface ClusterSpec {
   readonly localities: readonly LocalitySpec[];
 }
 
+/**
+ * A filter chain. Most chains end in an HTTP connection manager, which is modelled (the fields from
+ * `statPrefix` to `hcmExtra`); the network filters before it, and every filter of a chain without
+ * one (`networkOnly`: tcp_proxy, redis_proxy, a contrib filter, ...), are kept as Envoy wrote them
+ * in `networkFilters`, in order.
+ */
 export interface FilterChainSpec {
   readonly name: string;
   readonly serverNames: readonly string[];
   readonly tlsSecretName: string | null;
+  /**
+   * envoy.config.listener.v3.Filter[] as proto3 JSON: the network filters before the HTTP
+   * connection manager (Envoy requires a terminal filter such as it to come last), or all of the
+   * chain's filters when `networkOnly`.
+   */
+  readonly networkFilters: readonly JsonValue[];
+  /** The chain has no HTTP connection manager: `networkFilters` are all its filters. */
+  readonly networkOnly: boolean;
   readonly statPrefix: string;
   readonly rdsRouteConfigName: string | null;
   readonly inlineRouteConfigName: string | null;
@@ -88,12 +115,45 @@ export interface ListenerSpec {
   readonly filterChains: readonly FilterChainSpec[];
 }
 
-export type RouteMatchKind = "PREFIX" | "PATH" | "SAFE_REGEX";
-export type RouteActionKind = "CLUSTER" | "WEIGHTED_CLUSTERS" | "REDIRECT" | "DIRECT_RESPONSE";
+/**
+ * How a route matches the path. PREFIX, PATH, SAFE_REGEX and PATH_SEPARATED_PREFIX carry their
+ * pattern in `matchValue`; CONNECT (`connect_matcher`) and PATH_MATCH_POLICY (an extension such as
+ * a URI template) keep theirs in `extra.match`, and leave `matchValue` empty.
+ */
+export type RouteMatchKind =
+  | "PREFIX"
+  | "PATH"
+  | "SAFE_REGEX"
+  | "PATH_SEPARATED_PREFIX"
+  | "CONNECT"
+  | "PATH_MATCH_POLICY";
+/**
+ * What a route does. CLUSTER and WEIGHTED_CLUSTERS forward to the clusters named in the model;
+ * CLUSTER_HEADER, CLUSTER_SPECIFIER_PLUGIN and INLINE_CLUSTER_SPECIFIER_PLUGIN forward to a
+ * cluster chosen per request, by what `extra.route` holds; REDIRECT and DIRECT_RESPONSE answer
+ * from Envoy; NON_FORWARDING and FILTER_ACTION (`non_forwarding_action`, `filter_action`) leave
+ * the request to the filters, their config in `extra`.
+ */
+export type RouteActionKind =
+  | "CLUSTER"
+  | "WEIGHTED_CLUSTERS"
+  | "REDIRECT"
+  | "DIRECT_RESPONSE"
+  | "CLUSTER_HEADER"
+  | "CLUSTER_SPECIFIER_PLUGIN"
+  | "INLINE_CLUSTER_SPECIFIER_PLUGIN"
+  | "NON_FORWARDING"
+  | "FILTER_ACTION";
 
 export interface WeightedClusterSpec {
   readonly name: string;
   readonly weight: number;
+  /**
+   * The entry's other fields (envoy.config.route.v3.WeightedCluster.ClusterWeight: headers to add
+   * or remove, typed_per_filter_config, host_rewrite_literal, ...) as proto3 JSON; absent when
+   * there are none.
+   */
+  readonly extra?: JsonObject;
 }
 
 export interface RouteSpec {

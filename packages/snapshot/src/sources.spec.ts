@@ -36,6 +36,26 @@ describe("source objects", () => {
     expect(specFromSources(sourceObjects(spec))).toEqual(spec);
   });
 
+  it("keeps the key of a listener stored before filter chains had network filters, and rebuilds it with none", () => {
+    const spec = grpcServiceSpec("greeter", [endpointSpec("127.0.0.1", 50051)]);
+    const listener = spec.listeners[0];
+    if (!listener) throw new Error("expected a listener");
+    const { filterChains, ...rest } = listener;
+    const stored = {
+      ...rest,
+      filterChains: filterChains.map(({ networkFilters: _, networkOnly: __, ...chain }) => chain),
+    };
+    const [source] = sourceObjects(configSpec({ listeners: [listener] }));
+    expect(source?.json).toBe(canonicalJson(stored));
+    expect(specFromSources([{ kind: "listener", json: canonicalJson(stored) }]).listeners).toEqual([
+      listener,
+    ]);
+    const tcp = { ...listener, filterChains: [{ ...filterChains[0], networkOnly: true }] };
+    expect(sourceObjects(configSpec({ listeners: [tcp as typeof listener] }))[0]?.key).not.toBe(
+      source?.key,
+    );
+  });
+
   it("lists added, modified and removed objects by kind and name", () => {
     const before = sourceManifest(
       sourceObjects(configSpec({ clusters: [clusterSpec("a"), clusterSpec("b")] })),

@@ -56,9 +56,34 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
+/**
+ * Fields added to the model after source objects were first stored, with the value every object
+ * stored before had. A source leaves such a field out while it holds that value, so an object that
+ * did not change keeps its source key (and is not a change in the next diff) when the model grows;
+ * `specFromSources` puts the value back.
+ */
+const ADDED_CHAIN_FIELDS = { networkFilters: [], networkOnly: false } as const;
+
+function listenerSource(listener: ListenerSpec): unknown {
+  return {
+    ...listener,
+    filterChains: listener.filterChains.map((chain) => {
+      const { networkFilters, networkOnly, ...rest } = chain;
+      return networkFilters.length === 0 && !networkOnly ? rest : chain;
+    }),
+  };
+}
+
+function listenerFromSource(value: ListenerSpec): ListenerSpec {
+  return {
+    ...value,
+    filterChains: value.filterChains.map((chain) => ({ ...ADDED_CHAIN_FIELDS, ...chain })),
+  };
+}
+
 /** One object as a source object (see `sourceObjects`). */
 export function sourceObject(kind: SourceKind, name: string, spec: unknown): SourceObject {
-  const json = canonicalJson(spec);
+  const json = canonicalJson(kind === "listener" ? listenerSource(spec as ListenerSpec) : spec);
   return { kind, name, json, key: `source:${createHash("sha256").update(json).digest("hex")}` };
 }
 
@@ -108,6 +133,15 @@ export function draftRevision(manifest: SourceManifest): string {
 /** Kinds added after draft revisions were first handed out (see draftRevision). */
 const ADDED_KINDS: ReadonlySet<string> = new Set<SourceKind>(["runtimeLayer", "secret"]);
 
+/**
+ * The spec object a source object's JSON holds (the inverse of `sourceObject`): fields the source
+ * leaves out at their default (ADDED_CHAIN_FIELDS) are put back. The caller knows the kind's type.
+ */
+export function specOfSource(kind: SourceKind, json: string): unknown {
+  const value = JSON.parse(json) as unknown;
+  return kind === "listener" ? listenerFromSource(value as ListenerSpec) : value;
+}
+
 /** Rebuilds a spec from source objects' JSON (the inverse of `sourceObjects`). */
 export function specFromSources(objects: Iterable<{ kind: SourceKind; json: string }>): ConfigSpec {
   const clusters: ClusterSpec[] = [];
@@ -117,7 +151,7 @@ export function specFromSources(objects: Iterable<{ kind: SourceKind; json: stri
   const runtimeLayers: RuntimeLayerSpec[] = [];
   const secrets: SecretSpec[] = [];
   for (const object of objects) {
-    const value = JSON.parse(object.json) as JsonValue;
+    const value = specOfSource(object.kind, object.json) as JsonValue;
     switch (object.kind) {
       case "cluster":
         clusters.push(value as unknown as ClusterSpec);

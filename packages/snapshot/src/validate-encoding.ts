@@ -7,13 +7,7 @@
  * `healthChecks`, ...) and every child removed, then with one field or one child added back at a
  * time. This runs only for resources that failed, so a valid config costs nothing here.
  */
-import {
-  type DescMessage,
-  fromJson,
-  type JsonValue as ProtoJson,
-  toBinary,
-} from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import { type DescMessage, toBinary } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
@@ -25,6 +19,7 @@ import {
   listenerJson,
   routeConfigurationJson,
 } from "./envoy-json.js";
+import { envoyFromJson } from "./envoy-proto-json.js";
 import type {
   ClusterSpec,
   FilterChainSpec,
@@ -55,7 +50,7 @@ export interface EncodingProblem {
 
 function encodingError(schema: DescMessage, json: JsonObject): string | undefined {
   try {
-    toBinary(schema, fromJson(schema, json as ProtoJson, { registry }));
+    toBinary(schema, envoyFromJson(schema, json));
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
@@ -203,6 +198,7 @@ function locateListener(listener: ListenerSpec): EncodingProblem[] {
     const bareChain: FilterChainSpec = {
       ...chain,
       extra: {},
+      networkFilters: [],
       hcmExtra: {},
       httpFilters: [],
       accessLog: [],
@@ -215,6 +211,7 @@ function locateListener(listener: ListenerSpec): EncodingProblem[] {
     if (!tryPart(found, chainPath, probe, withChain({}))) return;
     const fields: [keyof FilterChainSpec, Partial<FilterChainSpec>][] = [
       ["extra", { extra: chain.extra }],
+      ["networkFilters", { networkFilters: chain.networkFilters }],
       ["hcmExtra", { hcmExtra: chain.hcmExtra }],
       ["httpFilters", { httpFilters: chain.httpFilters }],
       ["accessLog", { accessLog: chain.accessLog }],
@@ -279,7 +276,7 @@ export function encodingHint(path: string): string {
   const field = /\.(\w+)$/.exec(path)?.[1] ?? "";
   return (
     JSON_COLUMN_HINT[field] ??
-    (/^(healthChecks|circuitBreakers|outlierDetection|headers|queryParameters|redirect|directResponse|retryPolicy|httpFilters|accessLog)$/.test(
+    (/^(healthChecks|circuitBreakers|outlierDetection|headers|queryParameters|redirect|directResponse|retryPolicy|httpFilters|networkFilters|accessLog)$/.test(
       field,
     )
       ? `${field} holds proto3 JSON of the Envoy message of the same name: fix the field it names`

@@ -104,6 +104,17 @@ function checkListenerFilters(ctx: ValidationContext, listener: ListenerSpec): v
   });
 }
 
+/**
+ * The route actions gRPC clients take: a cluster, weighted clusters, and a cluster specifier
+ * plugin (the route lookup service, gRFC A28). A redirect, a direct response, a cluster named by a
+ * header and a non-forwarding action fail the RPCs they match.
+ */
+const GRPC_ROUTE_ACTIONS: ReadonlySet<string> = new Set([
+  "CLUSTER",
+  "WEIGHTED_CLUSTERS",
+  "CLUSTER_SPECIFIER_PLUGIN",
+]);
+
 /** Routes of a reached route configuration forward to clusters: gRPC has no redirect or direct response. */
 function checkRouteActions(
   ctx: ValidationContext,
@@ -112,27 +123,45 @@ function checkRouteActions(
 ): void {
   for (const virtualHost of routeConfiguration.virtualHosts) {
     virtualHost.routes.forEach((route, index) => {
-      if (route.actionKind !== "REDIRECT" && route.actionKind !== "DIRECT_RESPONSE") return;
+      if (GRPC_ROUTE_ACTIONS.has(route.actionKind)) return;
       ctx.issues.add(
         "grpc-unsupported-route-action",
         `${routePath(routeConfiguration.name, virtualHost.name, index)}.actionKind`,
-        `a proxyless gRPC client would reject route configuration ${quote(routeConfiguration.name)} ${via(listener)}: ${describeRoute(virtualHost, index, route)} is a ${route.actionKind} route, and gRPC only forwards to clusters`,
+        `a proxyless gRPC client would reject route configuration ${quote(routeConfiguration.name)} ${via(listener)}: ${describeRoute(virtualHost, index, route)} is a ${route.actionKind} route, and gRPC only forwards to clusters it is given (cluster, weighted_clusters, or a cluster specifier plugin, gRFC A28)`,
         "use a CLUSTER or WEIGHTED_CLUSTERS route, or a separate route configuration for Envoy",
       );
     });
   }
 }
 
-/** A reached cluster: EDS or LOGICAL_DNS, ROUND_ROBIN or RING_HASH, no SDS TLS context. */
+const AGGREGATE_CLUSTER = "envoy.extensions.clusters.aggregate.v3.ClusterConfig";
+
+/** EDS, LOGICAL_DNS and the aggregate cluster extension (gRFC A37) are the types gRPC takes. */
+function grpcClusterType(cluster: ClusterSpec): boolean {
+  if (cluster.discoveryType === "EDS" || cluster.discoveryType === "LOGICAL_DNS") return true;
+  if (cluster.discoveryType !== "CUSTOM") return false;
+  const clusterType = cluster.extra.clusterType;
+  const typedConfig =
+    clusterType && typeof clusterType === "object" && !Array.isArray(clusterType)
+      ? (clusterType as JsonObject).typedConfig
+      : undefined;
+  const url =
+    typedConfig && typeof typedConfig === "object" && !Array.isArray(typedConfig)
+      ? (typedConfig as JsonObject)["@type"]
+      : undefined;
+  return typeof url === "string" && url.endsWith(`/${AGGREGATE_CLUSTER}`);
+}
+
+/** A reached cluster: EDS, LOGICAL_DNS or aggregate, ROUND_ROBIN or RING_HASH, no SDS TLS context. */
 function checkCluster(ctx: ValidationContext, cluster: ClusterSpec, listener: string): void {
   const path = clusterPath(cluster.name);
   const rejects = `a proxyless gRPC client would reject cluster ${quote(cluster.name)} ${via(listener)}`;
-  if (cluster.discoveryType === "STATIC" || cluster.discoveryType === "STRICT_DNS") {
+  if (!grpcClusterType(cluster)) {
     ctx.issues.add(
       "grpc-unsupported-cluster-type",
       `${path}.discoveryType`,
       `${rejects}: type ${cluster.discoveryType} is not supported ("Unsupported type ${cluster.discoveryType}")`,
-      "use EDS (or LOGICAL_DNS for one DNS name)",
+      "use EDS (or LOGICAL_DNS for one DNS name, or an aggregate cluster)",
     );
   }
   // grpc-js-xds reads load_balancing_policy instead of lb_policy when it is set.

@@ -65,12 +65,16 @@ export const VALIDATION_CODES = {
   "socket-address-required": error("a socket listener has no address or no port"),
   "api-listener-address": error("an api_listener has an address or port (it must have neither)"),
   "filter-chain-count": error(
-    "an api_listener has other than one filter chain, or a socket listener has none",
+    "an api_listener has other than one filter chain (an HTTP connection manager), or a TCP socket listener has none",
   ),
   "invalid-route-specifier": error(
     "a filter chain sets not exactly one of rdsRouteConfigName and inlineRouteConfigName, or sets a route specifier in hcmExtra",
   ),
   "invalid-http-filter": error("an HTTP filter is not an object with a name"),
+  "invalid-network-filter": error(
+    "a network filter is not an object with a name, an HTTP connection manager is kept among the network filters, or a chain's terminal filter is not its last (or its last is not terminal)",
+  ),
+  "empty-filter-chain": warning("a filter chain without an HTTP connection manager has no filter"),
   "router-filter-not-last": error("the router HTTP filter is not the last HTTP filter"),
   "invalid-timeout": error("a connect timeout is not > 0, or a route timeout is negative"),
   "invalid-weight": error(
@@ -80,10 +84,12 @@ export const VALIDATION_CODES = {
   "logical-dns-endpoint-count": error(
     "a LOGICAL_DNS cluster has other than exactly one locality with one endpoint",
   ),
-  "invalid-path-match": error("a PATH route match does not start with /"),
+  "invalid-path-match": error(
+    "a PATH or PATH_SEPARATED_PREFIX route match does not start with /, or a CONNECT or PATH_MATCH_POLICY match lacks its matcher in extra.match",
+  ),
   "invalid-regex": error("a SAFE_REGEX route match is not a valid RE2 regular expression"),
   "incomplete-route-action": error(
-    "a route lacks what its actionKind needs (cluster, weightedClusters, redirect, directResponse)",
+    "a route lacks what its actionKind needs (cluster, weightedClusters, redirect, directResponse, or the cluster specifier or action kept in extra)",
   ),
   "invalid-direct-response": error("a direct response has no status from 200 to 599"),
   "empty-domains": error("a virtual host has no domains"),

@@ -136,7 +136,15 @@ function endpointCount(cluster: ClusterSpec): number {
  */
 export function checkClustersHaveEndpoints({ spec, issues }: ValidationContext): void {
   for (const cluster of spec.clusters) {
-    if (cluster.discoveryType === "LOGICAL_DNS" || endpointCount(cluster) > 0) continue;
+    // ORIGINAL_DST and extension clusters (aggregate, dynamic forward proxy) find their hosts
+    // themselves.
+    if (
+      cluster.discoveryType === "LOGICAL_DNS" ||
+      cluster.discoveryType === "ORIGINAL_DST" ||
+      cluster.discoveryType === "CUSTOM" ||
+      endpointCount(cluster) > 0
+    )
+      continue;
     issues.add(
       "cluster-without-endpoints",
       `${clusterPath(cluster.name)}.localities`,

@@ -3,6 +3,7 @@
  * actions, filter chains, domains. Each is linear in the size of the spec.
  */
 import { ROUTER_FILTER_NAME } from "./envoy-json.js";
+import { isOpaqueType } from "./envoy-proto-json.js";
 import type { FilterChainSpec, JsonObject, JsonValue, ListenerSpec, RouteSpec } from "./model.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
 import {
@@ -190,21 +191,37 @@ function checkRouteSpecifier(
 }
 
 /**
- * An api_listener has exactly one filter chain (the compiler uses only the first), a socket
- * listener at least one; each chain names exactly one route configuration.
+ * A UDP listener (a socket address with `protocol: UDP`, or `udp_listener_config`) is served by
+ * its listener filters (udp_proxy, dns_filter), not filter chains.
+ */
+function isUdpListener(listener: ListenerSpec): boolean {
+  const address = listener.extra.address;
+  const socket = isObject(address) ? address.socketAddress : undefined;
+  return (
+    (isObject(socket) && socket.protocol === "UDP") ||
+    listener.extra.udpListenerConfig !== undefined
+  );
+}
+
+/**
+ * An api_listener has exactly one filter chain (the compiler uses only the first), an HTTP
+ * connection manager; a TCP socket listener at least one chain; each HTTP chain names exactly one
+ * route configuration, and each chain's network filters end as Envoy requires (checkNetworkFilters).
  */
 export function checkFilterChains(ctx: ValidationContext): void {
   for (const listener of ctx.spec.listeners) {
     const count = listener.filterChains.length;
     const what = `listener ${quote(listener.name)}`;
-    if (listener.apiListener && count !== 1) {
+    if (listener.apiListener && (count !== 1 || listener.filterChains[0]?.networkOnly)) {
       ctx.issues.add(
         "filter-chain-count",
         `${listenerPath(listener.name)}.filterChains`,
-        `${what} is an api_listener with ${count} filter chains; it carries exactly one HTTP connection manager${count > 1 ? ", so the others would be dropped" : ""}`,
+        count === 1
+          ? `${what} is an api_listener whose filter chain has no HTTP connection manager; an api_listener is one HTTP connection manager`
+          : `${what} is an api_listener with ${count} filter chains; it carries exactly one HTTP connection manager${count > 1 ? ", so the others would be dropped" : ""}`,
         count > 1 ? "keep one filter chain" : "add a filter chain naming its route configuration",
       );
-    } else if (!listener.apiListener && count === 0) {
+    } else if (!listener.apiListener && count === 0 && !isUdpListener(listener)) {
       ctx.issues.add(
         "filter-chain-count",
         `${listenerPath(listener.name)}.filterChains`,
@@ -213,9 +230,115 @@ export function checkFilterChains(ctx: ValidationContext): void {
       );
     }
     listener.filterChains.forEach((chain, index) => {
-      checkRouteSpecifier(ctx, listener, chain, index);
+      if (!chain.networkOnly) checkRouteSpecifier(ctx, listener, chain, index);
+      checkNetworkFilters(ctx, listener, chain, index);
     });
   }
+}
+
+const TYPE_URL_PREFIX = "type.googleapis.com/";
+
+/**
+ * The network filters Envoy's factories declare terminal (`isTerminalFilterByProto`): each must be
+ * the last filter of its chain, and a chain's last filter must be one ("non-terminal filter ...
+ * is the last filter in a network filter chain"). By typed config type; filters whose type
+ * Switchyard has no schema for (contrib) are not judged.
+ */
+const TERMINAL_NETWORK_FILTERS = new Set([
+  "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+  "envoy.extensions.filters.network.redis_proxy.v3.RedisProxy",
+  "envoy.extensions.filters.network.direct_response.v3.Config",
+  "envoy.extensions.filters.network.echo.v3.Echo",
+  "envoy.extensions.filters.network.dubbo_proxy.v3.DubboProxy",
+  "envoy.extensions.filters.network.thrift_proxy.v3.ThriftProxy",
+  "envoy.extensions.filters.network.kafka_mesh.v3alpha.KafkaMesh",
+  "envoy.extensions.filters.network.generic_proxy.v3.GenericProxy",
+  "envoy.extensions.filters.network.rocketmq_proxy.v3.RocketmqProxy",
+]);
+
+/** The type of a filter's typed config, seen through a TypedStruct. */
+function filterTypeName(filter: JsonObject): string | undefined {
+  const typedConfig = filter.typedConfig;
+  if (!isObject(typedConfig)) return undefined;
+  const url = typedConfig["@type"];
+  if (typeof url !== "string") return undefined;
+  const name = url.slice(url.lastIndexOf("/") + 1);
+  if (name === "xds.type.v3.TypedStruct" || name === "udpa.type.v1.TypedStruct") {
+    const named = typedConfig.typeUrl;
+    return typeof named === "string" ? named.slice(named.lastIndexOf("/") + 1) : undefined;
+  }
+  return name;
+}
+
+const HCM_TYPE_NAME =
+  "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
+
+/**
+ * A chain's kept network filters: objects with a name; no HTTP connection manager among them (it
+ * is the modelled part of the chain); a terminal filter only last, and the last one terminal.
+ */
+function checkNetworkFilters(
+  { issues }: ValidationContext,
+  listener: ListenerSpec,
+  chain: FilterChainSpec,
+  chainIndex: number,
+): void {
+  const path = `${filterChainPath(listener.name, chainIndex)}.networkFilters`;
+  const what = `filter chain ${chainIndex} of listener ${quote(listener.name)}`;
+  const filters = chain.networkFilters;
+  if (chain.networkOnly && filters.length === 0) {
+    issues.add(
+      "empty-filter-chain",
+      path,
+      `${what} has neither an HTTP connection manager nor a network filter: Envoy closes the connections it matches`,
+      "add its network filters (a tcp_proxy, ...), or give it an HTTP connection manager",
+    );
+  }
+  filters.forEach((filter, index) => {
+    const at = `${path}[${index}]`;
+    if (!isObject(filter) || typeof filter.name !== "string" || filter.name === "") {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `network filter ${index} of ${what} is not an object with a name`,
+        'write it as proto3 JSON: { "name": "...", "typedConfig": { "@type": "..." } }',
+      );
+      return;
+    }
+    const type = filterTypeName(filter);
+    if (type === HCM_TYPE_NAME) {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `network filter ${index} of ${what} is an HTTP connection manager: a chain's HTTP connection manager is its modelled part (statPrefix, routes, httpFilters), and comes last`,
+        "move it out of networkFilters into the chain's HTTP connection manager fields",
+      );
+      return;
+    }
+    const last = chain.networkOnly && index === filters.length - 1;
+    if (type === undefined || registryLacks(type)) return;
+    const terminal = TERMINAL_NETWORK_FILTERS.has(type);
+    if (terminal && !last) {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `${filter.name} (${type}) is a terminal filter, but ${chain.networkOnly ? `filter ${index} of ${filters.length}` : "the HTTP connection manager follows it"} in ${what}: Envoy requires a terminal filter to be the last of its chain`,
+        "move it to the end of the chain, or remove the filters after it",
+      );
+    } else if (!terminal && last) {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `${what} ends with ${filter.name} (${type}), which is not a terminal filter: Envoy rejects a chain whose last filter does not end it (a tcp_proxy, an HTTP connection manager, ...)`,
+        "add the terminal filter that should handle the connections (e.g. a tcp_proxy to a cluster)",
+      );
+    }
+  });
+}
+
+function registryLacks(typeName: string): boolean {
+  return isOpaqueType(`${TYPE_URL_PREFIX}${typeName}`);
 }
 
 function isRouter(filter: JsonObject): boolean {
@@ -395,7 +518,21 @@ export function checkRouteMatches({ spec, issues }: ValidationContext): void {
     for (const virtualHost of routeConfiguration.virtualHosts) {
       virtualHost.routes.forEach((route, index) => {
         const path = `${routePath(routeConfiguration.name, virtualHost.name, index)}.matchValue`;
-        if (route.matchKind === "PATH" && !route.matchValue.startsWith("/")) {
+        if (route.matchKind === "CONNECT" || route.matchKind === "PATH_MATCH_POLICY") {
+          const key = route.matchKind === "CONNECT" ? "connectMatcher" : "pathMatchPolicy";
+          const match = route.extra.match;
+          if (!isObject(match) || match[key] === undefined) {
+            issues.add(
+              "invalid-path-match",
+              `${routePath(routeConfiguration.name, virtualHost.name, index)}.extra.match.${key}`,
+              `${describeRoute(virtualHost, index, route)} is a ${route.matchKind} match without its ${key}`,
+              `set extra.match.${key}, as Envoy JSON`,
+            );
+          }
+        } else if (
+          (route.matchKind === "PATH" || route.matchKind === "PATH_SEPARATED_PREFIX") &&
+          !route.matchValue.startsWith("/")
+        ) {
           issues.add(
             "invalid-path-match",
             path,
@@ -421,10 +558,31 @@ export function checkRouteMatches({ spec, issues }: ValidationContext): void {
   }
 }
 
+const NOT_FORWARDED: readonly (keyof RouteSpec)[] = [
+  "cluster",
+  "weightedClusters",
+  "redirect",
+  "directResponse",
+  "timeoutMs",
+  "retryPolicy",
+  "prefixRewrite",
+];
+const PER_REQUEST: readonly (keyof RouteSpec)[] = [
+  "cluster",
+  "weightedClusters",
+  "redirect",
+  "directResponse",
+];
+
 /** Fields a route may hold for another action kind, which the compiler then ignores. */
 const IGNORED_BY_ACTION: Record<RouteSpec["actionKind"], readonly (keyof RouteSpec)[]> = {
   CLUSTER: ["weightedClusters", "redirect", "directResponse"],
   WEIGHTED_CLUSTERS: ["cluster", "redirect", "directResponse"],
+  CLUSTER_HEADER: PER_REQUEST,
+  CLUSTER_SPECIFIER_PLUGIN: PER_REQUEST,
+  INLINE_CLUSTER_SPECIFIER_PLUGIN: PER_REQUEST,
+  NON_FORWARDING: NOT_FORWARDED,
+  FILTER_ACTION: NOT_FORWARDED,
   REDIRECT: [
     "cluster",
     "weightedClusters",
@@ -473,6 +631,23 @@ export function checkRouteActions({ spec, issues }: ValidationContext): void {
           case "WEIGHTED_CLUSTERS":
             checkWeightedClusters(issues, route, path, what);
             break;
+          case "CLUSTER_HEADER":
+          case "CLUSTER_SPECIFIER_PLUGIN":
+          case "INLINE_CLUSTER_SPECIFIER_PLUGIN":
+          case "NON_FORWARDING":
+          case "FILTER_ACTION": {
+            const [holder, key] = ACTION_IN_EXTRA[route.actionKind];
+            const kept = holder === "route" ? route.extra.route : route.extra;
+            if (!isObject(kept) || kept[key] === undefined) {
+              issues.add(
+                "incomplete-route-action",
+                `${path}.extra${holder === "route" ? ".route" : ""}${jsonKey(key)}`,
+                `${what} is a ${route.actionKind} route without its ${key}`,
+                `set ${holder === "route" ? "extra.route." : "extra."}${key} (the route's ${route.actionKind === "NON_FORWARDING" || route.actionKind === "FILTER_ACTION" ? "action" : "cluster specifier"}, as Envoy JSON)`,
+              );
+            }
+            break;
+          }
           case "REDIRECT":
             if (route.redirect === null) {
               issues.add(
@@ -520,6 +695,15 @@ export function checkRouteActions({ spec, issues }: ValidationContext): void {
     }
   }
 }
+
+/** Where an action kind kept in `extra` has its config: extra.route.<key>, or extra.<key>. */
+const ACTION_IN_EXTRA = {
+  CLUSTER_HEADER: ["route", "clusterHeader"],
+  CLUSTER_SPECIFIER_PLUGIN: ["route", "clusterSpecifierPlugin"],
+  INLINE_CLUSTER_SPECIFIER_PLUGIN: ["route", "inlineClusterSpecifierPlugin"],
+  NON_FORWARDING: ["route-level", "nonForwardingAction"],
+  FILTER_ACTION: ["route-level", "filterAction"],
+} as const;
 
 function checkWeightedClusters(
   issues: ValidationContext["issues"],

@@ -17,18 +17,38 @@ import type { FieldMap } from "./issue-path";
 
 /** The listener form's values, and how they become a `switchyard.v1.Listener` and back. */
 
-const filterChainSchema = z.object({
-  name: z.string().trim(),
-  serverNames: z.string(),
-  tlsSecretName: z.string().trim(),
-  statPrefix: z.string().trim(),
-  routeSource: z.enum(["rds", "inline"]),
-  routeConfigName: z.string().trim().min(1, "Choose the route configuration this listener serves"),
-  httpFilters: jsonText("array"),
-  accessLog: jsonText("array"),
-  hcmExtra: passthrough,
-  extra: passthrough,
-});
+const filterChainSchema = z
+  .object({
+    name: z.string().trim(),
+    serverNames: z.string(),
+    tlsSecretName: z.string().trim(),
+    /** "http": network filters, then the HTTP connection manager; "network": network filters only. */
+    kind: z.enum(["http", "network"]),
+    networkFilters: jsonText("array"),
+    statPrefix: z.string().trim(),
+    routeSource: z.enum(["rds", "inline"]),
+    routeConfigName: z.string().trim(),
+    httpFilters: jsonText("array"),
+    accessLog: jsonText("array"),
+    hcmExtra: passthrough,
+    extra: passthrough,
+  })
+  .superRefine((c, ctx) => {
+    if (c.kind === "http" && c.routeConfigName === "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["routeConfigName"],
+        message: "Choose the route configuration this listener serves",
+      });
+    }
+    if (c.kind === "network" && c.networkFilters.trim() === "") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["networkFilters"],
+        message: "Add the chain's network filters, e.g. a tcp_proxy to a cluster",
+      });
+    }
+  });
 
 export const listenerFormSchema = z
   .object({
@@ -74,6 +94,8 @@ export const newFilterChain = (routeConfigName = ""): FilterChainForm => ({
   name: "",
   serverNames: "",
   tlsSecretName: "",
+  kind: "http",
+  networkFilters: "",
   statPrefix: "ingress_http",
   routeSource: "rds",
   routeConfigName,
@@ -101,6 +123,8 @@ export function listenerFormOf(listener: Listener): ListenerForm {
       name: c.name,
       serverNames: joinList(c.serverNames),
       tlsSecretName: c.tlsSecretName ?? "",
+      kind: c.networkOnly ? "network" : "http",
+      networkFilters: toJsonText(c.networkFilters),
       statPrefix: c.statPrefix,
       routeSource: c.inlineRouteConfigName !== undefined ? "inline" : "rds",
       routeConfigName: c.inlineRouteConfigName ?? c.rdsRouteConfigName ?? "",
@@ -120,18 +144,24 @@ export function listenerOfForm(form: ListenerForm, original?: Listener): Listene
     address: socket ? form.address.trim() : undefined,
     port: socket ? parseUint(form.port) : undefined,
     extra: original?.extra,
-    filterChains: form.filterChains.map((c) => ({
-      name: c.name.trim(),
-      serverNames: splitList(c.serverNames),
-      tlsSecretName: c.tlsSecretName.trim() || undefined,
-      statPrefix: c.statPrefix.trim() || "ingress_http",
-      rdsRouteConfigName: c.routeSource === "rds" ? c.routeConfigName.trim() : undefined,
-      inlineRouteConfigName: c.routeSource === "inline" ? c.routeConfigName.trim() : undefined,
-      httpFilters: parseJsonObjects(c.httpFilters),
-      accessLog: parseJsonObjects(c.accessLog),
-      hcmExtra: c.hcmExtra,
-      extra: c.extra,
-    })),
+    filterChains: form.filterChains.map((c) => {
+      const http = c.kind === "http";
+      return {
+        name: c.name.trim(),
+        serverNames: splitList(c.serverNames),
+        tlsSecretName: c.tlsSecretName.trim() || undefined,
+        networkFilters: parseJsonObjects(c.networkFilters),
+        networkOnly: !http,
+        statPrefix: http ? c.statPrefix.trim() || "ingress_http" : "",
+        rdsRouteConfigName: http && c.routeSource === "rds" ? c.routeConfigName.trim() : undefined,
+        inlineRouteConfigName:
+          http && c.routeSource === "inline" ? c.routeConfigName.trim() : undefined,
+        httpFilters: http ? parseJsonObjects(c.httpFilters) : [],
+        accessLog: http ? parseJsonObjects(c.accessLog) : [],
+        hcmExtra: http ? c.hcmExtra : undefined,
+        extra: c.extra,
+      };
+    }),
   });
 }
 
@@ -146,6 +176,7 @@ export const listenerFieldMap: FieldMap = {
       "name",
       "serverNames",
       "tlsSecretName",
+      "networkFilters",
       "statPrefix",
       "routeConfigName",
       "httpFilters",

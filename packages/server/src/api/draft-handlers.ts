@@ -439,7 +439,10 @@ export function draftHandlers(
           parsed.errors,
         );
       }
-      const imported = importEnvoyConfig(parsed.resources);
+      // Inline private keys go to SDS secrets, sealed with the server's secrets key.
+      const imported = importEnvoyConfig(parsed.resources, {
+        sealPrivateKey: (pem) => keyring.seal(pem),
+      });
       const errors = imported.issues.filter((issue) => issue.severity === "error");
       if (errors.length > 0)
         throw invalidArgument(

@@ -143,7 +143,9 @@ export function listenerSpecOf(message: Listener): ListenerSpec {
       name: chain.name,
       serverNames: chain.serverNames,
       tlsSecretName: chain.tlsSecretName ?? null,
-      statPrefix: chain.statPrefix || "ingress_http",
+      networkFilters: chain.networkFilters as JsonValue[],
+      networkOnly: chain.networkOnly,
+      statPrefix: chain.statPrefix || (chain.networkOnly ? "" : "ingress_http"),
       rdsRouteConfigName: chain.rdsRouteConfigName ?? null,
       inlineRouteConfigName: chain.inlineRouteConfigName ?? null,
       httpFilters: chain.httpFilters as JsonValue[],
@@ -165,6 +167,8 @@ export function listenerMessageOf(spec: ListenerSpec, updatedAt?: Date): Listene
       name: chain.name,
       serverNames: [...chain.serverNames],
       tlsSecretName: optional(chain.tlsSecretName),
+      networkFilters: protoObjects(chain.networkFilters),
+      networkOnly: chain.networkOnly,
       statPrefix: chain.statPrefix,
       rdsRouteConfigName: optional(chain.rdsRouteConfigName),
       inlineRouteConfigName: optional(chain.inlineRouteConfigName),
@@ -196,7 +200,11 @@ export function routeConfigurationSpecOf(message: RouteConfiguration): RouteConf
         queryParameters: route.queryParameters as JsonValue[],
         actionKind: enumName(RouteActionKind, route.actionKind, "CLUSTER"),
         cluster: route.cluster ?? null,
-        weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+        weightedClusters: route.weightedClusters.map((w) =>
+          w.extra === undefined || Object.keys(w.extra).length === 0
+            ? { name: w.name, weight: w.weight }
+            : { name: w.name, weight: w.weight, extra: object(w.extra) },
+        ),
         redirect: objectOrNull(route.redirect),
         directResponse: objectOrNull(route.directResponse),
         timeoutMs: route.timeoutMs ?? null,
@@ -245,7 +253,11 @@ function routeTargetOf(route: RouteSpec) {
   return {
     actionKind: enumValue(RouteActionKind, route.actionKind),
     cluster: optional(route.cluster),
-    weightedClusters: route.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+    weightedClusters: route.weightedClusters.map((w) => ({
+      name: w.name,
+      weight: w.weight,
+      extra: w.extra === undefined ? undefined : protoObject(w.extra),
+    })),
   };
 }
 

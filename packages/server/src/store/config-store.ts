@@ -61,8 +61,10 @@ function stringRecord(value: unknown): { readonly [key: string]: string } {
 
 function weightedClusters(value: unknown): readonly WeightedClusterSpec[] {
   return array(value).flatMap((entry) => {
-    const { name, weight } = object(entry);
-    return typeof name === "string" && typeof weight === "number" ? [{ name, weight }] : [];
+    const { name, weight, extra } = object(entry);
+    if (typeof name !== "string" || typeof weight !== "number") return [];
+    const kept = object(extra);
+    return [Object.keys(kept).length > 0 ? { name, weight, extra: kept } : { name, weight }];
   });
 }
 
@@ -109,6 +111,8 @@ export function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
       name: f.name,
       serverNames: f.serverNames,
       tlsSecretName: f.tlsSecretName,
+      networkFilters: array(f.networkFilters),
+      networkOnly: f.networkOnly,
       statPrefix: f.statPrefix,
       rdsRouteConfigName: f.rdsRouteConfigName,
       inlineRouteConfigName: f.inlineRouteConfigName,

@@ -11,6 +11,7 @@ import {
   type SourceKind,
   type SourceObject,
   sourceObject,
+  specOfSource,
 } from "@switchyard/snapshot";
 import { rowsById, type Stored } from "./config-store.js";
 import { type LoadedRow, type ObjectTable, RowCache } from "./row-cache.js";
@@ -36,7 +37,7 @@ function kindCache<T extends { name: string }>(
     load: async (db, ids) =>
       (await load(db, ids)).map((row) => {
         const source = sourceObject(kind, row.value.spec.name, row.value.spec);
-        return { ...row, value: { spec: JSON.parse(source.json) as T, source } };
+        return { ...row, value: { spec: specOfSource(kind, source.json) as T, source } };
       }),
   });
 }

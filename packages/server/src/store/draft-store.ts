@@ -192,6 +192,8 @@ const filterChainColumns: readonly Column<Child<FilterChainSpec>>[] = [
   column("name", "text", (f) => f.spec.name),
   column("serverNames", "text[]", (f) => f.spec.serverNames),
   column("tlsSecretName", "text", (f) => f.spec.tlsSecretName),
+  column("networkFilters", "jsonb", (f) => f.spec.networkFilters),
+  column("networkOnly", "bool", (f) => f.spec.networkOnly),
   column("statPrefix", "text", (f) => f.spec.statPrefix),
   column("rdsRouteConfigName", "text", (f) => f.spec.rdsRouteConfigName),
   column("inlineRouteConfigName", "text", (f) => f.spec.inlineRouteConfigName),
@@ -227,9 +229,10 @@ const routeColumns: readonly Column<Child<RouteSpec>>[] = [
   column("queryParameters", "jsonb", (r) => r.spec.queryParameters),
   column("actionKind", '"RouteActionKind"', (r) => r.spec.actionKind),
   column("cluster", "text", (r) => r.spec.cluster),
-  // Only name and weight are modelled; anything else on a weighted cluster is not stored.
   column("weightedClusters", "jsonb", (r) =>
-    r.spec.weightedClusters.map((w) => ({ name: w.name, weight: w.weight })),
+    r.spec.weightedClusters.map((w) =>
+      w.extra === undefined ? { name: w.name, weight: w.weight } : { ...w },
+    ),
   ),
   column("redirect", "jsonb", (r) => r.spec.redirect),
   column("directResponse", "jsonb", (r) => r.spec.directResponse),

@@ -122,12 +122,18 @@ function FilterChain({
   const routeName = useWatch<F, `filterChains.${number}.routeConfigName`>({
     name: `${base}.routeConfigName`,
   });
+  const kind = useWatch<F, `filterChains.${number}.kind`>({ name: `${base}.kind` });
+  const http = kind === "http";
   const known = routeName !== "" && routeConfigNames.includes(routeName?.trim() ?? "");
   return (
     <FormSection
       id={`filter-chain-${index}`}
       title={socket ? `Filter chain ${index + 1}` : "HTTP connection manager"}
-      description="The route configuration this listener serves and its HTTP filters. The router filter is added last for you."
+      description={
+        http
+          ? "The route configuration this listener serves and its HTTP filters. The router filter is added last for you."
+          : "Network filters only: a tcp_proxy to a cluster (TLS passthrough, SNI routing), redis_proxy, a contrib filter, ... The last filter must end the chain."
+      }
       actions={
         onRemove && (
           <Button
@@ -140,39 +146,66 @@ function FilterChain({
         )
       }
     >
-      <FieldGrid>
-        <SelectField<F>
-          name={`${base}.routeSource`}
-          label="Routes from"
-          options={[
-            { value: "rds", label: "RDS (route configuration by name)" },
-            { value: "inline", label: "Inline (embedded in the listener)" },
-          ]}
-        />
-        <div className="flex flex-col gap-1">
-          <TextField<F>
-            name={`${base}.routeConfigName`}
-            label="Route configuration"
-            mono
-            list={routeList}
-            placeholder="payments-routes"
-            hint={
-              routeName && !known
-                ? `No route configuration “${routeName}” in the draft: publishing fails until it exists.`
-                : undefined
-            }
+      {socket && (
+        <FieldGrid columns={2}>
+          <SelectField<F>
+            name={`${base}.kind`}
+            label="Chain"
+            options={[
+              { value: "http", label: "HTTP connection manager" },
+              { value: "network", label: "Network filters only (TCP proxy, ...)" },
+            ]}
           />
-          {known && (
-            <Link
-              href={routeConfigHref(routeName.trim())}
-              className="text-xs font-medium text-accent hover:underline"
-            >
-              Open “{routeName.trim()}” →
-            </Link>
-          )}
-        </div>
-        <TextField<F> name={`${base}.statPrefix`} label="Stat prefix" mono />
-      </FieldGrid>
+        </FieldGrid>
+      )}
+      {socket && (
+        <TextAreaField<F>
+          name={`${base}.networkFilters`}
+          label={
+            http
+              ? "Network filters before the HTTP connection manager (JSON)"
+              : "Network filters (JSON)"
+          }
+          mono
+          rows={http ? 3 : 8}
+          hint="Envoy Filter objects, in order, as proto3 JSON: { name, typedConfig: { @type, ... } }."
+        />
+      )}
+      {http && (
+        <FieldGrid>
+          <SelectField<F>
+            name={`${base}.routeSource`}
+            label="Routes from"
+            options={[
+              { value: "rds", label: "RDS (route configuration by name)" },
+              { value: "inline", label: "Inline (embedded in the listener)" },
+            ]}
+          />
+          <div className="flex flex-col gap-1">
+            <TextField<F>
+              name={`${base}.routeConfigName`}
+              label="Route configuration"
+              mono
+              list={routeList}
+              placeholder="payments-routes"
+              hint={
+                routeName && !known
+                  ? `No route configuration “${routeName}” in the draft: publishing fails until it exists.`
+                  : undefined
+              }
+            />
+            {known && (
+              <Link
+                href={routeConfigHref(routeName.trim())}
+                className="text-xs font-medium text-accent hover:underline"
+              >
+                Open “{routeName.trim()}” →
+              </Link>
+            )}
+          </div>
+          <TextField<F> name={`${base}.statPrefix`} label="Stat prefix" mono />
+        </FieldGrid>
+      )}
       {socket && (
         <FieldGrid>
           <TextField<F> name={`${base}.name`} label="Filter chain name" mono />
@@ -191,22 +224,24 @@ function FilterChain({
           />
         </FieldGrid>
       )}
-      <FieldGrid columns={2}>
-        <TextAreaField<F>
-          name={`${base}.httpFilters`}
-          label="HTTP filters (JSON)"
-          mono
-          rows={4}
-          hint="Envoy HttpFilter objects before the router, e.g. fault injection. Empty: router only."
-        />
-        <TextAreaField<F>
-          name={`${base}.accessLog`}
-          label="Access log (JSON)"
-          mono
-          rows={4}
-          hint="Envoy AccessLog objects. Empty: no access log."
-        />
-      </FieldGrid>
+      {http && (
+        <FieldGrid columns={2}>
+          <TextAreaField<F>
+            name={`${base}.httpFilters`}
+            label="HTTP filters (JSON)"
+            mono
+            rows={4}
+            hint="Envoy HttpFilter objects before the router, e.g. fault injection. Empty: router only."
+          />
+          <TextAreaField<F>
+            name={`${base}.accessLog`}
+            label="Access log (JSON)"
+            mono
+            rows={4}
+            hint="Envoy AccessLog objects. Empty: no access log."
+          />
+        </FieldGrid>
+      )}
     </FormSection>
   );
 }
