@@ -1,4 +1,4 @@
-import { type DescMessage, toBinary } from "@bufbuild/protobuf";
+import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
@@ -17,6 +17,7 @@ import {
   vhdsVirtualHostJson,
 } from "./envoy-json.js";
 import { envoyFromJson } from "./envoy-proto-json.js";
+import { findReferences } from "./envoy-references.js";
 import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
 import type {
   ConfigSpec,
@@ -314,26 +315,32 @@ function encodeAll(
   return all;
 }
 
-/** The secrets each cluster and listener names, keyed like `all` ("<typeUrl>\0<name>"). */
-function secretUsers(spec: ConfigSpec): Map<string, readonly string[]> {
-  const users = new Map<string, readonly string[]>();
-  for (const cluster of spec.clusters) {
-    if (cluster.tlsSecretName !== null)
-      users.set(`${TypeUrl.Cluster}\u0000${cluster.name}`, [cluster.tlsSecretName]);
+/**
+ * The SDS secrets a cluster or listener fetches over ADS: its modelled `tlsSecretName` and any
+ * named in what `extra` keeps (a cluster's client certificate, a chain's several certificates),
+ * found by the reference walk (envoy-references.ts). Read once per resource instance.
+ */
+const secretsOfResource = new WeakMap<XdsResource, readonly string[]>();
+
+function secretsOf(resource: XdsResource): readonly string[] {
+  let names = secretsOfResource.get(resource);
+  if (!names) {
+    const schema = resource.typeUrl === TypeUrl.Cluster ? ClusterSchema : ListenerSchema;
+    names = [
+      ...new Set(
+        findReferences(schema, fromBinary(schema, resource.body))
+          .filter((reference) => reference.kind === "secret")
+          .map((reference) => reference.name),
+      ),
+    ];
+    secretsOfResource.set(resource, names);
   }
-  for (const listener of spec.listeners) {
-    const names = listener.filterChains.flatMap((chain) =>
-      chain.tlsSecretName === null ? [] : [chain.tlsSecretName],
-    );
-    if (names.length > 0) users.set(`${TypeUrl.Listener}\u0000${listener.name}`, names);
-  }
-  return users;
+  return names;
 }
 
 function groupSnapshot(
   all: Map<string, XdsResource>,
   group: NodeGroupSpec | undefined,
-  secretsOf: ReadonlyMap<string, readonly string[]>,
 ): ResourceSnapshot {
   if (!group || group.isDefault) {
     return new ResourceSnapshot(all.values());
@@ -373,7 +380,7 @@ function groupSnapshot(
     TypeUrl.Secret,
     selected
       .filter((r) => r.typeUrl === TypeUrl.Cluster || r.typeUrl === TypeUrl.Listener)
-      .flatMap((r) => secretsOf.get(`${r.typeUrl}\u0000${r.name}`) ?? []),
+      .flatMap(secretsOf),
   );
   for (const [typeUrl, names] of dependents) {
     for (const name of new Set(names)) {
@@ -410,7 +417,6 @@ export interface CompileOptions {
 export function compile(spec: ConfigSpec, options: CompileOptions = {}): CompiledConfig {
   const issues: ConfigIssue[] = [];
   const all = encodeAll(spec, issues, options.memo, options.openSecret);
-  const secretsOf = secretUsers(spec);
   const stored = [...spec.nodeGroups].sort(
     (a, b) => a.priority - b.priority || (a.name < b.name ? -1 : 1),
   );
@@ -423,7 +429,7 @@ export function compile(spec: ConfigSpec, options: CompileOptions = {}): Compile
       nodeClusters: group.nodeClusters,
       nodeMetadata: group.nodeMetadata,
     },
-    snapshot: groupSnapshot(all, group, secretsOf),
+    snapshot: groupSnapshot(all, group),
   }));
   if (!groups.some((group) => group.isDefault)) {
     groups.push({
@@ -431,7 +437,7 @@ export function compile(spec: ConfigSpec, options: CompileOptions = {}): Compile
       isDefault: true,
       priority: Number.MAX_SAFE_INTEGER,
       selector: { nodeIds: [], nodeClusters: [], nodeMetadata: {} },
-      snapshot: groupSnapshot(all, undefined, secretsOf),
+      snapshot: groupSnapshot(all, undefined),
     });
   }
   return { groups, issues };

@@ -78,10 +78,13 @@ export function issueAt(
   severity: ImportSeverity,
   message: string,
 ): ImportError {
+  const segments = userSegments(resource.source, at);
+  const position = resource.locate?.(segments);
   return {
     severity,
-    path: formatPath(resource.path, userSegments(resource.source, at)),
+    path: formatPath(resource.path, segments),
     message,
     ...(resource.document === undefined ? {} : { document: resource.document }),
+    ...(position ? { line: position.line, column: position.column } : {}),
   };
 }

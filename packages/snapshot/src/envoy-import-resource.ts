@@ -40,6 +40,10 @@ export type DecodedResource = EnvoyResource & {
   readonly document?: number;
   /** The resource as the user wrote it: later issues are reported in the user's key spelling. */
   readonly source?: unknown;
+  /** Where a path of the resource (in the user's key spelling) is in the text, when known. */
+  readonly locate?: (
+    segments: readonly (string | number)[],
+  ) => { readonly line: number; readonly column: number } | undefined;
 };
 
 export const RESOURCE_SCHEMAS: ReadonlyMap<string, DescMessage> = new Map<string, DescMessage>([

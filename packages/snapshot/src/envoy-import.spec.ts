@@ -54,6 +54,10 @@ const LISTENER = TypeUrl.Listener;
 const HCM =
   "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
 
+/** An HTTP connection manager Envoy accepts: a stat prefix and its routes over RDS. */
+const EDGE_HCM =
+  "stat_prefix: edge\nrds: { route_config_name: edge-routes, config_source: { ads: {}, resource_api_version: V3 } }";
+
 /** A listener on `port` with one HTTP connection manager whose typed config lines are `hcm`. */
 function listenerYaml(name: string, port: number, hcm: string): string {
   return `- "@type": ${LISTENER}
@@ -575,8 +579,13 @@ describe("the test corpus", () => {
 });
 
 describe("importEnvoyConfig", () => {
+  /** The import of `text`, its issues without their line and column (tested where parsed). */
   function imported(text: string) {
-    return importEnvoyConfig(resourcesOf(text));
+    const result = importEnvoyConfig(resourcesOf(text));
+    return {
+      ...result,
+      issues: result.issues.map(({ line: _, column: __, ...issue }) => issue),
+    };
   }
   const errors = (issues: readonly ImportError[]) => issues.filter((i) => i.severity === "error");
   /** The notes parsing gives: how Envoy's lenient forms were read, what is not validated. */
@@ -726,9 +735,9 @@ describe("importEnvoyConfig", () => {
     const cases: readonly { rule: string; text: string; path: string; message: string }[] = [
       {
         rule: "an HTTP connection manager that is not the last filter of its chain",
-        text: listenerYaml("edge", 80, "stat_prefix: edge").replace(
+        text: listenerYaml("edge", 80, EDGE_HCM).replace(
           "    - filters:\n",
-          `    - filters:\n        - name: first\n          typed_config: { "@type": ${HCM}, stat_prefix: first }\n`,
+          `    - filters:\n        - name: first\n          typed_config: { "@type": ${HCM}, stat_prefix: first, rds: { route_config_name: r, config_source: { ads: {} } } }\n`,
         ),
         path: "[0].filter_chains[0].filters[0]",
         message:
@@ -753,7 +762,7 @@ describe("importEnvoyConfig", () => {
   describe("keeps what the model does not structure, as Envoy wrote it", () => {
     it("network filters before the HTTP connection manager, in order", () => {
       const { spec, issues } = imported(
-        listenerYaml("edge", 80, "stat_prefix: edge").replace(
+        listenerYaml("edge", 80, EDGE_HCM).replace(
           "    - filters:\n",
           `    - filters:
         - name: envoy.filters.network.local_ratelimit
@@ -811,7 +820,7 @@ describe("importEnvoyConfig", () => {
     });
 
     it("a typed config of a type Switchyard has no schema for, with a warning that it is not validated", () => {
-      const text = listenerYaml("edge", 80, "stat_prefix: edge").replace(
+      const text = listenerYaml("edge", 80, EDGE_HCM).replace(
         "  filter_chains:",
         `  listener_filters:
     - name: envoy.filters.listener.made_up

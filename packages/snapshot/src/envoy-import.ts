@@ -73,6 +73,7 @@ import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
 import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource } from "./envoy-import-resource.js";
 import { sealCertificates } from "./envoy-import-secrets.js";
+import { checkRules } from "./envoy-rules.js";
 import type {
   ClusterSpec,
   ListenerSpec,
@@ -84,6 +85,8 @@ import type {
 export type { ImportError, ImportSeverity } from "./envoy-import-issue.js";
 export type { DecodedResource, EnvoyResource } from "./envoy-import-resource.js";
 export { resourceJson, resourceName, resourceSchema } from "./envoy-import-resource.js";
+
+import { resourceSchema } from "./envoy-import-resource.js";
 
 /** Either every decoded resource (with notes that did not stop the import) or every error. */
 export type ParseResult =
@@ -147,6 +150,7 @@ export function parseEnvoyConfig(text: string, options: { filename?: string } = 
         ...resource,
         path: formatPath("", at),
         source,
+        locate: (segments) => document.locate([...at, ...segments]),
         ...(document.index === undefined ? {} : { document: document.index }),
       });
     }
@@ -181,10 +185,27 @@ export function importEnvoyConfig(
   resources: readonly DecodedResource[],
   options: ImportOptions = {},
 ): ImportResult {
-  const items = normalizeAll(resources);
-  const issues: ImportError[] = items.flatMap((item) =>
+  const normalized = normalizeAll(resources);
+  const issues: ImportError[] = normalized.flatMap((item) =>
     item.notes.map((note) => issueAt(item.resource, note.at, note.severity, note.message)),
   );
+  // Envoy's own constraints (validate.rules, RE2): a resource that breaks one is left out, each
+  // violation reported at its field, as the proxy would refuse it.
+  const items = normalized.filter((item) => {
+    const decoded = decodeNormalized(item);
+    const violations = checkRules(resourceSchema(decoded.typeUrl), decoded.message);
+    for (const violation of violations) {
+      issues.push(
+        issueAt(
+          item.resource,
+          violation.at,
+          "error",
+          `Envoy refuses this value: ${violation.message}`,
+        ),
+      );
+    }
+    return violations.length === 0;
+  });
   const sealed = items.map((item) => ({
     item,
     ...sealCertificates(item.certificates ?? [], options.sealPrivateKey),

@@ -13,7 +13,10 @@
  * remote Wasm code, ...). An empty name is no reference (it breaks a rule instead, envoy-rules.ts).
  */
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
+import { registry } from "@switchyard/proto";
+import { envoyFromJson } from "./envoy-proto-json.js";
 import { type EnvoyVisitor, type Segment, walkEnvoy } from "./envoy-walk.js";
+import type { JsonValue } from "./model.js";
 
 export type ReferenceKind = "cluster" | "secret" | "routeConfiguration";
 
@@ -287,4 +290,19 @@ export function referencesVisitor(out: EnvoyReference[]): EnvoyVisitor {
       return true;
     },
   };
+}
+
+/**
+ * The references in `json`, proto3 JSON of the message `typeName` (a network filter, an HTTP
+ * filter, a stored `extra`): what a check of one stored part needs without compiling it. Empty
+ * when the JSON does not decode (validation says why).
+ */
+export function findReferencesInJson(typeName: string, json: JsonValue): EnvoyReference[] {
+  const desc = registry.getMessage(typeName);
+  if (!desc) return [];
+  try {
+    return findReferences(desc, envoyFromJson(desc, json));
+  } catch {
+    return [];
+  }
 }

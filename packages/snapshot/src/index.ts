@@ -33,6 +33,11 @@ export {
   resourceSchema,
 } from "./envoy-import.js";
 export {
+  type EnvoyReference,
+  findReferencesInJson,
+  type ReferenceKind,
+} from "./envoy-references.js";
+export {
   type DeliveryFile,
   deliveryFiles,
   deliveryPath,

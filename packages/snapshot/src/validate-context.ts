@@ -106,14 +106,3 @@ export function describeRoute(
   const name = route.name ? ` (${JSON.stringify(route.name)})` : "";
   return `route ${index}${name} of virtual host ${JSON.stringify(virtualHost.name)}`;
 }
-
-/** The names of the clusters the routes of a route configuration use, in first-use order. */
-export function clustersUsedBy(routeConfiguration: RouteConfigurationSpec): Set<string> {
-  const used = new Set<string>();
-  for (const virtualHost of routeConfiguration.virtualHosts) {
-    for (const route of virtualHost.routes) {
-      for (const target of routeTargets(route)) used.add(target.cluster);
-    }
-  }
-  return used;
-}

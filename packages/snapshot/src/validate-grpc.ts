@@ -27,6 +27,7 @@ import {
   filterChainPath,
   localityPath,
   routePath,
+  virtualHostPath,
 } from "./validate-path.js";
 
 const quote = JSON.stringify;
@@ -152,6 +153,47 @@ function grpcClusterType(cluster: ClusterSpec): boolean {
   return typeof url === "string" && url.endsWith(`/${AGGREGATE_CLUSTER}`);
 }
 
+/**
+ * gRPC turns a retry policy into its own (gRFC A44: maxAttempts = num_retries + 1), which needs
+ * at least 2 attempts (gRFC A6, "maxAttempts MUST be an integer value greater than 1"): a policy
+ * of `num_retries: 0` is NACKed (seen with C-core), where Envoy reads it as "no retry".
+ */
+function checkRetryPolicies(
+  ctx: ValidationContext,
+  routeConfiguration: RouteConfigurationSpec,
+  listener: string,
+): void {
+  const zeroRetries = (policy: JsonValue | undefined) =>
+    policy !== null &&
+    typeof policy === "object" &&
+    !Array.isArray(policy) &&
+    "numRetries" in policy &&
+    Number((policy as JsonObject).numRetries) === 0;
+  const warn = (path: string, where: string) =>
+    ctx.issues.add(
+      "grpc-retry-policy",
+      path,
+      `a proxyless gRPC client would reject route configuration ${quote(routeConfiguration.name)} ${via(listener)}: ${where} has a retry policy with num_retries 0, and gRPC needs at least one retry (gRFC A44)`,
+      "remove the retry policy, or set num_retries to 1 or more",
+    );
+  for (const virtualHost of routeConfiguration.virtualHosts) {
+    if (zeroRetries(virtualHost.extra.retryPolicy)) {
+      warn(
+        `${virtualHostPath(routeConfiguration.name, virtualHost.name)}.extra.retryPolicy.numRetries`,
+        `virtual host ${quote(virtualHost.name)}`,
+      );
+    }
+    virtualHost.routes.forEach((route, index) => {
+      if (zeroRetries(route.retryPolicy ?? undefined)) {
+        warn(
+          `${routePath(routeConfiguration.name, virtualHost.name, index)}.retryPolicy.numRetries`,
+          describeRoute(virtualHost, index, route),
+        );
+      }
+    });
+  }
+}
+
 /** A reached cluster: EDS, LOGICAL_DNS or aggregate, ROUND_ROBIN or RING_HASH, no SDS TLS context. */
 function checkCluster(ctx: ValidationContext, cluster: ClusterSpec, listener: string): void {
   const path = clusterPath(cluster.name);
@@ -254,6 +296,7 @@ export function checkProxylessGrpc(ctx: ValidationContext): void {
   const reached = reach(ctx);
   for (const [routeConfiguration, listener] of reached.routeConfigurations) {
     checkRouteActions(ctx, routeConfiguration, listener);
+    checkRetryPolicies(ctx, routeConfiguration, listener);
   }
   for (const [cluster, listener] of reached.clusters) checkCluster(ctx, cluster, listener);
 }

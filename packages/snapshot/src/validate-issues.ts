@@ -97,6 +97,9 @@ export const VALIDATION_CODES = {
     'a virtual host domain is empty, holds whitespace, or has a wildcard other than one "*" at its start or end',
   ),
   "invalid-envoy-json": error("Envoy's schema rejects a stored Envoy field (extra, JSON columns)"),
+  "envoy-rule": error(
+    "a field breaks a constraint Envoy's protos declare (validate.rules), or a regular expression does not compile with RE2",
+  ),
   "invalid-runtime-key": error(
     "a runtime key is empty, holds whitespace or control characters, or has an empty segment between dots",
   ),
@@ -137,7 +140,7 @@ export const VALIDATION_CODES = {
     true,
   ),
   "dangling-cluster-reference": error(
-    "a route or node group names a cluster that does not exist",
+    "a route, a filter (tcp_proxy, ext_authz, a tracer, ...), a cluster or a node group names a cluster that does not exist",
     true,
   ),
   "dangling-route-configuration-reference": error(
@@ -146,7 +149,7 @@ export const VALIDATION_CODES = {
   ),
   "dangling-listener-reference": error("a node group names a listener that does not exist", true),
   "dangling-secret-reference": error(
-    "a cluster or filter chain names a secret (tlsSecretName) that does not exist",
+    "a cluster or filter chain names a secret (tlsSecretName, or an SDS secret over ADS in its TLS context) that does not exist",
     true,
   ),
   "secret-type-mismatch": error(
@@ -154,7 +157,7 @@ export const VALIDATION_CODES = {
     true,
   ),
   "node-group-missing-cluster": error(
-    "a node group receives a listener whose routes use a cluster the group does not receive",
+    "a node group receives a listener, route or cluster that refers to a cluster the group does not receive",
     true,
   ),
   "response-too-large": error(
@@ -163,6 +166,9 @@ export const VALIDATION_CODES = {
   ),
   // Warnings: publishable, but probably not what was meant.
   "cluster-without-endpoints": warning("a cluster has no endpoints: requests routed to it fail"),
+  "unvalidated-extension": warning(
+    "an extension of a type Switchyard has no schema for is sent as written (a TypedStruct), unchecked",
+  ),
   "ignored-route-action-field": warning("a route sets a field its actionKind ignores"),
   // Proxyless gRPC (@grpc/grpc-js-xds), only for what an api_listener reaches.
   "grpc-unsupported-http-filter": warning(
@@ -183,6 +189,10 @@ export const VALIDATION_CODES = {
   ),
   "grpc-unsupported-tls": warning(
     "a proxyless gRPC client would reject a cluster's SDS TLS context",
+    true,
+  ),
+  "grpc-retry-policy": warning(
+    "a proxyless gRPC client would reject a retry policy of num_retries 0 (gRFC A44)",
     true,
   ),
   "grpc-locality-weight": warning(

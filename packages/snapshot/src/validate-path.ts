@@ -58,3 +58,22 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 export function jsonKey(key: string): string {
   return IDENTIFIER.test(key) ? `.${key}` : named(key);
 }
+
+/** `a.b[0].c` → `a`, `a.b`, `a.b[0]`, `a.b[0].c`; dots and brackets inside quoted names don't count. */
+export function pathPrefixes(path: string): string[] {
+  const prefixes: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < path.length; i++) {
+    const char = path[i];
+    if (quoted) {
+      if (char === "\\") i++;
+      else if (char === '"') quoted = false;
+    } else if (char === '"') {
+      quoted = true;
+    } else if ((char === "." || char === "[") && i > 0) {
+      prefixes.push(path.slice(0, i));
+    }
+  }
+  prefixes.push(path);
+  return prefixes;
+}

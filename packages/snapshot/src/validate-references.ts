@@ -4,7 +4,6 @@
  */
 import type { ClusterSpec } from "./model.js";
 import {
-  clustersUsedBy,
   describeRoute,
   didYouMean,
   routeConfigurationName,
@@ -74,50 +73,6 @@ export function checkNodeGroupReferences(ctx: ValidationContext): void {
         "create the cluster, or remove it from the group",
       );
     });
-  }
-}
-
-/**
- * A named node group receives only its own listeners and clusters (compile.ts, groupSnapshot), so
- * a cluster its listeners' routes use must be among its clusters: otherwise its nodes get routes
- * to a cluster they do not have (a dangling reference in the group's snapshot, and for inline
- * routes a listener Envoy rejects). The default group receives everything, so it cannot miss one.
- */
-export function checkNodeGroupClosure(ctx: ValidationContext): void {
-  const usedByRouteConfiguration = new Map<string, Set<string>>();
-  const used = (name: string): Set<string> => {
-    let clusters = usedByRouteConfiguration.get(name);
-    if (!clusters) {
-      const routeConfiguration = ctx.routeConfigurations.get(name);
-      clusters = routeConfiguration ? clustersUsedBy(routeConfiguration) : new Set();
-      usedByRouteConfiguration.set(name, clusters);
-    }
-    return clusters;
-  };
-  for (const group of ctx.spec.nodeGroups) {
-    if (group.isDefault) continue;
-    const received = new Set(group.clusters);
-    const reported = new Set<string>();
-    for (const listenerName of group.listeners) {
-      const listener = ctx.listeners.get(listenerName);
-      if (!listener) continue;
-      for (const chain of listener.filterChains) {
-        const routeConfiguration = routeConfigurationName(chain);
-        if (routeConfiguration === null) continue;
-        for (const cluster of used(routeConfiguration)) {
-          // A cluster that does not exist at all is reported where the route names it.
-          if (received.has(cluster) || reported.has(cluster) || !ctx.clusters.has(cluster))
-            continue;
-          reported.add(cluster);
-          ctx.issues.add(
-            "node-group-missing-cluster",
-            `${nodeGroupPath(group.name)}.clusters`,
-            `node group ${quote(group.name)} receives listener ${quote(listenerName)}, whose route configuration ${quote(routeConfiguration)} sends traffic to cluster ${quote(cluster)}, but not that cluster, so its nodes would route to a cluster they do not have`,
-            `add cluster ${quote(cluster)} to the group`,
-          );
-        }
-      }
-    }
   }
 }
 

@@ -758,4 +758,19 @@ function checkWeightedClusters(
       "scale the weights down, e.g. to percentages",
     );
   }
+  // total_weight (deprecated, kept in extra) must be the sum when set: Envoy refuses the route
+  // ("Sum of weights in the weighted_cluster must add up to total_weight") and gRPC NACKs it.
+  const weighted = route.extra.route;
+  const declared =
+    isObject(weighted) && isObject(weighted.weightedClusters)
+      ? weighted.weightedClusters.totalWeight
+      : undefined;
+  if (valid && declared !== undefined && Number(declared) !== total) {
+    issues.add(
+      "invalid-weight",
+      `${path}.extra.route.weightedClusters.totalWeight`,
+      `${what} declares total_weight ${String(declared)}, but its weights add up to ${total}: Envoy refuses the route and gRPC clients NACK it`,
+      `set total_weight to ${total}, or remove it (it is deprecated: the sum is used)`,
+    );
+  }
 }

@@ -617,6 +617,50 @@ describe("validate: route actions", () => {
       expected: [],
     },
     {
+      rule: "a declared total_weight is the sum of the weights (Envoy refuses the route, gRPC NACKs it)",
+      spec: withRoutes(
+        routeSpec("", {
+          actionKind: "WEIGHTED_CLUSTERS",
+          cluster: null,
+          weightedClusters: [
+            { name: "c", weight: 70 },
+            { name: "d", weight: 20 },
+          ],
+          extra: { route: { weightedClusters: { totalWeight: 100 } } },
+        }),
+        routeSpec("", {
+          actionKind: "WEIGHTED_CLUSTERS",
+          cluster: null,
+          weightedClusters: [
+            { name: "c", weight: 70 },
+            { name: "d", weight: 30 },
+          ],
+          extra: { route: { weightedClusters: { totalWeight: 100 } } },
+        }),
+      ),
+      code: "invalid-weight",
+      expected: [error("invalid-weight", route(0, ".extra.route.weightedClusters.totalWeight"))],
+    },
+    {
+      rule: "a CLUSTER_HEADER route holds its header in extra.route",
+      spec: withRoutes(
+        routeSpec("", { actionKind: "CLUSTER_HEADER", cluster: null }),
+        routeSpec("", {
+          actionKind: "CLUSTER_HEADER",
+          cluster: null,
+          extra: { route: { clusterHeader: "x-cluster" } },
+        }),
+      ),
+      code: "incomplete-route-action",
+      expected: [error("incomplete-route-action", route(0, ".extra.route.clusterHeader"))],
+    },
+    {
+      rule: "a NON_FORWARDING route holds its action in extra",
+      spec: withRoutes(routeSpec("", { actionKind: "NON_FORWARDING", cluster: null })),
+      code: "incomplete-route-action",
+      expected: [error("incomplete-route-action", route(0, ".extra.nonForwardingAction"))],
+    },
+    {
       rule: "a weighted cluster's weight is not negative",
       spec: withRoutes(
         routeSpec("", {
@@ -799,6 +843,91 @@ describe("validate: references", () => {
       suggestion,
     );
   });
+});
+
+describe("validate: Envoy's rules and references in what the model keeps as Envoy JSON", () => {
+  const tcpProxy = (typedConfig: Record<string, unknown>) => ({
+    name: "envoy.filters.network.tcp_proxy",
+    typedConfig: {
+      "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+      ...typedConfig,
+    },
+  });
+  const tcpListener = (typedConfig: Record<string, unknown>): ListenerSpec =>
+    socketListenerSpec("tcp", 5432, "", {
+      filterChains: [
+        filterChainSpec({
+          networkOnly: true,
+          statPrefix: "",
+          networkFilters: [tcpProxy(typedConfig) as never],
+        }),
+      ],
+    });
+  const chain = 'listeners["tcp"].filterChains[0].networkFilters[0].typedConfig';
+  runCases([
+    {
+      rule: "a constraint of Envoy's protos in a kept filter is an error at its field",
+      spec: configSpec({
+        clusters: [clusterSpec("db", [ep()])],
+        listeners: [tcpListener({ statPrefix: "", cluster: "db" })],
+      }),
+      code: "envoy-rule",
+      expected: [error("envoy-rule", `${chain}.statPrefix`)],
+    },
+    {
+      rule: "a tcp_proxy to a cluster that does not exist is a dangling reference at its field",
+      spec: configSpec({
+        clusters: [clusterSpec("db", [ep()])],
+        listeners: [tcpListener({ statPrefix: "db", cluster: "dbb" })],
+      }),
+      code: "dangling-cluster-reference",
+      expected: [error("dangling-cluster-reference", `${chain}.cluster`)],
+    },
+    {
+      rule: "a named node group receiving a TCP listener must receive the clusters it proxies to",
+      spec: configSpec({
+        clusters: [clusterSpec("db", [ep()]), clusterSpec("other", [ep("10.0.0.2")])],
+        listeners: [tcpListener({ statPrefix: "db", cluster: "db" })],
+        nodeGroups: [nodeGroupSpec("g", { listeners: ["tcp"], clusters: ["other"] })],
+      }),
+      code: "node-group-missing-cluster",
+      expected: [error("node-group-missing-cluster", 'nodeGroups["g"].clusters')],
+    },
+    {
+      rule: "an extension Switchyard has no schema for is a warning that it is not checked",
+      spec: configSpec({
+        clusters: [clusterSpec("db", [ep()])],
+        listeners: [
+          socketListenerSpec("tcp", 5432, "", {
+            filterChains: [
+              filterChainSpec({
+                networkOnly: true,
+                statPrefix: "",
+                networkFilters: [
+                  {
+                    name: "envoy.filters.network.postgres_proxy",
+                    typedConfig: {
+                      "@type":
+                        "type.googleapis.com/envoy.extensions.filters.network.postgres_proxy.v3alpha.PostgresProxy",
+                      stat_prefix: "pg",
+                    },
+                  },
+                  tcpProxy({ statPrefix: "db", cluster: "db" }) as never,
+                ],
+              }),
+            ],
+          }),
+        ],
+      }),
+      code: "unvalidated-extension",
+      expected: [
+        warning(
+          "unvalidated-extension",
+          'listeners["tcp"].filterChains[0].networkFilters[0].typedConfig',
+        ),
+      ],
+    },
+  ]);
 });
 
 describe("validate: duplicates", () => {
@@ -1044,6 +1173,27 @@ describe("validate: proxyless gRPC", () => {
       spec: grpcWith({ lbPolicy: "LEAST_REQUEST" }),
       code: "grpc-unsupported-lb-policy",
       expected: [warning("grpc-unsupported-lb-policy", `${backend}.lbPolicy`)],
+    },
+    {
+      rule: "a retry policy of num_retries 0 on a route a gRPC client reaches is a gRPC warning (gRFC A44)",
+      spec: greeterRoute(
+        routeSpec("greeter-backend", { retryPolicy: { retryOn: "unavailable", numRetries: 0 } }),
+      ),
+      code: "grpc-retry-policy",
+      expected: [
+        warning(
+          "grpc-retry-policy",
+          'routeConfigurations["greeter-routes"].virtualHosts["greeter"].routes[0].retryPolicy.numRetries',
+        ),
+      ],
+    },
+    {
+      rule: "a retry policy of num_retries 1 is fine for gRPC",
+      spec: greeterRoute(
+        routeSpec("greeter-backend", { retryPolicy: { retryOn: "unavailable", numRetries: 1 } }),
+      ),
+      code: "grpc-retry-policy",
+      expected: [],
     },
     {
       rule: "RING_HASH is supported by gRPC",

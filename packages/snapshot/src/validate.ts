@@ -21,12 +21,13 @@ import {
   checkListenerConflicts,
 } from "./validate-duplicates.js";
 import { encodingHint, locateEncodingIssue } from "./validate-encoding.js";
+import { checkEnvoyResources } from "./validate-envoy.js";
 import { checkProxylessGrpc } from "./validate-grpc.js";
 import { IssueList, type ValidationReport } from "./validate-issues.js";
+import { pathPrefixes } from "./validate-path.js";
 import {
   checkClustersHaveEndpoints,
   checkListenerRouteReferences,
-  checkNodeGroupClosure,
   checkNodeGroupReferences,
   checkRouteClusterReferences,
 } from "./validate-references.js";
@@ -76,7 +77,6 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
   checkListenerRouteReferences,
   checkNodeGroupReferences,
   checkSecretReferences,
-  checkNodeGroupClosure,
   checkClustersHaveEndpoints,
   checkDuplicateNames,
   checkDuplicateDomains,
@@ -96,6 +96,7 @@ export function validate(spec: ConfigSpec, options: ValidateOptions = {}): Valid
   const compiled =
     options.compiled ?? compile(spec, options.openSecret ? { openSecret: options.openSecret } : {});
   checkEncoding(ctx, compiled.issues);
+  checkEnvoyResources(ctx, compiled);
   checkResponseSizes(ctx, compiled);
   checkProxylessGrpc(ctx);
   return issues.report();
@@ -186,23 +187,4 @@ function checkEncoding(ctx: ValidationContext, compilerIssues: readonly ConfigIs
       );
     }
   });
-}
-
-/** `a.b[0].c` → `a`, `a.b`, `a.b[0]`, `a.b[0].c`; dots and brackets inside quoted names don't count. */
-function pathPrefixes(path: string): string[] {
-  const prefixes: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < path.length; i++) {
-    const char = path[i];
-    if (quoted) {
-      if (char === "\\") i++;
-      else if (char === '"') quoted = false;
-    } else if (char === '"') {
-      quoted = true;
-    } else if ((char === "." || char === "[") && i > 0) {
-      prefixes.push(path.slice(0, i));
-    }
-  }
-  prefixes.push(path);
-  return prefixes;
 }

@@ -66,6 +66,7 @@ import {
 import { perInstance, RowCache } from "../store/row-cache.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
+import { importScopeProblem } from "./import-scope.js";
 import {
   clusterMessageOf,
   clusterSpecOf,
@@ -423,7 +424,7 @@ export function draftHandlers(
         throw notFound(
           `${kind} "${request.name}"${request.version ? ` in version ${request.version}` : ""}`,
         );
-      return { resource: first as never };
+      return { resource: first as never, resources: forms as never };
     },
 
     async import(request, context) {
@@ -449,6 +450,18 @@ export function draftHandlers(
           `${document} cannot be imported: ${summarize(errors)}`,
           imported.issues,
         );
+      if (request.object) {
+        const problem = importScopeProblem(
+          imported.spec,
+          sourceKindOf(request.object.kind),
+          request.object.name,
+        );
+        if (problem) {
+          throw invalidArgument(`${document} cannot be saved: ${problem}`, [
+            { severity: "error", code: "import-scope", path: "", message: problem },
+          ]);
+        }
+      }
       checkStorable(document, imported.spec);
       const apply = () =>
         prisma.$transaction(

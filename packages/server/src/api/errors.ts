@@ -37,6 +37,8 @@ export function issueMessage(issue: ApiIssue): Issue {
     path: issue.path,
     message: `${issue.message}${position}`,
     hint: issue.hint ?? "",
+    line: issue.line ?? 0,
+    column: issue.column ?? 0,
   });
 }
 

@@ -6,7 +6,12 @@ import {
   type ResourceSummary,
   ResourceSummarySchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { ClusterSpec, RouteConfigurationSpec } from "@switchyard/snapshot";
+import {
+  type ClusterSpec,
+  findReferencesInJson,
+  type JsonValue,
+  type RouteConfigurationSpec,
+} from "@switchyard/snapshot";
 import type { Stored } from "../store/config-store.js";
 import { perInstance } from "../store/row-cache.js";
 
@@ -99,9 +104,16 @@ export async function listSummaries(
       const where = l.apiListener
         ? "gRPC api_listener"
         : `${l.address ?? "0.0.0.0"}:${l.port ?? 0}`;
-      const references = l.filterChains.flatMap((f) =>
-        [f.rdsRouteConfigName, f.inlineRouteConfigName].filter((n): n is string => n !== null),
-      );
+      const references = l.filterChains.flatMap((f) => [
+        ...[f.rdsRouteConfigName, f.inlineRouteConfigName].filter((n): n is string => n !== null),
+        // The clusters its network filters (a tcp_proxy, ...) send connections to.
+        ...(Array.isArray(f.networkFilters) ? (f.networkFilters as JsonValue[]) : []).flatMap(
+          (filter) =>
+            findReferencesInJson("envoy.config.listener.v3.Filter", filter)
+              .filter((reference) => reference.kind === "cluster")
+              .map((reference) => reference.name),
+        ),
+      ]);
       out.push(
         summary(
           ResourceKind.LISTENER,

@@ -7,9 +7,11 @@ import {
   apiListenerSpec,
   clusterSpec,
   endpointSpec,
+  filterChainSpec,
   largeConfigSpec,
   routeConfigurationSpec,
   routeSpec,
+  socketListenerSpec,
   virtualHostSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
@@ -75,6 +77,43 @@ describe("buildTopology", () => {
       "virtual-host:edge-routes/api cluster:backend",
       "cluster:backend endpoint:backend/0",
     ]);
+  });
+
+  it("links a TCP listener to the clusters its network filters send connections to, labelled with the filter", () => {
+    const tcp = socketListenerSpec("passthrough", 443, "", {
+      filterChains: [
+        filterChainSpec({
+          networkOnly: true,
+          statPrefix: "",
+          networkFilters: [
+            {
+              name: "envoy.filters.network.tcp_proxy",
+              typedConfig: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+                statPrefix: "passthrough",
+                weightedClusters: {
+                  clusters: [
+                    { name: "db", weight: 9 },
+                    { name: "db-replica", weight: 1 },
+                  ],
+                },
+              },
+            },
+          ],
+        }),
+      ],
+    });
+    const t = buildTopology({
+      listeners: [tcp],
+      routeConfigurations: [],
+      clusters: [cluster("db")],
+    });
+    expect(t.edges.slice(0, 2)).toEqual([
+      { source: "listener:passthrough", target: "cluster:db", label: "tcp_proxy" },
+      { source: "listener:passthrough", target: "cluster:db-replica", label: "tcp_proxy" },
+    ]);
+    expect(t.nodes.find((n) => n.id === "cluster:db-replica")?.missing).toBe(true);
   });
 
   it("names each node's stored object: a virtual host's is its route configuration, an endpoint's its cluster", () => {

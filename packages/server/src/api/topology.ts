@@ -10,11 +10,13 @@ import {
   TopologyNodeKind,
   TopologyScope,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import type {
-  ClusterSpec,
-  ListenerSpec,
-  RouteConfigurationSpec,
-  VirtualHostSpec,
+import {
+  type ClusterSpec,
+  findReferencesInJson,
+  type JsonValue,
+  type ListenerSpec,
+  type RouteConfigurationSpec,
+  type VirtualHostSpec,
 } from "@switchyard/snapshot";
 
 export interface TopologyNode {
@@ -187,6 +189,11 @@ export function buildTopology(input: TopologyInput): Topology {
     for (const chain of listener.filterChains) {
       const target = chain.rdsRouteConfigName ?? chain.inlineRouteConfigName;
       if (target) addEdge(id, routeNode(target), chain.inlineRouteConfigName ? "inline" : "");
+      // TCP paths: the clusters its network filters send connections to (a tcp_proxy, redis
+      // prefix routes, ...), labelled with the filter.
+      for (const { cluster, label } of networkTargets(chain.networkFilters)) {
+        addEdge(id, clusterNode(cluster), label);
+      }
     }
   }
 
@@ -229,6 +236,24 @@ export function buildTopology(input: TopologyInput): Topology {
   }
 
   return { nodes: [...nodes.values()], edges: [...edges.values()] };
+}
+
+/** The short name of a network filter: `envoy.filters.network.tcp_proxy` → "tcp_proxy". */
+function filterLabel(filter: JsonValue): string {
+  const name =
+    typeof filter === "object" && filter !== null && !Array.isArray(filter) && "name" in filter
+      ? filter.name
+      : undefined;
+  return typeof name === "string" ? name.slice(name.lastIndexOf(".") + 1) : "";
+}
+
+/** The clusters a chain's network filters send traffic to, each with its filter's name. */
+function networkTargets(filters: readonly JsonValue[]): { cluster: string; label: string }[] {
+  return filters.flatMap((filter) =>
+    findReferencesInJson("envoy.config.listener.v3.Filter", filter)
+      .filter((reference) => reference.kind === "cluster")
+      .map((reference) => ({ cluster: reference.name, label: filterLabel(filter) })),
+  );
 }
 
 /** A topology with its edges looked up by node, built once per configuration. */

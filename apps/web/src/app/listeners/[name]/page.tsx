@@ -1,5 +1,7 @@
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Metadata } from "next";
 import { EditListener } from "@/components/config/listener-pages";
+import { ObjectViews } from "@/components/config/object-views";
 import { routeParam } from "@/lib/route-param";
 
 export async function generateMetadata({
@@ -9,5 +11,13 @@ export async function generateMetadata({
 }
 
 export default async function ListenerPage({ params }: PageProps<"/listeners/[name]">) {
-  return <EditListener name={routeParam((await params).name)} />;
+  const name = routeParam((await params).name);
+  return (
+    <ObjectViews
+      kind={ResourceKind.LISTENER}
+      label="listener"
+      name={name}
+      form={<EditListener name={name} />}
+    />
+  );
 }

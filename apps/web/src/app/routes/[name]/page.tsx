@@ -1,4 +1,6 @@
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Metadata } from "next";
+import { ObjectViews } from "@/components/config/object-views";
 import { EditRouteConfig } from "@/components/config/route-config-pages";
 import { routeParam } from "@/lib/route-param";
 
@@ -7,5 +9,13 @@ export async function generateMetadata({ params }: PageProps<"/routes/[name]">):
 }
 
 export default async function RouteConfigPage({ params }: PageProps<"/routes/[name]">) {
-  return <EditRouteConfig name={routeParam((await params).name)} />;
+  const name = routeParam((await params).name);
+  return (
+    <ObjectViews
+      kind={ResourceKind.ROUTE_CONFIGURATION}
+      label="route configuration"
+      name={name}
+      form={<EditRouteConfig name={name} />}
+    />
+  );
 }

@@ -1,0 +1,135 @@
+import { artifactPath, type TestBrowser } from "@switchyard/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConsoleWorld } from "./console-world.js";
+import type { Harness } from "./harness.js";
+
+type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
+
+/** A TLS passthrough listener: SNI routing to a tcp_proxy, nothing the form models as HTTP. */
+const PASSTHROUGH = `
+- "@type": type.googleapis.com/envoy.config.listener.v3.Listener
+  name: passthrough
+  address: { socket_address: { address: 0.0.0.0, port_value: 8443 } }
+  listener_filters:
+  - name: envoy.filters.listener.tls_inspector
+    typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector }
+  filter_chains:
+  - filter_chain_match: { server_names: [db.example.com] }
+    filters:
+    - name: envoy.filters.network.tcp_proxy
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy
+        stat_prefix: db_passthrough
+        cluster: db
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: db
+  type: STRICT_DNS
+  connect_timeout: 1s
+  load_assignment: { cluster_name: db, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: db.internal, port_value: 5432 } } } }] }] }
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: db-replica
+  type: STRICT_DNS
+  connect_timeout: 1s
+  load_assignment: { cluster_name: db-replica, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: replica.internal, port_value: 5432 } } } }] }] }
+`;
+
+/*
+ * A listener Switchyard keeps mostly as Envoy JSON (a tcp_proxy chain), edited as Envoy YAML in
+ * real Chromium: a value Envoy's rules refuse is shown with its path, line and rule and saves
+ * nothing; a valid edit is saved to the draft; a rename is refused. The tests build on each other.
+ */
+describe("editing an object as Envoy YAML in the console", () => {
+  let harness: Harness;
+  let chromium: TestBrowser;
+  let page: Page;
+  let problems: string[] = [];
+  const refusals = "/switchyard.v1.ConfigService/Import";
+
+  beforeAll(async () => {
+    // Each refusal this file provokes (a Connect InvalidArgument is HTTP 400) is expected.
+    ({ harness, chromium, page, problems } = await startConsoleWorld({
+      ignore: (text, from) => text.includes("status of 400") && from.endsWith(refusals),
+    }));
+    await harness.api().import({ content: PASSTHROUGH, filename: "passthrough.yaml" });
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await harness?.stop();
+  });
+
+  const editor = () => page.getByLabel("Envoy YAML of listener passthrough");
+  const click = (name: string) => page.getByRole("button", { name, exact: true }).click();
+
+  it("shows the form of a network-only chain: its kind and its network filters as Envoy JSON", async () => {
+    await page.goto(`${harness.baseUrl}/listeners/passthrough`);
+    const chain = page.getByLabel("Chain", { exact: true });
+    await chain.waitFor({ timeout: 15_000 });
+    expect(await chain.inputValue()).toBe("network");
+    expect(await page.getByLabel("Network filters (JSON)").inputValue()).toContain(
+      "envoy.filters.network.tcp_proxy",
+    );
+  });
+
+  it("opens the Envoy YAML view with every field, the tcp_proxy's included", async () => {
+    await page.getByRole("link", { name: "Envoy YAML", exact: true }).click();
+    await page.waitForURL("**/listeners/passthrough?view=yaml");
+    await expect.poll(() => editor().inputValue(), { timeout: 15_000 }).toContain("tcp_proxy");
+    const text = await editor().inputValue();
+    expect(text).toContain("statPrefix: db_passthrough");
+    expect(text).toContain("envoy.filters.listener.tls_inspector");
+  });
+
+  it("refuses a value Envoy's rules forbid, with its path, line and rule, and saves nothing", async () => {
+    const text = await editor().inputValue();
+    await editor().fill(text.replace("statPrefix: db_passthrough", 'statPrefix: ""'));
+    await click("Save to draft");
+    const alert = page.getByRole("alert").filter({ hasText: "Not saved: nothing changed" });
+    await alert.waitFor({ timeout: 10_000 });
+    const shown = await alert.innerText();
+    expect(shown).toContain("string.min_len = 1");
+    expect(shown).toContain("[0].filterChains[0].filters[0].typedConfig.statPrefix");
+    expect(shown).toMatch(/line \d+/);
+    await page.screenshot({ path: artifactPath("console-envoy-yaml-refused.png"), fullPage: true });
+    const stored = await harness.api().getListener({ name: "passthrough" });
+    expect(stored.filterChains[0]?.networkFilters[0]?.typedConfig).toMatchObject({
+      statPrefix: "db_passthrough",
+    });
+  });
+
+  it("saves a valid edit to the draft: the tcp_proxy now sends connections to the replica", async () => {
+    const text = await editor().inputValue();
+    await editor().fill(
+      text
+        .replace('statPrefix: ""', "statPrefix: db_replica")
+        .replace("cluster: db\n", "cluster: db-replica\n"),
+    );
+    await click("Check");
+    await page.getByText("Valid: saving changes the draft.").waitFor({ timeout: 10_000 });
+    await click("Save to draft");
+    await page.getByText("Listener “passthrough” saved to the draft").first().waitFor({
+      timeout: 10_000,
+    });
+    const stored = await harness.api().getListener({ name: "passthrough" });
+    expect(stored.filterChains[0]?.networkFilters[0]?.typedConfig).toMatchObject({
+      statPrefix: "db_replica",
+      cluster: "db-replica",
+    });
+  });
+
+  it("refuses a rename: the YAML of one object saves that object only", async () => {
+    const text = await editor().inputValue();
+    await editor().fill(text.replace("name: passthrough", "name: passthrough-2"));
+    await click("Save to draft");
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "an object's name cannot change here" })
+      .waitFor({ timeout: 10_000 });
+    const listeners = await harness.api().listListeners({});
+    expect(listeners.listeners.map((l) => l.name)).toEqual(["passthrough"]);
+  });
+
+  it("left no error or warning in the browser console", () => {
+    expect(problems).toEqual([]);
+  });
+});
