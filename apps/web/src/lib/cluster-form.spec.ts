@@ -1,3 +1,4 @@
+import { DiscoveryType, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { describe, expect, it } from "vitest";
 import { clusterFormOf, clusterFormSchema, clusterOfForm, emptyClusterForm } from "./cluster-form";
 import { cluster } from "./config-fixtures";
@@ -13,6 +14,31 @@ describe("the cluster form", () => {
       },
       outlierDetection: { consecutive5xx: 5, interval: "10s", successRateMinimumHosts: 3 },
       healthChecks: [{ timeout: "1s", interval: "5s", tcpHealthCheck: {} }],
+    });
+    expect(clusterOfForm(clusterFormOf(stored), stored)).toEqual(stored);
+  });
+
+  it.each([
+    ["an ORIGINAL_DST cluster", DiscoveryType.ORIGINAL_DST, {}],
+    [
+      "an extension (aggregate) cluster",
+      DiscoveryType.CUSTOM,
+      {
+        clusterType: {
+          name: "envoy.clusters.aggregate",
+          typedConfig: {
+            "@type": "type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig",
+            clusters: ["a", "b"],
+          },
+        },
+      },
+    ],
+  ])("gives back %s unchanged when nothing was edited", (_, discoveryType, extra) => {
+    const stored = cluster({
+      discoveryType,
+      lbPolicy: LbPolicy.CLUSTER_PROVIDED,
+      localities: [],
+      extra,
     });
     expect(clusterOfForm(clusterFormOf(stored), stored)).toEqual(stored);
   });

@@ -27,7 +27,14 @@ import type { FieldMap } from "./issue-path";
 
 /** The cluster form's values, and how they become a `switchyard.v1.Cluster` and back. */
 
-export const discoveryTypes = ["EDS", "STATIC", "STRICT_DNS", "LOGICAL_DNS"] as const;
+export const discoveryTypes = [
+  "EDS",
+  "STATIC",
+  "STRICT_DNS",
+  "LOGICAL_DNS",
+  "ORIGINAL_DST",
+  "CUSTOM",
+] as const;
 export const lbPolicies = [
   "ROUND_ROBIN",
   "LEAST_REQUEST",
@@ -35,6 +42,7 @@ export const lbPolicies = [
   "RANDOM",
   "MAGLEV",
   "CLUSTER_PROVIDED",
+  "LOAD_BALANCING_POLICY_CONFIG",
 ] as const;
 export const healthStatuses = [
   "UNKNOWN",

@@ -1,4 +1,4 @@
-import { RouteActionKind } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RouteActionKind, RouteMatchKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { describe, expect, it } from "vitest";
 import { routeConfiguration } from "./config-fixtures";
 import {
@@ -40,13 +40,55 @@ describe("the route configuration form", () => {
     expect(refused.error?.issues.map((i) => i.path.join("."))).toContain("virtualHosts.0.name");
   });
 
+  it("gives back routes whose matcher or action is kept as Envoy JSON unchanged, and a weighted cluster's other fields", () => {
+    const stored = routeConfiguration({
+      virtualHosts: [
+        {
+          name: "api",
+          domains: ["*"],
+          routes: [
+            {
+              matchKind: RouteMatchKind.CONNECT,
+              caseSensitive: true,
+              actionKind: RouteActionKind.CLUSTER_HEADER,
+              extra: { match: { connectMatcher: {} }, route: { clusterHeader: "x-cluster" } },
+            },
+            {
+              matchKind: RouteMatchKind.PREFIX,
+              matchValue: "/",
+              caseSensitive: true,
+              actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
+              weightedClusters: [
+                { name: "a", weight: 1, extra: { hostRewriteLiteral: "a.internal" } },
+                { name: "b", weight: 1 },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(routeConfigOfForm(routeConfigFormOf(stored), stored)).toEqual(stored);
+  });
+
+  it("writes the header of a cluster-header route where Envoy reads it, and drops it when the route goes to a cluster", () => {
+    const route = { ...newRoute(""), actionKind: "CLUSTER_HEADER" as const, clusterHeader: "x-c" };
+    expect(routeOfForm(route).extra).toEqual({ route: { clusterHeader: "x-c" } });
+    const moved = {
+      ...route,
+      actionKind: "CLUSTER" as const,
+      cluster: "a",
+      extra: { route: { clusterHeader: "x-c" } },
+    };
+    expect(routeOfForm(moved).extra).toBeUndefined();
+  });
+
   it("sends only the fields the chosen action uses", () => {
     const route = {
       ...newRoute("payments"),
       actionKind: "REDIRECT" as const,
       redirectHost: "example.com",
       timeoutMs: "100",
-      weightedClusters: [{ name: "a", weight: "1" }],
+      weightedClusters: [{ name: "a", weight: "1", extra: undefined }],
     };
     const message = routeOfForm(route);
     expect(message.actionKind).toBe(RouteActionKind.REDIRECT);

@@ -26,8 +26,35 @@ import type { FieldMap } from "./issue-path";
 
 /** The route configuration form's values, and how they become a `switchyard.v1.RouteConfiguration`. */
 
-export const matchKinds = ["PREFIX", "PATH", "SAFE_REGEX"] as const;
-export const actionKinds = ["CLUSTER", "WEIGHTED_CLUSTERS", "REDIRECT", "DIRECT_RESPONSE"] as const;
+export const matchKinds = [
+  "PREFIX",
+  "PATH",
+  "SAFE_REGEX",
+  "PATH_SEPARATED_PREFIX",
+  "CONNECT",
+  "PATH_MATCH_POLICY",
+] as const;
+/** Match kinds whose matcher is Envoy JSON kept in the route's extra: no pattern in the form. */
+export const matchKindsInExtra: ReadonlySet<string> = new Set(["CONNECT", "PATH_MATCH_POLICY"]);
+export const actionKinds = [
+  "CLUSTER",
+  "WEIGHTED_CLUSTERS",
+  "REDIRECT",
+  "DIRECT_RESPONSE",
+  "CLUSTER_HEADER",
+  "CLUSTER_SPECIFIER_PLUGIN",
+  "INLINE_CLUSTER_SPECIFIER_PLUGIN",
+  "NON_FORWARDING",
+  "FILTER_ACTION",
+] as const;
+/** Actions that forward to a cluster (timeout, retries and rewrites apply). */
+export const forwardingActions: ReadonlySet<string> = new Set([
+  "CLUSTER",
+  "WEIGHTED_CLUSTERS",
+  "CLUSTER_HEADER",
+  "CLUSTER_SPECIFIER_PLUGIN",
+  "INLINE_CLUSTER_SPECIFIER_PLUGIN",
+]);
 export const matcherKinds = ["exact", "prefix", "suffix", "contains", "regex", "present"] as const;
 /** envoy.config.route.v3.RedirectAction.RedirectResponseCode, in enum order. */
 export const redirectCodes = [
@@ -62,6 +89,8 @@ const matcherSchema = z
 const weightedSchema = z.object({
   name: z.string().trim().min(1, "Choose a cluster"),
   weight: uintText({ what: "a weight" }),
+  /** The entry's other Envoy fields (headers to add, ...), kept as they are. */
+  extra: passthrough.optional(),
 });
 
 const routeSchema = z
@@ -74,6 +103,8 @@ const routeSchema = z
     queryParameters: z.array(matcherSchema),
     actionKind: z.enum(actionKinds),
     cluster: z.string().trim(),
+    /** CLUSTER_HEADER: the request header naming the cluster (extra.route.clusterHeader). */
+    clusterHeader: z.string().trim(),
     weightedClusters: z.array(weightedSchema),
     redirectHost: z.string().trim(),
     redirectPath: z.string().trim(),
@@ -94,7 +125,10 @@ const routeSchema = z
   .superRefine((r, ctx) => {
     const at = (path: string, message: string) =>
       ctx.addIssue({ code: "custom", path: [path], message });
-    if (r.matchKind === "PATH" && !r.matchValue.startsWith("/")) {
+    if (
+      (r.matchKind === "PATH" || r.matchKind === "PATH_SEPARATED_PREFIX") &&
+      !r.matchValue.startsWith("/")
+    ) {
       at("matchValue", "A path starts with /");
     }
     if (r.matchKind === "SAFE_REGEX" && r.matchValue === "")
@@ -102,6 +136,9 @@ const routeSchema = z
     switch (r.actionKind) {
       case "CLUSTER":
         if (r.cluster === "") at("cluster", "Choose the cluster that serves these requests");
+        break;
+      case "CLUSTER_HEADER":
+        if (r.clusterHeader === "") at("clusterHeader", "Enter the header that names the cluster");
         break;
       case "WEIGHTED_CLUSTERS":
         if (r.weightedClusters.length === 0) at("weightedClusters", "Add at least one cluster");
@@ -199,6 +236,7 @@ export function newRoute(cluster = ""): RouteForm {
     queryParameters: [],
     actionKind: "CLUSTER",
     cluster,
+    clusterHeader: "",
     weightedClusters: [],
     redirectHost: "",
     redirectPath: "",
@@ -342,7 +380,9 @@ export function routeFormOf(route: Route): RouteForm {
     weightedClusters: route.weightedClusters.map((w) => ({
       name: w.name,
       weight: String(w.weight),
+      extra: w.extra,
     })),
+    clusterHeader: str(isObject(route.extra?.route) ? route.extra.route.clusterHeader : undefined),
     redirectHost: str(redirect?.hostRedirect),
     redirectPath: str(redirect?.pathRedirect),
     redirectCode: redirectCodeOf(redirect?.responseCode),
@@ -370,7 +410,7 @@ const nonEmpty = (o: JsonObject): JsonObject | undefined => (isEmptyObject(o) ? 
  */
 export function routeOfForm(form: RouteForm) {
   const kind = form.actionKind;
-  const forwards = kind === "CLUSTER" || kind === "WEIGHTED_CLUSTERS";
+  const forwards = forwardingActions.has(kind);
   const perTry = parseUint(form.perTryTimeoutMs);
   const body = isObject(form.directBase?.body) ? form.directBase.body : undefined;
   return {
@@ -387,6 +427,7 @@ export function routeOfForm(form: RouteForm) {
         ? form.weightedClusters.map((w) => ({
             name: w.name.trim(),
             weight: parseUint(w.weight) ?? 0,
+            extra: w.extra,
           }))
         : [],
     redirect:
@@ -421,8 +462,49 @@ export function routeOfForm(form: RouteForm) {
         )
       : undefined,
     prefixRewrite: forwards && form.prefixRewrite !== "" ? form.prefixRewrite : undefined,
-    extra: form.extra,
+    extra: routeExtraOf(form),
   };
+}
+
+/** Where the kinds kept in a route's extra have their Envoy JSON: [holder, key]. */
+const keptAction: Record<string, readonly ["route" | "", string]> = {
+  CLUSTER_HEADER: ["route", "clusterHeader"],
+  CLUSTER_SPECIFIER_PLUGIN: ["route", "clusterSpecifierPlugin"],
+  INLINE_CLUSTER_SPECIFIER_PLUGIN: ["route", "inlineClusterSpecifierPlugin"],
+  NON_FORWARDING: ["", "nonForwardingAction"],
+  FILTER_ACTION: ["", "filterAction"],
+};
+const keptMatch: Record<string, string> = {
+  CONNECT: "connectMatcher",
+  PATH_MATCH_POLICY: "pathMatchPolicy",
+};
+
+/**
+ * The route's extra with only the action and matcher of its chosen kinds: switching a route from
+ * "Cluster from a header" to "Route to a cluster" drops the header (Envoy takes one cluster
+ * specifier), and the header field of the form is written where Envoy reads it.
+ */
+function routeExtraOf(form: RouteForm): JsonObject | undefined {
+  const out: Record<string, JsonValue> = { ...(form.extra ?? {}) };
+  const route: Record<string, JsonValue> = isObject(out.route) ? { ...out.route } : {};
+  const match: Record<string, JsonValue> = isObject(out.match) ? { ...out.match } : {};
+  for (const [kind, [holder, key]] of Object.entries(keptAction)) {
+    if (kind === form.actionKind) continue;
+    if (holder === "route") delete route[key];
+    else delete out[key];
+  }
+  for (const [kind, key] of Object.entries(keptMatch)) {
+    if (kind !== form.matchKind) delete match[key];
+  }
+  if (form.actionKind === "CLUSTER_HEADER") route.clusterHeader = form.clusterHeader;
+  delete out.route;
+  delete out.match;
+  const all = {
+    ...out,
+    ...(isEmptyObject(route) ? {} : { route }),
+    ...(isEmptyObject(match) ? {} : { match }),
+  };
+  return isEmptyObject(all) ? undefined : all;
 }
 
 export function routeConfigFormOf(rc: RouteConfiguration): RouteConfigForm {
@@ -532,6 +614,13 @@ export function placeOwnershipRefusal(
 
 /** How a route reads in a list: "prefix /api → payments". */
 export function describeMatch(r: Pick<RouteForm, "matchKind" | "matchValue">): string {
-  const kind = { PREFIX: "prefix", PATH: "path", SAFE_REGEX: "regex" }[r.matchKind];
-  return `${kind} ${r.matchValue || "(empty)"}`;
+  const kind = {
+    PREFIX: "prefix",
+    PATH: "path",
+    SAFE_REGEX: "regex",
+    PATH_SEPARATED_PREFIX: "path-separated prefix",
+    CONNECT: "CONNECT",
+    PATH_MATCH_POLICY: "path template",
+  }[r.matchKind];
+  return matchKindsInExtra.has(r.matchKind) ? kind : `${kind} ${r.matchValue || "(empty)"}`;
 }

@@ -27,6 +27,8 @@ const discoveryLabels: Record<(typeof discoveryTypes)[number], string> = {
   STATIC: "Static",
   STRICT_DNS: "Strict DNS",
   LOGICAL_DNS: "Logical DNS",
+  ORIGINAL_DST: "Original destination",
+  CUSTOM: "Extension: cluster_type (Envoy YAML)",
 };
 
 const lbLabels: Record<(typeof lbPolicies)[number], string> = {
@@ -36,6 +38,7 @@ const lbLabels: Record<(typeof lbPolicies)[number], string> = {
   RANDOM: "Random",
   MAGLEV: "Maglev",
   CLUSTER_PROVIDED: "Cluster provided",
+  LOAD_BALANCING_POLICY_CONFIG: "Extension: load_balancing_policy (Envoy YAML)",
 };
 
 const healthCheckExample = [

@@ -17,6 +17,7 @@ import { Button } from "@/components/ui/button";
 import {
   actionKinds,
   describeMatch,
+  forwardingActions,
   matcherKinds,
   matchKinds,
   newMatcher,
@@ -42,13 +43,29 @@ const matchLabels: Record<(typeof matchKinds)[number], string> = {
   PREFIX: "Path prefix",
   PATH: "Exact path",
   SAFE_REGEX: "Regular expression (RE2)",
+  PATH_SEPARATED_PREFIX: "Path prefix, whole segments",
+  CONNECT: "CONNECT requests (Envoy YAML)",
+  PATH_MATCH_POLICY: "Path template (Envoy YAML)",
 };
 const actionLabels: Record<(typeof actionKinds)[number], string> = {
   CLUSTER: "Route to a cluster",
   WEIGHTED_CLUSTERS: "Split across clusters",
   REDIRECT: "Redirect",
   DIRECT_RESPONSE: "Respond directly",
+  CLUSTER_HEADER: "Route to the cluster a header names",
+  CLUSTER_SPECIFIER_PLUGIN: "Cluster specifier plugin (Envoy YAML)",
+  INLINE_CLUSTER_SPECIFIER_PLUGIN: "Inline cluster specifier plugin (Envoy YAML)",
+  NON_FORWARDING: "Leave to the filters (non-forwarding)",
+  FILTER_ACTION: "Filter action (Envoy YAML)",
 };
+/** Kinds whose Envoy config the form does not edit: it is kept, and edited in the YAML view. */
+const inYaml: ReadonlySet<string> = new Set([
+  "CONNECT",
+  "PATH_MATCH_POLICY",
+  "CLUSTER_SPECIFIER_PLUGIN",
+  "INLINE_CLUSTER_SPECIFIER_PLUGIN",
+  "FILTER_ACTION",
+]);
 const matcherLabels: Record<(typeof matcherKinds)[number], string> = {
   exact: "equals",
   prefix: "starts with",
@@ -300,7 +317,11 @@ function RouteCard({
         ? `→ split across ${route.weightedClusters.length}`
         : route?.actionKind === "REDIRECT"
           ? "→ redirect"
-          : "→ direct response";
+          : route?.actionKind === "DIRECT_RESPONSE"
+            ? "→ direct response"
+            : route?.actionKind === "CLUSTER_HEADER"
+              ? `→ cluster named by ${route.clusterHeader || "?"}`
+              : `→ ${actionLabels[route?.actionKind ?? "CLUSTER"].toLowerCase()}`;
   return (
     <fieldset
       className={`rounded-lg border bg-surface-muted/40 ${invalid ? "border-danger-border" : ""}`}
@@ -370,6 +391,7 @@ function RouteCard({
 type RouteBase = `virtualHosts.${number}.routes.${number}`;
 
 function MatchEditor({ base }: { base: RouteBase }) {
+  const kind = useWatch<F, `${RouteBase}.matchKind`>({ name: `${base}.matchKind` });
   return (
     <div className="flex flex-col gap-4">
       <h4 className="text-xs font-medium uppercase tracking-wider text-fg-subtle">Match</h4>
@@ -379,7 +401,13 @@ function MatchEditor({ base }: { base: RouteBase }) {
           label="Match on"
           options={matchKinds.map((k) => ({ value: k, label: matchLabels[k] }))}
         />
-        <TextField<F> name={`${base}.matchValue`} label="Path" mono placeholder="/" />
+        {inYaml.has(kind) ? (
+          <p className="self-end pb-1.5 text-xs text-fg-muted">
+            Its matcher is Envoy JSON, kept as it is: edit it in the Envoy YAML view.
+          </p>
+        ) : (
+          <TextField<F> name={`${base}.matchValue`} label="Path" mono placeholder="/" />
+        )}
       </div>
       <CheckboxField<F> name={`${base}.caseSensitive`} label="Case-sensitive path match" />
       <Matchers base={base} list="headers" title="Headers" />
@@ -463,7 +491,7 @@ function ActionEditor({
 }) {
   const kind = useWatch<F, `${RouteBase}.actionKind`>({ name: `${base}.actionKind` });
   const cluster = useWatch<F, `${RouteBase}.cluster`>({ name: `${base}.cluster` });
-  const forwards = kind === "CLUSTER" || kind === "WEIGHTED_CLUSTERS";
+  const forwards = forwardingActions.has(kind);
   const unknown = kind === "CLUSTER" && cluster && !clusterNames.includes(cluster.trim());
   return (
     <div className="flex flex-col gap-4">
@@ -488,6 +516,20 @@ function ActionEditor({
         />
       )}
       {kind === "WEIGHTED_CLUSTERS" && <WeightedClusters base={base} clusterList={clusterList} />}
+      {kind === "CLUSTER_HEADER" && (
+        <TextField<F>
+          name={`${base}.clusterHeader`}
+          label="Header naming the cluster"
+          mono
+          placeholder="x-upstream-cluster"
+          hint="Each request goes to the cluster its value names; none, or a missing one: 503."
+        />
+      )}
+      {inYaml.has(kind) && (
+        <p className="text-xs text-fg-muted">
+          This action is Envoy JSON, kept as it is: edit it in the Envoy YAML view.
+        </p>
+      )}
       {kind === "REDIRECT" && (
         <FieldGrid columns={2}>
           <TextField<F>
@@ -624,7 +666,10 @@ function WeightedClusters({ base, clusterList }: { base: RouteBase; clusterList:
         );
       })}
       <div>
-        <Button variant="ghost" onClick={() => rows.append({ name: "", weight: "1" })}>
+        <Button
+          variant="ghost"
+          onClick={() => rows.append({ name: "", weight: "1", extra: undefined })}
+        >
           Add cluster to split
         </Button>
       </div>
