@@ -4,6 +4,7 @@ import {
   clusterSpec,
   configSpec,
   endpointSpec,
+  filterChainSpec,
   routeConfigurationSpec,
   socketListenerSpec,
 } from "./fixtures.js";
@@ -143,6 +144,38 @@ describe("planUpdate", () => {
       { t: "make", type: "CDS", held: ["x", "y"], changed: ["y"], removed: [] },
       { t: "make", type: "EDS", held: ["x", "y"], changed: ["y"], removed: [] },
       { t: "make", type: "RDS", held: ["routes"], changed: ["routes"], removed: [] },
+      { t: "break", type: "CDS", held: ["y"], changed: [], removed: ["x"] },
+      { t: "break", type: "EDS", held: ["y"], changed: [], removed: ["x"] },
+    ]);
+  });
+
+  it("a TCP listener moved from cluster x to a new cluster y: CDS with x and y, EDS for y, LDS, then x dropped (make before break holds for tcp_proxy too)", () => {
+    const tcp = (cluster: string) =>
+      socketListenerSpec("db", 5432, "", {
+        filterChains: [
+          filterChainSpec({
+            networkOnly: true,
+            statPrefix: "",
+            networkFilters: [
+              {
+                name: "envoy.filters.network.tcp_proxy",
+                typedConfig: {
+                  "@type":
+                    "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+                  statPrefix: "db",
+                  cluster,
+                },
+              },
+            ],
+          }),
+        ],
+      });
+    const before = configSpec({ clusters: [clusterSpec("x", port(8001))], listeners: [tcp("x")] });
+    const after = configSpec({ clusters: [clusterSpec("y", port(8002))], listeners: [tcp("y")] });
+    expect(summaries(planUpdate(snapshot(before), snapshot(after)))).toEqual([
+      { t: "make", type: "CDS", held: ["x", "y"], changed: ["y"], removed: [] },
+      { t: "make", type: "EDS", held: ["x", "y"], changed: ["y"], removed: [] },
+      { t: "make", type: "LDS", held: ["db"], changed: ["db"], removed: [] },
       { t: "break", type: "CDS", held: ["y"], changed: [], removed: ["x"] },
       { t: "break", type: "EDS", held: ["y"], changed: [], removed: ["x"] },
     ]);

@@ -31,7 +31,11 @@ export function ListenerList() {
           row.original.apiListener ? (
             <Chip tone="accent">gRPC api listener</Chip>
           ) : (
-            <Chip>socket</Chip>
+            <span className="flex flex-wrap gap-1">
+              <Chip>socket</Chip>
+              {/* Chains of network filters only: a TCP proxy, Redis, ... */}
+              {row.original.filterChains.some((c) => c.networkOnly) && <Chip>TCP</Chip>}
+            </span>
           ),
       },
       {
