@@ -2,7 +2,7 @@
 -- the other route path matchers and actions, and filter chains with network filters (kept as
 -- Envoy JSON) before, or instead of, the HTTP connection manager. Existing rows keep their
 -- meaning: every existing chain is an HTTP chain with no other network filter.
--- (PostgreSQL 12+ adds enum values inside a transaction; none is used in this one.)
+-- (PostgreSQL 12+ adds enum values inside a transaction, and none is used in this one.)
 
 -- AlterEnum
 ALTER TYPE "DiscoveryType" ADD VALUE 'ORIGINAL_DST';
