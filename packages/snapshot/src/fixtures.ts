@@ -7,6 +7,7 @@ import type {
   ConfigSpec,
   EndpointSpec,
   FilterChainSpec,
+  JsonObject,
   ListenerSpec,
   LocalitySpec,
   NodeGroupSpec,
@@ -163,6 +164,34 @@ export function socketListenerSpec(
     filterChains: [filterChainSpec({ rdsRouteConfigName: routeConfig })],
     ...overrides,
   };
+}
+
+/**
+ * A TCP proxy: a socket listener whose one chain is network filters only, a tcp_proxy with the
+ * given TcpProxy fields (`{ statPrefix: "db", cluster: "db" }`).
+ */
+export function tcpProxyListenerSpec(
+  name: string,
+  port: number,
+  tcpProxy: JsonObject,
+): ListenerSpec {
+  return socketListenerSpec(name, port, "", {
+    filterChains: [
+      filterChainSpec({
+        networkOnly: true,
+        statPrefix: "",
+        networkFilters: [
+          {
+            name: "envoy.filters.network.tcp_proxy",
+            typedConfig: {
+              "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+              ...tcpProxy,
+            },
+          },
+        ],
+      }),
+    ],
+  });
 }
 
 export function nodeGroupSpec(name: string, overrides: Partial<NodeGroupSpec> = {}): NodeGroupSpec {

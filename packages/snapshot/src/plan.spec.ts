@@ -4,9 +4,9 @@ import {
   clusterSpec,
   configSpec,
   endpointSpec,
-  filterChainSpec,
   routeConfigurationSpec,
   socketListenerSpec,
+  tcpProxyListenerSpec,
 } from "./fixtures.js";
 import type { ConfigSpec } from "./model.js";
 import {
@@ -151,25 +151,7 @@ describe("planUpdate", () => {
 
   it("a TCP listener moved from cluster x to a new cluster y: CDS with x and y, EDS for y, LDS, then x dropped (make before break holds for tcp_proxy too)", () => {
     const tcp = (cluster: string) =>
-      socketListenerSpec("db", 5432, "", {
-        filterChains: [
-          filterChainSpec({
-            networkOnly: true,
-            statPrefix: "",
-            networkFilters: [
-              {
-                name: "envoy.filters.network.tcp_proxy",
-                typedConfig: {
-                  "@type":
-                    "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
-                  statPrefix: "db",
-                  cluster,
-                },
-              },
-            ],
-          }),
-        ],
-      });
+      tcpProxyListenerSpec("db", 5432, { statPrefix: "db", cluster });
     const before = configSpec({ clusters: [clusterSpec("x", port(8001))], listeners: [tcp("x")] });
     const after = configSpec({ clusters: [clusterSpec("y", port(8002))], listeners: [tcp("y")] });
     expect(summaries(planUpdate(snapshot(before), snapshot(after)))).toEqual([

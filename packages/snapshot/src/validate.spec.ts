@@ -12,11 +12,13 @@ import {
   routeConfigurationSpec,
   routeSpec,
   socketListenerSpec,
+  tcpProxyListenerSpec,
   virtualHostSpec,
 } from "./fixtures.js";
 import type {
   ClusterSpec,
   ConfigSpec,
+  JsonObject,
   ListenerSpec,
   RouteConfigurationSpec,
   RouteSpec,
@@ -846,23 +848,8 @@ describe("validate: references", () => {
 });
 
 describe("validate: Envoy's rules and references in what the model keeps as Envoy JSON", () => {
-  const tcpProxy = (typedConfig: Record<string, unknown>) => ({
-    name: "envoy.filters.network.tcp_proxy",
-    typedConfig: {
-      "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
-      ...typedConfig,
-    },
-  });
-  const tcpListener = (typedConfig: Record<string, unknown>): ListenerSpec =>
-    socketListenerSpec("tcp", 5432, "", {
-      filterChains: [
-        filterChainSpec({
-          networkOnly: true,
-          statPrefix: "",
-          networkFilters: [tcpProxy(typedConfig) as never],
-        }),
-      ],
-    });
+  const tcpListener = (tcpProxy: JsonObject): ListenerSpec =>
+    tcpProxyListenerSpec("tcp", 5432, tcpProxy);
   const chain = 'listeners["tcp"].filterChains[0].networkFilters[0].typedConfig';
   runCases([
     {
@@ -912,7 +899,9 @@ describe("validate: Envoy's rules and references in what the model keeps as Envo
                       stat_prefix: "pg",
                     },
                   },
-                  tcpProxy({ statPrefix: "db", cluster: "db" }) as never,
+                  ...tcpListener({ statPrefix: "db", cluster: "db" }).filterChains.flatMap(
+                    (c) => c.networkFilters,
+                  ),
                 ],
               }),
             ],

@@ -7,11 +7,10 @@ import {
   apiListenerSpec,
   clusterSpec,
   endpointSpec,
-  filterChainSpec,
   largeConfigSpec,
   routeConfigurationSpec,
   routeSpec,
-  socketListenerSpec,
+  tcpProxyListenerSpec,
   virtualHostSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
@@ -80,29 +79,14 @@ describe("buildTopology", () => {
   });
 
   it("links a TCP listener to the clusters its network filters send connections to, labelled with the filter", () => {
-    const tcp = socketListenerSpec("passthrough", 443, "", {
-      filterChains: [
-        filterChainSpec({
-          networkOnly: true,
-          statPrefix: "",
-          networkFilters: [
-            {
-              name: "envoy.filters.network.tcp_proxy",
-              typedConfig: {
-                "@type":
-                  "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
-                statPrefix: "passthrough",
-                weightedClusters: {
-                  clusters: [
-                    { name: "db", weight: 9 },
-                    { name: "db-replica", weight: 1 },
-                  ],
-                },
-              },
-            },
-          ],
-        }),
-      ],
+    const tcp = tcpProxyListenerSpec("passthrough", 443, {
+      statPrefix: "passthrough",
+      weightedClusters: {
+        clusters: [
+          { name: "db", weight: 9 },
+          { name: "db-replica", weight: 1 },
+        ],
+      },
     });
     const t = buildTopology({
       listeners: [tcp],
