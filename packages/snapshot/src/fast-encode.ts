@@ -151,11 +151,14 @@ function writeAssignmentBody(writer: WireWriter, cluster: ClusterSpec): void {
   }
 }
 
-function assignmentEligible(cluster: ClusterSpec): boolean {
+/**
+ * True when a cluster's assignment is written by encodeAssignmentFast: from modelled fields only,
+ * every one of which validation checks itself (validate-envoy.ts reads no such resource again).
+ */
+export function assignmentEncodesFast(cluster: ClusterSpec): boolean {
   return isEmpty(cluster.assignmentExtra) && cluster.localities.every(localityEligible);
 }
 
-/** envoy.config.endpoint.v3.ClusterLoadAssignment, or undefined when it needs the generic path. */
 /**
  * The discovery types written here: those whose endpoints are an EDS assignment or an inline
  * load_assignment. ORIGINAL_DST and extension (CUSTOM) clusters take the generic path.
@@ -170,8 +173,9 @@ const FAST_TYPES: Partial<Record<ClusterSpec["discoveryType"], number>> = {
 /** Reused by every call: encoding is synchronous, and `finish` copies the bytes out. */
 const shared = new WireWriter();
 
+/** envoy.config.endpoint.v3.ClusterLoadAssignment, or undefined when it needs the generic path. */
 export function encodeAssignmentFast(cluster: ClusterSpec): Uint8Array | undefined {
-  if (!assignmentEligible(cluster)) return undefined;
+  if (!assignmentEncodesFast(cluster)) return undefined;
   const writer = shared;
   writeAssignmentBody(writer, cluster);
   return writer.finish();
@@ -186,20 +190,28 @@ const HTTP2_OPTIONS: Uint8Array = (() => {
   return writer.finish();
 })();
 
-/** envoy.config.cluster.v3.Cluster, or undefined when it needs the generic path. */
-export function encodeClusterFast(cluster: ClusterSpec): Uint8Array | undefined {
-  const type = FAST_TYPES[cluster.discoveryType];
-  const eligible =
+/**
+ * True when a cluster is written by encodeClusterFast: from modelled fields only (its inline
+ * assignment too), every one of which validation checks itself (validate-envoy.ts).
+ */
+export function clusterEncodesFast(cluster: ClusterSpec): boolean {
+  return (
     isEmpty(cluster.extra) &&
     cluster.healthChecks.length === 0 &&
     cluster.circuitBreakers === null &&
     cluster.outlierDetection === null &&
     cluster.tlsSecretName === null &&
-    type !== undefined &&
-    (cluster.discoveryType === "EDS" || assignmentEligible(cluster)) &&
+    FAST_TYPES[cluster.discoveryType] !== undefined &&
+    (cluster.discoveryType === "EDS" || assignmentEncodesFast(cluster)) &&
     Number.isInteger(cluster.connectTimeoutMs) &&
-    cluster.connectTimeoutMs >= 0;
-  if (!eligible) return undefined;
+    cluster.connectTimeoutMs >= 0
+  );
+}
+
+/** envoy.config.cluster.v3.Cluster, or undefined when it needs the generic path. */
+export function encodeClusterFast(cluster: ClusterSpec): Uint8Array | undefined {
+  const type = FAST_TYPES[cluster.discoveryType];
+  if (type === undefined || !clusterEncodesFast(cluster)) return undefined;
   const writer = shared;
   string(writer, F.cluster.name, cluster.name);
   // `type` is a oneof member (cluster_discovery_type): written even when STATIC (0).

@@ -24,6 +24,7 @@ import {
 import { type EnvoyReference, findReferences } from "./envoy-references.js";
 import { checkRules, type RuleViolation } from "./envoy-rules.js";
 import type { Segment } from "./envoy-walk.js";
+import { assignmentEncodesFast, clusterEncodesFast } from "./fast-encode.js";
 import type { ClusterSpec } from "./model.js";
 import { shortType, TypeUrl, type XdsResource } from "./resource-snapshot.js";
 import { didYouMean, type ValidationContext } from "./validate-context.js";
@@ -40,7 +41,13 @@ interface Findings {
   readonly opaque: readonly { readonly at: readonly Segment[]; readonly typeUrl: string }[];
 }
 
-const findingsOf = new WeakMap<XdsResource, Findings>();
+/**
+ * Findings by resource version (a hash of the type and the encoded body): the same content has
+ * the same findings, whichever compile made it. Bounded: the oldest entries go first.
+ */
+const findingsOf = new Map<string, Findings>();
+const MAX_REMEMBERED = 200_000;
+const NOTHING: Findings = { violations: [], references: [], opaque: [] };
 
 function schemaOf(typeUrl: string): DescMessage | undefined {
   return registry.getMessage(typeUrl.slice(typeUrl.lastIndexOf("/") + 1));
@@ -55,7 +62,7 @@ function decoded(schema: DescMessage, body: Uint8Array) {
 }
 
 function read(resource: XdsResource): Findings {
-  const known = findingsOf.get(resource);
+  const known = findingsOf.get(resource.version);
   if (known) return known;
   const schema = schemaOf(resource.typeUrl);
   let findings: Findings = { violations: [], references: [], opaque: [] };
@@ -71,7 +78,14 @@ function read(resource: XdsResource): Findings {
     });
     findings = { violations, references: findReferences(schema, message), opaque };
   }
-  findingsOf.set(resource, findings);
+  if (findings.violations.length + findings.references.length + findings.opaque.length === 0) {
+    findings = NOTHING;
+  }
+  if (findingsOf.size >= MAX_REMEMBERED) {
+    const oldest = findingsOf.keys().next().value;
+    if (oldest !== undefined) findingsOf.delete(oldest);
+  }
+  findingsOf.set(resource.version, findings);
   return findings;
 }
 
@@ -122,6 +136,30 @@ function modelPaths(ctx: ValidationContext): (resource: XdsResource) => PathOf |
   };
 }
 
+/**
+ * The clusters and assignments written from modelled fields only (fast-encode.ts): every field
+ * they hold is one validation checks itself (names, timeouts, addresses, ports, weights,
+ * priorities, enums the model defines), and they refer to nothing but their own assignment, so
+ * they are not decoded and read again here: with tens of thousands of clusters, decoding them
+ * would be most of the cost of validating. validate-fast-path.spec.ts checks that the structural
+ * checks find every violation of Envoy's rules such a resource can hold.
+ */
+function modelledOnlyResources(ctx: ValidationContext): (resource: XdsResource) => boolean {
+  const byAssignment = new Map<string, ClusterSpec>();
+  for (const cluster of ctx.spec.clusters) byAssignment.set(edsResourceName(cluster), cluster);
+  return (resource) => {
+    if (resource.typeUrl === TypeUrl.Cluster) {
+      const cluster = ctx.clusters.get(resource.name);
+      return cluster !== undefined && clusterEncodesFast(cluster);
+    }
+    if (resource.typeUrl === TypeUrl.ClusterLoadAssignment) {
+      const cluster = byAssignment.get(resource.name);
+      return cluster !== undefined && assignmentEncodesFast(cluster);
+    }
+    return false;
+  };
+}
+
 /** A listener's inline route configuration is checked as a route configuration of its own. */
 function inInlineRoutes(resource: XdsResource, at: readonly Segment[]): boolean {
   return resource.typeUrl === TypeUrl.Listener && at.includes("routeConfig");
@@ -146,6 +184,7 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
       for (const prefix of pathPrefixes(issue.path)) explained.add(prefix);
   }
   const pathsOf = modelPaths(ctx);
+  const modelledOnly = modelledOnlyResources(ctx);
   const secrets = new Set(ctx.spec.secrets.map((secret) => secret.name));
   const reported = new Set<string>();
   const once = (key: string): boolean => {
@@ -156,7 +195,7 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
   for (const typeUrl of Object.values(TypeUrl)) {
     for (const resource of all.resources(typeUrl).values()) {
       const pathOf = pathsOf(resource);
-      if (!pathOf) continue;
+      if (!pathOf || modelledOnly(resource)) continue;
       const findings = read(resource);
       for (const violation of findings.violations) {
         if (inInlineRoutes(resource, violation.at)) continue;
@@ -202,7 +241,7 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
       }
     }
   }
-  checkGroupClosure(ctx, compiled);
+  checkGroupClosure(ctx, compiled, modelledOnly);
 }
 
 /**
@@ -211,7 +250,11 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
  * an aggregate cluster's members) must be among them, or its nodes would hold a reference to a
  * cluster they do not have. The default group receives everything, so it cannot miss one.
  */
-function checkGroupClosure(ctx: ValidationContext, compiled: CompiledConfig): void {
+function checkGroupClosure(
+  ctx: ValidationContext,
+  compiled: CompiledConfig,
+  modelledOnly: (resource: XdsResource) => boolean,
+): void {
   for (const group of compiled.groups) {
     if (group.isDefault) continue;
     const received = new Set(group.snapshot.resources(TypeUrl.Cluster).keys());
@@ -223,6 +266,7 @@ function checkGroupClosure(ctx: ValidationContext, compiled: CompiledConfig): vo
       TypeUrl.Cluster,
     ]) {
       for (const resource of group.snapshot.resources(typeUrl).values()) {
+        if (modelledOnly(resource)) continue;
         for (const reference of read(resource).references) {
           const name = reference.name;
           if (reference.kind !== "cluster" || received.has(name) || reported.has(name)) continue;

@@ -80,6 +80,7 @@ export const VALIDATION_CODES = {
   "invalid-weight": error(
     "an endpoint or locality weight is not an integer >= 1, or weighted cluster weights are negative, all zero or overflow uint32",
   ),
+  "invalid-priority": error("a locality priority is not an integer from 0 to 128"),
   "endpoint-not-ip": error("a STATIC or EDS cluster has an endpoint address that is not an IP"),
   "logical-dns-endpoint-count": error(
     "a LOGICAL_DNS cluster has other than exactly one locality with one endpoint",

@@ -430,6 +430,16 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
           "use 1 for equal weights",
         );
       }
+      // LocalityLbEndpoints.priority: `(validate.rules).uint32 = {lte: 128}`.
+      if (
+        !(Number.isInteger(locality.priority) && locality.priority >= 0 && locality.priority <= 128)
+      ) {
+        issues.add(
+          "invalid-priority",
+          `${localityPath(cluster.name, l)}.priority`,
+          `locality ${l} of ${what} has priority ${locality.priority}; a priority is an integer from 0 (the highest) to 128, Envoy's bound`,
+        );
+      }
       locality.endpoints.forEach((endpoint, e) => {
         const path = endpointPath(cluster.name, l, e);
         const where = `endpoint ${e} of locality ${l} of ${what}`;
