@@ -331,6 +331,139 @@ describe("secrets through the API, publish and SDS", () => {
   });
 });
 
+/** `pem` as a YAML block scalar at `indent` spaces. */
+const block = (pem: string, indent: number) =>
+  `|\n${pem
+    .trim()
+    .split("\n")
+    .map((line) => `${" ".repeat(indent)}${line}`)
+    .join("\n")}`;
+
+/**
+ * Envoy config as users write it (Envoy's front-proxy example does this): a listener and a
+ * cluster with their TLS certificates and private keys inline.
+ */
+function inlineTlsConfig(): string {
+  return `
+- "@type": type.googleapis.com/envoy.config.listener.v3.Listener
+  name: front
+  address: { socket_address: { address: 0.0.0.0, port_value: 9443 } }
+  filter_chains:
+  - transport_socket:
+      name: envoy.transport_sockets.tls
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
+        common_tls_context:
+          tls_certificates:
+          - certificate_chain:
+              inline_string: ${block(first.cert, 16)}
+            private_key:
+              inline_string: ${block(first.key, 16)}
+    filters:
+    - name: envoy.filters.network.http_connection_manager
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+        stat_prefix: front
+        route_config:
+          name: front-routes
+          virtual_hosts:
+          - name: all
+            domains: ["*"]
+            routes: [{ match: { prefix: / }, route: { cluster: mtls-upstream } }]
+        http_filters:
+        - name: envoy.filters.http.router
+          typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router }
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: mtls-upstream
+  type: STRICT_DNS
+  connect_timeout: 1s
+  load_assignment:
+    cluster_name: mtls-upstream
+    endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: upstream.internal, port_value: 443 } } } }] }]
+  transport_socket:
+    name: envoy.transport_sockets.tls
+    typed_config:
+      "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext
+      common_tls_context:
+        tls_certificates:
+        - certificate_chain:
+            inline_string: ${block(second.cert, 14)}
+          private_key:
+            inline_string: ${block(second.key, 14)}
+`;
+}
+
+describe("inline private keys in imported Envoy config", () => {
+  let harness: Harness;
+  let xds: TestClient;
+
+  beforeAll(async () => {
+    harness = await startHarness({ app: { secretsKey: { t: "key", key: keyA, source: "env" } } });
+    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+  });
+
+  afterAll(async () => {
+    xds?.close();
+    await harness?.stop();
+  });
+
+  it("moves each inline certificate to a sealed SDS secret its listener or cluster names, saying so", async () => {
+    const api = harness.api();
+    const imported = await api.import({ content: inlineTlsConfig(), filename: "front.yaml" });
+    expect(
+      imported.issues.filter((i) => i.message.includes("moved to SDS secret")).map((i) => i.path),
+    ).toEqual([
+      "[0].filter_chains[0].transport_socket.typed_config.common_tls_context.tls_certificates[0]",
+      "[1].transport_socket.typed_config.common_tls_context.tls_certificates[0]",
+    ]);
+    expect((await api.getListener({ name: "front" })).filterChains[0]?.tlsSecretName).toBe(
+      "front-tls",
+    );
+    const listenerSecret = await api.getSecret({ name: "front-tls" });
+    expect([listenerSecret.privateKeySet, listenerSecret.usedBy]).toEqual([
+      true,
+      ["listener/front"],
+    ]);
+    // The cluster keeps its client certificate in its TLS context, naming the secret over SDS.
+    expect((await api.getSecret({ name: "mtls-upstream-tls" })).usedBy).toEqual([
+      "cluster/mtls-upstream",
+    ]);
+    const refused = await refusal(api.deleteSecret({ name: "mtls-upstream-tls" }));
+    expect(refused.code).toBe(Code.FailedPrecondition);
+  });
+
+  it("never shows the keys back: not in get, the Envoy form, the diff or the export", async () => {
+    const api = harness.api();
+    const shown = shownText([
+      await api.getListener({ name: "front" }),
+      await api.getCluster({ name: "mtls-upstream" }),
+      await api.getEnvoyResource({ kind: ResourceKind.LISTENER, name: "front" }),
+      await api.getEnvoyResource({ kind: ResourceKind.CLUSTER, name: "mtls-upstream" }),
+      await api.diff({}),
+      await api.export({}),
+    ]);
+    expect(shown).toContain("front-tls");
+    expect(shown).not.toContain("PRIVATE KEY");
+    expect(shown).not.toContain(keyBody(first.key));
+    expect(shown).not.toContain(keyBody(second.key));
+  });
+
+  it("publishes: a proxy receives the listener's certificate and key over SDS", async () => {
+    await harness.api().publish({ message: "front with TLS" });
+    const sotw = xds.open("ads", { node: { id: "inline-tls", cluster: "front" } });
+    sotw.request(SDS, ["front-tls"]);
+    const got = await sotw.next(5000);
+    const { cert, key } = pemOf(envoySecret(got.resources[0]));
+    // The certificate as written, line ends aside (YAML reads them as \n); the key as PKCS#8.
+    const lines = (pem: string | undefined) => pem?.replace(/\r\n/g, "\n").trim();
+    expect(lines(cert)).toBe(lines(first.cert));
+    expect(createPrivateKey(key ?? "").export({ type: "pkcs8", format: "pem" })).toBe(
+      createPrivateKey(first.key).export({ type: "pkcs8", format: "pem" }),
+    );
+    sotw.close();
+  });
+});
+
 describe("the secrets key", () => {
   it("without a key: a TLS certificate is refused, naming SWITCHYARD_SECRETS_KEY; a validation context is taken", async () => {
     const harness = await startHarness();

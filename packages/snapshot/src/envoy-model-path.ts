@@ -26,7 +26,7 @@ import {
 } from "./validate-path.js";
 
 /** `.a.b[0]["c d"]`: steps into stored JSON. */
-export function jsonSteps(segments: readonly Segment[]): string {
+function jsonSteps(segments: readonly Segment[]): string {
   let out = "";
   for (const segment of segments)
     out += typeof segment === "number" ? `[${segment}]` : jsonKey(segment);
@@ -186,7 +186,8 @@ function routeModelPath(base: string, path: readonly Segment[]): string {
   }
 }
 
-function virtualHostModelPath(
+/** A field of a virtual host: in its route configuration, or an on-demand (VHDS) resource. */
+export function virtualHostModelPath(
   routeConfiguration: string,
   virtualHost: VirtualHostSpec,
   path: readonly Segment[],
@@ -215,15 +216,6 @@ export function routeConfigurationModelPath(
   if (head === "name") return `${base}.name`;
   if (head === "vhds") return `${base}.vhds`;
   return head === undefined ? base : at(`${base}.extra`, path);
-}
-
-/** A field of an on-demand virtual host (VHDS) resource, in its route configuration. */
-export function vhdsVirtualHostModelPath(
-  routeConfiguration: string,
-  virtualHost: VirtualHostSpec,
-  path: readonly Segment[],
-): string {
-  return virtualHostModelPath(routeConfiguration, virtualHost, path);
 }
 
 // --- listeners ---------------------------------------------------------------------------

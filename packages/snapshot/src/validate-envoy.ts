@@ -19,7 +19,7 @@ import {
   clusterModelPath,
   listenerModelPath,
   routeConfigurationModelPath,
-  vhdsVirtualHostModelPath,
+  virtualHostModelPath,
 } from "./envoy-model-path.js";
 import { type EnvoyReference, findReferences } from "./envoy-references.js";
 import { checkRules, type RuleViolation } from "./envoy-rules.js";
@@ -123,7 +123,7 @@ function modelPaths(ctx: ValidationContext): (resource: XdsResource) => PathOf |
         const routes = split && ctx.routeConfigurations.get(split.routeConfiguration);
         const virtualHost = routes?.virtualHosts.find((v) => v.name === split?.host);
         return (
-          routes && virtualHost && ((at) => vhdsVirtualHostModelPath(routes.name, virtualHost, at))
+          routes && virtualHost && ((at) => virtualHostModelPath(routes.name, virtualHost, at))
         );
       }
       case TypeUrl.Secret:

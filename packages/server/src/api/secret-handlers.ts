@@ -23,6 +23,8 @@ import {
   certificatePublicKeyFingerprint,
   checkPrivateKey,
   configSpecOf,
+  findReferencesInJson,
+  type JsonValue,
   nameProblem,
   parseCertificates,
   type SecretSpec,
@@ -77,11 +79,17 @@ export function secretMessageOf(
   });
 }
 
-/** "cluster/NAME" and "listener/NAME" naming each secret, in the draft as `db` sees it. */
+/**
+ * "cluster/NAME" and "listener/NAME" naming each secret, in the draft as `db` sees it: by the
+ * modelled `tlsSecretName`, or by an SDS secret over ADS in what a cluster or filter chain keeps
+ * as Envoy JSON (a cluster's client certificate, a chain's several certificates: an import moves
+ * inline keys there). Only the kept JSON that mentions SDS is read.
+ */
 async function referrers(
   db: PrismaClient | TransactionClient,
   names?: readonly string[],
 ): Promise<Map<string, string[]>> {
+  const wanted = names ? new Set(names) : undefined;
   const where = names ? { tlsSecretName: { in: [...names] } } : { tlsSecretName: { not: null } };
   const clusters = await db.cluster.findMany({
     where,
@@ -92,15 +100,35 @@ async function referrers(
     where,
     select: { tlsSecretName: true, listener: { select: { name: true } } },
   });
+  // Kept JSON that names an SDS config at all: few rows, read with the reference walk.
+  const keptClusters = await db.$queryRaw<Array<{ name: string; extra: JsonValue }>>`
+    SELECT "name", "extra" FROM "Cluster" WHERE "extra"::text LIKE '%sdsConfig%'`;
+  const keptChains = await db.$queryRaw<Array<{ listener: string; extra: JsonValue }>>`
+    SELECT l."name" AS "listener", f."extra" FROM "FilterChain" f
+    JOIN "Listener" l ON l."id" = f."listenerId" WHERE f."extra"::text LIKE '%sdsConfig%'`;
   const users = new Map<string, Set<string>>();
   const add = (secret: string | null, user: string) => {
-    if (secret === null) return;
+    if (secret === null || (wanted && !wanted.has(secret))) return;
     const set = users.get(secret) ?? new Set<string>();
     set.add(user);
     users.set(secret, set);
   };
+  const secretsIn = (typeName: string, json: JsonValue) =>
+    findReferencesInJson(typeName, json)
+      .filter((reference) => reference.kind === "secret")
+      .map((reference) => reference.name);
   for (const c of clusters) add(c.tlsSecretName, `cluster/${c.name}`);
   for (const f of chains) add(f.tlsSecretName, `listener/${f.listener.name}`);
+  for (const c of keptClusters) {
+    for (const name of secretsIn("envoy.config.cluster.v3.Cluster", c.extra)) {
+      add(name, `cluster/${c.name}`);
+    }
+  }
+  for (const f of keptChains) {
+    for (const name of secretsIn("envoy.config.listener.v3.FilterChain", f.extra)) {
+      add(name, `listener/${f.listener}`);
+    }
+  }
   return new Map([...users].map(([secret, set]) => [secret, [...set].sort()]));
 }
 
