@@ -74,6 +74,7 @@ import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource } from "./envoy-import-resource.js";
 import { sealCertificates } from "./envoy-import-secrets.js";
 import { checkRules } from "./envoy-rules.js";
+import { inlineSecretsIn } from "./envoy-sensitive.js";
 import type {
   ClusterSpec,
   ListenerSpec,
@@ -190,10 +191,12 @@ export function importEnvoyConfig(
     item.notes.map((note) => issueAt(item.resource, note.at, note.severity, note.message)),
   );
   // Envoy's own constraints (validate.rules, RE2): a resource that breaks one is left out, each
-  // violation reported at its field, as the proxy would refuse it.
+  // violation reported at its field, as the proxy would refuse it. So is one holding a secret
+  // inline that the import could not move to an SDS secret: it would be shown back.
   const items = normalized.filter((item) => {
     const decoded = decodeNormalized(item);
-    const violations = checkRules(resourceSchema(decoded.typeUrl), decoded.message);
+    const schema = resourceSchema(decoded.typeUrl);
+    const violations = checkRules(schema, decoded.message);
     for (const violation of violations) {
       issues.push(
         issueAt(
@@ -204,7 +207,18 @@ export function importEnvoyConfig(
         ),
       );
     }
-    return violations.length === 0;
+    const inline = inlineSecretsIn(schema, decoded.message);
+    for (const at of inline) {
+      issues.push(
+        issueAt(
+          item.resource,
+          at,
+          "error",
+          "a secret written inline here cannot be stored (it would be shown back): upload it as a secret and name it over SDS, or give it as a file",
+        ),
+      );
+    }
+    return violations.length === 0 && inline.length === 0;
   });
   const sealed = items.map((item) => ({
     item,

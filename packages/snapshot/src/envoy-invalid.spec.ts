@@ -254,6 +254,24 @@ describe("invalid mutations are refused by the import, at the field, naming Envo
       says: "string.min_len = 1",
     },
     {
+      rule: "a key password written inline (it would be shown back)",
+      from: "    load_assignment:\n      cluster_name: db\n",
+      to: `    transport_socket:
+      name: envoy.transport_sockets.tls
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext
+        common_tls_context:
+          tls_certificates:
+          - certificate_chain: { filename: /etc/certs/client.pem }
+            private_key: { filename: /etc/certs/client.key }
+            password: { inline_string: hunter2 }
+    load_assignment:
+      cluster_name: db
+`,
+      path: "static_resources.clusters[2].transport_socket.typed_config.common_tls_context.tls_certificates[0].password",
+      says: "a secret written inline here cannot be stored",
+    },
+    {
       rule: "a misspelt field in a filter's typed config",
       from: "stat_prefix: edge_rl",
       to: "stat_prefx: edge_rl",

@@ -23,6 +23,7 @@ import {
 } from "./envoy-model-path.js";
 import { type EnvoyReference, findReferences } from "./envoy-references.js";
 import { checkRules, type RuleViolation } from "./envoy-rules.js";
+import { inlineSecretsIn } from "./envoy-sensitive.js";
 import type { Segment } from "./envoy-walk.js";
 import { assignmentEncodesFast, clusterEncodesFast } from "./fast-encode.js";
 import type { ClusterSpec } from "./model.js";
@@ -39,6 +40,8 @@ interface Findings {
   readonly references: readonly EnvoyReference[];
   /** Extensions sent unchecked: their path and type URL. */
   readonly opaque: readonly { readonly at: readonly Segment[]; readonly typeUrl: string }[];
+  /** Secrets written inline: where a field Envoy marks sensitive holds inline data. */
+  readonly inlineSecrets: readonly (readonly Segment[])[];
 }
 
 /**
@@ -47,7 +50,7 @@ interface Findings {
  */
 const findingsOf = new Map<string, Findings>();
 const MAX_REMEMBERED = 200_000;
-const NOTHING: Findings = { violations: [], references: [], opaque: [] };
+const NOTHING: Findings = { violations: [], references: [], opaque: [], inlineSecrets: [] };
 
 function schemaOf(typeUrl: string): DescMessage | undefined {
   return registry.getMessage(typeUrl.slice(typeUrl.lastIndexOf("/") + 1));
@@ -65,7 +68,7 @@ function read(resource: XdsResource): Findings {
   const known = findingsOf.get(resource.version);
   if (known) return known;
   const schema = schemaOf(resource.typeUrl);
-  let findings: Findings = { violations: [], references: [], opaque: [] };
+  let findings: Findings = NOTHING;
   // validate is total: a body that does not decode (only a broken caller makes one) is not read.
   const message = schema && decoded(schema, resource.body);
   if (schema && message) {
@@ -76,9 +79,16 @@ function read(resource: XdsResource): Findings {
           opaque.push({ at: [...at], typeUrl: extension.typeUrl });
       },
     });
-    findings = { violations, references: findReferences(schema, message), opaque };
+    findings = {
+      violations,
+      references: findReferences(schema, message),
+      opaque,
+      // A Secret resource holds its key inline by design: compiled from a sealed secret.
+      inlineSecrets: resource.typeUrl === TypeUrl.Secret ? [] : inlineSecretsIn(schema, message),
+    };
   }
-  if (findings.violations.length + findings.references.length + findings.opaque.length === 0) {
+  const { violations, references, opaque, inlineSecrets } = findings;
+  if (violations.length + references.length + opaque.length + inlineSecrets.length === 0) {
     findings = NOTHING;
   }
   if (findingsOf.size >= MAX_REMEMBERED) {
@@ -206,6 +216,16 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
           path,
           `${describeResource(resource)}: Envoy refuses this value: ${violation.message}`,
           `Envoy's rule: ${violation.rule}`,
+        );
+      }
+      for (const at of findings.inlineSecrets) {
+        const path = pathOf(at);
+        if (!once(`inline\u0000${path}`)) continue;
+        ctx.issues.add(
+          "inline-secret",
+          path,
+          `${describeResource(resource)} holds a private key or another secret inline here, which would be stored as it is and shown back by every read of it`,
+          "upload it as a secret (switchyard secret create, the console's Secrets page) and name it over SDS; importing the config moves an inline TLS certificate to a sealed secret itself",
         );
       }
       for (const { at, typeUrl: type } of findings.opaque) {

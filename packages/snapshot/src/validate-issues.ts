@@ -98,6 +98,9 @@ export const VALIDATION_CODES = {
     'a virtual host domain is empty, holds whitespace, or has a wildcard other than one "*" at its start or end',
   ),
   "invalid-envoy-json": error("Envoy's schema rejects a stored Envoy field (extra, JSON columns)"),
+  "inline-secret": error(
+    "a private key or another secret Envoy marks sensitive is written inline in a listener, cluster or route (it would be shown back): use an SDS secret",
+  ),
   "envoy-rule": error(
     "a field breaks a constraint Envoy's protos declare (validate.rules), or a regular expression does not compile with RE2",
   ),

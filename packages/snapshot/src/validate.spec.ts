@@ -881,6 +881,39 @@ describe("validate: Envoy's rules and references in what the model keeps as Envo
       expected: [error("node-group-missing-cluster", 'nodeGroups["g"].clusters')],
     },
     {
+      rule: "a private key written inline in a kept TLS context is an error at its field (it would be shown back)",
+      spec: configSpec({
+        clusters: [
+          clusterSpec("db", [ep()], {
+            extra: {
+              transportSocket: {
+                name: "envoy.transport_sockets.tls",
+                typedConfig: {
+                  "@type":
+                    "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+                  commonTlsContext: {
+                    tlsCertificates: [
+                      {
+                        certificateChain: { filename: "/etc/certs/client.pem" },
+                        privateKey: { inlineString: "-----BEGIN PRIVATE KEY-----..." },
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+          }),
+        ],
+      }),
+      code: "inline-secret",
+      expected: [
+        error(
+          "inline-secret",
+          'clusters["db"].extra.transportSocket.typedConfig.commonTlsContext.tlsCertificates[0].privateKey',
+        ),
+      ],
+    },
+    {
       rule: "an extension Switchyard has no schema for is a warning that it is not checked",
       spec: configSpec({
         clusters: [clusterSpec("db", [ep()])],
