@@ -129,6 +129,14 @@ describe("editing an object as Envoy YAML in the console", () => {
     expect(listeners.listeners.map((l) => l.name)).toEqual(["passthrough"]);
   });
 
+  it("draws the TCP path on Topology: the listener straight to the cluster its tcp_proxy uses", async () => {
+    await page.goto(`${harness.baseUrl}/topology?focus=listener:passthrough`);
+    await page.getByRole("link", { name: /Listener\s*passthrough/ }).waitFor({ timeout: 15_000 });
+    await page.getByRole("link", { name: /Cluster\s*db-replica/ }).waitFor();
+    expect(await page.getByText("tcp_proxy").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: artifactPath("console-topology-tcp.png"), fullPage: true });
+  });
+
   it("left no error or warning in the browser console", () => {
     expect(problems).toEqual([]);
   });

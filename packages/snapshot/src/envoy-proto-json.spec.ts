@@ -56,4 +56,15 @@ describe("extensions Switchyard has no schema for", () => {
     const json = listener([typed]);
     expect(envoyToJson(ListenerSchema, envoyFromJson(ListenerSchema, json))).toEqual(json);
   });
+
+  it("writes each Any's @type first, as Envoy's docs and users write it", () => {
+    const tcp: JsonObject = {
+      name: "envoy.filters.network.tcp_proxy",
+      typedConfig: { statPrefix: "db", cluster: "db", "@type": TCP_PROXY },
+    };
+    const json = envoyToJson(ListenerSchema, envoyFromJson(ListenerSchema, listener([tcp])));
+    const filter = (json as { filterChains: { filters: { typedConfig: JsonObject }[] }[] })
+      .filterChains[0]?.filters[0];
+    expect(Object.keys(filter?.typedConfig ?? {})[0]).toBe("@type");
+  });
 });

@@ -157,10 +157,20 @@ function carry(desc: DescMessage, any: JsonObject): JsonValue {
 function uncarry(desc: DescMessage, any: JsonObject): JsonValue {
   if (desc.typeName !== ANY) return any;
   const typeUrl = any["@type"];
-  if (typeof typeUrl !== "string" || !TYPED_STRUCT_TYPES.has(typeNameOf(typeUrl))) return any;
+  if (typeof typeUrl !== "string") return any;
   const named = any.typeUrl;
-  if (typeof named !== "string" || named === "" || !isOpaqueType(named)) return any;
-  return { "@type": named, ...(isJsonObject(any.value) ? any.value : {}) };
+  if (
+    TYPED_STRUCT_TYPES.has(typeNameOf(typeUrl)) &&
+    typeof named === "string" &&
+    named !== "" &&
+    isOpaqueType(named)
+  ) {
+    return { "@type": named, ...(isJsonObject(any.value) ? any.value : {}) };
+  }
+  // "@type" first, as Envoy's docs and users write it (protobuf-es writes it last).
+  if (Object.keys(any)[0] === "@type") return any;
+  const { "@type": _, ...fields } = any;
+  return { "@type": typeUrl, ...fields };
 }
 
 /**
@@ -181,7 +191,10 @@ export function envoyFromJson<Desc extends DescMessage>(
   }
 }
 
-/** `toJson` with the registry, extensions carried as TypedStruct shown as they were written. */
+/**
+ * `toJson` with the registry, extensions carried as TypedStruct shown as they were written, and
+ * each Any's "@type" first.
+ */
 export function envoyToJson<Desc extends DescMessage>(
   schema: Desc,
   message: MessageShape<Desc>,
