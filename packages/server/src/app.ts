@@ -94,6 +94,8 @@ export interface SwitchyardOptions {
    * xdstp:// names resolve to nothing.
    */
   readonly xdsAuthorities?: readonly string[];
+  /** Directories under which members may make proxies read files (auth/local-sources.ts). */
+  readonly memberFileDirs?: readonly string[];
 }
 
 export interface Switchyard {
@@ -412,7 +414,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     }
     const limiter = new LoginLimiter(options.loginLimits);
     const routes = (router: ConnectRouter) => {
-      router.service(ConfigService, createConfigService({ prisma, store, onPublished, keyring }));
+      router.service(
+        ConfigService,
+        createConfigService({
+          prisma,
+          store,
+          onPublished,
+          keyring,
+          writePolicy: { memberFileDirs: options.memberFileDirs ?? [] },
+        }),
+      );
       router.service(StatusService, createStatusService({ prisma, feed }));
       router.service(AccessService, createAccessService({ prisma, limiter }));
     };

@@ -135,6 +135,7 @@ async function serve(flags: {
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
+    memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });

@@ -75,6 +75,25 @@ const EnvSchema = z.object({
   SWITCHYARD_TOKEN: z.string().optional(),
   /** Where the CLI keeps its credentials (switchyard/credentials.json). */
   XDG_CONFIG_HOME: z.string().optional(),
+  /**
+   * Directories under which members may make proxies read files (a DataSource `filename`),
+   * comma-separated absolute paths; unset: none (admins may name any file). auth/local-sources.ts.
+   */
+  SWITCHYARD_MEMBER_FILE_DIRS: z
+    .string()
+    .default("")
+    .transform((text, context) => {
+      const dirs = text
+        .split(",")
+        .map((dir) => dir.trim())
+        .filter((dir) => dir !== "");
+      const relative = dirs.find((dir) => !dir.startsWith("/"));
+      if (relative !== undefined) {
+        context.addIssue({ code: "custom", message: `"${relative}" is not an absolute path` });
+        return z.NEVER;
+      }
+      return dirs;
+    }),
   /** Client authentication on the xDS port: none, mtls or token (default none; mtls with a client CA). */
   SWITCHYARD_XDS_AUTH: z.enum(["none", "mtls", "token"]).optional(),
   /** PEM certificate (chain) and key of the xDS port's TLS; unset: cleartext. */

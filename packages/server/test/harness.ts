@@ -39,7 +39,7 @@ export interface HarnessOptions {
   /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
   app?: Pick<
     SwitchyardOptions,
-    "staleAfterMs" | "retainDisconnectedMs" | "secretsKey" | "xdsAuthorities"
+    "staleAfterMs" | "retainDisconnectedMs" | "secretsKey" | "xdsAuthorities" | "memberFileDirs"
   >;
 }
 

@@ -60,6 +60,8 @@
  * envoy-import-assemble.ts (the compile-back check, EDS assignments joined to their clusters,
  * unique names); envoy-import-issue.ts, -resource.ts and -json.ts hold what they share.
  */
+
+import { inlineSecretsIn } from "./envoy-data-sources.js";
 import {
   importClusters,
   importListeners,
@@ -74,7 +76,6 @@ import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource } from "./envoy-import-resource.js";
 import { sealCertificates } from "./envoy-import-secrets.js";
 import { checkRules } from "./envoy-rules.js";
-import { inlineSecretsIn } from "./envoy-sensitive.js";
 import type {
   ClusterSpec,
   ListenerSpec,

@@ -44,6 +44,12 @@ export {
   type FileFormat,
   fileNameOf,
 } from "./file-delivery.js";
+export {
+  clusterLocalSources,
+  listenerLocalSources,
+  type ModelLocalSource,
+  routeConfigurationLocalSources,
+} from "./local-sources.js";
 export type {
   ClusterSpec,
   ConfigSpec,

@@ -13,6 +13,7 @@
 import { type DescMessage, fromBinary } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import type { CompiledConfig } from "./compile.js";
+import { inlineSecretsIn } from "./envoy-data-sources.js";
 import { edsResourceName } from "./envoy-json.js";
 import {
   assignmentModelPath,
@@ -23,7 +24,6 @@ import {
 } from "./envoy-model-path.js";
 import { type EnvoyReference, findReferences } from "./envoy-references.js";
 import { checkRules, type RuleViolation } from "./envoy-rules.js";
-import { inlineSecretsIn } from "./envoy-sensitive.js";
 import type { Segment } from "./envoy-walk.js";
 import { assignmentEncodesFast, clusterEncodesFast } from "./fast-encode.js";
 import type { ClusterSpec } from "./model.js";

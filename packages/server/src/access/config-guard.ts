@@ -6,8 +6,14 @@
  */
 import type { TransactionClient } from "@switchyard/db";
 import {
+  type ClusterSpec,
   type ConfigSpec,
+  clusterLocalSources,
+  type ListenerSpec,
+  listenerLocalSources,
+  type ModelLocalSource,
   type RouteConfigurationSpec,
+  routeConfigurationLocalSources,
   type SecretSpec,
   type SourceChange,
   type SourceKind,
@@ -24,6 +30,7 @@ import {
   type Principal,
   recordAudit,
 } from "../auth/index.js";
+import { localSourcesDecision } from "../auth/local-sources.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 
 /** One object written to the draft: its stored spec (null if new) and the new one (null if deleted). */
@@ -78,15 +85,40 @@ async function draftChangeOf(
   }
 }
 
+/** What a write may hold beyond its author's role (auth/local-sources.ts). */
+export interface WritePolicy {
+  /** Directories under which members may make proxies read files. */
+  readonly memberFileDirs: readonly string[];
+}
+
+export const DEFAULT_WRITE_POLICY: WritePolicy = { memberFileDirs: [] };
+
+/** The files and environment variables a written object would make proxies read. */
+function localSourcesOf(write: ObjectWrite): readonly ModelLocalSource[] {
+  if (write.after === null) return [];
+  switch (write.kind) {
+    case "cluster":
+      return clusterLocalSources(write.after as ClusterSpec);
+    case "routeConfiguration":
+      return routeConfigurationLocalSources(write.after as RouteConfigurationSpec);
+    case "listener":
+      return listenerLocalSources(write.after as ListenerSpec);
+    default:
+      return [];
+  }
+}
+
 /**
  * Throws PermissionDenied unless `principal` may make every one of `writes` (clusters by their
- * stored owner, virtual hosts by the domains their team owns), then, for a member, makes the
- * clusters they create their team's. Call after reading the stored objects and before committing.
+ * stored owner, virtual hosts by the domains their team owns, files and environment variables
+ * proxies would read by `policy`), then, for a member, makes the clusters they create their
+ * team's. Call after reading the stored objects and before committing.
  */
 export async function authorizeWrites(
   tx: TransactionClient,
   principal: Principal,
   writes: readonly ObjectWrite[],
+  policy: WritePolicy = DEFAULT_WRITE_POLICY,
 ): Promise<void> {
   let ownership: DomainOwnership | undefined;
   for (const write of writes) {
@@ -95,6 +127,9 @@ export async function authorizeWrites(
       ownership ??= await loadDomainOwnership(tx);
       assertAllowed(authorize(principal, "write", { ...change, ownership }));
     } else assertAllowed(authorize(principal, "write", change));
+    if (principal.role !== "ADMIN") {
+      assertAllowed(localSourcesDecision(principal, localSourcesOf(write), policy.memberFileDirs));
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { WritePolicy } from "../access/config-guard.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import type { PublishedSnapshot, SnapshotStore } from "../store/snapshot-store.js";
 import { draftHandlers } from "./draft-handlers.js";
@@ -13,6 +14,8 @@ export interface ConfigServiceOptions {
   readonly keyring: SecretKeyring;
   /** Called after every successful publish or rollback, with what proxies must now get. */
   readonly onPublished: (snapshot: PublishedSnapshot) => void;
+  /** What writes may hold beyond their author's role (files proxies read). */
+  readonly writePolicy?: WritePolicy;
 }
 
 /** switchyard.v1.ConfigService: the draft's objects, validation, diff, publish, history, rollback. */
@@ -20,7 +23,7 @@ export function createConfigService(
   options: ConfigServiceOptions,
 ): ServiceImpl<typeof ConfigService> {
   return {
-    ...draftHandlers(options.prisma, options.keyring),
+    ...draftHandlers(options.prisma, options.keyring, options.writePolicy),
     ...publishHandlers(options.prisma, options.store, options.onPublished),
   } as ServiceImpl<typeof ConfigService>;
 }

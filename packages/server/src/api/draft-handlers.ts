@@ -36,6 +36,8 @@ import {
   auditWrites,
   authorizeWrites,
   claimNewClusters,
+  DEFAULT_WRITE_POLICY,
+  type WritePolicy,
   writesBetween,
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
@@ -153,7 +155,7 @@ function checkName(label: string, name: string): void {
 function crud<
   Spec extends { name: string },
   Message extends { name: string; updateTime?: Timestamp | undefined },
->(prisma: PrismaClient, ops: KindOps<Spec, Message>) {
+>(prisma: PrismaClient, ops: KindOps<Spec, Message>, policy: WritePolicy) {
   const filled = async (db: PrismaClient | TransactionClient, messages: Message[]) =>
     (await ops.fillOutputOnly?.(db, messages)) ?? messages;
   const filledOne = async (db: PrismaClient | TransactionClient, message: Message) =>
@@ -206,7 +208,7 @@ function crud<
         const writes = [
           { kind: ops.kind, name: spec.name, before: existing?.spec ?? null, after: spec },
         ];
-        await authorizeWrites(tx, caller, writes);
+        await authorizeWrites(tx, caller, writes, policy);
         await ops.write(tx, spec);
         await claimNewClusters(tx, caller, writes);
         await auditWrites(tx, caller, ipOf(context), writes);
@@ -231,7 +233,7 @@ function crud<
           const existing = await ops.find(tx, name);
           if (!existing) return false;
           const writes = [{ kind: ops.kind, name, before: existing.spec, after: null }];
-          await authorizeWrites(tx, caller, writes);
+          await authorizeWrites(tx, caller, writes, policy);
           await deleteObject(tx, ops.kind, name);
           await auditWrites(tx, caller, ipOf(context), writes);
           return true;
@@ -286,6 +288,7 @@ class DryRun extends Error {
 export function draftHandlers(
   prisma: PrismaClient,
   keyring: SecretKeyring,
+  policy: WritePolicy = DEFAULT_WRITE_POLICY,
 ): Partial<ServiceImpl<typeof ConfigService>> {
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
   const clusterList = new RowCache<Stored<ClusterSpec>>({
@@ -312,57 +315,77 @@ export function draftHandlers(
     clusters: () => clusterList.read(prisma),
     routeConfigurations: () => routeConfigurationList.read(prisma),
   };
-  const clusters = crud(prisma, {
-    kind: "cluster",
-    label: "cluster",
-    alone: (spec: ClusterSpec) => configSpecOf({ clusters: [spec] }),
-    list: (db) => clusterList.read(db),
-    find: findCluster,
-    write: writeCluster,
-    specOf: clusterSpecOf,
-    messageOf: clusterMessageOf,
-  });
-  const listeners = crud(prisma, {
-    kind: "listener",
-    label: "listener",
-    alone: (spec: ListenerSpec) => configSpecOf({ listeners: [spec] }),
-    list: listListeners,
-    find: findListener,
-    write: writeListener,
-    specOf: listenerSpecOf,
-    messageOf: listenerMessageOf,
-  });
-  const routeConfigurations = crud(prisma, {
-    kind: "routeConfiguration",
-    label: "route configuration",
-    alone: (spec: RouteConfigurationSpec) => configSpecOf({ routeConfigurations: [spec] }),
-    list: (db) => routeConfigurationList.read(db),
-    find: findRouteConfiguration,
-    write: writeRouteConfiguration,
-    specOf: routeConfigurationSpecOf,
-    messageOf: routeConfigurationMessageOf,
-    fillOutputOnly: fillVirtualHostOwners,
-  });
-  const nodeGroups = crud(prisma, {
-    kind: "nodeGroup",
-    label: "node group",
-    alone: (spec: NodeGroupSpec) => configSpecOf({ nodeGroups: [spec] }),
-    list: listNodeGroups,
-    find: findNodeGroup,
-    write: writeNodeGroup,
-    specOf: nodeGroupSpecOf,
-    messageOf: nodeGroupMessageOf,
-  });
-  const runtimeLayers = crud(prisma, {
-    kind: "runtimeLayer",
-    label: "runtime layer",
-    alone: (spec: RuntimeLayerSpec) => configSpecOf({ runtimeLayers: [spec] }),
-    list: listRuntimeLayers,
-    find: findRuntimeLayer,
-    write: writeRuntimeLayer,
-    specOf: runtimeLayerSpecOf,
-    messageOf: runtimeLayerMessageOf,
-  });
+  const clusters = crud(
+    prisma,
+    {
+      kind: "cluster",
+      label: "cluster",
+      alone: (spec: ClusterSpec) => configSpecOf({ clusters: [spec] }),
+      list: (db) => clusterList.read(db),
+      find: findCluster,
+      write: writeCluster,
+      specOf: clusterSpecOf,
+      messageOf: clusterMessageOf,
+    },
+    policy,
+  );
+  const listeners = crud(
+    prisma,
+    {
+      kind: "listener",
+      label: "listener",
+      alone: (spec: ListenerSpec) => configSpecOf({ listeners: [spec] }),
+      list: listListeners,
+      find: findListener,
+      write: writeListener,
+      specOf: listenerSpecOf,
+      messageOf: listenerMessageOf,
+    },
+    policy,
+  );
+  const routeConfigurations = crud(
+    prisma,
+    {
+      kind: "routeConfiguration",
+      label: "route configuration",
+      alone: (spec: RouteConfigurationSpec) => configSpecOf({ routeConfigurations: [spec] }),
+      list: (db) => routeConfigurationList.read(db),
+      find: findRouteConfiguration,
+      write: writeRouteConfiguration,
+      specOf: routeConfigurationSpecOf,
+      messageOf: routeConfigurationMessageOf,
+      fillOutputOnly: fillVirtualHostOwners,
+    },
+    policy,
+  );
+  const nodeGroups = crud(
+    prisma,
+    {
+      kind: "nodeGroup",
+      label: "node group",
+      alone: (spec: NodeGroupSpec) => configSpecOf({ nodeGroups: [spec] }),
+      list: listNodeGroups,
+      find: findNodeGroup,
+      write: writeNodeGroup,
+      specOf: nodeGroupSpecOf,
+      messageOf: nodeGroupMessageOf,
+    },
+    policy,
+  );
+  const runtimeLayers = crud(
+    prisma,
+    {
+      kind: "runtimeLayer",
+      label: "runtime layer",
+      alone: (spec: RuntimeLayerSpec) => configSpecOf({ runtimeLayers: [spec] }),
+      list: listRuntimeLayers,
+      find: findRuntimeLayer,
+      write: writeRuntimeLayer,
+      specOf: runtimeLayerSpecOf,
+      messageOf: runtimeLayerMessageOf,
+    },
+    policy,
+  );
 
   return {
     async listResources(request) {
@@ -479,7 +502,7 @@ export function draftHandlers(
               before,
               after,
             );
-            await authorizeWrites(tx, caller, writes);
+            await authorizeWrites(tx, caller, writes, policy);
             await claimNewClusters(tx, caller, writes);
             await auditWrites(tx, caller, ipOf(context), writes, {
               import: request.filename || "document",

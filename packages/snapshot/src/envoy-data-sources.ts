@@ -1,0 +1,75 @@
+/**
+ * Where Envoy config makes a proxy read data, by `envoy.config.core.v3.DataSource` (a certificate,
+ * a key, a Lua script, a direct response body, a Wasm module, ...), wherever the walk reaches
+ * (envoy-walk.ts: every filter and extension whose type the registry knows):
+ *
+ * - secrets written inline: a field Envoy's protos mark `(udpa.annotations.sensitive) = true` (a
+ *   TLS private key, a key password, a generic secret, basic auth users, ...) holding its data
+ *   inline (`inline_string`, `inline_bytes`). Stored that way in a listener, cluster or route, a
+ *   secret would be shown back by every read of the object; it belongs in an SDS secret, whose key
+ *   is sealed at rest (an import moves inline TLS certificates there itself,
+ *   envoy-import-secrets.ts);
+ * - local sources: a `filename` or an `environment_variable`, which the proxy reads on its own
+ *   host. Served back (a direct response body), a file can leak what the proxy holds (its xDS
+ *   token, its client key), so only admins may write them (README, "Security").
+ */
+import { type DescField, type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
+import { registry } from "@switchyard/proto";
+import { type Segment, walkEnvoy } from "./envoy-walk.js";
+
+const SENSITIVE = registry.getExtension("udpa.annotations.sensitive");
+const sensitiveFields = new WeakMap<DescField, boolean>();
+
+/** A field Envoy's protos mark `(udpa.annotations.sensitive) = true`: a key, a password, ... */
+function isSensitive(field: DescField): boolean {
+  let sensitive = sensitiveFields.get(field);
+  if (sensitive === undefined) {
+    sensitive = SENSITIVE !== undefined && getOption(field, SENSITIVE) === true;
+    sensitiveFields.set(field, sensitive);
+  }
+  return sensitive;
+}
+
+/** The paths in `message` (of type `desc`) where a sensitive field holds its data inline. */
+export function inlineSecretsIn(desc: DescMessage, message: Message): (readonly Segment[])[] {
+  const found: (readonly Segment[])[] = [];
+  walkEnvoy(desc, message, {
+    value(field, value, at) {
+      if (!isSensitive(field)) return true;
+      const specifier = (value as { specifier?: { case?: string } } | undefined)?.specifier;
+      if (specifier?.case === "inlineString" || specifier?.case === "inlineBytes") {
+        found.push([...at]);
+      }
+      return false;
+    },
+  });
+  return found;
+}
+
+/** A DataSource that makes the proxy read its own host: a file or an environment variable. */
+export interface LocalSource {
+  readonly at: readonly Segment[];
+  readonly kind: "file" | "environment variable";
+  /** The file's path or the variable's name. */
+  readonly name: string;
+}
+
+const DATA_SOURCE = "envoy.config.core.v3.DataSource";
+
+/** Every DataSource in `message` (of type `desc`) that reads a file or an environment variable. */
+export function localSourcesIn(desc: DescMessage, message: Message): LocalSource[] {
+  const found: LocalSource[] = [];
+  walkEnvoy(desc, message, {
+    enter(entered, value, at) {
+      if (entered.typeName !== DATA_SOURCE) return true;
+      const specifier = (value as { specifier?: { case?: string; value?: unknown } }).specifier;
+      if (specifier?.case === "filename" && typeof specifier.value === "string") {
+        found.push({ at: [...at], kind: "file", name: specifier.value });
+      } else if (specifier?.case === "environmentVariable" && typeof specifier.value === "string") {
+        found.push({ at: [...at], kind: "environment variable", name: specifier.value });
+      }
+      return false;
+    },
+  });
+  return found;
+}
