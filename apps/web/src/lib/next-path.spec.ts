@@ -9,6 +9,12 @@ describe("the page to return to after signing in", () => {
     ["/\\evil.example", "/"],
     ["https://evil.example/", "/"],
     ["/login?next=/x", "/"],
+    // What the browser makes of them: tabs and newlines dropped, "\\" read as "/".
+    ["/\t/evil.example/x", "/"],
+    ["/\n/evil.example/x", "/"],
+    ["/\r\n/evil.example", "/"],
+    ["/\t\\evil.example", "/"],
+    ["/nodes/a%2Fb#events", "/nodes/a%2Fb#events"],
   ])("next=%s returns to %s (never another site)", (next, expected) => {
     expect(safeNextPath(next)).toBe(expected);
   });
