@@ -10,6 +10,30 @@ import {
 
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
+/**
+ * Sent with every response of the console's port (issue 22, point 10). The console runs only its
+ * own scripts, styles, fonts and API (Next.js's inline bootstrap scripts and React Flow's inline
+ * styles need 'unsafe-inline'); no other site may frame it (clickjacking), no response is sniffed
+ * as another type, and no page leaks its address to another origin.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": [
+    "default-src 'self'",
+    "script-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; "),
+  "X-Frame-Options": "DENY",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "same-origin",
+};
+
 export interface HttpServer {
   readonly port: number;
   close(): Promise<void>;
@@ -61,6 +85,7 @@ export async function startHttpServer(options: {
   });
   const extraRoutes = options.extraRoutes ?? {};
   const server = http.createServer((request, response) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     const path = (request.url ?? "").split("?", 1)[0] ?? "";
     const extra = Object.hasOwn(extraRoutes, path) ? extraRoutes[path] : undefined;
     if (extra) extra(request, response);

@@ -7,6 +7,7 @@ import {
   launchBrowser,
   openWatchedPage,
   type TestBrowser,
+  waitUntilNothingBusy,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessClient, bearer, createAccount, Role, signIn, USER_PASSWORD } from "./auth.js";
@@ -267,7 +268,7 @@ describe("the console's access pages", () => {
 
     await page.goto(`${harness.baseUrl}/listeners`);
     await page.getByRole("heading", { name: "Listeners", level: 1 }).waitFor({ timeout: 15_000 });
-    await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`);
+    await waitUntilNothingBusy(page);
     expect(await page.getByRole("link", { name: /New listener|Create a listener/ }).count()).toBe(
       0,
     );

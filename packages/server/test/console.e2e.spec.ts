@@ -3,6 +3,7 @@ import {
   launchBrowser,
   openWatchedPage,
   type TestBrowser,
+  waitUntilNothingBusy,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
@@ -46,6 +47,29 @@ describe("the console in a real browser", () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
+  it("sends every page and API answer with headers that keep other sites out: no framing, only its own scripts, no sniffing", async () => {
+    const { page, problems } = await openWatchedPage(chromium, {
+      session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
+    });
+    const document = await page.goto(`${harness.baseUrl}/topology`);
+    const headers = document?.headers() ?? {};
+    expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(headers["content-security-policy"]).toContain("default-src 'self'");
+    expect(headers["x-frame-options"]).toBe("DENY");
+    expect(headers["x-content-type-options"]).toBe("nosniff");
+    // The console works under that policy: a page that draws, calls the API and loads its fonts,
+    // with no violation in the browser console.
+    await page.getByRole("link", { name: /Listener\s*payments/ }).waitFor({ timeout: 15_000 });
+    const api = await fetch(`${harness.baseUrl}/switchyard.v1.AccessService/WhoAmI`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(api.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("on a full page load, each page's first API calls start from the document's head, and the page uses each of them instead of calling again", async () => {
     const { page, problems } = await openWatchedPage(chromium, {
       session: { url: harness.baseUrl, cookie: await harness.sessionCookie() },
@@ -80,9 +104,7 @@ describe("the console in a real browser", () => {
       requested = [];
       await page.goto(`${harness.baseUrl}${path}`);
       await page.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 15_000 });
-      await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`, null, {
-        timeout: 15_000,
-      });
+      await waitUntilNothingBusy(page);
       const early = await page.evaluate(() =>
         ((globalThis as { __syEarly?: { url: string; used: boolean }[] }).__syEarly ?? []).map(
           (e) => ({

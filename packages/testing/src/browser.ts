@@ -77,6 +77,24 @@ export async function openWatchedPage(
   return { page, problems };
 }
 
+/** What a page's script sees of the page, for checks run in it (these packages have no DOM types). */
+interface PageGlobals {
+  readonly document: { querySelector(selector: string): unknown };
+}
+
+/**
+ * Waits until the page shows nothing loading (no `aria-busy="true"` element). A function run in
+ * the page, not a string: the console's Content-Security-Policy forbids evaluating strings.
+ */
+export async function waitUntilNothingBusy(page: Page, timeout = 15_000): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      (globalThis as unknown as PageGlobals).document.querySelector('[aria-busy="true"]') === null,
+    null,
+    { timeout },
+  );
+}
+
 /** Where tests save screenshots: `<repo>/test-artifacts/` (git-ignored), kept after the run. */
 export function artifactPath(name: string): string {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..", "..");

@@ -5,6 +5,7 @@ export {
   openWatchedPage,
   type TestBrowser,
   type WatchedPage,
+  waitUntilNothingBusy,
 } from "./browser.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
 export { startTcpBalancer, type TcpBalancer } from "./tcp-balancer.js";
