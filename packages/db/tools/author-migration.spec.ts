@@ -11,7 +11,7 @@ const schemaPath = resolve(migrationsDir, "../schema.prisma");
 async function diff(schema: string): Promise<string | null> {
   const { postgres } = await testServer();
   return diffMigrationsToSchema({
-    serverUrl: postgres.url,
+    serverUrl: postgres.superuserUrl,
     schema: { path: "schema.prisma", content: schema },
     migrationsDir,
   });

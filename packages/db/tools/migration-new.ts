@@ -30,7 +30,7 @@ async function main(args: string[]): Promise<number> {
   let sql: string | null;
   try {
     sql = await diffMigrationsToSchema({
-      serverUrl: throwaway.postgres.url,
+      serverUrl: throwaway.postgres.superuserUrl,
       schema: { path: "schema.prisma", content: await readFile(schemaPath, "utf8") },
       migrationsDir,
     });

@@ -102,6 +102,8 @@ export interface Switchyard {
   readonly httpPort: number;
   readonly xdsPort: number;
   readonly databaseUrl: string;
+  /** The embedded cluster's data directory, where it really is; undefined with DATABASE_URL. */
+  readonly embeddedDataDir: string | undefined;
   readonly prisma: PrismaClient;
   readonly cache: SnapshotCache;
   /** This replica's view of its connected nodes, and the writer persisting it. */
@@ -150,11 +152,17 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const xdsTls = readXdsTls(security);
     const xdsCredentials = readXdsCredentials(security.credentialsFile);
     let databaseUrl = options.databaseUrl;
+    let embeddedDataDir: string | undefined;
     if (databaseUrl === undefined) {
-      const postgres = await startEmbeddedPostgres({ dataDir: options.dataDir, port: 0 });
+      const postgres = await startEmbeddedPostgres({
+        dataDir: options.dataDir,
+        port: 0,
+        notice: (line) => logger.info(`embedded PostgreSQL: ${line}`),
+      });
       cleanups.push(() => postgres.stop());
       databaseUrl = postgres.url;
-      logger.info({ dataDir: options.dataDir }, "embedded PostgreSQL started");
+      embeddedDataDir = postgres.dataDir;
+      logger.info({ dataDir: postgres.dataDir }, "embedded PostgreSQL started");
     }
     try {
       await migrate(databaseUrl);
@@ -464,6 +472,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       httpPort: http.port,
       xdsPort,
       databaseUrl,
+      embeddedDataDir,
       prisma,
       cache,
       status: { tracker, writer: statusWriter },

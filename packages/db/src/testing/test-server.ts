@@ -23,11 +23,15 @@ export function testServer(): Promise<TestServer> {
   server ??= (async () => {
     const { postgres } = await startThrowawayPostgres();
     // allowExitOnIdle: an idle pool must not keep a finished test process alive.
-    const admin = new pg.Pool({ connectionString: postgres.url, max: 2, allowExitOnIdle: true });
+    const admin = new pg.Pool({
+      connectionString: postgres.superuserUrl,
+      max: 2,
+      allowExitOnIdle: true,
+    });
     // An idle connection broken by Postgres shutting down (at process end) is simply replaced.
     admin.on("error", () => {});
     const urlOf = (name: string) => {
-      const url = new URL(postgres.url);
+      const url = new URL(postgres.superuserUrl);
       url.pathname = `/${name}`;
       return url.href;
     };
