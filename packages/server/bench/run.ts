@@ -7,6 +7,7 @@ import { convergenceChart } from "./chart.js";
 import { configBench, type Figure } from "./config.bench.js";
 import { consoleBench } from "./console.bench.js";
 import { fleetBench } from "./fleet.bench.js";
+import { importBench } from "./import.bench.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -39,6 +40,7 @@ const suites: ReadonlyArray<
   readonly [string, string, () => Promise<readonly Figure[] | SuiteResult>]
 > = [
   ["config", "Config: validate, compile, publish", () => configBench()],
+  ["import", "Import: what reading a large document costs the event loop", () => importBench()],
   [
     "fleet",
     "Fleet: convergence, CPU, memory and bytes against the replay floor",

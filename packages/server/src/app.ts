@@ -29,6 +29,7 @@ import {
 } from "./auth/index.js";
 import { FileDelivery, type FileDeliveryOptions } from "./file-delivery.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
+import { createEnvoyImporter } from "./import/envoy-importer.js";
 import { createMetrics } from "./metrics.js";
 import { createKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
@@ -421,6 +422,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       cleanups.push(() => (web as WebConsole).close());
     }
     const limiter = new LoginLimiter(options.loginLimits);
+    const importer = createEnvoyImporter({ logger });
+    cleanups.push(() => importer.close());
     const routes = (router: ConnectRouter) => {
       router.service(
         ConfigService,
@@ -430,6 +433,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           onPublished,
           keyring,
           writePolicy: { memberFileDirs: options.memberFileDirs ?? [] },
+          importer,
         }),
       );
       router.service(StatusService, createStatusService({ prisma, feed }));

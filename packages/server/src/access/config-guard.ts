@@ -28,7 +28,7 @@ import {
   type DraftChange,
   loadDomainOwnership,
   type Principal,
-  recordAudit,
+  recordAudits,
 } from "../auth/index.js";
 import { localSourcesDecision } from "../auth/local-sources.js";
 import { specOfVersion } from "../store/snapshot-store.js";
@@ -173,8 +173,9 @@ export async function auditWrites(
   writes: readonly ObjectWrite[],
   detail: Readonly<Record<string, unknown>> = {},
 ): Promise<void> {
-  for (const write of writes)
-    await recordAudit(tx, {
+  await recordAudits(
+    tx,
+    writes.map((write) => ({
       ...auditActor(principal),
       action: `${write.kind}.${VERB[changeOf(write)]}`,
       target: `${write.kind}/${write.name}`,
@@ -186,7 +187,8 @@ export async function auditWrites(
           after: shownInAudit(write.kind, write.after),
         },
       },
-    });
+    })),
+  );
 }
 
 function specsByName(spec: ConfigSpec | undefined, kind: SourceKind): Map<string, unknown> {

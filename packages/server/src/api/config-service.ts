@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { WritePolicy } from "../access/config-guard.js";
+import type { EnvoyImporter } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import type { PublishedSnapshot, SnapshotStore } from "../store/snapshot-store.js";
 import { draftHandlers } from "./draft-handlers.js";
@@ -16,6 +17,8 @@ export interface ConfigServiceOptions {
   readonly onPublished: (snapshot: PublishedSnapshot) => void;
   /** What writes may hold beyond their author's role (files proxies read). */
   readonly writePolicy?: WritePolicy;
+  /** Reads Import's documents off the event loop. */
+  readonly importer: EnvoyImporter;
 }
 
 /** switchyard.v1.ConfigService: the draft's objects, validation, diff, publish, history, rollback. */
@@ -23,7 +26,7 @@ export function createConfigService(
   options: ConfigServiceOptions,
 ): ServiceImpl<typeof ConfigService> {
   return {
-    ...draftHandlers(options.prisma, options.keyring, options.writePolicy),
+    ...draftHandlers(options),
     ...publishHandlers(options.prisma, options.store, options.onPublished),
   } as ServiceImpl<typeof ConfigService>;
 }

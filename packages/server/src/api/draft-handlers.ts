@@ -16,11 +16,9 @@ import {
   diffManifests,
   envoyForm,
   exportEnvoyConfig,
-  importEnvoyConfig,
   type ListenerSpec,
   type NodeGroupSpec,
   nameProblem,
-  parseEnvoyConfig,
   quotedName,
   type RouteConfigurationSpec,
   type RuntimeLayerSpec,
@@ -42,6 +40,7 @@ import {
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
+import type { EnvoyImporter } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import {
   findCluster,
@@ -285,11 +284,14 @@ class DryRun extends Error {
   }
 }
 
-export function draftHandlers(
-  prisma: PrismaClient,
-  keyring: SecretKeyring,
-  policy: WritePolicy = DEFAULT_WRITE_POLICY,
-): Partial<ServiceImpl<typeof ConfigService>> {
+export function draftHandlers(options: {
+  readonly prisma: PrismaClient;
+  readonly keyring: SecretKeyring;
+  readonly writePolicy?: WritePolicy;
+  readonly importer: EnvoyImporter;
+}): Partial<ServiceImpl<typeof ConfigService>> {
+  const { prisma, keyring, importer } = options;
+  const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
   const clusterList = new RowCache<Stored<ClusterSpec>>({
     table: "Cluster",
@@ -453,20 +455,20 @@ export function draftHandlers(
     async import(request, context) {
       const caller = callerOf(context);
       const document = request.filename || "the document";
-      const parsed = parseEnvoyConfig(
+      // Parsed off the event loop; inline private keys come back as SDS secrets, sealed with
+      // the server's secrets key.
+      const imported = await importer.read(
         request.content,
-        request.filename ? { filename: request.filename } : {},
+        request.filename,
+        keyring,
+        context.signal,
       );
-      if ("errors" in parsed) {
+      if (imported.t === "unparsable") {
         throw invalidArgument(
-          `${document} is not valid Envoy v3 config: ${summarize(parsed.errors)}`,
-          parsed.errors,
+          `${document} is not valid Envoy v3 config: ${summarize(imported.errors)}`,
+          imported.errors,
         );
       }
-      // Inline private keys go to SDS secrets, sealed with the server's secrets key.
-      const imported = importEnvoyConfig(parsed.resources, {
-        sealPrivateKey: (pem) => keyring.seal(pem),
-      });
       const errors = imported.issues.filter((issue) => issue.severity === "error");
       if (errors.length > 0)
         throw invalidArgument(
@@ -526,7 +528,7 @@ export function draftHandlers(
         sourceManifest(sourceObjects(result.after)),
       );
       return {
-        changes: objectChanges(changes, { before: result.before, after: result.after }),
+        changes: await objectChanges(changes, { before: result.before, after: result.after }),
         issues: imported.issues.map(issueMessage),
       };
     },

@@ -114,7 +114,7 @@ export function publishHandlers(
     const [before, after] = await specsAround(snapshot.record);
     return {
       snapshot: snapshotInfo(snapshot.record),
-      changes: objectChanges(snapshot.record.changes, { before, after }),
+      changes: await objectChanges(snapshot.record.changes, { before, after }),
       warnings: snapshot.warnings.map(issueMessage),
     };
   };
@@ -155,7 +155,7 @@ export function publishHandlers(
       return {
         fromVersion: BigInt(result.fromVersion),
         toVersion: BigInt(result.toVersion),
-        changes: objectChanges(selected.changes, sides),
+        changes: await objectChanges(selected.changes, sides),
         draftRevision: result.draftRevision ?? "",
       };
     },
@@ -219,7 +219,7 @@ export function publishHandlers(
       }
       return {
         snapshot: snapshotInfo(record),
-        changes: objectChanges(selected.changes, sides),
+        changes: await objectChanges(selected.changes, sides),
       };
     },
   };

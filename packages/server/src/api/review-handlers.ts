@@ -26,7 +26,7 @@ import {
   type SnapshotStore,
 } from "../store/snapshot-store.js";
 import { toConnectError, translated } from "./errors.js";
-import { objectChanges } from "./object-changes.js";
+import { changeNames } from "./object-changes.js";
 import { guarded, version } from "./publish-handlers.js";
 
 type StoredState = ReviewRow["state"];
@@ -59,7 +59,7 @@ function reviewMessage(row: ReviewRow, head: DraftHead | undefined): ReviewReque
     message: row.message,
     baseVersion: BigInt(row.baseVersion),
     draftRevision: row.draftRevision,
-    changes: objectChanges(row.changes as unknown as StoredChange[], undefined),
+    changes: changeNames(row.changes as unknown as StoredChange[]),
     createTime: timestampFromDate(row.createdAt),
     decidedBy: row.decidedBy ?? "",
     ...(row.decidedAt === null ? {} : { decideTime: timestampFromDate(row.decidedAt) }),

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AuditInput, exportAudit, listAudit, recordAudit } from "./audit.js";
+import { type AuditInput, exportAudit, listAudit, recordAudit, recordAudits } from "./audit.js";
 import { T0 } from "./fixtures.js";
 
 let database: TestDatabase;
@@ -47,6 +47,33 @@ describe("audit", () => {
       ip: "10.0.0.1",
       detail: { diff: [{ op: "replace", path: "/connectTimeoutMs", value: 250 }] },
     });
+  });
+
+  it("records a thousand events at once exactly as one by one: times, nulls and details kept", async () => {
+    const events = Array.from({ length: 1_200 }, (_, i) =>
+      event(i, {
+        target: `cluster/c${i}`,
+        ...(i % 2 === 0 ? { ip: null } : {}),
+        detail: { diff: { after: { name: `c${i}`, note: "quotes \" and ' and \\" } } },
+      }),
+    );
+    const { at: _at, ...untimed } = event(0, { target: "cluster/now" });
+
+    await database.prisma.$transaction((tx) => recordAudits(tx, [...events, untimed]));
+
+    const { events: listed } = await listAudit(database.prisma, { target: "cluster/c1" });
+    expect(listed[0]).toMatchObject({
+      at: new Date(T0 + 60_000),
+      ip: "10.0.0.1",
+      detail: { diff: { after: { name: "c1", note: "quotes \" and ' and \\" } } },
+    });
+    const { events: even } = await listAudit(database.prisma, { target: "cluster/c0" });
+    expect(even[0]?.ip).toBeNull();
+    expect(await database.prisma.auditEvent.count()).toBe(1_201);
+    const now = await database.prisma.auditEvent.findFirstOrThrow({
+      where: { target: "cluster/now" },
+    });
+    expect(Math.abs(now.at.getTime() - Date.now())).toBeLessThan(60_000);
   });
 
   it("lists newest first, filtered by time, actor and action (exact or a '.*' family)", async () => {

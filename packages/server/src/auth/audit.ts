@@ -55,17 +55,42 @@ export async function recordAudit(
   db: PrismaClient | TransactionClient,
   event: AuditInput,
 ): Promise<void> {
-  await db.auditEvent.create({
-    data: {
-      actor: event.actor,
-      actorKind: event.actorKind,
-      action: event.action,
-      target: event.target ?? null,
-      ip: event.ip ?? null,
-      detail: (event.detail ?? {}) as Prisma.InputJsonObject,
-      ...(event.at === undefined ? {} : { at: event.at }),
-    },
-  });
+  await db.auditEvent.create({ data: auditRow(event) });
+}
+
+/**
+ * Several events, in a few statements: an import of thousands of objects records one event per
+ * object, and one INSERT each (or Prisma's createMany, ~0.5 ms a row building the query) made
+ * that the slowest part of it. Each batch goes to Postgres as one JSON parameter.
+ */
+export async function recordAudits(
+  db: PrismaClient | TransactionClient,
+  events: readonly AuditInput[],
+): Promise<void> {
+  for (let start = 0; start < events.length; start += AUDIT_BATCH) {
+    const rows = JSON.stringify(events.slice(start, start + AUDIT_BATCH).map(auditRow));
+    await db.$executeRaw`
+      INSERT INTO "AuditEvent" ("at", "actor", "actorKind", "action", "target", "ip", "detail")
+      SELECT COALESCE(e."at", CURRENT_TIMESTAMP), e."actor", e."actorKind", e."action",
+             e."target", e."ip", e."detail"
+      FROM jsonb_to_recordset(${rows}::jsonb) AS e(
+        "at" timestamp(3), "actor" text, "actorKind" text, "action" text, "target" text,
+        "ip" text, "detail" jsonb)`;
+  }
+}
+
+const AUDIT_BATCH = 500;
+
+function auditRow(event: AuditInput) {
+  return {
+    actor: event.actor,
+    actorKind: event.actorKind,
+    action: event.action,
+    target: event.target ?? null,
+    ip: event.ip ?? null,
+    detail: (event.detail ?? {}) as Prisma.InputJsonObject,
+    ...(event.at === undefined ? {} : { at: event.at }),
+  };
 }
 
 export interface AuditFilter {

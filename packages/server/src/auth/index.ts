@@ -53,6 +53,7 @@ export {
   type ListAuditOptions,
   listAudit,
   recordAudit,
+  recordAudits,
   SYSTEM_ACTOR,
 } from "./audit.js";
 export {
