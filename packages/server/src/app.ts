@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import { createAccessInterceptor, TokenUseRecorder } from "./access/access-interceptor.js";
 import { createAccessService } from "./access/access-service.js";
 import { AUDIT_EXPORT_PATH, auditExportHandler } from "./access/audit-export.js";
+import { bodyPolicy } from "./access/body-policy.js";
 import { requestContextValues } from "./access/request-context.js";
 import { createConfigService } from "./api/config-service.js";
 import { errorInterceptor } from "./api/error-interceptor.js";
@@ -450,6 +451,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           errorInterceptor(logger),
           createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
         ],
+        bodyPolicy: bodyPolicy(prisma),
         contextValues: requestContextValues,
         extraRoutes: {
           "/metrics": metrics.handler,

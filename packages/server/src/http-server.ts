@@ -4,6 +4,7 @@ import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/conn
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   API_READ_MAX_BYTES,
+  type BodyPolicy,
   checkRequestBodies,
   createRequestCheckInterceptor,
 } from "./api/request-checks.js";
@@ -51,6 +52,8 @@ export async function startHttpServer(options: {
   readonly routes: (router: ConnectRouter) => void;
   /** Run around every API method (access control). */
   readonly interceptors?: Interceptor[];
+  /** Who may send a body, and how large, per method (access/body-policy.ts). */
+  readonly bodyPolicy?: BodyPolicy;
   /** Per-request context values for the handlers (the client's address). */
   readonly contextValues?: (request: http.IncomingMessage) => ContextValues;
   readonly fallback: RequestHandler;
@@ -62,7 +65,11 @@ export async function startHttpServer(options: {
       options.routes(router);
       // Every method's body is checked before Connect decodes it, to say what is wrong and where
       // (api/request-checks.ts); the adapter serves `router.handlers` once this returns.
-      router.handlers.splice(0, router.handlers.length, ...router.handlers.map(checkRequestBodies));
+      router.handlers.splice(
+        0,
+        router.handlers.length,
+        ...router.handlers.map((handler) => checkRequestBodies(handler, options.bodyPolicy)),
+      );
     },
     readMaxBytes: API_READ_MAX_BYTES,
     // A field this server does not know is refused, naming it, rather than dropped unseen: a

@@ -125,7 +125,9 @@ export function createAccessInterceptor(options: {
       );
     if (rule.t === "public") return next(request);
 
-    const principal = await authenticateRequest(prisma, request.header);
+    // Authenticated before the body was read (body-policy.ts), or now.
+    const principal =
+      request.contextValues.get(PRINCIPAL) ?? (await authenticateRequest(prisma, request.header));
     if (
       principal.via.t === "session" &&
       request.method.idempotency !== MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS &&

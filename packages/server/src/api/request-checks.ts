@@ -3,11 +3,22 @@
  * that does not decode, a JSON body that is not an object, and strings the database cannot keep
  * are refused with INVALID_ARGUMENT saying what and where, before any handler runs
  * (api-fuzz.e2e.spec.ts sends every method such bodies; request-checks.e2e.spec.ts pins each).
+ *
+ * Before any of that, and before a byte of the body is read, the caller is authenticated from the
+ * headers (BodyPolicy.admit), and the body is bounded per method (BodyPolicy.limitOf): by its
+ * declared length, by the bytes read, and by what it decompresses to. A request from nobody, or
+ * over its limit, costs the server its headers only.
  */
 import * as zlib from "node:zlib";
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethod, MessageShape } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
-import { type ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  type ContextValues,
+  createContextKey,
+  type Interceptor,
+} from "@connectrpc/connect";
 import {
   createAsyncIterable,
   type UniversalHandler,
@@ -17,12 +28,34 @@ import { binaryProblem } from "./binary-problem.js";
 import { invalidArgument } from "./errors.js";
 import { textProblem } from "./text-problem.js";
 
+/** What a method's request may cost before its handler runs. */
+export interface BodyPolicy {
+  /** The most bytes a request body of `method` may hold, read or decompressed. */
+  limitOf(method: DescMethod): number;
+  /**
+   * Whether the caller may send `method` a body at all, from the headers alone: the refusal (the
+   * caller is unknown), or undefined. Runs before the body is read; may keep what it learnt in
+   * `contextValues` for the interceptors.
+   */
+  admit(
+    method: DescMethod,
+    header: Headers,
+    contextValues: ContextValues | undefined,
+  ): Promise<ConnectError | undefined>;
+}
+
+/** Without a policy (unit tests of the checks): any caller, and the largest limit. */
+const OPEN_POLICY: BodyPolicy = {
+  limitOf: () => API_READ_MAX_BYTES,
+  admit: async () => undefined,
+};
+
 /**
- * The largest request body the API reads, in bytes (Connect's `readMaxBytes`; larger ones get
- * RESOURCE_EXHAUSTED before they are buffered). Connect's default is 4 GiB, and a body is read
- * before the caller is authenticated. An Import of 10,000 clusters is about 10 MB.
+ * The largest request body the API reads, in bytes, whatever the method: Connect's
+ * `readMaxBytes`, a last bound behind the per-method limits of the BodyPolicy (an Import of 8 MiB
+ * of YAML is up to twice that as a JSON string).
  */
-export const API_READ_MAX_BYTES = 64 * 1024 * 1024;
+export const API_READ_MAX_BYTES = 20 * 1024 * 1024;
 
 /** Why the body cannot be decoded, set by `checkRequestBodies` for the interceptor to throw. */
 const BODY_PROBLEM = createContextKey<ConnectError | undefined>(undefined, {
@@ -106,9 +139,19 @@ function messageProblem(
   return { message: `the request body ${reason}`, path: schema.name, reason };
 }
 
-/** `bytes` decompressed as `encoding` says; undefined when it cannot be (Connect then says why). */
-function decompressed(bytes: Uint8Array, encoding: string | null): Uint8Array | undefined {
-  const options = { maxOutputLength: API_READ_MAX_BYTES };
+/** A body that decompresses to more than its method's limit. */
+class TooLarge extends Error {}
+
+/**
+ * `bytes` decompressed as `encoding` says, stopping at `limit` bytes (TooLarge past it); undefined
+ * when it cannot be (Connect then says why).
+ */
+function decompressed(
+  bytes: Uint8Array,
+  encoding: string | null,
+  limit: number,
+): Uint8Array | undefined {
+  const options = { maxOutputLength: limit };
   try {
     switch (encoding ?? "identity") {
       case "identity":
@@ -120,19 +163,21 @@ function decompressed(bytes: Uint8Array, encoding: string | null): Uint8Array | 
       default:
         return undefined;
     }
-  } catch {
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") throw new TooLarge();
     return undefined;
   }
 }
 
 /** The messages of a body as framed; a frame that cannot be read is left to Connect. */
-function messagesOf(body: Uint8Array, framing: Framing): Uint8Array[] {
+function messagesOf(body: Uint8Array, framing: Framing, limit: number): Uint8Array[] {
   if (framing.t === "bare") {
-    const message = decompressed(body, framing.encoding);
+    const message = decompressed(body, framing.encoding, limit);
     return message ? [message] : [];
   }
   const messages: Uint8Array[] = [];
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  let total = 0;
   for (let at = 0; at + 5 <= body.length; ) {
     const flags = view.getUint8(at);
     const length = view.getUint32(at + 1);
@@ -141,8 +186,11 @@ function messagesOf(body: Uint8Array, framing: Framing): Uint8Array[] {
     at += 5 + length;
     // Bit 0: compressed; any other bit is not a request message (Connect judges those).
     if ((flags & ~1) !== 0) continue;
-    const message = flags === 0 ? payload : decompressed(payload, framing.encoding);
-    if (message) messages.push(message);
+    const message = flags === 0 ? payload : decompressed(payload, framing.encoding, limit - total);
+    if (message) {
+      total += message.length;
+      messages.push(message);
+    }
   }
   return messages;
 }
@@ -155,75 +203,89 @@ function envelope(message: Uint8Array): Uint8Array {
   return framed;
 }
 
+/** The body's chunks, or undefined once it holds more than `limit` bytes (the rest unread). */
 async function readBody(
   body: AsyncIterable<Uint8Array>,
-): Promise<{ chunks: Uint8Array[]; complete: boolean; rest: AsyncIterator<Uint8Array> }> {
+  limit: number,
+): Promise<Uint8Array[] | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const rest = body[Symbol.asyncIterator]();
-  for (let next = await rest.next(); !next.done; next = await rest.next()) {
-    chunks.push(next.value);
-    size += next.value.length;
-    if (size > API_READ_MAX_BYTES) return { chunks, complete: false, rest };
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
   }
-  return { chunks, complete: true, rest };
+  return chunks;
 }
 
-async function* replay(
-  chunks: readonly Uint8Array[],
-  rest: AsyncIterator<Uint8Array>,
-): AsyncIterable<Uint8Array> {
-  yield* chunks;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+function tooLarge(method: DescMethod, limit: number, what: string): ConnectError {
+  return new ConnectError(
+    `the request body ${what} more than the ${limit} bytes (${mebibytes(limit)}) ${method.name} accepts`,
+    Code.ResourceExhausted,
+  );
+}
+
+function mebibytes(bytes: number): string {
+  const mib = bytes / 1024 / 1024;
+  return mib >= 1 ? `${mib} MiB` : `${bytes / 1024} KiB`;
 }
 
 /**
- * Wraps a method's handler so its body is checked before Connect decodes it. Connect reports a
- * binary body (`application/proto`, gRPC, gRPC-web) that does not decode as INTERNAL "parse
- * binary: premature EOF", saying neither that the client is at fault nor where, and a JSON body
- * that is no object as "Array(1)". Such a body reaches Connect as an empty message instead, with
- * the problem in the context: the first interceptor (createRequestCheckInterceptor) throws it as
- * INVALID_ARGUMENT naming the field, in whatever protocol the call speaks. Only unary and
- * server-streaming methods (one request message) are served, so the whole body is read; one over
- * API_READ_MAX_BYTES, or compressed in a way not known here, is left to Connect.
+ * Wraps a method's handler so its caller is admitted and its body checked before Connect reads
+ * it. A refusal reaches Connect as an empty message instead, with the refusal in the context: the
+ * first interceptor (createRequestCheckInterceptor) throws it, in whatever protocol the call
+ * speaks, before any other runs.
+ *
+ * - An unknown caller (policy.admit) is refused with the body unread.
+ * - A body declared, read or decompressed past the method's limit: RESOURCE_EXHAUSTED, reading
+ *   stopped there.
+ * - Connect reports a binary body (`application/proto`, gRPC, gRPC-web) that does not decode as
+ *   INTERNAL "parse binary: premature EOF", saying neither that the client is at fault nor where,
+ *   and a JSON body that is no object as "Array(1)": INVALID_ARGUMENT naming the field instead.
+ *
+ * Only unary and server-streaming methods (one request message) are served, so the whole body is
+ * read; one compressed in a way not known here is left to Connect.
  */
-export function checkRequestBodies(handler: UniversalHandler): UniversalHandler {
-  const schema: DescMessage = handler.method.input;
+export function checkRequestBodies(
+  handler: UniversalHandler,
+  policy: BodyPolicy = OPEN_POLICY,
+): UniversalHandler {
+  const { method } = handler;
+  const schema: DescMessage = method.input;
+  const limit = policy.limitOf(method);
   const checked = async (request: UniversalServerRequest) => {
-    if (request.method === "GET") return handler(checkedGet(schema, request));
+    const refuse = (error: ConnectError) => {
+      request.contextValues?.set(BODY_PROBLEM, error);
+      return handler(emptied(request, framingOf(request)));
+    };
+    const unknownCaller = await policy.admit(method, request.header, request.contextValues);
+    if (unknownCaller) return refuse(unknownCaller);
+    if (request.method === "GET") return handler(checkedGet(method, request, limit));
     const framing = framingOf(request);
     const declared = Number(request.header.get("content-length") ?? 0);
+    if (declared > limit) return refuse(tooLarge(method, limit, `is ${declared} bytes,`));
     if (
       framing === undefined ||
-      declared > API_READ_MAX_BYTES ||
       request.body === null ||
       typeof request.body !== "object" ||
       !(Symbol.asyncIterator in request.body)
     ) {
       return handler(request);
     }
-    const { chunks, complete, rest } = await readBody(request.body);
-    const body = Buffer.concat(chunks);
-    const problem = complete
-      ? messagesOf(body, framing)
-          .map((message) => messageProblem(schema, message, framing.format))
-          .find((found) => found !== undefined)
-      : undefined;
-    if (problem === undefined) return handler({ ...request, body: replay(chunks, rest) });
-    request.contextValues?.set(BODY_PROBLEM, refusal(problem.message, problem));
-    // An empty message, which decodes as anything, in the same framing, uncompressed.
-    const header = new Headers(request.header);
-    for (const name of [
-      "content-length",
-      "content-encoding",
-      "connect-content-encoding",
-      "grpc-encoding",
-    ]) {
-      header.delete(name);
+    const chunks = await readBody(request.body, limit);
+    if (chunks === undefined) return refuse(tooLarge(method, limit, "holds"));
+    let messages: Uint8Array[];
+    try {
+      messages = messagesOf(Buffer.concat(chunks), framing, limit);
+    } catch (error) {
+      if (error instanceof TooLarge) return refuse(tooLarge(method, limit, "decompresses to"));
+      throw error;
     }
-    const message = framing.format === "json" ? new TextEncoder().encode("{}") : new Uint8Array(0);
-    const empty = framing.t === "bare" ? message : envelope(message);
-    return handler({ ...request, header, body: createAsyncIterable([empty]) });
+    const problem = messages
+      .map((message) => messageProblem(schema, message, framing.format))
+      .find((found) => found !== undefined);
+    if (problem !== undefined) return refuse(refusal(problem.message, problem));
+    return handler({ ...request, body: createAsyncIterable(chunks) });
   };
   return Object.assign(checked, {
     protocolNames: handler.protocolNames,
@@ -236,11 +298,39 @@ export function checkRequestBodies(handler: UniversalHandler): UniversalHandler 
 }
 
 /**
+ * `request` with an empty message in its framing, uncompressed, that decodes as anything; its own
+ * body is left unread (Node discards it once the response is sent). A GET keeps its query.
+ */
+function emptied(
+  request: UniversalServerRequest,
+  framing: Framing | undefined,
+): UniversalServerRequest {
+  if (request.method === "GET" || framing === undefined) return request;
+  const header = new Headers(request.header);
+  for (const name of [
+    "content-length",
+    "content-encoding",
+    "connect-content-encoding",
+    "grpc-encoding",
+  ]) {
+    header.delete(name);
+  }
+  const message = framing.format === "json" ? new TextEncoder().encode("{}") : new Uint8Array(0);
+  const empty = framing.t === "bare" ? message : envelope(message);
+  return { ...request, header, body: createAsyncIterable([empty]) };
+}
+
+/**
  * A Connect GET request (methods without side effects) with its `message` query parameter
  * checked as `checkRequestBodies` checks a body: on a problem, the message becomes an empty one
  * and the problem goes in the context.
  */
-function checkedGet(schema: DescMessage, request: UniversalServerRequest): UniversalServerRequest {
+function checkedGet(
+  method: DescMethod,
+  request: UniversalServerRequest,
+  limit: number,
+): UniversalServerRequest {
+  const schema = method.input;
   const url = new URL(request.url);
   const query = url.searchParams;
   const format =
@@ -257,7 +347,14 @@ function checkedGet(schema: DescMessage, request: UniversalServerRequest): Unive
   } catch {
     return request;
   }
-  const decoded = decompressed(bytes, query.get("compression"));
+  let decoded: Uint8Array | undefined;
+  try {
+    decoded = decompressed(bytes, query.get("compression"), limit);
+  } catch (error) {
+    if (!(error instanceof TooLarge)) throw error;
+    request.contextValues?.set(BODY_PROBLEM, tooLarge(method, limit, "decompresses to"));
+    return request;
+  }
   const problem = decoded && messageProblem(schema, decoded, format);
   if (!problem) return request;
   const message = problem.message.replace("the request body", "the request's message parameter");
