@@ -68,4 +68,34 @@ describe("migrations that move data", () => {
     ]);
     expect(await query(database.url, `SELECT "key" FROM "XdsHeldSet"`)).toHaveLength(1);
   });
+
+  it("cluster_owners_in_snapshots: the latest version records the owners the draft's clusters have", async () => {
+    const database = await createTestDatabase({ migrate: false });
+    databases.push(database);
+    await migrate(database.url, {
+      migrationsDir: await migrationsBefore("cluster_owners_in_snapshots"),
+    });
+    const team = "00000000-0000-4000-8000-00000000000a";
+    await query(
+      database.url,
+      `INSERT INTO "Team" ("id", "name", "updatedAt") VALUES ('${team}', 'team-a', now());
+       INSERT INTO "Cluster" ("id", "name", "ownerTeamId", "updatedAt")
+       VALUES (gen_random_uuid(), 'owned', '${team}', now()),
+              (gen_random_uuid(), 'unowned', NULL, now());
+       INSERT INTO "Snapshot" ("version", "author", "message", "previousVersion", "sources", "groups", "changes")
+       VALUES (1, 'a', 'first', 0, '{}', '[]', '[]'), (2, 'a', 'second', 1, '{}', '[]', '[]')`,
+    );
+
+    await migrate(database.url);
+
+    expect(
+      await query(
+        database.url,
+        `SELECT "version", "clusterOwners" FROM "Snapshot" ORDER BY "version"`,
+      ),
+    ).toEqual([
+      { version: 1, clusterOwners: {} },
+      { version: 2, clusterOwners: { owned: team } },
+    ]);
+  });
 });

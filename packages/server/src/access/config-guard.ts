@@ -31,6 +31,7 @@ import {
   recordAudits,
 } from "../auth/index.js";
 import { localSourcesDecision } from "../auth/local-sources.js";
+import { publishedClusterOwners } from "../store/cluster-owners.js";
 import { specOfVersion } from "../store/snapshot-store.js";
 
 /** One object written to the draft: its stored spec (null if new) and the new one (null if deleted). */
@@ -44,23 +45,41 @@ export interface ObjectWrite {
 const changeOf = (write: ObjectWrite) =>
   write.before === null ? "added" : write.after === null ? "removed" : "modified";
 
-/** The owner a cluster has in the draft, or will be created with (a member's team). */
-async function clusterOwner(
-  tx: TransactionClient,
-  principal: Principal,
-  name: string,
-  isNew: boolean,
-): Promise<string | null> {
-  if (isNew) return principal.role === "MEMBER" ? (principal.team?.id ?? null) : null;
+/** The team owning a cluster a change touches, or null (an admin's). */
+type OwnerOf = (name: string, change: "added" | "modified" | "removed") => Promise<string | null>;
+
+async function draftRowOwner(tx: TransactionClient, name: string) {
   const row = await tx.cluster.findUnique({ where: { name }, select: { ownerTeamId: true } });
-  return row?.ownerTeamId ?? null;
+  return row === null ? undefined : row.ownerTeamId;
 }
 
-async function draftChangeOf(
-  tx: TransactionClient,
-  principal: Principal,
-  write: ObjectWrite,
-): Promise<DraftChange> {
+/**
+ * A write to the draft: a new cluster will be its author's team's (claimNewClusters); any other
+ * is its row's.
+ */
+function writeOwner(tx: TransactionClient, principal: Principal): OwnerOf {
+  return async (name, change) =>
+    change === "added"
+      ? principal.role === "MEMBER"
+        ? (principal.team?.id ?? null)
+        : null
+      : ((await draftRowOwner(tx, name)) ?? null);
+}
+
+/**
+ * A publish (or rollback) of the draft: the owner is the draft row's, whoever published it
+ * first; a deleted cluster's is the one the latest version recorded (cluster-owners.ts). Never
+ * the caller's by assumption.
+ */
+async function publishOwner(tx: TransactionClient, latestVersion: number): Promise<OwnerOf> {
+  const published = await publishedClusterOwners(tx, latestVersion);
+  return async (name) => {
+    const row = await draftRowOwner(tx, name);
+    return row !== undefined ? row : (published[name] ?? null);
+  };
+}
+
+async function draftChangeOf(write: ObjectWrite, ownerOf: OwnerOf): Promise<DraftChange> {
   const change = changeOf(write);
   switch (write.kind) {
     case "cluster":
@@ -68,7 +87,7 @@ async function draftChangeOf(
         kind: "cluster",
         name: write.name,
         change,
-        ownerTeamId: await clusterOwner(tx, principal, write.name, change === "added"),
+        ownerTeamId: await ownerOf(write.name, change),
       };
     case "routeConfiguration":
       return {
@@ -121,8 +140,9 @@ export async function authorizeWrites(
   policy: WritePolicy = DEFAULT_WRITE_POLICY,
 ): Promise<void> {
   let ownership: DomainOwnership | undefined;
+  const ownerOf = writeOwner(tx, principal);
   for (const write of writes) {
-    const change = await draftChangeOf(tx, principal, write);
+    const change = await draftChangeOf(write, ownerOf);
     if (change.kind === "routeConfiguration") {
       ownership ??= await loadDomainOwnership(tx);
       assertAllowed(authorize(principal, "write", { ...change, ownership }));
@@ -271,8 +291,9 @@ export async function publishDecision(
   }
   const before = latestVersion === 0 ? undefined : await specOfVersion(tx, latestVersion);
   const writes = writesBetween(changes, before, draft);
+  const ownerOf = await publishOwner(tx, latestVersion);
   const draftChanges: DraftChange[] = [];
-  for (const write of writes) draftChanges.push(await draftChangeOf(tx, principal, write));
+  for (const write of writes) draftChanges.push(await draftChangeOf(write, ownerOf));
   return authorize(principal, action, {
     kind: "draft",
     changes: draftChanges,

@@ -27,9 +27,10 @@ import type { Principal, PrincipalTeam, TokenScope } from "./principal.js";
 export type Action = "read" | "write" | "publish" | "rollback" | "manage";
 
 /**
- * A cluster being written. `ownerTeamId` is the stored owner, or for an added cluster the owner
- * it will be created with (the API sets a member's team there). Writes never change ownership:
- * that is `manage` on `{ kind: "ownership" }`.
+ * A cluster being written or published. `ownerTeamId` is the stored owner; for a cluster a write
+ * adds, the owner it will be created with (a member's team); for a deletion being published, the
+ * owner the latest version recorded. Writes never change ownership: that is `manage` on
+ * `{ kind: "ownership" }`.
  */
 export interface ClusterChange {
   readonly kind: "cluster";
@@ -258,7 +259,7 @@ function memberChange(
       if (change.ownerTeamId === team.id) return ALLOW;
       return deny(
         change.change === "added"
-          ? `a cluster created by team ${team.name} must be owned by it (cluster ${change.name})`
+          ? `cluster ${change.name} was added by ${change.ownerTeamId === null ? "an admin" : "another team"}, not team ${team.name}: its owner publishes it`
           : `team ${team.name} does not own cluster ${change.name}`,
       );
     case "routeConfiguration":

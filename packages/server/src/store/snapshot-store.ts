@@ -28,6 +28,11 @@ import {
   type XdsResource,
 } from "@switchyard/snapshot";
 import type { SecretKeyring } from "../secrets-key.js";
+import {
+  draftClusterOwners,
+  publishedClusterOwners,
+  restoreClusterOwners,
+} from "./cluster-owners.js";
 import { DraftCache, type DraftRead } from "./draft-cache.js";
 import { replaceDraft } from "./draft-store.js";
 
@@ -490,6 +495,7 @@ async function writeSnapshot(
       sources: sourceRefs,
       groups: groupRefs as unknown as object,
       changes: changes as unknown as object,
+      clusterOwners: await draftClusterOwners(tx),
     },
   });
   await input.audit?.(tx, toRecord(row));
@@ -712,7 +718,16 @@ export class SnapshotStore {
     return this.#timed("rollback", () =>
       this.#publish(async (tx, latest) => {
         const spec = await specOfVersion(tx, input.version);
+        const existing = new Set(
+          (await tx.cluster.findMany({ select: { name: true } })).map((row) => row.name),
+        );
         await replaceDraft(tx, spec);
+        // Clusters the rollback brings back are their owners' again, as that version recorded.
+        await restoreClusterOwners(
+          tx,
+          await publishedClusterOwners(tx, input.version),
+          spec.clusters.map((cluster) => cluster.name).filter((name) => !existing.has(name)),
+        );
         const objects = sourceObjects(spec);
         return writeSnapshot(
           tx,
