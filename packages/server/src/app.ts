@@ -51,6 +51,7 @@ import { loadWebConsole, type WebConsole } from "./web-console.js";
 import { DEFAULT_XDS_AUTHORITY } from "./xds-authority.js";
 import { xdsLogCallbacks } from "./xds-log.js";
 import {
+  checkXdsExposure,
   checkXdsSecurity,
   isLoopback,
   readXdsCredentials,
@@ -98,6 +99,13 @@ export interface SwitchyardOptions {
   readonly xdsAuthorities?: readonly string[];
   /** Directories under which members may make proxies read files (auth/local-sources.ts). */
   readonly memberFileDirs?: readonly string[];
+  /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
+  readonly xdsRestHosts?: readonly string[];
+  /**
+   * Start although the xDS port is reachable beyond this machine with no client authentication
+   * (checkXdsExposure). Secrets are withheld from such clients regardless.
+   */
+  readonly insecure?: boolean;
 }
 
 export interface Switchyard {
@@ -151,6 +159,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     // started server.
     const security: XdsSecurityOptions = options.xdsSecurity ?? { mode: "none" };
     checkXdsSecurity(security);
+    checkXdsExposure(options.host, security.mode, options.insecure === true);
     const xdsTls = readXdsTls(security);
     const xdsCredentials = readXdsCredentials(security.credentialsFile);
     let databaseUrl = options.databaseUrl;
@@ -370,6 +379,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker, metrics.callbacks),
       ...(xdsTls ? { tls: xdsTls } : {}),
       auth: { mode: security.mode, credentials: xdsCredentials },
+      restHosts: options.xdsRestHosts ?? [],
     });
     if (security.credentialsFile !== undefined) {
       const file = security.credentialsFile;

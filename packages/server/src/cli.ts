@@ -96,6 +96,8 @@ async function serve(flags: {
   fileFormat?: "yaml" | "json";
   fileDeliveryEnvoyDir?: string;
   xdsAuthority?: readonly string[];
+  xdsRestHosts?: readonly string[];
+  insecure?: boolean;
 }): Promise<void> {
   const env = readEnv();
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
@@ -135,6 +137,8 @@ async function serve(flags: {
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
+    xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,
+    insecure: flags.insecure === true || env.SWITCHYARD_INSECURE,
     memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
@@ -288,6 +292,19 @@ export function createCli(): Command {
     .option(
       "--xds-credentials <file>",
       "YAML/JSON of accepted xDS tokens (by SHA-256) and each credential's node groups; reread when it changes (env SWITCHYARD_XDS_CREDENTIALS)",
+    )
+    .option(
+      "--xds-rest-hosts <names>",
+      "host names REST-JSON discovery answers to besides IP addresses and localhost, comma-separated (env SWITCHYARD_XDS_REST_HOSTS)",
+      (value: string) =>
+        value
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== ""),
+    )
+    .option(
+      "--insecure",
+      "start even with the xDS port bound beyond loopback and no client authentication (env SWITCHYARD_INSECURE=true)",
     )
     .option(
       "--file-delivery <dir>",

@@ -94,6 +94,27 @@ const EnvSchema = z.object({
       }
       return dirs;
     }),
+  /**
+   * Host names the xDS port's REST-JSON discovery answers to besides IP addresses and localhost,
+   * comma-separated (Envoy's REST fetcher sends its cluster's name as Host).
+   */
+  SWITCHYARD_XDS_REST_HOSTS: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== ""),
+    ),
+  /**
+   * `true`: start even though the xDS port is bound beyond loopback with no client
+   * authentication (--insecure). Anything else: refuse to.
+   */
+  SWITCHYARD_INSECURE: z
+    .enum(["true", "false", ""])
+    .default("")
+    .transform((text) => text === "true"),
   /** Client authentication on the xDS port: none, mtls or token (default none; mtls with a client CA). */
   SWITCHYARD_XDS_AUTH: z.enum(["none", "mtls", "token"]).optional(),
   /** PEM certificate (chain) and key of the xDS port's TLS; unset: cleartext. */

@@ -28,6 +28,12 @@ export function xdsLogCallbacks(logger: Logger): XdsCallbacks {
     onAuthRefused(refusal) {
       logger.warn(refusal, "xDS client refused");
     },
+    onSecretsWithheld({ streamId, nodeId, resourceNames }) {
+      logger.warn(
+        { node: nodeId, streamId, secrets: resourceNames },
+        "secrets withheld: this client did not authenticate, and private keys are served only to clients that do (--xds-auth token or mtls); its TLS listeners and clusters wait for them",
+      );
+    },
     onRequest({ streamId, typeUrl, verdict, unresolved }) {
       for (const { name, reason } of unresolved ?? []) {
         const logged = unresolvedLogged.get(streamId) ?? new Set<string>();

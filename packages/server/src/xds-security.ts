@@ -37,6 +37,27 @@ export function xdsAuthMode(
   return given ?? (clientCaFile === undefined ? "none" : "mtls");
 }
 
+/** Whether `host` binds loopback only: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return name === "localhost" || name === "::1" || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/**
+ * Refuses to serve xDS beyond this machine with no client authentication unless told to
+ * (`--insecure`): anyone who can reach the port would be served every node group's config.
+ * (Private keys are never served to unauthenticated clients, insecure or not.)
+ */
+export function checkXdsExposure(host: string, mode: XdsAuthMode, insecure: boolean): void {
+  if (mode !== "none" || insecure || isLoopbackHost(host)) return;
+  throw new StartupError(
+    `the xDS port would listen on ${host} (beyond this machine) with no client authentication: ` +
+      "anyone who can reach it would be served every node group's configuration. Authenticate " +
+      "proxies (--xds-auth token --xds-credentials FILE, or --xds-auth mtls), bind to 127.0.0.1, " +
+      "or, on a network you trust, say so with --insecure (SWITCHYARD_INSECURE=true)",
+  );
+}
+
 /** Checks that the options fit together; a StartupError says what is missing. */
 export function checkXdsSecurity(options: XdsSecurityOptions): void {
   const { mode } = options;

@@ -7,7 +7,7 @@ import { artifactPath, createTestCa, type TestBrowser } from "@switchyard/testin
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConsoleWorld } from "./console-world.js";
-import type { Harness } from "./harness.js";
+import { type Harness, xdsTokenAuth } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
@@ -36,13 +36,18 @@ describe("secrets in the console", () => {
   beforeAll(async () => {
     // The one refusal this file provokes on purpose (another certificate's key: a Connect
     // InvalidArgument is HTTP 400) is expected; anything else the browser logs is a problem.
+    // Secrets go to authenticated clients only.
+    const { xdsSecurity, headers } = xdsTokenAuth();
     ({ harness, chromium, page, problems } = await startConsoleWorld({
-      app: { secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" } },
+      app: {
+        secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" },
+        xdsSecurity,
+      },
       ignore: (text, from) =>
         text.includes("status of 400") &&
         from.endsWith("/switchyard.v1.ConfigService/CreateSecret"),
     }));
-    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`, { headers });
   });
 
   afterAll(async () => {

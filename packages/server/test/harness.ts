@@ -1,3 +1,7 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
@@ -39,8 +43,37 @@ export interface HarnessOptions {
   /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
   app?: Pick<
     SwitchyardOptions,
-    "staleAfterMs" | "retainDisconnectedMs" | "secretsKey" | "xdsAuthorities" | "memberFileDirs"
+    | "staleAfterMs"
+    | "retainDisconnectedMs"
+    | "secretsKey"
+    | "xdsAuthorities"
+    | "memberFileDirs"
+    | "xdsSecurity"
   >;
+}
+
+/**
+ * Token authentication for the xDS port, which serves secrets to authenticated clients only: a
+ * credentials file (removed when the process exits) accepting one new token for every node group,
+ * and the header a client sends it in.
+ */
+export function xdsTokenAuth(): {
+  readonly xdsSecurity: NonNullable<SwitchyardOptions["xdsSecurity"]>;
+  readonly headers: Readonly<Record<string, string>>;
+} {
+  const token = `syx_${randomBytes(24).toString("base64url")}`;
+  const folder = mkdtempSync(join(tmpdir(), "switchyard-xds-credentials-"));
+  process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
+  const credentialsFile = join(folder, "credentials.yaml");
+  const sha256 = createHash("sha256").update(token).digest("hex");
+  writeFileSync(
+    credentialsFile,
+    `tokens:\n- name: test\n  sha256: ${sha256}\n  nodeGroups: ["*"]\n`,
+  );
+  return {
+    xdsSecurity: { mode: "token", credentialsFile },
+    headers: { authorization: `Bearer ${token}` },
+  };
 }
 
 /**

@@ -31,7 +31,7 @@ import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Switchyard } from "../src/app.js";
 import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
-import { type Harness, startAppOn, startHarness } from "./harness.js";
+import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "./harness.js";
 
 const SDS = TypeUrl.Secret;
 const ca = createTestCa("secrets e2e CA");
@@ -91,8 +91,12 @@ describe("secrets through the API, publish and SDS", () => {
   let xds: TestClient;
 
   beforeAll(async () => {
-    harness = await startHarness({ app: { secretsKey: { t: "key", key: keyA, source: "env" } } });
-    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+    // Secrets go to authenticated clients only.
+    const { xdsSecurity, headers } = xdsTokenAuth();
+    harness = await startHarness({
+      app: { secretsKey: { t: "key", key: keyA, source: "env" }, xdsSecurity },
+    });
+    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`, { headers });
   });
 
   afterAll(async () => {
@@ -398,8 +402,12 @@ describe("inline private keys in imported Envoy config", () => {
   let xds: TestClient;
 
   beforeAll(async () => {
-    harness = await startHarness({ app: { secretsKey: { t: "key", key: keyA, source: "env" } } });
-    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
+    // Secrets go to authenticated clients only.
+    const { xdsSecurity, headers } = xdsTokenAuth();
+    harness = await startHarness({
+      app: { secretsKey: { t: "key", key: keyA, source: "env" }, xdsSecurity },
+    });
+    xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`, { headers });
   });
 
   afterAll(async () => {
@@ -489,11 +497,12 @@ describe("the secrets key", () => {
 
   it("rotating the secrets key: started with the new key and the old one as previous, the server seals everything again and keeps serving; then the old key can go", async () => {
     const keyB = new Uint8Array(randomBytes(32));
+    const { xdsSecurity, headers } = xdsTokenAuth();
     const harness = await startHarness({
-      app: { secretsKey: { t: "key", key: keyA, source: "env" } },
+      app: { secretsKey: { t: "key", key: keyA, source: "env" }, xdsSecurity },
     });
     const start = (secretsKey: SecretsKey) =>
-      startAppOn(harness.database.url, { app: { secretsKey } });
+      startAppOn(harness.database.url, { app: { secretsKey, xdsSecurity } });
     const sealedWith = async (app: Switchyard) => {
       const rows = await app.prisma.$queryRawUnsafe<{ text: string }[]>(
         `SELECT "privateKey" AS text FROM "Secret"
@@ -528,7 +537,7 @@ describe("the secrets key", () => {
       const rotating = await start({ t: "key", key: keyB, source: "env", previous: [keyA] });
       try {
         expect(await sealedWith(rotating)).toEqual(new Set([idB]));
-        const xds = createTestClient(`http://127.0.0.1:${rotating.xdsPort}`);
+        const xds = createTestClient(`http://127.0.0.1:${rotating.xdsPort}`, { headers });
         const stream = xds.open("ads", { node: { id: "after-rotation", cluster: "edge" } });
         stream.request(SDS, ["edge-cert"]);
         const got = await stream.next(5000);

@@ -69,6 +69,7 @@ export function createResource(
  */
 export class ResourceSnapshot {
   readonly #byType: ReadonlyMap<TypeUrl, ReadonlyMap<string, XdsResource>>;
+  #withoutSecrets: ResourceSnapshot | undefined;
 
   constructor(resources: Iterable<XdsResource>) {
     const byType = new Map<TypeUrl, Map<string, XdsResource>>(
@@ -95,6 +96,20 @@ export class ResourceSnapshot {
 
   get(typeUrl: string, name: string): XdsResource | undefined {
     return this.resources(typeUrl).get(name);
+  }
+
+  /**
+   * This snapshot with no Secret: what a client that did not authenticate is served (the xDS
+   * server withholds private keys from it). Built once per snapshot, shared by every such stream.
+   */
+  withoutSecrets(): ResourceSnapshot {
+    if (this.resources(TypeUrl.Secret).size === 0) return this;
+    this.#withoutSecrets ??= new ResourceSnapshot(
+      TYPE_ORDER.filter((typeUrl) => typeUrl !== TypeUrl.Secret).flatMap((typeUrl) => [
+        ...this.resources(typeUrl).values(),
+      ]),
+    );
+    return this.#withoutSecrets;
   }
 
   /**

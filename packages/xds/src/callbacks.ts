@@ -49,6 +49,15 @@ export interface XdsCallbacks {
    * revocations.
    */
   onAuthRefused?(event: AuthRefusal): void;
+  /**
+   * An ADS stream of a client that did not authenticate asked for secrets, which it is not
+   * served (XdsServerOptions.anonymousSecrets): once per stream, with the first names asked.
+   */
+  onSecretsWithheld?(event: {
+    readonly streamId: number;
+    readonly nodeId: string;
+    readonly resourceNames: readonly string[];
+  }): void;
 }
 
 export interface AuthRefusal {
@@ -75,6 +84,9 @@ export function combineCallbacks(...sets: readonly XdsCallbacks[]): XdsCallbacks
     },
     onStreamClosed: (event) => {
       for (const set of sets) set.onStreamClosed?.(event);
+    },
+    onSecretsWithheld: (event) => {
+      for (const set of sets) set.onSecretsWithheld?.(event);
     },
     onAuthRefused: (event) => {
       for (const set of sets) set.onAuthRefused?.(event);

@@ -92,7 +92,9 @@ export type AuthRefusalReason =
   | "malformed_authorization"
   | "unknown_token"
   | "revoked"
-  | "node_group";
+  | "node_group"
+  /** SDS asked by a client that did not authenticate (auth mode none). */
+  | "secrets_need_authentication";
 
 export type Authentication =
   | { readonly t: "authenticated"; readonly identity: ClientIdentity }

@@ -1,5 +1,6 @@
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
+import { isIP } from "node:net";
 import { type JsonValue, toJson } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import {
@@ -13,6 +14,7 @@ import { fetchResources } from "./rest-fetch.js";
 import { decodeJson, type JsonProblem } from "./rest-json.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
+import { SECRETS_NEED_AUTHENTICATION } from "./stream-loop.js";
 import { xdstpRequestProblem } from "./xdstp-naming.js";
 
 export type HttpRequest = http.IncomingMessage | http2.Http2ServerRequest;
@@ -32,6 +34,10 @@ export interface RestHandlerOptions {
   readonly callbacks: XdsCallbacks;
   /** The xdstp:// authorities served (xdstp-naming.ts); none when absent. */
   readonly authorities?: readonly string[] | undefined;
+  /** Serve secrets to clients that did not authenticate (XdsServerOptions.anonymousSecrets). */
+  readonly anonymousSecrets: boolean;
+  /** Host names answered besides IP addresses and localhost (XdsServerOptions.restHosts). */
+  readonly hosts?: readonly string[] | undefined;
 }
 
 /** Every REST-JSON discovery path starts with this (envoy/service/<type>/v3/*ds.proto). */
@@ -107,6 +113,24 @@ async function serve(
     );
     return;
   }
+  // A web page can reach this port: a form or a "simple" fetch posts text/plain, and through DNS
+  // rebinding its own host name resolves here. Neither passes: only application/json (which a
+  // cross-origin page cannot send without a preflight this server never answers), only at a
+  // host this server is known by.
+  const host = hostOf(request);
+  if (!hostAllowed(host, options.hosts ?? [])) {
+    sendJson(response, 421, {
+      message: `this xDS server does not answer to host "${host ?? ""}": REST-JSON discovery is served at IP addresses, localhost and the host names it is given (--xds-rest-hosts, SWITCHYARD_XDS_REST_HOSTS); add the name proxies use for it there`,
+    });
+    return;
+  }
+  const contentType = headerValue(request.headers["content-type"]).split(";", 1)[0]?.trim();
+  if (contentType?.toLowerCase() !== "application/json") {
+    sendJson(response, 415, {
+      message: `${path} takes a JSON DiscoveryRequest with content-type application/json, not ${contentType ? `"${contentType}"` : "none"}`,
+    });
+    return;
+  }
   const remoteAddress = `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`;
   const authentication = options.authenticate(request);
   if (authentication.t === "refused") {
@@ -126,6 +150,17 @@ async function serve(
     return;
   }
   const { identity } = authentication;
+  if (typeUrl === TypeUrl.Secret && identity.t === "anonymous" && !options.anonymousSecrets) {
+    options.callbacks.onAuthRefused?.({
+      code: "unauthenticated",
+      reason: "secrets_need_authentication",
+      message: SECRETS_NEED_AUTHENTICATION,
+      remoteAddress,
+      transport: "rest",
+    });
+    sendJson(response, 401, { message: SECRETS_NEED_AUTHENTICATION });
+    return;
+  }
   const body = await readBody(request);
   if (body === undefined) {
     sendJson(response, 413, {
@@ -255,6 +290,32 @@ async function readBody(request: HttpRequest): Promise<string | undefined> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+function headerValue(value: string | readonly string[] | undefined): string {
+  return typeof value === "string" ? value : (value?.[0] ?? "");
+}
+
+/** The request's host name, without port (HTTP/1.1 Host, or HTTP/2 :authority). */
+function hostOf(request: HttpRequest): string | undefined {
+  const raw = headerValue(request.headers.host ?? request.headers[":authority"]);
+  if (raw === "") return undefined;
+  try {
+    return new URL(`http://${raw}`).hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * IP addresses (a rebinding page always uses a name), localhost, and the names configured. A
+ * trailing dot is the same name.
+ */
+export function hostAllowed(host: string | undefined, hosts: readonly string[]): boolean {
+  if (host === undefined) return false;
+  const name = host.replace(/\.$/, "");
+  if (isIP(name) !== 0 || name === "localhost") return true;
+  return hosts.some((allowed) => allowed.toLowerCase().replace(/\.$/, "") === name);
 }
 
 function sendJson(

@@ -2,6 +2,7 @@
  * REST-JSON discovery (`POST /v3/discovery:*`) on the xDS port, over HTTP/1.1 (Node's fetch) and
  * HTTP/2. Every test gets its own server, with a short long-poll bound.
  */
+import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
 import { TypeUrl } from "@switchyard/snapshot";
@@ -208,7 +209,7 @@ describe.concurrent("REST-JSON on the shared port", () => {
     socket.write("P");
     await new Promise((resolve) => setTimeout(resolve, 30));
     socket.end(
-      `OST /v3/discovery:endpoints HTTP/1.1\r\nhost: xds\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+      `OST /v3/discovery:endpoints HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
     );
     await new Promise((resolve) => socket.once("close", resolve));
     expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
@@ -262,5 +263,89 @@ describe.concurrent("REST-JSON errors", () => {
     expect(response.status).toBe(404);
     const problem = (await response.json()) as { message: string };
     expect(problem.message).toContain("/v3/discovery:clusters");
+  });
+});
+
+/** POSTs `body` over HTTP/1.1 with the Host and content-type given (fetch cannot set Host). */
+function postAs(
+  baseUrl: string,
+  endpoint: string,
+  headers: { host: string; "content-type": string },
+  body: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${baseUrl}/v3/discovery:${endpoint}`, {
+      method: "POST",
+      headers: { ...headers, "content-length": Buffer.byteLength(body) },
+    });
+    request.on("response", (response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+describe("REST-JSON and web pages (DNS rebinding, cross-site posts)", () => {
+  const body = JSON.stringify({ node: NODE });
+  const json = "application/json";
+
+  it("refuses a request whose Host is a name the server was not given: a rebinding page's", async ({
+    xds,
+  }) => {
+    const port = new URL(xds.baseUrl).port;
+
+    const answer = await postAs(
+      xds.baseUrl,
+      "clusters",
+      { host: `evil.example:${port}`, "content-type": json },
+      body,
+    );
+
+    expect(answer.status).toBe(421);
+    expect(JSON.parse(answer.text).message).toContain('does not answer to host "evil.example"');
+    expect(answer.text).not.toContain("resources");
+  });
+
+  it("answers at an IP address, localhost, and a host name it is given (any case, trailing dot)", async () => {
+    const server = await startTestServer(world(), { restHosts: ["xds.internal"] });
+    try {
+      for (const host of [
+        "127.0.0.1",
+        "[::1]:18000",
+        "localhost",
+        "XDS.internal.",
+        "xds.internal:443",
+      ]) {
+        const answer = await postAs(
+          server.baseUrl,
+          "clusters",
+          { host, "content-type": json },
+          body,
+        );
+        expect(answer.status, host).toBe(200);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses a body that is not sent as application/json (a form, a text/plain fetch)", async ({
+    xds,
+  }) => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]) {
+      const answer = await postAs(
+        xds.baseUrl,
+        "clusters",
+        { host: "127.0.0.1", "content-type": type },
+        body,
+      );
+      expect(answer.status, type).toBe(415);
+      expect(JSON.parse(answer.text).message).toContain(`not "${type}"`);
+    }
   });
 });

@@ -3,11 +3,13 @@
  * SecretDiscoveryService, as Envoy subscribes to the secret a TLS context names
  * (tls_certificate_sds_secret_configs, validation_context_sds_secret_config). Certificates and
  * keys are made at test time (@switchyard/testing); the private keys are sealed in the spec and
- * opened only by the compiler.
+ * opened only by the compiler. Secrets are served to authenticated clients only (a bearer token
+ * here); what an anonymous client gets is the last block.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { Code } from "@connectrpc/connect";
 import { registry } from "@switchyard/proto";
 import {
   type Secret,
@@ -26,7 +28,13 @@ import {
 } from "@switchyard/snapshot/fixtures";
 import { createTestCa, type KeyAndCertificate } from "@switchyard/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deltaNamesOf, namesOf, startTestServer, type TestServer } from "./test-client.js";
+import {
+  deltaNamesOf,
+  namesOf,
+  startTestServer,
+  type TestClient,
+  type TestServer,
+} from "./test-client.js";
 
 const SDS = TypeUrl.Secret;
 const node = { id: "sds-node", cluster: "edge" };
@@ -34,6 +42,21 @@ const box = createSecretBox(randomBytes(32));
 const ca = createTestCa("sds e2e CA");
 const first = ca.issueServer({ commonName: "edge.example", dns: ["edge.example"] });
 const second = ca.issueServer({ commonName: "edge.example", dns: ["edge.example"] });
+const token = `syx_${randomBytes(16).toString("hex")}`;
+const tokenAuth = {
+  mode: "token",
+  credentials: {
+    tokens: [
+      {
+        name: "edge",
+        sha256: createHash("sha256").update(token).digest("hex"),
+        nodeGroups: ["*"],
+      },
+    ],
+    certificates: [],
+  },
+} as const;
+const authorization = { authorization: `Bearer ${token}` };
 
 interface Knobs {
   readonly pair?: KeyAndCertificate;
@@ -94,7 +117,11 @@ describe("SDS over real streams", () => {
   let xds: TestServer;
 
   beforeEach(async () => {
-    xds = await startTestServer(tlsWorld(), { openSecret: box.open });
+    xds = await startTestServer(
+      tlsWorld(),
+      { openSecret: box.open, auth: tokenAuth },
+      { headers: authorization },
+    );
   });
 
   afterEach(async () => {
@@ -248,7 +275,7 @@ describe("SDS over real streams", () => {
   it("REST-JSON /v3/discovery:secrets answers a secret by name", async () => {
     const response = await fetch(`${xds.baseUrl}/v3/discovery:secrets`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...authorization },
       body: JSON.stringify({ node, resourceNames: ["backend-ca"] }),
     });
     expect(response.status).toBe(200);
@@ -260,5 +287,76 @@ describe("SDS over real streams", () => {
     const stream = xds.client.open(SDS, { node });
     stream.request(TypeUrl.Cluster, []);
     expect(await stream.ended(2000)).toBeDefined();
+  });
+});
+
+describe("secrets and clients that do not authenticate (an xDS port with --xds-auth none)", () => {
+  let xds: TestServer;
+  let anonymous: TestClient;
+
+  beforeEach(async () => {
+    xds = await startTestServer(tlsWorld(), { openSecret: box.open });
+    anonymous = xds.client;
+  });
+
+  afterEach(async () => {
+    await xds.close();
+  });
+
+  it("serves an anonymous ADS client everything but secrets, and reports the secrets withheld once", async () => {
+    const stream = anonymous.open("ads", { node });
+    stream.request(TypeUrl.Cluster, []);
+    const clusters = await stream.next();
+    expect(namesOf(clusters)).toContain("backend");
+    stream.ack(clusters, []);
+
+    stream.request(SDS, ["edge-cert", "backend-ca"]);
+    await stream.expectNoResponse(300);
+    stream.request(SDS, ["edge-cert"]);
+
+    await stream.expectNoResponse(300);
+    expect(xds.withheld).toEqual([
+      expect.objectContaining({ nodeId: "sds-node", resourceNames: ["edge-cert", "backend-ca"] }),
+    ]);
+    stream.close();
+  });
+
+  it("ends an anonymous per-type SDS stream with UNAUTHENTICATED saying how to get secrets", async () => {
+    const stream = anonymous.open(SDS, { node });
+    stream.request(SDS, ["edge-cert"]);
+
+    const error = await stream.ended(2000);
+
+    expect(error?.code).toBe(Code.Unauthenticated);
+    expect(error?.rawMessage).toContain("--xds-auth token or mtls");
+    expect(xds.refusals.map((r) => r.reason)).toEqual(["secrets_need_authentication"]);
+  });
+
+  it("answers an anonymous REST-JSON secrets request 401, with no key in it", async () => {
+    const response = await fetch(`${xds.baseUrl}/v3/discovery:secrets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ node, resourceNames: ["edge-cert"] }),
+    });
+
+    expect(response.status).toBe(401);
+    const text = await response.text();
+    expect(text).toContain("served only to clients that authenticate");
+    expect(text).not.toContain("PRIVATE KEY");
+  });
+
+  it("serves secrets to the same anonymous client when the server is told to (anonymousSecrets)", async () => {
+    const open = await startTestServer(tlsWorld(), {
+      openSecret: box.open,
+      anonymousSecrets: true,
+    });
+    try {
+      const stream = open.client.open("ads", { node });
+      stream.request(SDS, ["edge-cert"]);
+      expect(namesOf(await stream.next())).toEqual(["edge-cert"]);
+      stream.close();
+    } finally {
+      await open.close();
+    }
   });
 });

@@ -47,6 +47,8 @@ export interface StreamOptions {
    * every node is served its group.
    */
   readonly access?: ClientAccess | undefined;
+  /** Serve secrets to clients that did not authenticate (XdsServerOptions.anonymousSecrets). */
+  readonly anonymousSecrets?: boolean | undefined;
   /**
    * Aborted when the server drains (SIGTERM): the stream then ends with UNAVAILABLE, the status
    * on which xDS clients reconnect at once, to another replica behind the load balancer.
@@ -312,6 +314,12 @@ const isRequest = (event: StreamEvent<unknown>) => event.t === "request";
  */
 const MAX_QUEUED_REQUESTS = 64;
 
+/** Why a client that did not authenticate gets no secrets. */
+export const SECRETS_NEED_AUTHENTICATION =
+  "secrets (SDS) are served only to clients that authenticate: this xDS port authenticates none " +
+  "(--xds-auth none), so private keys are withheld; run the server with --xds-auth token or mtls " +
+  "and give this proxy its credential";
+
 /** Serves one stream of either variant (see the top of this file). */
 export async function* serveStream<Req extends AnyRequest, Res extends AnyResponse, Wire>(
   requests: AsyncIterable<Req>,
@@ -344,6 +352,12 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
     );
   }
   const { identity } = authentication;
+  // Private keys go only to clients that proved who they are: an anonymous stream is served its
+  // snapshot without secrets, and told so (below).
+  const withholdSecrets = identity.t === "anonymous" && options.anonymousSecrets !== true;
+  const served = (snapshot: ResourceSnapshot) =>
+    withholdSecrets ? snapshot.withoutSecrets() : snapshot;
+  let secretsWithheldReported = false;
   streamCounter += 1;
   const streamId = streamCounter;
   const events = new EventQueue<StreamEvent<Req>>();
@@ -386,12 +400,18 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
       let responses: Res[];
       if (event.t === "snapshot") {
         if (node) serveGroup(node.id, event.group);
-        responses = protocol.onSnapshot(event.snapshot);
+        responses = protocol.onSnapshot(served(event.snapshot));
       } else if (event.t === "tick") {
         responses = protocol.onHeartbeat(Date.now());
       } else {
         const { request } = event;
         checkTypeUrl(request, options.onlyTypeUrl, protocol.requestName, protocol.adsName);
+        if (withholdSecrets && request.typeUrl === TypeUrl.Secret && options.onlyTypeUrl) {
+          throw refuse(
+            new ConnectError(SECRETS_NEED_AUTHENTICATION, Code.Unauthenticated),
+            "secrets_need_authentication",
+          );
+        }
         if (!node) {
           // The node is only guaranteed on the first request of a stream (shared/spec: "Basic
           // Protocol Overview"): it is read once and kept; later requests may omit it.
@@ -414,12 +434,20 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
             remoteAddress,
             identity: identityLabel(identity),
           });
-          if (watch.current) protocol.onSnapshot(watch.current);
+          if (watch.current) protocol.onSnapshot(served(watch.current));
           stopHeartbeats = startHeartbeatTimer(options.ttl, () =>
             events.pushLatest({ t: "tick" }, isTick),
           );
         }
         const result = protocol.onRequest(request);
+        if (withholdSecrets && request.typeUrl === TypeUrl.Secret && !secretsWithheldReported) {
+          secretsWithheldReported = true;
+          options.callbacks.onSecretsWithheld?.({
+            streamId,
+            nodeId: node.id,
+            resourceNames: result.resourceNames,
+          });
+        }
         options.callbacks.onRequest?.({
           streamId,
           typeUrl: request.typeUrl,

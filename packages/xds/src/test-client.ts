@@ -537,6 +537,9 @@ export function rawHttp2Exchange(
 
 /** What `XdsCallbacks.onRequest` was told about one request. */
 export type RequestEvent = Parameters<NonNullable<XdsCallbacks["onRequest"]>>[0];
+/** What `XdsCallbacks.onSecretsWithheld` was told about one stream. */
+export type SecretsWithheldEvent = Parameters<NonNullable<XdsCallbacks["onSecretsWithheld"]>>[0];
+
 /** What `XdsCallbacks.onStreamOpen` was told about one stream. */
 export type StreamOpenEvent = Parameters<NonNullable<XdsCallbacks["onStreamOpen"]>>[0];
 
@@ -551,6 +554,8 @@ export interface TestServer {
   readonly opened: readonly StreamOpenEvent[];
   /** Every refusal for want of a credential or an entitlement, in order. */
   readonly refusals: readonly AuthRefusal[];
+  /** Every ADS stream that asked for secrets it was not served (anonymous), in order. */
+  readonly withheld: readonly SecretsWithheldEvent[];
   /** The server itself (e.g. to replace its credentials). */
   readonly server: XdsServer;
   /** Compiles `spec` (which must compile cleanly) and installs it as the next version. */
@@ -566,7 +571,16 @@ export interface TestServer {
 export async function startTestServer(
   initial: ConfigSpec,
   serverOptions: Partial<
-    Pick<XdsServerOptions, "restLongPollTimeoutMs" | "ttl" | "tls" | "auth" | "authorities">
+    Pick<
+      XdsServerOptions,
+      | "restLongPollTimeoutMs"
+      | "ttl"
+      | "tls"
+      | "auth"
+      | "authorities"
+      | "anonymousSecrets"
+      | "restHosts"
+    >
   > & {
     /** Opens the sealed private keys of `initial`'s and later specs' secrets. */
     readonly openSecret?: SecretOpener;
@@ -588,6 +602,7 @@ export async function startTestServer(
   const requests: RequestEvent[] = [];
   const opened: StreamOpenEvent[] = [];
   const refusals: AuthRefusal[] = [];
+  const withheld: SecretsWithheldEvent[] = [];
   const server = createXdsServer({
     watcher: cache,
     controlPlaneId: "test",
@@ -595,6 +610,7 @@ export async function startTestServer(
       onRequest: (event) => requests.push(event),
       onStreamOpen: (event) => opened.push(event),
       onAuthRefused: (event) => refusals.push(event),
+      onSecretsWithheld: (event) => withheld.push(event),
     },
     ...options,
   });
@@ -608,6 +624,7 @@ export async function startTestServer(
     requests,
     opened,
     refusals,
+    withheld,
     server,
     publish,
     close: async () => {

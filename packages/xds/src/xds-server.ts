@@ -69,6 +69,20 @@ export interface XdsServerOptions {
   /** Client authentication (client-auth.ts). Default: mode "none", everyone is served. */
   readonly auth?: { readonly mode: XdsAuthMode; readonly credentials?: XdsCredentials };
   /**
+   * Serve secrets (SDS: private keys) to clients that did not authenticate. Default false: with
+   * auth mode "none" every client is anonymous, and gets every other type but no Secret (a
+   * per-type SDS stream and the REST secrets endpoint are refused UNAUTHENTICATED; ADS leaves
+   * them out and reports it through `onSecretsWithheld`). Anyone who reaches an open xDS port,
+   * a web page through DNS rebinding included, would otherwise read every private key.
+   */
+  readonly anonymousSecrets?: boolean;
+  /**
+   * The host names REST-JSON discovery answers to, besides IP addresses and localhost (Envoy's
+   * REST fetcher sends its cluster's name as Host). Any other Host is refused (421): a web page
+   * reaching the port through DNS rebinding carries its own name.
+   */
+  readonly restHosts?: readonly string[];
+  /**
    * How long `close` lets ended streams' final frames (UNAVAILABLE, GOAWAY) leave before it
    * destroys the connections still open. Default 1 s.
    */
@@ -124,6 +138,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     ttl: options.ttl,
     authorities: options.authorities,
     access,
+    anonymousSecrets: options.anonymousSecrets,
     closing,
   };
   const ads: SotwStreamOptions = { ...common, variant: "ads-sotw" };
@@ -319,6 +334,8 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     authenticate,
     callbacks: options.callbacks ?? {},
     authorities: options.authorities,
+    anonymousSecrets: options.anonymousSecrets === true,
+    hosts: options.restHosts,
   });
   const handler = (request: HttpRequest, response: HttpResponse) => {
     if (isRestPath(request.url)) rest(request, response);
