@@ -18,7 +18,7 @@ import { createAccessInterceptor, TokenUseRecorder } from "./access/access-inter
 import { createAccessService } from "./access/access-service.js";
 import { AUDIT_EXPORT_PATH, auditExportHandler } from "./access/audit-export.js";
 import { bodyPolicy } from "./access/body-policy.js";
-import { requestContextValues } from "./access/request-context.js";
+import { requestContextValues, trustedProxies } from "./access/request-context.js";
 import { createConfigService } from "./api/config-service.js";
 import { errorInterceptor } from "./api/error-interceptor.js";
 import { createStatusService } from "./api/status-service.js";
@@ -99,6 +99,11 @@ export interface SwitchyardOptions {
   readonly xdsAuthorities?: readonly string[];
   /** Directories under which members may make proxies read files (auth/local-sources.ts). */
   readonly memberFileDirs?: readonly string[];
+  /**
+   * Proxies in front of the console whose X-Forwarded-For/-Proto are believed: addresses and
+   * CIDR ranges (access/request-context.ts). Default none.
+   */
+  readonly trustedProxies?: readonly string[];
   /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
   readonly xdsRestHosts?: readonly string[];
   /**
@@ -462,7 +467,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
         ],
         bodyPolicy: bodyPolicy(prisma),
-        contextValues: requestContextValues,
+        contextValues: requestContextValues(trustedProxies(options.trustedProxies ?? [])),
         extraRoutes: {
           "/metrics": metrics.handler,
           [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),

@@ -138,6 +138,7 @@ async function serve(flags: {
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
     xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,
+    trustedProxies: env.SWITCHYARD_TRUSTED_PROXIES,
     insecure: flags.insecure === true || env.SWITCHYARD_INSECURE,
     memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
     ...fileDeliveryOf(flags, env),

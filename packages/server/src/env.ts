@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { trustedProxies } from "./access/request-context.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { decodeSecretsKey } from "./secrets-key.js";
 import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "./xds-authority.js";
@@ -93,6 +94,30 @@ const EnvSchema = z.object({
         return z.NEVER;
       }
       return dirs;
+    }),
+  /**
+   * Proxies in front of the console whose X-Forwarded-For and X-Forwarded-Proto are believed,
+   * comma-separated IP addresses or CIDR ranges (or loopback, linklocal, uniquelocal). Unset:
+   * none, and the client is the socket's peer.
+   */
+  SWITCHYARD_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((text, context) => {
+      const entries = text
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== "");
+      try {
+        trustedProxies(entries);
+      } catch (error) {
+        context.addIssue({
+          code: "custom",
+          message: error instanceof Error ? error.message : String(error),
+        });
+        return z.NEVER;
+      }
+      return entries;
     }),
   /**
    * Host names the xDS port's REST-JSON discovery answers to besides IP addresses and localhost,

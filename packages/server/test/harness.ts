@@ -49,6 +49,8 @@ export interface HarnessOptions {
     | "xdsAuthorities"
     | "memberFileDirs"
     | "xdsSecurity"
+    | "loginLimits"
+    | "trustedProxies"
   >;
 }
 

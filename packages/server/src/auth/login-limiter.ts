@@ -23,21 +23,27 @@ export type LoginAllowance =
   | { readonly t: "limited"; readonly retryAfterS: number };
 
 /**
- * Counts failed logins and refuses attempts over the limits, until the window ends.
+ * Counts login attempts and refuses those over the limits, until the window ends.
+ *
+ * An attempt is counted before its password is checked (`begin`), and given back when the
+ * password was right (`succeeded`): checking first and counting after let 40 concurrent attempts
+ * all through a limit of 5, each one an argon2 verification.
+ *
+ * Limits are per username + client address, and per client address over all usernames; never per
+ * username alone, so nobody can lock an account out by failing on purpose from elsewhere. Behind a
+ * proxy every request comes from the proxy's address: name it in SWITCHYARD_TRUSTED_PROXIES so the
+ * client's own address (X-Forwarded-For) is the key, or made-up names sent through the proxy lock
+ * everyone out.
  *
  * The counters live in this process's memory: with N replicas an attacker gets up to N times the
  * limit, and a restart clears them. That is accepted here (the limits are small and argon2 is
- * slow); a shared store (RateLimiterPostgres of the same library) would make it exact. Limits are
- * per username + address, not per username alone, so nobody can lock an account out by failing on
- * purpose from elsewhere.
+ * slow); a shared store (RateLimiterPostgres of the same library) would make it exact.
  */
 export class LoginLimiter {
   readonly #perUserIp: RateLimiterMemory;
   readonly #perIp: RateLimiterMemory;
-  readonly #limits: LoginLimits;
 
   constructor(limits: LoginLimits = DEFAULT_LOGIN_LIMITS) {
-    this.#limits = limits;
     this.#perUserIp = new RateLimiterMemory({
       keyPrefix: "login-user-ip",
       ...limitOptions(limits.perUserIp),
@@ -45,33 +51,35 @@ export class LoginLimiter {
     this.#perIp = new RateLimiterMemory({ keyPrefix: "login-ip", ...limitOptions(limits.perIp) });
   }
 
-  /** Whether an attempt may go ahead; does not count it. */
-  async check(username: string, ip: string): Promise<LoginAllowance> {
+  /**
+   * Counts an attempt against both limits, before its password is checked; `limited` when that
+   * takes either over, and the attempt must not be made (it then counts against neither).
+   */
+  async begin(username: string, ip: string): Promise<LoginAllowance> {
+    const key = userIpKey(username, ip);
     const [userIp, byIp] = await Promise.all([
-      this.#perUserIp.get(userIpKey(username, ip)),
-      this.#perIp.get(ip),
-    ]);
-    let waitMs = 0;
-    if (userIp !== null && userIp.consumedPoints >= this.#limits.perUserIp.points)
-      waitMs = Math.max(waitMs, userIp.msBeforeNext);
-    if (byIp !== null && byIp.consumedPoints >= this.#limits.perIp.points)
-      waitMs = Math.max(waitMs, byIp.msBeforeNext);
-    return waitMs > 0
-      ? { t: "limited", retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)) }
-      : { t: "ok" };
-  }
-
-  /** Counts a failed attempt against both limits. */
-  async recordFailure(username: string, ip: string): Promise<void> {
-    await Promise.all([
-      consume(this.#perUserIp, userIpKey(username, ip)),
+      consume(this.#perUserIp, key),
       consume(this.#perIp, ip),
     ]);
+    if (userIp.t === "ok" && byIp.t === "ok") return { t: "ok" };
+    // Not made: whichever limit still had room gets its point back.
+    await Promise.all([
+      userIp.t === "ok" ? this.#perUserIp.reward(key) : undefined,
+      byIp.t === "ok" ? this.#perIp.reward(ip) : undefined,
+    ]);
+    const waitMs = Math.max(
+      userIp.t === "limited" ? userIp.msBeforeNext : 0,
+      byIp.t === "limited" ? byIp.msBeforeNext : 0,
+    );
+    return { t: "limited", retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
-  /** A successful login clears its username + address counter (not the address's). */
-  async recordSuccess(username: string, ip: string): Promise<void> {
-    await this.#perUserIp.delete(userIpKey(username, ip));
+  /**
+   * The attempt `begin` counted had the right password: its username + address counter starts
+   * over, and the address gets its point back.
+   */
+  async succeeded(username: string, ip: string): Promise<void> {
+    await Promise.all([this.#perUserIp.delete(userIpKey(username, ip)), this.#perIp.reward(ip)]);
   }
 }
 
@@ -84,10 +92,15 @@ function userIpKey(username: string, ip: string): string {
 }
 
 /** Over the limit, consume rejects with a RateLimiterRes: that is the expected case here. */
-async function consume(limiter: RateLimiterMemory, key: string): Promise<void> {
+async function consume(
+  limiter: RateLimiterMemory,
+  key: string,
+): Promise<{ readonly t: "ok" } | { readonly t: "limited"; readonly msBeforeNext: number }> {
   try {
     await limiter.consume(key);
+    return { t: "ok" };
   } catch (error) {
     if (!(error instanceof RateLimiterRes)) throw error;
+    return { t: "limited", msBeforeNext: error.msBeforeNext };
   }
 }

@@ -82,6 +82,34 @@ describe("login", () => {
     expect((await attempt(limiter, "alice", PASSWORD)).t).toBe("limited");
   });
 
+  it("40 concurrent attempts against a limit of 5 check 5 passwords: each is counted before its check", async () => {
+    const limiter = new LoginLimiter();
+
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => attempt(limiter, "alice", "wrong")),
+    );
+
+    expect(results.filter((r) => r.t === "invalid")).toHaveLength(5);
+    expect(results.filter((r) => r.t === "limited")).toHaveLength(35);
+    const { events } = await listAudit(database.prisma, { action: "login.failed", limit: 100 });
+    expect(
+      events.filter((e) => (e.detail as { reason?: string }).reason === "credentials"),
+    ).toHaveLength(5);
+  });
+
+  it("an attempt refused by one limit does not count against the other", async () => {
+    const limiter = new LoginLimiter({
+      perUserIp: { points: 1, durationS: 900 },
+      perIp: { points: 3, durationS: 900 },
+    });
+    await attempt(limiter, "bob", "guess");
+    for (let i = 0; i < 5; i++) expect((await attempt(limiter, "bob", "guess")).t).toBe("limited");
+
+    // bob's refusals spent none of the address's 3: two more names may still be tried.
+    expect((await attempt(limiter, "carol", "guess")).t).toBe("invalid");
+    expect((await attempt(limiter, "alice", PASSWORD)).t).toBe("ok");
+  });
+
   it("a success clears the username + address counter", async () => {
     const limiter = new LoginLimiter();
     for (let i = 0; i < 4; i++) await attempt(limiter, "alice", "wrong");

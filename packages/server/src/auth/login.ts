@@ -41,7 +41,8 @@ export async function login(
       detail: { reason, userAgent: request.userAgent ?? null },
     });
 
-  const allowance = await limiter.check(attempted, request.ip);
+  // Counted before the password is checked (login-limiter.ts), given back if it was right.
+  const allowance = await limiter.begin(attempted, request.ip);
   if (allowance.t === "limited") {
     await failed("rate-limited");
     return {
@@ -52,11 +53,10 @@ export async function login(
   }
   const user = await authenticate(prisma, attempted, request.password);
   if (user === null) {
-    await limiter.recordFailure(attempted, request.ip);
     await failed("credentials");
     return { t: "invalid", message: "wrong username or password" };
   }
-  await limiter.recordSuccess(attempted, request.ip);
+  await limiter.succeeded(attempted, request.ip);
   const session = await createSession(prisma, {
     userId: user.id,
     ip: request.ip,
