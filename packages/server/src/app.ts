@@ -104,6 +104,8 @@ export interface SwitchyardOptions {
    * CIDR ranges (access/request-context.ts). Default none.
    */
   readonly trustedProxies?: readonly string[];
+  /** The longest an API token may live. Default 90 days. */
+  readonly tokenMaxLifetimeMs?: number;
   /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
   readonly xdsRestHosts?: readonly string[];
   /**
@@ -453,7 +455,16 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         }),
       );
       router.service(StatusService, createStatusService({ prisma, feed }));
-      router.service(AccessService, createAccessService({ prisma, limiter }));
+      router.service(
+        AccessService,
+        createAccessService({
+          prisma,
+          limiter,
+          ...(options.tokenMaxLifetimeMs === undefined
+            ? {}
+            : { tokenMaxLifetimeMs: options.tokenMaxLifetimeMs }),
+        }),
+      );
     };
     let http: HttpServer;
     try {

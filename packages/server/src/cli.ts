@@ -139,6 +139,7 @@ async function serve(flags: {
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
     xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,
     trustedProxies: env.SWITCHYARD_TRUSTED_PROXIES,
+    tokenMaxLifetimeMs: env.SWITCHYARD_TOKEN_MAX_LIFETIME,
     insecure: flags.insecure === true || env.SWITCHYARD_INSECURE,
     memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
     ...fileDeliveryOf(flags, env),

@@ -72,6 +72,8 @@ const EnvSchema = z.object({
   SWITCHYARD_NODE_RETENTION: duration("24h"),
   /** The first admin's password, used only when the database has no account yet. */
   SWITCHYARD_ADMIN_PASSWORD: z.string().optional(),
+  /** The longest an API token may live: an unset expiry gets this, a later one is refused. */
+  SWITCHYARD_TOKEN_MAX_LIFETIME: duration("90d"),
   /** An API token for the CLI; takes precedence over the one `switchyard login` stored. */
   SWITCHYARD_TOKEN: z.string().optional(),
   /** Where the CLI keeps its credentials (switchyard/credentials.json). */

@@ -386,7 +386,11 @@ describe("ownership, sessions, tokens and the audit log", () => {
   it("a revoked API token stops working on the very next call", async () => {
     const cookie = await signIn(harness.baseUrl, "admin", ADMIN_PASSWORD);
     const session = accessClient(harness.baseUrl, [sessionOf(cookie, harness.baseUrl)]);
-    const { token, secret } = await session.createToken({ name: "ci", scopes: ["config:read"] });
+    const { token, secret } = await session.createToken({
+      name: "ci",
+      scopes: ["config:read"],
+      password: ADMIN_PASSWORD,
+    });
     expect(await code(api([bearer(secret)]).listClusters({}))).toBe("ok");
     await session.revokeToken({ id: token?.id ?? "" });
     const refused = await api([bearer(secret)])

@@ -66,7 +66,7 @@ export async function tokenFor(
 ): Promise<string> {
   const cookie = await signIn(baseUrl, username, password);
   const session = accessClient(baseUrl, [sessionOf(cookie, baseUrl)]);
-  const { secret } = await session.createToken({ name: `test-${username}`, scopes });
+  const { secret } = await session.createToken({ name: `test-${username}`, scopes, password });
   await session.logout({});
   return secret;
 }

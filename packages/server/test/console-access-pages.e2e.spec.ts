@@ -148,6 +148,7 @@ describe("the console's access pages", () => {
     await page.getByRole("button", { name: "Create a token" }).click();
     await page.getByLabel("Name", { exact: true }).fill("ci");
     await page.getByLabel("publish").check();
+    await page.getByLabel("Your password").fill(USER_PASSWORD);
     await page.getByRole("button", { name: "Create token" }).click();
 
     const panel = page.getByRole("region", { name: "Token “ci” created: copy it now" });

@@ -13,7 +13,7 @@ import { createTestCa } from "@switchyard/testing";
 import { createTestClient, namesOf } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
-import { run, startServe } from "./processes.js";
+import { run, startServe, waitFor } from "./processes.js";
 
 /**
  * Issue 22, point 6: a fresh server's xDS port handed every private key to whoever asked: a web
@@ -134,12 +134,19 @@ describe("serve and an xDS port beyond loopback", () => {
     expect(refused.output()).toContain("--insecure");
   });
 
-  it("starts there when told --insecure", async () => {
+  it("starts there when told --insecure, and warns what any client that reaches it gets", async () => {
     const serve = await startServe(["--no-console", "--host", "0.0.0.0", "--insecure"], {
       DATABASE_URL: database.url,
     });
     try {
       expect(serve.output()).toContain("Switchyard is running");
+      await waitFor(
+        () =>
+          serve.output().includes("reachable beyond this machine with no client authentication"),
+        "the warning",
+        10_000,
+      );
+      expect(serve.output()).toMatch(/--xds-auth mtls/);
     } finally {
       expect(await serve.stop()).toBe(0);
     }

@@ -35,7 +35,10 @@ export function accessFailureOf<F extends string>(
 }
 
 /** CreateUser and UpdateUser (users.ts checkUsername, passwords.ts checkPasswordPolicy). */
-export const USER_FIELD_RULES: readonly FieldRule<"username" | "password" | "role" | "teamId">[] = [
+export const USER_FIELD_RULES: readonly FieldRule<
+  "username" | "password" | "currentPassword" | "role" | "teamId"
+>[] = [
+  { field: "currentPassword", match: /^your current password / },
   { field: "username", match: /^username |^user \S+ already exists/ },
   { field: "password", match: /^the password /i },
   { field: "role", match: /^role /i },
@@ -54,7 +57,11 @@ export const DOMAIN_FIELD_RULES: readonly FieldRule<"pattern">[] = [
 ];
 
 /** CreateToken (tokens.ts createApiToken). */
-export const TOKEN_FIELD_RULES: readonly FieldRule<"name" | "scopes">[] = [
+export const TOKEN_FIELD_RULES: readonly FieldRule<
+  "name" | "scopes" | "password" | "expiresInDays"
+>[] = [
   { field: "name", match: /^a token name / },
   { field: "scopes", match: /scope/ },
+  { field: "password", match: /^your current password / },
+  { field: "expiresInDays", match: /^expire_time / },
 ];

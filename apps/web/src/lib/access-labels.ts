@@ -44,10 +44,10 @@ export function scopesFor(role: Role): readonly (typeof TOKEN_SCOPES)[number][] 
 }
 
 /** A token's expiry choices, in days; 0: never. */
+/** The server allows 90 days at most (SWITCHYARD_TOKEN_MAX_LIFETIME): no token lives forever. */
 export const TOKEN_EXPIRY_DAYS = [
   { value: "90", label: "In 90 days" },
   { value: "30", label: "In 30 days" },
   { value: "7", label: "In 7 days" },
-  { value: "365", label: "In a year" },
-  { value: "0", label: "Never" },
+  { value: "1", label: "Tomorrow" },
 ] as const;

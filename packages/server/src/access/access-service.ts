@@ -18,6 +18,7 @@ import {
   type ApiTokenInfo,
   assertAllowed,
   auditActor,
+  authenticate,
   authorize,
   checkPasswordPolicy,
   clearSessionCookie,
@@ -177,6 +178,11 @@ function uniqueViolation(error: unknown, message: string): never {
   throw error;
 }
 
+function formatLifetime(ms: number): string {
+  const days = ms / 86_400_000;
+  return Number.isInteger(days) ? `${days} days` : `${Math.round(ms / 3_600_000)} hours`;
+}
+
 async function loadTeam(db: PrismaClient | TransactionClient, id: string): Promise<TeamRow> {
   const row = await db.team.findUnique({ where: { id }, select: TEAM_SELECT });
   if (row === null) throw new ConnectError(`team ${id} does not exist`, Code.NotFound);
@@ -186,13 +192,50 @@ async function loadTeam(db: PrismaClient | TransactionClient, id: string): Promi
 export interface AccessServiceOptions {
   readonly prisma: PrismaClient;
   readonly limiter: LoginLimiter;
+  /** The longest an API token may live (SWITCHYARD_TOKEN_MAX_LIFETIME). Default 90 days. */
+  readonly tokenMaxLifetimeMs?: number;
 }
+
+export const DEFAULT_TOKEN_MAX_LIFETIME_MS = 90 * 86_400_000;
 
 /** switchyard.v1.AccessService: sign-in, accounts, teams and ownership, API tokens, audit. */
 export function createAccessService(
   options: AccessServiceOptions,
 ): ServiceImpl<typeof AccessService> {
   const { prisma, limiter } = options;
+  const tokenMaxLifetimeMs = options.tokenMaxLifetimeMs ?? DEFAULT_TOKEN_MAX_LIFETIME_MS;
+
+  /**
+   * Throws unless `password` is the caller's: what an action needs that a stolen session or token
+   * must not be enough for. Guesses count against the login limits, as logins do.
+   */
+  const confirmPassword = async (
+    caller: Principal,
+    password: string,
+    context: HandlerContext,
+    purpose: string,
+  ) => {
+    if (password === "")
+      throw new ConnectError(`your current password is required ${purpose}`, Code.InvalidArgument);
+    const ip = ipOf(context);
+    const allowance = await limiter.begin(caller.username, ip);
+    if (allowance.t === "limited")
+      throw new ConnectError(
+        `too many attempts, retry in ${allowance.retryAfterS} s`,
+        Code.ResourceExhausted,
+      );
+    const user = await authenticate(prisma, caller.username, password);
+    if (user === null || user.id !== caller.userId) {
+      await recordAudit(prisma, {
+        ...auditActor(caller),
+        action: "login.failed",
+        ip,
+        detail: { reason: "confirmation", purpose },
+      });
+      throw new ConnectError(`your current password is wrong (${purpose})`, Code.PermissionDenied);
+    }
+    await limiter.succeeded(caller.username, ip);
+  };
 
   const audit = (
     db: PrismaClient | TransactionClient,
@@ -334,6 +377,8 @@ export function createAccessService(
           Code.FailedPrecondition,
         );
       if (request.password !== undefined) checkPasswordPolicy(request.password);
+      if (self && request.password !== undefined)
+        await confirmPassword(caller, request.currentPassword, context, "to change your password");
       const passwordHash =
         request.password === undefined ? undefined : await hashPassword(request.password);
       return prisma.$transaction(async (tx) => {
@@ -377,11 +422,19 @@ export function createAccessService(
               ...(caller.via.t === "session" ? { id: { not: caller.via.sessionId } } : {}),
             },
           });
-        if (disabledAt !== null && before.disabledAt === null)
-          await tx.apiToken.updateMany({
-            where: { userId: id, revokedAt: null },
-            data: { revokedAt: new Date() },
-          });
+        // Disabled: every token ends. A new password: so do the tokens made with the old one, or
+        // a stolen session (unless keep_tokens).
+        const revokeTokens =
+          (disabledAt !== null && before.disabledAt === null) ||
+          (passwordHash !== undefined && !request.keepTokens);
+        const revoked = revokeTokens
+          ? (
+              await tx.apiToken.updateMany({
+                where: { userId: id, revokedAt: null },
+                data: { revokedAt: new Date() },
+              })
+            ).count
+          : 0;
         const summary = (row: UserRow) => ({
           role: row.role,
           team: row.team?.name ?? null,
@@ -390,6 +443,7 @@ export function createAccessService(
         await audit(tx, context, caller, "user.update", `user/${before.username}`, {
           diff: { before: summary(before), after: summary(after) },
           ...(passwordHash === undefined ? {} : { password: "changed" }),
+          ...(revoked > 0 ? { tokensRevoked: revoked } : {}),
         });
         return userMessage(after);
       });
@@ -542,12 +596,22 @@ export function createAccessService(
 
     async createToken(request, context) {
       const caller = callerOf(context);
+      await confirmPassword(caller, request.password, context, "to create an API token");
+      const latest = Date.now() + tokenMaxLifetimeMs;
+      const expiresAt =
+        request.expireTime === undefined ? new Date(latest) : timestampDate(request.expireTime);
+      // A minute's grace: a client computing "now + the maximum" is not refused for its clock.
+      if (expiresAt.getTime() > latest + 60_000)
+        throw new ConnectError(
+          `expire_time may be at most ${formatLifetime(tokenMaxLifetimeMs)} from now (SWITCHYARD_TOKEN_MAX_LIFETIME); make a new token before this one expires`,
+          Code.InvalidArgument,
+        );
       return prisma.$transaction(async (tx) => {
         const created = await createApiToken(tx, {
           userId: caller.userId,
           name: request.name,
           scopes: request.scopes,
-          expiresAt: request.expireTime === undefined ? null : timestampDate(request.expireTime),
+          expiresAt,
         });
         await audit(tx, context, caller, "token.create", `token/${created.token.id}`, {
           name: created.token.name,

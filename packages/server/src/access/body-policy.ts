@@ -5,7 +5,8 @@
  */
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
-import type { PrismaClient } from "@switchyard/db";
+import { isDatabaseUnavailable, type PrismaClient } from "@switchyard/db";
+import { databaseUnavailable } from "../api/error-interceptor.js";
 import type { BodyPolicy } from "../api/request-checks.js";
 import { authenticateRequest } from "./access-interceptor.js";
 import { accessRuleOf } from "./access-rules.js";
@@ -46,6 +47,8 @@ export function bodyPolicy(prisma: PrismaClient): BodyPolicy {
         contextValues?.set(PRINCIPAL, await authenticateRequest(prisma, header));
         return undefined;
       } catch (error) {
+        // The caller could not be looked up: UNAVAILABLE, as for any call the database failed.
+        if (isDatabaseUnavailable(error)) return databaseUnavailable(error);
         return ConnectError.from(error);
       }
     },

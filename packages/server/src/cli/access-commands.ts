@@ -67,7 +67,7 @@ export async function newPassword(
 async function withSession<T>(
   server: string,
   input: LoginInput,
-  work: (session: Client<typeof AccessService>, username: string) => Promise<T>,
+  work: (session: Client<typeof AccessService>, username: string, password: string) => Promise<T>,
 ): Promise<T> {
   const origin = serverKey(server);
   const tty = process.stdin.isTTY === true;
@@ -113,7 +113,7 @@ async function withSession<T>(
     createConnectTransport({ baseUrl: server, httpVersion: "1.1", interceptors: [sessionHeaders] }),
   );
   try {
-    return await work(session, username);
+    return await work(session, username, password);
   } finally {
     await session.logout({});
   }
@@ -121,10 +121,12 @@ async function withSession<T>(
 
 /** Signs in with a password and stores a new API token for `server` (credentials.ts). */
 export async function login(server: string, input: LoginInput, out: Output): Promise<void> {
-  await withSession(server, input, async (session, username) => {
+  await withSession(server, input, async (session, username, password) => {
     const created = await session.createToken({
       name: `switchyard CLI on ${os.hostname()}`.slice(0, 100),
       scopes: LOGIN_SCOPES,
+      // A token outlives the session: the server asks for the password again.
+      password,
     });
     storeCredential(server, { token: created.secret, tokenId: created.token?.id ?? "", username });
     out.out(
@@ -178,10 +180,11 @@ export async function tokenCreate(
   options: LoginInput & { name: string; scope: string[] },
   out: Output,
 ): Promise<void> {
-  const created = await withSession(server, options, (session) =>
+  const created = await withSession(server, options, (session, _username, password) =>
     session.createToken({
       name: options.name,
       scopes: options.scope.length > 0 ? options.scope : ["config:read", "status:read"],
+      password,
     }),
   );
   out.out(

@@ -214,6 +214,7 @@ const newTokenSchema = z.object({
   name: z.string().trim().min(1, "Name the token after what will use it, e.g. “ci-deploy”"),
   scopes: z.array(z.string()).min(1, "Choose at least one scope"),
   expiresInDays: z.string(),
+  password: z.string().min(1, "Enter your password: a token outlives this session"),
 });
 type NewTokenForm = z.infer<typeof newTokenSchema>;
 
@@ -231,7 +232,12 @@ function CreateTokenForm({
   const scopes = scopesFor(role ?? Role.VIEWER);
   const { form, error, busy, run } = useAccessForm<NewTokenForm>({
     schema: newTokenSchema,
-    defaults: { name: "", scopes: ["config:read", "status:read"], expiresInDays: "90" },
+    defaults: {
+      name: "",
+      scopes: ["config:read", "status:read"],
+      expiresInDays: "90",
+      password: "",
+    },
     rules: TOKEN_FIELD_RULES,
   });
   useEffect(() => form.setFocus("name"), [form]);
@@ -239,7 +245,7 @@ function CreateTokenForm({
     <SectionForm
       form={form}
       title="New token"
-      description="Created with your session; a token can never create or revoke tokens."
+      description="A token outlives your session, so it takes your password; a token can never create or revoke tokens."
       submitLabel="Create token"
       busy={busy}
       error={error}
@@ -250,9 +256,8 @@ function CreateTokenForm({
           const response = await client.createToken({
             name: values.name,
             scopes: values.scopes,
-            ...(days > 0
-              ? { expireTime: timestampFromDate(new Date(Date.now() + days * DAY_MS)) }
-              : {}),
+            expireTime: timestampFromDate(new Date(Date.now() + days * DAY_MS)),
+            password: values.password,
           });
           created = { name: response.token?.name ?? values.name, secret: response.secret };
         });
@@ -267,6 +272,12 @@ function CreateTokenForm({
           name="expiresInDays"
           label="Expires"
           options={TOKEN_EXPIRY_DAYS}
+        />
+        <TextField<NewTokenForm>
+          name="password"
+          label="Your password"
+          type="password"
+          autoComplete="current-password"
         />
       </FieldGrid>
       <fieldset className="flex flex-col gap-1.5">

@@ -263,7 +263,11 @@ function EditUserPage({ username }: { username: string }) {
 
 const roleTeamSchema = z.object({ role: z.string(), teamId: z.string().optional() });
 type RoleTeamForm = z.infer<typeof roleTeamSchema>;
-const passwordSchema = z.object({ password: z.string().min(1, "Enter the new password") });
+const passwordSchema = z.object({
+  password: z.string().min(1, "Enter the new password"),
+  // Required for one's own account (checked by the server, which knows who is asking).
+  currentPassword: z.string(),
+});
 type PasswordForm = z.infer<typeof passwordSchema>;
 
 function UserEditor({ user }: { user: User }) {
@@ -283,10 +287,10 @@ function UserEditor({ user }: { user: User }) {
 
   const password = useAccessForm<PasswordForm>({
     schema: passwordSchema,
-    defaults: { password: "" },
+    defaults: { password: "", currentPassword: "" },
     rules: USER_FIELD_RULES,
   });
-  const [confirmPassword, setConfirmPassword] = useState<string | undefined>();
+  const [confirmPassword, setConfirmPassword] = useState<PasswordForm | undefined>();
 
   const [confirmDisable, setConfirmDisable] = useState(false);
   const [statusBusy, setStatusBusy] = useState(false);
@@ -389,7 +393,7 @@ function UserEditor({ user }: { user: User }) {
         submitLabel="Reset password…"
         busy={password.busy}
         error={password.error}
-        onSubmit={async (values) => setConfirmPassword(values.password)}
+        onSubmit={async (values) => setConfirmPassword(values)}
       >
         <FieldGrid columns={2}>
           <TextField<PasswordForm>
@@ -398,6 +402,15 @@ function UserEditor({ user }: { user: User }) {
             type="password"
             autoComplete="new-password"
           />
+          {self ? (
+            <TextField<PasswordForm>
+              name="currentPassword"
+              label="Current password"
+              type="password"
+              autoComplete="current-password"
+              hint="Asked so that a session left open cannot take the account over."
+            />
+          ) : null}
         </FieldGrid>
       </SectionForm>
 
@@ -447,18 +460,25 @@ function UserEditor({ user }: { user: User }) {
         busy={password.busy}
         onCancel={() => setConfirmPassword(undefined)}
         onConfirm={async () => {
-          const value = confirmPassword ?? "";
+          const values = confirmPassword ?? { password: "", currentPassword: "" };
           setConfirmPassword(undefined);
-          const ok = await password.run(() => client.updateUser({ id: user.id, password: value }));
+          const ok = await password.run(() =>
+            client.updateUser({
+              id: user.id,
+              password: values.password,
+              currentPassword: values.currentPassword,
+            }),
+          );
           if (!ok) return;
-          password.form.reset({ password: "" });
+          password.form.reset({ password: "", currentPassword: "" });
           await invalidate();
           toast.success(`${user.username}’s password was reset`, {
-            description: "Their other sessions ended; give them the new password.",
+            description: "Their other sessions ended and their API tokens were revoked.",
           });
         }}
       >
-        Their sessions end; they sign in again with the new password. Their API tokens keep working.
+        Their sessions end and their API tokens are revoked (a token made with a stolen password or
+        session would otherwise keep working); they sign in again with the new password.
       </ConfirmDialog>
 
       <ConfirmDialog
