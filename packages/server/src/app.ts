@@ -243,8 +243,11 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const files =
       options.fileDelivery &&
       new FileDelivery(options.fileDelivery, {
-        onError: (error, version) =>
-          logger.error({ err: error, version }, "writing the configuration files failed"),
+        onError: ({ file, error }, version) =>
+          logger.error(
+            { err: error, file, version },
+            "writing a configuration file failed; the others are written",
+          ),
         onWritten: (version, count) =>
           logger.info({ version, files: count }, "configuration files written"),
       });

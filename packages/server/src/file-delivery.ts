@@ -11,6 +11,7 @@ import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import * as path from "node:path";
 import {
   type CompiledConfig,
+  type DeliveryFile,
   deliveryFiles,
   type FileFormat,
   fileNameOf,
@@ -49,18 +50,25 @@ export async function writeAtomically(file: string, content: string): Promise<vo
   }
 }
 
+/** A file (or a group's folder) a version could not write, and why. */
+export interface FailedFile {
+  readonly file: string;
+  readonly error: unknown;
+}
+
 export class FileDelivery {
   readonly #options: FileDeliveryOptions;
   /** The latest version asked for while a write runs: only the newest is written next. */
   #next: { config: CompiledConfig; version: number } | undefined;
   #running: Promise<void> | undefined;
-  readonly #onError: (error: unknown, version: number) => void;
+  readonly #onError: (failed: FailedFile, version: number) => void;
   readonly #onWritten: (version: number, files: number) => void;
 
   constructor(
     options: FileDeliveryOptions,
     callbacks: {
-      readonly onError: (error: unknown, version: number) => void;
+      /** Once per file that failed: the others are written all the same. */
+      readonly onError: (failed: FailedFile, version: number) => void;
       readonly onWritten?: (version: number, files: number) => void;
     },
   ) {
@@ -86,35 +94,61 @@ export class FileDelivery {
   async #drain(): Promise<void> {
     for (let next = this.#next; next !== undefined; next = this.#next) {
       this.#next = undefined;
-      try {
-        this.#onWritten(next.version, await this.#write(next.config, next.version));
-      } catch (error) {
-        this.#onError(error, next.version);
-      }
+      const { version } = next;
+      const written = await this.#write(next.config, version, (failed) =>
+        this.#onError(failed, version),
+      );
+      this.#onWritten(version, written);
     }
   }
 
-  async #write(config: CompiledConfig, version: number): Promise<number> {
+  /**
+   * Writes every group's files; one that fails (a full disk, a folder where a file belongs) is
+   * reported and the rest are written all the same, so one bad file never holds back the fleet's
+   * other files, in this version or a later one. Returns how many were written.
+   */
+  async #write(
+    config: CompiledConfig,
+    version: number,
+    fail: (failed: FailedFile) => void,
+  ): Promise<number> {
     const { dir, format } = this.#options;
     const envoyDir = this.#options.envoyDir ?? path.resolve(dir);
+    const attempt = async (file: string, step: () => Promise<void>): Promise<boolean> => {
+      try {
+        await step();
+        return true;
+      } catch (error) {
+        fail({ file, error });
+        return false;
+      }
+    };
     let written = 0;
     for (const group of config.groups) {
       const folder = path.join(dir, fileNameOf(group.name));
-      const files = deliveryFiles(group.snapshot, {
-        root: `${envoyDir.replace(/\/+$/, "")}/${fileNameOf(group.name)}`,
-        version: String(version),
-        format,
+      let files: DeliveryFile[] = [];
+      const rendered = await attempt(folder, async () => {
+        files = deliveryFiles(group.snapshot, {
+          root: `${envoyDir.replace(/\/+$/, "")}/${fileNameOf(group.name)}`,
+          version: String(version),
+          format,
+        });
       });
-      for (const file of files) await writeAtomically(path.join(folder, file.path), file.content);
-      written += files.length;
+      if (!rendered) continue;
+      for (const file of files) {
+        const target = path.join(folder, file.path);
+        if (await attempt(target, () => writeAtomically(target, file.content))) written += 1;
+      }
       // Last: the assignments and route configurations no cluster or listener loads any more.
       const current = new Set(files.map((file) => file.path));
       for (const sub of ["eds", "rds", "rtds"]) {
         const names = await readdir(path.join(folder, sub)).catch(() => [] as string[]);
         for (const name of names) {
           const relative = `${sub}/${name}`;
-          if (name.endsWith(`.${format}`) && !name.startsWith(".") && !current.has(relative))
-            await rm(path.join(folder, relative), { force: true });
+          if (name.endsWith(`.${format}`) && !name.startsWith(".") && !current.has(relative)) {
+            const stale = path.join(folder, relative);
+            await attempt(stale, () => rm(stale, { force: true, recursive: true }));
+          }
         }
       }
     }

@@ -121,4 +121,24 @@ describe("file delivery from a real server process", () => {
     // No temporary file is left behind.
     expect(readdirSync(join(folder, "default")).filter((n) => n.startsWith("."))).toEqual([]);
   });
+
+  it("a cluster named with 250 characters is written under a shortened name, and later versions still reach disk", async () => {
+    const long = `svc-${"x".repeat(246)}`;
+    await api.createCluster(cluster(long, 50200));
+    await api.publish({ message: "a long name" });
+    await api.createCluster(cluster("after-long", 50201));
+    const version = (await api.publish({ message: "after it" })).snapshot?.version;
+
+    const cds = await until(
+      async () => read("default/cds.yaml"),
+      (r) => r.versionInfo === String(version),
+      `cds.yaml of version ${version}`,
+    );
+    expect(cds.resources.length).toBeGreaterThan(2);
+    const edsFiles = readdirSync(join(folder, "default/eds"));
+    expect(edsFiles).toContain("after-long.yaml");
+    const shortened = edsFiles.find((name) => name.startsWith("svc-x"));
+    expect(shortened).toMatch(/^svc-x+\+[0-9a-f]{32}\.yaml$/);
+    expect(read(`default/eds/${shortened}`).versionInfo).toBe(String(version));
+  });
 });

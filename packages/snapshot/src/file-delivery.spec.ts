@@ -8,7 +8,7 @@ import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discove
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { compile } from "./compile.js";
-import { deliveryFiles, fileNameOf } from "./file-delivery.js";
+import { deliveryFiles, fileNameOf, MAX_FILE_NAME } from "./file-delivery.js";
 import { endpointSpec, grpcServiceSpec, runtimeLayerSpec } from "./fixtures.js";
 import { TypeUrl } from "./resource-snapshot.js";
 
@@ -96,5 +96,19 @@ describe("file delivery", () => {
     expect(fileNameOf("a/b")).toBe("a%2Fb");
     expect(fileNameOf("..")).toBe("%2E%2E");
     expect(fileNameOf("xdstp://auth/envoy.config.cluster.v3.Cluster/x")).not.toContain("/");
+  });
+
+  it("gives a name too long for a file system a short file name, distinct for each name", () => {
+    const long = "a".repeat(250);
+    const named = [long, `${long}b`, "é".repeat(200), `${"a".repeat(100)}+${"0".repeat(32)}`];
+    const files = named.map(fileNameOf);
+
+    for (const file of files) expect(Buffer.byteLength(file)).toBeLessThanOrEqual(MAX_FILE_NAME);
+    expect(new Set(files).size).toBe(named.length);
+    expect(files[0]).toMatch(/^a+\+[0-9a-f]{32}$/);
+    // Cut between escapes: the readable start still decodes.
+    expect(decodeURIComponent(files[2]?.split("+")[0] ?? "")).toMatch(/^é+$/);
+    // The same name, the same file, version after version.
+    expect(fileNameOf(long)).toBe(files[0]);
   });
 });

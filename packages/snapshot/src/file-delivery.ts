@@ -13,8 +13,10 @@
  * The resources are the compiler's, with their config sources pointed at the files: a cluster's
  * `eds_config` and a listener's RDS `config_source` become `path_config_source` naming the file of
  * the assignment or route configuration they load. Names are made safe for a file name with
- * encodeURIComponent (and "." / ".." escaped).
+ * encodeURIComponent (and "." / ".." escaped); a name too long for a file system is shortened
+ * with a hash (fileNameOf).
  */
+import { createHash } from "node:crypto";
 import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { type Any, AnySchema, anyPack, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
@@ -46,10 +48,26 @@ export interface DeliveryFile {
   readonly content: string;
 }
 
-/** A resource name as a file name: no "/" or other separators, never "." or "..". */
+/**
+ * The longest file name `fileNameOf` gives. A file system takes 255 bytes per name (NAME_MAX);
+ * the writer adds an extension and, while it writes, a temporary prefix and suffix (~25 bytes).
+ */
+export const MAX_FILE_NAME = 160;
+
+/**
+ * A resource name as a file name: no "/" or other separators, never "." or "..", at most
+ * MAX_FILE_NAME bytes. A longer one (a 250-character cluster name encodes to more than a file
+ * system takes) keeps its readable start and ends in "+" and a hash of the whole name: "+" never
+ * appears in encodeURIComponent's output, so such a name cannot collide with a short one.
+ */
 export function fileNameOf(name: string): string {
   const encoded = encodeURIComponent(name);
-  return encoded === "." || encoded === ".." ? encoded.replaceAll(".", "%2E") : encoded;
+  if (encoded === "." || encoded === "..") return encoded.replaceAll(".", "%2E");
+  if (encoded.length <= MAX_FILE_NAME) return encoded;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 32);
+  // Cut before an escape ("%XY") rather than through it, so the start still decodes.
+  const start = encoded.slice(0, MAX_FILE_NAME - hash.length - 1).replace(/%[0-9A-F]?$/, "");
+  return `${start}+${hash}`;
 }
 
 /** Where each type's files go, relative to a group's folder. */
