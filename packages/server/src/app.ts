@@ -28,6 +28,7 @@ import {
   LoginLimiter,
   type LoginLimits,
 } from "./auth/index.js";
+import { type ConsoleTlsOptions, readConsoleTls } from "./console-tls.js";
 import { FileDelivery, type FileDeliveryOptions } from "./file-delivery.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createEnvoyImporter } from "./import/envoy-importer.js";
@@ -108,6 +109,8 @@ export interface SwitchyardOptions {
   readonly tokenMaxLifetimeMs?: number;
   /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
   readonly xdsRestHosts?: readonly string[];
+  /** HTTPS on the console port (console-tls.ts); plain HTTP without. */
+  readonly consoleTls?: ConsoleTlsOptions;
   /**
    * Start although the xDS port is reachable beyond this machine with no client authentication
    * (checkXdsExposure). Secrets are withheld from such clients regardless.
@@ -117,6 +120,8 @@ export interface SwitchyardOptions {
 
 export interface Switchyard {
   readonly httpPort: number;
+  /** "https" when the console port serves TLS itself (consoleTls), else "http". */
+  readonly httpScheme: "http" | "https";
   readonly xdsPort: number;
   readonly databaseUrl: string;
   /** The embedded cluster's data directory, where it really is; undefined with DATABASE_URL. */
@@ -168,6 +173,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     checkXdsSecurity(security);
     checkXdsExposure(options.host, security.mode, options.insecure === true);
     const xdsTls = readXdsTls(security);
+    const consoleTls = readConsoleTls(options.consoleTls);
     const xdsCredentials = readXdsCredentials(security.credentialsFile);
     let databaseUrl = options.databaseUrl;
     let embeddedDataDir: string | undefined;
@@ -486,6 +492,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           "/metrics": metrics.handler,
           [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
         },
+        tls: consoleTls,
         fallback: web
           ? web.handler
           : (_request, response) => {
@@ -505,6 +512,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
 
     return {
       httpPort: http.port,
+      httpScheme: consoleTls === undefined ? "http" : "https",
       xdsPort,
       databaseUrl,
       embeddedDataDir,

@@ -98,6 +98,9 @@ async function serve(flags: {
   xdsAuthority?: readonly string[];
   xdsRestHosts?: readonly string[];
   insecure?: boolean;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
 }): Promise<void> {
   const env = readEnv();
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
@@ -141,6 +144,11 @@ async function serve(flags: {
     trustedProxies: env.SWITCHYARD_TRUSTED_PROXIES,
     tokenMaxLifetimeMs: env.SWITCHYARD_TOKEN_MAX_LIFETIME,
     insecure: flags.insecure === true || env.SWITCHYARD_INSECURE,
+    consoleTls: {
+      enabled: flags.tls === true || env.SWITCHYARD_TLS,
+      certFile: flags.tlsCert ?? env.SWITCHYARD_TLS_CERT,
+      keyFile: flags.tlsKey ?? env.SWITCHYARD_TLS_KEY,
+    },
     memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
@@ -170,7 +178,7 @@ async function serve(flags: {
     [
       "",
       "  Switchyard is running",
-      `  ${flags.console ? "Console: " : "API:     "} http://${shown}:${app.httpPort}`,
+      `  ${flags.console ? "Console: " : "API:     "} ${app.httpScheme}://${shown}:${app.httpPort}`,
       `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode})`,
       `  xdstp://: ${describeAuthorities(flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY)}`,
       `  Database: ${app.embeddedDataDir === undefined ? "DATABASE_URL" : `embedded PostgreSQL in ${app.embeddedDataDir}`}`,
@@ -282,6 +290,15 @@ export function createCli(): Command {
       "client authentication on the xDS port: none, mtls or token (env SWITCHYARD_XDS_AUTH, default none, or mtls with --xds-client-ca)",
       authMode,
     )
+    .option(
+      "--tls",
+      "serve the console and its API over HTTPS, with --tls-cert and --tls-key (env SWITCHYARD_TLS=true)",
+    )
+    .option(
+      "--tls-cert <file>",
+      "PEM certificate (chain) of the console's HTTPS; implies --tls (env SWITCHYARD_TLS_CERT)",
+    )
+    .option("--tls-key <file>", "its PEM private key (env SWITCHYARD_TLS_KEY)")
     .option(
       "--xds-tls-cert <file>",
       "PEM certificate (chain) for TLS on the xDS port (env SWITCHYARD_XDS_TLS_CERT)",

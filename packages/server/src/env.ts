@@ -144,6 +144,14 @@ const EnvSchema = z.object({
     .transform((text) => text === "true"),
   /** Client authentication on the xDS port: none, mtls or token (default none; mtls with a client CA). */
   SWITCHYARD_XDS_AUTH: z.enum(["none", "mtls", "token"]).optional(),
+  /** `true`: the console port serves HTTPS (needs the two below, which imply it). */
+  SWITCHYARD_TLS: z
+    .enum(["true", "false", ""])
+    .default("")
+    .transform((text) => text === "true"),
+  /** PEM certificate (chain) and key of the console port's HTTPS; unset: HTTP. */
+  SWITCHYARD_TLS_CERT: z.string().min(1).optional(),
+  SWITCHYARD_TLS_KEY: z.string().min(1).optional(),
   /** PEM certificate (chain) and key of the xDS port's TLS; unset: cleartext. */
   SWITCHYARD_XDS_TLS_CERT: z.string().min(1).optional(),
   SWITCHYARD_XDS_TLS_KEY: z.string().min(1).optional(),

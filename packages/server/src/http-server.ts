@@ -1,4 +1,5 @@
 import * as http from "node:http";
+import * as https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -8,6 +9,7 @@ import {
   checkRequestBodies,
   createRequestCheckInterceptor,
 } from "./api/request-checks.js";
+import type { ConsoleTls } from "./console-tls.js";
 
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -59,6 +61,8 @@ export async function startHttpServer(options: {
   readonly fallback: RequestHandler;
   /** Handlers by exact path (query string ignored), served before the API and the console. */
   readonly extraRoutes?: Readonly<Record<string, RequestHandler>>;
+  /** Serve HTTPS with this certificate and key (console-tls.ts); plain HTTP without. */
+  readonly tls?: ConsoleTls | undefined;
 }): Promise<HttpServer> {
   const handler = connectNodeAdapter({
     routes: (router) => {
@@ -91,13 +95,17 @@ export async function startHttpServer(options: {
       options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
   });
   const extraRoutes = options.extraRoutes ?? {};
-  const server = http.createServer((request, response) => {
+  const listener: RequestHandler = (request, response) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     const path = (request.url ?? "").split("?", 1)[0] ?? "";
     const extra = Object.hasOwn(extraRoutes, path) ? extraRoutes[path] : undefined;
     if (extra) extra(request, response);
     else handler(request, response);
-  });
+  };
+  const server =
+    options.tls === undefined
+      ? http.createServer(listener)
+      : https.createServer({ cert: options.tls.cert, key: options.tls.key }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {

@@ -10,7 +10,7 @@ import {
 } from "@switchyard/xds";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { StartupError } from "./startup-error.js";
+import { readFlagFile, StartupError } from "./startup-error.js";
 
 /**
  * Client authentication on the xDS port, as `serve` is configured (flags and env): which mode,
@@ -86,26 +86,15 @@ export function checkXdsSecurity(options: XdsSecurityOptions): void {
   }
 }
 
-function readText(file: string, flag: string): string {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch (error) {
-    throw new StartupError(
-      `cannot read ${flag} ${file}: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
-}
-
 /** The PEM files of the xDS port's TLS, or undefined for cleartext. */
 export function readXdsTls(options: XdsSecurityOptions): XdsTlsOptions | undefined {
   if (options.tlsCertFile === undefined || options.tlsKeyFile === undefined) return undefined;
   return {
-    cert: readText(options.tlsCertFile, "--xds-tls-cert"),
-    key: readText(options.tlsKeyFile, "--xds-tls-key"),
+    cert: readFlagFile(options.tlsCertFile, "--xds-tls-cert"),
+    key: readFlagFile(options.tlsKeyFile, "--xds-tls-key"),
     ...(options.clientCaFile === undefined
       ? {}
-      : { clientCa: readText(options.clientCaFile, "--xds-client-ca") }),
+      : { clientCa: readFlagFile(options.clientCaFile, "--xds-client-ca") }),
   };
 }
 
@@ -160,7 +149,7 @@ export function parseXdsCredentials(text: string, file: string): XdsCredentials 
 
 export function readXdsCredentials(file: string | undefined): XdsCredentials {
   if (file === undefined) return NO_CREDENTIALS;
-  return parseXdsCredentials(readText(file, "--xds-credentials"), file);
+  return parseXdsCredentials(readFlagFile(file, "--xds-credentials"), file);
 }
 
 /**

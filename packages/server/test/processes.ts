@@ -33,7 +33,8 @@ export interface Run {
   readonly exited: Promise<number | null>;
 }
 
-export function run(args: string[], env: Record<string, string> = {}): Run {
+/** Runs the CLI with `args`; `stdin`, when given, is its standard input (else none). */
+export function run(args: string[], env: Record<string, string> = {}, stdin?: string): Run {
   let output = "";
   const child = spawn(process.execPath, [bin, ...args], {
     env: {
@@ -44,8 +45,9 @@ export function run(args: string[], env: Record<string, string> = {}): Run {
       SWITCHYARD_ADMIN_PASSWORD: ADMIN_PASSWORD,
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
+  if (stdin !== undefined) child.stdin?.end(stdin);
   child.stdout?.on("data", (chunk) => {
     output += chunk;
   });
@@ -70,7 +72,7 @@ export async function waitFor(
 
 /** A running `switchyard serve`, with the ports it printed. */
 export interface ServeProcess extends Run {
-  /** The console API's base URL, e.g. http://127.0.0.1:41234 */
+  /** The console API's base URL, e.g. http://127.0.0.1:41234 (https with --tls) */
   readonly baseUrl: string;
   readonly xdsPort: number;
   /** SIGTERM, then resolves with the exit code. */
@@ -88,13 +90,13 @@ export async function startServe(
   const process = run(["serve", "--http-port", "0", "--xds-port", "0", ...args], env);
   await waitFor(() => process.output().includes("Press Ctrl-C"), "the server to start");
   const output = process.output();
-  const httpPort = /(?:Console|API):\s+http:\/\/[^:]+:(\d+)/.exec(output)?.[1];
+  const [, scheme, httpPort] = /(?:Console|API):\s+(https?):\/\/[^:]+:(\d+)/.exec(output) ?? [];
   const xdsPort = /xDS:\s+[^:]+:(\d+)/.exec(output)?.[1];
   if (httpPort === undefined || xdsPort === undefined)
     throw new Error(`could not read the ports from: ${output}`);
   return {
     ...process,
-    baseUrl: `http://127.0.0.1:${httpPort}`,
+    baseUrl: `${scheme}://127.0.0.1:${httpPort}`,
     xdsPort: Number(xdsPort),
     stop: async () => {
       process.child.kill("SIGTERM");
