@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { chmod, lstat, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, cp, lstat, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exited, firstLine, runScript, sql, tempFolder } from "../test/fixtures.js";
-import { processesUsing, startEmbeddedPostgres } from "./embedded-postgres.js";
+import { packagedBinaries, processesUsing, startEmbeddedPostgres } from "./embedded-postgres.js";
 import { DbError } from "./errors.js";
 import { freePort } from "./free-port.js";
 import { CREDENTIALS_FILE, readCredentials, urlOf } from "./postgres-credentials.js";
@@ -156,6 +156,51 @@ describe("startEmbeddedPostgres", () => {
       } finally {
         await second.stop();
       }
+    },
+  );
+
+  it.runIf(asRoot)(
+    "runs PostgreSQL from a copy of its binaries when they are installed below a folder the postgres user cannot enter (npm install in /root)",
+    async () => {
+      const locked = join(folder.path, "locked-checkout");
+      await mkdir(locked);
+      await chmod(locked, 0o700);
+      const packaged = await packagedBinaries();
+      const installed = join(locked, "native");
+      await cp(dirname(dirname(packaged.postgres)), installed, {
+        recursive: true,
+        verbatimSymlinks: true,
+      });
+      const binaries = {
+        postgres: join(installed, "bin", "postgres"),
+        initdb: join(installed, "bin", "initdb"),
+      };
+      const relocationRoot = join(folder.path, "relocated-binaries");
+      const start = async (log: string[]) =>
+        startEmbeddedPostgres({
+          dataDir: join(folder.path, "run-from-copy"),
+          port: await freePort(),
+          relocationRoot,
+          binaries,
+          log: (line) => log.push(line),
+        });
+
+      const log: string[] = [];
+      const first = await start(log);
+      try {
+        expect(await sql(first.url, "SELECT 1 AS one")).toEqual([{ one: 1 }]);
+      } finally {
+        await first.stop();
+      }
+      expect(log.join("\n")).toContain(`cannot enter ${locked}`);
+      expect(log.join("\n")).toMatch(
+        new RegExp(`runs from a copy of its binaries in ${relocationRoot}/postgresql-[0-9a-f]{16}`),
+      );
+      // The next start runs the same copy, without copying again.
+      const again: string[] = [];
+      const second = await start(again);
+      await second.stop();
+      expect(again.join("\n")).not.toContain("copy of its binaries");
     },
   );
 

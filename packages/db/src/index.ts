@@ -27,8 +27,8 @@ export { createPrismaClient, type PrismaClientOptions } from "./client.js";
 export {
   type EmbeddedPostgres,
   type EmbeddedPostgresOptions,
+  type PostgresBinaries,
   RELOCATION_ROOT,
-  type StartOptions,
   startEmbeddedPostgres,
 } from "./embedded-postgres.js";
 export { DbError, type DbErrorCode, isDatabaseUnavailable } from "./errors.js";

@@ -3,9 +3,10 @@
  * cookie, exactly as the console and `switchyard login` do. Nothing is written to the database
  * behind the server's back.
  */
-import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
+import { type Client, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService, Role } from "@switchyard/proto/switchyard/v1/access_pb";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 
 /** SWITCHYARD_ADMIN_PASSWORD of every test server: the first admin is "admin" with it. */
 export const ADMIN_PASSWORD = "test-admin-password";
@@ -40,6 +41,26 @@ export function accessClient(
     AccessService,
     createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
   );
+}
+
+export function configClient(
+  baseUrl: string,
+  interceptors: Interceptor[] = [],
+): Client<typeof ConfigService> {
+  return createClient(
+    ConfigService,
+    createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+  );
+}
+
+/** The error `call` is refused with; a call that succeeds fails the test. */
+export async function refusal(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("expected a refusal");
 }
 
 /** Signs in; answers the `name=value` session cookie. */

@@ -1,8 +1,15 @@
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
-import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { Code, type Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
+import {
+  accessClient,
+  bearer,
+  configClient,
+  createAccount,
+  Role,
+  refusal,
+  tokenFor,
+  USER_PASSWORD,
+} from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
 /**
@@ -13,19 +20,7 @@ import { type Harness, startHarness } from "./harness.js";
 describe("imports a hostile member sends", () => {
   let harness: Harness;
   let member: Interceptor[];
-  const api = (interceptors: Interceptor[]) =>
-    createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
-    );
-  const refusal = async (call: Promise<unknown>) => {
-    try {
-      await call;
-    } catch (error) {
-      return ConnectError.from(error);
-    }
-    throw new Error("expected a refusal");
-  };
+  const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
   const draft = async () => {
     const [clusters, routes] = await Promise.all([
       api(member).listClusters({}),

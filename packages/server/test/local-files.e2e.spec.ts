@@ -1,14 +1,21 @@
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { Code, type Interceptor } from "@connectrpc/connect";
 import {
-  ConfigService,
   DiscoveryType,
   RouteActionKind,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
+import {
+  accessClient,
+  bearer,
+  configClient,
+  createAccount,
+  Role,
+  refusal,
+  tokenFor,
+  USER_PASSWORD,
+} from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
 /**
@@ -22,11 +29,7 @@ describe("members and the files proxies read", () => {
   let harness: Harness;
   let admin: Interceptor[];
   let member: Interceptor[];
-  const api = (interceptors: Interceptor[]) =>
-    createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
-    );
+  const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
   const routes = (body: Record<string, string>, typedPerFilterConfig = {}) =>
     create(RouteConfigurationSchema, {
       name: "shop-routes",
@@ -45,14 +48,6 @@ describe("members and the files proxies read", () => {
         },
       ],
     });
-  const refusal = async (call: Promise<unknown>) => {
-    try {
-      await call;
-    } catch (error) {
-      return ConnectError.from(error);
-    }
-    throw new Error("expected a refusal");
-  };
 
   beforeAll(async () => {
     harness = await startHarness({ app: { memberFileDirs: ["/srv/envoy/pages"] } });

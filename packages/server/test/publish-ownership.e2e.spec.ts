@@ -1,12 +1,16 @@
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
-import {
-  ChangeType,
-  ConfigService,
-  DiscoveryType,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { Code, type Interceptor } from "@connectrpc/connect";
+import { ChangeType, DiscoveryType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
+import {
+  accessClient,
+  bearer,
+  configClient,
+  createAccount,
+  Role,
+  refusal,
+  tokenFor,
+  USER_PASSWORD,
+} from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
 /**
@@ -20,24 +24,12 @@ describe("who may publish a cluster", () => {
   let memberA: Interceptor[];
   let memberB: Interceptor[];
   let teamA: string;
-  const api = (interceptors: Interceptor[]) =>
-    createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
-    );
+  const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
   const cluster = (name: string) => ({
     name,
     discoveryType: DiscoveryType.EDS,
     localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
   });
-  const refusal = async (call: Promise<unknown>) => {
-    try {
-      await call;
-    } catch (error) {
-      return ConnectError.from(error);
-    }
-    throw new Error("expected a refusal");
-  };
   const latestVersion = async () =>
     (await api(admin).listSnapshots({ limit: 1 })).snapshots[0]?.version ?? 0n;
   const clustersOfTeamA = async () =>

@@ -3,17 +3,24 @@
  * asks, an admin approves (publishes exactly what was asked) or rejects, the requester withdraws;
  * out-of-date requests are refused; each step is audited.
  */
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { Code, type Interceptor } from "@connectrpc/connect";
 import {
   ChangeType,
-  ConfigService,
   DiscoveryType,
   LbPolicy,
   ReviewState,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
+import {
+  accessClient,
+  bearer,
+  configClient,
+  createAccount,
+  Role,
+  refusal,
+  tokenFor,
+  USER_PASSWORD,
+} from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
 describe("review requests", () => {
@@ -22,18 +29,7 @@ describe("review requests", () => {
   let member: Interceptor[];
   let other: Interceptor[];
   let viewer: Interceptor[];
-  const api = (interceptors: Interceptor[]) =>
-    createClient(
-      ConfigService,
-      createConnectTransport({ baseUrl: harness.baseUrl, httpVersion: "1.1", interceptors }),
-    );
-  const refusal = (work: Promise<unknown>) =>
-    work.then(
-      () => {
-        throw new Error("expected a refusal");
-      },
-      (error: unknown) => ConnectError.from(error),
-    );
+  const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
   const cluster = (name: string, port: number) => ({
     name,
     discoveryType: DiscoveryType.EDS,

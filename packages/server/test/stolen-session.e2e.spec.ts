@@ -1,5 +1,5 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN_PASSWORD,
@@ -7,6 +7,7 @@ import {
   bearer,
   createAccount,
   Role,
+  refusal,
   sessionOf,
   signIn,
   tokenFor,
@@ -24,14 +25,6 @@ const DAY_MS = 86_400_000;
 describe("what a session alone cannot do", () => {
   let harness: Harness;
   let adminToken: string;
-  const refusal = async (call: Promise<unknown>) => {
-    try {
-      await call;
-    } catch (error) {
-      return ConnectError.from(error);
-    }
-    throw new Error("expected a refusal");
-  };
   const sessionOfUser = async (username: string, password: string) =>
     accessClient(harness.baseUrl, [
       sessionOf(await signIn(harness.baseUrl, username, password), harness.baseUrl),
