@@ -76,15 +76,20 @@ export type {
   WeightedClusterSpec,
 } from "./model.js";
 export { configSpecOf } from "./model.js";
+export { rejectedNames } from "./nack-attribution.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
 export {
   type BreakStep,
   type CursorState,
+  containRejections,
+  type HeldBack,
   type HeldResources,
+  type HoldReason,
   type MakeStep,
   PlanCursor,
   type PlanStep,
   planUpdate,
+  type Rejection,
   type StepAnswer,
   type StepAwaits,
   type UpdatePlan,

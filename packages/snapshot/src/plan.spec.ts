@@ -396,7 +396,7 @@ describe("PlanCursor", () => {
     );
   });
 
-  it("a NACK stops the plan, the node keeps what it held, and a newer snapshot plans from there", () => {
+  it("a NACK holds back only the rejected cluster and the routes that need it; the node keeps what it held", () => {
     const cursor = new PlanCursor();
     const nonces = { n: 0 };
     cursor.onSnapshot(snapshot(oneService));
@@ -405,11 +405,30 @@ describe("PlanCursor", () => {
     cursor.onSnapshot(snapshot(movedTo("y")));
     cursor.sent("cds");
     cursor.answered("cds", { t: "nack", errorDetail: "bad cluster y" });
-    expect(cursor.state.t).toBe("rejected");
-    expect(cursor.state.t === "rejected" && cursor.state.errorDetail).toBe("bad cluster y");
-    expect(names(cursor.held, TypeUrl.Cluster)).toEqual(["x"]);
 
+    // Nothing else is due: the route to y would reach a node without y.
+    expect(cursor.state).toEqual({ t: "idle" });
+    expect(names(cursor.held, TypeUrl.Cluster)).toEqual(["x"]);
+    expect(
+      cursor.heldBack.map(({ typeUrl, name, reason }) => [SHORT[typeUrl], name, reason]),
+    ).toEqual([
+      ["CDS", "y", { t: "rejected", errorDetail: "bad cluster y" }],
+      ["RDS", "routes", { t: "needs", typeUrl: TypeUrl.Cluster, name: "y" }],
+    ]);
+
+    // A fixed y is a new version: offered again, and the plan goes through. (Another endpoint
+    // is not a fix: the cluster stays the version rejected.)
     cursor.onSnapshot(snapshot(movedTo("y", 8003)));
+    expect(cursor.heldBack.map(({ name }) => name)).toEqual(["y", "routes"]);
+    cursor.onSnapshot(
+      snapshot(
+        configSpec({
+          ...movedTo("y"),
+          clusters: [clusterSpec("y", port(8002), { connectTimeoutMs: 2000 })],
+        }),
+      ),
+    );
+    expect(cursor.heldBack).toEqual([]);
     expect(summaries(cursor.remaining)[0]).toEqual({
       t: "make",
       type: "CDS",
@@ -423,6 +442,78 @@ describe("PlanCursor", () => {
       "make RDS",
       "break CDS",
       "break EDS",
+    ]);
+  });
+
+  it("after a NACK of a changed cluster, the next snapshot's unrelated change still goes out in make-before-break order", () => {
+    // Route r → y; y becomes something the client rejects; then cluster b is added and the route
+    // moves to b, y untouched (and still rejected).
+    const routedTo = (to: string, clusters: ReturnType<typeof clusterSpec>[]) =>
+      configSpec({
+        clusters,
+        routeConfigurations: [routeConfigurationSpec("routes", to)],
+        listeners: oneService.listeners,
+      });
+    const y = clusterSpec("y", port(8002));
+    const badY = clusterSpec("y", port(8002), { connectTimeoutMs: 1 });
+    const b = clusterSpec("b", port(8004));
+    const cursor = new PlanCursor();
+    const nonces = { n: 0 };
+    cursor.onSnapshot(snapshot(routedTo("y", [y])));
+    ackAll(cursor, nonces);
+    const goodY = cursor.held.resources(TypeUrl.Cluster).get("y");
+
+    cursor.onSnapshot(snapshot(routedTo("y", [badY])));
+    cursor.sent("cds");
+    cursor.answered("cds", {
+      t: "nack",
+      errorDetail: "resource index 0: y: INVALID_ARGUMENT: bad",
+      rejected: new Set(["y"]),
+    });
+    expect(cursor.state).toEqual({ t: "idle" });
+    expect(cursor.held.resources(TypeUrl.Cluster).get("y")).toBe(goodY);
+
+    cursor.onSnapshot(snapshot(routedTo("b", [badY, b])));
+    expect(summaries(cursor.remaining)).toEqual([
+      { t: "make", type: "CDS", held: ["b", "y"], changed: ["b"], removed: [] },
+      { t: "make", type: "EDS", held: ["b", "y"], changed: ["b"], removed: [] },
+      { t: "make", type: "RDS", held: ["routes"], changed: ["routes"], removed: [] },
+    ]);
+    // The node keeps its good y (never sent the rejected one again), and routes to b.
+    expect(cursor.remaining[0]?.held.get("y")).toBe(goodY);
+    expect(cursor.heldBack.map(({ name, reason }) => [name, reason.t])).toEqual([
+      ["y", "rejected"],
+    ]);
+    ackAll(cursor, nonces);
+    expect(cursor.state).toEqual({ t: "idle" });
+  });
+
+  it("a NACK of a route change keeps the cluster the old routes still use, though the snapshot dropped it", () => {
+    const cursor = new PlanCursor();
+    const nonces = { n: 0 };
+    cursor.onSnapshot(snapshot(oneService));
+    ackAll(cursor, nonces);
+
+    cursor.onSnapshot(snapshot(movedTo("y")));
+    for (const step of ["CDS", "EDS"]) {
+      expect(cursor.state.t === "due" && SHORT[cursor.state.step.typeUrl]).toBe(step);
+      cursor.sent(step);
+      cursor.answered(step, { t: "ack" });
+    }
+    expect(cursor.state.t === "due" && SHORT[cursor.state.step.typeUrl]).toBe("RDS");
+    cursor.sent("rds");
+    cursor.answered("rds", {
+      t: "nack",
+      errorDetail: "routes: bad",
+      rejected: new Set(["routes"]),
+    });
+
+    // The node's routes still go to x: x and its endpoints stay, no break step.
+    expect(cursor.state).toEqual({ t: "idle" });
+    expect(names(cursor.held, TypeUrl.Cluster)).toEqual(["x", "y"]);
+    expect(names(cursor.held, TypeUrl.ClusterLoadAssignment)).toEqual(["x", "y"]);
+    expect(cursor.heldBack.map(({ name, reason }) => [name, reason.t])).toEqual([
+      ["routes", "rejected"],
     ]);
   });
 

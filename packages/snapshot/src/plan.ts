@@ -39,9 +39,14 @@
  *             shared/spec/xds-protocol.en.txt, "Eventual consistency considerations", applied to
  *             the secrets clusters and listeners depend on as to the clusters routes depend on)
  *
- * Each step waits for the node's ACK before the next goes. The ACK, not the arrival, is what counts:
- * a NACKed CDS step means Y is not there, so the routes to Y must not follow; a NACKed RDS step
- * means the routes still point at X, so X must stay. Waiting for the CDS (LDS) ACK also gives an
+ * Each step waits for the node's answer before the next goes. The ACK, not the arrival, is what
+ * counts: a NACKed CDS step means Y is not there, so the routes to Y must not follow; a NACKed RDS
+ * step means the routes still point at X, so X must stay. But a NACK rejects only the resources it
+ * names (gRFC A46; Envoy likewise keeps the valid clusters and listeners of a response): the node
+ * holds the rest of the step, and the plan goes on without the rejected versions and what needs
+ * them (containRejections), so one bad resource never freezes a node's other changes, in this
+ * snapshot or later ones. A rejected version is not offered again until a snapshot changes it (a
+ * client rejects the same content the same way); a new stream tries it again. Waiting for the CDS (LDS) ACK also gives an
  * Envoy time to subscribe to the assignments (route configurations) the new clusters (listeners)
  * need, since Envoy sends those subscriptions before the ACK.
  *
@@ -66,8 +71,14 @@
  * from what the node then holds (which may be a union of old and new clusters), so stale clusters
  * are still dropped only after the routes that used them moved.
  */
-import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./resource-snapshot.js";
+import {
+  type ResourceSnapshot,
+  referencedType,
+  TypeUrl,
+  type XdsResource,
+} from "./resource-snapshot.js";
 import { splitVhdsName } from "./vhds.js";
+import { storedNameOf } from "./xdstp.js";
 
 /**
  * The resources a node holds, by type: a ResourceSnapshot, or the view of a PlanCursor (what the
@@ -79,8 +90,8 @@ export interface HeldResources {
 }
 
 /**
- * What must happen before the step after this one may go: the node's ACK of the response that
- * carried this step (a NACK stops the plan, see PlanCursor).
+ * What must happen before the step after this one may go: the node's answer to the response that
+ * carried this step (a NACK holds back what it rejected and what needs it, see PlanCursor).
  */
 export type StepAwaits = { readonly t: "ack" };
 
@@ -174,10 +185,7 @@ function references(resources: Iterable<XdsResource>): Set<string> {
  * `next` must be consistent (`danglingReferences()` empty), as every published snapshot is: the
  * ordering guarantees rest on `next`'s routes naming only clusters `next` has.
  */
-export function planUpdate(
-  previous: HeldResources | undefined,
-  next: ResourceSnapshot,
-): UpdatePlan {
+export function planUpdate(previous: HeldResources | undefined, next: HeldResources): UpdatePlan {
   const before = previous ?? HOLDS_NOTHING;
   const old = (typeUrl: TypeUrl) => before.resources(typeUrl);
   const steps: PlanStep[] = [];
@@ -307,7 +315,136 @@ export function planUpdate(
  */
 export type StepAnswer =
   | { readonly t: "ack" }
-  | { readonly t: "nack"; readonly errorDetail: string };
+  | {
+      readonly t: "nack";
+      readonly errorDetail: string;
+      /**
+       * The resources of the response the client named as rejected (nack-attribution.ts); absent
+       * when it named none, and every resource the step changed is taken as rejected.
+       */
+      readonly rejected?: ReadonlySet<string> | undefined;
+    };
+
+/** Why a resource of the snapshot a node converges to is not sent to it. */
+export type HoldReason =
+  /** The node NACKed this version of it. */
+  | { readonly t: "rejected"; readonly errorDetail: string }
+  /** It refers to `name` of `typeUrl`, which the node lacks because of a rejection. */
+  | { readonly t: "needs"; readonly typeUrl: TypeUrl; readonly name: string };
+
+/** A resource held back from a node: the node keeps its earlier version (or has none). */
+export interface HeldBack {
+  readonly typeUrl: TypeUrl;
+  readonly name: string;
+  /** The version of the snapshot the node does not get. */
+  readonly version: string;
+  readonly reason: HoldReason;
+}
+
+/** A version of a resource a node rejected, and the client's words. */
+export interface Rejection {
+  readonly version: string;
+  readonly errorDetail: string;
+}
+
+/** The types whose resources refer to others (`XdsResource.references`), referrers first. */
+const REFERRERS = [
+  TypeUrl.Listener,
+  TypeUrl.RouteConfiguration,
+  TypeUrl.VirtualHost,
+  TypeUrl.Cluster,
+] as const;
+
+function sortedByName(map: Map<string, XdsResource>): Map<string, XdsResource> {
+  return new Map([...map].sort(([a], [b]) => byName(a, b)));
+}
+
+/**
+ * The part of `next` a node can take after rejecting some resources: each rejected version is
+ * replaced by what the node holds (its earlier version, or nothing), and so is, in turn, whatever
+ * would refer to something the node then lacks: a route configuration routing to a rejected new
+ * cluster keeps routing where it did, a listener whose new route configuration was held back keeps
+ * its earlier self. What the node's kept resources still refer to is kept too, though `next`
+ * dropped it: a cluster a rejected route configuration still routes to is not removed. The result
+ * is consistent whenever `held` is, and everything else of `next` goes out as planned (the xDS
+ * protocol page, "ACK and NACK semantics": a client keeps using its last valid configuration of a
+ * rejected resource; gRFC A46: it accepts the other resources of the response).
+ *
+ * `rejected` holds, per type, the rejected version of each name; a rejection of a version `next`
+ * no longer has (fixed, rolled back, deleted) does not apply.
+ */
+export function containRejections(
+  next: HeldResources,
+  held: HeldResources,
+  rejected: ReadonlyMap<string, ReadonlyMap<string, Rejection>>,
+): { readonly target: HeldResources; readonly heldBack: readonly HeldBack[] } {
+  const maps = new Map<string, Map<string, XdsResource>>();
+  const of = (typeUrl: string): Map<string, XdsResource> => {
+    let map = maps.get(typeUrl);
+    if (map === undefined) {
+      map = new Map(next.resources(typeUrl));
+      maps.set(typeUrl, map);
+    }
+    return map;
+  };
+  const heldBack: HeldBack[] = [];
+  const heldBackKeys = new Set<string>();
+  const holdBack = (typeUrl: TypeUrl, name: string, reason: HoldReason) => {
+    const map = of(typeUrl);
+    const current = map.get(name);
+    const earlier = held.resources(typeUrl).get(name);
+    // An earlier version that itself cannot stay (its references are gone too) goes altogether.
+    if (earlier !== undefined && current !== earlier) map.set(name, earlier);
+    else map.delete(name);
+    const wanted = next.resources(typeUrl).get(name);
+    const key = `${typeUrl} ${name}`;
+    if (wanted !== undefined && !heldBackKeys.has(key)) {
+      heldBackKeys.add(key);
+      heldBack.push({ typeUrl, name, version: wanted.version, reason });
+    }
+  };
+  for (const [typeUrl, byName] of rejected) {
+    for (const [name, rejection] of byName) {
+      if (next.resources(typeUrl).get(name)?.version === rejection.version) {
+        holdBack(typeUrl as TypeUrl, name, { t: "rejected", errorDetail: rejection.errorDetail });
+      }
+    }
+  }
+  if (heldBack.length === 0) return { target: next, heldBack };
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const typeUrl of REFERRERS) {
+      const referenced = referencedType(typeUrl);
+      if (referenced === undefined) continue;
+      for (const resource of [...of(typeUrl).values()]) {
+        const missing = resource.references.find((name) => !of(referenced).has(name));
+        if (missing === undefined) continue;
+        const kept = held.resources(referenced).get(missing);
+        if (kept !== undefined) of(referenced).set(missing, kept);
+        else holdBack(typeUrl, resource.name, { t: "needs", typeUrl: referenced, name: missing });
+        changed = true;
+      }
+    }
+  }
+  // An assignment (route configuration) only the held-back clusters (listeners) loaded is of no
+  // use to the node without them: it is not sent either.
+  for (const [referrer, referenced] of [
+    [TypeUrl.Cluster, TypeUrl.ClusterLoadAssignment],
+    [TypeUrl.Listener, TypeUrl.RouteConfiguration],
+  ] as const) {
+    const used = references(of(referrer).values());
+    const wanted = references(next.resources(referrer).values());
+    for (const name of [...of(referenced).keys()]) {
+      if (!used.has(name) && wanted.has(name) && !held.resources(referenced).has(name))
+        of(referenced).delete(name);
+    }
+  }
+  const target = new Map([...maps].map(([typeUrl, map]) => [typeUrl, sortedByName(map)]));
+  return {
+    target: { resources: (typeUrl) => target.get(typeUrl) ?? next.resources(typeUrl) },
+    heldBack,
+  };
+}
 
 /** Where a node's stream stands in its plan. */
 export type CursorState =
@@ -315,25 +452,29 @@ export type CursorState =
   | { readonly t: "idle" }
   /** `step` may be sent now; then call `sent`, or `skipped` if nothing of it is for this node. */
   | { readonly t: "due"; readonly step: PlanStep }
-  /** `step` went out with `nonce`; the plan goes on once the node ACKs it. */
-  | { readonly t: "awaiting"; readonly step: PlanStep; readonly nonce: string }
-  /**
-   * The node NACKed `step`: the plan stops there and the node keeps what it held (still
-   * consistent: nothing after the rejected step went out). A newer snapshot makes a new plan.
-   */
-  | { readonly t: "rejected"; readonly step: PlanStep; readonly errorDetail: string };
+  /** `step` went out with `nonce`; the plan goes on once the node answers it. */
+  | { readonly t: "awaiting"; readonly step: PlanStep; readonly nonce: string };
 
 const IDLE: CursorState = { t: "idle" };
 
 /**
  * Follows plans for one node on one stream, step by step as ACKs arrive, and keeps what the node
- * holds as far as its ACKs show. No I/O: the stream feeds it snapshots and answers and sends what
- * it says is due (see the header of this file). Methods that need a step `due` throw otherwise:
- * that is a bug in the caller.
+ * holds as far as its answers show. No I/O: the stream feeds it snapshots and answers and sends
+ * what it says is due (see the header of this file). Methods that need a step `due` throw
+ * otherwise: that is a bug in the caller.
+ *
+ * A NACK stops nothing but what depends on it. The node keeps the resources of the step it
+ * accepted and its earlier version of those it rejected; the rejected versions are remembered
+ * (until a snapshot changes them) and the plan goes on towards the target without them and
+ * without what needs them (containRejections), in this snapshot and the next ones. `heldBack`
+ * says what the node is not sent, and why.
  */
 export class PlanCursor {
-  /** Per type, the `held` of the last step of that type the node ACKed (or that was skipped). */
+  /** Per type, the `held` of the last step of that type the node answered (or that was skipped). */
   readonly #held = new Map<string, ReadonlyMap<string, XdsResource>>();
+  /** Per type, the versions the node rejected, by name. */
+  readonly #rejected = new Map<string, Map<string, Rejection>>();
+  #heldBack: readonly HeldBack[] = [];
   #plan: UpdatePlan = [];
   #index = 0;
   #state: CursorState = IDLE;
@@ -356,20 +497,31 @@ export class PlanCursor {
   }
 
   /**
-   * What the node holds now, as far as its ACKs show: answer subscription changes from this. A
-   * fixed view: it does not follow later steps.
+   * What the node holds now, as far as its answers show: answer subscription changes from this.
+   * A fixed view: it does not follow later steps.
    */
   get held(): HeldResources {
     const held = new Map(this.#held);
     return { resources: (typeUrl) => held.get(typeUrl) ?? EMPTY };
   }
 
+  /** What of the target the node is not sent because of its NACKs, and why. */
+  get heldBack(): readonly HeldBack[] {
+    return this.#heldBack;
+  }
+
   /**
    * A new snapshot for the node. Replaces the current plan with one from what the node holds, now,
-   * or once the step in flight is answered.
+   * or once the step in flight is answered. Rejections of versions it no longer has are dropped.
    */
   onSnapshot(next: ResourceSnapshot): void {
     this.#target = next;
+    for (const [typeUrl, byName] of this.#rejected) {
+      for (const [name, rejection] of byName) {
+        if (next.get(typeUrl, name)?.version !== rejection.version) byName.delete(name);
+      }
+      if (byName.size === 0) this.#rejected.delete(typeUrl);
+    }
     if (this.#state.t === "awaiting") {
       this.#pending = next;
       return;
@@ -398,20 +550,52 @@ export class PlanCursor {
   answered(nonce: string, answer: StepAnswer): void {
     const state = this.#state;
     if (state.t !== "awaiting" || state.nonce !== nonce) return;
+    const pending = this.#pending;
+    this.#pending = undefined;
     if (answer.t === "ack") {
       this.#advance(state.step);
-    } else {
-      this.#state = { t: "rejected", step: state.step, errorDetail: answer.errorDetail };
+      if (pending) this.#start(pending);
+      return;
     }
-    const pending = this.#pending;
-    if (pending) {
-      this.#pending = undefined;
-      this.#start(pending);
+    this.#reject(state.step, answer.errorDetail, answer.rejected);
+    const target = pending ?? this.#target;
+    if (target) this.#start(target);
+  }
+
+  /**
+   * The node NACKed `step`, rejecting `names` (default: everything the step changed): it holds the
+   * rest of the step, and its earlier version of each rejected resource.
+   */
+  #reject(step: PlanStep, errorDetail: string, names: ReadonlySet<string> | undefined): void {
+    // An xdstp:// client names what it rejected as it was sent: by its xdstp:// name.
+    const rejected =
+      names === undefined
+        ? new Set(step.changed.map((resource) => resource.name))
+        : new Set([...names].map(storedNameOf));
+    const before = this.#held.get(step.typeUrl) ?? EMPTY;
+    const now = new Map(step.held);
+    for (const name of rejected) {
+      const earlier = before.get(name);
+      if (earlier !== undefined) now.set(name, earlier);
+      else now.delete(name);
+    }
+    this.#held.set(step.typeUrl, sortedByName(now));
+    let byName = this.#rejected.get(step.typeUrl);
+    for (const resource of step.changed) {
+      if (!rejected.has(resource.name) || before.get(resource.name) === resource) continue;
+      if (byName === undefined) {
+        byName = new Map();
+        this.#rejected.set(step.typeUrl, byName);
+      }
+      byName.set(resource.name, { version: resource.version, errorDetail });
     }
   }
 
   #start(next: ResourceSnapshot): void {
-    this.#plan = planUpdate(this.held, next);
+    const held = this.held;
+    const { target, heldBack } = containRejections(next, held, this.#rejected);
+    this.#heldBack = heldBack;
+    this.#plan = planUpdate(held, target);
     this.#index = 0;
     this.#show();
   }

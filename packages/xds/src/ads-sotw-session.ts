@@ -1,4 +1,10 @@
-import type { CursorState, NodeContext, ResourceSnapshot, XdsResource } from "@switchyard/snapshot";
+import type {
+  CursorState,
+  HeldBack,
+  NodeContext,
+  ResourceSnapshot,
+  XdsResource,
+} from "@switchyard/snapshot";
 import {
   isFullStateType,
   type RequestVerdict,
@@ -134,6 +140,11 @@ export class SotwSession {
   /** Where the stream stands in its make-before-break plan (for status and debugging). */
   get planState(): CursorState {
     return this.#scheduler.planState;
+  }
+
+  /** What of its snapshot the node is not sent because of its NACKs, and why (PlanCursor). */
+  get heldBack(): readonly HeldBack[] {
+    return this.#scheduler.heldBack;
   }
 
   #pump(): SotwResponse[] {

@@ -195,6 +195,8 @@ describe.concurrent.each(onBoth(CDS))("Delta updates on %s", (_, kind) => {
       t: "nack",
       rejectedVersion: first.systemVersionInfo,
       errorDetail: "cluster a: unsupported lb_policy",
+      // The client named the cluster it rejected.
+      rejected: new Set(["a"]),
     });
     xds.publish(world({ clusterATimeoutMs: 2000 }));
     expect(deltaNamesOf(await stream.next())).toContain("a");

@@ -1,5 +1,6 @@
 import {
   type CursorState,
+  type HeldBack,
   type NodeContext,
   type ResourceSnapshot,
   TypeUrl,
@@ -156,6 +157,11 @@ export class DeltaSession {
   /** Where the stream stands in its make-before-break plan (for status and debugging). */
   get planState(): CursorState {
     return this.#scheduler.planState;
+  }
+
+  /** What of its snapshot the node is not sent because of its NACKs, and why (PlanCursor). */
+  get heldBack(): readonly HeldBack[] {
+    return this.#scheduler.heldBack;
   }
 
   #pump(): DeltaResponse[] {

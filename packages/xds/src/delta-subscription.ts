@@ -20,7 +20,13 @@ export type DeltaVerdict =
   | { readonly t: "initial" }
   /** ACK of the response in flight; `version` is that response's system_version_info. */
   | { readonly t: "ack"; readonly version: string }
-  | { readonly t: "nack"; readonly rejectedVersion: string; readonly errorDetail: string }
+  | {
+      readonly t: "nack";
+      readonly rejectedVersion: string;
+      readonly errorDetail: string;
+      /** The resources the client named as rejected; absent: the whole response. */
+      readonly rejected?: ReadonlySet<string> | undefined;
+    }
   /**
    * The nonce is neither the response in flight's nor the latest: the ACK/NACK it carries is
    * ignored, its subscription changes are still applied (shared/spec/README.md, "A Delta request
@@ -109,8 +115,13 @@ export class DeltaSubscription {
         this.core.acknowledge(request.responseNonce);
         return { t: "ack", version: flow.versionInfo };
       }
-      this.core.reject(request.responseNonce);
-      return { t: "nack", rejectedVersion: flow.versionInfo, errorDetail: request.errorDetail };
+      const rejection = this.core.reject(request.responseNonce, request.errorDetail);
+      return {
+        t: "nack",
+        rejectedVersion: flow.versionInfo,
+        errorDetail: request.errorDetail,
+        ...(rejection === false ? {} : rejection),
+      };
     }
     const answersNothing =
       request.responseNonce === "" || request.responseNonce === this.core.latestNonce;

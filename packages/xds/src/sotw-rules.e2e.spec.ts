@@ -143,6 +143,8 @@ describe.concurrent.each(onBoth(CDS))("SotW CDS on %s", (_, kind) => {
       t: "nack",
       rejectedVersion: first.versionInfo,
       errorDetail: "cluster a: unsupported lb_policy",
+      // The client named the cluster it rejected.
+      rejected: new Set(["a"]),
     });
 
     xds.publish(world({ clusterATimeoutMs: 2000 }));

@@ -17,7 +17,13 @@ export type RequestVerdict =
   /** The first request for this type on the stream. */
   | { readonly t: "initial" }
   | { readonly t: "ack"; readonly version: string }
-  | { readonly t: "nack"; readonly rejectedVersion: string; readonly errorDetail: string };
+  | {
+      readonly t: "nack";
+      readonly rejectedVersion: string;
+      readonly errorDetail: string;
+      /** The resources the client named as rejected; absent: the whole response. */
+      readonly rejected?: ReadonlySet<string> | undefined;
+    };
 
 export interface SotwResponsePlan {
   readonly versionInfo: string;
@@ -109,8 +115,13 @@ export class SotwSubscription {
       const flow = this.core.flow;
       const rejectedVersion =
         flow.t === "awaiting" ? flow.versionInfo : (this.core.lastVersion ?? "");
-      this.core.reject(request.responseNonce);
-      return { t: "nack", rejectedVersion, errorDetail: request.errorDetail };
+      const rejection = this.core.reject(request.responseNonce, request.errorDetail);
+      return {
+        t: "nack",
+        rejectedVersion,
+        errorDetail: request.errorDetail,
+        ...(rejection === false ? {} : rejection),
+      };
     }
     this.core.acknowledge(request.responseNonce);
     return { t: "ack", version: request.versionInfo };

@@ -8,6 +8,7 @@ import {
   compile,
   type ResourceSnapshot,
   referencedType,
+  rejectedNames,
   TYPE_ORDER,
   TypeUrl,
   type XdsResource,
@@ -16,6 +17,10 @@ import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
 import { isFullStateType } from "./sotw-subscription.js";
 import type { SessionOptions } from "./subscription-ttl.js";
+
+/** The names of a response's resources. */
+const names = (response: { readonly resources: readonly XdsResource[] }) =>
+  response.resources.map((r) => r.name);
 
 export function snapshotOf(spec: ConfigSpec): ResourceSnapshot {
   const { groups, issues } = compile(spec);
@@ -260,15 +265,26 @@ export class SotwSimClient extends SimulatedClient<SotwResponse> {
       nacked: error !== undefined,
       ackedBefore,
     });
-    if (error !== undefined) {
+    // Like gRPC (gRFC A46) and Envoy: a NACK naming resources rejects those only, the rest of
+    // the response is applied; one naming none rejects the whole response.
+    const rejected =
+      error === undefined ? new Set<string>() : rejectedNames(error, names(response));
+    if (rejected === undefined) {
       this.request(typeUrl, this.#namesOf(typeUrl), error);
       return;
     }
     const next = new Map(isFullStateType(typeUrl) ? [] : before);
-    for (const r of response.resources) next.set(r.name, r);
+    for (const r of response.resources) {
+      const kept = rejected.has(r.name) ? before.get(r.name) : r;
+      if (kept) next.set(r.name, kept);
+    }
     this.holds.set(typeUrl, next);
     // Like Envoy: subscriptions the update calls for go out before its ACK.
     this.#sendInterests();
+    if (error !== undefined) {
+      this.request(typeUrl, this.#namesOf(typeUrl), error);
+      return;
+    }
     this.#versions.set(typeUrl, response.versionInfo);
     this.request(typeUrl, this.#namesOf(typeUrl));
   }
@@ -339,15 +355,21 @@ export class DeltaSimClient extends SimulatedClient<DeltaResponse> {
       nacked: error !== undefined,
       ackedBefore,
     });
+    const rejected =
+      error === undefined ? new Set<string>() : rejectedNames(error, names(response));
+    if (rejected === undefined) {
+      this.request(typeUrl, { nonce: response.nonce, errorDetail: error ?? "" });
+      return;
+    }
+    const next = new Map(this.held(typeUrl));
+    for (const r of response.resources) if (!rejected.has(r.name)) next.set(r.name, r);
+    for (const name of response.removed) next.delete(name);
+    this.holds.set(typeUrl, next);
+    this.#sendInterests();
     if (error !== undefined) {
       this.request(typeUrl, { nonce: response.nonce, errorDetail: error });
       return;
     }
-    const next = new Map(this.held(typeUrl));
-    for (const r of response.resources) next.set(r.name, r);
-    for (const name of response.removed) next.delete(name);
-    this.holds.set(typeUrl, next);
-    this.#sendInterests();
     this.request(typeUrl, { nonce: response.nonce });
   }
 }

@@ -1,5 +1,6 @@
 import {
   type CursorState,
+  type HeldBack,
   type HeldResources,
   PlanCursor,
   type ResourceSnapshot,
@@ -86,6 +87,11 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
   /** The snapshot the node converges to; undefined before the first one. */
   get target(): ResourceSnapshot | undefined {
     return this.#cursor.target;
+  }
+
+  /** What of the target the node is not sent because of its NACKs, and why. */
+  get heldBack(): readonly HeldBack[] {
+    return this.#cursor.heldBack;
   }
 
   /** What the node holds as far as its ACKs show: answer subscription changes from this. */

@@ -78,13 +78,33 @@ describe("Subscription (the core shared by SotW and Delta)", () => {
     s.acknowledge("1");
     const bad = offer([cluster("a", "bad")]);
     expect(send(s, bad, "2").resources).toEqual(["a"]);
-    expect(s.reject("2")).toBe(true);
+    expect(s.reject("2", "Proto constraint validation failed")).toEqual({});
     expect(s.holds.get("a")).toBe(cluster("a").version);
     expect(s.difference(bad).resources).toEqual([]);
     // Another version is another offer; and a new snapshot forgets the rejection.
     expect(names(s.difference(offer([cluster("a", "fixed")])).resources)).toEqual(["a"]);
     s.forgetRejections();
     expect(names(s.difference(bad).resources)).toEqual(["a"]);
+  });
+
+  it("a NACK naming some resources of a response rejects those only: the client holds the rest, removals included", () => {
+    const s = new Subscription(CDS);
+    s.start();
+    s.replaceNames([], true);
+    send(s, offer([cluster("a"), cluster("old")]), "1");
+    s.acknowledge("1");
+    // a changes, b is new, old is removed.
+    send(s, offer([cluster("a", "bad"), cluster("b")]), "2");
+
+    expect(s.reject("2", "resource index 0: a: INVALID_ARGUMENT: bad")).toEqual({
+      rejected: new Set(["a"]),
+    });
+    expect([...s.holds]).toEqual([
+      ["a", cluster("a").version],
+      ["b", cluster("b").version],
+    ]);
+    // The rejected version is not offered again; the accepted b is not resent.
+    expect(s.difference(offer([cluster("a", "bad"), cluster("b")])).resources).toEqual([]);
   });
 
   it("a subscribed name absent from the offer but in the target is on its way, not missing", () => {

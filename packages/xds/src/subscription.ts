@@ -5,6 +5,7 @@ import {
   isGlob,
   isXdstp,
   parseXdstp,
+  rejectedNames,
   type XdsResource,
 } from "@switchyard/snapshot";
 
@@ -121,9 +122,11 @@ const OPEN: FlowState = { t: "open" };
  * `initial_resource_versions`): a NACKed response leaves it as it was, and what that response
  * tried to change is remembered as rejected, so the same versions are not offered again in a
  * loop (shared/spec/README.md, "NACK is detected by error_detail"). A new snapshot clears the
- * rejections (`forgetRejections`): it may make the rejected resources acceptable. A NACK is taken
- * as rejecting the whole response; a client that kept its valid part (Envoy applies the clusters
- * that pass) is at worst sent those again, at the same version.
+ * rejections (`forgetRejections`): it may make the rejected resources acceptable. A NACK whose
+ * text names the resources it rejected (gRFC A46; nack-attribution.ts in @switchyard/snapshot)
+ * rejects only those: the client holds the rest of the response. One that names none rejects the
+ * whole response; a client that kept its valid part is at worst sent those again, at the same
+ * version.
  */
 export class Subscription {
   readonly typeUrl: string;
@@ -485,24 +488,50 @@ export class Subscription {
     return true;
   }
 
-  /** The client NACKed the response with `nonce`; returns false if that is not the one in flight. */
-  reject(nonce: string): boolean {
+  /**
+   * The client NACKed the response with `nonce`: returns false if that is not the one in flight,
+   * else the names `errorDetail` says it rejected (undefined: it names none, and the whole
+   * response counts as rejected). The client keeps the rest of the response (gRFC A46; Envoy does
+   * likewise): those resources are held as if ACKed; the rejected ones keep their earlier version
+   * and are remembered, not to be offered again at that version.
+   */
+  reject(nonce: string, errorDetail: string): false | { readonly rejected?: ReadonlySet<string> } {
     const flow = this.#flow;
     if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
     const { effect } = flow;
-    for (const resource of effect.sent) {
-      if (this.#holds.get(resource.name) !== resource.version) {
-        this.#rejected.set(resource.name, resource.version);
+    const named = rejectedNames(
+      errorDetail,
+      effect.sent.map((resource) => resource.name),
+    );
+    if (named !== undefined) {
+      const earlier = this.#holds;
+      if (effect.replace) this.#holds = new Map();
+      for (const resource of effect.sent) {
+        if (!named.has(resource.name)) {
+          this.#holds.set(resource.name, resource.version);
+          this.#rejected.delete(resource.name);
+          continue;
+        }
+        const kept = earlier.get(resource.name);
+        if (kept !== undefined) this.#holds.set(resource.name, kept);
+        if (kept !== resource.version) this.#rejected.set(resource.name, resource.version);
       }
+      for (const name of effect.removed) this.#holds.delete(name);
+    } else {
+      for (const resource of effect.sent) {
+        if (this.#holds.get(resource.name) !== resource.version) {
+          this.#rejected.set(resource.name, resource.version);
+        }
+      }
+      const kept = effect.replace ? new Set(effect.sent.map((r) => r.name)) : new Set<string>();
+      const removed = effect.replace
+        ? [...this.#holds.keys()].filter((name) => !kept.has(name))
+        : effect.removed;
+      for (const name of removed) this.#rejected.set(name, null);
     }
-    const kept = effect.replace ? new Set(effect.sent.map((r) => r.name)) : new Set<string>();
-    const removed = effect.replace
-      ? [...this.#holds.keys()].filter((name) => !kept.has(name))
-      : effect.removed;
-    for (const name of removed) this.#rejected.set(name, null);
     this.#nackOutstanding = true;
     this.#flow = OPEN;
-    return true;
+    return named === undefined ? {} : { rejected: named };
   }
 
   /**
