@@ -79,6 +79,32 @@ describe("createMetrics", () => {
     );
   });
 
+  it("counts each resource a NACK rejected, by the name the snapshot stores", async () => {
+    const metrics = createMetrics();
+    const nack = (rejected?: string[]) =>
+      metrics.callbacks.onRequest?.({
+        streamId: 1,
+        typeUrl: TypeUrl.Cluster,
+        verdict: {
+          t: "nack",
+          rejectedVersion: "1",
+          errorDetail: "bad",
+          ...(rejected ? { rejected: new Set(rejected) } : {}),
+        },
+        resourceNames: [],
+        responseNonce: "n",
+      });
+    nack(["svc-a"]);
+    nack(["svc-a", "xdstp://switchyard/envoy.config.cluster.v3.Cluster/svc-b"]);
+    nack();
+
+    const count = (resource: string) =>
+      value(metrics, "switchyard_xds_resource_nacks_total", { type: "Cluster", resource });
+    expect(await count("svc-a")).toBe(2);
+    expect(await count("svc-b")).toBe(1);
+    expect(await count("")).toBe(1);
+  });
+
   it("counts responses and the resources they carry per type", async () => {
     const metrics = createMetrics();
     const respond = (typeUrl: string, names: string[]) =>

@@ -1,4 +1,9 @@
-import { type CompiledConfig, secretResourceExpiry, TypeUrl } from "@switchyard/snapshot";
+import {
+  type CompiledConfig,
+  secretResourceExpiry,
+  storedNameOf,
+  TypeUrl,
+} from "@switchyard/snapshot";
 import type { XdsCallbacks, XdsVariant } from "@switchyard/xds";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestHandler } from "./http-server.js";
@@ -71,6 +76,12 @@ export function createMetrics(): Metrics {
     labelNames: ["type"] as const,
     registers: [registry],
   });
+  const resourceNacks = new Counter({
+    name: "switchyard_xds_resource_nacks_total",
+    help: 'Resources rejected by xDS NACKs, by resource type and name: each NACK counts once for every resource the client named as rejected (a NACK naming none counts under resource="").',
+    labelNames: ["type", "resource"] as const,
+    registers: [registry],
+  });
   const authRefusals = new Counter({
     name: "switchyard_xds_auth_refusals_total",
     help: "xDS calls refused or streams ended for want of a valid credential (code unauthenticated) or of an entitlement to the node's group (permission_denied), by reason.",
@@ -118,7 +129,14 @@ export function createMetrics(): Metrics {
     },
     onRequest: ({ typeUrl, verdict }) => {
       if (verdict.t === "ack") acks.inc({ type: typeLabel(typeUrl) });
-      else if (verdict.t === "nack") nacks.inc({ type: typeLabel(typeUrl) });
+      else if (verdict.t === "nack") {
+        const type = typeLabel(typeUrl);
+        nacks.inc({ type });
+        // Named as the client knows them; an xdstp:// name counts under the stored one.
+        const names =
+          verdict.rejected === undefined ? [""] : [...verdict.rejected].map(storedNameOf);
+        for (const resource of new Set(names)) resourceNacks.inc({ type, resource });
+      }
     },
     onAuthRefused: ({ code, reason }) => authRefusals.inc({ code, reason }),
     onResponse: ({ typeUrl, resources }) => {

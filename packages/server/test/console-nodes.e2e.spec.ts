@@ -144,6 +144,12 @@ describe("the console's fleet pages, live in a real browser", () => {
     await nack.waitFor({ timeout: 20_000 });
     expect(await nack.innerText()).toMatch(GRPC_LB_NACK);
     await page.getByRole("heading", { name: "The node rejected CDS" }).waitFor();
+    // What the NACK rejected, and that only it is held back.
+    await page.getByText("rejected blue", { exact: false }).waitFor();
+    const heldBack = page.getByRole("table", { name: "Held back" });
+    await eventually("blue held back as rejected", async () =>
+      /CDS\s+blue\s+rejected by the node/.test(await heldBack.innerText()),
+    );
     // Held vs the rejected version: the node still holds the cluster the publish modified at its
     // previous version.
     const heldCds = page.getByRole("table", {

@@ -102,6 +102,8 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     );
     const cds = summary?.types.find((t) => t.typeUrl === CDS);
     expect(cds?.nackMessage).toMatch(NACK_TEXT);
+    // grpc-js-xds names the rejected resource by its index in the response: read as blue.
+    expect(cds?.nackRejected).toEqual(["blue"]);
     expect(cds?.nackVersion).toBe(cds?.sentVersion);
     expect(cds?.ackedVersion).not.toBe(cds?.nackVersion);
     expect(typeStatusOf(summary, LDS)).toBe(NodeTypeStatus.SYNCED);
@@ -116,6 +118,15 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     const nack = detail.events.find((e) => e.kind === "nack");
     expect(nack?.typeUrl).toBe(CDS);
     expect(nack?.detail).toMatch(NACK_TEXT);
+    // Held back: the rejected blue only (nothing else of the publish needs it).
+    const heldBack = await until(
+      findNode,
+      (n) => (n?.types.find((t) => t.typeUrl === CDS)?.heldBack.length ?? 0) > 0,
+      "blue never showed as held back",
+    );
+    expect(
+      heldBack?.types.flatMap((t) => t.heldBack.map((r) => [t.typeUrl, r.name, r.reason.case])),
+    ).toEqual([[CDS, "blue", "rejected"]]);
   });
 
   it("prints the node and the NACK through the nodes / node commands", async () => {
@@ -157,6 +168,10 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     expect(text).toMatch(/^CDS\s+NACKED/m);
     expect(text).toMatch(/CDS NACK of version \S+ at /);
     expect(text).toMatch(NACK_TEXT);
+    expect(text).toMatch(/ {2}rejected: blue\n/);
+    expect(text).toMatch(
+      /held back \(not sent because of NACKs[^\n]*\n.*\nCDS\s+blue\s+\S+\s+rejected by the node/,
+    );
     expect(text).toMatch(/held resources:\n[\s\S]*CDS \(1\)\n\s+blue/);
     expect(text).toMatch(/recent events:[\s\S]*nack\s+CDS/);
   });

@@ -2,7 +2,7 @@
  * Builders for tests: a tracker on a hand-driven clock, and the callback events the xDS
  * transports emit (packages/xds/src/sotw-transport.ts, delta-transport.ts).
  */
-import { TypeUrl } from "@switchyard/snapshot";
+import { type HeldBack, TypeUrl } from "@switchyard/snapshot";
 import type { XdsVariant } from "@switchyard/xds";
 import type { NodeLike } from "./node-status.js";
 import { NodeStatusTracker, type NodeStatusTrackerOptions } from "./node-status-tracker.js";
@@ -10,6 +10,7 @@ import { NodeStatusTracker, type NodeStatusTrackerOptions } from "./node-status-
 export const CDS = TypeUrl.Cluster;
 export const EDS = TypeUrl.ClusterLoadAssignment;
 export const LDS = TypeUrl.Listener;
+export const RDS = TypeUrl.RouteConfiguration;
 
 export function nodeLike(id: string, overrides: Partial<NodeLike> = {}): NodeLike {
   return {
@@ -81,9 +82,18 @@ export function streamOf(
     ack(typeUrl: string, version: string) {
       tracker.onRequest({ streamId, typeUrl, verdict: { t: "ack", version }, resourceNames: [] });
     },
-    nack(typeUrl: string, rejectedVersion: string, errorDetail: string) {
-      const verdict = { t: "nack" as const, rejectedVersion, errorDetail };
+    /** A NACK; `rejected`: the resources the client named as rejected. */
+    nack(typeUrl: string, rejectedVersion: string, errorDetail: string, rejected?: string[]) {
+      const verdict = {
+        t: "nack" as const,
+        rejectedVersion,
+        errorDetail,
+        ...(rejected === undefined ? {} : { rejected: new Set(rejected) }),
+      };
       tracker.onRequest({ streamId, typeUrl, verdict, resourceNames: [] });
+    },
+    holdBack(heldBack: readonly HeldBack[]) {
+      tracker.onHeldBack({ streamId, heldBack });
     },
     close() {
       tracker.onStreamClosed({ streamId });

@@ -11,6 +11,7 @@ export {
 } from "./convergence.js";
 export type {
   AckedState,
+  HeldBackResource,
   HeldResource,
   Locality,
   NackRecord,

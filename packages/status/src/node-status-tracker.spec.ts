@@ -1,6 +1,6 @@
 import type { XdsCallbacks } from "@switchyard/xds";
 import { describe, expect, it } from "vitest";
-import { CDS, EDS, LDS, nodeLike, streamOf, trackerWithClock } from "./fixtures.js";
+import { CDS, EDS, LDS, nodeLike, RDS, streamOf, trackerWithClock } from "./fixtures.js";
 import type { StatusChange } from "./node-status.js";
 import type { StreamOpenEvent } from "./node-status-tracker.js";
 
@@ -129,6 +129,8 @@ describe("NodeStatusTracker", () => {
       nack: {
         errorDetail: "cluster a: unknown load balancing policy",
         rejectedVersion: "v2",
+        // The text names no resource sent: the whole response was rejected.
+        rejected: [],
         nonce: "n2",
         at: now(),
         streamId: 1,
@@ -144,6 +146,66 @@ describe("NodeStatusTracker", () => {
       rejectedVersion: "v2",
       nonce: "n2",
     });
+  });
+
+  it("a NACK naming resources records them, and the node holds the rest of the response", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("grpc-1"));
+    s.respond(CDS, "v1", "n1", { a: "a1", old: "o1" });
+    s.ack(CDS, "v1");
+    s.respond(CDS, "v2", "n2", { a: "a2", b: "b1" });
+    s.nack(CDS, "v1", "resource index 0: a: INVALID_ARGUMENT: bad", ["a"]);
+
+    const cds = tracker.node("grpc-1")?.types[0];
+    expect(cds?.status.t === "NACKED" && cds.status.nack.rejected).toEqual(["a"]);
+    // Full state: b arrived, old went, a kept its earlier version.
+    expect(Object.fromEntries(cds?.acked?.held ?? [])).toEqual({ a: "a1", b: "b1" });
+    expect(tracker.events().at(-1)).toMatchObject({ t: "nack", rejected: ["a"] });
+  });
+
+  it("a type with a resource held back as rejected stays NACKED through later ACKs, and recovers once it is not", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("grpc-1"));
+    s.request(CDS);
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.ack(CDS, "v1");
+    s.respond(CDS, "v2", "n2", { a: "a2" });
+    s.nack(CDS, "v1", "resource index 0: a: bad", ["a"]);
+    s.holdBack([
+      { typeUrl: CDS, name: "a", version: "a2", reason: { t: "rejected", errorDetail: "bad" } },
+      { typeUrl: RDS, name: "r", version: "r2", reason: { t: "needs", typeUrl: CDS, name: "a" } },
+    ]);
+    // Another change goes out and is ACKed; a is still held back.
+    s.respond(CDS, "v3", "n3", { a: "a1", b: "b1" });
+    s.ack(CDS, "v3");
+
+    const cds = tracker.node("grpc-1")?.types.find((t) => t.typeUrl === CDS);
+    expect(cds?.status.t).toBe("NACKED");
+    expect(cds?.heldBack.map((r) => [r.name, r.reason.t])).toEqual([["a", "rejected"]]);
+    expect(tracker.events().some((e) => e.t === "recovered")).toBe(false);
+
+    // A rollback withdraws the bad a: nothing is held back, and the node ACKed what it runs.
+    s.holdBack([]);
+    expect(statusOf(tracker, "grpc-1", CDS)?.t).toBe("SYNCED");
+    expect(tracker.events().at(-1)).toMatchObject({
+      t: "recovered",
+      typeUrl: CDS,
+      versionInfo: "v3",
+    });
+  });
+
+  it("what a closed stream held back is forgotten with it", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("grpc-1"));
+    s.request(CDS);
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.nack(CDS, "", "resource index 0: a: bad", ["a"]);
+    s.holdBack([
+      { typeUrl: CDS, name: "a", version: "a1", reason: { t: "rejected", errorDetail: "bad" } },
+    ]);
+    s.close();
+
+    expect(tracker.node("grpc-1")?.types[0]?.heldBack).toEqual([]);
   });
 
   it("a type stays NACKED while later responses are unanswered, however long", () => {

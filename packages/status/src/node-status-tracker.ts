@@ -1,3 +1,4 @@
+import type { HeldBack } from "@switchyard/snapshot";
 import {
   type DeltaVerdict,
   isFullStateType,
@@ -7,6 +8,7 @@ import {
 } from "@switchyard/xds";
 import type {
   AckedState,
+  HeldBackResource,
   NodeConnection,
   NodeIdentity,
   NodeLike,
@@ -79,6 +81,8 @@ interface StreamState {
   readonly info: StreamInfo;
   /** The latest response sent on this stream, per type: the one an ACK or NACK answers. */
   readonly lastSent: Map<string, SentResponse>;
+  /** The types requested on this stream: those its held-back reports are about. */
+  readonly types: Set<string>;
 }
 
 interface NodeState {
@@ -87,14 +91,27 @@ interface NodeState {
   readonly types: Map<string, TypeLedger>;
 }
 
+const NOTHING_HELD_BACK: readonly HeldBackResource[] = [];
+
 const NO_LEDGER = (typeUrl: string): TypeLedger => ({
   typeUrl,
   sent: undefined,
   acked: undefined,
   nack: undefined,
   lastAnswer: undefined,
+  heldBack: NOTHING_HELD_BACK,
   wildcard: true,
 });
+
+/** Whether the type reads NACKED (TypeStatus rule 1). */
+function isNacked(ledger: TypeLedger): boolean {
+  return ledger.nack !== undefined && (ledger.lastAnswer === "nack" || holdsBackRejected(ledger));
+}
+
+/** Whether some resource of the type is held back because the node rejected it. */
+function holdsBackRejected(ledger: TypeLedger): boolean {
+  return ledger.heldBack.some((resource) => resource.reason.t === "rejected");
+}
 
 /**
  * Per-node xDS status, fed by the xDS server's callbacks (pass it as `XdsCallbacks`): who each
@@ -140,7 +157,7 @@ export class NodeStatusTracker implements XdsCallbacks {
       replicaId: this.replicaId,
       connectedAt: at,
     };
-    this.#streams.set(event.streamId, { info, lastSent: new Map() });
+    this.#streams.set(event.streamId, { info, lastSent: new Map(), types: new Set() });
     const identity = identityOf(event.node);
     const node = this.#nodes.get(nodeId);
     if (node === undefined) {
@@ -176,6 +193,7 @@ export class NodeStatusTracker implements XdsCallbacks {
     if (stream === undefined || node === undefined) return;
     const { verdict, typeUrl } = event;
     const nodeId = stream.info.nodeId;
+    stream.types.add(typeUrl);
     const at = this.#now();
     const known = node.types.get(typeUrl) ?? NO_LEDGER(typeUrl);
     const wildcard =
@@ -202,7 +220,7 @@ export class NodeStatusTracker implements XdsCallbacks {
           acked,
           lastAnswer: "ack",
         });
-        if (ledger.lastAnswer === "nack" && ledger.nack !== undefined) {
+        if (isNacked(ledger) && !holdsBackRejected(ledger) && ledger.nack !== undefined) {
           this.#record({
             t: "recovered",
             at,
@@ -216,15 +234,23 @@ export class NodeStatusTracker implements XdsCallbacks {
         break;
       }
       case "nack": {
+        const rejected = verdict.rejected === undefined ? [] : [...verdict.rejected].sort();
         const nack = {
           errorDetail: verdict.errorDetail,
           rejectedVersion: verdict.rejectedVersion,
+          rejected,
           nonce: answered?.nonce,
           at,
           streamId: event.streamId,
         };
+        // The client keeps what it did not name as rejected (gRFC A46): held as if ACKed.
+        const acked =
+          verdict.rejected === undefined || answered === undefined
+            ? ledger.acked
+            : acceptedState(ledger.acked, answered, verdict.rejected, at);
         node.types.set(typeUrl, {
           ...ledger,
+          acked,
           nack,
           lastAnswer: "nack",
         });
@@ -238,6 +264,7 @@ export class NodeStatusTracker implements XdsCallbacks {
           typeUrl,
           errorDetail,
           rejectedVersion,
+          rejected,
           nonce,
         });
         break;
@@ -274,12 +301,51 @@ export class NodeStatusTracker implements XdsCallbacks {
     this.#changed(stream.info.nodeId, event.typeUrl);
   }
 
+  onHeldBack(event: { readonly streamId: number; readonly heldBack: readonly HeldBack[] }): void {
+    const stream = this.#streams.get(event.streamId);
+    const node = stream && this.#nodes.get(stream.info.nodeId);
+    if (stream === undefined || node === undefined) return;
+    this.#holdBack(stream, node, event.heldBack);
+  }
+
+  /** Sets what the stream's node is held back of, for the types the stream serves. */
+  #holdBack(stream: StreamState, node: NodeState, heldBack: readonly HeldBack[]): void {
+    const byType = new Map<string, HeldBackResource[]>();
+    for (const { typeUrl, name, version, reason } of heldBack) {
+      const list = byType.get(typeUrl) ?? [];
+      list.push({ name, version, reason });
+      byType.set(typeUrl, list);
+    }
+    for (const typeUrl of stream.types) {
+      const ledger = node.types.get(typeUrl);
+      const now = byType.get(typeUrl) ?? NOTHING_HELD_BACK;
+      if (ledger === undefined || (ledger.heldBack.length === 0 && now.length === 0)) continue;
+      const next = { ...ledger, heldBack: now };
+      node.types.set(typeUrl, next);
+      // The last rejected resource is no longer held back, and the latest answer is an ACK.
+      if (isNacked(ledger) && !isNacked(next) && ledger.nack !== undefined) {
+        this.#record({
+          t: "recovered",
+          at: this.#now(),
+          nodeId: stream.info.nodeId,
+          streamId: stream.info.streamId,
+          typeUrl,
+          versionInfo: next.acked?.versionInfo ?? "",
+          nackedAt: ledger.nack.at,
+        });
+      }
+      this.#changed(stream.info.nodeId, typeUrl);
+    }
+  }
+
   onStreamClosed(event: { readonly streamId: number }): void {
     const stream = this.#streams.get(event.streamId);
     if (stream === undefined) return;
-    this.#streams.delete(event.streamId);
     const { nodeId } = stream.info;
     const node = this.#nodes.get(nodeId);
+    // What the closing stream held back is gone with it: a new stream plans afresh.
+    if (node !== undefined) this.#holdBack(stream, node, []);
+    this.#streams.delete(event.streamId);
     if (node === undefined || node.connection.t !== "connected") return;
     const at = this.#now();
     const streams = node.connection.streams.filter((s) => s.streamId !== event.streamId);
@@ -324,9 +390,7 @@ export class NodeStatusTracker implements XdsCallbacks {
 
   /** A ledger's status at `at`; the rules are on TypeStatus. */
   statusOf(ledger: TypeLedger, at: number = this.#now()): TypeStatus {
-    if (ledger.lastAnswer === "nack" && ledger.nack !== undefined) {
-      return { t: "NACKED", nack: ledger.nack };
-    }
+    if (isNacked(ledger) && ledger.nack !== undefined) return { t: "NACKED", nack: ledger.nack };
     const { sent, acked } = ledger;
     if (sent === undefined) return { t: "NOT_SENT" };
     if (acked !== undefined && acked.nonce === sent.nonce) {
@@ -428,6 +492,34 @@ function ackedState(
   for (const name of response.removed) held.delete(name);
   const resourceVersionsKnown = [...held.values()].every((v) => v !== undefined);
   return { versionInfo, nonce: response.nonce, at, held, resourceVersionsKnown };
+}
+
+/**
+ * What the node holds after NACKing `response` while naming `rejected`: the rest of the response,
+ * and its earlier version of each rejected resource (gRFC A46). The ACKed version and nonce stay
+ * those of the latest ACK.
+ */
+function acceptedState(
+  previous: AckedState | undefined,
+  response: SentResponse,
+  rejected: ReadonlySet<string>,
+  at: number,
+): AckedState {
+  const before = previous?.held ?? new Map<string, string | undefined>();
+  const held = new Map(response.replace ? [] : before);
+  for (const r of response.resources) {
+    if (!rejected.has(r.name)) held.set(r.name, r.version);
+    else if (before.has(r.name)) held.set(r.name, before.get(r.name));
+  }
+  for (const name of response.removed) held.delete(name);
+  return {
+    versionInfo: previous?.versionInfo ?? "",
+    nonce: previous?.nonce,
+    at: previous?.at ?? at,
+    held,
+    resourceVersionsKnown: [...held.values()].every((v) => v !== undefined),
+    partial: true,
+  };
 }
 
 function identityOf(node: NodeLike): NodeIdentity {

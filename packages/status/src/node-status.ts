@@ -2,6 +2,7 @@
  * The data model of node status: what the tracker (node-status-tracker.ts) records and hands out.
  * Every object here is immutable once handed out; maps are shared and must not be altered.
  */
+import type { HoldReason } from "@switchyard/snapshot";
 import type { XdsVariant } from "@switchyard/xds";
 
 /**
@@ -103,12 +104,22 @@ export interface AckedState {
   readonly held: ReadonlyMap<string, string | undefined>;
   /** False when some response lacked resource versions (see ResponseEvent.resources). */
   readonly resourceVersionsKnown: boolean;
+  /**
+   * True when `held` includes what the node accepted of a NACKed response (a NACK rejects only
+   * the resources it names): `held` then no longer follows from `versionInfo` alone.
+   */
+  readonly partial?: boolean;
 }
 
 /** The latest NACK for a node and type, with Envoy's error_detail text. */
 export interface NackRecord {
   readonly errorDetail: string;
   readonly rejectedVersion: string;
+  /**
+   * The resources the NACK rejected, as the client named them (gRFC A46; Envoy names them too);
+   * empty when it named none, and the whole response was rejected.
+   */
+  readonly rejected: readonly string[];
   /** The nonce of the rejected response; undefined if no response was known on the stream. */
   readonly nonce: string | undefined;
   readonly at: number;
@@ -127,6 +138,12 @@ export interface TypeLedger {
   /** Which came last for this type; a NACK followed by no ACK keeps the type NACKED. */
   readonly lastAnswer: "ack" | "nack" | undefined;
   /**
+   * The resources of this type the node's snapshot has and the node is not sent, because it
+   * rejected them or they need one it rejected (PlanCursor in @switchyard/snapshot). While one is
+   * held back as rejected, the type stays NACKED, whatever is ACKed meanwhile.
+   */
+  readonly heldBack: readonly HeldBackResource[];
+  /**
    * Whether the node subscribes to the whole set of this type (a wildcard subscription, as
    * Envoy's CDS and LDS) rather than to resources by name (EDS and RDS; CDS and LDS of gRPC's
    * xDS clients): only then must it hold every resource of the type to be in sync. True until a
@@ -135,11 +152,20 @@ export interface TypeLedger {
   readonly wildcard: boolean;
 }
 
+/** A resource a node is not sent, and why (HeldBack of @switchyard/snapshot, by type). */
+export interface HeldBackResource {
+  readonly name: string;
+  /** The version the node does not get. */
+  readonly version: string;
+  readonly reason: HoldReason;
+}
+
 /**
  * A type's status, in the spirit of `istioctl proxy-status`, first match wins:
  *
- * 1. NACKED: the latest answer for the type is a NACK. It stays NACKED, whatever is sent after,
- *    until an ACK (which records a "recovered" event).
+ * 1. NACKED: the latest answer for the type is a NACK, or a resource of the type is held back as
+ *    rejected. It stays NACKED, whatever is sent after, until an ACK with nothing held back as
+ *    rejected (which records a "recovered" event).
  * 2. NOT_SENT: nothing was ever sent for the type (the node asked, the server has not answered).
  * 3. SYNCED: the latest response sent was ACKed (the latest ACK carries its nonce).
  * 4. PENDING: the latest response sent is unanswered, for less than the stale threshold.
@@ -191,7 +217,7 @@ interface StreamRef {
   readonly streamId: number;
 }
 
-type NackFields = Pick<NackRecord, "errorDetail" | "rejectedVersion" | "nonce">;
+type NackFields = Pick<NackRecord, "errorDetail" | "rejectedVersion" | "nonce" | "rejected">;
 
 /** What changed: a node's identity or connection (`typeUrl` undefined), or one of its types. */
 export interface StatusChange {

@@ -1,4 +1,5 @@
 import type { Node } from "@switchyard/proto/envoy/config/core/v3/base_pb";
+import type { HeldBack } from "@switchyard/snapshot";
 import type { AuthRefusalReason } from "./client-auth.js";
 import type { DeltaVerdict } from "./delta-subscription.js";
 import type { RequestVerdict } from "./sotw-subscription.js";
@@ -41,6 +42,12 @@ export interface XdsCallbacks {
     /** Delta only: the names the client must drop. */
     removed?: readonly string[];
   }): void;
+  /**
+   * What of its snapshot the stream's node is not sent because of its NACKs changed (PlanCursor
+   * in @switchyard/snapshot): each held-back resource, and whether it was rejected or needs one
+   * that was. Reported whenever the list changes, empty once nothing is held back.
+   */
+  onHeldBack?(event: { streamId: number; heldBack: readonly HeldBack[] }): void;
   onStreamClosed?(event: { streamId: number }): void;
   /**
    * A call (stream or REST request) was refused, or a stream ended, for want of a credential
@@ -81,6 +88,9 @@ export function combineCallbacks(...sets: readonly XdsCallbacks[]): XdsCallbacks
     },
     onResponse: (event) => {
       for (const set of sets) set.onResponse?.(event);
+    },
+    onHeldBack: (event) => {
+      for (const set of sets) set.onHeldBack?.(event);
     },
     onStreamClosed: (event) => {
       for (const set of sets) set.onStreamClosed?.(event);

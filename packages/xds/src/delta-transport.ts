@@ -90,6 +90,7 @@ export function serveDeltaStream(
     onNode: (node) => session.onNode(node, nodeContextOf(node)),
     onSnapshot: (snapshot) => session.onSnapshot(snapshot),
     onHeartbeat: (now) => session.onHeartbeat(now),
+    heldBack: () => session.heldBack,
     onRequest: (request) => {
       checkLocators(request);
       refuseBadNames(request.typeUrl, [

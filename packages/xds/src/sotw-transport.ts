@@ -85,6 +85,7 @@ export function serveSotwStream(
     onNode: (node) => session.onNode(node, nodeContextOf(node)),
     onSnapshot: (snapshot) => session.onSnapshot(snapshot),
     onHeartbeat: (now) => session.onHeartbeat(now),
+    heldBack: () => session.heldBack,
     onRequest: (request) => {
       refuseVhds(request);
       refuseBadNames(request.typeUrl, [["DiscoveryRequest.resource_names", request.resourceNames]]);

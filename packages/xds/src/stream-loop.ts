@@ -7,7 +7,13 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import type { Status } from "@switchyard/proto/google/rpc/status_pb";
-import { isXdstp, type ResourceSnapshot, TypeUrl, type XdsResource } from "@switchyard/snapshot";
+import {
+  type HeldBack,
+  isXdstp,
+  type ResourceSnapshot,
+  TypeUrl,
+  type XdsResource,
+} from "@switchyard/snapshot";
 import type { XdsCallbacks, XdsVariant } from "./callbacks.js";
 import {
   type AccessEntry,
@@ -133,6 +139,8 @@ export interface StreamProtocol<Req extends AnyRequest, Res extends AnyResponse,
     resourceNames: readonly string[];
     unresolved?: readonly { readonly name: string; readonly reason: string }[];
   };
+  /** What of its snapshot the node is not sent because of its NACKs (PlanCursor.heldBack). */
+  heldBack(): readonly HeldBack[];
   /** The version a response reports (version_info, or Delta's system_version_info). */
   versionOf(response: Res): string;
   toWire(response: Res): Wire;
@@ -363,6 +371,8 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
   const events = new EventQueue<StreamEvent<Req>>();
   let node: Node | undefined;
   let opened = false;
+  /** The held-back list last reported (onHeldBack): reported again only when it changes. */
+  let reportedHeldBack: readonly HeldBack[] = [];
   let watch: SnapshotWatch | undefined;
   let access: AccessEntry | undefined;
   let stopHeartbeats: () => void = () => undefined;
@@ -458,6 +468,11 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
         });
         responses = result.responses;
       }
+      const heldBack = protocol.heldBack();
+      if (heldBack !== reportedHeldBack && (heldBack.length > 0 || reportedHeldBack.length > 0)) {
+        options.callbacks.onHeldBack?.({ streamId, heldBack });
+      }
+      reportedHeldBack = heldBack;
       for (const response of responses) {
         options.callbacks.onResponse?.({
           streamId,

@@ -7,6 +7,7 @@ import {
   ConvergenceSchema,
   type FleetSummary,
   FleetSummarySchema,
+  HeldBackResourceSchema,
   type HeldResources,
   HeldResourcesSchema,
   NodeConvergenceState,
@@ -75,6 +76,17 @@ function typeStatus(type: NodeTypeRecord): TypeStatus {
     nackVersion: type.lastNack?.version ?? "",
     nackTime: time(type.lastNack?.at),
     staleTime: type.status === "PENDING" ? time(type.staleAt) : undefined,
+    nackRejected: [...(type.lastNack?.rejected ?? [])],
+    heldBack: type.heldBack.map(({ name, version, reason }) =>
+      create(HeldBackResourceSchema, {
+        name,
+        version,
+        reason:
+          reason.t === "rejected"
+            ? { case: "rejected", value: reason.errorDetail }
+            : { case: "needs", value: { typeUrl: reason.typeUrl, name: reason.name } },
+      }),
+    ),
   });
 }
 

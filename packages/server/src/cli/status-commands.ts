@@ -172,6 +172,24 @@ export async function node(
       `\n${shortType(type.typeUrl)} NACK of version ${type.nackVersion} at ${when(type.nackTime)}${still}:\n`,
     );
     for (const line of type.nackMessage.split("\n")) output.out(`  ${line}\n`);
+    output.out(
+      `  rejected: ${type.nackRejected.length > 0 ? type.nackRejected.join(", ") : "the whole response (the client named no resource)"}\n`,
+    );
+  }
+
+  const heldBack = summary.types.flatMap((type) =>
+    type.heldBack.map((resource) => [
+      shortType(type.typeUrl),
+      resource.name,
+      resource.version,
+      resource.reason.case === "needs"
+        ? `needs ${shortType(resource.reason.value.typeUrl)} ${resource.reason.value.name}`
+        : "rejected by the node",
+    ]),
+  );
+  if (heldBack.length > 0) {
+    output.out("\nheld back (not sent because of NACKs; everything else goes out):\n");
+    output.out(table(["TYPE", "NAME", "VERSION", "WHY"], heldBack));
   }
 
   output.out("\nheld resources:\n");

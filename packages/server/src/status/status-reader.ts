@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "@switchyard/db";
+import type { HeldBackResource } from "@switchyard/status";
 
 /**
  * Reads node status as persisted by StatusWriter, for the console API. Everything comes from the
@@ -26,8 +27,12 @@ export interface NodeTypeRecord {
         readonly version: string;
         readonly nonce: string | undefined;
         readonly at: number;
+        /** The resources it rejected, as the client named them; empty: the whole response. */
+        readonly rejected: readonly string[];
       }
     | undefined;
+  /** What of its snapshot the node is not sent because of its NACKs (HeldBackResource). */
+  readonly heldBack: readonly HeldBackResource[];
   /**
    * Resource name → version (null when the transport did not report it). Read only when asked
    * for (`held: true`, and by getNode); otherwise empty. Nodes holding the same set share one
@@ -254,6 +259,11 @@ function nodeRecord(row: NodeWithTypes, at: number): NodeRecord {
   };
 }
 
+/** The held-back list as written (status-rows.ts); anything else reads as nothing held back. */
+function heldBackOf(json: unknown): readonly HeldBackResource[] {
+  return Array.isArray(json) ? (json as HeldBackResource[]) : [];
+}
+
 function typeRecord(row: TypeRowRead, at: number): NodeTypeRecord {
   const staleAt = row.staleAt?.getTime();
   const status = row.status as TypeStatusName;
@@ -280,8 +290,10 @@ function typeRecord(row: TypeRowRead, at: number): NodeTypeRecord {
             version: row.nackVersion,
             nonce: row.nackNonce ?? undefined,
             at: row.nackAt.getTime(),
+            rejected: row.nackRejected ?? [],
           }
         : undefined,
+    heldBack: heldBackOf(row.heldBack),
     held: NOTHING_HELD,
     heldKey: row.heldKey,
     resourceVersionsKnown: row.resourceVersionsKnown,

@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import type { AckedState, NodeStatus, StatusEvent, TypeView } from "@switchyard/status";
+import type {
+  AckedState,
+  HeldBackResource,
+  NodeStatus,
+  StatusEvent,
+  TypeView,
+} from "@switchyard/status";
 
 /**
  * The rows of XdsNode, XdsNodeType and XdsNodeEvent (prisma/schema.prisma) built from what a
@@ -39,6 +45,8 @@ export interface TypeRow {
   readonly nackVersion: string | null;
   readonly nackNonce: string | null;
   readonly nackAt: number | null;
+  readonly nackRejected: readonly string[];
+  readonly heldBack: readonly HeldBackResource[];
   /** The XdsHeldSet of what the node holds after its latest ACK; "" when it holds nothing. */
   readonly heldKey: string;
   readonly resourceVersionsKnown: boolean;
@@ -70,14 +78,19 @@ export class HeldSets {
 
   of(typeUrl: string, acked: AckedState | undefined): HeldSetRow | undefined {
     if (acked === undefined || acked.held.size === 0) return undefined;
-    const id = `${typeUrl}\u0000${acked.versionInfo}\u0000${acked.held.size}\u0000${acked.resourceVersionsKnown}`;
-    const known = this.#memo.get(id);
+    // What a node accepted of a NACKed response does not follow from the ACKed version: not
+    // remembered by it.
+    const id = acked.partial
+      ? undefined
+      : `${typeUrl}\u0000${acked.versionInfo}\u0000${acked.held.size}\u0000${acked.resourceVersionsKnown}`;
+    const known = id === undefined ? undefined : this.#memo.get(id);
     if (known !== undefined) return known;
     const entries = [...acked.held]
       .map(([name, version]): [string, string | null] => [name, version ?? null])
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const json = JSON.stringify(Object.fromEntries(entries));
     const set = { key: createHash("sha256").update(json).digest("hex"), json };
+    if (id === undefined) return set;
     this.#memo.set(id, set);
     if (this.#memo.size > this.#capacity) {
       const oldest = this.#memo.keys().next().value;
@@ -187,6 +200,8 @@ export function typeRow(
     nackVersion: nack?.rejectedVersion ?? null,
     nackNonce: nack?.nonce ?? null,
     nackAt: nack?.at ?? null,
+    nackRejected: nack?.rejected ?? [],
+    heldBack: view.heldBack,
     heldKey: held?.key ?? "",
     resourceVersionsKnown: acked?.resourceVersionsKnown ?? false,
     wildcard: view.wildcard,

@@ -159,7 +159,9 @@ describe("StatusWriter", () => {
     const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
     stream.request(CDS);
     stream.respond(CDS, "v2", "nonce-2", { backend: "v2" });
-    stream.nack(CDS, "v2", "cluster backend: bad lb_policy");
+    stream.nack(CDS, "v2", "cluster backend: bad lb_policy", ["backend"]);
+    const rejected = { t: "rejected" as const, errorDetail: "cluster backend: bad lb_policy" };
+    stream.holdBack([{ typeUrl: CDS, name: "backend", version: "v2", reason: rejected }]);
     await writer.flush();
 
     const nacked = await getNode(database.prisma, "envoy-1", { at: now() });
@@ -169,16 +171,22 @@ describe("StatusWriter", () => {
       version: "v2",
       nonce: "nonce-2",
       at: now(),
+      rejected: ["backend"],
     });
+    expect(nacked?.types[0]?.heldBack).toEqual([
+      { name: "backend", version: "v2", reason: rejected },
+    ]);
     expect(await listNodes(database.prisma, { status: "NACKED" })).toHaveLength(1);
 
     advance(1_000);
+    stream.holdBack([]);
     stream.respond(CDS, "v3", "nonce-3", { backend: "v3" });
     stream.ack(CDS, "v3");
     await writer.flush();
 
     const recovered = await getNode(database.prisma, "envoy-1", { at: now() });
     expect(recovered?.types[0]?.status).toBe("SYNCED");
+    expect(recovered?.types[0]?.heldBack).toEqual([]);
     expect(recovered?.types[0]?.acked).toEqual({ version: "v3", nonce: "nonce-3", at: now() });
     expect(recovered?.types[0]?.lastNack?.version).toBe("v2");
     expect(recovered?.events.map((e) => e.kind)).toEqual(["recovered", "nack", "connect"]);

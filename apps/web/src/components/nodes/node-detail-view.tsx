@@ -154,7 +154,9 @@ function NackAlerts({ node }: { node: NodeDetail }) {
         The node rejected {nacked.map((t) => typeLabel(t.typeUrl)).join(", ")}
       </h2>
       <p className="mt-1 text-fg-muted">
-        It keeps running what it last accepted. Fix the configuration and publish, or roll back in{" "}
+        It keeps its last accepted version of what it rejected; only that, and what needs it, is
+        held back: every other change still reaches it. Fix the configuration and publish, or roll
+        back in{" "}
         <Link href="/history" className="text-accent hover:underline">
           History
         </Link>
@@ -165,13 +167,60 @@ function NackAlerts({ node }: { node: NodeDetail }) {
           <div key={t.typeUrl}>
             <p className="mb-1.5 text-xs text-fg-subtle">
               <span className="font-mono font-medium text-fg">{typeLabel(t.typeUrl)}</span> version{" "}
-              {t.nackVersion || "—"} · {when(t.nackTime)}
+              {t.nackVersion || "—"} · {when(t.nackTime)} · rejected{" "}
+              {t.nackRejected.length > 0 ? (
+                <span className="font-mono text-fg">{t.nackRejected.join(", ")}</span>
+              ) : (
+                "the whole response (the client named no resource)"
+              )}
             </p>
             <CopyableText text={t.nackMessage} label={`${typeLabel(t.typeUrl)} NACK text`} />
           </div>
         ))}
       </div>
+      <HeldBack node={node} />
     </section>
+  );
+}
+
+/** The resources the node is not sent because of its NACKs, and why. */
+function HeldBack({ node }: { node: NodeDetail }) {
+  const rows = (node.summary?.types ?? []).flatMap((t) =>
+    t.heldBack.map((resource) => ({ typeUrl: t.typeUrl, resource })),
+  );
+  if (rows.length === 0) return null;
+  return (
+    <div className="mt-4">
+      <h3 className="text-xs font-semibold text-fg">Held back</h3>
+      <table className="mt-1.5 w-full text-left text-xs" aria-label="Held back">
+        <thead className="text-fg-subtle">
+          <tr>
+            <th scope="col" className="py-1 pr-4 font-medium">
+              Type
+            </th>
+            <th scope="col" className="py-1 pr-4 font-medium">
+              Name
+            </th>
+            <th scope="col" className="py-1 font-medium">
+              Why
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ typeUrl, resource }) => (
+            <tr key={`${typeUrl} ${resource.name}`}>
+              <td className="py-1 pr-4 font-mono">{typeLabel(typeUrl)}</td>
+              <td className="py-1 pr-4 font-mono [overflow-wrap:anywhere]">{resource.name}</td>
+              <td className="py-1">
+                {resource.reason.case === "needs"
+                  ? `needs ${typeLabel(resource.reason.value.typeUrl)} ${resource.reason.value.name}`
+                  : "rejected by the node"}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
