@@ -7,6 +7,13 @@ export {
   type WatchedPage,
   waitUntilNothingBusy,
 } from "./browser.js";
+export {
+  CCORE_PYTHON,
+  CcoreCallError,
+  type CcoreClientOptions,
+  type CcoreEchoClient,
+  startCcoreEchoClient,
+} from "./ccore-client.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
 export { startTcpBalancer, type TcpBalancer } from "./tcp-balancer.js";
 export {
