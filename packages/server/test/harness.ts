@@ -40,18 +40,22 @@ export interface HarnessOptions {
   webConsole?: boolean;
   seed?: (database: TestDatabase) => Promise<void>;
   logger?: Logger;
-  /** Options of the app beyond ports, database and console (e.g. staleAfterMs). */
-  app?: Pick<
-    SwitchyardOptions,
-    | "staleAfterMs"
-    | "retainDisconnectedMs"
-    | "secretsKey"
-    | "xdsAuthorities"
-    | "memberFileDirs"
-    | "xdsSecurity"
-    | "loginLimits"
-    | "trustedProxies"
-  >;
+  /**
+   * Options of the app beyond the database and console (e.g. staleAfterMs); `xdsPort` for a
+   * test that restarts the server where its clients look for it (default: a free port).
+   */
+  app?: Partial<Pick<SwitchyardOptions, "xdsPort">> &
+    Pick<
+      SwitchyardOptions,
+      | "staleAfterMs"
+      | "retainDisconnectedMs"
+      | "secretsKey"
+      | "xdsAuthorities"
+      | "memberFileDirs"
+      | "xdsSecurity"
+      | "loginLimits"
+      | "trustedProxies"
+    >;
 }
 
 /**

@@ -1,15 +1,13 @@
 import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   callUntilReady,
-  createXdsEchoClient,
   type EchoBackend,
-  startCcoreEchoClient,
   startEchoBackend,
-  type XdsClientOptions,
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REAL_CLIENTS } from "./clients.js";
 import { type Harness, startHarness } from "./harness.js";
 import { shopCluster, shopListener, shopRoutes, until, untilAnswerIs } from "./shop.js";
 
@@ -17,20 +15,9 @@ const cluster = (name: string, backend: EchoBackend, lbPolicy = LbPolicy.ROUND_R
   shopCluster(name, backend, { lbPolicy });
 const routesTo = shopRoutes;
 
-/** The two real proxyless gRPC xDS clients, and how each words its NACK of LEAST_REQUEST. */
-const CLIENTS = [
-  [
-    "@grpc/grpc-js-xds",
-    async (target: string, options: XdsClientOptions): Promise<XdsEchoClient> =>
-      createXdsEchoClient(target, options),
-    /unsupported lb_policy: LEAST_REQUEST/,
-  ],
-  ["gRPC C-core", startCcoreEchoClient, /LB policy is not supported/],
-] as const;
-
-describe.each(CLIENTS)(
+describe.each(REAL_CLIENTS)(
   "routing with a real proxyless gRPC client (%s), through publish",
-  (_client, connect, leastRequestNack) => {
+  (_name, real) => {
     let harness: Harness;
     let blue: EchoBackend;
     let green: EchoBackend;
@@ -53,7 +40,7 @@ describe.each(CLIENTS)(
       await api.createRouteConfiguration(routesTo("blue"));
       await api.createListener(shopListener());
       await api.publish({ message: "shop on blue" });
-      client = await connect("shop", {
+      client = await real.connect("shop", {
         server: `127.0.0.1:${harness.app.xdsPort}`,
         nodeId: "shop-client",
       });
@@ -140,7 +127,7 @@ describe.each(CLIENTS)(
           .find((entry) => entry.msg === "xDS update rejected (NACK)");
       await until(async () => nackOf(), Boolean, "the client's NACK");
       expect(nackOf()?.node).toBe("shop-client");
-      expect(nackOf()?.errorDetail).toMatch(leastRequestNack);
+      expect(nackOf()?.errorDetail).toMatch(real.leastRequestNack);
       for (let i = 0; i < 20; i++) expect(await client.call()).toBe("blue");
 
       // The next publish moves the route to a new cluster and leaves blue (still rejected) alone:

@@ -1,5 +1,6 @@
 /**
- * xdstp:// names with the real proxyless gRPC client (@grpc/grpc-js-xds federation, gRFC A47):
+ * xdstp:// names with both real proxyless gRPC clients (federation, gRFC A47; C-core 1.51 with
+ * GRPC_EXPERIMENTAL_XDS_FEDERATION):
  * its bootstrap maps Switchyard's authority to Switchyard and names listeners by an xdstp://
  * template; every resource after the listener is fetched by the xdstp:// names the server puts
  * in the resources it sends. RPCs reach real backends; a publish moves them; node status reads
@@ -8,7 +9,6 @@
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   callUntilReady,
-  createXdsEchoClient,
   type EchoBackend,
   startEchoBackend,
   type XdsEchoClient,
@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grpcBootstrap } from "../src/cli/bootstrap.js";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { bearer } from "./auth.js";
+import { REAL_CLIENTS } from "./clients.js";
 import { type Harness, startHarness } from "./harness.js";
 import {
   shopCluster,
@@ -32,7 +33,7 @@ import {
 const AUTHORITY = "xds.switchyard.test";
 const LISTENER_TEMPLATE = `xdstp://${AUTHORITY}/envoy.config.listener.v3.Listener/%s`;
 
-describe("xdstp:// federation with a real gRPC client", () => {
+describe.each(REAL_CLIENTS)("xdstp:// federation with a real gRPC client (%s)", (_name, real) => {
   let harness: Harness;
   let status: StatusClient;
   let blue: EchoBackend;
@@ -41,9 +42,9 @@ describe("xdstp:// federation with a real gRPC client", () => {
   const logLines: string[] = [];
 
   /** A gRPC client whose bootstrap sends `authority` (and, by default, xds:///) to Switchyard. */
-  const federated = (nodeId: string, authority = AUTHORITY, targetAuthority?: string) => {
+  const federated = async (nodeId: string, authority = AUTHORITY, targetAuthority?: string) => {
     const server = `127.0.0.1:${harness.app.xdsPort}`;
-    const client = createXdsEchoClient("shop", {
+    const client = await real.connect("shop", {
       server,
       nodeId,
       ...(targetAuthority === undefined ? {} : { targetAuthority }),
@@ -76,7 +77,7 @@ describe("xdstp:// federation with a real gRPC client", () => {
   });
 
   it("routes RPCs through xdstp:// names, follows a publish, and reads SYNCED holding them", async () => {
-    const client = federated("federated-client");
+    const client = await federated("federated-client");
     expect(await callUntilReady(client)).toBe("blue");
 
     await harness.api().updateRouteConfiguration(shopRoutes("green"));
@@ -113,12 +114,12 @@ describe("xdstp:// federation with a real gRPC client", () => {
   });
 
   it("dials xds://AUTHORITY/shop by that authority's listener template", async () => {
-    const client = federated("authority-target-client", AUTHORITY, AUTHORITY);
+    const client = await federated("authority-target-client", AUTHORITY, AUTHORITY);
     expect(await callUntilReady(client)).toBe("green");
   });
 
   it("an authority the server does not serve gets no listener, and the server logs why", async () => {
-    const client = federated("foreign-client", "elsewhere.test");
+    const client = await federated("foreign-client", "elsewhere.test");
     const error = await client.call(3000).then(
       () => undefined,
       (e: unknown) => e as Error,

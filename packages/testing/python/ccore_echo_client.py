@@ -4,7 +4,7 @@ Dials the xDS target given as the first argument (`xds:///shop`, `xds://authorit
 the bootstrap in GRPC_XDS_BOOTSTRAP_CONFIG, and calls /switchyard.testing.Echo/WhoAreYou with raw
 bytes (no generated code) whenever asked. Each request is one JSON line on stdin,
 `{"id": 1, "deadline_ms": 2000}`; each answer one JSON line on stdout, `{"id": 1, "ok": "blue"}`
-or `{"id": 1, "code": "UNAVAILABLE", "error": "..."}`. Calls run concurrently; the process ends
+or `{"id": 1, "code": "UNAVAILABLE", "status": 14, "error": "..."}`. Calls run concurrently; the process ends
 when stdin closes.
 """
 
@@ -39,9 +39,15 @@ def main() -> None:
             reply = echo(b"", timeout=request.get("deadline_ms", 2000) / 1000)
             answer({"id": request["id"], "ok": reply.decode("utf-8")})
         except grpc.RpcError as error:
-            answer({"id": request["id"], "code": error.code().name, "error": error.details() or ""})
+            code = error.code()
+            answer({
+                "id": request["id"],
+                "code": code.name,
+                "status": code.value[0],
+                "error": error.details() or "",
+            })
         except Exception as error:  # a bug here must reach the test, not hang it
-            answer({"id": request["id"], "code": "INTERNAL", "error": repr(error)})
+            answer({"id": request["id"], "code": "INTERNAL", "status": 13, "error": repr(error)})
 
     answer({"ready": True, "grpc": grpc.__version__})
     with ThreadPoolExecutor(max_workers=32) as pool:

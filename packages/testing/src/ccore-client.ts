@@ -32,13 +32,18 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-/** An RPC the C-core client saw fail, with gRPC's status code name ("UNAVAILABLE", ...). */
+/**
+ * An RPC the C-core client saw fail: `code` is gRPC's status number, as @grpc/grpc-js's errors
+ * carry it (14 for UNAVAILABLE), `codeName` its name.
+ */
 export class CcoreCallError extends Error {
-  readonly code: string;
-  constructor(code: string, details: string) {
-    super(`${code}: ${details}`);
+  readonly code: number;
+  readonly codeName: string;
+  constructor(code: number, codeName: string, details: string) {
+    super(`${code} ${codeName}: ${details}`);
     this.name = "CcoreCallError";
     this.code = code;
+    this.codeName = codeName;
   }
 }
 
@@ -99,6 +104,7 @@ export async function startCcoreEchoClient(
           id?: number;
           ok?: string;
           code?: string;
+          status?: number;
           error?: string;
         };
         if (message.ready) {
@@ -109,7 +115,10 @@ export async function startCcoreEchoClient(
         if (call === undefined || message.id === undefined) return;
         pending.delete(message.id);
         if (message.ok !== undefined) call.resolve(message.ok);
-        else call.reject(new CcoreCallError(message.code ?? "UNKNOWN", message.error ?? ""));
+        else
+          call.reject(
+            new CcoreCallError(message.status ?? 2, message.code ?? "UNKNOWN", message.error ?? ""),
+          );
       },
     );
   });

@@ -29,14 +29,27 @@ export interface EchoBackend {
  * A real gRPC server on 127.0.0.1 (random port) whose only method answers with `name`, so a test
  * can tell which backend an RPC reached. No protobuf schema needed: payloads are raw bytes.
  */
-export async function startEchoBackend(name: string, port = 0): Promise<EchoBackend> {
+export async function startEchoBackend(
+  name: string,
+  port = 0,
+  options: {
+    /** Fail every Nth call with UNAVAILABLE (2: every other call), to exercise retries. */
+    readonly unavailableEvery?: number;
+  } = {},
+): Promise<EchoBackend> {
   const server = new grpc.Server();
   let served = 0;
+  let calls = 0;
   server.addService(echoService, {
     WhoAreYou: (
       _call: grpc.ServerUnaryCall<Buffer, Buffer>,
       callback: grpc.sendUnaryData<Buffer>,
     ) => {
+      calls += 1;
+      if (options.unavailableEvery !== undefined && calls % options.unavailableEvery === 0) {
+        callback({ code: grpc.status.UNAVAILABLE, details: `${name} refused call ${calls}` });
+        return;
+      }
       served += 1;
       callback(null, Buffer.from(name));
     },
