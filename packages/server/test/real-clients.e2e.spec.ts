@@ -23,7 +23,7 @@ import { adminToken, bearer, configClient } from "./auth.js";
 import { REAL_CLIENTS } from "./clients.js";
 import { type Harness, startAppOn, startHarness } from "./harness.js";
 import { freePort } from "./processes.js";
-import { shopCluster, shopListener, shopRoutes, until, untilAnswerIs } from "./shop.js";
+import { runCli, shopCluster, shopListener, shopRoutes, until, untilAnswerIs } from "./shop.js";
 
 /** The shop's route to `cluster`, with `retryPolicy` (envoy.config.route.v3.RetryPolicy JSON). */
 const routesWithRetries = (cluster: string, retryPolicy?: JsonObject) =>
@@ -114,6 +114,37 @@ describe.each(REAL_CLIENTS)("a real client (%s) follows what is published", (_na
     await harness.api().updateCluster(shopCluster("blue", blue));
     await publish("blue's endpoint back");
     await untilAnswerIs(client, "blue");
+  });
+
+  it("a cluster deleted after its route moved away is no longer held: `switchyard wait` succeeds for the versions after", async () => {
+    const api = harness.api();
+    await api.createCluster(shopCluster("temporary", green));
+    await api.updateRouteConfiguration(shopRoutes("temporary"));
+    await publish("the shop on a temporary cluster");
+    await untilAnswerIs(client, "green");
+    await api.updateRouteConfiguration(shopRoutes("blue"));
+    await api.deleteCluster({ name: "temporary" });
+    const dropped = Number((await publish("no more temporary cluster")).snapshot?.version);
+    await untilAnswerIs(client, "blue");
+
+    const wait = async (version: number) =>
+      runCli(
+        harness.baseUrl,
+        await harness.token(),
+        "wait",
+        "--version",
+        String(version),
+        "--timeout",
+        "15s",
+      );
+    const first = await wait(dropped);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    await api.updateCluster(shopCluster("blue", blue, { connectTimeoutMs: 1500 }));
+    const later = Number((await publish("a later change")).snapshot?.version);
+    const second = await wait(later);
+    expect(second.stdout).toMatch(new RegExp(`^version ${later}: 1/1 nodes in sync`));
+    expect(second.code).toBe(0);
   });
 
   it("fails every RPC with the status a fault filter aborts with, and serves again once it is lifted", async () => {

@@ -60,9 +60,24 @@ export function streamOf(
   variant: XdsVariant = "ads-sotw",
 ) {
   tracker.onStreamOpen({ streamId, node, variant, remoteAddress: `10.0.0.${streamId}:5000` });
+  // As a SotW client does, every request names the whole subscription: the latest one asked.
+  const subscribed = new Map<string, readonly string[]>();
+  const namesOf = (typeUrl: string) => subscribed.get(typeUrl) ?? [];
   return {
     request(typeUrl: string, resourceNames: readonly string[] = []) {
+      subscribed.set(typeUrl, resourceNames);
       tracker.onRequest({ streamId, typeUrl, verdict: { t: "initial" }, resourceNames });
+    },
+    /** A later request changing the subscription (SotW: the whole list; it answers nothing). */
+    resubscribe(typeUrl: string, resourceNames: readonly string[], unsubscribed?: string[]) {
+      subscribed.set(typeUrl, resourceNames);
+      tracker.onRequest({
+        streamId,
+        typeUrl,
+        verdict: { t: "update" },
+        resourceNames,
+        ...(unsubscribed ? { unsubscribed } : {}),
+      });
     },
     respond(
       typeUrl: string,
@@ -80,7 +95,12 @@ export function streamOf(
       });
     },
     ack(typeUrl: string, version: string) {
-      tracker.onRequest({ streamId, typeUrl, verdict: { t: "ack", version }, resourceNames: [] });
+      tracker.onRequest({
+        streamId,
+        typeUrl,
+        verdict: { t: "ack", version },
+        resourceNames: namesOf(typeUrl),
+      });
     },
     /** A NACK; `rejected`: the resources the client named as rejected. */
     nack(typeUrl: string, rejectedVersion: string, errorDetail: string, rejected?: string[]) {
@@ -90,7 +110,7 @@ export function streamOf(
         errorDetail,
         ...(rejected === undefined ? {} : { rejected: new Set(rejected) }),
       };
-      tracker.onRequest({ streamId, typeUrl, verdict, resourceNames: [] });
+      tracker.onRequest({ streamId, typeUrl, verdict, resourceNames: namesOf(typeUrl) });
     },
     holdBack(heldBack: readonly HeldBack[]) {
       tracker.onHeldBack({ streamId, heldBack });

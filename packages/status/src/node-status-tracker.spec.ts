@@ -194,6 +194,80 @@ describe("NodeStatusTracker", () => {
     });
   });
 
+  it("a SotW client that stops naming a resource no longer holds it (C-core drops EDS names as clusters go)", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("grpc-1"));
+    s.request(EDS, ["x", "y"]);
+    s.respond(EDS, "v1", "n1", { x: "x1", y: "y1" });
+    s.ack(EDS, "v1");
+
+    s.resubscribe(EDS, ["x"]);
+
+    const eds = tracker.node("grpc-1")?.types[0];
+    expect(Object.fromEntries(eds?.acked?.held ?? [])).toEqual({ x: "x1" });
+    // Still in sync on what it subscribes to.
+    expect(eds?.status.t).toBe("SYNCED");
+  });
+
+  it("a Delta unsubscribe drops the name from what the node holds", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");
+    s.request(EDS, ["x", "y"]);
+    s.respond(EDS, "v1", "n1", { x: "x1", y: "y1" });
+    s.ack(EDS, "v1");
+
+    s.resubscribe(EDS, [], ["y"]);
+
+    expect(Object.fromEntries(tracker.node("envoy-1")?.types[0]?.acked?.held ?? [])).toEqual({
+      x: "x1",
+    });
+  });
+
+  it("a node's new stream starts from what it receives: the gone stream's NACK is history and its names are not held", () => {
+    const { tracker } = trackerWithClock();
+    const old = streamOf(tracker, 1, nodeLike("grpc-1"));
+    old.request(EDS, ["x", "y"]);
+    old.respond(EDS, "v1", "n1", { x: "x1", y: "y1" });
+    old.ack(EDS, "v1");
+    old.respond(EDS, "v2", "n2", { y: "y2" });
+    old.nack(EDS, "v1", "resource index 0: y: bad", ["y"]);
+    old.close();
+
+    // The client restarts under the same node id and asks for x only.
+    const next = streamOf(tracker, 2, nodeLike("grpc-1"));
+    next.request(EDS, ["x"]);
+
+    const eds = tracker.node("grpc-1")?.types[0];
+    expect(eds?.status.t).not.toBe("NACKED");
+    expect(eds?.nack?.errorDetail).toBe("resource index 0: y: bad");
+    expect([...(eds?.acked?.held.keys() ?? [])]).toEqual(["x"]);
+  });
+
+  it("a node's new Delta stream holds what it declares in initial_resource_versions", () => {
+    const { tracker } = trackerWithClock();
+    const old = streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");
+    old.request(CDS, []);
+    old.respond(CDS, "v1", "n1", { a: "a1", b: "b1" });
+    old.ack(CDS, "v1");
+    old.close();
+
+    const next = streamOf(tracker, 2, nodeLike("envoy-1"), "ads-delta");
+    tracker.onRequest({
+      streamId: 2,
+      typeUrl: CDS,
+      verdict: { t: "initial" },
+      resourceNames: [],
+      initialResourceVersions: { a: "a1" },
+    });
+    next.respond(CDS, "v2", "n2", { c: "c1" });
+    next.ack(CDS, "v2");
+
+    expect(Object.fromEntries(tracker.node("envoy-1")?.types[0]?.acked?.held ?? [])).toEqual({
+      a: "a1",
+      c: "c1",
+    });
+  });
+
   it("what a closed stream held back is forgotten with it", () => {
     const { tracker } = trackerWithClock();
     const s = streamOf(tracker, 1, nodeLike("grpc-1"));

@@ -60,6 +60,10 @@ export interface RequestEvent {
   readonly typeUrl: string;
   readonly verdict: RequestVerdict | DeltaVerdict;
   readonly resourceNames: readonly string[];
+  /** Delta: the names the request unsubscribes from. */
+  readonly unsubscribed?: readonly string[];
+  /** Delta, on a stream's first request: what the client says it holds already. */
+  readonly initialResourceVersions?: Readonly<Record<string, string>>;
 }
 
 export interface ResponseEvent {
@@ -206,12 +210,20 @@ export class NodeStatusTracker implements XdsCallbacks {
             event.resourceNames,
           );
     const ledger = wildcard === known.wildcard ? known : { ...known, wildcard };
+    const sotw = isSotw(stream.info.variant);
     // The response this request answers: one response per type is in flight on a stream
     // (subscription.ts, flow "awaiting"), so it is the latest sent on this stream.
     const answered = stream.lastSent.get(typeUrl);
     switch (verdict.t) {
       case "initial":
-        node.types.set(typeUrl, ledger);
+        // A new stream: what the node holds is what this stream receives (Delta: plus what it
+        // declares it holds already), and a NACK on a stream that is gone is history, not the
+        // type's state (its record is kept as the last NACK).
+        node.types.set(typeUrl, {
+          ...ledger,
+          lastAnswer: undefined,
+          acked: sotw ? ledger.acked : declaredState(event.initialResourceVersions, at),
+        });
         break;
       case "ack": {
         const acked = ackedState(ledger.acked, answered, verdict.version, at);
@@ -274,9 +286,17 @@ export class NodeStatusTracker implements XdsCallbacks {
       case "stale":
         return;
       case "update":
-        if (ledger === known) return;
         node.types.set(typeUrl, ledger);
         break;
+    }
+    // What the client no longer subscribes to, it no longer holds (the xDS protocol page, "How
+    // the client specifies what resources to return": a SotW request's resource_names is the
+    // whole subscription; Delta unsubscribes by name).
+    const current = node.types.get(typeUrl);
+    if (current !== undefined) {
+      const pruned = withoutUnsubscribed(current, sotw, event.resourceNames, event.unsubscribed);
+      if (pruned !== current) node.types.set(typeUrl, pruned);
+      else if (verdict.t === "update" && ledger === known) return;
     }
     this.#changed(nodeId, typeUrl);
   }
@@ -492,6 +512,51 @@ function ackedState(
   for (const name of response.removed) held.delete(name);
   const resourceVersionsKnown = [...held.values()].every((v) => v !== undefined);
   return { versionInfo, nonce: response.nonce, at, held, resourceVersionsKnown };
+}
+
+/** What a Delta client declares it holds as its stream opens; undefined for nothing. */
+function declaredState(
+  declared: Readonly<Record<string, string>> | undefined,
+  at: number,
+): AckedState | undefined {
+  const entries = Object.entries(declared ?? {});
+  if (entries.length === 0) return undefined;
+  return {
+    versionInfo: "",
+    nonce: undefined,
+    at,
+    held: new Map(entries),
+    resourceVersionsKnown: true,
+    partial: true,
+  };
+}
+
+/**
+ * The ledger without what the client stopped subscribing to: for a SotW subscription by name,
+ * every held name the request does not list (an xdstp:// glob collection in the list keeps them
+ * all: its members are not listed by name); for Delta, the names it unsubscribes. The same
+ * ledger when nothing goes.
+ */
+function withoutUnsubscribed(
+  ledger: TypeLedger,
+  sotw: boolean,
+  names: readonly string[],
+  unsubscribed: readonly string[] | undefined,
+): TypeLedger {
+  const acked = ledger.acked;
+  if (acked === undefined || acked.held.size === 0) return ledger;
+  let gone: string[];
+  if (sotw) {
+    if (ledger.wildcard || names.some((name) => name.endsWith("/*"))) return ledger;
+    const wanted = new Set(names);
+    gone = [...acked.held.keys()].filter((name) => !wanted.has(name));
+  } else {
+    gone = (unsubscribed ?? []).filter((name) => acked.held.has(name));
+  }
+  if (gone.length === 0) return ledger;
+  const held = new Map(acked.held);
+  for (const name of gone) held.delete(name);
+  return { ...ledger, acked: { ...acked, held, partial: true } };
 }
 
 /**

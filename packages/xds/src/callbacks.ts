@@ -27,6 +27,10 @@ export interface XdsCallbacks {
     resourceNames: readonly string[];
     /** The nonce of the response this request answers ("" on a first request). */
     responseNonce: string;
+    /** Delta: the names the request unsubscribes from. */
+    unsubscribed?: readonly string[];
+    /** Delta, on a stream's first request: what the client says it holds already. */
+    initialResourceVersions?: Readonly<Record<string, string>>;
     /** The request's xdstp:// names that resolve to nothing here, and why (xdstp-naming.ts). */
     unresolved?: readonly { readonly name: string; readonly reason: string }[];
   }): void;

@@ -111,6 +111,8 @@ export function serveDeltaStream(
           errorDetail: errorDetailText(request.errorDetail),
         }),
         resourceNames: request.resourceNamesSubscribe,
+        unsubscribed: request.resourceNamesUnsubscribe,
+        initialResourceVersions: request.initialResourceVersions,
         unresolved: unresolvedNames(request.resourceNamesSubscribe, (name) =>
           session.whyUnresolved(name),
         ),

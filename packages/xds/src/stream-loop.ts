@@ -137,6 +137,10 @@ export interface StreamProtocol<Req extends AnyRequest, Res extends AnyResponse,
     verdict: RequestVerdict | DeltaVerdict;
     responses: Res[];
     resourceNames: readonly string[];
+    /** Delta: the names the request unsubscribes from. */
+    unsubscribed?: readonly string[];
+    /** Delta, on a stream's first request: what the client says it holds already. */
+    initialResourceVersions?: Readonly<Record<string, string>>;
     unresolved?: readonly { readonly name: string; readonly reason: string }[];
   };
   /** What of its snapshot the node is not sent because of its NACKs (PlanCursor.heldBack). */
@@ -144,6 +148,22 @@ export interface StreamProtocol<Req extends AnyRequest, Res extends AnyResponse,
   /** The version a response reports (version_info, or Delta's system_version_info). */
   versionOf(response: Res): string;
   toWire(response: Res): Wire;
+}
+
+/** Whether two held-back lists say the same (they are short: a few rejected resources). */
+function sameHeldBack(a: readonly HeldBack[], b: readonly HeldBack[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i];
+    return (
+      y !== undefined &&
+      x.typeUrl === y.typeUrl &&
+      x.name === y.name &&
+      x.version === y.version &&
+      JSON.stringify(x.reason) === JSON.stringify(y.reason)
+    );
+  });
 }
 
 /** A resource as a bare Any: its shared, already encoded body, never re-encoded. */
@@ -465,14 +485,19 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
           resourceNames: result.resourceNames,
           responseNonce: request.responseNonce,
           ...(result.unresolved?.length ? { unresolved: result.unresolved } : {}),
+          ...(result.unsubscribed?.length ? { unsubscribed: result.unsubscribed } : {}),
+          ...(result.initialResourceVersions &&
+          Object.keys(result.initialResourceVersions).length > 0
+            ? { initialResourceVersions: result.initialResourceVersions }
+            : {}),
         });
         responses = result.responses;
       }
       const heldBack = protocol.heldBack();
-      if (heldBack !== reportedHeldBack && (heldBack.length > 0 || reportedHeldBack.length > 0)) {
+      if (!sameHeldBack(heldBack, reportedHeldBack)) {
         options.callbacks.onHeldBack?.({ streamId, heldBack });
+        reportedHeldBack = heldBack;
       }
-      reportedHeldBack = heldBack;
       for (const response of responses) {
         options.callbacks.onResponse?.({
           streamId,

@@ -89,9 +89,15 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
     return this.#cursor.target;
   }
 
-  /** What of the target the node is not sent because of its NACKs, and why. */
+  /**
+   * What of the target the node is not sent because of its NACKs, and why: of what it subscribes
+   * to (a rejected cluster no route uses any more, which gRPC stops asking for, is not held back
+   * from it).
+   */
   get heldBack(): readonly HeldBack[] {
-    return this.#cursor.heldBack;
+    const all = this.#cursor.heldBack;
+    const subscribed = all.filter((r) => this.#views.get(r.typeUrl)?.core.covers(r.name) === true);
+    return subscribed.length === all.length ? all : subscribed;
   }
 
   /** What the node holds as far as its ACKs show: answer subscription changes from this. */
