@@ -63,7 +63,11 @@ describe("the console's fleet pages, live in a real browser", () => {
   }
 
   /** The verdict column of a held-vs-intended table, one text per resource. */
-  const verdicts = (table: Locator) => table.locator("tbody tr td:last-child").allInnerTexts();
+  /** Each row's verdict (the first line of its last cell; a held-back note may follow). */
+  const verdicts = async (table: Locator) =>
+    (await table.locator("tbody tr td:last-child").allInnerTexts()).map(
+      (text) => text.split("\n")[0] ?? "",
+    );
 
   it("before any publish or proxy, the Overview teaches the next steps: the bootstrap command and the first publish", async () => {
     const overview = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -157,6 +161,10 @@ describe("the console's fleet pages, live in a real browser", () => {
     });
     await eventually("the held cluster at a different version", async () =>
       (await verdicts(heldCds)).includes("different version"),
+    );
+    // At the resource: blue is the one the node rejected.
+    await eventually("blue marked as rejected where it is held", async () =>
+      /blue[\s\S]*different version\s*rejected by the node/.test(await heldCds.innerText()),
     );
     await page.screenshot({ path: artifactPath("console-node-nacked.png"), fullPage: true });
 

@@ -42,6 +42,24 @@ function typeChip(t: TypeComparison) {
 export function HeldVsIntended({ node }: { node: NodeDetail }) {
   const published = node.intendedVersion > 0n;
   const types = useMemo(() => compareHeld(node.held), [node.held]);
+  // Per type, the resources held back because of a NACK, and why (TypeStatus.held_back).
+  const heldBack = useMemo(
+    () =>
+      new Map(
+        (node.summary?.types ?? []).map((type) => [
+          type.typeUrl,
+          new Map(
+            type.heldBack.map((resource) => [
+              resource.name,
+              resource.reason.case === "needs"
+                ? `held back: needs ${typeLabel(resource.reason.value.typeUrl)} ${resource.reason.value.name}`
+                : "rejected by the node",
+            ]),
+          ),
+        ]),
+      ),
+    [node.summary],
+  );
   return (
     <section
       aria-labelledby="held-title"
@@ -84,7 +102,7 @@ export function HeldVsIntended({ node }: { node: NodeDetail }) {
       ) : (
         <div className="grid gap-px bg-border md:grid-cols-2">
           {types.map((t) => (
-            <TypeRows key={t.typeUrl} type={t} />
+            <TypeRows key={t.typeUrl} type={t} heldBack={heldBack.get(t.typeUrl)} />
           ))}
         </div>
       )}
@@ -99,7 +117,14 @@ export function HeldVsIntended({ node }: { node: NodeDetail }) {
  */
 const ROWS_SHOWN = 20;
 
-function TypeRows({ type: t }: { type: TypeComparison }) {
+function TypeRows({
+  type: t,
+  heldBack,
+}: {
+  type: TypeComparison;
+  /** Resource name → why it is held back from the node. */
+  heldBack: ReadonlyMap<string, string> | undefined;
+}) {
   const c = typeChip(t);
   const [all, setAll] = useState(false);
   const rows = all ? t.rows : rowsWorthShowing(t.rows, ROWS_SHOWN);
@@ -159,6 +184,9 @@ function TypeRows({ type: t }: { type: TypeComparison }) {
                   className={`px-5 py-1.5 text-xs font-medium ${verdictPresentation[r.verdict].className}`}
                 >
                   {verdictPresentation[r.verdict].label}
+                  {heldBack?.has(r.name) && (
+                    <span className="block font-normal text-danger">{heldBack.get(r.name)}</span>
+                  )}
                 </td>
               </tr>
             ))}
