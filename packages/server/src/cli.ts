@@ -814,6 +814,17 @@ export function createCli(): Command {
       ),
     );
   program
+    .command("discard")
+    .description(
+      "undo the draft's unpublished changes, back to the latest published version: of the objects named (KIND NAME pairs), or all of them",
+    )
+    .argument("[objects...]", `KIND NAME pairs (kinds: ${KIND_HELP}); none: every change`)
+    .action(
+      clientAction(program, (client, objects: string[]) =>
+        commands.discard(client, stdout, objects),
+      ),
+    );
+  program
     .command("rollback")
     .description("publish an older version's content again, as a new version")
     .argument("<version>", "the version to go back to")

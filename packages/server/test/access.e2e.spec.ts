@@ -81,6 +81,7 @@ const EXPECTED: Record<string, Set<Who>> = {
       "Import",
       "Publish",
       "Rollback",
+      "DiscardDraft",
       "RequestReview",
       "WithdrawReview",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, TEAM_WRITE]),

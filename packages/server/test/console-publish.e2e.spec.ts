@@ -113,6 +113,41 @@ describe("the console's release workflow in a real browser", () => {
     await page.close();
   }, 90_000);
 
+  it("discards the draft's changes on Changes only after confirming, back to the published version", async () => {
+    const api = harness.api();
+    const cluster = await api.getCluster({ name: "payments-backend" });
+    await api.updateCluster({ ...cluster, connectTimeoutMs: 4321 });
+    const { page, problems } = await openPage("/changes");
+    await page
+      .getByRole("article", { name: "cluster payments-backend" })
+      .waitFor({ timeout: 15_000 });
+
+    await page.getByRole("button", { name: "Discard changes…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Discard the unpublished change?" });
+    await dialog.waitFor();
+    // Cancelling keeps the draft.
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect((await api.diff({})).changes).toHaveLength(1);
+
+    await page.getByRole("button", { name: "Discard changes…" }).click();
+    await page.screenshot({ path: artifactPath("console-discard-dialog.png") });
+    await dialog.getByRole("button", { name: "Discard changes" }).click();
+    await page.getByText("Discarded 1 change").waitFor({ timeout: 15_000 });
+    await page
+      .getByRole("article", { name: "cluster payments-backend" })
+      .waitFor({ state: "detached", timeout: 15_000 });
+
+    expect((await api.diff({})).changes).toEqual([]);
+    expect((await api.getCluster({ name: "payments-backend" })).connectTimeoutMs).toBe(
+      cluster.connectTimeoutMs,
+    );
+    // Nothing was published.
+    expect((await api.listSnapshots({})).snapshots).toHaveLength(3);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it("previews what pasted Envoy YAML changes before applying it to the draft", async () => {
     const api = harness.api();
     const yaml = [

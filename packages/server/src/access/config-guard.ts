@@ -254,6 +254,48 @@ export function writesBetween(
 }
 
 /**
+ * The writes a discard makes: each of the draft's `changes` (published → draft) undone, from the
+ * draft's object to the published one.
+ */
+export function discardWrites(
+  changes: readonly SourceChange[],
+  draft: ConfigSpec,
+  published: ConfigSpec,
+): ObjectWrite[] {
+  const undo = { added: "removed", removed: "added", modified: "modified" } as const;
+  return writesBetween(
+    changes.map((change) => ({ ...change, change: undo[change.change] })),
+    draft,
+    published,
+  );
+}
+
+/**
+ * Throws PermissionDenied unless `principal` may make each of a discard's `writes`, as an edit of
+ * that object: clusters by their owner (the draft row's, or for one the draft deleted, the owner
+ * the latest version recorded: a member never brings back another team's cluster), route
+ * configurations by the domains their team owns. What a discard writes back was published, so
+ * the files and variables it names are not checked again.
+ */
+export async function authorizeDiscard(
+  tx: TransactionClient,
+  principal: Principal,
+  writes: readonly ObjectWrite[],
+  latestVersion: number,
+): Promise<void> {
+  if (principal.role === "ADMIN") return;
+  const ownerOf = await publishOwner(tx, latestVersion);
+  let ownership: DomainOwnership | undefined;
+  for (const write of writes) {
+    const change = await draftChangeOf(write, ownerOf);
+    if (change.kind === "routeConfiguration") {
+      ownership ??= await loadDomainOwnership(tx);
+      assertAllowed(authorize(principal, "write", { ...change, ownership }));
+    } else assertAllowed(authorize(principal, "write", change));
+  }
+}
+
+/**
  * Throws unless `principal` may publish (or roll back to) `draft`: every change must be theirs,
  * and their team must not require review (a "review" decision is refused with FailedPrecondition:
  * an admin publishes it; README, "Access control"). Admins may publish anything (authorize.ts),

@@ -7,13 +7,19 @@ import {
   type SnapshotInfo,
   SnapshotInfoSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { ConfigSpec } from "@switchyard/snapshot";
-import { authorizePublish } from "../access/config-guard.js";
+import type { ConfigSpec, SourceKind } from "@switchyard/snapshot";
+import {
+  auditWrites,
+  authorizeDiscard,
+  authorizePublish,
+  discardWrites,
+} from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import { readConfigSpec } from "../store/config-store.js";
 import {
   getSnapshot,
+  latestVersion,
   listSnapshots,
   type PublishedSnapshot,
   type PublishHook,
@@ -22,7 +28,7 @@ import {
   specOfVersion,
 } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
-import { objectChanges, selectChanges } from "./object-changes.js";
+import { objectChanges, resourceKindOf, selectChanges } from "./object-changes.js";
 import { reviewHandlers } from "./review-handlers.js";
 
 /**
@@ -71,6 +77,16 @@ export function snapshotInfo(record: SnapshotRecord): SnapshotInfo {
     modified: count("modified"),
     removed: count("removed"),
   });
+}
+
+/** A request's ResourceKind as the store names kinds. */
+const sourceKindOf = new Map(
+  Object.entries(resourceKindOf).map(([kind, resource]) => [resource, kind as SourceKind]),
+);
+
+/** The latest published version (0: none yet), as a discard authorizes against it. */
+async function latestVersionOf(tx: TransactionClient): Promise<number> {
+  return (await latestVersion(tx)) ?? 0;
 }
 
 /** The largest version there can be: the database stores versions as 32-bit integers. */
@@ -193,6 +209,45 @@ export function publishHandlers(
         }),
       );
       return published(snapshot);
+    },
+
+    async discardDraft(request, context) {
+      const caller = callerOf(context);
+      const only =
+        request.objects.length === 0
+          ? undefined
+          : request.objects.map((object, index) => {
+              const kind = sourceKindOf.get(object.kind);
+              if (kind === undefined || object.name === "")
+                throw new ConnectError(
+                  `objects[${index}]: name an object by its kind and name`,
+                  Code.InvalidArgument,
+                );
+              return { kind, name: object.name };
+            });
+      let sides: { before: ConfigSpec; after: ConfigSpec } | undefined;
+      const result = await translated(() =>
+        store.discard({
+          ...(only === undefined ? {} : { only }),
+          authorize: async (tx, discarded) => {
+            sides = { before: discarded.published, after: discarded.draft };
+            const writes = discardWrites(discarded.changes, discarded.draft, discarded.published);
+            await authorizeDiscard(tx, caller, writes, await latestVersionOf(tx));
+          },
+          audit: (tx, discarded) =>
+            auditWrites(
+              tx,
+              caller,
+              ipOf(context),
+              discardWrites(discarded.changes, discarded.draft, discarded.published),
+              { discarded: true },
+            ),
+        }),
+      );
+      return {
+        version: BigInt(result.version),
+        changes: await objectChanges(result.changes, sides),
+      };
     },
 
     async listSnapshots(request) {

@@ -121,7 +121,7 @@ export async function apply(
     const pending = await client.diff({});
     if (pending.changes.length > 0) {
       throw new CliError(
-        `the draft already has unpublished changes (${summarizeChanges(pending.changes)}): publish or discard them first (switchyard diff), or apply with --draft to add to them\n${changeLines(pending.changes)}`.trimEnd(),
+        `the draft already has unpublished changes (${summarizeChanges(pending.changes)}): publish them (switchyard publish) or discard them (switchyard discard) first, or apply with --draft to add to them\n${changeLines(pending.changes)}`.trimEnd(),
       );
     }
     base = pending.fromVersion;
@@ -331,6 +331,44 @@ export async function rollback(
     `published version ${published.snapshot?.version}: the content of version ${version} (${summarizeChanges(published.changes)})\n`,
   );
 }
+
+/**
+ * `switchyard discard [KIND NAME]...`: undoes the draft's unpublished changes (of the objects
+ * named, as KIND NAME pairs, or every one), back to the latest published version.
+ */
+export async function discard(
+  client: ConfigClient,
+  output: Output,
+  args: readonly string[],
+): Promise<void> {
+  if (args.length % 2 !== 0)
+    throw new CliError(
+      `name each object by its kind and name (switchyard discard cluster payments route shop-routes); "${args.at(-1)}" has no name`,
+    );
+  const objects = [];
+  for (let i = 0; i < args.length; i += 2)
+    objects.push({ kind: parseKind(args[i] ?? ""), name: args[i + 1] ?? "" });
+  const { changes, version } = await client.discardDraft({ objects });
+  if (changes.length === 0) {
+    output.out(`nothing to discard: the draft is version ${version}\n`);
+    return;
+  }
+  for (const change of changes)
+    output.out(
+      `discarded: ${kindLabel[change.kind]} ${change.name} (${CHANGE_WORD[change.change]})\n`,
+    );
+  output.out(
+    `the draft is back to version ${version} for ${changes.length === 1 ? "this object" : `these ${changes.length} objects`}\n`,
+  );
+}
+
+/** How a change reads in the CLI. */
+const CHANGE_WORD: Record<ChangeType, string> = {
+  [ChangeType.UNSPECIFIED]: "changed",
+  [ChangeType.ADDED]: "added in the draft, now gone",
+  [ChangeType.MODIFIED]: "modified in the draft, now as published",
+  [ChangeType.REMOVED]: "deleted in the draft, now back",
+};
 
 export async function exportConfig(
   client: ConfigClient,

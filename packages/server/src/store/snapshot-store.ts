@@ -34,7 +34,7 @@ import {
   restoreClusterOwners,
 } from "./cluster-owners.js";
 import { DraftCache, type DraftRead } from "./draft-cache.js";
-import { replaceDraft } from "./draft-store.js";
+import { deleteObject, replaceDraft, writeObjects } from "./draft-store.js";
 
 /** Serializes publishes across every replica sharing the database. */
 const PUBLISH_LOCK = 0x53_57_59_44; // "SWYD"
@@ -315,6 +315,46 @@ export type PublishHook = (
   draft: ConfigSpec,
   latestVersion: number,
 ) => Promise<void>;
+
+/** What a discard undoes: the draft's changes, the draft and the published spec. */
+export type DiscardHook = (
+  tx: TransactionClient,
+  discarded: {
+    readonly changes: readonly SourceChange[];
+    readonly draft: ConfigSpec;
+    readonly published: ConfigSpec;
+  },
+) => Promise<void>;
+
+/** Referrers before what they refer to (replaceDraft's order). */
+const DELETE_ORDER: readonly SourceKind[] = [
+  "nodeGroup",
+  "listener",
+  "routeConfiguration",
+  "cluster",
+  "runtimeLayer",
+  "secret",
+];
+
+/**
+ * The changes to the objects `only` names; one that names an object without an unpublished
+ * change is refused, naming it.
+ */
+function selectChanges(
+  changes: readonly SourceChange[],
+  only: readonly { readonly kind: SourceKind; readonly name: string }[],
+): SourceChange[] {
+  const byObject = new Map(changes.map((c) => [`${c.kind}/${c.name}`, c]));
+  const unchanged = only.filter((o) => !byObject.has(`${o.kind}/${o.name}`));
+  if (unchanged.length > 0)
+    throw new PublishError(
+      "not-found",
+      `${unchanged.map((o) => `${o.kind} "${o.name}"`).join(", ")} ${unchanged.length === 1 ? "has" : "have"} no unpublished change to discard (see switchyard diff)`,
+    );
+  return [...new Set(only.map((o) => byObject.get(`${o.kind}/${o.name}`)))].filter(
+    (c): c is SourceChange => c !== undefined,
+  );
+}
 
 /** What the latest snapshot holds, as publish needs it (kept in memory between publishes). */
 interface LatestManifests {
@@ -701,6 +741,57 @@ export class SnapshotStore {
       },
       { isolationLevel: "RepeatableRead" },
     );
+  }
+
+  /**
+   * Undoes the draft's unpublished changes (of every object, or of those `only` names), returning
+   * them to the latest published version, in one transaction under the publish lock (a discard
+   * never interleaves with a publish). `authorize` sees the changes undone, the draft and the
+   * published spec before anything is written, and may refuse; `audit` records them after.
+   * Returns the changes undone (as the draft had them: published → draft) and the version.
+   */
+  discard(input: {
+    readonly only?: readonly { readonly kind: SourceKind; readonly name: string }[];
+    readonly authorize: DiscardHook;
+    readonly audit: DiscardHook;
+  }): Promise<{ readonly version: number; readonly changes: readonly SourceChange[] }> {
+    return inPublishTransaction(this.#prisma, async (tx) => {
+      const latest = await latestManifests(tx, this.#latest);
+      const version = latest?.version ?? 0;
+      const draft = await this.draft.read(tx);
+      const all = diffManifests(latest?.sources ?? EMPTY_MANIFEST, sourceManifest(draft.objects));
+      const changes = input.only === undefined ? all : selectChanges(all, input.only);
+      if (changes.length === 0) return { version, changes };
+      const published = version === 0 ? specFromSources([]) : await specOfVersion(tx, version);
+      const discarded = { changes, draft: draft.spec, published };
+      await input.authorize(tx, discarded);
+      const restored = new Set(
+        changes.filter((c) => c.change !== "added").map((c) => `${c.kind}/${c.name}`),
+      );
+      // Objects the draft added go (referrers first); the others get their published content.
+      for (const kind of DELETE_ORDER) {
+        for (const change of changes) {
+          if (change.kind === kind && change.change === "added")
+            await deleteObject(tx, change.kind, change.name);
+        }
+      }
+      await writeObjects(
+        tx,
+        specFromSources(
+          sourceObjects(published).filter((o) => restored.has(`${o.kind}/${o.name}`)),
+        ),
+      );
+      // A cluster the draft had deleted comes back as its owner's, as that version recorded.
+      const recreated = changes.filter((c) => c.kind === "cluster" && c.change === "removed");
+      if (recreated.length > 0 && version > 0)
+        await restoreClusterOwners(
+          tx,
+          await publishedClusterOwners(tx, version),
+          recreated.map((c) => c.name),
+        );
+      await input.audit(tx, discarded);
+      return { version, changes };
+    });
   }
 
   /**

@@ -20,6 +20,7 @@ import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui
 import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
+import { DiscardButton } from "./discard-button";
 import { OwnReview } from "./own-review";
 import { PublishForm } from "./publish-form";
 import { RequestReviewForm } from "./request-review-form";
@@ -124,6 +125,9 @@ export function ChangesView() {
                 loading={validation.isPending}
                 error={validation.error?.rawMessage}
               />
+              <div className="mt-4">
+                <DiscardButton reviewed={diff.data} onDiscarded={refetch} />
+              </div>
             </div>
             <div className="p-5">
               <h2 className="mb-3 text-base font-semibold text-fg">
