@@ -643,11 +643,19 @@ export function createCli(): Command {
     .description(
       "import Envoy v3 resources (YAML or JSON: a list with @type, a DiscoveryResponse, or a bootstrap's static_resources) and publish them",
     )
-    .requiredOption("-f, --file <file>", "the file to apply (- for stdin)")
+    .requiredOption(
+      "-f, --file <path>",
+      "a file, a directory (its .yaml, .yml and .json files), or - for stdin (several YAML documents separated by ---); repeat for more",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("-R, --recursive", "read the directories below each -f directory too")
     .option("--draft", "only add to the draft; publish later with `switchyard publish`")
     .action(
-      clientAction(program, (client, options: { file: string; draft?: boolean }) =>
-        commands.apply(client, stdout, options.file, options),
+      clientAction(
+        program,
+        (client, options: { file: string[]; draft?: boolean; recursive?: boolean }) =>
+          commands.apply(client, stdout, options.file, options),
       ),
     );
   program

@@ -1,16 +1,19 @@
-import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { ConnectError } from "@connectrpc/connect";
 import {
   ChangeType,
   ConfigFormat,
+  type Issue,
   type ObjectChange,
   ResourceKind,
   type SnapshotInfo,
+  ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import Table from "cli-table3";
 import { createTwoFilesPatch } from "diff";
 import { stringify as toYaml } from "yaml";
+import { joinSources, readApplySources } from "./apply-sources.js";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
 import { listSecrets, showSecret } from "./secret-commands.js";
@@ -100,21 +103,26 @@ function outputFormat(
   return format;
 }
 
+/**
+ * `switchyard apply -f PATH... [-R] [--draft]`: imports the files (directories' .yaml, .yml and
+ * .json files; `-` for standard input) as one set, then publishes them. A publish refused (by
+ * validation, say) undoes what the import put in the draft (DiscardDraft of those objects), so a
+ * refused apply leaves the draft as it found it.
+ */
 export async function apply(
   client: ConfigClient,
   output: Output,
-  file: string,
-  options: { draft?: boolean },
+  files: readonly string[],
+  options: { draft?: boolean; recursive?: boolean },
 ): Promise<void> {
-  let content: string;
-  try {
-    content = readFileSync(file === "-" ? 0 : file, "utf8");
-  } catch (error) {
-    throw new CliError(
-      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  const filename = file === "-" ? "stdin" : path.basename(file);
+  const sources = readApplySources(files, options.recursive === true);
+  const { content, locate } = joinSources(sources);
+  const filename =
+    sources.length === 1
+      ? sources[0]?.name === "stdin"
+        ? "stdin"
+        : path.basename(sources[0]?.name ?? "")
+      : `${sources.length} files`;
   let base: bigint | undefined;
   if (!options.draft) {
     // Publishing is all or nothing for the draft: refuse to sweep someone's pending edits along.
@@ -126,8 +134,12 @@ export async function apply(
     }
     base = pending.fromVersion;
   }
-  const imported = await client.import({ content, filename });
-  for (const issue of imported.issues) output.out(`${formatIssue(issue)}\n`);
+  const imported = await client
+    .import({ content, filename: sources.length === 1 ? filename : "apply.yaml" })
+    .catch((error: unknown) => {
+      throw withLocations(error, locate);
+    });
+  for (const issue of imported.issues) output.out(`${located(issue, locate)}\n`);
   if (imported.changes.length === 0) {
     output.out(`${filename}: no changes (already up to date)\n`);
     return;
@@ -142,13 +154,39 @@ export async function apply(
     return;
   }
   const reviewed = await client.diff({});
-  const published = await client.publish({
-    message: `apply ${filename}`,
-    baseVersion: base ?? 0n,
-    draftRevision: reviewed.draftRevision,
-  });
+  let published: Awaited<ReturnType<ConfigClient["publish"]>>;
+  try {
+    published = await client.publish({
+      message: `apply ${filename}`,
+      baseVersion: base ?? 0n,
+      draftRevision: reviewed.draftRevision,
+    });
+  } catch (error) {
+    // Nothing was published: take back what this apply put in the draft.
+    await client
+      .discardDraft({
+        objects: imported.changes.map((change) => ({ kind: change.kind, name: change.name })),
+      })
+      .catch(() => undefined);
+    throw error;
+  }
   for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
   output.out(`published version ${published.snapshot?.version}\n`);
+}
+
+/** An issue as the CLI prints it, with the file and line it is at when the server says. */
+function located(issue: Issue, locate: (line: number) => string | undefined): string {
+  const at = locate(issue.line);
+  return `${formatIssue(issue)}${at ? ` [${at}${issue.column > 0 ? `:${issue.column}` : ""}]` : ""}`;
+}
+
+/** An import refused with issues at lines of the joined text: each issue told its file and line. */
+function withLocations(error: unknown, locate: (line: number) => string | undefined): unknown {
+  const connectError = ConnectError.from(error);
+  const details = connectError.findDetails(ValidationErrorsSchema);
+  if (details.length === 0) return error;
+  const lines = details.flatMap((detail) => detail.issues.map((issue) => located(issue, locate)));
+  return new CliError(`${connectError.rawMessage}\n${lines.join("\n")}`);
 }
 
 export async function get(

@@ -1,0 +1,166 @@
+/**
+ * `switchyard apply` as a Git repository uses it, through the real CLI process: many files and
+ * directories (-R), standard input of several documents, errors at their file and line, and a
+ * refused apply that leaves the draft as it found it (so the next apply goes through).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, configClient } from "./auth.js";
+import { type Harness, startHarness } from "./harness.js";
+import { run } from "./processes.js";
+import { runCli } from "./shop.js";
+
+const cluster = (name: string, port: number) =>
+  [
+    '- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster',
+    `  name: ${name}`,
+    "  connect_timeout: 1s",
+    "  type: STATIC",
+    "  load_assignment:",
+    `    cluster_name: ${name}`,
+    "    endpoints:",
+    "    - lb_endpoints:",
+    `      - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } }`,
+    "",
+  ].join("\n");
+
+const routes = (name: string, cluster: string) =>
+  [
+    '- "@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+    `  name: ${name}`,
+    "  virtual_hosts:",
+    "  - name: shop",
+    '    domains: ["*"]',
+    "    routes:",
+    '    - match: { prefix: "/" }',
+    `      route: { cluster: ${cluster} }`,
+    "",
+  ].join("\n");
+
+describe("switchyard apply with files, directories and standard input", () => {
+  let harness: Harness;
+  let token: string;
+  let work: string;
+  const cli = (...args: string[]) => runCli(harness.baseUrl, token, ...args);
+  const file = (name: string, content: string) => {
+    const at = path.join(work, name);
+    mkdirSync(path.dirname(at), { recursive: true });
+    writeFileSync(at, content);
+    return at;
+  };
+  const stored = async () =>
+    (await configClient(harness.baseUrl, [bearer(token)]).listClusters({})).clusters
+      .map((c) => c.name)
+      .sort();
+  const pending = async () =>
+    (await configClient(harness.baseUrl, [bearer(token)]).diff({})).changes.length;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    token = await harness.token();
+    work = mkdtempSync(path.join(tmpdir(), "switchyard-apply-"));
+  });
+  afterAll(async () => {
+    await harness?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("applies a directory as one set, its subdirectories with -R: a route in one file names a cluster in another", async () => {
+    const dir = path.join(work, "repo");
+    file("repo/clusters/a.yaml", cluster("svc-a", 8080));
+    file(
+      "repo/clusters/b.json",
+      JSON.stringify([
+        {
+          "@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+          name: "svc-b",
+          connect_timeout: "1s",
+          type: "STATIC",
+          load_assignment: {
+            cluster_name: "svc-b",
+            endpoints: [
+              {
+                lb_endpoints: [
+                  {
+                    endpoint: {
+                      address: { socket_address: { address: "127.0.0.1", port_value: 8081 } },
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      ]),
+    );
+    file("repo/routes.yaml", routes("shop-routes", "svc-a"));
+    file("repo/README.md", "not configuration");
+
+    // Without -R only the directory's own files: the route names a cluster no file holds.
+    const shallow = await cli("apply", "-f", dir);
+    expect(shallow.code).not.toBe(0);
+    expect(await pending()).toBe(0);
+
+    const applied = await cli("apply", "-f", dir, "-R");
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toMatch(/^3 files: 3 added/m);
+    expect(applied.stdout).toMatch(/published version 1/);
+    expect(await stored()).toEqual(["svc-a", "svc-b"]);
+  });
+
+  it("takes several -f and standard input holding several YAML documents", async () => {
+    const input = `${cluster("svc-c", 8082)}---\n${cluster("svc-d", 8083)}`;
+    const applied = await run(
+      [
+        "--server",
+        harness.baseUrl,
+        "apply",
+        "-f",
+        file("one.yaml", cluster("svc-e", 8084)),
+        "-f",
+        "-",
+      ],
+      { SWITCHYARD_TOKEN: token },
+      input,
+    );
+    expect(await applied.exited, applied.output()).toBe(0);
+    expect(applied.output()).toMatch(/2 files: 3 added/);
+    expect(await stored()).toEqual(["svc-a", "svc-b", "svc-c", "svc-d", "svc-e"]);
+  });
+
+  it("names the file and line of an error in one of several files, and changes nothing", async () => {
+    const good = file("errors/good.yaml", cluster("svc-f", 8085));
+    const bad = file("errors/bad.yaml", `${cluster("svc-g", 8086)}  lb_policy: ROUND_ROBBIN\n`);
+    const refused = await cli("apply", "-f", good, "-f", bad);
+
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/ROUND_ROBBIN/);
+    expect(refused.stderr).toContain(`${bad}:10`);
+    expect(await pending()).toBe(0);
+    expect(await stored()).not.toContain("svc-f");
+  });
+
+  it("a publish refused by validation leaves the draft as it found it: the next apply goes through", async () => {
+    const dangling = file("dangling.yaml", routes("dangling-routes", "no-such-cluster"));
+    const refused = await cli("apply", "-f", dangling);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/no-such-cluster/);
+    expect(await pending()).toBe(0);
+
+    const good = await cli("apply", "-f", file("good.yaml", cluster("svc-h", 8087)));
+    expect(good.stderr).toBe("");
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/published version/);
+  });
+
+  it("says what is wrong with a path: missing, or a directory with no configuration file", async () => {
+    const missing = await cli("apply", "-f", path.join(work, "nowhere"));
+    expect(missing.stderr).toMatch(/cannot read .*nowhere/);
+    mkdirSync(path.join(work, "empty"));
+    const empty = await cli("apply", "-f", path.join(work, "empty"));
+    expect(empty.stderr).toMatch(/no \.yaml, \.yml or \.json file in .*empty \(-R reads/);
+  });
+});
