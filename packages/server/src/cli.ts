@@ -744,8 +744,9 @@ export function createCli(): Command {
     )
     .option("--from <version>", "compare from this version (default: the latest)")
     .option("--to <version>", "compare to this version (default: the draft)")
+    .option("-o, --output <format>", "patch (default) or json (the API's DiffResponse)")
     .action(
-      clientAction(program, (client, options: { from?: string; to?: string }) =>
+      clientAction(program, (client, options: { from?: string; to?: string; output?: string }) =>
         commands.showDiff(client, stdout, options),
       ),
     );
@@ -816,8 +817,9 @@ export function createCli(): Command {
     .command("history")
     .description("list published versions, newest first")
     .option("--limit <n>", "how many (default 20)")
+    .option("-o, --output <format>", "table (default) or json (the API's ListSnapshotsResponse)")
     .action(
-      clientAction(program, (client, options: { limit?: string }) =>
+      clientAction(program, (client, options: { limit?: string; output?: string }) =>
         commands.history(client, stdout, options),
       ),
     );
@@ -866,14 +868,19 @@ export function createCli(): Command {
     .description(
       "wait until every connected node ACKed a published version (exit 1 on a NACK or the timeout), for CI pipelines",
     )
-    .requiredOption("--version <version>", "the published version to wait for")
+    .option("--version <version>", "the published version to wait for (default: the latest)")
     .option("--timeout <duration>", "give up after this long, e.g. 500ms, 30s, 2m", "30s")
     .action(
       withClient(
         program,
-        statusCommands.connectStatus,
-        (client, options: { version: string; timeout?: string }) =>
-          statusCommands.waitForVersion(client, stdout, options),
+        (server) => ({ status: statusCommands.connectStatus(server), config: connect(server) }),
+        async (clients, options: { version?: string; timeout?: string }) => {
+          const version =
+            options.version ??
+            String((await clients.config.listSnapshots({ limit: 1 })).snapshots[0]?.version ?? "");
+          if (version === "") throw new CliError("nothing published yet: no version to wait for");
+          await statusCommands.waitForVersion(clients.status, stdout, { ...options, version });
+        },
       ),
     );
   program

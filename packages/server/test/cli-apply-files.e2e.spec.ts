@@ -156,6 +156,32 @@ describe("switchyard apply with files, directories and standard input", () => {
     expect(good.stdout).toMatch(/published version/);
   });
 
+  it("prints history and diff as JSON for scripts, and waits for the latest version when none is named", async () => {
+    const history = await cli("history", "-o", "json");
+    expect(history.code).toBe(0);
+    const listed = JSON.parse(history.stdout) as {
+      snapshots: Array<{ version: string; message: string }>;
+    };
+    const latest = listed.snapshots[0];
+    expect(latest?.message).toMatch(/^apply /);
+
+    await configClient(harness.baseUrl, [bearer(token)]).deleteCluster({ name: "svc-h" });
+    const diff = await cli("diff", "-o", "json");
+    expect(diff.code).toBe(0);
+    expect(JSON.parse(diff.stdout)).toMatchObject({
+      fromVersion: latest?.version,
+      changes: [{ kind: "RESOURCE_KIND_CLUSTER", name: "svc-h", change: "CHANGE_TYPE_REMOVED" }],
+    });
+    await cli("discard");
+
+    const wait = await cli("wait", "--timeout", "5s");
+    expect(wait.stderr).toBe("");
+    expect(wait.code).toBe(0);
+    expect(wait.stdout).toBe(
+      `version ${latest?.version}: no connected nodes are targeted; nothing to wait for\n`,
+    );
+  });
+
   it("says what is wrong with a path: missing, or a directory with no configuration file", async () => {
     const missing = await cli("apply", "-f", path.join(work, "nowhere"));
     expect(missing.stderr).toMatch(/cannot read .*nowhere/);

@@ -1,10 +1,13 @@
 import * as path from "node:path";
+import { toJson } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
 import {
   ChangeType,
   ConfigFormat,
+  DiffResponseSchema,
   type Issue,
+  ListSnapshotsResponseSchema,
   type ObjectChange,
   ResourceKind,
   type SnapshotInfo,
@@ -275,12 +278,17 @@ export async function remove(
 export async function showDiff(
   client: ConfigClient,
   output: Output,
-  options: { from?: string; to?: string },
+  options: { from?: string; to?: string; output?: string },
 ): Promise<void> {
+  const format = outputFormat(options.output, ["patch", "json"], "patch");
   const result = await client.diff({
     fromVersion: options.from ? versionArgument(options.from) : 0n,
     toVersion: options.to ? versionArgument(options.to) : 0n,
   });
+  if (format === "json") {
+    output.out(`${JSON.stringify(toJson(DiffResponseSchema, result), null, 2)}\n`);
+    return;
+  }
   const target = result.toVersion === 0n ? "the draft" : `version ${result.toVersion}`;
   if (result.changes.length === 0) {
     output.out(`no changes between version ${result.fromVersion} and ${target}\n`);
@@ -328,12 +336,18 @@ function when(info: SnapshotInfo): string {
 export async function history(
   client: ConfigClient,
   output: Output,
-  options: { limit?: string },
+  options: { limit?: string; output?: string },
 ): Promise<void> {
+  const format = outputFormat(options.output, ["table", "json"], "table");
   const limit = options.limit === undefined ? 20 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new CliError(`--limit must be a positive number, got "${options.limit}"`);
-  const { snapshots } = await client.listSnapshots({ limit });
+  const listed = await client.listSnapshots({ limit });
+  if (format === "json") {
+    output.out(`${JSON.stringify(toJson(ListSnapshotsResponseSchema, listed), null, 2)}\n`);
+    return;
+  }
+  const { snapshots } = listed;
   if (snapshots.length === 0) {
     output.out("nothing published yet\n");
     return;
