@@ -745,9 +745,29 @@ export function createCli(): Command {
     .option("--from <version>", "compare from this version (default: the latest)")
     .option("--to <version>", "compare to this version (default: the draft)")
     .option("-o, --output <format>", "patch (default) or json (the API's DiffResponse)")
+    .option(
+      "-f, --file <path>",
+      "instead: what applying these files would change, and every issue, changing nothing (exit 0 nothing, 1 changes, 2 errors); as apply -f",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("-R, --recursive", "with -f: read the directories below each directory too")
     .action(
-      clientAction(program, (client, options: { from?: string; to?: string; output?: string }) =>
-        commands.showDiff(client, stdout, options),
+      clientAction(
+        program,
+        async (
+          client,
+          options: {
+            from?: string;
+            to?: string;
+            output?: string;
+            file: string[];
+            recursive?: boolean;
+          },
+        ) => {
+          if (options.file.length === 0) return commands.showDiff(client, stdout, options);
+          process.exitCode = await commands.diffFiles(client, stdout, options.file, options);
+        },
       ),
     );
   program

@@ -182,6 +182,33 @@ describe("switchyard apply with files, directories and standard input", () => {
     );
   });
 
+  it("diff -f shows what applying would change, changing nothing: exit 1 with changes, 0 once applied, 2 with errors", async () => {
+    const next = file("dry/next.yaml", cluster("svc-i", 8088));
+    const changes = await cli("diff", "-f", next);
+    expect(changes.stderr).toBe("");
+    expect(changes.code).toBe(1);
+    expect(changes.stdout).toMatch(/next\.yaml: 1 added, 0 modified, 0 removed/);
+    expect(changes.stdout).toMatch(/^\+\+\+ b\/cluster\/svc-i/m);
+    expect(await pending()).toBe(0);
+
+    expect((await cli("apply", "-f", next)).code).toBe(0);
+    const nothing = await cli("diff", "-f", next);
+    expect(nothing.code).toBe(0);
+    expect(nothing.stdout).toMatch(/no changes/);
+
+    // Imports fine, but a publish of the result would be refused: exit 2, with the error.
+    const dangling = file("dry/dangling.yaml", routes("more-routes", "no-such-cluster"));
+    const refused = await cli("diff", "-f", dangling);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toMatch(/error .*no-such-cluster/);
+    // An import error: exit 2, at its file and line.
+    const typo = file("dry/typo.yaml", `${cluster("svc-j", 8089)}  lb_policy: ROUND_ROBBIN\n`);
+    const unreadable = await cli("diff", "-f", typo);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stdout).toContain(`${typo}:10`);
+    expect(await pending()).toBe(0);
+  });
+
   it("says what is wrong with a path: missing, or a directory with no configuration file", async () => {
     const missing = await cli("apply", "-f", path.join(work, "nowhere"));
     expect(missing.stderr).toMatch(/cannot read .*nowhere/);

@@ -12,6 +12,7 @@ import {
   type ClusterSpec,
   type ConfigSpec,
   type ConfigSpecFragment,
+  compile,
   configSpecOf,
   diffManifests,
   envoyForm,
@@ -527,9 +528,18 @@ export function draftHandlers(options: {
         sourceManifest(sourceObjects(result.before)),
         sourceManifest(sourceObjects(result.after)),
       );
+      // A dry run also says what a publish of the result would say (switchyard diff -f): its
+      // validation, as publish runs it, secrets opened with the server's key.
+      const validation =
+        request.dryRun && request.validate && changes.length > 0
+          ? validate(result.after, {
+              compiled: compile(result.after, { openSecret: keyring.open }),
+              now: Date.now(),
+            }).issues
+          : [];
       return {
         changes: await objectChanges(changes, { before: result.before, after: result.after }),
-        issues: imported.issues.map(issueMessage),
+        issues: [...imported.issues, ...validation].map(issueMessage),
       };
     },
 

@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
   ChangeType,
   ConfigFormat,
@@ -10,6 +10,7 @@ import {
   ListSnapshotsResponseSchema,
   type ObjectChange,
   ResourceKind,
+  Severity,
   type SnapshotInfo,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -296,6 +297,48 @@ export async function showDiff(
   }
   output.out(`version ${result.fromVersion} → ${target}: ${summarizeChanges(result.changes)}\n\n`);
   for (const change of result.changes) output.out(patchOf(change));
+}
+
+/**
+ * `switchyard diff -f PATH... [-R]`: what applying the files would change in the draft, and every
+ * issue the import and a publish of the result would raise, computed by the server without
+ * changing anything (Import with dry_run and validate). Returns the exit code, as diff(1) does: 0
+ * nothing would change, 1 changes, 2 errors.
+ */
+export async function diffFiles(
+  client: ConfigClient,
+  output: Output,
+  files: readonly string[],
+  options: { recursive?: boolean },
+): Promise<0 | 1 | 2> {
+  const sources = readApplySources(files, options.recursive === true);
+  const { content, locate } = joinSources(sources);
+  const name = sources.length === 1 ? (sources[0]?.name ?? "") : `${sources.length} files`;
+  let response: Awaited<ReturnType<ConfigClient["import"]>>;
+  try {
+    response = await client.import({
+      content,
+      filename: sources.length === 1 ? path.basename(name) : "apply.yaml",
+      dryRun: true,
+      validate: true,
+    });
+  } catch (error) {
+    const connectError = ConnectError.from(error);
+    if (connectError.code !== Code.InvalidArgument) throw error;
+    output.out(`${name}: cannot be applied: ${connectError.rawMessage}\n`);
+    for (const detail of connectError.findDetails(ValidationErrorsSchema))
+      for (const issue of detail.issues) output.out(`${located(issue, locate)}\n`);
+    return 2;
+  }
+  const errors = response.issues.filter((issue) => issue.severity === Severity.ERROR);
+  output.out(
+    response.changes.length === 0
+      ? `${name}: no changes (the draft already holds it)\n`
+      : `${name}: ${summarizeChanges(response.changes)}\n\n`,
+  );
+  for (const change of response.changes) output.out(patchOf(change));
+  for (const issue of response.issues) output.out(`${located(issue, locate)}\n`);
+  return errors.length > 0 ? 2 : response.changes.length > 0 ? 1 : 0;
 }
 
 /**
