@@ -209,6 +209,65 @@ describe("switchyard apply with files, directories and standard input", () => {
     expect(await pending()).toBe(0);
   });
 
+  it("CDS and EDS are separate: an assignment alone updates a stored cluster's endpoints, a cluster alone keeps them", async () => {
+    const edsCluster = (timeout: string) =>
+      [
+        '- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster',
+        "  name: eds-a",
+        "  type: EDS",
+        `  connect_timeout: ${timeout}`,
+        "  eds_cluster_config: { eds_config: { ads: {}, resource_api_version: V3 } }",
+        "",
+      ].join("\n");
+    const assignment = (cluster: string, port: number) =>
+      [
+        '- "@type": type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+        `  cluster_name: ${cluster}`,
+        "  endpoints:",
+        "  - lb_endpoints:",
+        `    - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } }`,
+        "",
+      ].join("\n");
+    const api = configClient(harness.baseUrl, [bearer(token)]);
+    const endpointsOf = async () =>
+      (await api.getCluster({ name: "eds-a" })).localities.flatMap((l) =>
+        l.endpoints.map((e) => e.port),
+      );
+    expect(
+      (
+        await cli(
+          "apply",
+          "-f",
+          file("eds/both.yaml", edsCluster("1s") + assignment("eds-a", 9001)),
+        )
+      ).code,
+    ).toBe(0);
+
+    const endpoints = await cli(
+      "apply",
+      "-f",
+      file("eds/endpoints.yaml", assignment("eds-a", 9002)),
+    );
+    expect(endpoints.stderr).toBe("");
+    expect(endpoints.stdout).toMatch(/0 added, 1 modified, 0 removed/);
+    expect(await endpointsOf()).toEqual([9002]);
+    expect((await api.getCluster({ name: "eds-a" })).connectTimeoutMs).toBe(1000);
+
+    const timeout = await cli("apply", "-f", file("eds/cluster.yaml", edsCluster("2s")));
+    expect(timeout.stderr).toBe("");
+    expect((await api.getCluster({ name: "eds-a" })).connectTimeoutMs).toBe(2000);
+    expect(await endpointsOf()).toEqual([9002]);
+
+    const orphan = file("eds/orphan.yaml", assignment("nobody", 9003));
+    const refused = await cli("apply", "-f", orphan);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(
+      /no EDS cluster is named "nobody"[^\n]*in the document or stored/,
+    );
+    expect(refused.stderr).toContain(`${orphan}:2`);
+    expect(await pending()).toBe(0);
+  });
+
   it("says what is wrong with a path: missing, or a directory with no configuration file", async () => {
     const missing = await cli("apply", "-f", path.join(work, "nowhere"));
     expect(missing.stderr).toMatch(/cannot read .*nowhere/);

@@ -23,6 +23,7 @@ import {
 } from "./envoy-import-map.js";
 import type { Normalized } from "./envoy-import-normalize.js";
 import {
+  assignmentJson,
   clusterJson,
   clusterLoadAssignmentJson,
   edsResourceName,
@@ -96,30 +97,89 @@ export interface Imported<T> {
   readonly item: Normalized | undefined;
 }
 
+/**
+ * A ClusterLoadAssignment whose cluster is not in the document: in Envoy, CDS and EDS are
+ * separate resources, updated separately, so it is the new endpoints of the stored EDS cluster
+ * whose EDS resource name (its eds_cluster_config.service_name, or its name) is `edsName`. The
+ * server applies it to that cluster, or refuses it with `missing`.
+ */
+export interface ImportedAssignment {
+  readonly edsName: string;
+  readonly localities: ClusterSpec["localities"];
+  readonly assignmentExtra: JsonObject;
+  /** The error to report when no stored EDS cluster has that EDS resource name. */
+  readonly missing: ImportError;
+}
+
+/**
+ * The clusters of a document, and what of EDS it leaves to the stored configuration: its
+ * assignments for clusters not in it (`assignments`), and its EDS clusters that came without one
+ * (`withoutAssignment`: they keep the stored endpoints, as a CDS update keeps Envoy's).
+ */
 export function importClusters(
   items: readonly Normalized[],
   issues: ImportError[],
-): Imported<ClusterSpec>[] {
+): {
+  readonly clusters: Imported<ClusterSpec>[];
+  readonly assignments: ImportedAssignment[];
+  readonly withoutAssignment: string[];
+} {
   const clusters = items.filter((item) => item.resource.typeUrl === TypeUrl.Cluster);
   const assignments = items.filter(
     (item) => item.resource.typeUrl === TypeUrl.ClusterLoadAssignment,
   );
   const edsNames = new Set(clusters.map((item) => edsNameOf(item.json)));
   const byEdsName = new Map<string, Normalized>();
+  const standalone: ImportedAssignment[] = [];
+  const standaloneNames = new Set<string>();
   for (const assignment of assignments) {
     const name = asString(assignment.json.clusterName);
     if (!edsNames.has(name)) {
-      const plain = clusters.some((c) => asString(c.json.name) === name);
-      issues.push(
-        issueAt(
+      if (clusters.some((c) => asString(c.json.name) === name)) {
+        issues.push(
+          issueAt(
+            assignment.resource,
+            ["clusterName"],
+            "error",
+            `cluster "${name}" is not an EDS cluster: its endpoints belong in its load_assignment`,
+          ),
+        );
+        continue;
+      }
+      if (standaloneNames.has(name)) {
+        issues.push(
+          issueAt(
+            assignment.resource,
+            ["clusterName"],
+            "error",
+            `a second ClusterLoadAssignment for "${name}"`,
+          ),
+        );
+        continue;
+      }
+      const mapped = attempt(assignment, issues, () => assignmentFrom(assignment.json, []));
+      if (!mapped) continue;
+      const problem = verify(
+        ClusterLoadAssignmentSchema,
+        assignmentJson(name, mapped.localities, mapped.extra),
+        assignment.json,
+      );
+      if (problem) {
+        issues.push(issueAt(assignment.resource, problem.at, "error", problem.message));
+        continue;
+      }
+      standaloneNames.add(name);
+      standalone.push({
+        edsName: name,
+        localities: mapped.localities,
+        assignmentExtra: mapped.extra,
+        missing: issueAt(
           assignment.resource,
           ["clusterName"],
           "error",
-          plain
-            ? `cluster "${name}" is not an EDS cluster: its endpoints belong in its load_assignment`
-            : `no EDS cluster is named "${name}" or has it as eds_cluster_config.service_name: a ClusterLoadAssignment needs its cluster`,
+          `no EDS cluster is named "${name}" or has it as eds_cluster_config.service_name, in the document or stored: a ClusterLoadAssignment needs its cluster`,
         ),
-      );
+      });
     } else if (byEdsName.has(name)) {
       issues.push(
         issueAt(
@@ -132,6 +192,7 @@ export function importClusters(
     } else byEdsName.set(name, assignment);
   }
   const out: Imported<ClusterSpec>[] = [];
+  const withoutAssignment: string[] = [];
   for (const item of clusters) {
     const mapped = attempt(item, issues, () => clusterFrom(item.json));
     if (!mapped) continue;
@@ -162,9 +223,10 @@ export function importClusters(
         continue;
       }
     }
+    if (cluster.discoveryType === "EDS" && !assignment) withoutAssignment.push(cluster.name);
     out.push({ object: cluster, item });
   }
-  return out;
+  return { clusters: out, assignments: standalone, withoutAssignment };
 }
 
 export function importRouteConfigurations(

@@ -636,20 +636,33 @@ describe("importEnvoyConfig", () => {
     });
   });
 
-  it("reports a ClusterLoadAssignment without a cluster at its cluster_name and imports the rest", () => {
-    const { spec, issues } =
-      imported(`${EDS_CLUSTER_YAML}- "@type": ${TypeUrl.ClusterLoadAssignment}
-  cluster_name: nobody
+  it("keeps a ClusterLoadAssignment without its cluster in the document as new endpoints for a stored cluster, and its error for when there is none", () => {
+    const result = imported(`${EDS_CLUSTER_YAML}- "@type": ${TypeUrl.ClusterLoadAssignment}
+  cluster_name: elsewhere
+  endpoints:
+  - lb_endpoints:
+    - endpoint: { address: { socket_address: { address: 10.0.0.9, port_value: 8080 } } }
 `);
-    expect(errors(issues)).toEqual([
-      {
-        severity: "error",
-        path: "[1].cluster_name",
-        message:
-          'no EDS cluster is named "nobody" or has it as eds_cluster_config.service_name: a ClusterLoadAssignment needs its cluster',
-      },
-    ]);
-    expect(spec.clusters.map((c) => c.name)).toEqual(["backend"]);
+    expect(errors(result.issues)).toEqual([]);
+    expect(result.spec.clusters.map((c) => c.name)).toEqual(["backend"]);
+    const [assignment] = result.assignments;
+    expect(assignment?.edsName).toBe("elsewhere");
+    expect(assignment?.localities[0]?.endpoints[0]).toMatchObject({
+      address: "10.0.0.9",
+      port: 8080,
+    });
+    expect(assignment?.missing).toMatchObject({
+      severity: "error",
+      path: "[1].cluster_name",
+      message:
+        'no EDS cluster is named "elsewhere" or has it as eds_cluster_config.service_name, in the document or stored: a ClusterLoadAssignment needs its cluster',
+    });
+  });
+
+  it("lists the EDS clusters that came without their ClusterLoadAssignment: they keep the stored endpoints", () => {
+    const result = imported(EDS_CLUSTER_YAML);
+    expect(errors(result.issues)).toEqual([]);
+    expect(result.withoutAssignment).toEqual(["backend"]);
   });
 
   it("stores an inline route_config as a route configuration named by inlineRouteConfigName, deriving a missing name", () => {

@@ -63,12 +63,16 @@
 
 import { inlineSecretsIn } from "./envoy-data-sources.js";
 import {
+  type ImportedAssignment,
   importClusters,
   importListeners,
   importRouteConfigurations,
   importRuntimeLayers,
   uniqueByName,
 } from "./envoy-import-assemble.js";
+
+export type { ImportedAssignment } from "./envoy-import-assemble.js";
+
 import { decodeDocument, type Findings, SHAPES } from "./envoy-import-decode.js";
 import { formatPath, type ImportError, issueAt } from "./envoy-import-issue.js";
 import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
@@ -117,6 +121,14 @@ export interface ImportResult {
   readonly spec: ConfigSpecFragment;
   /** Errors (the object named by the path is left out of `spec`), warnings and infos. */
   readonly issues: readonly ImportError[];
+  /**
+   * ClusterLoadAssignments whose cluster is not in the document: new endpoints for stored EDS
+   * clusters (CDS and EDS are separate in Envoy). The server applies them, or refuses each with
+   * its `missing` error.
+   */
+  readonly assignments: readonly ImportedAssignment[];
+  /** EDS clusters of the document without their assignment: they keep the stored endpoints. */
+  readonly withoutAssignment: readonly string[];
 }
 
 /**
@@ -230,7 +242,7 @@ export function importEnvoyConfig(
       issues.push(issueAt(item.resource, problem.at, "error", problem.message));
     }
   }
-  const clusters = importClusters(items, issues);
+  const { clusters, assignments, withoutAssignment } = importClusters(items, issues);
   const standalone = importRouteConfigurations(items, issues);
   const { listeners, routes } = importListeners(items, issues);
   // Inline configurations share a name only with equal content (normalization 7): keep one.
@@ -244,5 +256,7 @@ export function importEnvoyConfig(
       secrets: sealed.flatMap(({ secrets }) => secrets).sort((a, b) => (a.name < b.name ? -1 : 1)),
     },
     issues,
+    assignments,
+    withoutAssignment,
   };
 }

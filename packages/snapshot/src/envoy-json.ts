@@ -102,11 +102,16 @@ function localityJson(locality: LocalitySpec): JsonObject {
 
 /** envoy.config.endpoint.v3.ClusterLoadAssignment */
 export function clusterLoadAssignmentJson(cluster: ClusterSpec): JsonObject {
-  return {
-    ...cluster.assignmentExtra,
-    clusterName: edsResourceName(cluster),
-    endpoints: cluster.localities.map(localityJson),
-  };
+  return assignmentJson(edsResourceName(cluster), cluster.localities, cluster.assignmentExtra);
+}
+
+/** The ClusterLoadAssignment named `clusterName` of `localities` (and the fields in `extra`). */
+export function assignmentJson(
+  clusterName: string,
+  localities: ClusterSpec["localities"],
+  extra: JsonObject,
+): JsonObject {
+  return { ...extra, clusterName, endpoints: localities.map(localityJson) };
 }
 
 function sdsSecret(name: string): JsonObject {

@@ -21,6 +21,7 @@ export {
   type DecodedResource,
   type EnvoyResource,
   type ImportError,
+  type ImportedAssignment,
   type ImportOptions,
   type ImportResult,
   type ImportSeverity,
@@ -32,6 +33,7 @@ export {
   resourceName,
   resourceSchema,
 } from "./envoy-import.js";
+export { edsResourceName } from "./envoy-json.js";
 export {
   type EnvoyReference,
   findReferencesInJson,

@@ -15,8 +15,10 @@ import {
   compile,
   configSpecOf,
   diffManifests,
+  edsResourceName,
   envoyForm,
   exportEnvoyConfig,
+  type ImportedAssignment,
   type ListenerSpec,
   type NodeGroupSpec,
   nameProblem,
@@ -493,7 +495,7 @@ export function draftHandlers(options: {
         prisma.$transaction(
           async (tx) => {
             const before = await readConfigSpec(tx);
-            await writeObjects(tx, imported.spec);
+            await writeObjects(tx, withStoredEndpoints(before, imported, document));
             const after = await readConfigSpec(tx);
             // Each object the import changes is a write of its own: a member imports only
             // what their team owns.
@@ -552,6 +554,52 @@ export function draftHandlers(options: {
       };
     },
   };
+}
+
+/**
+ * What an import writes, with EDS as Envoy has it (CDS and EDS are separate resources, updated
+ * separately): a cluster that came without its ClusterLoadAssignment keeps the stored endpoints,
+ * and an assignment whose cluster is not in the document gives the stored EDS cluster of that
+ * EDS resource name (its eds_cluster_config.service_name, or its name) new endpoints. An
+ * assignment no stored cluster takes is refused, at its cluster_name.
+ */
+function withStoredEndpoints(
+  stored: ConfigSpec,
+  imported: {
+    readonly spec: ConfigSpecFragment;
+    readonly assignments: readonly ImportedAssignment[];
+    readonly withoutAssignment: readonly string[];
+  },
+  document: string,
+): ConfigSpecFragment {
+  if (imported.assignments.length === 0 && imported.withoutAssignment.length === 0)
+    return imported.spec;
+  const byName = new Map(stored.clusters.map((cluster) => [cluster.name, cluster]));
+  const byEdsName = new Map(
+    stored.clusters
+      .filter((cluster) => cluster.discoveryType === "EDS")
+      .map((cluster) => [edsResourceName(cluster), cluster]),
+  );
+  const keep = new Set(imported.withoutAssignment);
+  const clusters = imported.spec.clusters.map((cluster) => {
+    const was = byName.get(cluster.name);
+    return keep.has(cluster.name) && was?.discoveryType === "EDS"
+      ? { ...cluster, localities: was.localities, assignmentExtra: was.assignmentExtra }
+      : cluster;
+  });
+  const missing: ApiIssue[] = [];
+  for (const assignment of imported.assignments) {
+    const cluster = byEdsName.get(assignment.edsName);
+    if (cluster === undefined) {
+      missing.push(assignment.missing);
+      continue;
+    }
+    const { localities, assignmentExtra } = assignment;
+    clusters.push({ ...cluster, localities, assignmentExtra });
+  }
+  if (missing.length > 0)
+    throw invalidArgument(`${document} cannot be imported: ${summarize(missing)}`, missing);
+  return { ...imported.spec, clusters };
 }
 
 /**

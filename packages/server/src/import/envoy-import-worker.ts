@@ -4,6 +4,7 @@
 import {
   type ConfigSpecFragment,
   type ImportError,
+  type ImportedAssignment,
   importEnvoyConfig,
   parseEnvoyConfig,
 } from "@switchyard/snapshot";
@@ -24,6 +25,9 @@ export type ImportOutcome =
       readonly t: "imported";
       readonly spec: ConfigSpecFragment;
       readonly issues: readonly ImportError[];
+      /** Assignments of clusters not in the document, and its EDS clusters without one. */
+      readonly assignments: readonly ImportedAssignment[];
+      readonly withoutAssignment: readonly string[];
     };
 
 export default function importEnvoyText(job: ImportJob): ImportOutcome {
@@ -33,5 +37,11 @@ export default function importEnvoyText(job: ImportJob): ImportOutcome {
     parsed.resources,
     job.canSeal ? { sealPrivateKey: (pkcs8Pem) => pkcs8Pem } : {},
   );
-  return { t: "imported", spec: imported.spec, issues: imported.issues };
+  return {
+    t: "imported",
+    spec: imported.spec,
+    issues: imported.issues,
+    assignments: imported.assignments,
+    withoutAssignment: imported.withoutAssignment,
+  };
 }
