@@ -650,12 +650,15 @@ export function createCli(): Command {
       [] as string[],
     )
     .option("-R, --recursive", "read the directories below each -f directory too")
+    .option("-m, --message <message>", "the version's message (default: apply FILE)")
     .option("--draft", "only add to the draft; publish later with `switchyard publish`")
     .action(
       clientAction(
         program,
-        (client, options: { file: string[]; draft?: boolean; recursive?: boolean }) =>
-          commands.apply(client, stdout, options.file, options),
+        (
+          client,
+          options: { file: string[]; draft?: boolean; recursive?: boolean; message?: string },
+        ) => commands.apply(client, stdout, options.file, options),
       ),
     );
   program

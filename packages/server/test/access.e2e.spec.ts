@@ -82,6 +82,7 @@ const EXPECTED: Record<string, Set<Who>> = {
       "Publish",
       "Rollback",
       "DiscardDraft",
+      "Apply",
       "RequestReview",
       "WithdrawReview",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, TEAM_WRITE]),

@@ -268,6 +268,61 @@ describe("switchyard apply with files, directories and standard input", () => {
     expect(await pending()).toBe(0);
   });
 
+  it("applies on top of the latest version, in one transaction: someone's pending draft is neither published nor disturbed, unless it touches the same object", async () => {
+    const api = configClient(harness.baseUrl, [bearer(token)]);
+    // Someone's unpublished edit.
+    await api.createCluster({
+      name: "pending-edit",
+      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 9100 }] }],
+    });
+    const before = (await api.listSnapshots({ limit: 1 })).snapshots[0]?.version ?? 0n;
+
+    const applied = await cli(
+      "apply",
+      "-f",
+      file("atomic/k.yaml", cluster("svc-k", 9101)),
+      "-m",
+      "add svc-k",
+    );
+    expect(applied.stderr).toBe("");
+    expect(applied.stdout).toMatch(new RegExp(`published version ${before + 1n}`));
+    const version = await api.getSnapshot({ version: before + 1n });
+    expect(version.snapshot?.message).toBe("add svc-k");
+    expect(version.changes.map((c) => c.name)).toEqual(["svc-k"]);
+    // The pending edit is still pending, and svc-k is in the draft too.
+    expect((await api.diff({})).changes.map((c) => c.name)).toEqual(["pending-edit"]);
+    expect(await stored()).toContain("svc-k");
+
+    // An apply touching the pending object is refused, naming it, and changes nothing.
+    const clash = await cli(
+      "apply",
+      "-f",
+      file("atomic/clash.yaml", cluster("pending-edit", 9102)),
+    );
+    expect(clash.code).not.toBe(0);
+    expect(clash.stderr).toMatch(/unpublished changes to cluster "pending-edit"/);
+    expect((await api.listSnapshots({ limit: 1 })).snapshots[0]?.version).toBe(before + 1n);
+    expect((await api.getCluster({ name: "pending-edit" })).localities[0]?.endpoints[0]?.port).toBe(
+      9100,
+    );
+    await cli("discard");
+  });
+
+  it("two CI jobs applying different directories at once both land", async () => {
+    const first = file("jobs/one/l.yaml", cluster("svc-l", 9103));
+    const second = file("jobs/two/m.yaml", cluster("svc-m", 9104));
+    const [a, b] = await Promise.all([
+      cli("apply", "-f", path.dirname(first)),
+      cli("apply", "-f", path.dirname(second)),
+    ]);
+    expect([a.code, b.code, a.stderr, b.stderr]).toEqual([0, 0, "", ""]);
+    expect(await stored()).toEqual(expect.arrayContaining(["svc-l", "svc-m"]));
+    const versions = [a.stdout, b.stdout].map((out) =>
+      Number(/published version (\d+)/.exec(out)?.[1]),
+    );
+    expect(Math.abs((versions[0] ?? 0) - (versions[1] ?? 0))).toBe(1);
+  });
+
   it("says what is wrong with a path: missing, or a directory with no configuration file", async () => {
     const missing = await cli("apply", "-f", path.join(work, "nowhere"));
     expect(missing.stderr).toMatch(/cannot read .*nowhere/);

@@ -21,11 +21,12 @@ export const DEFAULT_BODY_MAX = 1 * MiB;
 export const PUBLIC_BODY_MAX = 64 * KiB;
 /** A secret's certificate chain and CA bundle (a public CA bundle is ~250 KB). */
 export const SECRET_BODY_MAX = 4 * MiB;
-/** Import: 8 MiB of YAML (MAX_IMPORT_BYTES), up to twice that once escaped as a JSON string. */
+/** Import and Apply: 8 MiB of YAML (MAX_IMPORT_BYTES), up to twice that escaped as a JSON string. */
 export const IMPORT_BODY_MAX = 20 * MiB;
 
 const LARGER: Readonly<Record<string, number>> = {
   "switchyard.v1.ConfigService.Import": IMPORT_BODY_MAX,
+  "switchyard.v1.ConfigService.Apply": IMPORT_BODY_MAX,
   "switchyard.v1.ConfigService.CreateSecret": SECRET_BODY_MAX,
   "switchyard.v1.ConfigService.UpdateSecret": SECRET_BODY_MAX,
 };

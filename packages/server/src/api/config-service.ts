@@ -5,6 +5,7 @@ import type { WritePolicy } from "../access/config-guard.js";
 import type { EnvoyImporter } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import type { PublishedSnapshot, SnapshotStore } from "../store/snapshot-store.js";
+import { applyHandler } from "./apply-handler.js";
 import { draftHandlers } from "./draft-handlers.js";
 import { publishHandlers } from "./publish-handlers.js";
 
@@ -28,5 +29,6 @@ export function createConfigService(
   return {
     ...draftHandlers(options),
     ...publishHandlers(options.prisma, options.store, options.onPublished),
+    ...applyHandler(options),
   } as ServiceImpl<typeof ConfigService>;
 }

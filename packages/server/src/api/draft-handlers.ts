@@ -43,7 +43,7 @@ import {
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
-import type { EnvoyImporter } from "../import/envoy-importer.js";
+import type { EnvoyImporter, ImportOutcome } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import {
   findCluster,
@@ -458,26 +458,7 @@ export function draftHandlers(options: {
     async import(request, context) {
       const caller = callerOf(context);
       const document = request.filename || "the document";
-      // Parsed off the event loop; inline private keys come back as SDS secrets, sealed with
-      // the server's secrets key.
-      const imported = await importer.read(
-        request.content,
-        request.filename,
-        keyring,
-        context.signal,
-      );
-      if (imported.t === "unparsable") {
-        throw invalidArgument(
-          `${document} is not valid Envoy v3 config: ${summarize(imported.errors)}`,
-          imported.errors,
-        );
-      }
-      const errors = imported.issues.filter((issue) => issue.severity === "error");
-      if (errors.length > 0)
-        throw invalidArgument(
-          `${document} cannot be imported: ${summarize(errors)}`,
-          imported.issues,
-        );
+      const imported = await readImport(importer, keyring, request, context.signal);
       if (request.object) {
         const problem = importScopeProblem(
           imported.spec,
@@ -490,7 +471,6 @@ export function draftHandlers(options: {
           ]);
         }
       }
-      checkStorable(document, imported.spec);
       const apply = () =>
         prisma.$transaction(
           async (tx) => {
@@ -557,13 +537,39 @@ export function draftHandlers(options: {
 }
 
 /**
+ * The objects of an Import's (or Apply's) document, read off the event loop (inline private keys
+ * come back as SDS secrets, sealed with the server's secrets key); a document that does not
+ * parse, holds an error, or holds what the draft cannot store is refused with every issue.
+ */
+export async function readImport(
+  importer: EnvoyImporter,
+  keyring: SecretKeyring,
+  request: { readonly content: string; readonly filename: string },
+  signal: AbortSignal,
+): Promise<Extract<ImportOutcome, { t: "imported" }>> {
+  const document = request.filename || "the document";
+  const imported = await importer.read(request.content, request.filename, keyring, signal);
+  if (imported.t === "unparsable") {
+    throw invalidArgument(
+      `${document} is not valid Envoy v3 config: ${summarize(imported.errors)}`,
+      imported.errors,
+    );
+  }
+  const errors = imported.issues.filter((issue) => issue.severity === "error");
+  if (errors.length > 0)
+    throw invalidArgument(`${document} cannot be imported: ${summarize(errors)}`, imported.issues);
+  checkStorable(document, imported.spec);
+  return imported;
+}
+
+/**
  * What an import writes, with EDS as Envoy has it (CDS and EDS are separate resources, updated
  * separately): a cluster that came without its ClusterLoadAssignment keeps the stored endpoints,
  * and an assignment whose cluster is not in the document gives the stored EDS cluster of that
  * EDS resource name (its eds_cluster_config.service_name, or its name) new endpoints. An
  * assignment no stored cluster takes is refused, at its cluster_name.
  */
-function withStoredEndpoints(
+export function withStoredEndpoints(
   stored: ConfigSpec,
   imported: {
     readonly spec: ConfigSpecFragment;

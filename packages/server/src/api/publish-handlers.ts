@@ -105,35 +105,47 @@ export function version(value: bigint, what: string): number {
   return Number(value);
 }
 
+/**
+ * Both sides of a published version's changes, for rendering. Read after the version is
+ * committed and served, so a failure here would report a publish that happened as failed: the
+ * reads get as long as the publish itself, not Prisma's default 2 s to start and 5 s to finish,
+ * which a busy server (a fleet reconnecting at once) can exceed (publish-busy.e2e.spec.ts).
+ */
+function specsAroundVersion(
+  prisma: PrismaClient,
+  record: SnapshotRecord,
+): Promise<[ConfigSpec | undefined, ConfigSpec]> {
+  return prisma.$transaction(
+    async (tx) => [
+      record.previousVersion === 0 ? undefined : await specOfVersion(tx, record.previousVersion),
+      await specOfVersion(tx, record.version),
+    ],
+    { isolationLevel: "RepeatableRead", timeout: 60_000, maxWait: 10_000 },
+  );
+}
+
+/** What a publish (rollback, apply) answers, once `onPublished` has the version served. */
+export async function publishResponse(
+  prisma: PrismaClient,
+  snapshot: PublishedSnapshot,
+  onPublished: (snapshot: PublishedSnapshot) => void,
+) {
+  onPublished(snapshot);
+  const [before, after] = await specsAroundVersion(prisma, snapshot.record);
+  return {
+    snapshot: snapshotInfo(snapshot.record),
+    changes: await objectChanges(snapshot.record.changes, { before, after }),
+    warnings: snapshot.warnings.map(issueMessage),
+  };
+}
+
 export function publishHandlers(
   prisma: PrismaClient,
   store: SnapshotStore,
   onPublished: (snapshot: PublishedSnapshot) => void,
 ): Partial<ServiceImpl<typeof ConfigService>> {
-  /**
-   * Both sides of a published version's changes, for rendering. Read after the version is
-   * committed and served, so a failure here would report a publish that happened as failed: the
-   * reads get as long as the publish itself, not Prisma's default 2 s to start and 5 s to finish,
-   * which a busy server (a fleet reconnecting at once) can exceed (publish-busy.e2e.spec.ts).
-   */
-  const specsAround = (record: SnapshotRecord): Promise<[ConfigSpec | undefined, ConfigSpec]> =>
-    prisma.$transaction(
-      async (tx) => [
-        record.previousVersion === 0 ? undefined : await specOfVersion(tx, record.previousVersion),
-        await specOfVersion(tx, record.version),
-      ],
-      { isolationLevel: "RepeatableRead", timeout: 60_000, maxWait: 10_000 },
-    );
-
-  const published = async (snapshot: PublishedSnapshot) => {
-    onPublished(snapshot);
-    const [before, after] = await specsAround(snapshot.record);
-    return {
-      snapshot: snapshotInfo(snapshot.record),
-      changes: await objectChanges(snapshot.record.changes, { before, after }),
-      warnings: snapshot.warnings.map(issueMessage),
-    };
-  };
+  const specsAround = (record: SnapshotRecord) => specsAroundVersion(prisma, record);
+  const published = (snapshot: PublishedSnapshot) => publishResponse(prisma, snapshot, onPublished);
 
   return {
     ...reviewHandlers(prisma, store, published),

@@ -108,16 +108,17 @@ function outputFormat(
 }
 
 /**
- * `switchyard apply -f PATH... [-R] [--draft]`: imports the files (directories' .yaml, .yml and
- * .json files; `-` for standard input) as one set, then publishes them. A publish refused (by
- * validation, say) undoes what the import put in the draft (DiscardDraft of those objects), so a
- * refused apply leaves the draft as it found it.
+ * `switchyard apply -f PATH... [-R] [--draft]`: the files (directories' .yaml, .yml and .json
+ * files; `-` for standard input) as one set. Without --draft they are applied on top of the
+ * latest version and published in one server-side transaction (ConfigService.Apply): a refusal
+ * changes nothing, and someone's pending draft is left as it is unless it touches the same
+ * objects. With --draft they are only imported into the draft.
  */
 export async function apply(
   client: ConfigClient,
   output: Output,
   files: readonly string[],
-  options: { draft?: boolean; recursive?: boolean },
+  options: { draft?: boolean; recursive?: boolean; message?: string },
 ): Promise<void> {
   const sources = readApplySources(files, options.recursive === true);
   const { content, locate } = joinSources(sources);
@@ -127,55 +128,38 @@ export async function apply(
         ? "stdin"
         : path.basename(sources[0]?.name ?? "")
       : `${sources.length} files`;
-  let base: bigint | undefined;
-  if (!options.draft) {
-    // Publishing is all or nothing for the draft: refuse to sweep someone's pending edits along.
-    const pending = await client.diff({});
-    if (pending.changes.length > 0) {
-      throw new CliError(
-        `the draft already has unpublished changes (${summarizeChanges(pending.changes)}): publish them (switchyard publish) or discard them (switchyard discard) first, or apply with --draft to add to them\n${changeLines(pending.changes)}`.trimEnd(),
-      );
-    }
-    base = pending.fromVersion;
-  }
-  const imported = await client
-    .import({ content, filename: sources.length === 1 ? filename : "apply.yaml" })
-    .catch((error: unknown) => {
+  const sent = { content, filename: sources.length === 1 ? filename : "apply.yaml" };
+  if (options.draft) {
+    const imported = await client.import(sent).catch((error: unknown) => {
       throw withLocations(error, locate);
     });
-  for (const issue of imported.issues) output.out(`${located(issue, locate)}\n`);
-  if (imported.changes.length === 0) {
-    output.out(`${filename}: no changes (already up to date)\n`);
-    return;
-  }
-  output.out(
-    `${filename}: ${summarizeChanges(imported.changes)}\n${changeLines(imported.changes)}`,
-  );
-  if (options.draft) {
+    for (const issue of imported.issues) output.out(`${located(issue, locate)}\n`);
+    if (imported.changes.length === 0) {
+      output.out(`${filename}: no changes (already up to date)\n`);
+      return;
+    }
+    output.out(
+      `${filename}: ${summarizeChanges(imported.changes)}\n${changeLines(imported.changes)}`,
+    );
     output.out(
       "saved to the draft; review with `switchyard diff`, then `switchyard publish -m MESSAGE`\n",
     );
     return;
   }
-  const reviewed = await client.diff({});
-  let published: Awaited<ReturnType<ConfigClient["publish"]>>;
-  try {
-    published = await client.publish({
-      message: `apply ${filename}`,
-      baseVersion: base ?? 0n,
-      draftRevision: reviewed.draftRevision,
+  const published = await client
+    .apply({ ...sent, message: options.message ?? `apply ${filename}` })
+    .catch((error: unknown) => {
+      throw withLocations(error, locate);
     });
-  } catch (error) {
-    // Nothing was published: take back what this apply put in the draft.
-    await client
-      .discardDraft({
-        objects: imported.changes.map((change) => ({ kind: change.kind, name: change.name })),
-      })
-      .catch(() => undefined);
-    throw error;
+  if (published.snapshot === undefined) {
+    output.out(`${filename}: no changes (the latest version already holds it)\n`);
+    return;
   }
+  output.out(
+    `${filename}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,
+  );
   for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
-  output.out(`published version ${published.snapshot?.version}\n`);
+  output.out(`published version ${published.snapshot.version}\n`);
 }
 
 /** An issue as the CLI prints it, with the file and line it is at when the server says. */

@@ -5,6 +5,7 @@ import {
   type CompiledGroup,
   type CompileMemo,
   type ConfigSpec,
+  type ConfigSpecFragment,
   canonicalJson,
   compile,
   diffManifests,
@@ -45,7 +46,13 @@ export const SNAPSHOT_CHANNEL = "switchyard_snapshot";
 export class PublishError extends Error {
   override readonly name = "PublishError";
   constructor(
-    readonly code: "stale-base" | "draft-changed" | "invalid" | "no-changes" | "not-found",
+    readonly code:
+      | "stale-base"
+      | "draft-changed"
+      | "invalid"
+      | "no-changes"
+      | "not-found"
+      | "conflict",
     message: string,
     readonly issues: readonly ValidationIssue[] = [],
   ) {
@@ -315,6 +322,27 @@ export type PublishHook = (
   draft: ConfigSpec,
   latestVersion: number,
 ) => Promise<void>;
+
+/** `base` with the objects of `fragment` in place of (or beside) those of the same name. */
+function mergeSpec(base: ConfigSpec, fragment: ConfigSpecFragment): ConfigSpec {
+  const merged = <T extends { readonly name: string }>(
+    kept: readonly T[],
+    given: readonly T[] | undefined,
+  ): T[] => {
+    const byName = new Map(kept.map((object) => [object.name, object]));
+    for (const object of given ?? []) byName.set(object.name, object);
+    return [...byName.values()];
+  };
+  return {
+    ...base,
+    clusters: merged(base.clusters, fragment.clusters),
+    listeners: merged(base.listeners, fragment.listeners),
+    routeConfigurations: merged(base.routeConfigurations, fragment.routeConfigurations),
+    nodeGroups: base.nodeGroups,
+    runtimeLayers: merged(base.runtimeLayers, fragment.runtimeLayers),
+    secrets: merged(base.secrets, fragment.secrets),
+  };
+}
 
 /** What a discard undoes: the draft's changes, the draft and the published spec. */
 export type DiscardHook = (
@@ -740,6 +768,83 @@ export class SnapshotStore {
         };
       },
       { isolationLevel: "RepeatableRead" },
+    );
+  }
+
+  /**
+   * Applies objects on top of the latest published version and publishes the result as the next
+   * version, in one transaction under the publish lock: either the version is published and the
+   * objects are in the draft, or nothing changed. Someone's pending draft is neither published
+   * nor disturbed; only an object both touch is a conflict, refused naming it.
+   *
+   * `prepare` gives the objects to apply (a fragment of a spec), knowing the latest version's
+   * spec; `afterWrite` runs once they are in the draft, with the writes they made there
+   * (authorization of each object, new clusters' owners, the audit of the edits), before the
+   * version is checked (publish authorization, validation) and written.
+   */
+  apply(input: {
+    readonly author: string;
+    readonly message: string;
+    readonly prepare: (tx: TransactionClient, latest: ConfigSpec) => Promise<ConfigSpecFragment>;
+    readonly afterWrite: (
+      tx: TransactionClient,
+      applied: {
+        readonly changes: readonly SourceChange[];
+        readonly before: ConfigSpec;
+        readonly after: ConfigSpec;
+      },
+    ) => Promise<void>;
+    readonly authorize?: PublishHook;
+    readonly audit?: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
+  }): Promise<PublishedSnapshot> {
+    return this.#timed("publish", () =>
+      this.#publish(async (tx, latest) => {
+        const version = latest?.version ?? 0;
+        const base = version === 0 ? specFromSources([]) : await specOfVersion(tx, version);
+        const draft = await this.draft.read(tx);
+        const fragment = await input.prepare(tx, base);
+        const result = specFromSources(sourceObjects(mergeSpec(base, fragment)));
+        const changes = diffManifests(
+          sourceManifest(sourceObjects(base)),
+          sourceManifest(sourceObjects(result)),
+        );
+        if (changes.length === 0)
+          throw new PublishError(
+            "no-changes",
+            `nothing to apply: version ${version} already holds every object`,
+          );
+        const pending = new Set(
+          diffManifests(latest?.sources ?? EMPTY_MANIFEST, sourceManifest(draft.objects)).map(
+            (c) => `${c.kind}/${c.name}`,
+          ),
+        );
+        const both = changes.filter((c) => pending.has(`${c.kind}/${c.name}`));
+        if (both.length > 0)
+          throw new PublishError(
+            "conflict",
+            `the draft has unpublished changes to ${both.map((c) => `${c.kind} "${c.name}"`).join(", ")}, which this apply changes too: publish or discard them first (switchyard diff, switchyard discard)`,
+          );
+        const touched = new Set(changes.map((c) => `${c.kind}/${c.name}`));
+        await writeObjects(
+          tx,
+          specFromSources(sourceObjects(result).filter((o) => touched.has(`${o.kind}/${o.name}`))),
+        );
+        await input.afterWrite(tx, { changes, before: base, after: result });
+        const objects = sourceObjects(result);
+        return writeSnapshot(
+          tx,
+          { spec: specFromSources(objects), objects },
+          latest,
+          undefined,
+          {
+            author: input.author,
+            message: input.message,
+            authorize: input.authorize,
+            audit: input.audit,
+          },
+          this.keyring,
+        );
+      }),
     );
   }
 

@@ -1,0 +1,56 @@
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  auditWrites,
+  authorizeWrites,
+  claimNewClusters,
+  writesBetween,
+} from "../access/config-guard.js";
+import { callerOf, ipOf } from "../access/request-context.js";
+import { PublishError } from "../store/snapshot-store.js";
+import type { ConfigServiceOptions } from "./config-service.js";
+import { readImport, withStoredEndpoints } from "./draft-handlers.js";
+import { toConnectError } from "./errors.js";
+import { guarded, publishResponse } from "./publish-handlers.js";
+
+/**
+ * ConfigService.Apply: Envoy v3 documents applied on top of the latest published version and
+ * published, in one transaction (SnapshotStore.apply): the version goes out with exactly what it
+ * held and the document, or nothing changes and the answer says why. Someone's pending draft is
+ * left alone (only an object both touch is refused); each object is authorized as an edit, then
+ * the version as a publish, and both are audited.
+ */
+export function applyHandler(
+  options: ConfigServiceOptions,
+): Pick<ServiceImpl<typeof ConfigService>, "apply"> {
+  const { prisma, store, keyring, importer, onPublished } = options;
+  return {
+    async apply(request, context) {
+      const caller = callerOf(context);
+      const document = request.filename || "the document";
+      if (request.content.trim() === "")
+        throw new ConnectError(`${document} is empty: nothing to apply`, Code.InvalidArgument);
+      const imported = await readImport(importer, keyring, request, context.signal);
+      let snapshot: Awaited<ReturnType<typeof store.apply>>;
+      try {
+        snapshot = await store.apply({
+          ...guarded(context, "publish"),
+          message: request.message.trim() || `apply ${document}`,
+          prepare: async (_tx, latest) => withStoredEndpoints(latest, imported, document),
+          afterWrite: async (tx, applied) => {
+            const writes = writesBetween(applied.changes, applied.before, applied.after);
+            await authorizeWrites(tx, caller, writes, options.writePolicy);
+            await claimNewClusters(tx, caller, writes);
+            await auditWrites(tx, caller, ipOf(context), writes, { apply: document });
+          },
+        });
+      } catch (error) {
+        // Nothing to publish is not a failure: the configuration already holds the document.
+        if (error instanceof PublishError && error.code === "no-changes")
+          return { changes: [], warnings: [] };
+        throw toConnectError(error);
+      }
+      return publishResponse(prisma, snapshot, onPublished);
+    },
+  };
+}
