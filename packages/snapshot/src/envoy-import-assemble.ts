@@ -111,6 +111,16 @@ export interface ImportedAssignment {
   readonly missing: ImportError;
 }
 
+/** The error of a ClusterLoadAssignment for a cluster an earlier one in the document serves. */
+function secondAssignment(assignment: Normalized, name: string): ImportError {
+  return issueAt(
+    assignment.resource,
+    ["clusterName"],
+    "error",
+    `a second ClusterLoadAssignment for "${name}"`,
+  );
+}
+
 /**
  * The clusters of a document, and what of EDS it leaves to the stored configuration: its
  * assignments for clusters not in it (`assignments`), and its EDS clusters that came without one
@@ -147,14 +157,7 @@ export function importClusters(
         continue;
       }
       if (standaloneNames.has(name)) {
-        issues.push(
-          issueAt(
-            assignment.resource,
-            ["clusterName"],
-            "error",
-            `a second ClusterLoadAssignment for "${name}"`,
-          ),
-        );
+        issues.push(secondAssignment(assignment, name));
         continue;
       }
       const mapped = attempt(assignment, issues, () => assignmentFrom(assignment.json, []));
@@ -181,14 +184,7 @@ export function importClusters(
         ),
       });
     } else if (byEdsName.has(name)) {
-      issues.push(
-        issueAt(
-          assignment.resource,
-          ["clusterName"],
-          "error",
-          `a second ClusterLoadAssignment for "${name}"`,
-        ),
-      );
+      issues.push(secondAssignment(assignment, name));
     } else byEdsName.set(name, assignment);
   }
   const out: Imported<ClusterSpec>[] = [];

@@ -139,17 +139,32 @@ export async function authorizeWrites(
   writes: readonly ObjectWrite[],
   policy: WritePolicy = DEFAULT_WRITE_POLICY,
 ): Promise<void> {
+  await authorizeEdits(tx, principal, writes, writeOwner(tx, principal), (write) => {
+    if (principal.role !== "ADMIN") {
+      assertAllowed(localSourcesDecision(principal, localSourcesOf(write), policy.memberFileDirs));
+    }
+  });
+}
+
+/**
+ * Throws PermissionDenied unless `principal` may edit each object `writes` touches: clusters by
+ * the owner `ownerOf` says, virtual hosts by the domains their team owns; `also` adds a check.
+ */
+async function authorizeEdits(
+  tx: TransactionClient,
+  principal: Principal,
+  writes: readonly ObjectWrite[],
+  ownerOf: OwnerOf,
+  also: (write: ObjectWrite) => void = () => undefined,
+): Promise<void> {
   let ownership: DomainOwnership | undefined;
-  const ownerOf = writeOwner(tx, principal);
   for (const write of writes) {
     const change = await draftChangeOf(write, ownerOf);
     if (change.kind === "routeConfiguration") {
       ownership ??= await loadDomainOwnership(tx);
       assertAllowed(authorize(principal, "write", { ...change, ownership }));
     } else assertAllowed(authorize(principal, "write", change));
-    if (principal.role !== "ADMIN") {
-      assertAllowed(localSourcesDecision(principal, localSourcesOf(write), policy.memberFileDirs));
-    }
+    also(write);
   }
 }
 
@@ -284,15 +299,7 @@ export async function authorizeDiscard(
   latestVersion: number,
 ): Promise<void> {
   if (principal.role === "ADMIN") return;
-  const ownerOf = await publishOwner(tx, latestVersion);
-  let ownership: DomainOwnership | undefined;
-  for (const write of writes) {
-    const change = await draftChangeOf(write, ownerOf);
-    if (change.kind === "routeConfiguration") {
-      ownership ??= await loadDomainOwnership(tx);
-      assertAllowed(authorize(principal, "write", { ...change, ownership }));
-    } else assertAllowed(authorize(principal, "write", change));
-  }
+  await authorizeEdits(tx, principal, writes, await publishOwner(tx, latestVersion));
 }
 
 /**

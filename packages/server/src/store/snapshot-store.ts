@@ -671,6 +671,24 @@ export class SnapshotStore {
     return published;
   }
 
+  /** Writes `spec` (not the draft: a rollback's, an apply's) as the next version. */
+  #writeSpec(
+    tx: TransactionClient,
+    spec: ConfigSpec,
+    latest: LatestManifests | undefined,
+    input: WriteInput,
+  ): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
+    const objects = sourceObjects(spec);
+    return writeSnapshot(
+      tx,
+      { spec: specFromSources(objects), objects },
+      latest,
+      undefined,
+      input,
+      this.keyring,
+    );
+  }
+
   /**
    * Publishes the draft as the next version, in one transaction: either the whole snapshot is
    * written or nothing is (a failed publish changes nothing).
@@ -830,20 +848,12 @@ export class SnapshotStore {
           specFromSources(sourceObjects(result).filter((o) => touched.has(`${o.kind}/${o.name}`))),
         );
         await input.afterWrite(tx, { changes, before: base, after: result });
-        const objects = sourceObjects(result);
-        return writeSnapshot(
-          tx,
-          { spec: specFromSources(objects), objects },
-          latest,
-          undefined,
-          {
-            author: input.author,
-            message: input.message,
-            authorize: input.authorize,
-            audit: input.audit,
-          },
-          this.keyring,
-        );
+        return this.#writeSpec(tx, result, latest, {
+          author: input.author,
+          message: input.message,
+          authorize: input.authorize,
+          audit: input.audit,
+        });
       }),
     );
   }
@@ -924,22 +934,14 @@ export class SnapshotStore {
           await publishedClusterOwners(tx, input.version),
           spec.clusters.map((cluster) => cluster.name).filter((name) => !existing.has(name)),
         );
-        const objects = sourceObjects(spec);
-        return writeSnapshot(
-          tx,
-          { spec: specFromSources(objects), objects },
-          latest,
-          undefined,
-          {
-            author: input.author,
-            message: input.message || `Roll back to version ${input.version}`,
-            baseVersion: input.baseVersion,
-            rolledBackFrom: input.version,
-            authorize: input.authorize,
-            audit: input.audit,
-          },
-          this.keyring,
-        );
+        return this.#writeSpec(tx, spec, latest, {
+          author: input.author,
+          message: input.message || `Roll back to version ${input.version}`,
+          baseVersion: input.baseVersion,
+          rolledBackFrom: input.version,
+          authorize: input.authorize,
+          audit: input.audit,
+        });
       }),
     );
   }
