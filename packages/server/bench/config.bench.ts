@@ -3,9 +3,9 @@
  * on it in a real PostgreSQL. Run with `npm run bench` (root); prints a table and writes JSON.
  */
 import { createTestDatabase } from "@switchyard/db/testing";
-import { compile, validate } from "@switchyard/snapshot";
+import { compile, registerEndpoints, validate } from "@switchyard/snapshot";
 import { largeConfigSpec, routeSpec } from "@switchyard/snapshot/fixtures";
-import { writeObjects, writeRouteConfiguration } from "../src/store/draft-store.js";
+import { writeCluster, writeObjects, writeRouteConfiguration } from "../src/store/draft-store.js";
 import { SnapshotStore } from "../src/store/snapshot-store.js";
 
 export interface Figure {
@@ -59,6 +59,88 @@ async function compileFigures(size: number, target: string | undefined): Promise
   ];
 }
 
+const EMPTY_FRAGMENT = {
+  clusters: [],
+  listeners: [],
+  routeConfigurations: [],
+  runtimeLayers: [],
+  secrets: [],
+} as const;
+
+/**
+ * Endpoint registration (ConfigService.SetEndpoints' transaction: one cluster's endpoints applied
+ * on top of the latest version and published) on a config of `size` clusters and routes, beside
+ * its floor in the same run: publishing the same one-cluster change made in the draft.
+ */
+export async function endpointFigures(size: number): Promise<Figure[]> {
+  const spec = largeConfigSpec(size, size);
+  const database = await createTestDatabase();
+  try {
+    await database.prisma.$transaction((tx) => writeObjects(tx, spec), { timeout: 600_000 });
+    const store = new SnapshotStore(database.prisma);
+    await store.publishDraft({ message: "initial", author: "bench" });
+    const endpoint = (i: number) => ({
+      address: `10.9.${Math.floor(i / 250)}.${i % 250}`,
+      port: 8080,
+      weight: null,
+      healthStatus: "HEALTHY" as const,
+      region: "",
+      zone: "",
+      subZone: "",
+      priority: 0,
+    });
+    const registrations: number[] = [];
+    const floor: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const name = spec.clusters[(i * 37) % spec.clusters.length]?.name ?? "";
+      const [, ms] = await timed(() =>
+        store.apply({
+          author: "bench",
+          message: `endpoints add ${name}`,
+          prepare: async (_tx, latest) => {
+            const cluster = latest.clusters.find((c) => c.name === name);
+            if (!cluster) throw new Error(`no cluster ${name}`);
+            return {
+              ...EMPTY_FRAGMENT,
+              clusters: [registerEndpoints(cluster, "add", [endpoint(i)])],
+            };
+          },
+          afterWrite: async () => {},
+        }),
+      );
+      if (i > 0) registrations.push(ms);
+      // The floor: the same kind of change, made in the draft and published from it.
+      const other = spec.clusters[(i * 37 + 11) % spec.clusters.length];
+      if (!other) throw new Error("no cluster");
+      const changed = registerEndpoints(other, "add", [endpoint(500 + i)]);
+      await database.prisma.$transaction((tx) => writeCluster(tx, changed));
+      const [, floorMs] = await timed(() =>
+        store.publishDraft({ message: `draft change ${i}`, author: "bench" }),
+      );
+      if (i > 0) floor.push(floorMs);
+    }
+    const label = labelOf(size, size);
+    const registration = median(registrations);
+    const published = median(floor);
+    return [
+      {
+        name: `register one cluster's endpoints on ${label} (SetEndpoints' transaction), median of 10`,
+        value: registration,
+        unit: "ms",
+        target: "< 100 ms",
+        note: `×${(registration / published).toFixed(1)} the floor`,
+      },
+      {
+        name: `floor: publish the same one-cluster change from the draft on ${label}, median of 10`,
+        value: published,
+        unit: "ms",
+      },
+    ];
+  } finally {
+    await database.drop();
+  }
+}
+
 export async function configBench(clusters = 10_000, routes = 10_000): Promise<Figure[]> {
   const figures: Figure[] = [];
   const spec = largeConfigSpec(clusters, routes);
@@ -67,6 +149,7 @@ export async function configBench(clusters = 10_000, routes = 10_000): Promise<F
   // the 1,000 after it runs warm.
   figures.push(...(await compileFigures(clusters, "< 1000 ms")));
   figures.push(...(await compileFigures(1_000, undefined)));
+  figures.push(...(await endpointFigures(1_000)));
 
   const database = await createTestDatabase();
   try {

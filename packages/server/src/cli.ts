@@ -7,6 +7,8 @@ import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, connectAccess, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
+import type { EndpointOptions } from "./cli/endpoint-commands.js";
+import * as endpointCommands from "./cli/endpoint-commands.js";
 import { KIND_HELP } from "./cli/kinds.js";
 import * as reviewCommands from "./cli/review-commands.js";
 import * as secretCommands from "./cli/secret-commands.js";
@@ -652,12 +654,27 @@ export function createCli(): Command {
     .option("-R, --recursive", "read the directories below each -f directory too")
     .option("-m, --message <message>", "the version's message (default: apply FILE)")
     .option("--draft", "only add to the draft; publish later with `switchyard publish`")
+    .option(
+      "--prune",
+      "also delete the clusters, listeners, route configurations, secrets and runtime layers the files do not hold (a member: only their team's), listed before they are deleted",
+    )
+    .option(
+      "-l, --selector <terms>",
+      "with --prune: delete only objects matching every term: kind=K, team=T, name=N or name=PREFIX*, comma-separated",
+    )
     .action(
       clientAction(
         program,
         (
           client,
-          options: { file: string[]; draft?: boolean; recursive?: boolean; message?: string },
+          options: {
+            file: string[];
+            draft?: boolean;
+            recursive?: boolean;
+            message?: string;
+            prune?: boolean;
+            selector?: string;
+          },
         ) => commands.apply(client, stdout, options.file, options),
       ),
     );
@@ -755,6 +772,8 @@ export function createCli(): Command {
       [] as string[],
     )
     .option("-R, --recursive", "with -f: read the directories below each directory too")
+    .option("--prune", "with -f: also show what apply --prune would delete")
+    .option("-l, --selector <terms>", "with --prune: as apply's")
     .action(
       clientAction(
         program,
@@ -766,6 +785,8 @@ export function createCli(): Command {
             output?: string;
             file: string[];
             recursive?: boolean;
+            prune?: boolean;
+            selector?: string;
           },
         ) => {
           if (options.file.length === 0) return commands.showDiff(client, stdout, options);
@@ -855,6 +876,48 @@ export function createCli(): Command {
     .action(
       clientAction(program, (client, objects: string[]) =>
         commands.discard(client, stdout, objects),
+      ),
+    );
+  const endpoints = program
+    .command("endpoints")
+    .description(
+      "register endpoints from deploy scripts: each call publishes one cluster's endpoints alone, on top of the latest version",
+    );
+  for (const [operation, what] of [
+    ["set", "make the cluster's endpoints exactly these"],
+    ["add", "register these endpoints (one already registered is replaced)"],
+    ["remove", "deregister these endpoints (one not registered is nothing to do)"],
+  ] as const) {
+    endpoints
+      .command(operation)
+      .description(what)
+      .argument("<cluster>", "a published cluster")
+      .argument(
+        operation === "set" ? "[endpoints...]" : "<endpoints...>",
+        "ADDRESS:PORT ([::1]:8080 for IPv6)",
+      )
+      .option("--region <region>", "their locality's region")
+      .option("--zone <zone>", "their locality's zone")
+      .option("--sub-zone <subZone>", "their locality's sub-zone")
+      .option("--priority <n>", "their locality's priority (default 0)")
+      .option("--weight <n>", "their load-balancing weight")
+      .option("--health <status>", "healthy, unhealthy, draining, timeout, degraded or unknown")
+      .option("-m, --message <message>", "the version's message")
+      .action(
+        clientAction(
+          program,
+          (client, cluster: string, addresses: string[], options: EndpointOptions) =>
+            endpointCommands.setEndpoints(client, stdout, operation, cluster, addresses, options),
+        ),
+      );
+  }
+  endpoints
+    .command("get")
+    .description("list a cluster's endpoints with their locality, weight and health")
+    .argument("<cluster>")
+    .action(
+      clientAction(program, (client, cluster: string) =>
+        endpointCommands.listEndpoints(client, stdout, cluster),
       ),
     );
   program

@@ -83,6 +83,7 @@ const EXPECTED: Record<string, Set<Who>> = {
       "Rollback",
       "DiscardDraft",
       "Apply",
+      "SetEndpoints",
       "RequestReview",
       "WithdrawReview",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, TEAM_WRITE]),

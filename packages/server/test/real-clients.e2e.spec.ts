@@ -106,14 +106,23 @@ describe.each(REAL_CLIENTS)("a real client (%s) follows what is published", (_na
     await Promise.all([blue?.stop(), green?.stop(), flaky?.stop()]);
   });
 
-  it("sends RPCs to the endpoint a cluster moved to, with no route change", async () => {
-    await harness.api().updateCluster(shopCluster("blue", green));
-    await publish("blue's endpoint moves to the green backend");
+  it("sends RPCs to the backends a deploy script registers with `switchyard endpoints`, with no route change", async () => {
+    const token = await harness.token();
+    const endpoints = (...args: string[]) => runCli(harness.baseUrl, token, "endpoints", ...args);
+    const moved = await endpoints("set", "blue", `127.0.0.1:${green.port}`);
+    expect(moved.stderr).toBe("");
+    expect(moved.stdout).toMatch(/0 added, 1 modified, 0 removed\n {2}modified cluster blue\n/);
     await untilAnswerIs(client, "green");
 
-    await harness.api().updateCluster(shopCluster("blue", blue));
-    await publish("blue's endpoint back");
-    await untilAnswerIs(client, "blue");
+    // Blue's backend registered beside green, then green deregistered: RPCs end on blue alone
+    // (round robin over both would alternate).
+    expect((await endpoints("add", "blue", `127.0.0.1:${blue.port}`)).stderr).toBe("");
+    expect((await endpoints("remove", "blue", `127.0.0.1:${green.port}`)).stderr).toBe("");
+    await until(
+      async () => Promise.all(Array.from({ length: 6 }, () => client.call())),
+      (answers) => answers.every((answer) => answer === "blue"),
+      "every RPC answered by blue",
+    );
   });
 
   it("a cluster deleted after its route moved away is no longer held: `switchyard wait` succeeds for the versions after", async () => {

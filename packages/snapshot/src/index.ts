@@ -9,6 +9,12 @@ export {
   type NodeSelector,
 } from "./compile.js";
 export {
+  type EndpointOperation,
+  type RegisteredEndpoint,
+  registerEndpoints,
+  registrationProblems,
+} from "./endpoint-registration.js";
+export {
   EnvoyExportError,
   type ExportOptions,
   envoyResourceJson,

@@ -99,6 +99,13 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     Rollback: { t: "per-object", action: "rollback", roles: ["ADMIN", "MEMBER"], scope: "publish" },
     // Each object as an edit of it (needs config:write), then the version as a publish.
     Apply: { t: "per-object", action: "publish", roles: ["ADMIN", "MEMBER"], scope: "publish" },
+    // As Apply: the cluster's change as an edit of it, then the version as a publish.
+    SetEndpoints: {
+      t: "per-object",
+      action: "publish",
+      roles: ["ADMIN", "MEMBER"],
+      scope: "publish",
+    },
     // Each object's change undone is authorized as an edit of it (config-guard.ts).
     DiscardDraft: teamWrite,
     // Review requests: whoever may publish the draft (or may once reviewed) asks; the requester

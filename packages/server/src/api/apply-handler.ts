@@ -7,10 +7,12 @@ import {
   writesBetween,
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
-import { PublishError } from "../store/snapshot-store.js";
+import { ApplyDryRun, PublishError } from "../store/snapshot-store.js";
 import type { ConfigServiceOptions } from "./config-service.js";
 import { readImport, withStoredEndpoints } from "./draft-handlers.js";
-import { toConnectError } from "./errors.js";
+import { issueMessage, toConnectError } from "./errors.js";
+import { objectChanges } from "./object-changes.js";
+import { pruneDeletions } from "./prune-deletions.js";
 import { guarded, publishResponse } from "./publish-handlers.js";
 
 /**
@@ -37,6 +39,9 @@ export function applyHandler(
           ...guarded(context, "publish"),
           message: request.message.trim() || `apply ${document}`,
           prepare: async (_tx, latest) => withStoredEndpoints(latest, imported, document),
+          remove: (tx, latest, version, fragment) =>
+            pruneDeletions(tx, caller, latest, version, fragment, request.prune),
+          dryRun: request.dryRun,
           afterWrite: async (tx, applied) => {
             const writes = writesBetween(applied.changes, applied.before, applied.after);
             await authorizeWrites(tx, caller, writes, options.writePolicy);
@@ -48,6 +53,11 @@ export function applyHandler(
         // Nothing to publish is not a failure: the configuration already holds the document.
         if (error instanceof PublishError && error.code === "no-changes")
           return { changes: [], warnings: [] };
+        if (error instanceof ApplyDryRun)
+          return {
+            changes: await objectChanges(error.changes, error),
+            warnings: error.issues.map(issueMessage),
+          };
         throw toConnectError(error);
       }
       return publishResponse(prisma, snapshot, onPublished);

@@ -7,6 +7,7 @@ import type { SecretKeyring } from "../secrets-key.js";
 import type { PublishedSnapshot, SnapshotStore } from "../store/snapshot-store.js";
 import { applyHandler } from "./apply-handler.js";
 import { draftHandlers } from "./draft-handlers.js";
+import { endpointsHandler } from "./endpoints-handler.js";
 import { publishHandlers } from "./publish-handlers.js";
 
 export interface ConfigServiceOptions {
@@ -30,5 +31,6 @@ export function createConfigService(
     ...draftHandlers(options),
     ...publishHandlers(options.prisma, options.store, options.onPublished),
     ...applyHandler(options),
+    ...endpointsHandler(options),
   } as ServiceImpl<typeof ConfigService>;
 }

@@ -4,7 +4,6 @@ import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   ConfigFormat,
   type ConfigService,
-  ResourceKind,
   type RouteConfiguration,
   RouteConfigurationView,
 } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -84,7 +83,8 @@ import {
   runtimeLayerMessageOf,
   runtimeLayerSpecOf,
 } from "./model-mapping.js";
-import { objectChanges } from "./object-changes.js";
+import { objectChanges, sourceKindOf } from "./object-changes.js";
+import { pruneDeletions, withoutPruned } from "./prune-deletions.js";
 import { version as storedVersion } from "./publish-handlers.js";
 import { secretHandlers } from "./secret-handlers.js";
 import { listSummaries, type SummarySources } from "./summaries.js";
@@ -245,26 +245,6 @@ function crud<
       return {};
     },
   };
-}
-
-const kindOfResource: Record<ResourceKind, SourceKind | undefined> = {
-  [ResourceKind.UNSPECIFIED]: undefined,
-  [ResourceKind.CLUSTER]: "cluster",
-  [ResourceKind.LISTENER]: "listener",
-  [ResourceKind.ROUTE_CONFIGURATION]: "routeConfiguration",
-  [ResourceKind.NODE_GROUP]: "nodeGroup",
-  [ResourceKind.RUNTIME_LAYER]: "runtimeLayer",
-  [ResourceKind.SECRET]: "secret",
-};
-
-export function sourceKindOf(kind: ResourceKind): SourceKind {
-  const sourceKind = kindOfResource[kind];
-  if (!sourceKind)
-    throw new ConnectError(
-      "kind is required (cluster, listener, route configuration, node group, runtime layer or secret)",
-      Code.InvalidArgument,
-    );
-  return sourceKind;
 }
 
 /** Reads the draft (version 0) or a published version's content. */
@@ -475,8 +455,10 @@ export function draftHandlers(options: {
         prisma.$transaction(
           async (tx) => {
             const before = await readConfigSpec(tx);
-            await writeObjects(tx, withStoredEndpoints(before, imported, document));
-            const after = await readConfigSpec(tx);
+            const fragment = withStoredEndpoints(before, imported, document);
+            const pruned = await pruneDeletions(tx, caller, before, 0, fragment, request.prune);
+            await writeObjects(tx, fragment);
+            const after = withoutPruned(await readConfigSpec(tx), pruned);
             // Each object the import changes is a write of its own: a member imports only
             // what their team owns.
             const writes = writesBetween(
@@ -492,6 +474,8 @@ export function draftHandlers(options: {
             await auditWrites(tx, caller, ipOf(context), writes, {
               import: request.filename || "document",
             });
+            // Deleted once authorized: the check reads a cluster's owner from its row.
+            for (const object of pruned) await deleteObject(tx, object.kind, object.name);
             const result = { before, after };
             // A dry run measures the effect inside the transaction, then rolls it back.
             if (request.dryRun) throw new DryRun(result);

@@ -37,7 +37,7 @@ import type {
 
 type EnumObject = Record<string, string | number>;
 
-function enumName<T extends string>(values: EnumObject, value: number, fallback: T): T {
+export function enumName<T extends string>(values: EnumObject, value: number, fallback: T): T {
   const name = values[value];
   return typeof name === "string" && name !== "UNSPECIFIED" ? (name as T) : fallback;
 }

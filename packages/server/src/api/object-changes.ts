@@ -25,6 +25,27 @@ export const resourceKindOf: Record<SourceKind, ResourceKind> = {
   secret: ResourceKind.SECRET,
 };
 
+const kindOfResource: Record<ResourceKind, SourceKind | undefined> = {
+  [ResourceKind.UNSPECIFIED]: undefined,
+  [ResourceKind.CLUSTER]: "cluster",
+  [ResourceKind.LISTENER]: "listener",
+  [ResourceKind.ROUTE_CONFIGURATION]: "routeConfiguration",
+  [ResourceKind.NODE_GROUP]: "nodeGroup",
+  [ResourceKind.RUNTIME_LAYER]: "runtimeLayer",
+  [ResourceKind.SECRET]: "secret",
+};
+
+/** The stored kind of an API kind; InvalidArgument when it is unspecified. */
+export function sourceKindOf(kind: ResourceKind): SourceKind {
+  const sourceKind = kindOfResource[kind];
+  if (!sourceKind)
+    throw new ConnectError(
+      "kind is required (cluster, listener, route configuration, node group, runtime layer or secret)",
+      Code.InvalidArgument,
+    );
+  return sourceKind;
+}
+
 const changeTypeOf = {
   added: ChangeType.ADDED,
   modified: ChangeType.MODIFIED,

@@ -4,10 +4,11 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ConfigService,
+  ResourceKind,
   type SnapshotInfo,
   SnapshotInfoSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { ConfigSpec, SourceKind } from "@switchyard/snapshot";
+import type { ConfigSpec } from "@switchyard/snapshot";
 import {
   auditWrites,
   authorizeDiscard,
@@ -28,7 +29,7 @@ import {
   specOfVersion,
 } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
-import { objectChanges, resourceKindOf, selectChanges } from "./object-changes.js";
+import { objectChanges, selectChanges, sourceKindOf } from "./object-changes.js";
 import { reviewHandlers } from "./review-handlers.js";
 
 /**
@@ -78,11 +79,6 @@ export function snapshotInfo(record: SnapshotRecord): SnapshotInfo {
     removed: count("removed"),
   });
 }
-
-/** A request's ResourceKind as the store names kinds. */
-const sourceKindOf = new Map(
-  Object.entries(resourceKindOf).map(([kind, resource]) => [resource, kind as SourceKind]),
-);
 
 /** The latest published version (0: none yet), as a discard authorizes against it. */
 async function latestVersionOf(tx: TransactionClient): Promise<number> {
@@ -229,13 +225,12 @@ export function publishHandlers(
         request.objects.length === 0
           ? undefined
           : request.objects.map((object, index) => {
-              const kind = sourceKindOf.get(object.kind);
-              if (kind === undefined || object.name === "")
+              if (object.kind === ResourceKind.UNSPECIFIED || object.name === "")
                 throw new ConnectError(
                   `objects[${index}]: name an object by its kind and name`,
                   Code.InvalidArgument,
                 );
-              return { kind, name: object.name };
+              return { kind: sourceKindOf(object.kind), name: object.name };
             });
       let sides: { before: ConfigSpec; after: ConfigSpec } | undefined;
       const result = await translated(() =>

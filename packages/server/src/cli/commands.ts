@@ -108,18 +108,29 @@ function outputFormat(
 }
 
 /**
- * `switchyard apply -f PATH... [-R] [--draft]`: the files (directories' .yaml, .yml and .json
- * files; `-` for standard input) as one set. Without --draft they are applied on top of the
- * latest version and published in one server-side transaction (ConfigService.Apply): a refusal
- * changes nothing, and someone's pending draft is left as it is unless it touches the same
- * objects. With --draft they are only imported into the draft.
+ * `switchyard apply -f PATH... [-R] [--draft] [--prune [--selector S]]`: the files (directories'
+ * .yaml, .yml and .json files; `-` for standard input) as one set. Without --draft they are
+ * applied on top of the latest version and published in one server-side transaction
+ * (ConfigService.Apply): a refusal changes nothing, and someone's pending draft is left as it is
+ * unless it touches the same objects. With --draft they are only imported into the draft.
+ *
+ * With --prune, what the files do not hold is deleted (within the selector, and a member's team):
+ * a dry run lists the deletions first, and the apply is refused if it would delete anything else.
  */
 export async function apply(
   client: ConfigClient,
   output: Output,
   files: readonly string[],
-  options: { draft?: boolean; recursive?: boolean; message?: string },
+  options: {
+    draft?: boolean;
+    recursive?: boolean;
+    message?: string;
+    prune?: boolean;
+    selector?: string;
+  },
 ): Promise<void> {
+  if (options.selector !== undefined && !options.prune)
+    throw new CliError("--selector narrows what --prune deletes: add --prune");
   const sources = readApplySources(files, options.recursive === true);
   const { content, locate } = joinSources(sources);
   const filename =
@@ -129,11 +140,44 @@ export async function apply(
         : path.basename(sources[0]?.name ?? "")
       : `${sources.length} files`;
   const sent = { content, filename: sources.length === 1 ? filename : "apply.yaml" };
-  if (options.draft) {
-    const imported = await client.import(sent).catch((error: unknown) => {
+  const located = <T>(call: Promise<T>): Promise<T> =>
+    call.catch((error: unknown) => {
       throw withLocations(error, locate);
     });
-    for (const issue of imported.issues) output.out(`${located(issue, locate)}\n`);
+  const selector = options.selector ?? "";
+  /** The deletions a dry run finds, printed before the apply that is held to them. */
+  const listPrune = async (
+    dryRun: () => Promise<{ changes: readonly ObjectChange[] }>,
+  ): Promise<{
+    prune?: {
+      selector: string;
+      listed: boolean;
+      deletions: { kind: ResourceKind; name: string }[];
+    };
+  }> => {
+    if (!options.prune) return {};
+    const deletions = (await located(dryRun())).changes.filter(
+      (change) => change.change === ChangeType.REMOVED,
+    );
+    output.out(
+      deletions.length === 0
+        ? `${filename}: nothing to prune${selector ? ` (selector ${selector})` : ""}\n`
+        : `${filename}: pruning ${deletions.length} object${deletions.length === 1 ? "" : "s"} the files do not hold${selector ? ` (selector ${selector})` : ""}:\n${changeLines(deletions)}`,
+    );
+    return {
+      prune: {
+        selector,
+        listed: true,
+        deletions: deletions.map(({ kind, name }) => ({ kind, name })),
+      },
+    };
+  };
+  if (options.draft) {
+    const pruning = await listPrune(() =>
+      client.import({ ...sent, dryRun: true, prune: { selector } }),
+    );
+    const imported = await located(client.import({ ...sent, ...pruning }));
+    for (const issue of imported.issues) output.out(`${locatedIssue(issue, locate)}\n`);
     if (imported.changes.length === 0) {
       output.out(`${filename}: no changes (already up to date)\n`);
       return;
@@ -146,11 +190,12 @@ export async function apply(
     );
     return;
   }
-  const published = await client
-    .apply({ ...sent, message: options.message ?? `apply ${filename}` })
-    .catch((error: unknown) => {
-      throw withLocations(error, locate);
-    });
+  const pruning = await listPrune(() =>
+    client.apply({ ...sent, dryRun: true, prune: { selector } }),
+  );
+  const published = await located(
+    client.apply({ ...sent, ...pruning, message: options.message ?? `apply ${filename}` }),
+  );
   if (published.snapshot === undefined) {
     output.out(`${filename}: no changes (the latest version already holds it)\n`);
     return;
@@ -163,7 +208,7 @@ export async function apply(
 }
 
 /** An issue as the CLI prints it, with the file and line it is at when the server says. */
-function located(issue: Issue, locate: (line: number) => string | undefined): string {
+function locatedIssue(issue: Issue, locate: (line: number) => string | undefined): string {
   const at = locate(issue.line);
   return `${formatIssue(issue)}${at ? ` [${at}${issue.column > 0 ? `:${issue.column}` : ""}]` : ""}`;
 }
@@ -173,7 +218,9 @@ function withLocations(error: unknown, locate: (line: number) => string | undefi
   const connectError = ConnectError.from(error);
   const details = connectError.findDetails(ValidationErrorsSchema);
   if (details.length === 0) return error;
-  const lines = details.flatMap((detail) => detail.issues.map((issue) => located(issue, locate)));
+  const lines = details.flatMap((detail) =>
+    detail.issues.map((issue) => locatedIssue(issue, locate)),
+  );
   return new CliError(`${connectError.rawMessage}\n${lines.join("\n")}`);
 }
 
@@ -293,8 +340,10 @@ export async function diffFiles(
   client: ConfigClient,
   output: Output,
   files: readonly string[],
-  options: { recursive?: boolean },
+  options: { recursive?: boolean; prune?: boolean; selector?: string },
 ): Promise<0 | 1 | 2> {
+  if (options.selector !== undefined && !options.prune)
+    throw new CliError("--selector narrows what --prune deletes: add --prune");
   const sources = readApplySources(files, options.recursive === true);
   const { content, locate } = joinSources(sources);
   const name = sources.length === 1 ? (sources[0]?.name ?? "") : `${sources.length} files`;
@@ -305,13 +354,14 @@ export async function diffFiles(
       filename: sources.length === 1 ? path.basename(name) : "apply.yaml",
       dryRun: true,
       validate: true,
+      ...(options.prune ? { prune: { selector: options.selector ?? "" } } : {}),
     });
   } catch (error) {
     const connectError = ConnectError.from(error);
     if (connectError.code !== Code.InvalidArgument) throw error;
     output.out(`${name}: cannot be applied: ${connectError.rawMessage}\n`);
     for (const detail of connectError.findDetails(ValidationErrorsSchema))
-      for (const issue of detail.issues) output.out(`${located(issue, locate)}\n`);
+      for (const issue of detail.issues) output.out(`${locatedIssue(issue, locate)}\n`);
     return 2;
   }
   const errors = response.issues.filter((issue) => issue.severity === Severity.ERROR);
@@ -321,7 +371,7 @@ export async function diffFiles(
       : `${name}: ${summarizeChanges(response.changes)}\n\n`,
   );
   for (const change of response.changes) output.out(patchOf(change));
-  for (const issue of response.issues) output.out(`${located(issue, locate)}\n`);
+  for (const issue of response.issues) output.out(`${locatedIssue(issue, locate)}\n`);
   return errors.length > 0 ? 2 : response.changes.length > 0 ? 1 : 0;
 }
 

@@ -18,9 +18,12 @@ import {
   type SourceChange,
   type SourceKind,
   type SourceManifest,
+  type SourceObject,
   sourceManifest,
+  sourceObject,
   sourceObjects,
   specFromSources,
+  specOfSource,
   TYPE_ORDER,
   TypeUrl,
   type ValidationIssue,
@@ -323,25 +326,75 @@ export type PublishHook = (
   latestVersion: number,
 ) => Promise<void>;
 
-/** `base` with the objects of `fragment` in place of (or beside) those of the same name. */
-function mergeSpec(base: ConfigSpec, fragment: ConfigSpecFragment): ConfigSpec {
-  const merged = <T extends { readonly name: string }>(
-    kept: readonly T[],
-    given: readonly T[] | undefined,
-  ): T[] => {
-    const byName = new Map(kept.map((object) => [object.name, object]));
-    for (const object of given ?? []) byName.set(object.name, object);
-    return [...byName.values()];
-  };
-  return {
-    ...base,
-    clusters: merged(base.clusters, fragment.clusters),
-    listeners: merged(base.listeners, fragment.listeners),
-    routeConfigurations: merged(base.routeConfigurations, fragment.routeConfigurations),
-    nodeGroups: base.nodeGroups,
-    runtimeLayers: merged(base.runtimeLayers, fragment.runtimeLayers),
-    secrets: merged(base.secrets, fragment.secrets),
-  };
+/** What #publish's work gives: the version written, and the content it holds. */
+interface Written {
+  readonly published: PublishedSnapshot;
+  readonly manifests: LatestManifests;
+  readonly content: DraftRead;
+}
+
+/** The ConfigSpec field of each kind an apply may write (never node groups). */
+const APPLIED_FIELDS = [
+  ["cluster", "clusters"],
+  ["listener", "listeners"],
+  ["routeConfiguration", "routeConfigurations"],
+  ["runtimeLayer", "runtimeLayers"],
+  ["secret", "secrets"],
+] as const;
+
+/**
+ * `base` with the objects of `fragment` in place of (or beside) those of the same name, and the
+ * `removed` ones gone. An object whose content is unchanged stays the same instance, with its
+ * source object: only what changed is serialized, and compiled (CompileMemo).
+ */
+function appliedContent(
+  base: DraftRead,
+  fragment: ConfigSpecFragment,
+  removed: readonly { readonly kind: SourceKind; readonly name: string }[],
+): DraftRead {
+  const keyOf = (kind: SourceKind, name: string) => `${kind}/${name}`;
+  const sources = new Map(base.objects.map((o) => [keyOf(o.kind, o.name), o]));
+  const spec: Record<string, unknown[]> = {};
+  const replaced = new Map<string, SourceObject>();
+  for (const [kind, field] of APPLIED_FIELDS) {
+    const byName = new Map<string, unknown>(base.spec[field].map((o) => [o.name, o]));
+    for (const object of fragment[field] as readonly { readonly name: string }[]) {
+      const source = sourceObject(kind, object.name, object);
+      if (sources.get(keyOf(kind, object.name))?.key === source.key) continue;
+      replaced.set(keyOf(kind, object.name), source);
+      byName.set(object.name, specOfSource(kind, source.json));
+    }
+    for (const object of removed) if (object.kind === kind) byName.delete(object.name);
+    spec[field] = [...byName.values()];
+  }
+  const gone = new Set(removed.map((o) => keyOf(o.kind, o.name)));
+  const objects = [
+    ...base.objects
+      .filter((o) => !gone.has(keyOf(o.kind, o.name)))
+      .map((o) => replaced.get(keyOf(o.kind, o.name)) ?? o),
+    ...[...replaced.values()].filter((o) => !sources.has(keyOf(o.kind, o.name))),
+  ].sort(
+    (a, b) =>
+      SOURCE_KINDS.indexOf(a.kind) - SOURCE_KINDS.indexOf(b.kind) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+  return { spec: { ...base.spec, ...spec } as ConfigSpec, objects };
+}
+
+/**
+ * What an apply's dry run found, thrown to roll its transaction back: the changes it would
+ * publish, the specs before and after, and the validation's warnings.
+ */
+export class ApplyDryRun extends Error {
+  override readonly name = "ApplyDryRun";
+  constructor(
+    readonly changes: readonly SourceChange[],
+    readonly before: ConfigSpec,
+    readonly after: ConfigSpec,
+    readonly issues: readonly ValidationIssue[],
+  ) {
+    super("dry run");
+  }
 }
 
 /** What a discard undoes: the draft's changes, the draft and the published spec. */
@@ -634,6 +687,11 @@ const VALIDATION_REUSE_MS = 60_000;
 export class SnapshotStore {
   readonly draft = new DraftCache();
   #latest: LatestManifests | undefined;
+  /**
+   * The latest version's content as applies build on it, kept once committed: its objects are
+   * the same instances from one apply to the next, so an apply compiles only what it changed.
+   */
+  #latestContent: { readonly version: number; readonly read: DraftRead } | undefined;
   /** The last draft validated (validateDraft), by the draft's revision. */
   #validated:
     | { readonly revision: string; readonly at: number; readonly report: ValidationReport }
@@ -658,35 +716,38 @@ export class SnapshotStore {
   }
 
   async #publish(
-    work: (
-      tx: TransactionClient,
-      latest: LatestManifests | undefined,
-    ) => Promise<{ published: PublishedSnapshot; manifests: LatestManifests }>,
+    work: (tx: TransactionClient, latest: LatestManifests | undefined) => Promise<Written>,
   ): Promise<PublishedSnapshot> {
-    const { published, manifests } = await inPublishTransaction(this.#prisma, async (tx) =>
+    const { published, manifests, content } = await inPublishTransaction(this.#prisma, async (tx) =>
       work(tx, await latestManifests(tx, this.#latest)),
     );
-    // Only once committed: the cache must never hold a version that was rolled back.
+    // Only once committed: the caches must never hold a version that was rolled back.
     this.#latest = manifests;
+    this.#latestContent = { version: manifests.version, read: content };
     return published;
   }
 
-  /** Writes `spec` (not the draft: a rollback's, an apply's) as the next version. */
-  #writeSpec(
+  /** The latest version's content (none: version 0), from the cache when it is that version. */
+  async #latestRead(tx: TransactionClient, version: number): Promise<DraftRead> {
+    if (version === 0) return { spec: specFromSources([]), objects: [] };
+    const cached = this.#latestContent;
+    if (cached?.version === version) return cached.read;
+    const objects = sourceObjects(await specOfVersion(tx, version));
+    return { spec: specFromSources(objects), objects };
+  }
+
+  /**
+   * Writes `content` (not the draft: a rollback's, an apply's) as the next version, compiled with
+   * the draft's memo: objects that are the same instances as last time are not encoded again.
+   */
+  async #writeContent(
     tx: TransactionClient,
-    spec: ConfigSpec,
+    content: DraftRead,
     latest: LatestManifests | undefined,
     input: WriteInput,
-  ): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
-    const objects = sourceObjects(spec);
-    return writeSnapshot(
-      tx,
-      { spec: specFromSources(objects), objects },
-      latest,
-      undefined,
-      input,
-      this.keyring,
-    );
+  ): Promise<Written> {
+    const written = await writeSnapshot(tx, content, latest, this.draft.memo, input, this.keyring);
+    return { ...written, content };
   }
 
   /**
@@ -695,9 +756,18 @@ export class SnapshotStore {
    */
   publishDraft(input: PublishInput): Promise<PublishedSnapshot> {
     return this.#timed("publish", () =>
-      this.#publish(async (tx, latest) =>
-        writeSnapshot(tx, await this.draft.read(tx), latest, this.draft.memo, input, this.keyring),
-      ),
+      this.#publish(async (tx, latest) => {
+        const content = await this.draft.read(tx);
+        const written = await writeSnapshot(
+          tx,
+          content,
+          latest,
+          this.draft.memo,
+          input,
+          this.keyring,
+        );
+        return { ...written, content };
+      }),
     );
   }
 
@@ -796,7 +866,8 @@ export class SnapshotStore {
    * nor disturbed; only an object both touch is a conflict, refused naming it.
    *
    * `prepare` gives the objects to apply (a fragment of a spec), knowing the latest version's
-   * spec; `afterWrite` runs once they are in the draft, with the writes they made there
+   * spec, and `remove` the objects it deletes (a prune's); `afterWrite` runs once the objects are
+   * written to the draft (the removed ones still there, then deleted), with the writes made there
    * (authorization of each object, new clusters' owners, the audit of the edits), before the
    * version is checked (publish authorization, validation) and written.
    */
@@ -804,6 +875,15 @@ export class SnapshotStore {
     readonly author: string;
     readonly message: string;
     readonly prepare: (tx: TransactionClient, latest: ConfigSpec) => Promise<ConfigSpecFragment>;
+    /** The objects of the latest version the apply deletes (a prune's), given what it writes. */
+    readonly remove?: (
+      tx: TransactionClient,
+      latest: ConfigSpec,
+      version: number,
+      fragment: ConfigSpecFragment,
+    ) => Promise<readonly { readonly kind: SourceKind; readonly name: string }[]>;
+    /** Check everything a publish checks, then roll back: throws ApplyDryRun with the result. */
+    readonly dryRun?: boolean;
     readonly afterWrite: (
       tx: TransactionClient,
       applied: {
@@ -818,13 +898,16 @@ export class SnapshotStore {
     return this.#timed("publish", () =>
       this.#publish(async (tx, latest) => {
         const version = latest?.version ?? 0;
-        const base = version === 0 ? specFromSources([]) : await specOfVersion(tx, version);
+        const baseRead = await this.#latestRead(tx, version);
+        const base = baseRead.spec;
         const draft = await this.draft.read(tx);
         const fragment = await input.prepare(tx, base);
-        const result = specFromSources(sourceObjects(mergeSpec(base, fragment)));
+        const removed = (await input.remove?.(tx, base, version, fragment)) ?? [];
+        const content = appliedContent(baseRead, fragment, removed);
+        const result = content.spec;
         const changes = diffManifests(
-          sourceManifest(sourceObjects(base)),
-          sourceManifest(sourceObjects(result)),
+          sourceManifest(baseRead.objects),
+          sourceManifest(content.objects),
         );
         if (changes.length === 0)
           throw new PublishError(
@@ -843,17 +926,38 @@ export class SnapshotStore {
             `the draft has unpublished changes to ${both.map((c) => `${c.kind} "${c.name}"`).join(", ")}, which this apply changes too: publish or discard them first (switchyard diff, switchyard discard)`,
           );
         const touched = new Set(changes.map((c) => `${c.kind}/${c.name}`));
-        await writeObjects(
-          tx,
-          specFromSources(sourceObjects(result).filter((o) => touched.has(`${o.kind}/${o.name}`))),
-        );
+        await writeObjects(tx, {
+          clusters: result.clusters.filter((o) => touched.has(`cluster/${o.name}`)),
+          listeners: result.listeners.filter((o) => touched.has(`listener/${o.name}`)),
+          routeConfigurations: result.routeConfigurations.filter((o) =>
+            touched.has(`routeConfiguration/${o.name}`),
+          ),
+          runtimeLayers: result.runtimeLayers.filter((o) => touched.has(`runtimeLayer/${o.name}`)),
+          secrets: result.secrets.filter((o) => touched.has(`secret/${o.name}`)),
+        });
         await input.afterWrite(tx, { changes, before: base, after: result });
-        return this.#writeSpec(tx, result, latest, {
+        // Deleted once afterWrite authorized them: the check reads a cluster's owner from its row.
+        for (const kind of DELETE_ORDER)
+          for (const object of removed)
+            if (object.kind === kind) await deleteObject(tx, object.kind, object.name);
+        const write = {
           author: input.author,
           message: input.message,
           authorize: input.authorize,
           audit: input.audit,
-        });
+        };
+        if (input.dryRun) {
+          const checked = await checkDraft(
+            tx,
+            content,
+            latest,
+            this.draft.memo,
+            write,
+            this.keyring,
+          );
+          throw new ApplyDryRun(changes, base, result, checked.report.issues);
+        }
+        return this.#writeContent(tx, content, latest, write);
       }),
     );
   }
@@ -934,7 +1038,8 @@ export class SnapshotStore {
           await publishedClusterOwners(tx, input.version),
           spec.clusters.map((cluster) => cluster.name).filter((name) => !existing.has(name)),
         );
-        return this.#writeSpec(tx, spec, latest, {
+        const objects = sourceObjects(spec);
+        return this.#writeContent(tx, { spec: specFromSources(objects), objects }, latest, {
           author: input.author,
           message: input.message || `Roll back to version ${input.version}`,
           baseVersion: input.baseVersion,

@@ -1,0 +1,125 @@
+/**
+ * `switchyard endpoints set|add|remove CLUSTER ADDR:PORT...` and `endpoints get CLUSTER`:
+ * endpoint registration for deploy scripts (ConfigService.SetEndpoints). Each call publishes that
+ * cluster's endpoints alone, on top of the latest version.
+ */
+
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  EndpointOperation,
+  HealthStatus,
+  type RegisteredEndpointSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
+import { CliError, type ConfigClient, formatIssue } from "./client.js";
+import { changeLines, type Output, summarizeChanges, table } from "./commands.js";
+
+const HEALTH: Record<string, HealthStatus> = {
+  unknown: HealthStatus.UNKNOWN,
+  healthy: HealthStatus.HEALTHY,
+  unhealthy: HealthStatus.UNHEALTHY,
+  draining: HealthStatus.DRAINING,
+  timeout: HealthStatus.TIMEOUT,
+  degraded: HealthStatus.DEGRADED,
+};
+const HEALTH_NAMES = new Map(Object.entries(HEALTH).map(([name, value]) => [value, name]));
+
+export const OPERATIONS = {
+  set: EndpointOperation.SET,
+  add: EndpointOperation.ADD,
+  remove: EndpointOperation.REMOVE,
+} as const;
+
+/** "10.0.0.1:8080", "host.example:80" or "[::1]:8080" as an address and a port. */
+export function parseEndpoint(text: string): { address: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[3]);
+  const address = match?.[1] ?? match?.[2];
+  if (!match || address === undefined || port < 1 || port > 65_535)
+    throw new CliError(
+      `"${text}" is not ADDRESS:PORT (a port from 1 to 65535; an IPv6 address in brackets: [::1]:8080)`,
+    );
+  return { address, port };
+}
+
+function wholeNumber(text: string | undefined, what: string, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > 4_294_967_295)
+    throw new CliError(`${what} must be a whole number from ${min}: "${text}"`);
+  return value;
+}
+
+export interface EndpointOptions {
+  region?: string;
+  zone?: string;
+  subZone?: string;
+  priority?: string;
+  weight?: string;
+  health?: string;
+  message?: string;
+}
+
+export async function setEndpoints(
+  client: ConfigClient,
+  output: Output,
+  operation: keyof typeof OPERATIONS,
+  cluster: string,
+  addresses: readonly string[],
+  options: EndpointOptions,
+): Promise<void> {
+  const health = options.health === undefined ? undefined : HEALTH[options.health.toLowerCase()];
+  if (options.health !== undefined && health === undefined)
+    throw new CliError(
+      `unknown health status "${options.health}": use ${Object.keys(HEALTH).join(", ")}`,
+    );
+  const weight = wholeNumber(options.weight, "--weight", 1);
+  const priority = wholeNumber(options.priority, "--priority", 0) ?? 0;
+  const endpoints: MessageInitShape<typeof RegisteredEndpointSchema>[] = addresses.map((text) => ({
+    ...parseEndpoint(text),
+    ...(weight === undefined ? {} : { weight }),
+    healthStatus: health ?? HealthStatus.UNSPECIFIED,
+    region: options.region ?? "",
+    zone: options.zone ?? "",
+    subZone: options.subZone ?? "",
+    priority,
+  }));
+  const published = await client.setEndpoints({
+    cluster,
+    operation: OPERATIONS[operation],
+    endpoints,
+    message: options.message ?? "",
+  });
+  if (published.snapshot === undefined) {
+    output.out(`cluster ${cluster}: no changes (its endpoints were already so)\n`);
+    return;
+  }
+  output.out(`${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`);
+  for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
+  output.out(`published version ${published.snapshot.version}\n`);
+}
+
+/** `switchyard endpoints get CLUSTER`: the stored endpoints, a row each, with their locality. */
+export async function listEndpoints(
+  client: ConfigClient,
+  output: Output,
+  cluster: string,
+): Promise<void> {
+  const stored = await client.getCluster({ name: cluster });
+  const rows = stored.localities.flatMap((locality) =>
+    locality.endpoints.map((endpoint) => [
+      endpoint.address.includes(":")
+        ? `[${endpoint.address}]:${endpoint.port}`
+        : `${endpoint.address}:${endpoint.port}`,
+      [locality.region, locality.zone, locality.subZone].filter((part) => part !== "").join("/") ||
+        "-",
+      String(locality.priority),
+      endpoint.weight === undefined ? "-" : String(endpoint.weight),
+      HEALTH_NAMES.get(endpoint.healthStatus) ?? "unknown",
+    ]),
+  );
+  if (rows.length === 0) {
+    output.out(`cluster ${cluster} has no endpoints\n`);
+    return;
+  }
+  output.out(`${table(["ENDPOINT", "LOCALITY", "PRIORITY", "WEIGHT", "HEALTH"], rows)}\n`);
+}
