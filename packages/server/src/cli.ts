@@ -1,8 +1,7 @@
 import * as path from "node:path";
-import { DbError } from "@switchyard/db";
+import { DbError } from "@switchyard/db/errors";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { pino } from "pino";
-import { startSwitchyard } from "./app.js";
 import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, connectAccess, explain } from "./cli/client.js";
@@ -20,7 +19,6 @@ import type { FileDeliveryOptions } from "./file-delivery.js";
 import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
 import { StartupError } from "./startup-error.js";
 import { DEFAULT_XDS_AUTHORITY, describeAuthorities, parseAuthorities } from "./xds-authority.js";
-import { newXdsToken, xdsAuthMode } from "./xds-security.js";
 
 /** The options of a command that asks for a password: whose, and read how. */
 const usernameOption = (meaning: string) => new Option("--username <name>", meaning);
@@ -108,6 +106,7 @@ async function serve(flags: {
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
   const dataDir = path.resolve(flags.dataDir ?? env.SWITCHYARD_DATA_DIR ?? defaultDataDir());
   const clientCaFile = flags.xdsClientCa ?? env.SWITCHYARD_XDS_CLIENT_CA;
+  const { xdsAuthMode } = await import("./xds-security.js");
   const xdsSecurity = {
     mode: xdsAuthMode(flags.xdsAuth ?? env.SWITCHYARD_XDS_AUTH, clientCaFile),
     tlsCertFile: flags.xdsTlsCert ?? env.SWITCHYARD_XDS_TLS_CERT,
@@ -128,6 +127,8 @@ async function serve(flags: {
       : env.DATABASE_URL === undefined
         ? await embeddedSecretsKey(dataDir)
         : { t: "none" };
+  // Loaded here: client commands need none of the server (its Envoy protos cost ~0.5 s to load).
+  const { startSwitchyard } = await import("./app.js");
   const app = await startSwitchyard({
     secretsKey,
     xdsSecurity,
@@ -521,7 +522,8 @@ export function createCli(): Command {
       "--node-group <group...>",
       'the node groups its holders may be served ("*": every group)',
     )
-    .action((options: { name: string; nodeGroup: string[] }) => {
+    .action(async (options: { name: string; nodeGroup: string[] }) => {
+      const { newXdsToken } = await import("./xds-security.js");
       const { token, entry } = newXdsToken(options.name, options.nodeGroup);
       process.stdout.write(
         [

@@ -15,7 +15,7 @@ import {
   type SecretBox,
   type SecretOpener,
   sealedKeyId,
-} from "@switchyard/snapshot";
+} from "@switchyard/snapshot/secret-box";
 
 export const SECRETS_KEY_VARIABLE = "SWITCHYARD_SECRETS_KEY";
 

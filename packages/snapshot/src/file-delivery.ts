@@ -16,7 +16,6 @@
  * encodeURIComponent (and "." / ".." escaped); a name too long for a file system is shortened
  * with a hash (fileNameOf).
  */
-import { createHash } from "node:crypto";
 import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
 import { type Any, AnySchema, anyPack, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
@@ -35,8 +34,11 @@ import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v
 import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { stringify } from "yaml";
+import { fileNameOf } from "./file-names.js";
 import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./resource-snapshot.js";
 import { splitVhdsName } from "./vhds.js";
+
+export { fileNameOf, MAX_FILE_NAME } from "./file-names.js";
 
 export type FileFormat = "yaml" | "json";
 
@@ -46,28 +48,6 @@ export interface DeliveryFile {
   readonly path: string;
   readonly typeUrl: TypeUrl;
   readonly content: string;
-}
-
-/**
- * The longest file name `fileNameOf` gives. A file system takes 255 bytes per name (NAME_MAX);
- * the writer adds an extension and, while it writes, a temporary prefix and suffix (~25 bytes).
- */
-export const MAX_FILE_NAME = 160;
-
-/**
- * A resource name as a file name: no "/" or other separators, never "." or "..", at most
- * MAX_FILE_NAME bytes. A longer one (a 250-character cluster name encodes to more than a file
- * system takes) keeps its readable start and ends in "+" and a hash of the whole name: "+" never
- * appears in encodeURIComponent's output, so such a name cannot collide with a short one.
- */
-export function fileNameOf(name: string): string {
-  const encoded = encodeURIComponent(name);
-  if (encoded === "." || encoded === "..") return encoded.replaceAll(".", "%2E");
-  if (encoded.length <= MAX_FILE_NAME) return encoded;
-  const hash = createHash("sha256").update(name).digest("hex").slice(0, 32);
-  // Cut before an escape ("%XY") rather than through it, so the start still decodes.
-  const start = encoded.slice(0, MAX_FILE_NAME - hash.length - 1).replace(/%[0-9A-F]?$/, "");
-  return `${start}+${hash}`;
 }
 
 /** Where each type's files go, relative to a group's folder. */

@@ -1,4 +1,4 @@
-import { fileNameOf } from "@switchyard/snapshot";
+import { fileNameOf } from "@switchyard/snapshot/file-names";
 import { CliError } from "./client.js";
 
 export interface BootstrapOptions {
