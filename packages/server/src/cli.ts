@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { DbError } from "@switchyard/db/errors";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { pino } from "pino";
 import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
@@ -8,6 +8,7 @@ import { CliError, connect, connectAccess, explain } from "./cli/client.js";
 import * as commands from "./cli/commands.js";
 import type { EndpointOptions } from "./cli/endpoint-commands.js";
 import * as endpointCommands from "./cli/endpoint-commands.js";
+import { type CliIo, cliIo, processIo, withCliIo } from "./cli/io.js";
 import { KIND_HELP } from "./cli/kinds.js";
 import * as reviewCommands from "./cli/review-commands.js";
 import * as secretCommands from "./cli/secret-commands.js";
@@ -212,11 +213,12 @@ async function serve(flags: {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
-const stdout: commands.Output = { out: (text) => process.stdout.write(text) };
+/** The run's standard output (cli/io.ts). */
+const stdout: commands.Output = { out: (text) => cliIo().out(text) };
 
 /** The server client commands talk to: --server, else SWITCHYARD_SERVER. */
 function serverOf(program: Command): string {
-  return (program.opts() as { server?: string }).server ?? readEnv().SWITCHYARD_SERVER;
+  return (program.opts() as { server?: string }).server ?? readEnv(cliIo().env).SWITCHYARD_SERVER;
 }
 
 /**
@@ -247,6 +249,13 @@ function clientAction<A extends unknown[]>(
 
 export function createCli(): Command {
   const program = new Command("switchyard")
+    // Settings subcommands inherit: usage errors and --help throw (runCli answers their exit
+    // code) and write where the run writes.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => cliIo().out(text),
+      writeErr: (text) => cliIo().err(text),
+    })
     .description("Switchyard: an Envoy control plane with a web console")
     .option(
       "--server <url>",
@@ -525,7 +534,7 @@ export function createCli(): Command {
     .action(async (options: { name: string; nodeGroup: string[] }) => {
       const { newXdsToken } = await import("./xds-security.js");
       const { token, entry } = newXdsToken(options.name, options.nodeGroup);
-      process.stdout.write(
+      stdout.out(
         [
           `token (shown once; keep it secret, e.g. in the proxy's bootstrap or a secret store):`,
           `  ${token}`,
@@ -607,7 +616,7 @@ export function createCli(): Command {
         if (options.files !== undefined) {
           if (options.grpc)
             throw new CliError("gRPC xDS clients read no configuration files: drop --files");
-          process.stdout.write(
+          stdout.out(
             `${JSON.stringify(
               envoyFileBootstrap({
                 ...options,
@@ -639,7 +648,7 @@ export function createCli(): Command {
               delta: options.delta ?? false,
               runtimeLayers: options.runtimeLayer,
             });
-        process.stdout.write(`${JSON.stringify(bootstrap, null, 2)}\n`);
+        stdout.out(`${JSON.stringify(bootstrap, null, 2)}\n`);
       },
     );
   program
@@ -792,7 +801,7 @@ export function createCli(): Command {
           },
         ) => {
           if (options.file.length === 0) return commands.showDiff(client, stdout, options);
-          process.exitCode = await commands.diffFiles(client, stdout, options.file, options);
+          cliIo().setExitCode(await commands.diffFiles(client, stdout, options.file, options));
         },
       ),
     );
@@ -989,19 +998,47 @@ export function createCli(): Command {
   return program;
 }
 
-/** Runs the CLI; a StartupError or bad input prints one line and exits non-zero. */
-export async function main(argv: readonly string[]): Promise<void> {
-  try {
-    await createCli().parseAsync([...argv]);
-  } catch (error) {
-    // Errors the user can fix are one line; anything else is a bug and keeps its stack.
-    if (error instanceof StartupError || error instanceof DbError || error instanceof CliError) {
-      process.stderr.write(`switchyard: ${error.message}\n`);
-    } else {
-      process.stderr.write(
-        `switchyard: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+/**
+ * Runs the CLI with `argv` (as process.argv: node, script, arguments) writing to and reading the
+ * environment of `io`; answers the exit code. A StartupError or bad input is one line on stderr
+ * and exit code 1; a usage error is commander's message and its code.
+ */
+export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let chosen = 0;
+  const run: CliIo = {
+    env: io.env,
+    stdin: io.stdin,
+    out: (text) => io.out(text),
+    err: (text) => io.err(text),
+    setExitCode: (code) => {
+      chosen = code;
+      io.setExitCode(code);
+    },
+  };
+  return withCliIo(run, async () => {
+    try {
+      await createCli().parseAsync([...argv]);
+      return chosen;
+    } catch (error) {
+      if (error instanceof CommanderError) return error.exitCode;
+      // Errors the user can fix are one line; anything else is a bug and keeps its stack.
+      const known =
+        error instanceof StartupError || error instanceof DbError || error instanceof CliError;
+      const text = !(error instanceof Error)
+        ? String(error)
+        : known
+          ? error.message
+          : (error.stack ?? error.message);
+      run.err(`switchyard: ${text}\n`);
+      return 1;
     }
-    process.exit(1);
-  }
+  });
+}
+
+/** The `switchyard` process: runCli on process.argv; exits with its code when it fails. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const code = await runCli(argv);
+  // A code a command chose (process.exitCode) ends the process once its output is written; a
+  // failure ends it now, whatever it left open (a half-started server).
+  if (code !== 0 && process.exitCode === undefined) process.exit(code);
 }

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ConfigService, DiscoveryType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accessClient, bearer, signIn, tokenFor, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
-import { bin } from "./processes.js";
+import { cli as runInProcess } from "./shop.js";
 
 describe("switchyard user and switchyard team", () => {
   let harness: Harness;
@@ -13,15 +12,9 @@ describe("switchyard user and switchyard team", () => {
 
   /** The real CLI acting with `token` (SWITCHYARD_TOKEN); `stdin` is piped in. */
   const cli = (args: string[], stdin = "", token = adminToken) =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-        env: { ...process.env, SWITCHYARD_TOKEN: token, SWITCHYARD_SERVER: "" },
-      });
-      let output = "";
-      child.stdout.on("data", (chunk) => (output += chunk));
-      child.stderr.on("data", (chunk) => (output += chunk));
-      child.stdin.end(stdin);
-      child.on("exit", (code) => resolve({ code, output }));
+    runInProcess(["--server", harness.baseUrl, ...args], {
+      env: { SWITCHYARD_TOKEN: token },
+      stdin,
     });
 
   beforeAll(async () => {

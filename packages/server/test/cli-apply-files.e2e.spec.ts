@@ -10,34 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, configClient } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { run } from "./processes.js";
-import { runCli } from "./shop.js";
+import { clusterYaml, routesYaml, runCli } from "./shop.js";
 
-const cluster = (name: string, port: number) =>
-  [
-    '- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster',
-    `  name: ${name}`,
-    "  connect_timeout: 1s",
-    "  type: STATIC",
-    "  load_assignment:",
-    `    cluster_name: ${name}`,
-    "    endpoints:",
-    "    - lb_endpoints:",
-    `      - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } }`,
-    "",
-  ].join("\n");
-
-const routes = (name: string, cluster: string) =>
-  [
-    '- "@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
-    `  name: ${name}`,
-    "  virtual_hosts:",
-    "  - name: shop",
-    '    domains: ["*"]',
-    "    routes:",
-    '    - match: { prefix: "/" }',
-    `      route: { cluster: ${cluster} }`,
-    "",
-  ].join("\n");
+const cluster = clusterYaml;
+const routes = routesYaml;
 
 describe("switchyard apply with files, directories and standard input", () => {
   let harness: Harness;

@@ -17,6 +17,7 @@ import {
 import { createTestCa } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.js";
+import { runCli } from "./shop.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, "..", "bin", "switchyard.js");
@@ -40,24 +41,8 @@ describe("the switchyard CLI against a running server", () => {
   let harness: Harness;
   const work = mkdtempSync(path.join(os.tmpdir(), "switchyard-cli-config-"));
 
-  const cli = async (...args: string[]): Promise<Result> => {
-    const token = await harness.token();
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-        env: { ...process.env, SWITCHYARD_SERVER: "", SWITCHYARD_TOKEN: token },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    });
-  };
+  const cli = async (...args: string[]): Promise<Result> =>
+    runCli(harness.baseUrl, await harness.token(), ...args);
 
   beforeAll(async () => {
     harness = await startHarness({

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
-import { bin } from "./processes.js";
+import { cli as runInProcess } from "./shop.js";
 
 describe("switchyard login, whoami and logout", () => {
   let harness: Harness;
@@ -13,20 +12,9 @@ describe("switchyard login, whoami and logout", () => {
 
   /** The real CLI with its own config dir and no SWITCHYARD_TOKEN; `stdin` is piped in. */
   const cli = (args: string[], stdin = "") =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-        env: {
-          ...process.env,
-          XDG_CONFIG_HOME: config,
-          SWITCHYARD_TOKEN: "",
-          SWITCHYARD_SERVER: "",
-        },
-      });
-      let output = "";
-      child.stdout.on("data", (chunk) => (output += chunk));
-      child.stderr.on("data", (chunk) => (output += chunk));
-      child.stdin.end(stdin);
-      child.on("exit", (code) => resolve({ code, output }));
+    runInProcess(["--server", harness.baseUrl, ...args], {
+      env: { XDG_CONFIG_HOME: config, SWITCHYARD_TOKEN: "" },
+      stdin,
     });
 
   beforeAll(async () => {

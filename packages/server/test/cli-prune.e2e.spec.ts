@@ -20,34 +20,10 @@ import {
   USER_PASSWORD,
 } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
-import { runCli } from "./shop.js";
+import { clusterYaml, routesYaml, runCli } from "./shop.js";
 
-const cluster = (name: string, port: number) =>
-  [
-    '- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster',
-    `  name: ${name}`,
-    "  connect_timeout: 1s",
-    "  type: STATIC",
-    "  load_assignment:",
-    `    cluster_name: ${name}`,
-    "    endpoints:",
-    "    - lb_endpoints:",
-    `      - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } }`,
-    "",
-  ].join("\n");
-
-const routesTo = (cluster: string) =>
-  [
-    '- "@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
-    "  name: edge-routes",
-    "  virtual_hosts:",
-    "  - name: edge",
-    '    domains: ["*"]',
-    "    routes:",
-    '    - match: { prefix: "/" }',
-    `      route: { cluster: ${cluster} }`,
-    "",
-  ].join("\n");
+const cluster = clusterYaml;
+const routesTo = (target: string) => routesYaml("edge-routes", target);
 
 describe("switchyard apply --prune", () => {
   let harness: Harness;

@@ -1,6 +1,3 @@
-import { spawn } from "node:child_process";
-import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import {
   type Cluster,
@@ -20,6 +17,7 @@ import {
   type EchoBackend,
   type XdsEchoClient,
 } from "@switchyard/testing";
+import { runCli as runSwitchyard } from "../src/cli.js";
 import type { Harness } from "./harness.js";
 
 /**
@@ -147,30 +145,72 @@ export async function eventually(
 export const typeStatusOf = (summary: NodeSummary | undefined, typeUrl: string) =>
   summary?.types.find((t) => t.typeUrl === typeUrl)?.status;
 
-const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "switchyard.js");
-
 export interface CliResult {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** Standard output and error as written, interleaved. */
+  readonly output: string;
 }
 
-/** Runs the real `switchyard` CLI process against `server`. */
-/** Runs the real CLI against `server`, signed in with the API token `token` (SWITCHYARD_TOKEN). */
-export function runCli(server: string, token: string, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, "--server", server, ...args], {
-      env: { ...process.env, SWITCHYARD_SERVER: "", SWITCHYARD_TOKEN: token },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+/**
+ * Runs the CLI in this process (runCli: the command tree `switchyard` runs, with this run's own
+ * output, environment and standard input), as `switchyard ARGS` would. Runs at once never mix.
+ * The spawned binary itself is covered by the tests that use processes.ts's `run`.
+ */
+export async function cli(
+  args: readonly string[],
+  options: { readonly env?: Record<string, string>; readonly stdin?: string } = {},
+): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  let output = "";
+  const code = await runSwitchyard(["node", "switchyard", ...args], {
+    env: { ...process.env, SWITCHYARD_SERVER: "", ...options.env },
+    stdin: options.stdin ?? "",
+    out: (text) => {
+      stdout += text;
+      output += text;
+    },
+    err: (text) => {
+      stderr += text;
+      output += text;
+    },
+    setExitCode: () => {},
   });
+  return { code, stdout, stderr, output };
 }
+
+/** The CLI against `server`, signed in with the API token `token` (SWITCHYARD_TOKEN). */
+export function runCli(server: string, token: string, ...args: string[]): Promise<CliResult> {
+  return cli(["--server", server, ...args], { env: { SWITCHYARD_TOKEN: token } });
+}
+
+/** A STATIC Envoy v3 Cluster on 127.0.0.1:`port`, as a YAML list item of an applied file. */
+export const clusterYaml = (name: string, port: number) =>
+  [
+    '- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster',
+    `  name: ${name}`,
+    "  connect_timeout: 1s",
+    "  type: STATIC",
+    "  load_assignment:",
+    `    cluster_name: ${name}`,
+    "    endpoints:",
+    "    - lb_endpoints:",
+    `      - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } }`,
+    "",
+  ].join("\n");
+
+/** An Envoy v3 RouteConfiguration sending every request for any host to `cluster`, as YAML. */
+export const routesYaml = (name: string, cluster: string) =>
+  [
+    '- "@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration',
+    `  name: ${name}`,
+    "  virtual_hosts:",
+    "  - name: shop",
+    '    domains: ["*"]',
+    "    routes:",
+    '    - match: { prefix: "/" }',
+    `      route: { cluster: ${cluster} }`,
+    "",
+  ].join("\n");

@@ -3,11 +3,9 @@
  * ConfigService and through the CLI's apply form (Envoy YAML with `vhds` and `virtual_hosts`),
  * validated, published, and served to a Delta ADS client that asks by host.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
@@ -28,10 +26,8 @@ import { parse as parseYaml } from "yaml";
 import { connectStatus } from "../src/cli/status-commands.js";
 import { bearer } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
-import { typeStatusOf, until } from "./shop.js";
+import { runCli, typeStatusOf, until } from "./shop.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const bin = path.join(here, "..", "bin", "switchyard.js");
 const VHDS = TypeUrl.VirtualHost;
 
 function routes(name: string, vhds: boolean, virtualHost = "shop"): RouteConfiguration {
@@ -62,24 +58,7 @@ describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
   let xds: TestClient;
   const work = mkdtempSync(path.join(os.tmpdir(), "switchyard-vhds-"));
 
-  const cli = async (...args: string[]) => {
-    const token = await harness.token();
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, ...args], {
-        env: { ...process.env, SWITCHYARD_SERVER: "", SWITCHYARD_TOKEN: token },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    });
-  };
+  const cli = async (...args: string[]) => runCli(harness.baseUrl, await harness.token(), ...args);
 
   beforeAll(async () => {
     harness = await startHarness();

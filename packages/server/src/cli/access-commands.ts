@@ -15,6 +15,7 @@ import { connectAccess } from "./client.js";
 import { type Output, table } from "./commands.js";
 import { forgetCredential, serverKey, storeCredential, storedCredential } from "./credentials.js";
 import { CliError } from "./errors.js";
+import { readStdin, stdinIsTerminal } from "./io.js";
 
 /** The scopes `switchyard login` asks for: everything; a token never exceeds its user's role. */
 const LOGIN_SCOPES = ["config:read", "config:write", "publish", "status:read", "admin"];
@@ -22,12 +23,6 @@ const LOGIN_SCOPES = ["config:read", "config:write", "publish", "status:read", "
 export interface LoginInput {
   readonly username?: string | undefined;
   readonly passwordStdin?: boolean | undefined;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = "";
-  for await (const chunk of stream) text += chunk.toString();
-  return text;
 }
 
 /** Asks on the terminal; with `hidden`, what is typed is not echoed. */
@@ -53,8 +48,8 @@ export async function newPassword(
   passwordStdin: boolean | undefined,
   prompt: string,
 ): Promise<string> {
-  if (passwordStdin) return (await readAll(process.stdin)).replace(/\r?\n$/, "");
-  if (process.stdin.isTTY === true) return ask(prompt, true);
+  if (passwordStdin) return (await readStdin()).replace(/\r?\n$/, "");
+  if (stdinIsTerminal()) return ask(prompt, true);
   throw new CliError(
     "no password: pipe it with --password-stdin, or run the command in a terminal",
   );
@@ -70,7 +65,7 @@ async function withSession<T>(
   work: (session: Client<typeof AccessService>, username: string, password: string) => Promise<T>,
 ): Promise<T> {
   const origin = serverKey(server);
-  const tty = process.stdin.isTTY === true;
+  const tty = stdinIsTerminal();
   const username =
     input.username ??
     storedCredential(server)?.username ??
@@ -78,7 +73,7 @@ async function withSession<T>(
   if (!username)
     throw new CliError("no username: pass --username, or run the command in a terminal");
   let password: string;
-  if (input.passwordStdin) password = (await readAll(process.stdin)).replace(/\r?\n$/, "");
+  if (input.passwordStdin) password = (await readStdin()).replace(/\r?\n$/, "");
   else if (tty) password = await ask(`Password for ${username}: `, true);
   else
     throw new CliError(

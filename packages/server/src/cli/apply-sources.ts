@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { CliError } from "./client.js";
+import { cliIo } from "./io.js";
 
 /** One file (or standard input) `apply -f` reads. */
 export interface ApplySource {
@@ -14,7 +15,8 @@ const CONFIG_FILE = /\.(ya?ml|json)$/i;
 
 function read(file: string): string {
   try {
-    return readFileSync(file === "-" ? 0 : file, "utf8");
+    if (file === "-") return cliIo().stdin ?? readFileSync(0, "utf8");
+    return readFileSync(file, "utf8");
   } catch (error) {
     throw new CliError(
       `cannot read ${file === "-" ? "standard input" : file}: ${error instanceof Error ? error.message : String(error)}`,

@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { readEnv } from "../env.js";
 import { CliError } from "./errors.js";
+import { cliIo } from "./io.js";
 
 export interface StoredCredential {
   readonly token: string;
@@ -20,7 +21,7 @@ interface CredentialsFile {
 }
 
 export function credentialsPath(): string {
-  const base = readEnv().XDG_CONFIG_HOME ?? path.join(os.homedir(), ".config");
+  const base = readEnv(cliIo().env).XDG_CONFIG_HOME ?? path.join(os.homedir(), ".config");
   return path.join(base, "switchyard", "credentials.json");
 }
 
@@ -83,5 +84,5 @@ export function forgetCredential(server: string): boolean {
 
 /** The token client commands send: SWITCHYARD_TOKEN, else the one stored for `server`. */
 export function tokenOf(server: string): string | undefined {
-  return readEnv().SWITCHYARD_TOKEN ?? storedCredential(server)?.token;
+  return readEnv(cliIo().env).SWITCHYARD_TOKEN ?? storedCredential(server)?.token;
 }
