@@ -9,5 +9,6 @@ export default defineConfig({
     // end-to-end file's time is spent waiting on processes, sockets and the browser, not computing.
     // Every file has its own databases and ports, so files never see each other.
     maxWorkers: 2,
+    globalSetup: ["test/global-setup.ts"],
   },
 });

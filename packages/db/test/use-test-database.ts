@@ -7,6 +7,7 @@ import { testServer } from "../src/testing/test-server.js";
 
 await createTestDatabase();
 const { postgres } = await testServer();
+if (!postgres) throw new Error("expected this process's own Postgres, not a shared one");
 process.stdout.write(`${JSON.stringify({ dataDir: postgres.dataDir, pid: postgres.pid })}\n`);
 
 if (process.argv[2] === "hang") setInterval(() => {}, 60_000);

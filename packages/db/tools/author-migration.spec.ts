@@ -9,9 +9,9 @@ const migrationsDir = defaultMigrationsDir();
 const schemaPath = resolve(migrationsDir, "../schema.prisma");
 
 async function diff(schema: string): Promise<string | null> {
-  const { postgres } = await testServer();
+  const { superuserUrl } = await testServer();
   return diffMigrationsToSchema({
-    serverUrl: postgres.superuserUrl,
+    serverUrl: superuserUrl,
     schema: { path: "schema.prisma", content: schema },
     migrationsDir,
   });

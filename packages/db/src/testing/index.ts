@@ -5,3 +5,4 @@ export {
   type TestDatabase,
   type TestDatabaseOptions,
 } from "./create-test-database.js";
+export { SHARED_TEST_POSTGRES, sharedTestServer } from "./test-server.js";
