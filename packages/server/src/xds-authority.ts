@@ -1,8 +1,9 @@
 /**
  * The xdstp:// authorities a Switchyard answers for (SWITCHYARD_XDS_AUTHORITY, `serve
  * --xds-authority`). An authority is the logical name of the control plane in resource names
- * (`xdstp://AUTHORITY/TYPE/ID`, shared/spec/xds-transport-next-steps.md, "Logical resource
- * naming"); clients map it to this server in their bootstrap (gRPC `authorities`, Envoy
+ * (`xdstp://AUTHORITY/TYPE/ID`; "Logical resource naming" in the "xDS transport next steps"
+ * design doc, the original design document of xDS proposal TP1, both linked in docs/xdstp.md);
+ * clients map it to this server in their bootstrap (gRPC `authorities`, Envoy
  * `config_sources[].authorities`). Several may be given, e.g. while clients move from an old name
  * to a new one; every resource is served under each.
  */

@@ -1,10 +1,12 @@
 /**
- * The Envoy project's own example bootstraps (envoyproxy/examples, every file with
- * `static_resources`), read from the corpus beside the repository (`../shared/corpus/`, or
- * SWITCHYARD_ENVOY_CORPUS): real configuration written outside this project. Each must import
- * with no error, validate and compile for publishing, and export back equal to its input after
- * only the documented normalizations (envoy-import.ts); importing the export gives the same spec.
- * The corpus is never copied into the repository.
+ * The Envoy project's own example bootstraps: every YAML/JSON file with `static_resources` in the
+ * sandbox examples of https://github.com/envoyproxy/examples (Apache-2.0), copied unchanged at
+ * their paths there, with a SOURCES.md naming the commit and listing the files. The test reads
+ * that corpus from SWITCHYARD_ENVOY_CORPUS or, by default, from `shared/corpus/envoy-examples/`
+ * in the folder that holds the repository: real configuration written outside this project.
+ * Each must import with no error, validate and compile for publishing, and export back equal to
+ * its input after only the documented normalizations (envoy-import.ts); importing the export
+ * gives the same spec. The corpus is never copied into the repository.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";

@@ -67,7 +67,8 @@ export function deliveryPath(typeUrl: TypeUrl, name: string, format: FileFormat)
     case TypeUrl.Secret:
       return `sds/${fileNameOf(name)}.${format}`;
     case TypeUrl.VirtualHost:
-      // VHDS is Delta xDS only (shared/spec/xds-protocol.en.txt, "SotW: N/A"): no file form.
+      // VHDS is Delta xDS only (xDS protocol, "RPC Services and Methods for Each Variant": its
+      // SotW method is "N/A"): no file form.
       throw new Error(
         `on-demand virtual host "${name}" has no file: VHDS is served over Delta xDS only`,
       );

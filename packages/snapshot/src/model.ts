@@ -185,8 +185,8 @@ export interface RouteConfigurationSpec {
   readonly name: string;
   /**
    * On-demand virtual hosts (VHDS): sent over RDS without its virtual hosts, each of which a proxy
-   * requests over Delta xDS by the Host header it sees (shared/spec/xds-protocol-v2.rst, "Virtual
-   * Host Discovery Service"; vhds.ts). Only for route configurations loaded over RDS.
+   * requests over Delta xDS by the Host header it sees (Envoy's "Virtual Host Discovery Service
+   * (VHDS)" page; vhds.ts). Only for route configurations loaded over RDS.
    */
   readonly vhds: boolean;
   readonly extra: JsonObject;

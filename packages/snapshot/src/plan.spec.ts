@@ -246,10 +246,10 @@ describe("planUpdate", () => {
     );
   });
 
-  // shared/spec/README.md, "Warming": a new CDS/LDS update must be followed by the EDS/RDS it
-  // depends on, even when those did not change. (The newest edition's "Envoy-specific
-  // implementation notes" allow skipping it for Envoy, which reuses the route configuration it
-  // has; the resend is harmless there and needed by other clients.)
+  // Our reading of xDS protocol, "Resource warming": a new CDS/LDS update must be followed by the
+  // EDS/RDS it depends on, even when those did not change. (The Envoy-specific implementation
+  // notes of that section, in the page's latest edition, allow skipping it for Envoy, which reuses
+  // the route configuration it has; the resend is harmless there and needed by other clients.)
   it("a changed listener is followed by its route configuration even when that did not change (warming)", () => {
     const moved = configSpec({
       ...oneService,

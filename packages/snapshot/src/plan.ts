@@ -2,11 +2,12 @@
  * The make-before-break plan: the ordered steps by which one node moves from the resources it
  * holds to a new snapshot without dropping traffic, and the cursor its stream uses to follow them.
  *
- * Why (shared/spec/xds-protocol.en.txt, "Eventual consistency considerations"; shared/spec/README.md,
- * "Ordering: make before break"): routes are not warmed, so a route must never reach a node before
- * the cluster it points at is in place, and clusters must not go away while a route still uses them.
- * A route moving from cluster X to Y therefore takes "a CDS/EDS update with both X and Y, then the
- * RDS update repointing from X to Y and then a CDS/EDS update dropping X". In general:
+ * Why (the xDS protocol, https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol,
+ * "Eventual consistency considerations": its make-before-break order): routes are not warmed, so
+ * a route must never reach a node before the cluster it points at is in place, and clusters must
+ * not go away while a route still uses them. A route moving from cluster X to Y therefore takes
+ * "a CDS/EDS update with both X and Y, then the RDS update repointing from X to Y and then a
+ * CDS/EDS update dropping X". In general:
  *
  *   make   SDS  every new or changed secret, the old ones kept: a cluster or listener whose TLS
  *             context names an SDS secret is not ready until the secret arrives (Envoy warms it
@@ -18,7 +19,7 @@
  *             response holds old and new together)
  *          EDS  every new or changed assignment, and the assignment of every new or changed cluster
  *             even when unchanged: a cluster stays warming until its assignment arrives
- *             (README, "Warming")
+ *             (xDS protocol, "Resource warming")
  *          LDS  the listeners of the new snapshot (a deleted listener goes here: nothing refers to
  *             listeners)
  *          RDS  every new or changed route configuration; those the LDS step stopped referencing
@@ -35,9 +36,9 @@
  *             place (resource-snapshot.ts, TYPE_ORDER)
  *   break  SDS  drop the secrets nothing refers to any more, last: after the LDS and CDS steps
  *             that stopped naming them were ACKed, so no listener or cluster loses its
- *             certificate while it is still in use (the make-before-break rule of
- *             shared/spec/xds-protocol.en.txt, "Eventual consistency considerations", applied to
- *             the secrets clusters and listeners depend on as to the clusters routes depend on)
+ *             certificate while it is still in use (the make-before-break rule of the xDS
+ *             protocol's "Eventual consistency considerations", applied to the secrets
+ *             clusters and listeners depend on as to the clusters routes depend on)
  *
  * Each step waits for the node's answer before the next goes. The ACK, not the arrival, is what
  * counts: a NACKed CDS step means Y is not there, so the routes to Y must not follow; a NACKed RDS
@@ -52,12 +53,13 @@
  *
  * Listener warming and RDS: a listener with RDS is warm only once its route configuration
  * arrives, so a new or changed listener is followed by its route configuration even when that did
- * not change, as a new or changed cluster is by its assignment (shared/spec/README.md, "Warming":
- * "A new CDS/LDS update must therefore be followed by the EDS/RDS it depends on, even when those
- * did not change"). The newest edition's "Envoy-specific implementation notes" say Envoy finishes
- * warming with the route configuration it already has and that a server "must send a
- * RouteConfiguration only if it has changed or was never sent": that is a remark about Envoy, for
- * which the resend is redundant but harmless (same version, ignored); other clients need it.
+ * not change, as a new or changed cluster is by its assignment (our reading of xDS protocol,
+ * "Resource warming": a new CDS/LDS update must be followed by the EDS/RDS it depends on, even
+ * when those did not change). The Envoy-specific implementation notes of that section, in the
+ * page's latest edition, say Envoy finishes warming with the route configuration it already has
+ * and that a server should send a RouteConfiguration only if it has changed or was never sent:
+ * that is a remark about Envoy, for which the resend is redundant but harmless (same version,
+ * ignored); other clients need it.
  *
  * How a stream drives it: one PlanCursor per node and stream. Feed it every snapshot the node
  * should converge to (`onSnapshot`). While its state is `due`, send the step narrowed to what the
@@ -211,7 +213,7 @@ export function planUpdate(previous: HeldResources | undefined, next: HeldResour
   make(TypeUrl.Cluster, union(old(TypeUrl.Cluster), next.resources(TypeUrl.Cluster)), clusters, []);
 
   // A new or changed cluster warms until its assignment arrives, so that is sent even when
-  // unchanged (shared/spec/README.md, "Warming").
+  // unchanged (xDS protocol, "Resource warming").
   make(
     TypeUrl.ClusterLoadAssignment,
     union(old(TypeUrl.ClusterLoadAssignment), next.resources(TypeUrl.ClusterLoadAssignment)),
@@ -232,7 +234,7 @@ export function planUpdate(previous: HeldResources | undefined, next: HeldResour
   );
 
   // A new or changed listener warms until its route configuration arrives, so that is sent even
-  // when unchanged (shared/spec/README.md, "Warming").
+  // when unchanged (xDS protocol, "Resource warming").
   make(
     TypeUrl.RouteConfiguration,
     next.resources(TypeUrl.RouteConfiguration),
@@ -244,11 +246,12 @@ export function planUpdate(previous: HeldResources | undefined, next: HeldResour
     removedNames(old(TypeUrl.RouteConfiguration), next.resources(TypeUrl.RouteConfiguration)),
   );
 
-  // VHDS after RDS (shared/spec/xds-protocol-v2.rst, "VHDS updates ... must arrive after RDS
-  // updates"), and before clusters go: a virtual host routes to clusters as a route configuration
-  // does. A route configuration sent again resets the node's virtual hosts of it ("Updates to the
-  // route configuration entry to which a virtual host belongs will clear the virtual host table
-  // and require all virtual hosts to be sent again"): they are in this step even when unchanged.
+  // VHDS after RDS (xDS protocol, "Eventual consistency considerations": "VHDS updates ... must
+  // arrive after RDS updates"), and before clusters go: a virtual host routes to clusters as a
+  // route configuration does. A route configuration sent again resets the node's virtual hosts of
+  // it (Envoy's VHDS page: "Updates to the route configuration entry to which a virtual host
+  // belongs will clear the virtual host table and require all virtual hosts to be sent again"):
+  // they are in this step even when unchanged.
   const routeConfigurations = new Set(
     changedResources(
       old(TypeUrl.RouteConfiguration),

@@ -6,7 +6,7 @@ export const TypeUrl = {
   ClusterLoadAssignment: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
   Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
   RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
-  /** VHDS: Delta only (shared/spec/xds-protocol.en.txt, "VirtualHost ... SotW: N/A"). */
+  /** VHDS: Delta only (xDS protocol, "RPC Services and Methods for Each Variant": SotW N/A). */
   VirtualHost: "type.googleapis.com/envoy.config.route.v3.VirtualHost",
   Runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
   Secret: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
@@ -14,8 +14,8 @@ export const TypeUrl = {
 export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
 
 /**
- * Make-before-break order (shared/spec/README.md, "Ordering"): CDS, EDS, LDS, RDS, VHDS ("VHDS
- * updates ... must arrive after RDS updates", xds-protocol-v2.rst). SDS comes first: a cluster
+ * Make-before-break order (xDS protocol, "Eventual consistency considerations"): CDS, EDS, LDS,
+ * RDS, VHDS ("VHDS updates ... must arrive after RDS updates"). SDS comes first: a cluster
  * or listener whose TLS context names an SDS secret warms until that secret arrives (Envoy's SDS
  * init target), so new and changed secrets go before anything that may need them; a secret
  * nothing needs any more is removed last (plan.ts). RTDS comes last: runtime layers warm nothing

@@ -1,6 +1,6 @@
 /**
- * Warnings where a proxyless gRPC client (@grpc/grpc-js-xds 1.14, shared/FACTS.md "The real xDS
- * client") would NACK or ignore what it is sent. Only for what an api_listener reaches: the
+ * Warnings where a proxyless gRPC client (@grpc/grpc-js-xds 1.14, as observed against this
+ * server) would NACK or ignore what it is sent. Only for what an api_listener reaches: the
  * listener, its route configuration, the clusters its routes use and their endpoints. Envoy itself
  * accepts all of these, so they are warnings; what both reject (router not last, host names in an
  * EDS assignment) is an error elsewhere.

@@ -2,7 +2,7 @@
  * On-demand virtual hosts (VHDS): what a route configuration with `vhds` needs to work.
  *
  * - Its virtual hosts' names hold no "/": a VHDS resource is named `<route configuration>/<virtual
- *   host>` and read from the right (shared/spec/xds-protocol-v2.rst, "Virtual Host Naming
+ *   host>` and read from the right (Envoy's VHDS page, "Virtual Host Resource Naming
  *   Convention": "a host entry cannot contain slashes while a route configuration name can").
  * - It is loaded over RDS: a listener that embeds it (inlineRouteConfigName) would give Envoy a
  *   static route table with no virtual hosts, which VHDS cannot fill (vhds.cc subscribes from

@@ -37,7 +37,7 @@ function defaultSnapshot(spec: ConfigSpec): ResourceSnapshot {
   return group.snapshot;
 }
 
-describe("VHDS names (xds-protocol-v2.rst, Virtual Host Naming Convention)", () => {
+describe("VHDS names (VHDS page, Virtual Host Resource Naming Convention)", () => {
   it("names a virtual host <route configuration>/<virtual host>", () => {
     expect(vhdsResourceName("edge-routes", "shop")).toBe("edge-routes/shop");
   });
@@ -278,7 +278,7 @@ describe("compile: the on_demand filter of a listener loading a VHDS route confi
   });
 });
 
-describe("plan: VHDS after RDS (shared/spec/README.md, make before break)", () => {
+describe("plan: VHDS after RDS (xDS protocol, make before break)", () => {
   const moved = (cluster: string) =>
     vhdsSpec([
       virtualHostSpec("shop", ["shop.example.com"], [routeSpec(cluster)]),

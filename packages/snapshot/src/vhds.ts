@@ -2,7 +2,7 @@
  * VHDS (on-demand virtual hosts) naming and host matching, shared by the compiler and the xDS
  * server. Pure.
  *
- * Names (shared/spec/xds-protocol-v2.rst, "Virtual Host Naming Convention"): a VHDS resource is
+ * Names (Envoy's VHDS page, "Virtual Host Resource Naming Convention"): a VHDS resource is
  * named `<route configuration name>/<host entry>`, "matching should be done from right to left
  * since a host entry cannot contain slashes while a route configuration name can". A virtual host's
  * canonical resource name is `<route configuration>/<virtual host name>` (so a VHDS virtual host's

@@ -4,10 +4,10 @@
  * resource Switchyard serves (a listener's route configuration, a route's clusters, a cluster's
  * assignment, a TLS context's secrets) written as an xdstp:// name under the same authority, so
  * the client fetches those by xdstp:// too and a federated client keeps them under the authority
- * it trusts for them (shared/spec/xds-transport-next-steps.md, "Federation", "Resource
- * locators": simple string names "will be deprecated and mutually exclusive with" locators). The
- * config sources those references come with (ADS) name the authority in `authorities`
- * ("Transport network addressing").
+ * it trusts for them (the "xDS transport next steps" design doc, linked in xdstp.ts: "Federation",
+ * "Resource locators": simple string names "will be deprecated and mutually exclusive with"
+ * locators). The config sources those references come with (ADS) name the authority in
+ * `authorities` ("Transport network addressing").
  *
  * References carry no context parameters: a client adds its own (Envoy's node_context_params) when
  * it requests them. The projection's version is the compiled resource's: its content follows from

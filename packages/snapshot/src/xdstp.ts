@@ -1,7 +1,11 @@
 /**
- * Structured resource names: `xdstp://AUTHORITY/TYPE/ID?CONTEXT_PARAMS`
- * (shared/spec/xds-transport-next-steps.md, "Logical resource naming", "URI encoding",
- * "Context parameters"; `udpa://` in the doc, `xdstp://` as Envoy and gRPC implement it).
+ * Structured resource names: `xdstp://AUTHORITY/TYPE/ID?CONTEXT_PARAMS` (the xDS transport
+ * design doc "xDS transport next steps", "Logical resource naming", "URI encoding", "Context
+ * parameters": https://docs.google.com/document/d/1zZav-IYxMO0mP2A7y5XHBa9v0eXyirw1CxrLLSUqWR8,
+ * the original design document of xDS proposal TP1,
+ * https://github.com/cncf/xds/blob/main/proposals/TP1-xds-transport-next.md; `udpa://` in the
+ * doc, `xdstp://` in TP1 and as Envoy and gRPC implement it). Section names quoted below are the
+ * design doc's.
  *
  * Switchyard stores plain names; every resource it serves is also addressable by its xdstp://
  * name under the authorities the server is configured with (SWITCHYARD_XDS_AUTHORITY): the

@@ -281,8 +281,8 @@ export class NodeStatusTracker implements XdsCallbacks {
         });
         break;
       }
-      // A stale request is ignored by the server (shared/spec README); a Delta "update" changes
-      // the subscription only. Neither answers a response.
+      // A stale request is ignored by the server (xDS protocol, "Resource updates"); a Delta
+      // "update" changes the subscription only. Neither answers a response.
       case "stale":
         return;
       case "update":
@@ -470,11 +470,12 @@ function isSotw(variant: XdsVariant): boolean {
 }
 
 /**
- * Whether a subscription is to the whole set after a request naming `names` (shared/spec
- * README, "Wildcard is the name `*`"): `*` among the names makes it so. A SotW request carries
- * the whole list: names without `*` make it named, and an empty list is a legacy wildcard on a
- * stream's first request and keeps what it was after (wildcard stays, names become "nothing"). A Delta request carries changes: its first
- * request's empty list is a legacy wildcard, and later names add to whatever it is.
+ * Whether a subscription is to the whole set after a request naming `names` (xDS protocol, "How the
+ * client specifies what resources to return"): `*` among the names makes it so. A SotW request
+ * carries the whole list: names without `*` make it named, and an empty list is a legacy wildcard
+ * on a stream's first request and keeps what it was after (wildcard stays, names become "nothing").
+ * A Delta request carries changes: its first request's empty list is a legacy wildcard, and later
+ * names add to whatever it is.
  */
 export function subscribesWhole(
   previous: boolean,

@@ -10,7 +10,7 @@ export interface TestBrowser {
 }
 
 /**
- * Launches headless Chromium with the flags that work on these machines (shared/FACTS.md): no
+ * Launches headless Chromium with the flags we found to work in our test containers: no
  * sandbox (root), no GPU, no background networking (the network is closed). Playwright gives
  * each launch a fresh temporary profile.
  */

@@ -29,7 +29,8 @@ export function grpcBootstrap(options: XdsClientOptions): object {
         server_features: ["xds_v3"],
       },
     ],
-    // gRPC requires node.locality to be present (shared/FACTS.md).
+    // @grpc/grpc-js-xds (1.14) rejects a bootstrap whose node has no `locality` ("locality field
+    // missing in node element").
     node: {
       id: options.nodeId,
       cluster: options.nodeCluster ?? "",

@@ -38,7 +38,7 @@ export interface SotwResponse {
   readonly resources: readonly XdsResource[];
   /**
    * Present when each resource goes wrapped in envoy.service.discovery.v3.Resource {name, version,
-   * resource, ttl} instead of as a bare Any (the client supports both TTL features; shared/spec:
+   * resource, ttl} instead of as a bare Any (the client supports both TTL features; xDS protocol,
    * "SotW TTL"). Absent: bare Anys, as always.
    */
   readonly ttl?: ResourceTtl;

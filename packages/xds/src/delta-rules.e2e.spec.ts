@@ -1,6 +1,7 @@
 /**
- * The Delta (incremental) rules of the xDS protocol (shared/spec/README.md and
- * xds-protocol-latest.zh.txt), each checked over real gRPC streams: on Delta ADS and, where the
+ * The Delta (incremental) rules of the xDS protocol (latest edition of Envoy's xDS protocol page,
+ * https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol: "Incremental xDS" and the
+ * sections it refers to), each checked over real gRPC streams: on Delta ADS and, where the
  * rule concerns one type, on that type's own Delta service. Every test gets its own server and
  * cache, so the tests run concurrently.
  */

@@ -29,15 +29,15 @@ export type DeltaVerdict =
     }
   /**
    * The nonce is neither the response in flight's nor the latest: the ACK/NACK it carries is
-   * ignored, its subscription changes are still applied (shared/spec/README.md, "A Delta request
-   * with a stale nonce must still have its subscription changes honoured").
+   * ignored, its subscription changes are still applied (xDS protocol, "Incremental xDS": "the
+   * server must honor changes to the subscription state even if the nonce is stale").
    */
   | { readonly t: "stale" }
   /** A request that answers no response in flight: subscription changes only. */
   | { readonly t: "update" };
 
 export interface DeltaResponsePlan {
-  /** For debugging only (shared/spec: "system_version_info 仅用于调试目的"). */
+  /** For debugging only (xDS protocol, "Incremental xDS": "for debugging purposes only"). */
   readonly systemVersionInfo: string;
   /** Each with its own version. */
   readonly resources: readonly XdsResource[];
@@ -47,7 +47,7 @@ export interface DeltaResponsePlan {
   readonly aliases?: ReadonlyMap<string, readonly string[]>;
   /**
    * VHDS: requested names no resource serves, each sent as a Resource with that name and alias
-   * and no body (xds-protocol-v2.rst, "Requesting Additional resources").
+   * and no body (Envoy's VHDS page, "Subscribing to Resources").
    */
   readonly unresolved?: readonly string[];
 }
@@ -57,8 +57,9 @@ export interface DeltaResponsePlan {
  * Subscription, subscription.ts). Pure: no I/O, driven by the stream.
  *
  * - Only what the client lacks is sent, each resource with its own version; deletions and
- *   subscribed names that do not exist go in `removed_resources` (newest edition, "了解何时请求的资源
- *   不存在"; the older text's "Resource with no body" is superseded).
+ *   subscribed names that do not exist go in `removed_resources` (xDS protocol, latest edition,
+ *   "Incremental xDS", "Knowing When a Requested Resource Does Not Exist"; the older text's
+ *   "Resource with no body" is superseded).
  * - A stale nonce does not stop subscription changes; it only means the request is no ACK/NACK.
  * - Flow control (our rule; the protocol allows several responses in flight): at most one
  *   unanswered response per type, as in SotW. Changes that arrive meanwhile are answered after
@@ -158,8 +159,9 @@ export class DeltaSubscription {
    * an empty response: a Delta client cannot tell "nothing exists" from "no answer yet" otherwise,
    * and Envoy would hold its initialization until its initial_fetch_timeout (15 s by default).
    * A named subscription needs no such answer: a name that does not exist is answered in
-   * removed_resources (shared/spec/README.md, "Delta, resource that does not exist"). A glob
-   * collection (xdstp-naming.ts) is like a wildcard: an empty one is answered once, empty.
+   * removed_resources (xDS protocol, "Incremental xDS", "Knowing When a Requested Resource Does
+   * Not Exist"). A glob collection (xdstp-naming.ts) is like a wildcard: an empty one is answered
+   * once, empty.
    */
   #owesEmptyAnswer(target: ReadonlyMap<string, XdsResource>): boolean {
     if (this.core.latestNonce !== undefined) return false;

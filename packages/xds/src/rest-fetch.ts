@@ -85,7 +85,7 @@ export function selectResources(
 }
 
 /**
- * Answers one stateless discovery request (REST-JSON, shared/spec "REST-JSON polling
+ * Answers one stateless discovery request (REST-JSON; xDS protocol, "REST-JSON polling
  * subscriptions"). A client that sends the current version is answered only when its resources
  * change (a long poll), or with `unchanged` once `timeoutMs` elapses; any other version is
  * answered at once. The wait watches the node's snapshot, so a publish that leaves the requested

@@ -61,7 +61,7 @@ export function isRestPath(url: string | undefined): boolean {
 }
 
 /**
- * Serves REST-JSON discovery (shared/spec: "REST-JSON polling subscriptions"): each request is
+ * Serves REST-JSON discovery (xDS protocol, "REST-JSON polling subscriptions"): each request is
  * answered on its own, with no stream state; its node selects the configuration. A request whose
  * version_info is the current version of what it asks for is held until that changes, or answered
  * `304 Not Modified` with no body after `longPollTimeoutMs` (the answer Envoy's REST fetcher

@@ -1,7 +1,8 @@
 /**
- * The SotW rules of the xDS protocol (shared/spec/README.md and xds-protocol-latest.zh.txt), each
- * checked over real gRPC streams: on ADS and, where the rule concerns one type, on that type's own
- * service. Every test gets its own server and cache, so the tests run concurrently.
+ * The SotW rules of the xDS protocol (latest edition of Envoy's xDS protocol page,
+ * https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol), each checked over real gRPC
+ * streams: on ADS and, where the rule concerns one type, on that type's own service. Every test
+ * gets its own server and cache, so the tests run concurrently.
  */
 import type { DiscoveryResponse } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";

@@ -12,7 +12,7 @@ export interface SotwRequest {
 
 /** What the state machine made of a request. */
 export type RequestVerdict =
-  /** The nonce is not the latest sent: ignored entirely (shared/spec: "Resource updates"). */
+  /** The nonce is not the latest sent: ignored entirely (xDS protocol, "Resource updates"). */
   | { readonly t: "stale" }
   /** The first request for this type on the stream. */
   | { readonly t: "initial" }
@@ -40,9 +40,9 @@ export function isFullStateType(typeUrl: string): boolean {
  * subscription.ts). Pure: no I/O, driven by the stream.
  *
  * - LDS/CDS responses carry every covered resource (full state); EDS/RDS only what the client lacks
- *   (shared/spec/xds-protocol-latest.zh.txt, "将资源分组到响应中").
+ *   (xDS protocol, "Grouping Resources into Responses").
  * - A request whose nonce is not the latest sent is ignored entirely: no ACK, no subscription
- *   change (shared/spec/README.md, "A SotW request with a stale nonce gets no response").
+ *   change (xDS protocol, "Resource updates": no response to a request with a stale nonce).
  * - A NACK is recorded; the rejected versions are not sent again until a new snapshot.
  * - Flow control follows the request/response pairing of the protocol: after a response goes out,
  *   nothing more is sent for this type until the client answers it (ACK or NACK) with its nonce.
@@ -93,9 +93,10 @@ export class SotwSubscription {
   }
 
   /**
-   * Applies a request (shared/spec README: wildcard rules; "NACK is detected by error_detail";
-   * "A SotW request with a stale nonce gets no response"). The answer to the response in flight is
-   * applied before the request's resource names.
+   * Applies a request (xDS protocol: "How the client specifies what resources to return" for the
+   * wildcard rules; "ACK/NACK and resource type instance version": a NACK is detected by
+   * error_detail; "Resource updates": no response to a stale nonce). The answer to the response
+   * in flight is applied before the request's resource names.
    */
   onRequest(request: SotwRequest): RequestVerdict {
     const latest = this.core.latestNonce;
@@ -158,7 +159,8 @@ export class SotwSubscription {
 
   /**
    * Whether a reconnecting pure-wildcard client already holds exactly `content`, as the version
-   * it named says (shared/spec README: "SotW reconnect"); then it is taken as held. Asked once.
+   * it named says (xDS protocol, "ACK/NACK and resource type instance version", on reconnecting:
+   * safe for a pure wildcard subscription); then it is taken as held. Asked once.
    */
   #reconnectedHolding(content: readonly XdsResource[]): boolean {
     const claimed = this.#claimedVersion;

@@ -24,10 +24,11 @@ import {
 import { nodeContextOf } from "./xdstp-naming.js";
 
 /**
- * VHDS has no State of the World variant (shared/spec/xds-protocol.en.txt, "VirtualHost: Virtual
- * Host Discovery Service (VHDS) - SotW: N/A"; xds-protocol-v2.rst: "VHDS ... uses the delta xDS
- * protocol"). A SotW request for it is refused with a status that says where to ask, rather than
- * left unanswered: the client would otherwise wait for a response that never comes.
+ * VHDS has no State of the World variant (xDS protocol, "RPC Services and Methods for Each
+ * Variant": "VirtualHost: Virtual Host Discovery Service (VHDS) - SotW: N/A"; Envoy's VHDS page:
+ * VHDS "uses the delta xDS protocol"). A SotW request for it is refused with a status that says
+ * where to ask, rather than left unanswered: the client would otherwise wait for a response that
+ * never comes.
  */
 function refuseVhds(request: DiscoveryRequest): void {
   if (request.typeUrl === TypeUrl.VirtualHost) {

@@ -443,7 +443,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
           );
         }
         if (!node) {
-          // The node is only guaranteed on the first request of a stream (shared/spec: "Basic
+          // The node is only guaranteed on the first request of a stream (xDS protocol, "Basic
           // Protocol Overview"): it is read once and kept; later requests may omit it.
           node = firstNode(request, protocol.requestName);
           const nodeId = node.id;

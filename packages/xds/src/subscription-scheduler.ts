@@ -46,12 +46,13 @@ export function orderOf(typeUrl: string): number {
  *
  * Rules, on every event (request, snapshot):
  *
- * 1. Plan steps (shared/spec/README.md, "Ordering: make before break"): on a new snapshot the
- *    cursor plans CDS (old and new clusters together), EDS, LDS, RDS, VHDS, then the removal of stale
- *    clusters and assignments, each step waiting for the ACK of the one before. A due step goes
- *    out narrowed to what the node subscribes to; a step with nothing for the node (its type never
- *    requested on this stream, or nothing covered that the node lacks) is skipped and counts as
- *    held, so a proxyless gRPC client that names LDS → RDS → CDS → EDS is never waited for.
+ * 1. Plan steps (xDS protocol, "Eventual consistency considerations": make before break): on a new
+ *    snapshot the cursor plans CDS (old and new clusters together), EDS, LDS, RDS, VHDS, then the
+ *    removal of stale clusters and assignments, each step waiting for the ACK of the one before. A
+ *    due step goes out narrowed to what the node subscribes to; a step with nothing for the node
+ *    (its type never requested on this stream, or nothing covered that the node lacks) is skipped
+ *    and counts as held, so a proxyless gRPC client that names LDS → RDS → CDS → EDS is never
+ *    waited for.
  * 2. Subscription changes (a newly named resource, a first request) are answered from what the
  *    plan has brought the node to so far (PlanCursor.held), never from the target snapshot: a
  *    route configuration requested early cannot overtake the clusters it points at.
@@ -60,7 +61,7 @@ export function orderOf(typeUrl: string): number {
  *    responses too: the snapshot is installed before the first request, so the initial plan is all
  *    skipped and the first requests are answered by rule 2 — still CDS, EDS before LDS, RDS when a
  *    client asks for them together, but out of order when it asks in another order (gRPC).
- * 4. Warming (shared/spec/README.md, "Warming"): a Cluster (Listener) new to the client is
+ * 4. Warming (xDS protocol, "Resource warming"): a Cluster (Listener) new to the client is
  *    followed by its ClusterLoadAssignment (RouteConfiguration) even when the client holds that.
  *
  * Per-type streams (one type per stream, one session each) share nothing, so nothing orders one
@@ -200,7 +201,7 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
       this.#views.get(dependent)?.core.forceResend(fresh.flatMap((r) => r.references));
     }
     // A route configuration new to the client resets its on-demand virtual hosts: they are sent
-    // again, after this response is answered (rule 3; xds-protocol-v2.rst, "Updates to the route
+    // again, after this response is answered (rule 3; Envoy's VHDS page: "Updates to the route
     // configuration entry to which a virtual host belongs will clear the virtual host table and
     // require all virtual hosts to be sent again").
     if (view.typeUrl === TypeUrl.RouteConfiguration) {

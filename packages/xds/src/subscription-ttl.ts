@@ -1,7 +1,7 @@
 /**
- * Resource TTLs and heartbeats, the pure part (shared/spec/xds-protocol-latest.zh.txt, "TTL" and
- * "SotW TTL"; shared/spec/README.md, "TTL"): which clients get them, and when a type is due for
- * a heartbeat. The wire form (envoy.service.discovery.v3.Resource with `ttl`) is the transport's.
+ * Resource TTLs and heartbeats, the pure part (xDS protocol, latest edition, "TTL" and "SotW
+ * TTL"): which clients get them, and when a type is due for a heartbeat. The wire form
+ * (envoy.service.discovery.v3.Resource with `ttl`) is the transport's.
  */
 
 /** The node's `client_features` entry for clients that honour `Resource.ttl`. */
@@ -40,7 +40,7 @@ export interface ResourceTtl {
 
 /**
  * A TTL heartbeat: an envoy.service.discovery.v3.Resource with this name and version, the TTL,
- * and no `resource` — a TTL refresh, not an update (newest edition, "TTL").
+ * and no `resource` — a TTL refresh, not an update (xDS protocol, "TTL").
  */
 export interface Heartbeat {
   readonly name: string;

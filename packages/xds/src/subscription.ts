@@ -9,7 +9,9 @@ import {
   type XdsResource,
 } from "@switchyard/snapshot";
 
-/** The wildcard resource name (shared/spec/README.md, "Wildcard is the name `*`"). */
+/**
+ * The wildcard resource name (xDS protocol, "How the client specifies what resources to return").
+ */
 export const WILDCARD = "*";
 
 /**
@@ -121,12 +123,12 @@ const OPEN: FlowState = { t: "open" };
  * What the client holds (`holds`, name → version) moves only on an ACK (or on a Delta client's
  * `initial_resource_versions`): a NACKed response leaves it as it was, and what that response
  * tried to change is remembered as rejected, so the same versions are not offered again in a
- * loop (shared/spec/README.md, "NACK is detected by error_detail"). A new snapshot clears the
- * rejections (`forgetRejections`): it may make the rejected resources acceptable. A NACK whose
- * text names the resources it rejected (gRFC A46; nack-attribution.ts in @switchyard/snapshot)
- * rejects only those: the client holds the rest of the response. One that names none rejects the
- * whole response; a client that kept its valid part is at worst sent those again, at the same
- * version.
+ * loop (xDS protocol, "ACK/NACK and resource type instance version": a NACK is detected by
+ * error_detail). A new snapshot clears the rejections (`forgetRejections`): it may make the
+ * rejected resources acceptable. A NACK whose text names the resources it rejected (gRFC A46;
+ * nack-attribution.ts in @switchyard/snapshot) rejects only those: the client holds the rest of the
+ * response. One that names none rejects the whole response; a client that kept its valid part is at
+ * worst sent those again, at the same version.
  */
 export class Subscription {
   readonly typeUrl: string;
@@ -299,10 +301,11 @@ export class Subscription {
   }
 
   /**
-   * SotW: the request's `resource_names` replace the subscription (shared/spec/README.md, "Wildcard
-   * is the name `*`"). A name dropped from the list is dropped by the client itself: nothing to
-   * answer. When the wildcard is dropped, the resources it alone covered are forgotten too, unless
-   * `keepOnWildcardDrop` (SotW LDS/CDS: the next full-state response tells the client what is left).
+   * SotW: the request's `resource_names` replace the subscription (xDS protocol, "How the client
+   * specifies what resources to return"). A name dropped from the list is dropped by the client
+   * itself: nothing to answer. When the wildcard is dropped, the resources it alone covered are
+   * forgotten too, unless `keepOnWildcardDrop` (SotW LDS/CDS: the next full-state response tells
+   * the client what is left).
    */
   replaceNames(requested: readonly string[], keepOnWildcardDrop: boolean): void {
     if (requested.length === 0 && !this.#everNamed) {
@@ -316,7 +319,7 @@ export class Subscription {
     const droppedWildcard = this.#wildcard && !requested.includes(WILDCARD);
     this.#wildcard = requested.includes(WILDCARD);
     for (const name of next) {
-      // "the server must resend any newly requested resources" (shared/spec: "How the client
+      // "the server must resend any newly requested resources" (xDS protocol, "How the client
       // specifies what resources to return").
       if (!this.#names.has(name)) this.#force.add(name);
     }
@@ -335,11 +338,12 @@ export class Subscription {
   }
 
   /**
-   * Delta: `resource_names_subscribe` / `resource_names_unsubscribe` change the subscription
-   * (shared/spec/xds-protocol-latest.zh.txt, "订阅资源" / "取消订阅资源"). Every subscribed name is
-   * answered, even one the client seems to hold: it may have forgotten it. An unsubscribed name
-   * needs no answer, except under a wildcard: the client cannot tell whether the wildcard still
-   * covers it, so it is answered (in `resources` if it exists, else in `removed_resources`).
+   * Delta: `resource_names_subscribe` / `resource_names_unsubscribe` change the subscription (xDS
+   * protocol, "Incremental xDS": "Subscribing to Resources" / "Unsubscribing from Resources").
+   * Every subscribed name is answered, even one the client seems to hold: it may have forgotten it.
+   * An unsubscribed name needs no answer, except under a wildcard: the client cannot tell whether
+   * the wildcard still covers it, so it is answered (in `resources` if it exists, else in
+   * `removed_resources`).
    */
   changeNames(subscribe: readonly string[], unsubscribe: readonly string[]): void {
     if (subscribe.length === 0 && !this.#everNamed) this.#wildcard = true;
@@ -376,7 +380,7 @@ export class Subscription {
 
   /**
    * Delta `initial_resource_versions`: the client already holds these, so they are sent again
-   * only at another version (shared/spec/README.md, "Delta reconnect").
+   * only at another version (xDS protocol, "Incremental xDS", on reconnect).
    */
   declareHeld(versions: Iterable<readonly [string, string]>): void {
     for (const [name, version] of versions) {
@@ -386,7 +390,7 @@ export class Subscription {
     this.#pruneUncovered();
   }
 
-  /** Sends these held names again although unchanged (warming: shared/spec/README.md). */
+  /** Sends these held names again although unchanged (xDS protocol, "Resource warming"). */
   forceResend(names: Iterable<string>): void {
     let xdstp: Set<string> | undefined;
     for (const name of names) {

@@ -1,5 +1,5 @@
 /**
- * Resource TTLs and heartbeats over real gRPC streams (shared/spec/README.md, "TTL"): a client
+ * Resource TTLs and heartbeats over real gRPC streams (xDS protocol, "TTL", "SotW TTL"): a client
  * announcing the features gets every resource wrapped with the TTL, then bodiless heartbeats at
  * the same version every `heartbeatMs`; a client without them gets plain resources and no
  * heartbeats. Short intervals keep the suite fast.

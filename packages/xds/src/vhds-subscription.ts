@@ -12,9 +12,12 @@ import { type DeltaResponsePlan, DeltaSubscription } from "./delta-subscription.
 import { versionOf } from "./subscription.js";
 
 /**
- * VHDS, on-demand virtual hosts (shared/spec/xds-protocol-v2.rst, "Virtual Host Discovery
- * Service"), on one Delta stream. Pure, like DeltaSubscription, whose protocol rules it keeps
- * (one response in flight, stale nonces still change the subscription, NACKs remembered).
+ * VHDS, on-demand virtual hosts (Envoy's "Virtual Host Discovery Service (VHDS)" page,
+ * https://www.envoyproxy.io/docs/envoy/latest/configuration/http/http_conn_man/vhds, and the
+ * "Virtual Host Discovery Service" section of the xDS protocol page's v2-era editions, the only
+ * source of some quotes below), on one Delta stream. Pure, like DeltaSubscription, whose protocol
+ * rules it keeps (one response in flight, stale nonces still change the subscription, NACKs
+ * remembered).
  *
  * What differs is naming. A proxy subscribes to `<route configuration>/<host>`: the Host header
  * (":authority") of a request no virtual host it holds serves, one name per host ("Requesting
@@ -43,7 +46,8 @@ import { versionOf } from "./subscription.js";
  * - A name with no "/" (Envoy's first VHDS request names the bare route configuration, vhds.cc,
  *   a namespace subscription for a base set of virtual hosts) resolves to no alias: the base set is
  *   empty (every virtual host is on demand), and like any name that does not exist, it is answered
- *   in `removed_resources` (newest edition), so the proxy's initial fetch completes at once.
+ *   in `removed_resources` (xDS protocol, "Incremental xDS"), so the proxy's initial fetch
+ *   completes at once.
  * - A route configuration the client is sent again resets its virtual hosts: the scheduler marks
  *   its aliases to be resent after the RDS response is ACKed (subscription-scheduler.ts).
  * - The wildcard means nothing here: VHDS is by name only.

@@ -1,9 +1,9 @@
 /**
- * VHDS (on-demand virtual hosts) over real gRPC Delta streams, as shared/spec/xds-protocol-v2.rst
- * ("Virtual Host Discovery Service") describes it and Envoy asks: names `<route
- * configuration>/<host>`, answered by the virtual host serving the host under its own name with
- * the requested names as aliases; an unknown host answered with name and aliases and no body; VHDS
- * after RDS; an RDS update resets the virtual hosts; no SotW variant.
+ * VHDS (on-demand virtual hosts) over real gRPC Delta streams, as Envoy's "Virtual Host Discovery
+ * Service (VHDS)" page (and the VHDS section of the xDS protocol page's v2-era editions) describes
+ * it and Envoy asks: names `<route configuration>/<host>`, answered by the virtual host serving the
+ * host under its own name with the requested names as aliases; an unknown host answered with name
+ * and aliases and no body; VHDS after RDS; an RDS update resets the virtual hosts; no SotW variant.
  */
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";

@@ -199,7 +199,8 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
       streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
       deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
     });
-    // VHDS is Delta only: the service has no SotW method (shared/spec/xds-protocol.en.txt).
+    // VHDS is Delta only: the service has no SotW method (xDS protocol, "RPC Services and
+    // Methods for Each Variant").
     router.service(VirtualHostDiscoveryService, {
       deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
     });
@@ -276,7 +277,8 @@ const PREFACE_BYTES_TO_DECIDE = 4;
  * that reads each connection's first bytes and hands it to the HTTP/2 server when they are the
  * HTTP/2 preface, else to an HTTP/1.1 server. Both route `/v3/discovery:*` to the REST handler and
  * everything else to Connect. `close` destroys open connections, since an HTTP/2 server never
- * finishes closing while a stream is open (shared/FACTS.md).
+ * finishes closing while a stream is open (Node's http2 `server.close()` waits for every session
+ * to close; seen with Node 20).
  *
  * With `tls`, the port is an HTTP/2-over-TLS server instead, offering HTTP/1.1 too (ALPN), so the
  * REST-JSON endpoints keep working over TLS. Every call is authenticated per `auth` before it is

@@ -1,8 +1,9 @@
 /**
- * xdstp:// names over real gRPC streams (shared/spec/xds-transport-next-steps.md; xdstp-naming.ts):
- * singleton names on SotW (as gRPC federation asks) and Delta, glob collections over Delta with
- * adds and removals, context parameters matched against the node, names of other authorities and
- * malformed names. The real gRPC client over federation is in packages/server/test.
+ * xdstp:// names over real gRPC streams (the "xDS transport next steps" design doc, linked in
+ * docs/xdstp.md; xdstp-naming.ts): singleton names on SotW (as gRPC federation asks) and Delta,
+ * glob collections over Delta with adds and removals, context parameters matched against the
+ * node, names of other authorities and malformed names. The real gRPC client over federation is
+ * in packages/server/test.
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
