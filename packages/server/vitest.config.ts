@@ -1,6 +1,19 @@
 import { defineConfig } from "vitest/config";
 
-const CONSOLE = "test/console*.e2e.spec.ts";
+/**
+ * Files that need a process of their own: the console's (Next.js keeps process-wide state) and
+ * those that run `switchyard serve` processes and stop them by signal (one such stop ended by a
+ * signal when it shared its worker with other files: not understood yet, so kept apart).
+ */
+const OWN_PROCESS = [
+  "test/console*.e2e.spec.ts",
+  "test/cli.e2e.spec.ts",
+  "test/faults*.e2e.spec.ts",
+  "test/file-delivery.e2e.spec.ts",
+  "test/replicas.e2e.spec.ts",
+  "test/xds-auth.e2e.spec.ts",
+  "test/xds-exposure.e2e.spec.ts",
+];
 
 export default defineConfig({
   test: {
@@ -18,18 +31,14 @@ export default defineConfig({
         test: {
           name: "server",
           include: ["src/**/*.spec.ts", "test/**/*.spec.ts", "bench/**/*.spec.ts"],
-          exclude: [CONSOLE],
+          exclude: OWN_PROCESS,
           // Files share a process: the server's modules (and the Envoy protos' registry) are
           // imported once per worker, not once a file (~2.8 s each). Servers, databases and
           // metrics registries are per test, never module-global.
           isolate: false,
         },
       },
-      {
-        extends: true,
-        // Next.js keeps process-wide state: each console file gets a process of its own.
-        test: { name: "console", include: [CONSOLE], isolate: true },
-      },
+      { extends: true, test: { name: "own-process", include: OWN_PROCESS, isolate: true } },
     ],
   },
 });
