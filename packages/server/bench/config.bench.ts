@@ -59,14 +59,6 @@ async function compileFigures(size: number, target: string | undefined): Promise
   ];
 }
 
-const EMPTY_FRAGMENT = {
-  clusters: [],
-  listeners: [],
-  routeConfigurations: [],
-  runtimeLayers: [],
-  secrets: [],
-} as const;
-
 /**
  * Endpoint registration (ConfigService.SetEndpoints' transaction: one cluster's endpoints applied
  * on top of the latest version and published) on a config of `size` clusters and routes, beside
@@ -100,10 +92,7 @@ export async function endpointFigures(size: number): Promise<Figure[]> {
           prepare: async (_tx, latest) => {
             const cluster = latest.clusters.find((c) => c.name === name);
             if (!cluster) throw new Error(`no cluster ${name}`);
-            return {
-              ...EMPTY_FRAGMENT,
-              clusters: [registerEndpoints(cluster, "add", [endpoint(i)])],
-            };
+            return { clusters: [registerEndpoints(cluster, "add", [endpoint(i)])] };
           },
           afterWrite: async () => {},
         }),

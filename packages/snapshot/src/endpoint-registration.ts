@@ -45,6 +45,9 @@ export function registerEndpoints(
   }));
   if (operation !== "remove") {
     const byKey = new Map(kept.map((locality, index) => [localityKey(locality), index]));
+    const stored = new Map(
+      cluster.localities.flatMap((l) => l.endpoints).map((e) => [endpointKey(e), e]),
+    );
     for (const endpoint of endpoints) {
       const spec: EndpointSpec = {
         address: endpoint.address,
@@ -58,12 +61,10 @@ export function registerEndpoints(
       const locality = index === undefined ? undefined : kept[index];
       if (index !== undefined && locality !== undefined) {
         // Stored extra fields of an endpoint re-registered (say, metadata) are kept.
-        const stored = cluster.localities
-          .flatMap((l) => l.endpoints)
-          .find((e) => endpointKey(e) === endpointKey(endpoint));
+        const was = stored.get(endpointKey(endpoint));
         kept[index] = {
           ...locality,
-          endpoints: [...locality.endpoints, stored ? { ...spec, extra: stored.extra } : spec],
+          endpoints: [...locality.endpoints, was ? { ...spec, extra: was.extra } : spec],
         };
       } else {
         byKey.set(key, kept.length);

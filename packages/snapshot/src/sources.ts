@@ -25,6 +25,25 @@ export const SOURCE_KINDS = [
 ] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
+/** The kinds Envoy documents hold: what imports and applies write (node groups are ours alone). */
+export const ENVOY_KINDS = [
+  "cluster",
+  "listener",
+  "routeConfiguration",
+  "runtimeLayer",
+  "secret",
+] as const satisfies readonly SourceKind[];
+
+/** The ConfigSpec field holding each kind's objects. */
+export const SPEC_FIELD = {
+  cluster: "clusters",
+  listener: "listeners",
+  routeConfiguration: "routeConfigurations",
+  nodeGroup: "nodeGroups",
+  runtimeLayer: "runtimeLayers",
+  secret: "secrets",
+} as const satisfies Record<SourceKind, keyof ConfigSpec>;
+
 export interface SourceObject {
   readonly kind: SourceKind;
   readonly name: string;

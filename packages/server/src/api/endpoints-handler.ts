@@ -68,13 +68,7 @@ export function endpointsHandler(
                 `cluster "${request.cluster}" is not in the latest version: publish it first (switchyard get clusters lists what is stored)`,
                 Code.NotFound,
               );
-            return {
-              clusters: [registerEndpoints(cluster, operation, endpoints)],
-              listeners: [],
-              routeConfigurations: [],
-              runtimeLayers: [],
-              secrets: [],
-            };
+            return { clusters: [registerEndpoints(cluster, operation, endpoints)] };
           },
           afterWrite: async (tx, applied) => {
             const writes = writesBetween(applied.changes, applied.before, applied.after);

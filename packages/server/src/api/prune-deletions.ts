@@ -1,6 +1,11 @@
 import type { TransactionClient } from "@switchyard/db";
 import type { Prune } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { ConfigSpec, ConfigSpecFragment } from "@switchyard/snapshot";
+import {
+  type ConfigSpec,
+  type ConfigSpecFragment,
+  ENVOY_KINDS,
+  SPEC_FIELD,
+} from "@switchyard/snapshot";
 import { loadDomainOwnership, type Principal, virtualHostOwner } from "../auth/index.js";
 import { draftClusterOwners, publishedClusterOwners } from "../store/cluster-owners.js";
 import { sourceKindOf } from "./object-changes.js";
@@ -25,7 +30,7 @@ export async function pruneDeletions(
   caller: Principal,
   stored: ConfigSpec,
   version: number,
-  fragment: ConfigSpecFragment,
+  fragment: Partial<ConfigSpecFragment>,
   prune: Prune | undefined,
 ): Promise<PruneCandidate[]> {
   if (prune === undefined) return [];
@@ -59,23 +64,18 @@ export async function pruneDeletions(
       name: rc.name,
       team: routeOwner(rc),
     })),
-    ...stored.listeners.map((l) => ({ kind: "listener" as const, name: l.name, team: null })),
-    ...stored.runtimeLayers.map((r) => ({
-      kind: "runtimeLayer" as const,
-      name: r.name,
-      team: null,
-    })),
-    ...stored.secrets.map((s) => ({ kind: "secret" as const, name: s.name, team: null })),
+    // Only admins write these: they belong to no team.
+    ...(["listener", "runtimeLayer", "secret"] as const).flatMap((kind) =>
+      stored[SPEC_FIELD[kind]].map((o) => ({ kind, name: o.name, team: null })),
+    ),
   ];
-  const kept = new Set<string>();
-  const keep = (kind: string, objects: readonly { readonly name: string }[] | undefined) => {
-    for (const object of objects ?? []) kept.add(`${kind}/${object.name}`);
-  };
-  keep("cluster", fragment.clusters);
-  keep("routeConfiguration", fragment.routeConfigurations);
-  keep("listener", fragment.listeners);
-  keep("runtimeLayer", fragment.runtimeLayers);
-  keep("secret", fragment.secrets);
+  const kept = new Set(
+    ENVOY_KINDS.flatMap((kind) =>
+      ((fragment[SPEC_FIELD[kind]] ?? []) as readonly { readonly name: string }[]).map(
+        (o) => `${kind}/${o.name}`,
+      ),
+    ),
+  );
   const pruned = prunedObjects(candidates, kept, selector);
   if (prune.listed)
     assertListed(
@@ -89,14 +89,13 @@ export async function pruneDeletions(
 export function withoutPruned(spec: ConfigSpec, pruned: readonly PruneCandidate[]): ConfigSpec {
   if (pruned.length === 0) return spec;
   const gone = new Set(pruned.map((object) => `${object.kind}/${object.name}`));
-  const keep = <T extends { readonly name: string }>(kind: string, objects: readonly T[]) =>
-    objects.filter((object) => !gone.has(`${kind}/${object.name}`));
-  return {
-    ...spec,
-    clusters: keep("cluster", spec.clusters),
-    routeConfigurations: keep("routeConfiguration", spec.routeConfigurations),
-    listeners: keep("listener", spec.listeners),
-    runtimeLayers: keep("runtimeLayer", spec.runtimeLayers),
-    secrets: keep("secret", spec.secrets),
-  };
+  const kept = Object.fromEntries(
+    ENVOY_KINDS.map((kind) => [
+      SPEC_FIELD[kind],
+      (spec[SPEC_FIELD[kind]] as readonly { readonly name: string }[]).filter(
+        (object) => !gone.has(`${kind}/${object.name}`),
+      ),
+    ]),
+  );
+  return { ...spec, ...kept };
 }

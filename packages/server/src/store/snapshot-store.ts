@@ -11,6 +11,7 @@ import {
   diffManifests,
   draftRevision,
   EMPTY_MANIFEST,
+  ENVOY_KINDS,
   isSealed,
   type NodeSelector,
   ResourceSnapshot,
@@ -19,6 +20,7 @@ import {
   type SourceKind,
   type SourceManifest,
   type SourceObject,
+  SPEC_FIELD,
   sourceManifest,
   sourceObject,
   sourceObjects,
@@ -333,15 +335,6 @@ interface Written {
   readonly content: DraftRead;
 }
 
-/** The ConfigSpec field of each kind an apply may write (never node groups). */
-const APPLIED_FIELDS = [
-  ["cluster", "clusters"],
-  ["listener", "listeners"],
-  ["routeConfiguration", "routeConfigurations"],
-  ["runtimeLayer", "runtimeLayers"],
-  ["secret", "secrets"],
-] as const;
-
 /**
  * `base` with the objects of `fragment` in place of (or beside) those of the same name, and the
  * `removed` ones gone. An object whose content is unchanged stays the same instance, with its
@@ -349,16 +342,17 @@ const APPLIED_FIELDS = [
  */
 function appliedContent(
   base: DraftRead,
-  fragment: ConfigSpecFragment,
+  fragment: Partial<ConfigSpecFragment>,
   removed: readonly { readonly kind: SourceKind; readonly name: string }[],
 ): DraftRead {
   const keyOf = (kind: SourceKind, name: string) => `${kind}/${name}`;
   const sources = new Map(base.objects.map((o) => [keyOf(o.kind, o.name), o]));
   const spec: Record<string, unknown[]> = {};
   const replaced = new Map<string, SourceObject>();
-  for (const [kind, field] of APPLIED_FIELDS) {
+  for (const kind of ENVOY_KINDS) {
+    const field = SPEC_FIELD[kind];
     const byName = new Map<string, unknown>(base.spec[field].map((o) => [o.name, o]));
-    for (const object of fragment[field] as readonly { readonly name: string }[]) {
+    for (const object of (fragment[field] ?? []) as readonly { readonly name: string }[]) {
       const source = sourceObject(kind, object.name, object);
       if (sources.get(keyOf(kind, object.name))?.key === source.key) continue;
       replaced.set(keyOf(kind, object.name), source);
@@ -874,13 +868,16 @@ export class SnapshotStore {
   apply(input: {
     readonly author: string;
     readonly message: string;
-    readonly prepare: (tx: TransactionClient, latest: ConfigSpec) => Promise<ConfigSpecFragment>;
+    readonly prepare: (
+      tx: TransactionClient,
+      latest: ConfigSpec,
+    ) => Promise<Partial<ConfigSpecFragment>>;
     /** The objects of the latest version the apply deletes (a prune's), given what it writes. */
     readonly remove?: (
       tx: TransactionClient,
       latest: ConfigSpec,
       version: number,
-      fragment: ConfigSpecFragment,
+      fragment: Partial<ConfigSpecFragment>,
     ) => Promise<readonly { readonly kind: SourceKind; readonly name: string }[]>;
     /** Check everything a publish checks, then roll back: throws ApplyDryRun with the result. */
     readonly dryRun?: boolean;
@@ -926,15 +923,17 @@ export class SnapshotStore {
             `the draft has unpublished changes to ${both.map((c) => `${c.kind} "${c.name}"`).join(", ")}, which this apply changes too: publish or discard them first (switchyard diff, switchyard discard)`,
           );
         const touched = new Set(changes.map((c) => `${c.kind}/${c.name}`));
-        await writeObjects(tx, {
-          clusters: result.clusters.filter((o) => touched.has(`cluster/${o.name}`)),
-          listeners: result.listeners.filter((o) => touched.has(`listener/${o.name}`)),
-          routeConfigurations: result.routeConfigurations.filter((o) =>
-            touched.has(`routeConfiguration/${o.name}`),
-          ),
-          runtimeLayers: result.runtimeLayers.filter((o) => touched.has(`runtimeLayer/${o.name}`)),
-          secrets: result.secrets.filter((o) => touched.has(`secret/${o.name}`)),
-        });
+        await writeObjects(
+          tx,
+          Object.fromEntries(
+            ENVOY_KINDS.map((kind) => [
+              SPEC_FIELD[kind],
+              (result[SPEC_FIELD[kind]] as readonly { readonly name: string }[]).filter((o) =>
+                touched.has(`${kind}/${o.name}`),
+              ),
+            ]),
+          ) as Partial<ConfigSpec>,
+        );
         await input.afterWrite(tx, { changes, before: base, after: result });
         // Deleted once afterWrite authorized them: the check reads a cluster's owner from its row.
         for (const kind of DELETE_ORDER)
