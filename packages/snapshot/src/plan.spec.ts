@@ -385,6 +385,36 @@ describe("PlanCursor", () => {
     expect(names(cursor.held, TypeUrl.ClusterLoadAssignment)).toEqual(["y"]);
   });
 
+  it("nodes holding the same resources share one plan to the next snapshot, whichever publishes brought them there; a node with a rejection plans alone", () => {
+    const first = snapshot(oneService);
+    const second = snapshot(movedTo("y"));
+    const third = snapshot(movedTo("x"));
+    const nonces = { n: 0 };
+    const early = new PlanCursor();
+    early.onSnapshot(first);
+    ackAll(early, nonces);
+    early.onSnapshot(second);
+    ackAll(early, nonces);
+    const late = new PlanCursor();
+    late.onSnapshot(second);
+    ackAll(late, nonces);
+
+    early.onSnapshot(third);
+    late.onSnapshot(third);
+    expect(summaries(late.remaining)).toEqual(summaries(planUpdate(second, third)));
+    expect(late.remaining).toHaveLength(early.remaining.length);
+    for (const [i, step] of late.remaining.entries()) expect(step).toBe(early.remaining[i]);
+
+    const rejecting = new PlanCursor();
+    rejecting.onSnapshot(second);
+    ackAll(rejecting, nonces);
+    rejecting.onSnapshot(third);
+    rejecting.sent("cds");
+    rejecting.answered("cds", { t: "nack", errorDetail: "x: bad", rejected: new Set(["x"]) });
+    expect(rejecting.heldBack.map(({ name }) => name)).toEqual(["x", "routes"]);
+    expect(rejecting.remaining).not.toContain(late.remaining[0]);
+  });
+
   it("a step with nothing for the node is skipped and counts as held", () => {
     const cursor = new PlanCursor();
     cursor.onSnapshot(snapshot(oneService));

@@ -76,6 +76,7 @@
 import {
   type ResourceSnapshot,
   referencedType,
+  TYPE_ORDER,
   TypeUrl,
   type XdsResource,
 } from "./resource-snapshot.js";
@@ -167,12 +168,20 @@ function removedNames(
   return [...before.keys()].filter((name) => !after.has(name)).sort(byName);
 }
 
-/** `before` with `after` laid over it: what a make step holds while the old ones stay. */
+/**
+ * `before` with `after` laid over it: what a make step holds while the old ones stay. When `after`
+ * already has every name of `before` (nothing is removed: the common case), that is `after`
+ * itself, not a copy: nodes that hold the same resources then hold the same map, which is what
+ * lets their cursors share one plan (sharedPlan).
+ */
 function union(
   before: ReadonlyMap<string, XdsResource>,
   after: ReadonlyMap<string, XdsResource>,
 ): ReadonlyMap<string, XdsResource> {
-  return new Map([...before, ...after].sort(([a], [b]) => byName(a, b)));
+  for (const name of before.keys()) {
+    if (!after.has(name)) return new Map([...before, ...after].sort(([a], [b]) => byName(a, b)));
+  }
+  return after;
 }
 
 function references(resources: Iterable<XdsResource>): Set<string> {
@@ -449,6 +458,52 @@ export function containRejections(
   };
 }
 
+/** Numbers for held maps, so that plans can be looked up by what a node holds (sharedPlan). */
+const mapIds = new WeakMap<ReadonlyMap<string, XdsResource>, number>();
+let lastMapId = 0;
+
+function mapId(map: ReadonlyMap<string, XdsResource>): number {
+  let id = mapIds.get(map);
+  if (id === undefined) {
+    lastMapId += 1;
+    id = lastMapId;
+    mapIds.set(map, id);
+  }
+  return id;
+}
+
+/** Plans made towards each snapshot, by what the node held (sharedPlan); dropped with it. */
+const plansTowards = new WeakMap<ResourceSnapshot, Map<string, UpdatePlan>>();
+/** Distinct starting points kept per snapshot: beyond them, plans are made and not kept. */
+const MAX_SHARED_PLANS = 256;
+
+/**
+ * planUpdate(held, next), made once for every node that holds the same maps. A publish plans the
+ * same move for a whole fleet: the nodes of one group hold the maps of the same earlier snapshot
+ * (plan steps share the snapshots' maps, `union` above), so a thousand cursors make one plan, and
+ * their steps, shared, keep the maps shared for the next publish. Maps are immutable, so the same
+ * map is the same content; equal content in different maps only makes another entry.
+ */
+function sharedPlan(
+  held: ReadonlyMap<string, ReadonlyMap<string, XdsResource>>,
+  next: ResourceSnapshot,
+): UpdatePlan {
+  const parts: string[] = [];
+  for (const [typeUrl, map] of held) if (map.size > 0) parts.push(`${typeUrl}=${mapId(map)}`);
+  const key = parts.sort().join(" ");
+  let plans = plansTowards.get(next);
+  if (plans === undefined) {
+    plans = new Map();
+    plansTowards.set(next, plans);
+  }
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    plan = planUpdate({ resources: (typeUrl) => held.get(typeUrl) ?? EMPTY }, next);
+    if (plans.size < MAX_SHARED_PLANS) plans.set(key, plan);
+  }
+  return plan;
+}
+
 /** Where a node's stream stands in its plan. */
 export type CursorState =
   /** Nothing to send: no snapshot yet, or the node holds the latest one. */
@@ -598,7 +653,21 @@ export class PlanCursor {
     const held = this.held;
     const { target, heldBack } = containRejections(next, held, this.#rejected);
     this.#heldBack = heldBack;
-    this.#plan = planUpdate(held, target);
+    if (target === next) {
+      this.#plan = sharedPlan(this.#held, next);
+      // A type the plan leaves alone is held at `next`'s versions already: the node holds `next`'s
+      // own map of it from now on, so that nodes that came to the same resources by different
+      // publishes hold the same maps, and share their next plan.
+      const stepped = new Set<string>(this.#plan.map((step) => step.typeUrl));
+      for (const typeUrl of TYPE_ORDER) {
+        if (stepped.has(typeUrl)) continue;
+        const map = next.resources(typeUrl);
+        if (map.size > 0) this.#held.set(typeUrl, map);
+        else this.#held.delete(typeUrl);
+      }
+    } else {
+      this.#plan = planUpdate(held, target);
+    }
     this.#index = 0;
     this.#show();
   }

@@ -142,9 +142,11 @@ export class SotwSubscription {
     available: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource> = available,
   ): SotwResponsePlan | undefined {
-    if (!this.core.open) return undefined;
+    if (!this.core.open || this.core.idleFor(available, target)) return undefined;
     const offer = this.core.offer(available, target);
-    return this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer);
+    const plan = this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer);
+    if (plan === undefined) this.core.noteIdle(available, target);
+    return plan;
   }
 
   #planFullState(offer: Offer): SotwResponsePlan | undefined {

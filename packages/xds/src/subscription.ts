@@ -171,6 +171,16 @@ export class Subscription {
   #nackOutstanding = false;
   /** A snapshot arrived since that NACK: see forgetRejections. */
   #confirmHeld = false;
+  /**
+   * The maps the latest plan was made from when it found nothing to send; cleared by every change
+   * of the state a plan reads (each public method that alters it). See `idleFor`.
+   */
+  #idle:
+    | {
+        readonly basis: ReadonlyMap<string, XdsResource>;
+        readonly target: ReadonlyMap<string, XdsResource>;
+      }
+    | undefined;
 
   constructor(typeUrl: string, resolver?: NameResolver) {
     this.typeUrl = typeUrl;
@@ -241,6 +251,28 @@ export class Subscription {
   }
 
   /**
+   * True when a plan from these very maps found nothing to send and nothing has changed since: a
+   * stream plans every type on every event (subscription-scheduler.ts), and most events (an ACK
+   * of another type, say) change nothing for most types, so the answer is known without looking
+   * at a resource. Maps are immutable (snapshots, plan steps), so identity stands for content.
+   */
+  idleFor(
+    basis: ReadonlyMap<string, XdsResource>,
+    target: ReadonlyMap<string, XdsResource>,
+  ): boolean {
+    const idle = this.#idle;
+    return idle !== undefined && idle.basis === basis && idle.target === target;
+  }
+
+  /** A plan from these maps found nothing to send (see `idleFor`). */
+  noteIdle(
+    basis: ReadonlyMap<string, XdsResource>,
+    target: ReadonlyMap<string, XdsResource>,
+  ): void {
+    this.#idle = { basis, target };
+  }
+
+  /**
    * The resources a response may be built from: `basis` and `target` as they are, or, when the
    * subscription names xdstp:// resources, with what those names resolve to added under them.
    */
@@ -297,6 +329,7 @@ export class Subscription {
 
   /** The first request of the type arrived. */
   start(): void {
+    this.#idle = undefined;
     if (this.#flow.t === "unstarted") this.#flow = OPEN;
   }
 
@@ -308,6 +341,7 @@ export class Subscription {
    * the client what is left).
    */
   replaceNames(requested: readonly string[], keepOnWildcardDrop: boolean): void {
+    this.#idle = undefined;
     if (requested.length === 0 && !this.#everNamed) {
       // Legacy wildcard: no request for this type has ever named a resource.
       this.#wildcard = true;
@@ -346,6 +380,7 @@ export class Subscription {
    * `removed_resources`).
    */
   changeNames(subscribe: readonly string[], unsubscribe: readonly string[]): void {
+    this.#idle = undefined;
     if (subscribe.length === 0 && !this.#everNamed) this.#wildcard = true;
     if (subscribe.length > 0) this.#everNamed = true;
     for (const glob of unsubscribe) {
@@ -383,6 +418,7 @@ export class Subscription {
    * only at another version (xDS protocol, "Incremental xDS", on reconnect).
    */
   declareHeld(versions: Iterable<readonly [string, string]>): void {
+    this.#idle = undefined;
     for (const [name, version] of versions) {
       this.#holds.set(name, version);
       this.#force.delete(name);
@@ -392,6 +428,7 @@ export class Subscription {
 
   /** Sends these held names again although unchanged (xDS protocol, "Resource warming"). */
   forceResend(names: Iterable<string>): void {
+    this.#idle = undefined;
     let xdstp: Set<string> | undefined;
     for (const name of names) {
       if (this.#holds.has(name) && this.covers(name)) this.#force.add(name);
@@ -411,6 +448,7 @@ export class Subscription {
 
   /** The client holds exactly `versions` (a SotW reconnect that named its version). */
   assumeHeld(versions: Iterable<readonly [string, string]>, versionInfo: string): void {
+    this.#idle = undefined;
     this.#holds = new Map(versions);
     this.#lastVersion = versionInfo;
     this.#ackedVersion = versionInfo;
@@ -462,6 +500,7 @@ export class Subscription {
 
   /** A response went out with `nonce`. */
   markSent(nonce: string, versionInfo: string, effect: ResponseEffect): void {
+    this.#idle = undefined;
     if (effect.replace) this.#force.clear();
     for (const resource of effect.sent) this.#force.delete(resource.name);
     for (const name of effect.removed) this.#force.delete(name);
@@ -473,6 +512,7 @@ export class Subscription {
 
   /** The client ACKed the response with `nonce`; returns false if that is not the one in flight. */
   acknowledge(nonce: string): boolean {
+    this.#idle = undefined;
     const flow = this.#flow;
     if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
     const { effect } = flow;
@@ -500,6 +540,7 @@ export class Subscription {
    * and are remembered, not to be offered again at that version.
    */
   reject(nonce: string, errorDetail: string): false | { readonly rejected?: ReadonlySet<string> } {
+    this.#idle = undefined;
     const flow = this.#flow;
     if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
     const { effect } = flow;
@@ -546,6 +587,7 @@ export class Subscription {
    * (`difference`); its ACK of the state it runs clears the NACK (node status "recovered").
    */
   forgetRejections(): void {
+    if (this.#rejected.size > 0 || this.#nackOutstanding) this.#idle = undefined;
     this.#rejected.clear();
     if (this.#nackOutstanding) this.#confirmHeld = true;
   }

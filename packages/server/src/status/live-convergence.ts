@@ -41,6 +41,9 @@ export function publicationOf(
     ),
   }));
   const groupOf = new WeakMap<object, ReadonlyMap<string, ReadonlyMap<string, string>>>();
+  // heldMatches per acked set and wanted set: a node's ACK of one type re-evaluates all its
+  // types, and its other types' acked sets are the same objects as at their last evaluation.
+  const matched = new WeakMap<object, { want: object; wildcard: boolean; holds: boolean }>();
   return {
     version: String(version),
     publishedAt,
@@ -61,7 +64,12 @@ export function publicationOf(
         }).wants;
         groupOf.set(identity, wants);
       }
-      return heldMatches(wildcard, acked.held, wants.get(typeUrl) ?? NOTHING);
+      const want = wants.get(typeUrl) ?? NOTHING;
+      const known = matched.get(acked.held);
+      if (known?.want === want && known.wildcard === wildcard) return known.holds;
+      const holds = heldMatches(wildcard, acked.held, want);
+      matched.set(acked.held, { want, wildcard, holds });
+      return holds;
     },
   };
 }
