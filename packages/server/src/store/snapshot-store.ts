@@ -143,6 +143,12 @@ export interface PublishedSnapshot {
   /** What proxies get: the compiled node groups, as loaded into the xDS cache. */
   readonly config: CompiledConfig;
   readonly warnings: readonly ValidationIssue[];
+  /**
+   * The content of the previous version (undefined: none) and of this one, when the store holds
+   * both in memory (the usual case: the previous version was its own latest), so the answer to
+   * the publish needs no further reads; absent otherwise.
+   */
+  readonly sides?: { readonly before: ConfigSpec | undefined; readonly after: ConfigSpec };
 }
 
 function resourceKey(resource: XdsResource): string {
@@ -712,12 +718,18 @@ export class SnapshotStore {
   async #publish(
     work: (tx: TransactionClient, latest: LatestManifests | undefined) => Promise<Written>,
   ): Promise<PublishedSnapshot> {
+    const earlier = this.#latestContent;
     const { published, manifests, content } = await inPublishTransaction(this.#prisma, async (tx) =>
       work(tx, await latestManifests(tx, this.#latest)),
     );
     // Only once committed: the caches must never hold a version that was rolled back.
     this.#latest = manifests;
     this.#latestContent = { version: manifests.version, read: content };
+    const { previousVersion } = published.record;
+    if (previousVersion === 0)
+      return { ...published, sides: { before: undefined, after: content.spec } };
+    if (earlier?.version === previousVersion)
+      return { ...published, sides: { before: earlier.read.spec, after: content.spec } };
     return published;
   }
 
