@@ -33,10 +33,17 @@ export interface Run {
   readonly exited: Promise<number | null>;
 }
 
+/**
+ * Node options for the processes `run` starts, from SWITCHYARD_CHILD_NODE_ARGS (space-separated):
+ * how a benchmark's server is profiled, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ * (docs/benchmarks.md). Node refuses --cpu-prof in NODE_OPTIONS.
+ */
+const childNodeArgs = (process.env.SWITCHYARD_CHILD_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** Runs the CLI with `args`; `stdin`, when given, is its standard input (else none). */
 export function run(args: string[], env: Record<string, string> = {}, stdin?: string): Run {
   let output = "";
-  const child = spawn(process.execPath, [bin, ...args], {
+  const child = spawn(process.execPath, [...childNodeArgs, bin, ...args], {
     env: {
       ...process.env,
       SWITCHYARD_LOG_LEVEL: "warn",

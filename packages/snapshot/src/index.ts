@@ -104,12 +104,14 @@ export {
 } from "./plan.js";
 export {
   createResource,
+  isFullStateType,
   ResourceSnapshot,
   referencedType,
   resourceVersion,
   shortType,
   TYPE_ORDER,
   TypeUrl,
+  versionOf,
   type XdsResource,
 } from "./resource-snapshot.js";
 export {

@@ -54,6 +54,27 @@ export function resourceVersion(typeUrl: string, body: Uint8Array): string {
   return createHash("sha256").update(typeUrl).update(body).digest("hex").slice(0, 16);
 }
 
+/**
+ * The version of a set of resources: a hash of their sorted names and versions. A SotW response's
+ * version_info (the xDS server's REST fetch computes the same, so REST and SotW agree on LDS/CDS versions)
+ * and a Delta response's system_version_info.
+ */
+export function versionOf(held: Iterable<readonly [string, string]>): string {
+  const hash = createHash("sha256");
+  for (const [name, version] of [...held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    hash.update(name).update("\u0000").update(version).update("\u0000");
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * Whether a SotW response of the type carries the full state of the world: LDS and CDS do, EDS
+ * and RDS only what changed (xDS protocol, "Grouping Resources into Responses").
+ */
+export function isFullStateType(typeUrl: string): boolean {
+  return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
+}
+
 export function createResource(
   typeUrl: TypeUrl,
   name: string,

@@ -1,4 +1,4 @@
-import { versionOf } from "@switchyard/xds";
+import { versionOf } from "@switchyard/snapshot";
 import { describe, expect, it } from "vitest";
 import { ConvergenceTracker, holdsExactly } from "./convergence.js";
 import { CDS, EDS, nodeLike, streamOf, trackerWithClock } from "./fixtures.js";

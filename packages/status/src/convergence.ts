@@ -1,10 +1,22 @@
-import { versionOf } from "@switchyard/xds";
-import type { AckedState, NackRecord, NodeStatus, StatusChange } from "./node-status.js";
+import { versionOf } from "@switchyard/snapshot";
+import type {
+  AckedState,
+  NackRecord,
+  StatusChange,
+  TypeLedger,
+  TypeStatus,
+} from "./node-status.js";
 import { type DurationSummary, summarizeDurations } from "./percentiles.js";
 
 /** Where convergence reads node state from; NodeStatusTracker is one. */
 export interface NodeStatusSource {
-  node(nodeId: string): NodeStatus | undefined;
+  /**
+   * The node's type ledgers, in any order, as they are (no status view built: convergence reads
+   * them on every ACK of every targeted node); undefined when the node is unknown.
+   */
+  ledgers(nodeId: string): Iterable<TypeLedger> | undefined;
+  /** A ledger's status now (NodeStatusTracker.statusOf). */
+  statusOf(ledger: TypeLedger): TypeStatus;
 }
 
 /**
@@ -150,7 +162,7 @@ export class ConvergenceTracker {
 
   #evaluate(state: PublicationState, nodeId: string): void {
     if (state.targets.get(nodeId)?.t === "converged") return;
-    const next = convergenceOf(state.publication, nodeId, this.#nodes.node(nodeId));
+    const next = convergenceOf(state.publication, nodeId, this.#nodes);
     state.targets.set(nodeId, next);
     if (next.t === "converged" && next.ms > 0)
       this.#onConverged?.(state.publication.version, nodeId, next.ms);
@@ -160,24 +172,29 @@ export class ConvergenceTracker {
 function convergenceOf(
   publication: Publication,
   nodeId: string,
-  node: NodeStatus | undefined,
+  nodes: NodeStatusSource,
 ): NodeConvergence {
-  // A node that requested no type yet holds nothing: pending, not vacuously converged.
-  if (node === undefined || node.types.length === 0) return { t: "pending" };
   let lastAck = Number.NEGATIVE_INFINITY;
   let allHeld = true;
-  for (const type of node.types) {
-    if (!publication.holds(nodeId, type.typeUrl, type.acked)) allHeld = false;
-    else if (type.acked !== undefined) lastAck = Math.max(lastAck, type.acked.at);
+  let requested = 0;
+  for (const ledger of nodes.ledgers(nodeId) ?? []) {
+    requested += 1;
+    if (!publication.holds(nodeId, ledger.typeUrl, ledger.acked)) allHeld = false;
+    else if (ledger.acked !== undefined) lastAck = Math.max(lastAck, ledger.acked.at);
   }
+  // A node that requested no type yet holds nothing: pending, not vacuously converged.
+  if (requested === 0) return { t: "pending" };
   if (allHeld) {
     const at = Math.max(lastAck, publication.publishedAt);
     return { t: "converged", at, ms: at - publication.publishedAt };
   }
-  for (const type of node.types) {
-    const { status } = type;
+  const byTypeUrl = [...(nodes.ledgers(nodeId) ?? [])].sort((a, b) =>
+    a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0,
+  );
+  for (const ledger of byTypeUrl) {
+    const status = nodes.statusOf(ledger);
     if (status.t === "NACKED" && status.nack.at >= publication.publishedAt) {
-      return { t: "nacked", typeUrl: type.typeUrl, nack: status.nack };
+      return { t: "nacked", typeUrl: ledger.typeUrl, nack: status.nack };
     }
   }
   return { t: "pending" };

@@ -1,11 +1,5 @@
-import type { HeldBack } from "@switchyard/snapshot";
-import {
-  type DeltaVerdict,
-  isFullStateType,
-  type RequestVerdict,
-  type XdsCallbacks,
-  type XdsVariant,
-} from "@switchyard/xds";
+import { type HeldBack, isFullStateType } from "@switchyard/snapshot";
+import type { DeltaVerdict, RequestVerdict, XdsCallbacks, XdsVariant } from "@switchyard/xds";
 import type {
   AckedState,
   HeldBackResource,
@@ -401,6 +395,11 @@ export class NodeStatusTracker implements XdsCallbacks {
     const node = this.#nodes.get(nodeId);
     if (node === undefined) return undefined;
     return { identity: node.identity, wildcard: node.types.get(typeUrl)?.wildcard ?? true };
+  }
+
+  /** The node's type ledgers as they are, in no order; undefined if unknown (convergence.ts). */
+  ledgers(nodeId: string): Iterable<TypeLedger> | undefined {
+    return this.#nodes.get(nodeId)?.types.values();
   }
 
   /** Every known node, connected or not, sorted by id. */

@@ -1,18 +1,18 @@
-import type {
-  CursorState,
-  HeldBack,
-  NodeContext,
-  ResourceSnapshot,
-  XdsResource,
+import {
+  type CursorState,
+  type HeldBack,
+  isFullStateType,
+  type NodeContext,
+  type ResourceSnapshot,
+  versionOf,
+  type XdsResource,
 } from "@switchyard/snapshot";
 import {
-  isFullStateType,
   type RequestVerdict,
   type SotwRequest,
   type SotwResponsePlan,
   SotwSubscription,
 } from "./sotw-subscription.js";
-import { versionOf } from "./subscription.js";
 import { type Outgoing, SubscriptionScheduler } from "./subscription-scheduler.js";
 import {
   type Heartbeat,

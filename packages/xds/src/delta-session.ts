@@ -4,6 +4,7 @@ import {
   type NodeContext,
   type ResourceSnapshot,
   TypeUrl,
+  versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
 import {
@@ -12,7 +13,6 @@ import {
   DeltaSubscription,
   type DeltaVerdict,
 } from "./delta-subscription.js";
-import { versionOf } from "./subscription.js";
 import { type Outgoing, SubscriptionScheduler } from "./subscription-scheduler.js";
 import {
   type Heartbeat,

@@ -1,5 +1,5 @@
-import type { XdsResource } from "@switchyard/snapshot";
-import { type NameResolver, type Offer, Subscription, versionOf } from "./subscription.js";
+import { versionOf, type XdsResource } from "@switchyard/snapshot";
+import { type NameResolver, type Offer, Subscription } from "./subscription.js";
 
 /** The parts of a DeltaDiscoveryRequest the state machine needs. */
 export interface DeltaRequest {

@@ -32,13 +32,12 @@ export {
   type SnapshotWatch,
 } from "./snapshot-cache.js";
 export {
-  isFullStateType,
   type RequestVerdict,
   type SotwRequest,
   type SotwResponsePlan,
   SotwSubscription,
 } from "./sotw-subscription.js";
-export { type Subscription, versionOf, WILDCARD } from "./subscription.js";
+export { type Subscription, WILDCARD } from "./subscription.js";
 export {
   FEATURE_RESOURCE_IN_SOTW,
   FEATURE_RESOURCE_TTL,

@@ -4,11 +4,12 @@ import {
   isXdstp,
   parseXdstp,
   type ResourceSnapshot,
+  versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
 import { nodeIdentity } from "./node-identity.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
-import { versionOf, WILDCARD } from "./subscription.js";
+import { WILDCARD } from "./subscription.js";
 import { nodeContextOf, XdstpNaming } from "./xdstp-naming.js";
 
 /** One REST (or unary Fetch) discovery request, already validated. */

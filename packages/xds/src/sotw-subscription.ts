@@ -1,5 +1,5 @@
-import { TypeUrl, type XdsResource } from "@switchyard/snapshot";
-import { type NameResolver, type Offer, Subscription, versionOf } from "./subscription.js";
+import { isFullStateType, versionOf, type XdsResource } from "@switchyard/snapshot";
+import { type NameResolver, type Offer, Subscription } from "./subscription.js";
 
 /** The parts of a SotW DiscoveryRequest the state machine needs. */
 export interface SotwRequest {
@@ -28,11 +28,6 @@ export type RequestVerdict =
 export interface SotwResponsePlan {
   readonly versionInfo: string;
   readonly resources: readonly XdsResource[];
-}
-
-/** LDS and CDS responses carry the full state of the world; EDS and RDS only what changed. */
-export function isFullStateType(typeUrl: string): boolean {
-  return typeUrl === TypeUrl.Listener || typeUrl === TypeUrl.Cluster;
 }
 
 /**

@@ -8,13 +8,12 @@ import {
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
-import { compile, type ResourceSnapshot, TypeUrl } from "@switchyard/snapshot";
+import { compile, type ResourceSnapshot, TypeUrl, versionOf } from "@switchyard/snapshot";
 import { clusterSpec, configSpec, endpointSpec } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
 import { EventQueue } from "./event-queue.js";
 import { SnapshotCache } from "./snapshot-cache.js";
 import { serveSotwStream } from "./sotw-transport.js";
-import { versionOf } from "./subscription.js";
 
 /**
  * The stream loop driven without a socket: the test is the writer, so a response it does not

@@ -6,6 +6,7 @@
 import {
   type ConfigSpec,
   compile,
+  isFullStateType,
   type ResourceSnapshot,
   referencedType,
   rejectedNames,
@@ -15,7 +16,6 @@ import {
 } from "@switchyard/snapshot";
 import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
-import { isFullStateType } from "./sotw-subscription.js";
 import type { SessionOptions } from "./subscription-ttl.js";
 
 /** The names of a response's resources. */

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   formatXdstp,
   globKeyOf,
@@ -13,19 +12,6 @@ import {
  * The wildcard resource name (xDS protocol, "How the client specifies what resources to return").
  */
 export const WILDCARD = "*";
-
-/**
- * The version of a set of resources: a hash of their sorted names and versions. A SotW response's
- * version_info (rest-fetch.ts computes the same hash, so REST and SotW agree on LDS/CDS versions)
- * and a Delta response's system_version_info.
- */
-export function versionOf(held: Iterable<readonly [string, string]>): string {
-  const hash = createHash("sha256");
-  for (const [name, version] of [...held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    hash.update(name).update("\u0000").update(version).update("\u0000");
-  }
-  return hash.digest("hex").slice(0, 16);
-}
 
 /** The resources a response may be built from. Shared, must not be altered. */
 export interface Offer {

@@ -6,10 +6,10 @@ import {
   splitVhdsName,
   TypeUrl,
   VirtualHostIndex,
+  versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
 import { type DeltaResponsePlan, DeltaSubscription } from "./delta-subscription.js";
-import { versionOf } from "./subscription.js";
 
 /**
  * VHDS, on-demand virtual hosts (Envoy's "Virtual Host Discovery Service (VHDS)" page,
