@@ -268,17 +268,18 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     /** Serves `snapshot` if it is newer than what is served (never goes back). */
     const serve = (snapshot: PublishedSnapshot) => {
       if ((cache.version ?? 0) >= snapshot.record.version) return;
-      // Targets are the nodes connected before the push, which the next line starts; times
-      // count from the publish, wherever it happened.
-      convergence.publish(
-        publicationOf(
-          snapshot.config,
-          snapshot.record.version,
-          tracker,
-          snapshot.record.createdAt.getTime(),
-        ),
+      // Targets are the nodes connected before the push; times count from the publish, wherever
+      // it happened. Evaluated on the turn the push starts (SnapshotCache: the streams are told
+      // over the next turns, and no ACK of the version can be read before), not before the
+      // publish answers: at 10,000 nodes that is a few hundred milliseconds.
+      const publication = publicationOf(
+        snapshot.config,
+        snapshot.record.version,
+        tracker,
+        snapshot.record.createdAt.getTime(),
       );
       cache.setConfig(snapshot.config, snapshot.record.version);
+      setImmediate(() => convergence.publish(publication));
       metrics.onServed(snapshot.config);
       void files?.deliver(snapshot.config, snapshot.record.version);
     };

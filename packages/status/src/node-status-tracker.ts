@@ -402,6 +402,13 @@ export class NodeStatusTracker implements XdsCallbacks {
     return this.#nodes.get(nodeId)?.types.values();
   }
 
+  /** The ids of the nodes connected now, in no order: a publish's targets, without status views. */
+  connectedNodeIds(): string[] {
+    const ids: string[] = [];
+    for (const [id, node] of this.#nodes) if (node.connection.t === "connected") ids.push(id);
+    return ids;
+  }
+
   /** Every known node, connected or not, sorted by id. */
   nodes(at: number = this.#now()): NodeStatus[] {
     return [...this.#nodes.keys()].sort().flatMap((id) => this.node(id, at) ?? []);

@@ -21,10 +21,7 @@ export function publicationOf(
   tracker: NodeStatusTracker,
   publishedAt: number,
 ): Publication {
-  const targets = tracker
-    .nodes(publishedAt)
-    .filter((node) => node.connection.t === "connected")
-    .map((node) => node.identity.id);
+  const targets = tracker.connectedNodeIds();
   const groups = config.groups.map((group) => ({
     isDefault: group.isDefault,
     selector: group.selector,
