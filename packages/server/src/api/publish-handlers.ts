@@ -4,6 +4,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ConfigService,
+  type ObjectChange,
   ResourceKind,
   type SnapshotInfo,
   SnapshotInfoSchema,
@@ -120,25 +121,35 @@ function specsAroundVersion(
   );
 }
 
-/** What a publish (rollback, apply) answers, once `onPublished` has the version served. */
+/**
+ * What a publish (rollback, apply) answers, and `onPublished` called to serve the version. The
+ * push onPublished starts runs over the next turns of the event loop (SnapshotCache), and the
+ * answer is written before it begins: when the store holds both sides in memory (the usual case),
+ * the answer is rendered first (a few milliseconds; rendering yields to the event loop, where the
+ * push would otherwise get ahead of it) and the version served right after, even if rendering
+ * failed; else the version is served first and both sides read after. Either way the publish
+ * answers in the time of its transaction and rendering, whatever the size of the fleet.
+ */
 export async function publishResponse(
   prisma: PrismaClient,
   snapshot: PublishedSnapshot,
   onPublished: (snapshot: PublishedSnapshot) => void,
 ) {
-  // The fan-out onPublished starts runs over the next turns of the event loop (SnapshotCache):
-  // an answer built from the store's own copies of both sides is written before it begins, so
-  // the publish answers in the time of its transaction, whatever the size of the fleet.
-  onPublished(snapshot);
-  const [before, after] =
-    snapshot.sides === undefined
-      ? await specsAroundVersion(prisma, snapshot.record)
-      : [snapshot.sides.before, snapshot.sides.after];
-  return {
+  const answer = (changes: ObjectChange[]) => ({
     snapshot: snapshotInfo(snapshot.record),
-    changes: await objectChanges(snapshot.record.changes, { before, after }),
+    changes,
     warnings: snapshot.warnings.map(issueMessage),
-  };
+  });
+  if (snapshot.sides !== undefined) {
+    try {
+      return answer(await objectChanges(snapshot.record.changes, snapshot.sides));
+    } finally {
+      onPublished(snapshot);
+    }
+  }
+  onPublished(snapshot);
+  const [before, after] = await specsAroundVersion(prisma, snapshot.record);
+  return answer(await objectChanges(snapshot.record.changes, { before, after }));
 }
 
 export function publishHandlers(

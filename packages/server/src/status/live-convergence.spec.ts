@@ -1,6 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { compile, type ResourceSnapshot, TypeUrl } from "@switchyard/snapshot";
+import { compile, type ResourceSnapshot, TypeUrl, versionOf } from "@switchyard/snapshot";
 import {
   clusterSpec,
   configSpec,
@@ -31,9 +31,9 @@ const config = (timeoutMs = 1000) =>
     }),
   );
 
-/** An ACK holding `resources` (name → version). */
+/** An ACK holding `resources` (name → version), with the version_info the server gives them. */
 const acked = (resources: ReadonlyMap<string, string>): AckedState => ({
-  versionInfo: "v",
+  versionInfo: versionOf(resources),
   nonce: "1",
   at: 0,
   held: resources,

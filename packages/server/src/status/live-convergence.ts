@@ -38,9 +38,12 @@ export function publicationOf(
     ),
   }));
   const groupOf = new WeakMap<object, ReadonlyMap<string, ReadonlyMap<string, string>>>();
-  // heldMatches per acked set and wanted set: a node's ACK of one type re-evaluates all its
-  // types, and its other types' acked sets are the same objects as at their last evaluation.
-  const matched = new WeakMap<object, { want: object; wildcard: boolean; holds: boolean }>();
+  // heldMatches once per wanted set and acked version: an ACK's version_info is the server's hash
+  // of everything the node holds of the type after that response (versionOf, @switchyard/
+  // snapshot), so the nodes holding the same set share one answer, and a publish evaluating ten
+  // thousand targets compares a few sets. Not when the held set no longer follows from it (a
+  // partly rejected response, names unsubscribed since) or versions are unknown.
+  const byVersion = new WeakMap<ReadonlyMap<string, string>, Map<string, boolean>>();
   return {
     version: String(version),
     publishedAt,
@@ -62,10 +65,19 @@ export function publicationOf(
         groupOf.set(identity, wants);
       }
       const want = wants.get(typeUrl) ?? NOTHING;
-      const known = matched.get(acked.held);
-      if (known?.want === want && known.wildcard === wildcard) return known.holds;
-      const holds = heldMatches(wildcard, acked.held, want);
-      matched.set(acked.held, { want, wildcard, holds });
+      if (!acked.resourceVersionsKnown || acked.partial === true)
+        return heldMatches(wildcard, acked.held, want);
+      let answers = byVersion.get(want);
+      if (answers === undefined) {
+        answers = new Map();
+        byVersion.set(want, answers);
+      }
+      const key = `${wildcard ? "*" : "="}${acked.versionInfo}`;
+      let holds = answers.get(key);
+      if (holds === undefined) {
+        holds = heldMatches(wildcard, acked.held, want);
+        answers.set(key, holds);
+      }
       return holds;
     },
   };
