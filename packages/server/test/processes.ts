@@ -107,7 +107,14 @@ export async function startServe(
     xdsPort: Number(xdsPort),
     stop: async () => {
       process.child.kill("SIGTERM");
-      return process.exited;
+      const code = await process.exited;
+      // A serve that does not stop cleanly says why in its output (and a signal, if it died of
+      // one): shown with the test's failure rather than lost with the process.
+      if (code !== 0)
+        globalThis.process.stderr.write(
+          `switchyard serve stopped with ${code ?? process.child.signalCode}; its output ended:\n${process.output().slice(-4000)}\n`,
+        );
+      return code;
     },
   };
 }

@@ -8,20 +8,19 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
   EndpointOperation,
   HealthStatus,
+  HealthStatusSchema,
   type RegisteredEndpointSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { changeLines, type Output, summarizeChanges, table } from "./commands.js";
 
-const HEALTH: Record<string, HealthStatus> = {
-  unknown: HealthStatus.UNKNOWN,
-  healthy: HealthStatus.HEALTHY,
-  unhealthy: HealthStatus.UNHEALTHY,
-  draining: HealthStatus.DRAINING,
-  timeout: HealthStatus.TIMEOUT,
-  degraded: HealthStatus.DEGRADED,
-};
-const HEALTH_NAMES = new Map(Object.entries(HEALTH).map(([name, value]) => [value, name]));
+/** What `--health` takes: HealthStatus's values as the proto names them, lower-cased. */
+const HEALTH: ReadonlyMap<string, HealthStatus> = new Map(
+  HealthStatusSchema.values
+    .filter((value) => value.number !== HealthStatus.UNSPECIFIED)
+    .map((value) => [value.localName.toLowerCase(), value.number as HealthStatus]),
+);
+const HEALTH_NAMES = new Map([...HEALTH].map(([name, value]) => [value, name]));
 
 export const OPERATIONS = {
   set: EndpointOperation.SET,
@@ -67,10 +66,11 @@ export async function setEndpoints(
   addresses: readonly string[],
   options: EndpointOptions,
 ): Promise<void> {
-  const health = options.health === undefined ? undefined : HEALTH[options.health.toLowerCase()];
+  const health =
+    options.health === undefined ? undefined : HEALTH.get(options.health.toLowerCase());
   if (options.health !== undefined && health === undefined)
     throw new CliError(
-      `unknown health status "${options.health}": use ${Object.keys(HEALTH).join(", ")}`,
+      `unknown health status "${options.health}": use ${[...HEALTH.keys()].join(", ")}`,
     );
   const weight = wholeNumber(options.weight, "--weight", 1);
   const priority = wholeNumber(options.priority, "--priority", 0) ?? 0;
