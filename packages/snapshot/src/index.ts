@@ -141,6 +141,8 @@ export {
   draftRevision,
   EMPTY_MANIFEST,
   ENVOY_KINDS,
+  type EnvoyKindFields,
+  envoyObjectsWhere,
   SOURCE_KINDS,
   type SourceChange,
   type SourceKind,

@@ -44,6 +44,24 @@ export const SPEC_FIELD = {
   secret: "secrets",
 } as const satisfies Record<SourceKind, keyof ConfigSpec>;
 
+/** The ConfigSpec fields of the Envoy kinds. */
+export type EnvoyKindFields = Pick<ConfigSpec, (typeof SPEC_FIELD)[(typeof ENVOY_KINDS)[number]]>;
+
+/** The objects of `spec`'s Envoy kinds (ENVOY_KINDS) for which `keep(kind, name)` holds. */
+export function envoyObjectsWhere(
+  spec: ConfigSpec,
+  keep: (kind: (typeof ENVOY_KINDS)[number], name: string) => boolean,
+): EnvoyKindFields {
+  return Object.fromEntries(
+    ENVOY_KINDS.map((kind) => [
+      SPEC_FIELD[kind],
+      (spec[SPEC_FIELD[kind]] as readonly { readonly name: string }[]).filter((object) =>
+        keep(kind, object.name),
+      ),
+    ]),
+  ) as unknown as EnvoyKindFields;
+}
+
 export interface SourceObject {
   readonly kind: SourceKind;
   readonly name: string;

@@ -142,18 +142,17 @@ export class DeltaSubscription {
     available: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource> = available,
   ): DeltaResponsePlan | undefined {
-    if (!this.core.open || this.core.idleFor(available, target)) return undefined;
-    const offer: Offer = this.core.offer(available, target);
-    const { resources, removed, missing } = this.core.difference(offer);
-    const gone = [...removed, ...missing].sort();
-    if (resources.length === 0 && gone.length === 0 && !this.#owesEmptyAnswer(target)) {
-      this.core.noteIdle(available, target);
-      return undefined;
-    }
-    const after = new Map(this.core.holds);
-    for (const name of gone) after.delete(name);
-    for (const r of resources) after.set(r.name, r.version);
-    return { systemVersionInfo: versionOf(after), resources, removed: gone };
+    return this.core.planOpen(available, target, () => {
+      const offer: Offer = this.core.offer(available, target);
+      const { resources, removed, missing } = this.core.difference(offer);
+      const gone = [...removed, ...missing].sort();
+      if (resources.length === 0 && gone.length === 0 && !this.#owesEmptyAnswer(target))
+        return undefined;
+      const after = new Map(this.core.holds);
+      for (const name of gone) after.delete(name);
+      for (const r of resources) after.set(r.name, r.version);
+      return { systemVersionInfo: versionOf(after), resources, removed: gone };
+    });
   }
 
   /**

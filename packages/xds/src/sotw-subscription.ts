@@ -137,11 +137,10 @@ export class SotwSubscription {
     available: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource> = available,
   ): SotwResponsePlan | undefined {
-    if (!this.core.open || this.core.idleFor(available, target)) return undefined;
-    const offer = this.core.offer(available, target);
-    const plan = this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer);
-    if (plan === undefined) this.core.noteIdle(available, target);
-    return plan;
+    return this.core.planOpen(available, target, () => {
+      const offer = this.core.offer(available, target);
+      return this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer);
+    });
   }
 
   #planFullState(offer: Offer): SotwResponsePlan | undefined {

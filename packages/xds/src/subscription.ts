@@ -159,7 +159,7 @@ export class Subscription {
   #confirmHeld = false;
   /**
    * The maps the latest plan was made from when it found nothing to send; cleared by every change
-   * of the state a plan reads (each public method that alters it). See `idleFor`.
+   * of the state a plan reads (each public method that alters it). See `planOpen`.
    */
   #idle:
     | {
@@ -237,25 +237,24 @@ export class Subscription {
   }
 
   /**
-   * True when a plan from these very maps found nothing to send and nothing has changed since: a
-   * stream plans every type on every event (subscription-scheduler.ts), and most events (an ACK
-   * of another type, say) change nothing for most types, so the answer is known without looking
-   * at a resource. Maps are immutable (snapshots, plan steps), so identity stands for content.
+   * What `plan` makes of these maps, when the client waits for a response (`open`). A plan that
+   * finds nothing to send is remembered with its maps, and until the state a plan reads changes
+   * (each public method that alters it clears it) the same maps are answered "nothing" without
+   * planning: a stream plans every type on every event (subscription-scheduler.ts), and most
+   * events (an ACK of another type, say) change nothing for most types. Maps are immutable
+   * (snapshots, plan steps), so identity stands for content.
    */
-  idleFor(
+  planOpen<P>(
     basis: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource>,
-  ): boolean {
+    plan: () => P | undefined,
+  ): P | undefined {
+    if (!this.open) return undefined;
     const idle = this.#idle;
-    return idle !== undefined && idle.basis === basis && idle.target === target;
-  }
-
-  /** A plan from these maps found nothing to send (see `idleFor`). */
-  noteIdle(
-    basis: ReadonlyMap<string, XdsResource>,
-    target: ReadonlyMap<string, XdsResource>,
-  ): void {
-    this.#idle = { basis, target };
+    if (idle !== undefined && idle.basis === basis && idle.target === target) return undefined;
+    const planned = plan();
+    if (planned === undefined) this.#idle = { basis, target };
+    return planned;
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   type ConfigSpec,
   type ConfigSpecFragment,
   ENVOY_KINDS,
+  envoyObjectsWhere,
   SPEC_FIELD,
 } from "@switchyard/snapshot";
 import { loadDomainOwnership, type Principal, virtualHostOwner } from "../auth/index.js";
@@ -89,13 +90,5 @@ export async function pruneDeletions(
 export function withoutPruned(spec: ConfigSpec, pruned: readonly PruneCandidate[]): ConfigSpec {
   if (pruned.length === 0) return spec;
   const gone = new Set(pruned.map((object) => `${object.kind}/${object.name}`));
-  const kept = Object.fromEntries(
-    ENVOY_KINDS.map((kind) => [
-      SPEC_FIELD[kind],
-      (spec[SPEC_FIELD[kind]] as readonly { readonly name: string }[]).filter(
-        (object) => !gone.has(`${kind}/${object.name}`),
-      ),
-    ]),
-  );
-  return { ...spec, ...kept };
+  return { ...spec, ...envoyObjectsWhere(spec, (kind, name) => !gone.has(`${kind}/${name}`)) };
 }

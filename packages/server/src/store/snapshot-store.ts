@@ -12,6 +12,7 @@ import {
   draftRevision,
   EMPTY_MANIFEST,
   ENVOY_KINDS,
+  envoyObjectsWhere,
   isSealed,
   type NodeSelector,
   ResourceSnapshot,
@@ -937,14 +938,7 @@ export class SnapshotStore {
         const touched = new Set(changes.map((c) => `${c.kind}/${c.name}`));
         await writeObjects(
           tx,
-          Object.fromEntries(
-            ENVOY_KINDS.map((kind) => [
-              SPEC_FIELD[kind],
-              (result[SPEC_FIELD[kind]] as readonly { readonly name: string }[]).filter((o) =>
-                touched.has(`${kind}/${o.name}`),
-              ),
-            ]),
-          ) as Partial<ConfigSpec>,
+          envoyObjectsWhere(result, (kind, name) => touched.has(`${kind}/${name}`)),
         );
         await input.afterWrite(tx, { changes, before: base, after: result });
         // Deleted once afterWrite authorized them: the check reads a cluster's owner from its row.
