@@ -120,6 +120,13 @@ export interface RunningPostgres {
 export interface LaunchOptions extends EmbeddedPostgresOptions {
   /** Let the Node process exit while Postgres runs (the caller then stops it from `exit`). */
   readonly unref?: boolean;
+  /**
+   * Run Postgres in a process group of its own. A terminal's Ctrl-C goes to its whole foreground
+   * process group: Postgres in Switchyard's would shut down at once, before Switchyard drains its
+   * streams and writes their disconnects. In its own group, only Switchyard stops it, last (and
+   * on any exit of Node's; a Postgres left by a killed Switchyard is stopped at the next start).
+   */
+  readonly ownProcessGroup?: boolean;
 }
 
 const USER = "postgres";
@@ -145,7 +152,7 @@ export async function startEmbeddedPostgres(
     options.relocationRoot ?? RELOCATION_ROOT,
     notice,
   );
-  const server = await launchPostgres({ ...options, dataDir });
+  const server = await launchPostgres({ ...options, dataDir, ownProcessGroup: true });
   let url: string;
   try {
     url = await ensureAppDatabase(server.port, server.credentials, notice);
@@ -219,6 +226,7 @@ async function launchOnPort(options: LaunchOptions, port: number): Promise<Runni
   ];
   const child = spawn(binaries.postgres, args, {
     ...account,
+    detached: options.ownProcessGroup === true,
     env: childEnv(),
     stdio: ["ignore", "pipe", "pipe"],
   });

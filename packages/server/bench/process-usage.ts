@@ -1,9 +1,10 @@
 /**
- * CPU time and memory of another process on this machine, read from Linux's /proc: what the
- * fleet benchmark charges to the server it measures (and to the replay floor).
+ * CPU time and memory of another process on this machine, with its child processes (a server's
+ * xDS workers), read from Linux's /proc: what the fleet benchmark charges to the server it
+ * measures (and to the replay floor).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat's times (almost always 100). */
 const TICKS = (() => {
@@ -14,26 +15,67 @@ const TICKS = (() => {
   }
 })();
 
-/** User + system CPU seconds `pid` has used since it started. */
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces), from state on. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/** `pid` and every process descended from it that is alive now. */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    // ppid is field 4 (proc(5)): the second after the command name.
+    const parent = Number(statFields(Number(entry))?.[1]);
+    if (!Number.isInteger(parent)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i] ?? 0) ?? []));
+  return tree;
+}
+
+/**
+ * User + system CPU seconds `pid` and its live descendants have used since they started: utime
+ * and stime are fields 14 and 15 (proc(5)).
+ */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may hold spaces) in parentheses: state is field 3,
-  // utime 14 and stime 15 (proc(5)).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  let ticks = 0;
+  for (const member of processTree(pid)) {
+    const fields = statFields(member);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS;
 }
 
 function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1];
-  if (kb === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return Number(kb) * 1024;
+  let total = 0;
+  for (const member of processTree(pid)) {
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${member}/status`, "utf8");
+    } catch {
+      continue;
+    }
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1];
+    if (kb === undefined) throw new Error(`/proc/${member}/status has no ${field}`);
+    total += Number(kb) * 1024;
+  }
+  return total;
 }
 
-/** Bytes resident now. */
+/** Bytes resident now, `pid` and its descendants summed. */
 export const residentBytes = (pid: number): number => statusKb(pid, "VmRSS");
 
-/** The largest resident set since the process started: no sampling can miss it. */
+/**
+ * The largest resident set of each of `pid` and its descendants since it started, summed (no
+ * sampling can miss a peak; the sum bounds from above what they held at once).
+ */
 export const peakResidentBytes = (pid: number): number => statusKb(pid, "VmHWM");
 
 /**

@@ -1,8 +1,6 @@
-import * as os from "node:os";
 import type { ConnectRouter } from "@connectrpc/connect";
 import {
   createPrismaClient,
-  listenForNotifications,
   migrate,
   type PrismaClient,
   startEmbeddedPostgres,
@@ -10,9 +8,8 @@ import {
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
-import { compile, configSpecOf } from "@switchyard/snapshot";
-import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
-import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
+import type { NodeStatusTracker } from "@switchyard/status";
+import type { SnapshotCache } from "@switchyard/xds";
 import type { Logger } from "pino";
 import { createAccessInterceptor, TokenUseRecorder } from "./access/access-interceptor.js";
 import { createAccessService } from "./access/access-service.js";
@@ -30,36 +27,28 @@ import {
 } from "./auth/index.js";
 import { type ConsoleTlsOptions, readConsoleTls } from "./console-tls.js";
 import { FileDelivery, type FileDeliveryOptions } from "./file-delivery.js";
+import { StatusFeed } from "./fleet/status-feed.js";
+import type { StatusWriter } from "./fleet/status-writer.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createEnvoyImporter } from "./import/envoy-importer.js";
-import { createMetrics } from "./metrics.js";
-import { createKeyring, type SecretsKey } from "./secrets-key.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import {
+  listenToDatabase,
+  portInUse,
+  readXdsInputs,
+  startServing,
+  startStatusTracking,
+  startXdsPort,
+  warnAboutXdsExposure,
+} from "./replica.js";
+import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
-import { StatusWriter, writeStatusBatch } from "./status/index.js";
-import { publicationOf } from "./status/live-convergence.js";
-import { ReplicaLease } from "./status/replica-lease.js";
-import { StatusFeed } from "./status/status-feed.js";
-import { parseStatusPayload, STATUS_CHANNEL } from "./status/status-store.js";
 import { resealSecrets } from "./store/reseal.js";
-import { SnapshotFollower } from "./store/snapshot-follower.js";
-import {
-  loadLatestSnapshot,
-  type PublishedSnapshot,
-  SNAPSHOT_CHANNEL,
-  SnapshotStore,
-} from "./store/snapshot-store.js";
+import { type PublishedSnapshot, SnapshotStore } from "./store/snapshot-store.js";
+import { Teardown } from "./teardown.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
-import { DEFAULT_XDS_AUTHORITY } from "./xds-authority.js";
-import { xdsLogCallbacks } from "./xds-log.js";
-import {
-  checkXdsExposure,
-  checkXdsSecurity,
-  isLoopback,
-  readXdsCredentials,
-  readXdsTls,
-  watchXdsCredentials,
-  type XdsSecurityOptions,
-} from "./xds-security.js";
+import type { XdsSecurityOptions } from "./xds-security.js";
+import { startXdsWorkers } from "./xds-workers.js";
 
 export interface SwitchyardOptions {
   readonly httpPort: number;
@@ -75,7 +64,7 @@ export interface SwitchyardOptions {
   readonly staleAfterMs?: number;
   /**
    * How long this replica's lease lasts without renewal before other replicas mark its nodes
-   * disconnected (status/replica-lease.ts). Default 20 s; renewed every quarter of it.
+   * disconnected (fleet/replica-lease.ts). Default 20 s; renewed every quarter of it.
    */
   readonly replicaLeaseMs?: number;
   /** Also write every version served as files, per node group (file-delivery.ts). */
@@ -116,6 +105,12 @@ export interface SwitchyardOptions {
    * (checkXdsExposure). Secrets are withheld from such clients regardless.
    */
   readonly insecure?: boolean;
+  /**
+   * Serve xDS from this many worker processes sharing the xDS port (xds-workers.ts); 0 (the
+   * default here; `serve` defaults to the cores) serves it from this process. Workers need the
+   * built server (they run dist/xds-worker-main.js).
+   */
+  readonly xdsWorkers?: number;
 }
 
 export interface Switchyard {
@@ -143,75 +138,219 @@ export interface Switchyard {
   stop(): Promise<void>;
 }
 
-function portInUse(port: number, what: string, flag: string, variable: string): StartupError {
-  return new StartupError(
-    `port ${port} (${what}) is already in use: stop the process listening there, or choose another port with ${flag} or ${variable}`,
-  );
+/** The database: embedded unless a URL is given, migrated either way. */
+async function startDatabase(
+  options: SwitchyardOptions,
+  teardown: Teardown,
+): Promise<{ readonly url: string; readonly embeddedDataDir: string | undefined }> {
+  const { logger } = options;
+  let url = options.databaseUrl;
+  let embeddedDataDir: string | undefined;
+  if (url === undefined) {
+    const postgres = await startEmbeddedPostgres({
+      dataDir: options.dataDir,
+      port: 0,
+      notice: (line) => logger.info(`embedded PostgreSQL: ${line}`),
+    });
+    teardown.add(() => postgres.stop());
+    url = postgres.url;
+    embeddedDataDir = postgres.dataDir;
+    logger.info({ dataDir: postgres.dataDir }, "embedded PostgreSQL started");
+  }
+  try {
+    await migrate(url);
+  } catch (error) {
+    if (
+      options.databaseUrl !== undefined &&
+      hasErrorCode(
+        error,
+        "ECONNREFUSED",
+        "ENOTFOUND",
+        "ETIMEDOUT",
+        "EHOSTUNREACH",
+        "28P01",
+        "3D000",
+      )
+    ) {
+      throw new StartupError(
+        `cannot reach the database at ${redactUrl(url)} (DATABASE_URL): ${error instanceof Error ? error.message : String(error)}; check that it is running and the URL is right, or unset DATABASE_URL to use the embedded PostgreSQL`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  return { url, embeddedDataDir };
+}
+
+/** The secrets keyring; rotating the key seals again what the previous keys sealed (reseal.ts). */
+async function openKeyring(prisma: PrismaClient, options: SwitchyardOptions) {
+  const keyring = createKeyring(options.secretsKey ?? { t: "none" });
+  if (keyring.previousKeyIds.length > 0) {
+    const counts = await prisma.$transaction((tx) => resealSecrets(tx, keyring), {
+      timeout: 60_000,
+    });
+    options.logger.info(
+      { ...counts, keyId: keyring.keyId, previousKeyIds: keyring.previousKeyIds },
+      "secrets sealed again with the current secrets key",
+    );
+  }
+  return keyring;
+}
+
+function startFileDelivery(options: SwitchyardOptions, teardown: Teardown) {
+  if (!options.fileDelivery) return undefined;
+  const { logger } = options;
+  const files = new FileDelivery(options.fileDelivery, {
+    onError: ({ file, error }, version) =>
+      logger.error(
+        { err: error, file, version },
+        "writing a configuration file failed; the others are written",
+      ),
+    onWritten: (version, count) =>
+      logger.info({ version, files: count }, "configuration files written"),
+  });
+  teardown.add(() => files.idle());
+  return files;
 }
 
 /**
- * Starts Switchyard: the database (embedded unless a URL is given), migrations, the xDS server and
- * the console. On failure, whatever was started is stopped before the error is rethrown.
+ * The xDS port: served by this process, or by `xdsWorkers` worker processes (whose metrics
+ * /metrics then adds to this process's). Resolves with the port and how to drain it.
+ */
+async function startXds(
+  options: SwitchyardOptions,
+  step: Parameters<typeof startXdsPort>[0],
+  databaseUrl: string,
+): Promise<{ readonly port: number; drain(): Promise<void> }> {
+  const workers = options.xdsWorkers ?? 0;
+  if (workers === 0) {
+    const { xds, port } = await startXdsPort(step);
+    return { port, drain: () => xds.close() };
+  }
+  const started = await startXdsWorkers({
+    count: workers,
+    logger: options.logger,
+    settings: {
+      databaseUrl,
+      xdsPort: options.xdsPort,
+      host: options.host,
+      xdsAuthorities: options.xdsAuthorities,
+      xdsRestHosts: options.xdsRestHosts,
+      staleAfterMs: options.staleAfterMs,
+      replicaLeaseMs: options.replicaLeaseMs,
+      retainDisconnectedMs: options.retainDisconnectedMs,
+      secretsKey: options.secretsKey,
+      xdsSecurity: options.xdsSecurity,
+      insecure: options.insecure,
+    },
+  });
+  step.teardown.add(() => started.close());
+  step.metrics.addSource(() => started.metrics());
+  return { port: started.port, drain: () => started.close() };
+}
+
+/** The console API (and the console itself) on the HTTP port, with /metrics and audit export. */
+async function startApi(
+  options: SwitchyardOptions,
+  deps: {
+    readonly prisma: PrismaClient;
+    readonly store: SnapshotStore;
+    readonly keyring: SecretKeyring;
+    readonly metrics: Metrics;
+    readonly feed: StatusFeed;
+    readonly consoleTls: ReturnType<typeof readConsoleTls>;
+    readonly onPublished: (snapshot: PublishedSnapshot) => void;
+    readonly teardown: Teardown;
+  },
+): Promise<HttpServer> {
+  const { logger } = options;
+  const { prisma, teardown } = deps;
+  let web: WebConsole | undefined;
+  if (options.webConsole) {
+    const loaded = await loadWebConsole({ hostname: options.host, port: options.httpPort });
+    teardown.add(() => loaded.close());
+    web = loaded;
+  }
+  const limiter = new LoginLimiter(options.loginLimits);
+  const importer = createEnvoyImporter({ logger });
+  teardown.add(() => importer.close());
+  const routes = (router: ConnectRouter) => {
+    router.service(
+      ConfigService,
+      createConfigService({
+        prisma,
+        store: deps.store,
+        onPublished: deps.onPublished,
+        keyring: deps.keyring,
+        writePolicy: { memberFileDirs: options.memberFileDirs ?? [] },
+        importer,
+      }),
+    );
+    router.service(StatusService, createStatusService({ prisma, feed: deps.feed }));
+    router.service(
+      AccessService,
+      createAccessService({
+        prisma,
+        limiter,
+        ...(options.tokenMaxLifetimeMs === undefined
+          ? {}
+          : { tokenMaxLifetimeMs: options.tokenMaxLifetimeMs }),
+      }),
+    );
+  };
+  let http: HttpServer;
+  try {
+    http = await startHttpServer({
+      port: options.httpPort,
+      host: options.host,
+      routes,
+      // Every method of every service passes the access gate (access/access-rules.ts).
+      interceptors: [
+        errorInterceptor(logger),
+        createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
+      ],
+      bodyPolicy: bodyPolicy(prisma),
+      contextValues: requestContextValues(trustedProxies(options.trustedProxies ?? [])),
+      extraRoutes: {
+        "/metrics": deps.metrics.handler,
+        [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
+      },
+      tls: deps.consoleTls,
+      fallback: web
+        ? web.handler
+        : (_request, response) => {
+            response
+              .writeHead(404, { "content-type": "text/plain" })
+              .end("the web console is disabled in this process\n");
+          },
+    });
+  } catch (error) {
+    if (hasErrorCode(error, "EADDRINUSE"))
+      throw portInUse(options.httpPort, "web console", "--http-port", "SWITCHYARD_HTTP_PORT");
+    throw error;
+  }
+  teardown.add(() => http.close());
+  // Runs first at stop: live API streams end cleanly before their connections are closed.
+  teardown.add(() => deps.feed.close());
+  return http;
+}
+
+/**
+ * Starts Switchyard, step by step in this order: the files it needs (checked first, so a missing
+ * one is a one-line error, not a half-started server), the database (embedded unless a URL is
+ * given), the first admin, the secrets keyring, node status tracking, the served snapshot, the
+ * database notifications, the xDS port (here or in workers), then the API and the console. On
+ * failure, whatever was started is stopped before the error is rethrown.
  */
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
   const { logger } = options;
-  const cleanups: Array<() => Promise<void>> = [];
-  const stopAll = async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        logger.error({ err: error }, "error while stopping");
-      }
-    }
-  };
-
+  const teardown = new Teardown(logger);
   try {
-    // Checked and read before anything starts: a missing file is a one-line error, not a half
-    // started server.
-    const security: XdsSecurityOptions = options.xdsSecurity ?? { mode: "none" };
-    checkXdsSecurity(security);
-    checkXdsExposure(options.host, security.mode, options.insecure === true);
-    const xdsTls = readXdsTls(security);
+    const xdsInputs = readXdsInputs(options);
     const consoleTls = readConsoleTls(options.consoleTls);
-    const xdsCredentials = readXdsCredentials(security.credentialsFile);
-    let databaseUrl = options.databaseUrl;
-    let embeddedDataDir: string | undefined;
-    if (databaseUrl === undefined) {
-      const postgres = await startEmbeddedPostgres({
-        dataDir: options.dataDir,
-        port: 0,
-        notice: (line) => logger.info(`embedded PostgreSQL: ${line}`),
-      });
-      cleanups.push(() => postgres.stop());
-      databaseUrl = postgres.url;
-      embeddedDataDir = postgres.dataDir;
-      logger.info({ dataDir: postgres.dataDir }, "embedded PostgreSQL started");
-    }
-    try {
-      await migrate(databaseUrl);
-    } catch (error) {
-      if (
-        options.databaseUrl !== undefined &&
-        hasErrorCode(
-          error,
-          "ECONNREFUSED",
-          "ENOTFOUND",
-          "ETIMEDOUT",
-          "EHOSTUNREACH",
-          "28P01",
-          "3D000",
-        )
-      ) {
-        throw new StartupError(
-          `cannot reach the database at ${redactUrl(databaseUrl)} (DATABASE_URL): ${error instanceof Error ? error.message : String(error)}; check that it is running and the URL is right, or unset DATABASE_URL to use the embedded PostgreSQL`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    const prisma = createPrismaClient(databaseUrl);
-    cleanups.push(() => prisma.$disconnect());
+    const database = await startDatabase(options, teardown);
+    const prisma = createPrismaClient(database.url);
+    teardown.add(() => prisma.$disconnect());
     const initialAdmin = await ensureInitialAdmin(prisma, { password: options.adminPassword });
     if (initialAdmin.t === "created")
       logger.info(
@@ -220,316 +359,80 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           ? "created the first admin account with SWITCHYARD_ADMIN_PASSWORD"
           : "created the first admin account with a generated password (shown once on stdout)",
       );
-
-    // What proxies get is the latest published snapshot, exactly as it was published.
-    const cache = new SnapshotCache();
+    const keyring = await openKeyring(prisma, options);
     const metrics = createMetrics();
     // Publishes and rollbacks are timed as database work, without instrumenting Prisma globally.
-    const keyring = createKeyring(options.secretsKey ?? { t: "none" });
-    if (keyring.previousKeyIds.length > 0) {
-      // Rotating the secrets key: what the previous keys sealed is sealed again (reseal.ts).
-      const counts = await prisma.$transaction((tx) => resealSecrets(tx, keyring), {
-        timeout: 60_000,
-      });
-      logger.info(
-        { ...counts, keyId: keyring.keyId, previousKeyIds: keyring.previousKeyIds },
-        "secrets sealed again with the current secrets key",
-      );
-    }
     const store = new SnapshotStore(prisma, {
       timed: (operation, work) => metrics.timeDb(operation, work),
       keyring,
     });
-    const latest = await metrics.timeDb("load_latest_snapshot", () =>
-      loadLatestSnapshot(prisma, keyring),
-    );
-    metrics.onLoaded(latest?.record.version ?? 0);
-    cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
-    if (latest) metrics.onServed(latest.config);
-    const files =
-      options.fileDelivery &&
-      new FileDelivery(options.fileDelivery, {
-        onError: ({ file, error }, version) =>
-          logger.error(
-            { err: error, file, version },
-            "writing a configuration file failed; the others are written",
-          ),
-        onWritten: (version, count) =>
-          logger.info({ version, files: count }, "configuration files written"),
-      });
-    if (files) {
-      if (latest) void files.deliver(latest.config, latest.record.version);
-      cleanups.push(() => files.idle());
-    }
-    logger.info(
-      { version: latest?.record.version ?? 0 },
-      latest ? "serving the latest published snapshot" : "nothing published yet",
-    );
-    /** Serves `snapshot` if it is newer than what is served (never goes back). */
-    const serve = (snapshot: PublishedSnapshot) => {
-      if ((cache.version ?? 0) >= snapshot.record.version) return;
-      // Targets are the nodes connected before the push; times count from the publish, wherever
-      // it happened. Evaluated on the turn the push starts (SnapshotCache: the streams are told
-      // over the next turns, and no ACK of the version can be read before), not before the
-      // publish answers: at 10,000 nodes that is a few hundred milliseconds.
-      const publication = publicationOf(
-        snapshot.config,
-        snapshot.record.version,
-        tracker,
-        snapshot.record.createdAt.getTime(),
-      );
-      cache.setConfig(snapshot.config, snapshot.record.version);
-      setImmediate(() => convergence.publish(publication));
-      metrics.onServed(snapshot.config);
-      void files?.deliver(snapshot.config, snapshot.record.version);
-    };
-    const onPublished = (snapshot: PublishedSnapshot) => {
-      metrics.onPublished(snapshot.record.version);
-      serve(snapshot);
-      logger.info(
-        { version: snapshot.record.version, author: snapshot.record.author },
-        "published",
-      );
-    };
-    // Publishes by other replicas (and rollbacks) reach this one through the database.
-    const follower = new SnapshotFollower({
+    const files = startFileDelivery(options, teardown);
+    const status = await startStatusTracking({ ...options, prisma, metrics, teardown });
+    const serving = await startServing({
       prisma,
       keyring,
-      current: () => cache.version ?? 0,
-      onNewer: (snapshot) => {
-        metrics.onLoaded(snapshot.record.version);
-        serve(snapshot);
-        logger.info(
-          { version: snapshot.record.version, author: snapshot.record.author },
-          "serving a version published by another replica",
-        );
-      },
-      onError: (error) => logger.warn({ err: error }, "loading the latest snapshot failed"),
+      metrics,
+      logger,
+      teardown,
+      status,
+      files,
     });
-    cleanups.push(async () => follower.close());
-
-    // Node status: tracked from the xDS streams, written to Postgres in batches so every
-    // replica's console sees every node. The writer stops after the xDS server (cleanups run in
-    // reverse), so the last disconnects are written.
-    const replicaId = `${os.hostname()}:${process.pid}`;
-    const tracker = new NodeStatusTracker({
-      replicaId,
-      ...(options.staleAfterMs === undefined ? {} : { staleAfterMs: options.staleAfterMs }),
-    });
-    // Convergence time per node, for the histogram in /metrics (the console's convergence is
-    // read from the database, for every replica's nodes).
-    const convergence = new ConvergenceTracker({
-      nodes: tracker,
-      onConverged: (_version, _nodeId, ms) => metrics.observeConvergence(ms),
-    });
-    tracker.subscribe((change) => convergence.onChange(change));
-    const statusWriter = new StatusWriter({
-      tracker,
-      prisma,
-      ...(options.retainDisconnectedMs === undefined
-        ? {}
-        : { retainDisconnectedMs: options.retainDisconnectedMs }),
-      write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(prisma, batch)),
-      onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
-    });
-    // A replica killed outright cannot write its nodes' disconnects: leases let the others do it.
-    const lease = new ReplicaLease({
-      prisma,
-      replicaId,
-      ...(options.replicaLeaseMs === undefined
-        ? {}
-        : {
-            expireAfterMs: options.replicaLeaseMs,
-            intervalMs: Math.max(100, Math.floor(options.replicaLeaseMs / 4)),
-          }),
-      onReaped: () => {
-        logger.warn(
-          { replicaId },
-          "this replica's lease had run out (the database was away from it): writing its nodes again",
-        );
-        statusWriter.rewriteAll();
-      },
-      onReapedOther: (reaped, nodeIds) =>
-        logger.warn(
-          { replica: reaped, nodes: nodeIds.length },
-          "a replica stopped renewing its lease: its nodes are marked disconnected",
-        ),
-      onError: (error) => logger.warn({ err: error }, "renewing the replica lease failed"),
-    });
-    await lease.renew();
-    cleanups.push(() => lease.close());
-    cleanups.push(async () => {
-      await statusWriter.close();
-    });
-
-    // Live views: every replica's status writes and publishes reach this replica's Watch* streams
-    // through Postgres NOTIFY. Notifications missed while the connection was down are made up
-    // for by re-reading everything.
+    // Live views: every replica's status writes and publishes reach this process's Watch*
+    // streams through Postgres NOTIFY.
     const feed = new StatusFeed({
       prisma,
       onError: (error) => logger.warn({ err: error }, "reading node status for live views failed"),
     });
-    const notifications = await listenForNotifications({
-      url: databaseUrl,
-      channels: [STATUS_CHANNEL, SNAPSHOT_CHANNEL],
-      onNotification: (channel, payload) => {
-        if (channel === STATUS_CHANNEL) feed.nodesChanged(parseStatusPayload(payload));
-        else if (channel === SNAPSHOT_CHANNEL) {
-          void follower.check();
-          feed.published(Number(payload));
-        }
-      },
-      onResync: () => {
-        logger.info("database notifications reconnected");
-        feed.refreshAll();
-        void follower.check();
-      },
-      onError: (error) => logger.warn({ err: error }, "database notifications lost; reconnecting"),
+    teardown.add(() => feed.close());
+    await listenToDatabase({
+      databaseUrl: database.url,
+      follower: serving.follower,
+      feed,
+      logger,
+      teardown,
     });
-    cleanups.push(() => notifications.close());
-    cleanups.push(async () => feed.close());
-
-    const xds: XdsServer = createXdsServer({
-      watcher: cache,
-      controlPlaneId: `switchyard@${replicaId}`,
-      authorities: options.xdsAuthorities ?? [DEFAULT_XDS_AUTHORITY],
-      callbacks: combineCallbacks(xdsLogCallbacks(logger), tracker, metrics.callbacks),
-      ...(xdsTls ? { tls: xdsTls } : {}),
-      auth: { mode: security.mode, credentials: xdsCredentials },
-      restHosts: options.xdsRestHosts ?? [],
+    const xds = await startXds(
+      options,
+      { ...options, inputs: xdsInputs, serving, status, metrics, logger, teardown },
+      database.url,
+    );
+    warnAboutXdsExposure(logger, options.host, xdsInputs, xds.port);
+    const http = await startApi(options, {
+      prisma,
+      store,
+      keyring,
+      metrics,
+      feed,
+      consoleTls,
+      teardown,
+      onPublished: (snapshot) => {
+        metrics.onPublished(snapshot.record.version);
+        serving.serve(snapshot);
+        logger.info(
+          { version: snapshot.record.version, author: snapshot.record.author },
+          "published",
+        );
+      },
     });
-    if (security.credentialsFile !== undefined) {
-      const file = security.credentialsFile;
-      const stopWatching = watchXdsCredentials(
-        file,
-        (credentials) => {
-          xds.setCredentials(credentials);
-          logger.info(
-            {
-              file,
-              tokens: credentials.tokens.length,
-              certificates: credentials.certificates.length,
-            },
-            "xDS credentials reloaded",
-          );
-        },
-        (error) =>
-          logger.warn(
-            { err: error, file },
-            "xDS credentials file not reloaded; keeping the previous credentials",
-          ),
-      );
-      cleanups.push(async () => stopWatching());
-    }
-    let xdsPort: number;
-    try {
-      xdsPort = await xds.listen(options.xdsPort, options.host);
-    } catch (error) {
-      if (hasErrorCode(error, "EADDRINUSE"))
-        throw portInUse(options.xdsPort, "xDS gRPC", "--xds-port", "SWITCHYARD_XDS_PORT");
-      throw error;
-    }
-    cleanups.push(() => xds.close());
-    if (!isLoopback(options.host)) {
-      if (security.mode === "none") {
-        logger.warn(
-          { host: options.host, xdsPort },
-          "the xDS port is reachable beyond this machine with no client authentication: any client that reaches it is served the configuration of any node group it claims; require mTLS (--xds-auth mtls) or bearer tokens (--xds-auth token), or bind to 127.0.0.1",
-        );
-      } else if (security.mode === "token" && xdsTls === undefined) {
-        logger.warn(
-          { host: options.host, xdsPort },
-          "xDS bearer tokens travel in cleartext on a port reachable beyond this machine: add --xds-tls-cert and --xds-tls-key",
-        );
-      }
-    }
-
-    let web: WebConsole | undefined;
-    if (options.webConsole) {
-      web = await loadWebConsole({ hostname: options.host, port: options.httpPort });
-      cleanups.push(() => (web as WebConsole).close());
-    }
-    const limiter = new LoginLimiter(options.loginLimits);
-    const importer = createEnvoyImporter({ logger });
-    cleanups.push(() => importer.close());
-    const routes = (router: ConnectRouter) => {
-      router.service(
-        ConfigService,
-        createConfigService({
-          prisma,
-          store,
-          onPublished,
-          keyring,
-          writePolicy: { memberFileDirs: options.memberFileDirs ?? [] },
-          importer,
-        }),
-      );
-      router.service(StatusService, createStatusService({ prisma, feed }));
-      router.service(
-        AccessService,
-        createAccessService({
-          prisma,
-          limiter,
-          ...(options.tokenMaxLifetimeMs === undefined
-            ? {}
-            : { tokenMaxLifetimeMs: options.tokenMaxLifetimeMs }),
-        }),
-      );
-    };
-    let http: HttpServer;
-    try {
-      http = await startHttpServer({
-        port: options.httpPort,
-        host: options.host,
-        routes,
-        // Every method of every service passes the access gate (access/access-rules.ts).
-        interceptors: [
-          errorInterceptor(logger),
-          createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
-        ],
-        bodyPolicy: bodyPolicy(prisma),
-        contextValues: requestContextValues(trustedProxies(options.trustedProxies ?? [])),
-        extraRoutes: {
-          "/metrics": metrics.handler,
-          [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
-        },
-        tls: consoleTls,
-        fallback: web
-          ? web.handler
-          : (_request, response) => {
-              response
-                .writeHead(404, { "content-type": "text/plain" })
-                .end("the web console is disabled in this process\n");
-            },
-      });
-    } catch (error) {
-      if (hasErrorCode(error, "EADDRINUSE"))
-        throw portInUse(options.httpPort, "web console", "--http-port", "SWITCHYARD_HTTP_PORT");
-      throw error;
-    }
-    cleanups.push(() => http.close());
-    // Runs first at stop: live API streams end cleanly before their connections are closed.
-    cleanups.push(async () => feed.close());
-
     return {
       httpPort: http.port,
       httpScheme: consoleTls === undefined ? "http" : "https",
-      xdsPort,
-      databaseUrl,
-      embeddedDataDir,
+      xdsPort: xds.port,
+      databaseUrl: database.url,
+      embeddedDataDir: database.embeddedDataDir,
       prisma,
-      cache,
-      status: { tracker, writer: statusWriter },
+      cache: serving.cache,
+      status,
       initialAdmin,
       // Draining first: proxies move to another replica while the rest shuts down (the status
       // writer still records their disconnects: it stops after the xDS server).
       stop: async () => {
-        await xds.close();
-        await stopAll();
+        await xds.drain();
+        await teardown.run();
       },
     };
   } catch (error) {
-    await stopAll();
+    await teardown.run();
     throw error;
   }
 }

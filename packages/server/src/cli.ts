@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { DbError } from "@switchyard/db/errors";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { pino } from "pino";
+import type { Switchyard } from "./app.js";
 import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, connectAccess, explain } from "./cli/client.js";
@@ -15,7 +16,7 @@ import * as secretCommands from "./cli/secret-commands.js";
 import * as statusCommands from "./cli/status-commands.js";
 import * as teamCommands from "./cli/team-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
-import { readEnv } from "./env.js";
+import { MAX_XDS_WORKERS, readEnv } from "./env.js";
 import type { FileDeliveryOptions } from "./file-delivery.js";
 import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
 import { StartupError } from "./startup-error.js";
@@ -30,6 +31,15 @@ function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError(`"${value}" is not a port number (0-65535)`);
+  return n;
+}
+
+function workerCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_XDS_WORKERS)
+    throw new InvalidArgumentError(
+      `"${value}" is not a number of xDS workers (0-${MAX_XDS_WORKERS}; 0 serves xDS in the main process)`,
+    );
   return n;
 }
 
@@ -83,6 +93,7 @@ function defaultDataDir(): string {
 async function serve(flags: {
   httpPort?: number;
   xdsPort?: number;
+  xdsWorkers?: number;
   dataDir?: string;
   host?: string;
   staleAfter?: number;
@@ -128,13 +139,44 @@ async function serve(flags: {
       : env.DATABASE_URL === undefined
         ? await embeddedSecretsKey(dataDir)
         : { t: "none" };
+  const xdsWorkers = flags.xdsWorkers ?? env.SWITCHYARD_XDS_WORKERS;
   // Loaded here: client commands need none of the server (its Envoy protos cost ~0.5 s to load).
   const { startSwitchyard } = await import("./app.js");
-  const app = await startSwitchyard({
+  // Signals are handled from before the start: one that comes while starting, or in the moment
+  // between the banner and the end of this function, stops the server once started rather than
+  // killing it half-way (a test's SIGTERM right after the banner did, under load).
+  let started: Promise<Switchyard> | undefined;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      process.stderr.write("stopping already; waiting for PostgreSQL to shut down cleanly\n");
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, "stopping");
+    started?.then(
+      (app) =>
+        app.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: error }, "error while stopping");
+            process.exit(1);
+          },
+        ),
+      // A start that failed is reported by the caller, with its exit code.
+      () => undefined,
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  // A closed terminal: stop as for Ctrl-C (PostgreSQL, in a process group of its own, is not told).
+  process.on("SIGHUP", () => stop("SIGHUP"));
+  started = startSwitchyard({
     secretsKey,
     xdsSecurity,
     httpPort: flags.httpPort ?? env.SWITCHYARD_HTTP_PORT,
     xdsPort: flags.xdsPort ?? env.SWITCHYARD_XDS_PORT,
+    xdsWorkers,
     host: flags.host ?? env.SWITCHYARD_HOST,
     databaseUrl: env.DATABASE_URL,
     dataDir: path.join(dataDir, "postgres"),
@@ -157,6 +199,7 @@ async function serve(flags: {
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });
+  const app = await started;
   if (app.initialAdmin.t === "created" && app.initialAdmin.generatedPassword !== null) {
     // Shown once, here only: it is stored nowhere but as an argon2id hash (auth/index.ts).
     const rule = "  ".padEnd(72, "=");
@@ -183,7 +226,7 @@ async function serve(flags: {
       "",
       "  Switchyard is running",
       `  ${flags.console ? "Console: " : "API:     "} ${app.httpScheme}://${shown}:${app.httpPort}`,
-      `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode})`,
+      `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode}${xdsWorkers === 0 ? "" : `; ${xdsWorkers} worker process${xdsWorkers === 1 ? "" : "es"}`})`,
       `  xdstp://: ${describeAuthorities(flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY)}`,
       `  Database: ${app.embeddedDataDir === undefined ? "DATABASE_URL" : `embedded PostgreSQL in ${app.embeddedDataDir}`}`,
       `  Secrets:  ${secretsKey.t === "none" ? `no key: TLS secrets cannot be written (set ${SECRETS_KEY_VARIABLE})` : secretsKey.source === "env" ? `encrypted with ${SECRETS_KEY_VARIABLE}` : `encrypted with the key file in ${dataDir}`}`,
@@ -193,24 +236,6 @@ async function serve(flags: {
       "",
     ].join("\n"),
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      process.stderr.write("stopping already; waiting for PostgreSQL to shut down cleanly\n");
-      return;
-    }
-    stopping = true;
-    logger.info({ signal }, "stopping");
-    app.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "error while stopping");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
 /** The run's standard output (cli/io.ts). */
@@ -273,6 +298,11 @@ export function createCli(): Command {
       port,
     )
     .option("--xds-port <port>", "xDS gRPC port (env SWITCHYARD_XDS_PORT, default 18000)", port)
+    .option(
+      "--xds-workers <count>",
+      "worker processes serving xDS on the xDS port, so a change reaches the fleet on every core while the API stays responsive; 0 serves xDS in this process (env SWITCHYARD_XDS_WORKERS, default: one per core)",
+      workerCount,
+    )
     .option(
       "--xds-authority <names>",
       `xdstp:// authorities served, comma-separated, or none (env SWITCHYARD_XDS_AUTHORITY, default ${DEFAULT_XDS_AUTHORITY})`,

@@ -1,3 +1,4 @@
+import * as os from "node:os";
 import { z } from "zod";
 import { trustedProxies } from "./access/request-context.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
@@ -25,11 +26,24 @@ const duration = (fallback: string) =>
  * Every environment variable Switchyard reads, validated once. Nothing else reads process.env.
  * Flags given to the CLI take precedence over these.
  */
+/** The most xDS worker processes `serve` starts. */
+export const MAX_XDS_WORKERS = 64;
+
 const EnvSchema = z.object({
   /** Port of the web console and the console API (HTTP/1.1). */
   SWITCHYARD_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Port of the xDS gRPC server (HTTP/2 cleartext). */
   SWITCHYARD_XDS_PORT: z.coerce.number().int().min(0).max(65535).default(18000),
+  /**
+   * Worker processes serving xDS, sharing the xDS port (xds-workers.ts); 0 serves xDS in the main
+   * process. Default: one per core.
+   */
+  SWITCHYARD_XDS_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_XDS_WORKERS)
+    .default(os.availableParallelism()),
   /** Address both servers bind to. Loopback by default: expose deliberately. */
   SWITCHYARD_HOST: z.string().min(1).default("127.0.0.1"),
   /** Where the embedded PostgreSQL keeps its data (ignored when DATABASE_URL is set). */

@@ -5,7 +5,16 @@ import {
   TypeUrl,
 } from "@switchyard/snapshot";
 import type { XdsCallbacks, XdsVariant } from "@switchyard/xds";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from "prom-client";
 import type { RequestHandler } from "./http-server.js";
 
 export interface Metrics {
@@ -28,9 +37,17 @@ export interface Metrics {
   observeDb(label: string, seconds: number): void;
   /** Runs `fn`, observing its duration under `label` whether it resolves or rejects. */
   timeDb<T>(label: string, fn: () => Promise<T>): Promise<T>;
-  /** GET /metrics: the registry in the Prometheus text format. */
+  /**
+   * Adds other processes' metrics (xDS workers, xds-workers.ts) to what the handler serves:
+   * counters, histograms and stream gauges summed with this registry's, the version the highest.
+   */
+  addSource(source: () => Promise<MetricsJson[]>): void;
+  /** GET /metrics: the registry (and every source) in the Prometheus text format. */
   readonly handler: RequestHandler;
 }
+
+/** A registry's metrics as Registry.getMetricsAsJSON() returns them. */
+export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
 const SHORT_TYPE_NAMES: ReadonlyMap<string, string> = new Map(
   Object.entries(TypeUrl).map(([short, url]) => [url, short]),
@@ -97,6 +114,7 @@ export function createMetrics(): Metrics {
     name: "switchyard_snapshot_version",
     help: "Version of the latest snapshot this process knows of (0: nothing published).",
     registers: [registry],
+    aggregator: "max",
   });
   const convergence = new Histogram({
     name: "switchyard_convergence_seconds",
@@ -151,6 +169,7 @@ export function createMetrics(): Metrics {
     help: "When each served secret's certificates stop being valid (earliest notAfter), as a Unix time: alert on it minus time().",
     labelNames: ["secret"] as const,
     registers: [registry],
+    aggregator: "first",
   });
 
   // Versions only grow (a rollback publishes a new one): a late callback never lowers the gauge.
@@ -164,9 +183,18 @@ export function createMetrics(): Metrics {
     dbQuery.observe({ operation: label }, seconds);
   };
 
+  const sources: Array<() => Promise<MetricsJson[]>> = [];
+  const exposition = async (): Promise<string> => {
+    if (sources.length === 0) return registry.metrics();
+    const others = await Promise.all(sources.map((source) => source()));
+    const mine = (await registry.getMetricsAsJSON()) as MetricsJson;
+    return AggregatorRegistry.aggregate([mine, ...others.flat()]).metrics();
+  };
+
   return {
     registry,
     callbacks,
+    addSource: (source) => sources.push(source),
     onPublished: (version) => {
       publishes.inc();
       setVersion(version);
@@ -199,7 +227,7 @@ export function createMetrics(): Metrics {
         response.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end();
         return;
       }
-      registry.metrics().then(
+      exposition().then(
         (text) => {
           response.writeHead(200, { "content-type": registry.contentType });
           response.end(request.method === "HEAD" ? undefined : text);

@@ -16,23 +16,33 @@ function postgresProcessesFor(dataDir: string): string[] {
   }
 }
 
+/** The process group of `pid`. */
+function processGroup(pid: number): number {
+  return Number(
+    execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" }).trim(),
+  );
+}
+
 describe("switchyard serve", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "switchyard-cli-"));
   // Postgres runs as the `postgres` user when the tests run as root: it must enter this folder.
   chmodSync(dataDir, 0o755);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("starts the console and the xDS port on an embedded Postgres, prints both addresses, and stops cleanly on SIGTERM", async () => {
+  it("starts the console and the xDS port (two xDS workers) on an embedded Postgres in a process group of its own, prints both addresses, and stops cleanly on SIGTERM", async () => {
     const [httpPort, xdsPort] = [await freePort(), await freePort()];
-    const serve = run([
-      "serve",
-      "--http-port",
-      String(httpPort),
-      "--xds-port",
-      String(xdsPort),
-      "--data-dir",
-      dataDir,
-    ]);
+    const serve = run(
+      [
+        "serve",
+        "--http-port",
+        String(httpPort),
+        "--xds-port",
+        String(xdsPort),
+        "--data-dir",
+        dataDir,
+      ],
+      { SWITCHYARD_XDS_WORKERS: "2" },
+    );
     await waitFor(() => serve.output().includes("Press Ctrl-C"), "the server to start");
     expect(serve.output()).toContain(`http://localhost:${httpPort}`);
     expect(serve.output()).toContain(`localhost:${xdsPort}`);
@@ -47,7 +57,12 @@ describe("switchyard serve", () => {
       });
       socket.on("error", reject);
     });
-    expect(postgresProcessesFor(dataDir).length).toBeGreaterThan(0);
+    const postgres = postgresProcessesFor(dataDir);
+    expect(postgres.length).toBeGreaterThan(0);
+    // A terminal's Ctrl-C reaches its foreground process group: not PostgreSQL, which Switchyard
+    // stops last, after its workers have drained and written their nodes' disconnects.
+    const group = processGroup(serve.child.pid ?? 0);
+    for (const line of postgres) expect(processGroup(Number.parseInt(line, 10))).not.toBe(group);
 
     serve.child.kill("SIGTERM");
     expect(await serve.exited).toBe(0);

@@ -48,6 +48,9 @@ export function run(args: string[], env: Record<string, string> = {}, stdin?: st
       ...process.env,
       SWITCHYARD_LOG_LEVEL: "warn",
       DATABASE_URL: "",
+      // xDS in the serve process itself unless a test asks for workers (xds-workers.e2e.spec.ts):
+      // a worker per core in every test's server would only slow the suite on a 2-core machine.
+      SWITCHYARD_XDS_WORKERS: "0",
       // The first admin's password on a fresh database (test/auth.ts signs in with it).
       SWITCHYARD_ADMIN_PASSWORD: ADMIN_PASSWORD,
       ...env,

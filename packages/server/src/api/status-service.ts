@@ -33,9 +33,9 @@ import {
   readConvergence,
   readVersionManifests,
   UnknownVersionError,
-} from "../status/convergence-reader.js";
-import { FeedCache } from "../status/feed-cache.js";
-import { type Fleet, fleetSummary } from "../status/fleet-summary.js";
+} from "../fleet/convergence-reader.js";
+import { FeedCache } from "../fleet/feed-cache.js";
+import { type Fleet, fleetSummary } from "../fleet/fleet-summary.js";
 import {
   getNode,
   listNodes,
@@ -44,9 +44,9 @@ import {
   type NodeRecord,
   type NodeTypeRecord,
   type TypeStatusName,
-} from "../status/index.js";
-import { type NodePageQuery, nodePage, nodePageQuery } from "../status/node-page.js";
-import type { StatusFeed } from "../status/status-feed.js";
+} from "../fleet/index.js";
+import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.js";
+import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-store.js";
 
 const statusOf: Record<TypeStatusName, NodeTypeStatus> = {

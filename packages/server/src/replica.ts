@@ -1,0 +1,409 @@
+/**
+ * The start steps of a process that serves xDS: node status tracking, the served snapshot, the
+ * database notifications that keep it current, and the xDS port. `startSwitchyard` (app.ts)
+ * composes them with the database, the API and the console; an xDS worker (xds-workers.ts)
+ * composes them alone, as `startXdsReplica`. Each step adds its stopping to the Teardown it is
+ * given as soon as it has started.
+ */
+import * as os from "node:os";
+import { createPrismaClient, listenForNotifications, type PrismaClient } from "@switchyard/db";
+import { compile, configSpecOf } from "@switchyard/snapshot";
+import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
+import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
+import type { Logger } from "pino";
+import type { FileDelivery } from "./file-delivery.js";
+import { publicationOf } from "./fleet/live-convergence.js";
+import { ReplicaLease } from "./fleet/replica-lease.js";
+import type { StatusFeed } from "./fleet/status-feed.js";
+import { parseStatusPayload, STATUS_CHANNEL, writeStatusBatch } from "./fleet/status-store.js";
+import { StatusWriter } from "./fleet/status-writer.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
+import { hasErrorCode, StartupError } from "./startup-error.js";
+import { SnapshotFollower } from "./store/snapshot-follower.js";
+import {
+  loadLatestSnapshot,
+  type PublishedSnapshot,
+  SNAPSHOT_CHANNEL,
+} from "./store/snapshot-store.js";
+import { Teardown } from "./teardown.js";
+import { DEFAULT_XDS_AUTHORITY } from "./xds-authority.js";
+import { xdsLogCallbacks } from "./xds-log.js";
+import {
+  checkXdsExposure,
+  checkXdsSecurity,
+  isLoopback,
+  readXdsCredentials,
+  readXdsTls,
+  watchXdsCredentials,
+  type XdsSecurityOptions,
+} from "./xds-security.js";
+
+export function portInUse(port: number, what: string, flag: string, variable: string) {
+  return new StartupError(
+    `port ${port} (${what}) is already in use: stop the process listening there, or choose another port with ${flag} or ${variable}`,
+  );
+}
+
+/** What the xDS port needs from files, read and checked before anything starts. */
+export interface XdsInputs {
+  readonly security: XdsSecurityOptions;
+  readonly tls: ReturnType<typeof readXdsTls>;
+  readonly credentials: ReturnType<typeof readXdsCredentials>;
+}
+
+/** Checks the xDS security settings and reads their files: a missing file is a one-line error. */
+export function readXdsInputs(options: {
+  readonly host: string;
+  readonly xdsSecurity?: XdsSecurityOptions | undefined;
+  readonly insecure?: boolean | undefined;
+}): XdsInputs {
+  const security: XdsSecurityOptions = options.xdsSecurity ?? { mode: "none" };
+  checkXdsSecurity(security);
+  checkXdsExposure(options.host, security.mode, options.insecure === true);
+  return {
+    security,
+    tls: readXdsTls(security),
+    credentials: readXdsCredentials(security.credentialsFile),
+  };
+}
+
+/** What this process tracks of the nodes connected to it, and persists for every replica. */
+export interface StatusTracking {
+  readonly replicaId: string;
+  readonly tracker: NodeStatusTracker;
+  readonly convergence: ConvergenceTracker;
+  readonly writer: StatusWriter;
+}
+
+export interface StatusTrackingOptions {
+  readonly prisma: PrismaClient;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly teardown: Teardown;
+  readonly staleAfterMs?: number | undefined;
+  readonly replicaLeaseMs?: number | undefined;
+  readonly retainDisconnectedMs?: number | undefined;
+}
+
+/**
+ * Node status: tracked from the xDS streams, written to Postgres in batches so every replica's
+ * console sees every node. The writer stops after the xDS server (teardown runs in reverse), so
+ * the last disconnects are written.
+ */
+export async function startStatusTracking(options: StatusTrackingOptions): Promise<StatusTracking> {
+  const { prisma, metrics, logger, teardown } = options;
+  const replicaId = `${os.hostname()}:${process.pid}`;
+  const tracker = new NodeStatusTracker({
+    replicaId,
+    ...(options.staleAfterMs === undefined ? {} : { staleAfterMs: options.staleAfterMs }),
+  });
+  // Convergence time per node, for the histogram in /metrics (the console's convergence is read
+  // from the database, for every replica's nodes).
+  const convergence = new ConvergenceTracker({
+    nodes: tracker,
+    onConverged: (_version, _nodeId, ms) => metrics.observeConvergence(ms),
+  });
+  tracker.subscribe((change) => convergence.onChange(change));
+  const writer = new StatusWriter({
+    tracker,
+    prisma,
+    ...(options.retainDisconnectedMs === undefined
+      ? {}
+      : { retainDisconnectedMs: options.retainDisconnectedMs }),
+    write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(prisma, batch)),
+    onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
+  });
+  // A replica killed outright cannot write its nodes' disconnects: leases let the others do it.
+  const lease = new ReplicaLease({
+    prisma,
+    replicaId,
+    ...(options.replicaLeaseMs === undefined
+      ? {}
+      : {
+          expireAfterMs: options.replicaLeaseMs,
+          intervalMs: Math.max(100, Math.floor(options.replicaLeaseMs / 4)),
+        }),
+    onReaped: () => {
+      logger.warn(
+        { replicaId },
+        "this replica's lease had run out (the database was away from it): writing its nodes again",
+      );
+      writer.rewriteAll();
+    },
+    onReapedOther: (reaped, nodeIds) =>
+      logger.warn(
+        { replica: reaped, nodes: nodeIds.length },
+        "a replica stopped renewing its lease: its nodes are marked disconnected",
+      ),
+    onError: (error) => logger.warn({ err: error }, "renewing the replica lease failed"),
+  });
+  await lease.renew();
+  teardown.add(() => lease.close());
+  teardown.add(() => writer.close());
+  return { replicaId, tracker, convergence, writer };
+}
+
+/** The snapshot this process serves, kept on the latest published version. */
+export interface Serving {
+  readonly cache: SnapshotCache;
+  readonly follower: SnapshotFollower;
+  /** Serves `snapshot` if it is newer than what is served (never goes back). */
+  serve(snapshot: PublishedSnapshot): void;
+}
+
+export interface ServingOptions {
+  readonly prisma: PrismaClient;
+  readonly keyring: SecretKeyring;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly teardown: Teardown;
+  readonly status: StatusTracking;
+  /** Also writes every version served as files (file-delivery.ts). */
+  readonly files?: FileDelivery | undefined;
+}
+
+/**
+ * Loads the latest published snapshot and serves it exactly as it was published; versions
+ * published later, here or by another replica, are served through `serve` (the follower calls
+ * it for the others' on every notification and every few seconds).
+ */
+export async function startServing(options: ServingOptions): Promise<Serving> {
+  const { prisma, keyring, metrics, logger, teardown, status, files } = options;
+  const cache = new SnapshotCache();
+  const latest = await metrics.timeDb("load_latest_snapshot", () =>
+    loadLatestSnapshot(prisma, keyring),
+  );
+  metrics.onLoaded(latest?.record.version ?? 0);
+  cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
+  if (latest) {
+    metrics.onServed(latest.config);
+    void files?.deliver(latest.config, latest.record.version);
+  }
+  logger.info(
+    { version: latest?.record.version ?? 0 },
+    latest ? "serving the latest published snapshot" : "nothing published yet",
+  );
+  const serve = (snapshot: PublishedSnapshot) => {
+    if ((cache.version ?? 0) >= snapshot.record.version) return;
+    // Targets are the nodes connected before the push; times count from the publish, wherever it
+    // happened. Evaluated on the turn the push starts (SnapshotCache: the streams are told over
+    // the next turns, and no ACK of the version can be read before), not before the publish
+    // answers: at 10,000 nodes that is a few hundred milliseconds.
+    const publication = publicationOf(
+      snapshot.config,
+      snapshot.record.version,
+      status.tracker,
+      snapshot.record.createdAt.getTime(),
+    );
+    cache.setConfig(snapshot.config, snapshot.record.version);
+    setImmediate(() => status.convergence.publish(publication));
+    metrics.onServed(snapshot.config);
+    void files?.deliver(snapshot.config, snapshot.record.version);
+  };
+  // Publishes by other replicas (and rollbacks) reach this one through the database.
+  const follower = new SnapshotFollower({
+    prisma,
+    keyring,
+    current: () => cache.version ?? 0,
+    onNewer: (snapshot) => {
+      metrics.onLoaded(snapshot.record.version);
+      serve(snapshot);
+      logger.info(
+        { version: snapshot.record.version, author: snapshot.record.author },
+        "serving a version published by another replica",
+      );
+    },
+    onError: (error) => logger.warn({ err: error }, "loading the latest snapshot failed"),
+  });
+  teardown.add(() => follower.close());
+  return { cache, follower, serve };
+}
+
+/**
+ * Database notifications: publishes by any replica reach the follower, and (with a feed) status
+ * writes reach this process's live views. Notifications missed while the connection was down
+ * are made up for by checking and re-reading everything.
+ */
+export async function listenToDatabase(options: {
+  readonly databaseUrl: string;
+  readonly follower: SnapshotFollower;
+  readonly feed?: StatusFeed;
+  readonly logger: Logger;
+  readonly teardown: Teardown;
+}): Promise<void> {
+  const { follower, feed, logger } = options;
+  const notifications = await listenForNotifications({
+    url: options.databaseUrl,
+    channels: feed ? [STATUS_CHANNEL, SNAPSHOT_CHANNEL] : [SNAPSHOT_CHANNEL],
+    onNotification: (channel, payload) => {
+      if (channel === STATUS_CHANNEL) feed?.nodesChanged(parseStatusPayload(payload));
+      else if (channel === SNAPSHOT_CHANNEL) {
+        void follower.check();
+        feed?.published(Number(payload));
+      }
+    },
+    onResync: () => {
+      logger.info("database notifications reconnected");
+      feed?.refreshAll();
+      void follower.check();
+    },
+    onError: (error) => logger.warn({ err: error }, "database notifications lost; reconnecting"),
+  });
+  options.teardown.add(() => notifications.close());
+}
+
+export interface XdsPortOptions {
+  readonly xdsPort: number;
+  readonly host: string;
+  readonly xdsAuthorities?: readonly string[] | undefined;
+  readonly xdsRestHosts?: readonly string[] | undefined;
+}
+
+/** The xDS server, listening; its credentials file (if any) reloaded when it changes. */
+export async function startXdsPort(
+  options: XdsPortOptions & {
+    readonly inputs: XdsInputs;
+    readonly serving: Serving;
+    readonly status: StatusTracking;
+    readonly metrics: Metrics;
+    readonly logger: Logger;
+    readonly teardown: Teardown;
+  },
+): Promise<{ readonly xds: XdsServer; readonly port: number }> {
+  const { inputs, logger, teardown } = options;
+  const xds = createXdsServer({
+    watcher: options.serving.cache,
+    controlPlaneId: `switchyard@${options.status.replicaId}`,
+    authorities: options.xdsAuthorities ?? [DEFAULT_XDS_AUTHORITY],
+    callbacks: combineCallbacks(
+      xdsLogCallbacks(logger),
+      options.status.tracker,
+      options.metrics.callbacks,
+    ),
+    ...(inputs.tls ? { tls: inputs.tls } : {}),
+    auth: { mode: inputs.security.mode, credentials: inputs.credentials },
+    restHosts: options.xdsRestHosts ?? [],
+  });
+  const file = inputs.security.credentialsFile;
+  if (file !== undefined) {
+    teardown.add(
+      watchXdsCredentials(
+        file,
+        (credentials) => {
+          xds.setCredentials(credentials);
+          logger.info(
+            {
+              file,
+              tokens: credentials.tokens.length,
+              certificates: credentials.certificates.length,
+            },
+            "xDS credentials reloaded",
+          );
+        },
+        (error) =>
+          logger.warn(
+            { err: error, file },
+            "xDS credentials file not reloaded; keeping the previous credentials",
+          ),
+      ),
+    );
+  }
+  let port: number;
+  try {
+    port = await xds.listen(options.xdsPort, options.host);
+  } catch (error) {
+    if (hasErrorCode(error, "EADDRINUSE"))
+      throw portInUse(options.xdsPort, "xDS gRPC", "--xds-port", "SWITCHYARD_XDS_PORT");
+    throw error;
+  }
+  teardown.add(() => xds.close());
+  return { xds, port };
+}
+
+/** Says, once per start, what a reachable xDS port without protection exposes. */
+export function warnAboutXdsExposure(
+  logger: Logger,
+  host: string,
+  inputs: XdsInputs,
+  xdsPort: number,
+): void {
+  if (isLoopback(host)) return;
+  if (inputs.security.mode === "none") {
+    logger.warn(
+      { host, xdsPort },
+      "the xDS port is reachable beyond this machine with no client authentication: any client that reaches it is served the configuration of any node group it claims; require mTLS (--xds-auth mtls) or bearer tokens (--xds-auth token), or bind to 127.0.0.1",
+    );
+  } else if (inputs.security.mode === "token" && inputs.tls === undefined) {
+    logger.warn(
+      { host, xdsPort },
+      "xDS bearer tokens travel in cleartext on a port reachable beyond this machine: add --xds-tls-cert and --xds-tls-key",
+    );
+  }
+}
+
+/** What an xDS-only replica is started with: plain data, so it can cross a process boundary. */
+export interface XdsReplicaSettings extends XdsPortOptions {
+  /** The database the main process migrated (an xDS replica never migrates). */
+  readonly databaseUrl: string;
+  readonly staleAfterMs?: number | undefined;
+  readonly replicaLeaseMs?: number | undefined;
+  readonly retainDisconnectedMs?: number | undefined;
+  readonly secretsKey?: SecretsKey | undefined;
+  readonly xdsSecurity?: XdsSecurityOptions | undefined;
+  readonly insecure?: boolean | undefined;
+}
+
+export interface XdsReplica {
+  readonly xdsPort: number;
+  readonly metrics: Metrics;
+  /** Drains the xDS port first, then stops the rest in reverse order of start. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A replica that serves xDS and nothing else, on a database another process migrated and
+ * publishes to: what an xDS worker runs. Its nodes' status reaches every console through the
+ * database, as any replica's does.
+ */
+export async function startXdsReplica(
+  settings: XdsReplicaSettings,
+  logger: Logger,
+): Promise<XdsReplica> {
+  const teardown = new Teardown(logger);
+  try {
+    const inputs = readXdsInputs(settings);
+    const prisma = createPrismaClient(settings.databaseUrl);
+    teardown.add(() => prisma.$disconnect());
+    const keyring = createKeyring(settings.secretsKey ?? { t: "none" });
+    const metrics = createMetrics();
+    const status = await startStatusTracking({ prisma, metrics, logger, teardown, ...settings });
+    const serving = await startServing({ prisma, keyring, metrics, logger, teardown, status });
+    await listenToDatabase({
+      databaseUrl: settings.databaseUrl,
+      follower: serving.follower,
+      logger,
+      teardown,
+    });
+    const { xds, port } = await startXdsPort({
+      ...settings,
+      inputs,
+      serving,
+      status,
+      metrics,
+      logger,
+      teardown,
+    });
+    return {
+      xdsPort: port,
+      metrics,
+      stop: async () => {
+        await xds.close();
+        await teardown.run();
+      },
+    };
+  } catch (error) {
+    await teardown.run();
+    throw error;
+  }
+}

@@ -1,0 +1,160 @@
+import { execFileSync } from "node:child_process";
+import type { Client } from "@connectrpc/connect";
+import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  callUntilReady,
+  createXdsEchoClient,
+  type EchoBackend,
+  startEchoBackend,
+  type XdsEchoClient,
+} from "@switchyard/testing";
+import { createTestClient, type DeltaTestStream, type TestClient } from "@switchyard/xds/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
+import { adminToken, bearer } from "./auth.js";
+import { configApi, type ServeProcess, startServe, waitFor } from "./processes.js";
+import {
+  shopCluster,
+  shopListener,
+  shopRoutes,
+  TYPE,
+  typeStatusOf,
+  until,
+  untilAnswerIs,
+} from "./shop.js";
+
+const { CDS } = TYPE;
+
+/** The pids of the xDS worker processes of `serve`, from the process table. */
+function workerPids(serve: ServeProcess): number[] {
+  try {
+    return execFileSync("pgrep", ["-P", String(serve.child.pid), "-f", "xds-worker-main"], {
+      encoding: "utf8",
+    })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/** The value of `name` (with its labels as written) in a Prometheus text exposition. */
+function sample(exposition: string, series: string): number | undefined {
+  const line = exposition.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe("serve --xds-workers 2: xDS served by two worker processes sharing the xDS port", () => {
+  let database: TestDatabase;
+  let blue: EchoBackend;
+  let green: EchoBackend;
+  let serve: ServeProcess;
+  let api: Client<typeof ConfigService>;
+  let status: StatusClient;
+  let grpc: XdsEchoClient | undefined;
+  const xds: TestClient[] = [];
+  const deltas: DeltaTestStream[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [blue, green] = await Promise.all([startEchoBackend("blue"), startEchoBackend("green")]);
+    serve = await startServe(["--no-console", "--xds-workers", "2"], {
+      DATABASE_URL: database.url,
+    });
+    const token = await adminToken(serve.baseUrl);
+    api = configApi(serve, token);
+    status = connectStatus(serve.baseUrl, [bearer(token)]);
+    await api.createCluster(shopCluster("blue", blue));
+    await api.createCluster(shopCluster("green", green));
+    await api.createRouteConfiguration(shopRoutes("blue"));
+    await api.createListener(shopListener());
+    await api.publish({ message: "shop on blue" });
+  }, 120_000);
+
+  afterAll(async () => {
+    grpc?.close();
+    for (const client of xds) client.close();
+    await serve?.stop();
+    await Promise.all([blue?.stop(), green?.stop()]);
+    await database?.drop();
+  });
+
+  it("starts two workers and says so; nodes on either are listed SYNCED with the worker serving them, and /metrics counts every worker's streams", async () => {
+    expect(serve.output()).toContain("2 worker processes");
+    expect(workerPids(serve)).toHaveLength(2);
+
+    // A connection each: workers are handed connections, not streams.
+    for (let i = 0; i < 4; i++) {
+      const client = createTestClient(`http://127.0.0.1:${serve.xdsPort}`);
+      xds.push(client);
+      const delta = client.openDelta("ads", { node: { id: `delta-${i}`, cluster: "edge" } });
+      delta.request(CDS, ["*"]);
+      const first = await delta.next();
+      expect(first.resources.map((r) => r.name).sort()).toEqual(["blue", "green"]);
+      delta.ack(first);
+      deltas.push(delta);
+    }
+    grpc = createXdsEchoClient("shop", { server: `127.0.0.1:${serve.xdsPort}`, nodeId: "grpc" });
+    expect(await callUntilReady(grpc)).toBe("blue");
+
+    const listed = await until(
+      () => status.listNodes({}),
+      (r) =>
+        ["delta-0", "delta-1", "delta-2", "delta-3", "grpc"].every(
+          (id) =>
+            typeStatusOf(
+              r.nodes.find((n) => n.id === id),
+              CDS,
+            ) === NodeTypeStatus.SYNCED,
+        ),
+      "the nodes were never all listed SYNCED",
+    );
+    // Connections are handed to the workers in turn: both serve some of them, each under its
+    // own replica id.
+    const replicas = new Set(listed.nodes.map((n) => n.replica));
+    expect(replicas.size).toBe(2);
+
+    const metrics = await (await fetch(`${serve.baseUrl}/metrics`)).text();
+    expect(sample(metrics, 'switchyard_xds_streams{variant="ads-delta"}')).toBe(4);
+    expect(sample(metrics, 'switchyard_xds_streams{variant="ads-sotw"}')).toBe(1);
+    expect(sample(metrics, "switchyard_snapshot_version")).toBe(1);
+  });
+
+  it("a publish through the API reaches the nodes of both workers: the real client's RPCs move to green and every Delta stream is sent the change", async () => {
+    await api.updateRouteConfiguration(shopRoutes("green"));
+    await api.deleteCluster({ name: "blue" });
+    await api.publish({ message: "green only" });
+    if (grpc === undefined) throw new Error("no gRPC client");
+    await untilAnswerIs(grpc, "green");
+    for (const delta of deltas) {
+      const pushed = await delta.next(10_000);
+      expect(pushed.removedResources).toEqual(["blue"]);
+      delta.ack(pushed);
+    }
+  });
+
+  it("a worker killed outright is replaced, and the real client, moved to the other, keeps being answered", async () => {
+    const [victim, survivor] = workerPids(serve);
+    if (victim === undefined || survivor === undefined) throw new Error("no workers");
+    process.kill(victim, "SIGKILL");
+    await waitFor(
+      () => serve.output().includes("an xDS worker stopped unexpectedly"),
+      "the main process to notice the worker's death",
+    );
+    await waitFor(() => {
+      const now = workerPids(serve);
+      return now.length === 2 && !now.includes(victim) && now.includes(survivor);
+    }, "a replacement worker");
+    if (grpc === undefined) throw new Error("no gRPC client");
+    await untilAnswerIs(grpc, "green");
+  });
+
+  it("stops on SIGTERM with exit code 0, its workers with it", async () => {
+    const pids = workerPids(serve);
+    expect(await serve.stop()).toBe(0);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
