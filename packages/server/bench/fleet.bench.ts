@@ -5,6 +5,7 @@
  * own, all on this machine. Each convergence figure is also measured against the replay floor
  * (bench/replay-server.ts) with the same fleet, and printed as a ratio to it.
  */
+import * as os from "node:os";
 import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -30,6 +31,13 @@ const CONVERGENCE_CONFIG = { clusters: 100, routes: 1_000 } as const;
 const BYTES_CONFIG = { clusters: 1_000, routes: 1_000, nodes: 100 } as const;
 
 const MB = 1024 ** 2;
+
+/**
+ * xDS worker processes of the measured server: `serve`'s default (one per core) unless
+ * SWITCHYARD_XDS_WORKERS says otherwise (0: xDS in the main process), for a comparison. Their
+ * CPU and memory are charged to the server with its own (process-usage.ts).
+ */
+const XDS_WORKERS = Number(process.env.SWITCHYARD_XDS_WORKERS ?? os.availableParallelism());
 
 export interface Percentiles {
   readonly p50: number;
@@ -157,6 +165,7 @@ async function startServer(spec: ConfigSpec): Promise<{
   const serve = await startServe(["--no-console"], {
     DATABASE_URL: database.url,
     SWITCHYARD_LOG_LEVEL: "error",
+    SWITCHYARD_XDS_WORKERS: String(XDS_WORKERS),
   });
   const api = configApi(serve, await adminToken(serve.baseUrl));
   await api.publish({ message: "benchmark config" });
@@ -304,7 +313,13 @@ export async function fleetBench(): Promise<FleetResults> {
   const routeConfigurations = Math.ceil(CONVERGENCE_CONFIG.routes / 100);
   const ours = await switchyardConvergence();
   const floor = await floorConvergence(routeConfigurations);
-  const figures: Figure[] = [];
+  const figures: Figure[] = [
+    {
+      name: "xDS worker processes of the server (serve --xds-workers; 0: xDS in the main process)",
+      value: XDS_WORKERS,
+      unit: "",
+    },
+  ];
   for (const point of ours.points) {
     const base = floor.find((f) => f.nodes === point.nodes);
     const n = point.nodes.toLocaleString("en");

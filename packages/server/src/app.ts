@@ -44,7 +44,8 @@ import {
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { resealSecrets } from "./store/reseal.js";
-import { type PublishedSnapshot, SnapshotStore } from "./store/snapshot-store.js";
+import type { PublishedSnapshot } from "./store/snapshot-records.js";
+import { SnapshotStore } from "./store/snapshot-store.js";
 import { Teardown } from "./teardown.js";
 import { loadWebConsole, type WebConsole } from "./web-console.js";
 import type { XdsSecurityOptions } from "./xds-security.js";

@@ -25,7 +25,7 @@ import {
   loadLatestSnapshot,
   type PublishedSnapshot,
   SNAPSHOT_CHANNEL,
-} from "./store/snapshot-store.js";
+} from "./store/snapshot-records.js";
 import { Teardown } from "./teardown.js";
 import { DEFAULT_XDS_AUTHORITY } from "./xds-authority.js";
 import { xdsLogCallbacks } from "./xds-log.js";

@@ -32,7 +32,7 @@ import {
 } from "../auth/index.js";
 import { localSourcesDecision } from "../auth/local-sources.js";
 import { publishedClusterOwners } from "../store/cluster-owners.js";
-import { specOfVersion } from "../store/snapshot-store.js";
+import { specOfVersion } from "../store/publish-transaction.js";
 
 /** One object written to the draft: its stored spec (null if new) and the new one (null if deleted). */
 export interface ObjectWrite {

@@ -7,7 +7,7 @@ import {
   writesBetween,
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
-import { ApplyDryRun, PublishError } from "../store/snapshot-store.js";
+import { ApplyDryRun, PublishError } from "../store/publish-transaction.js";
 import type { ConfigServiceOptions } from "./config-service.js";
 import { readImport, withStoredEndpoints } from "./draft-handlers.js";
 import { issueMessage, toConnectError } from "./errors.js";

@@ -66,8 +66,8 @@ import {
   writeRouteConfiguration,
   writeRuntimeLayer,
 } from "../store/draft-store.js";
+import { specOfVersion } from "../store/publish-transaction.js";
 import { perInstance, RowCache } from "../store/row-cache.js";
-import { specOfVersion } from "../store/snapshot-store.js";
 import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import { importScopeProblem } from "./import-scope.js";
 import {

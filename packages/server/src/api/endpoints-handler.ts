@@ -11,7 +11,7 @@ import {
 } from "@switchyard/snapshot";
 import { auditWrites, authorizeWrites, writesBetween } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
-import { PublishError } from "../store/snapshot-store.js";
+import { PublishError } from "../store/publish-transaction.js";
 import type { ConfigServiceOptions } from "./config-service.js";
 import { invalidArgument, toConnectError } from "./errors.js";
 import { enumName } from "./model-mapping.js";

@@ -7,7 +7,7 @@ import {
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { MissingReferenceError } from "../store/draft-store.js";
-import { PublishError } from "../store/snapshot-store.js";
+import { PublishError } from "../store/publish-transaction.js";
 
 /** What the API reports as an Issue: a validation issue, or an import issue (which has a position). */
 export interface ApiIssue {

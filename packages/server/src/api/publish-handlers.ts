@@ -19,16 +19,13 @@ import {
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import { readConfigSpec } from "../store/config-store.js";
+import { type PublishHook, specOfVersion } from "../store/publish-transaction.js";
 import {
-  getSnapshot,
   latestVersion,
-  listSnapshots,
   type PublishedSnapshot,
-  type PublishHook,
   type SnapshotRecord,
-  type SnapshotStore,
-  specOfVersion,
-} from "../store/snapshot-store.js";
+} from "../store/snapshot-records.js";
+import { getSnapshot, listSnapshots, type SnapshotStore } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
 import { objectChanges, selectChanges, sourceKindOf } from "./object-changes.js";
 import { reviewHandlers } from "./review-handlers.js";

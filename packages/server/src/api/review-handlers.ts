@@ -20,11 +20,9 @@ import type { SourceChange } from "@switchyard/snapshot";
 import { publishDecision } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { assertAllowed, auditActor, recordAudit } from "../auth/index.js";
-import {
-  PublishError,
-  type PublishedSnapshot,
-  type SnapshotStore,
-} from "../store/snapshot-store.js";
+import { PublishError } from "../store/publish-transaction.js";
+import type { PublishedSnapshot } from "../store/snapshot-records.js";
+import type { SnapshotStore } from "../store/snapshot-store.js";
 import { toConnectError, translated } from "./errors.js";
 import { changeNames } from "./object-changes.js";
 import { guarded, version } from "./publish-handlers.js";

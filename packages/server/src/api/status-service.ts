@@ -47,7 +47,7 @@ import {
 } from "../fleet/index.js";
 import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.js";
 import type { StatusFeed } from "../fleet/status-feed.js";
-import { latestVersion } from "../store/snapshot-store.js";
+import { latestVersion } from "../store/snapshot-records.js";
 
 const statusOf: Record<TypeStatusName, NodeTypeStatus> = {
   SYNCED: NodeTypeStatus.SYNCED,
@@ -363,7 +363,7 @@ export interface StatusServiceOptions {
 export function createStatusService({
   prisma,
   feed,
-}: StatusServiceOptions): Partial<ServiceImpl<typeof StatusService>> {
+}: StatusServiceOptions): ServiceImpl<typeof StatusService> {
   const readNow = (version: number) => readConvergence(prisma, version);
   // The watches share reads, refreshed by the feed that wakes them; GetConvergence reads now
   // (a caller may have just seen a write the feed has not delivered yet).

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@switchyard/db";
 import type { SecretKeyring } from "../secrets-key.js";
-import { latestVersion, loadLatestSnapshot, type PublishedSnapshot } from "./snapshot-store.js";
+import { latestVersion, loadLatestSnapshot, type PublishedSnapshot } from "./snapshot-records.js";
 
 export interface SnapshotFollowerOptions {
   readonly prisma: PrismaClient;

@@ -1,0 +1,425 @@
+/**
+ * One publish (or rollback) as one transaction under a lock shared by every replica: the draft
+ * checked against what the author reviewed, validated and compiled; the changed blobs, manifests
+ * and the version row written; NOTIFY sent. SnapshotStore (snapshot-store.ts) drives it.
+ */
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
+import {
+  type CompileMemo,
+  type ConfigSpec,
+  type ConfigSpecFragment,
+  compile,
+  diffManifests,
+  draftRevision,
+  EMPTY_MANIFEST,
+  ENVOY_KINDS,
+  SOURCE_KINDS,
+  type SourceChange,
+  type SourceKind,
+  type SourceManifest,
+  type SourceObject,
+  SPEC_FIELD,
+  sourceManifest,
+  sourceObject,
+  specFromSources,
+  specOfSource,
+  TYPE_ORDER,
+  TypeUrl,
+  type ValidationIssue,
+  validate,
+} from "@switchyard/snapshot";
+import type { SecretKeyring } from "../secrets-key.js";
+import { draftClusterOwners } from "./cluster-owners.js";
+import type { DraftRead } from "./draft-cache.js";
+import {
+  expandManifests,
+  loadBlobs,
+  type ManifestRef,
+  manifestBlob,
+  type NameMap,
+  type PublishedSnapshot,
+  resourceKey,
+  SNAPSHOT_CHANNEL,
+  type SnapshotRecord,
+  type StoredGroup,
+  type StoredGroupRef,
+  sealedBlob,
+  storedGroups,
+  toRecord,
+} from "./snapshot-records.js";
+
+/** Serializes publishes across every replica sharing the database. */
+const PUBLISH_LOCK = 0x53_57_59_44; // "SWYD"
+
+/** Why a publish (or rollback) was refused. Nothing was written. */
+export class PublishError extends Error {
+  override readonly name = "PublishError";
+  constructor(
+    readonly code:
+      | "stale-base"
+      | "draft-changed"
+      | "invalid"
+      | "no-changes"
+      | "not-found"
+      | "conflict",
+    message: string,
+    readonly issues: readonly ValidationIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export type PublishHook = (
+  tx: TransactionClient,
+  changes: readonly SourceChange[],
+  draft: ConfigSpec,
+  latestVersion: number,
+) => Promise<void>;
+
+export interface PublishInput {
+  readonly message: string;
+  readonly author: string;
+  /** The version the author reviewed against; 0 or undefined skips the check. */
+  readonly baseVersion?: number | undefined;
+  /** The draft revision the author reviewed; undefined skips the check. */
+  readonly draftRevision?: string | undefined;
+  /**
+   * Access control, inside the publish transaction once the changes are known: throws to refuse.
+   * `draft` is what is about to be published, `latestVersion` what it replaces.
+   */
+  readonly authorize?: PublishHook | undefined;
+  /** Records the publish (audit) in the publish transaction, once the snapshot row is written. */
+  readonly audit?: ((tx: TransactionClient, record: SnapshotRecord) => Promise<void>) | undefined;
+}
+
+/** What #publish's work gives: the version written, and the content it holds. */
+export interface Written {
+  readonly published: PublishedSnapshot;
+  readonly manifests: LatestManifests;
+  readonly content: DraftRead;
+}
+
+/**
+ * `base` with the objects of `fragment` in place of (or beside) those of the same name, and the
+ * `removed` ones gone. An object whose content is unchanged stays the same instance, with its
+ * source object: only what changed is serialized, and compiled (CompileMemo).
+ */
+export function appliedContent(
+  base: DraftRead,
+  fragment: Partial<ConfigSpecFragment>,
+  removed: readonly { readonly kind: SourceKind; readonly name: string }[],
+): DraftRead {
+  const keyOf = (kind: SourceKind, name: string) => `${kind}/${name}`;
+  const sources = new Map(base.objects.map((o) => [keyOf(o.kind, o.name), o]));
+  const spec: Record<string, unknown[]> = {};
+  const replaced = new Map<string, SourceObject>();
+  for (const kind of ENVOY_KINDS) {
+    const field = SPEC_FIELD[kind];
+    const byName = new Map<string, unknown>(base.spec[field].map((o) => [o.name, o]));
+    for (const object of (fragment[field] ?? []) as readonly { readonly name: string }[]) {
+      const source = sourceObject(kind, object.name, object);
+      if (sources.get(keyOf(kind, object.name))?.key === source.key) continue;
+      replaced.set(keyOf(kind, object.name), source);
+      byName.set(object.name, specOfSource(kind, source.json));
+    }
+    for (const object of removed) if (object.kind === kind) byName.delete(object.name);
+    spec[field] = [...byName.values()];
+  }
+  const gone = new Set(removed.map((o) => keyOf(o.kind, o.name)));
+  const objects = [
+    ...base.objects
+      .filter((o) => !gone.has(keyOf(o.kind, o.name)))
+      .map((o) => replaced.get(keyOf(o.kind, o.name)) ?? o),
+    ...[...replaced.values()].filter((o) => !sources.has(keyOf(o.kind, o.name))),
+  ].sort(
+    (a, b) =>
+      SOURCE_KINDS.indexOf(a.kind) - SOURCE_KINDS.indexOf(b.kind) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+  return { spec: { ...base.spec, ...spec } as ConfigSpec, objects };
+}
+
+/**
+ * What an apply's dry run found, thrown to roll its transaction back: the changes it would
+ * publish, the specs before and after, and the validation's warnings.
+ */
+export class ApplyDryRun extends Error {
+  override readonly name = "ApplyDryRun";
+  constructor(
+    readonly changes: readonly SourceChange[],
+    readonly before: ConfigSpec,
+    readonly after: ConfigSpec,
+    readonly issues: readonly ValidationIssue[],
+  ) {
+    super("dry run");
+  }
+}
+
+/** Referrers before what they refer to (replaceDraft's order). */
+export const DELETE_ORDER: readonly SourceKind[] = [
+  "nodeGroup",
+  "listener",
+  "routeConfiguration",
+  "cluster",
+  "runtimeLayer",
+  "secret",
+];
+
+/**
+ * The changes to the objects `only` names; one that names an object without an unpublished
+ * change is refused, naming it.
+ */
+export function selectChanges(
+  changes: readonly SourceChange[],
+  only: readonly { readonly kind: SourceKind; readonly name: string }[],
+): SourceChange[] {
+  const byObject = new Map(changes.map((c) => [`${c.kind}/${c.name}`, c]));
+  const unchanged = only.filter((o) => !byObject.has(`${o.kind}/${o.name}`));
+  if (unchanged.length > 0)
+    throw new PublishError(
+      "not-found",
+      `${unchanged.map((o) => `${o.kind} "${o.name}"`).join(", ")} ${unchanged.length === 1 ? "has" : "have"} no unpublished change to discard (see switchyard diff)`,
+    );
+  return [...new Set(only.map((o) => byObject.get(`${o.kind}/${o.name}`)))].filter(
+    (c): c is SourceChange => c !== undefined,
+  );
+}
+
+/** What the latest snapshot holds, as publish needs it (kept in memory between publishes). */
+export interface LatestManifests {
+  readonly version: number;
+  readonly sources: SourceManifest;
+  readonly groups: readonly StoredGroup[];
+  /** Keys of the manifest blobs the version refers to (already stored). */
+  readonly keys: ReadonlySet<string>;
+}
+
+function manifestKeysOf(row: { sources: unknown; groups: unknown }): Set<string> {
+  const refs = [
+    ...Object.values(row.sources as { [kind: string]: ManifestRef }),
+    ...(row.groups as unknown as StoredGroupRef[]).flatMap((g) => Object.values(g.resources)),
+  ];
+  return new Set(refs.filter((ref): ref is string => typeof ref === "string"));
+}
+
+export async function latestManifests(
+  tx: TransactionClient,
+  cached: LatestManifests | undefined,
+): Promise<LatestManifests | undefined> {
+  const [head] = await tx.$queryRawUnsafe<Array<{ version: number }>>(
+    `SELECT max("version") AS version FROM "Snapshot"`,
+  );
+  const version = head?.version ?? null;
+  if (version === null) return undefined;
+  if (cached?.version === version) return cached;
+  const row = await tx.snapshot.findUniqueOrThrow({
+    where: { version },
+    select: { sources: true, groups: true },
+  });
+  const expanded = await expandManifests(tx, row);
+  return { version, ...expanded, keys: manifestKeysOf(row) };
+}
+
+export interface WriteInput extends PublishInput {
+  readonly rolledBackFrom?: number;
+}
+
+/**
+ * What a publish checks before it writes anything: the base version and draft revision the
+ * author reviewed, that there is a change, access (`input.authorize`), and validation. Throws
+ * PublishError (or the hook's error) to refuse.
+ */
+export async function checkDraft(
+  tx: TransactionClient,
+  draft: DraftRead,
+  latest: LatestManifests | undefined,
+  memo: CompileMemo | undefined,
+  input: PublishInput,
+  keyring: SecretKeyring | undefined,
+) {
+  const latestVersion = latest?.version ?? 0;
+  if (input.baseVersion && input.baseVersion !== latestVersion) {
+    throw new PublishError(
+      "stale-base",
+      `version ${latestVersion} was published after the version you reviewed (${input.baseVersion}): review the changes again (switchyard diff) and publish on top of ${latestVersion}`,
+    );
+  }
+  const { objects, spec } = draft;
+  const manifest = sourceManifest(objects);
+  if (input.draftRevision !== undefined && input.draftRevision !== draftRevision(manifest)) {
+    throw new PublishError(
+      "draft-changed",
+      "the draft changed after you reviewed it: review the changes again (switchyard diff) before publishing",
+    );
+  }
+  const changes = diffManifests(latest?.sources ?? EMPTY_MANIFEST, manifest);
+  if (changes.length === 0) {
+    throw new PublishError(
+      "no-changes",
+      `nothing to publish: the draft is identical to version ${latestVersion}`,
+    );
+  }
+  await input.authorize?.(tx, changes, spec, latestVersion);
+  const config = compile(spec, {
+    ...(memo ? { memo } : {}),
+    ...(keyring ? { openSecret: keyring.open } : {}),
+  });
+  const report = validate(spec, { compiled: config });
+  if (!report.ok) {
+    const errors = report.issues.filter((issue) => issue.severity === "error");
+    throw new PublishError(
+      "invalid",
+      `the draft has ${errors.length} error${errors.length === 1 ? "" : "s"}: fix ${errors.length === 1 ? "it" : "them"} and publish again`,
+      report.issues,
+    );
+  }
+  return { latestVersion, manifest, changes, config, report };
+}
+
+/**
+ * Writes the draft read `draft` as a new immutable snapshot inside transaction `tx` (which holds
+ * the publish lock): validates, compiles, stores new blobs and the snapshot row, and notifies
+ * replicas. The spec compiled is exactly the canonical source the snapshot records (object keys
+ * sorted): the database returns JSON keys in its own order, and map order reaches the encoded
+ * bytes (a Struct inside an Any), so versions are identical whether a config comes from the draft
+ * or a rollback.
+ */
+export async function writeSnapshot(
+  tx: TransactionClient,
+  draft: DraftRead,
+  latest: LatestManifests | undefined,
+  memo: CompileMemo | undefined,
+  input: WriteInput,
+  keyring: SecretKeyring | undefined,
+): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
+  const { objects } = draft;
+  const { latestVersion, manifest, changes, config, report } = await checkDraft(
+    tx,
+    draft,
+    latest,
+    memo,
+    input,
+    keyring,
+  );
+  const groups = storedGroups(config);
+
+  // Only blobs the latest snapshot does not hold can be new (older ones are skipped on conflict).
+  const known = new Set<string>();
+  for (const group of latest?.groups ?? []) {
+    for (const byName of Object.values(group.resources))
+      for (const key of Object.values(byName)) known.add(key);
+  }
+  for (const byName of Object.values(latest?.sources ?? EMPTY_MANIFEST))
+    for (const key of Object.values(byName)) known.add(key);
+  const blobs = new Map<
+    string,
+    { key: string; body: Uint8Array<ArrayBuffer>; references: string[] }
+  >();
+  for (const object of objects) {
+    if (!known.has(object.key))
+      blobs.set(object.key, { key: object.key, body: Buffer.from(object.json), references: [] });
+  }
+  for (const group of config.groups) {
+    for (const typeUrl of TYPE_ORDER) {
+      for (const resource of group.snapshot.resources(typeUrl).values()) {
+        const key = resourceKey(resource);
+        if (!known.has(key))
+          blobs.set(key, {
+            key,
+            body:
+              typeUrl === TypeUrl.Secret
+                ? sealedBlob(resource.body, keyring)
+                : Buffer.from(resource.body),
+            references: [...resource.references],
+          });
+      }
+    }
+  }
+  // The manifests themselves, as blobs shared with every version where they are unchanged.
+  const storeManifest = (map: NameMap): string => {
+    const { key, json } = manifestBlob(map);
+    if (!latest?.keys.has(key)) blobs.set(key, { key, body: Buffer.from(json), references: [] });
+    return key;
+  };
+  const sourceRefs = Object.fromEntries(
+    SOURCE_KINDS.map((kind) => [kind, storeManifest(manifest[kind])]),
+  );
+  const groupRefs: StoredGroupRef[] = groups.map((group) => ({
+    ...group,
+    resources: Object.fromEntries(
+      Object.entries(group.resources).map(([typeUrl, byName]) => [typeUrl, storeManifest(byName)]),
+    ),
+  }));
+  const pending = [...blobs.values()];
+  for (let i = 0; i < pending.length; i += 5_000) {
+    await tx.snapshotBlob.createMany({ data: pending.slice(i, i + 5_000), skipDuplicates: true });
+  }
+  const row = await tx.snapshot.create({
+    data: {
+      version: latestVersion + 1,
+      author: input.author,
+      message: input.message,
+      previousVersion: latestVersion,
+      rolledBackFrom: input.rolledBackFrom ?? null,
+      sources: sourceRefs,
+      groups: groupRefs as unknown as object,
+      changes: changes as unknown as object,
+      clusterOwners: await draftClusterOwners(tx),
+    },
+  });
+  await input.audit?.(tx, toRecord(row));
+  await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
+  return {
+    published: {
+      record: toRecord(row),
+      config,
+      warnings: report.issues.filter((issue) => issue.severity === "warning"),
+    },
+    manifests: {
+      version: row.version,
+      sources: manifest,
+      groups,
+      keys: new Set([
+        ...Object.values(sourceRefs),
+        ...groupRefs.flatMap((g) => Object.values(g.resources) as string[]),
+      ]),
+    },
+  };
+}
+
+export function inPublishTransaction<T>(
+  prisma: PrismaClient,
+  work: (tx: TransactionClient) => Promise<T>,
+): Promise<T> {
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PUBLISH_LOCK})`;
+      return work(tx);
+    },
+    { isolationLevel: "ReadCommitted", timeout: 60_000, maxWait: 10_000 },
+  );
+}
+
+/** Loads the source objects of a version as a spec. */
+export async function specOfVersion(db: TransactionClient, version: number): Promise<ConfigSpec> {
+  const row = await db.snapshot.findUnique({ where: { version } });
+  if (!row)
+    throw new PublishError(
+      "not-found",
+      `version ${version} does not exist (see switchyard history)`,
+    );
+  const manifest = (await expandManifests(db, row)).sources;
+  const entries = Object.entries(manifest).flatMap(([kind, byName]) =>
+    Object.values(byName).map((key) => ({ kind: kind as SourceKind, key })),
+  );
+  const blobs = await loadBlobs(
+    db,
+    entries.map((e) => e.key),
+  );
+  return specFromSources(
+    entries.map((e) => ({
+      kind: e.kind,
+      json: Buffer.from(blobs.get(e.key)?.body ?? new Uint8Array()).toString("utf8"),
+    })),
+  );
+}
