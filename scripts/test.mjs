@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: build, lint and format check, type-check, then every package's tests (one package at
+// `npm test`: build, lint and format check, no import cycles (madge), type-check, then every package's tests (one package at
 // a time: the machine has 2 cores and the end-to-end tests run real servers). Ends with one line
 // totalling every package's results, "tests: N passed, N failed, N skipped".
 import { spawnSync } from "node:child_process";
@@ -24,6 +24,7 @@ for (const dir of packageDirs) rmSync(join(dir, RESULTS), { force: true });
 const ok =
   step("npx", ["turbo", "run", "build", "--output-logs=errors-only"]) &&
   step("npx", ["biome", "ci", "."]) &&
+  step("npm", ["run", "--silent", "cycles"]) &&
   step("npx", ["turbo", "run", "typecheck", "test", "--concurrency=1", "--continue"]);
 
 let passed = 0;

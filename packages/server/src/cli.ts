@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import { DbError } from "@switchyard/db/errors";
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { pino } from "pino";
 import type { Switchyard } from "./app.js";
@@ -10,7 +11,7 @@ import * as commands from "./cli/commands.js";
 import type { EndpointOptions } from "./cli/endpoint-commands.js";
 import * as endpointCommands from "./cli/endpoint-commands.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./cli/io.js";
-import { KIND_HELP } from "./cli/kinds.js";
+import { KIND_HELP, parseKind } from "./cli/kinds.js";
 import * as reviewCommands from "./cli/review-commands.js";
 import * as secretCommands from "./cli/secret-commands.js";
 import * as statusCommands from "./cli/status-commands.js";
@@ -731,7 +732,9 @@ export function createCli(): Command {
       clientAction(
         program,
         (client, kind: string, name: string | undefined, options: { output?: string }) =>
-          commands.get(client, stdout, kind, name, options),
+          parseKind(kind) === ResourceKind.SECRET
+            ? secretCommands.getSecrets(client, stdout, name, options)
+            : commands.get(client, stdout, kind, name, options),
       ),
     );
   program

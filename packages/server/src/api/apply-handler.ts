@@ -8,12 +8,12 @@ import {
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { ApplyDryRun, PublishError } from "../store/publish-transaction.js";
-import type { ConfigServiceOptions } from "./config-service.js";
+import type { ConfigServiceOptions } from "./config-options.js";
 import { readImport, withStoredEndpoints } from "./draft-handlers.js";
 import { issueMessage, toConnectError } from "./errors.js";
 import { objectChanges } from "./object-changes.js";
 import { pruneDeletions } from "./prune-deletions.js";
-import { guarded, publishResponse } from "./publish-handlers.js";
+import { guarded, publishResponse } from "./publishing.js";
 
 /**
  * ConfigService.Apply: Envoy v3 documents applied on top of the latest published version and

@@ -85,7 +85,7 @@ import {
 } from "./model-mapping.js";
 import { objectChanges, sourceKindOf } from "./object-changes.js";
 import { pruneDeletions, withoutPruned } from "./prune-deletions.js";
-import { version as storedVersion } from "./publish-handlers.js";
+import { version as storedVersion } from "./publishing.js";
 import { secretHandlers } from "./secret-handlers.js";
 import { listSummaries, type SummarySources } from "./summaries.js";
 import { valueTextProblem } from "./text-problem.js";
@@ -272,7 +272,7 @@ export function draftHandlers(options: {
   readonly keyring: SecretKeyring;
   readonly writePolicy?: WritePolicy;
   readonly importer: EnvoyImporter;
-}): Partial<ServiceImpl<typeof ConfigService>> {
+}) {
   const { prisma, keyring, importer } = options;
   const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
@@ -517,7 +517,7 @@ export function draftHandlers(options: {
         }),
       };
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof ConfigService>>;
 }
 
 /**

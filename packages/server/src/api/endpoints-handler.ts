@@ -12,10 +12,10 @@ import {
 import { auditWrites, authorizeWrites, writesBetween } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { PublishError } from "../store/publish-transaction.js";
-import type { ConfigServiceOptions } from "./config-service.js";
+import type { ConfigServiceOptions } from "./config-options.js";
 import { invalidArgument, toConnectError } from "./errors.js";
 import { enumName } from "./model-mapping.js";
-import { guarded, publishResponse } from "./publish-handlers.js";
+import { guarded, publishResponse } from "./publishing.js";
 
 const operations: Partial<Record<EndpointOperation, Operation>> = {
   [EndpointOperation.SET]: "set",

@@ -25,7 +25,7 @@ import type { PublishedSnapshot } from "../store/snapshot-records.js";
 import type { SnapshotStore } from "../store/snapshot-store.js";
 import { toConnectError, translated } from "./errors.js";
 import { changeNames } from "./object-changes.js";
-import { guarded, version } from "./publish-handlers.js";
+import { guarded, version } from "./publishing.js";
 
 type StoredState = ReviewRow["state"];
 
@@ -93,7 +93,7 @@ export function reviewHandlers(
   prisma: PrismaClient,
   store: SnapshotStore,
   published: (snapshot: PublishedSnapshot) => Promise<Omit<PublishResponse, "$typeName">>,
-): Partial<ServiceImpl<typeof ConfigService>> {
+) {
   const head = async (): Promise<DraftHead> => {
     const diff = await store.diff(undefined, undefined);
     return { latestVersion: diff.fromVersion, draftRevision: diff.draftRevision ?? "" };
@@ -331,5 +331,5 @@ export function reviewHandlers(
         );
       return close(context, row, "WITHDRAWN", request.comment.trim());
     },
-  };
+  } satisfies Partial<ServiceImpl<typeof ConfigService>>;
 }

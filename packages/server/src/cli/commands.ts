@@ -20,7 +20,6 @@ import { stringify as toYaml } from "yaml";
 import { joinSources, readApplySources } from "./apply-sources.js";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
-import { listSecrets, showSecret } from "./secret-commands.js";
 
 /** Everything a command writes goes through here, so tests can capture it. */
 export interface Output {
@@ -96,7 +95,7 @@ function versionArgument(value: string): bigint {
   return BigInt(value);
 }
 
-function outputFormat(
+export function outputFormat(
   value: string | undefined,
   allowed: readonly string[],
   fallback: string,
@@ -232,16 +231,9 @@ export async function get(
   options: { output?: string },
 ): Promise<void> {
   const kind = parseKind(kindName);
-  // Secrets have their own forms: certificate details and users, never a private key.
-  if (kind === ResourceKind.SECRET) {
-    if (name === undefined)
-      return listSecrets(
-        client,
-        output,
-        outputFormat(options.output, ["table", "json", "yaml"], "table"),
-      );
-    return showSecret(client, output, name, outputFormat(options.output, ["yaml", "json"], "yaml"));
-  }
+  // Secrets have their own forms, never with a private key: the command tree sends them to
+  // secret-commands.ts getSecrets.
+  if (kind === ResourceKind.SECRET) throw new Error("get: secrets go to getSecrets");
   if (name === undefined) {
     const format = outputFormat(options.output, ["table", "json", "yaml"], "table");
     const { resources } = await client.listResources({ kind });

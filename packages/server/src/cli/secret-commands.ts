@@ -9,7 +9,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Secret, SecretSchema, SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { stringify as toYaml } from "yaml";
 import { CliError, type ConfigClient } from "./client.js";
-import { type Output, publish, table } from "./commands.js";
+import { type Output, outputFormat, publish, table } from "./commands.js";
 
 function readPem(file: string, what: string): string {
   try {
@@ -184,4 +184,23 @@ export async function rotateSecret(
     };
   }
   await finish(client, output, await client.updateSecret(request), "rotated", options);
+}
+
+/**
+ * `switchyard get secret [name]`: the secrets as a table (or JSON/YAML), or one with its
+ * certificate details: never a private key.
+ */
+export function getSecrets(
+  client: ConfigClient,
+  output: Output,
+  name: string | undefined,
+  options: { output?: string },
+): Promise<void> {
+  if (name === undefined)
+    return listSecrets(
+      client,
+      output,
+      outputFormat(options.output, ["table", "json", "yaml"], "table"),
+    );
+  return showSecret(client, output, name, outputFormat(options.output, ["yaml", "json"], "yaml"));
 }
