@@ -22,21 +22,3 @@ export const registry: Registry = createRegistry(
   createFileRegistry(fromBinary(FileDescriptorSetSchema, Buffer.from(registrySetBase64, "base64"))),
   ...ownFiles,
 );
-
-/**
- * The type URLs of the xDS resource types Switchyard serves: `DiscoveryRequest.type_url`,
- * `Resource.resource.type_url` and `Any.type_url` all use this form.
- */
-export const TypeUrl = {
-  Cluster: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-  ClusterLoadAssignment: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
-  Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
-  RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
-  ScopedRouteConfiguration: "type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration",
-  VirtualHost: "type.googleapis.com/envoy.config.route.v3.VirtualHost",
-  Secret: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
-  Runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
-} as const;
-
-/** One of the type URLs in {@link TypeUrl}. */
-export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];

@@ -4,7 +4,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { registry } from "@switchyard/proto";
 import type { Runtime } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import {
@@ -17,6 +17,7 @@ import {
 import { TypeUrl } from "@switchyard/snapshot";
 import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
 const RTDS = TypeUrl.Runtime;
@@ -34,15 +35,6 @@ function layer(name: string, values: Record<string, string | number | boolean>):
             : { case: "boolValue" as const, value },
     })),
   });
-}
-
-async function refusal(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("expected the call to be refused");
 }
 
 describe("runtime layers through the API, publish and RTDS", () => {

@@ -8,7 +8,7 @@
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { registry } from "@switchyard/proto";
 import type { Secret as EnvoySecret } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import {
@@ -31,6 +31,7 @@ import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Switchyard } from "../src/app.js";
 import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
+import { refusal } from "./auth.js";
 import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "./harness.js";
 
 const SDS = TypeUrl.Secret;
@@ -61,15 +62,6 @@ function tls(name: string, pair: { cert: string; key?: string }, passphrase = ""
 /** Everything a response holds, as text (BigInts included). */
 function shownText(value: unknown): string {
   return JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v));
-}
-
-async function refusal(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("expected the call to be refused");
 }
 
 function envoySecret(entry: unknown): EnvoySecret {

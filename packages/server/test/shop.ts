@@ -11,6 +11,7 @@ import {
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
+import { TypeUrl } from "@switchyard/proto/type-url";
 import {
   callUntilReady,
   createXdsEchoClient,
@@ -26,10 +27,10 @@ import type { Harness } from "./harness.js";
  */
 
 export const TYPE = {
-  CDS: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-  EDS: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
-  LDS: "type.googleapis.com/envoy.config.listener.v3.Listener",
-  RDS: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+  CDS: TypeUrl.Cluster,
+  EDS: TypeUrl.ClusterLoadAssignment,
+  LDS: TypeUrl.Listener,
+  RDS: TypeUrl.RouteConfiguration,
 } as const;
 
 /** What gRPC answers when a cluster uses a load-balancing policy it does not implement. */

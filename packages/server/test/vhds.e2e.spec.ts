@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import {
   ClusterSchema,
   DiscoveryType,
@@ -24,7 +24,7 @@ import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { connectStatus } from "../src/cli/status-commands.js";
-import { bearer } from "./auth.js";
+import { bearer, refusal } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { runCli, typeStatusOf, until } from "./shop.js";
 
@@ -42,15 +42,6 @@ function routes(name: string, vhds: boolean, virtualHost = "shop"): RouteConfigu
       },
     ],
   });
-}
-
-async function refusal(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("expected the call to be refused");
 }
 
 describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {

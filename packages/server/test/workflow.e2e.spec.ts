@@ -1,5 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import {
   ChangeType,
   type Cluster,
@@ -15,6 +15,7 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { refusal } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
 function cluster(
@@ -42,15 +43,6 @@ function routes(name: string, target: string): RouteConfiguration {
       },
     ],
   });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await promise;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("expected the call to be refused");
 }
 
 describe("draft, publish, diff, history and rollback through the API", () => {

@@ -1,3 +1,4 @@
+import { registry } from "@switchyard/proto";
 import { createTestCa } from "@switchyard/testing";
 import { describe, expect, it } from "vitest";
 import { compile } from "./compile.js";
@@ -75,5 +76,14 @@ describe("ResourceSnapshot.reusing", () => {
     const anonymous = withSecret.withoutSecrets();
     expect(anonymous.resources(TypeUrl.Secret).size).toBe(0);
     expect(anonymous.resources(TypeUrl.Cluster)).toBe(withSecret.resources(TypeUrl.Cluster));
+  });
+});
+
+describe("TypeUrl", () => {
+  it("names, for every type Switchyard serves, a message of the Envoy registry", () => {
+    for (const url of Object.values(TypeUrl)) {
+      const typeName = url.slice("type.googleapis.com/".length);
+      expect(registry.getMessage(typeName)?.typeName, url).toBe(typeName);
+    }
   });
 });

@@ -1,17 +1,8 @@
 import { createHash } from "node:crypto";
 
-/** The xDS resource types Switchyard serves, by type URL. */
-export const TypeUrl = {
-  Cluster: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-  ClusterLoadAssignment: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
-  Listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
-  RouteConfiguration: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
-  /** VHDS: Delta only (xDS protocol, "RPC Services and Methods for Each Variant": SotW N/A). */
-  VirtualHost: "type.googleapis.com/envoy.config.route.v3.VirtualHost",
-  Runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
-  Secret: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
-} as const;
-export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
+import { TypeUrl } from "@switchyard/proto/type-url";
+
+export { TypeUrl } from "@switchyard/proto/type-url";
 
 /**
  * Make-before-break order (xDS protocol, "Eventual consistency considerations"): CDS, EDS, LDS,

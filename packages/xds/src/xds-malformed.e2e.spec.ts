@@ -179,15 +179,21 @@ describe("malformed requests never crash the server", () => {
     });
   });
 
-  it("a connection reset in the middle of a request frame is dropped quietly", async () => {
+  it("a connection reset in the middle of a request frame is dropped quietly: nothing uncaught, and the next client is served", async () => {
     const { port } = new URL(server.baseUrl);
     const socket = net.connect(Number(port), "127.0.0.1");
     socket.on("error", () => undefined);
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
     socket.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
     socket.write(Buffer.from([0x00, 0x00, 0x12, 0x04]));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     socket.resetAndDestroy();
-    // Nothing to see here but the check below: the server is still up and nothing was uncaught.
+    await closed;
+    // Reset before this connection was opened: the server meets the reset first.
+    const next = server.client.open(TypeUrl.Cluster);
+    next.request(TypeUrl.Cluster, []);
+    expect(namesOf(await next.next())).toEqual(["a", "b"]);
+    expect(uncaught).toEqual([]);
   });
 
   it("after all of them the server still serves: open streams get updates, new streams answers", async () => {

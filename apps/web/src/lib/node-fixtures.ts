@@ -7,12 +7,13 @@ import {
   type TypeStatus,
   TypeStatusSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
+import { TypeUrl } from "@switchyard/proto/type-url";
 
 export const TYPE = {
-  CDS: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-  EDS: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
-  LDS: "type.googleapis.com/envoy.config.listener.v3.Listener",
-  RDS: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+  CDS: TypeUrl.Cluster,
+  EDS: TypeUrl.ClusterLoadAssignment,
+  LDS: TypeUrl.Listener,
+  RDS: TypeUrl.RouteConfiguration,
 } as const;
 
 /** A type's status as the server reports it; SYNCED unless told. */

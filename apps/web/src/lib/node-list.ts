@@ -1,4 +1,5 @@
 import { type NodeSummary, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
+import { XDS_SERVICE_NAME } from "@switchyard/proto/type-url";
 
 /**
  * One word for a node, worst first: a connected node is `nacked` if any type's latest answer is a
@@ -26,16 +27,14 @@ export function nodeHealth(node: NodeSummary): NodeHealth {
   return "synced";
 }
 
-const typeLabels: Readonly<Record<string, string>> = {
-  "envoy.config.cluster.v3.Cluster": "CDS",
-  "envoy.config.endpoint.v3.ClusterLoadAssignment": "EDS",
-  "envoy.config.listener.v3.Listener": "LDS",
-  "envoy.config.route.v3.RouteConfiguration": "RDS",
-  "envoy.config.route.v3.ScopedRouteConfiguration": "SRDS",
-  "envoy.config.route.v3.VirtualHost": "VHDS",
-  "envoy.extensions.transport_sockets.tls.v3.Secret": "SDS",
-  "envoy.service.runtime.v3.Runtime": "RTDS",
-};
+/** By message name: the URL's prefix may vary. SRDS is named though not served (clients ask). */
+const typeLabels: Readonly<Record<string, string>> = Object.fromEntries([
+  ...Object.entries(XDS_SERVICE_NAME).map(([url, label]) => [
+    url.slice(url.indexOf("/") + 1),
+    label,
+  ]),
+  ["envoy.config.route.v3.ScopedRouteConfiguration", "SRDS"],
+]);
 
 /** "CDS" for the Cluster type URL, and so on; an unknown type keeps its message name. */
 export function typeLabel(typeUrl: string): string {

@@ -1,21 +1,14 @@
-import { create, type JsonObject } from "@bufbuild/protobuf";
-import { type Timestamp, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+/**
+ * switchyard.v1.AccessService: sign-in, accounts, teams and their domains, API tokens and the
+ * audit log. One function holding the service's 17 handlers, each a few checks around auth/
+ * (where the rules live) and access-messages.ts (arguments and messages): one map of the
+ * service, longer than most files here, rather than its methods scattered by topic.
+ */
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
+import { type AccessService, Role as RoleMessage } from "@switchyard/proto/switchyard/v1/access_pb";
 import {
-  type AccessService,
-  type ApiToken,
-  ApiTokenSchema,
-  type AuditEvent,
-  AuditEventSchema,
-  Role as RoleMessage,
-  type Team,
-  TeamSchema,
-  type User,
-  UserSchema,
-} from "@switchyard/proto/switchyard/v1/access_pb";
-import {
-  type ApiTokenInfo,
   assertAllowed,
   auditActor,
   authenticate,
@@ -31,163 +24,27 @@ import {
   login,
   normalizeDomainPattern,
   type Principal,
-  type Role,
   recordAudit,
   revokeApiToken,
   sessionCookie,
 } from "../auth/index.js";
+import {
+  auditEventMessage,
+  formatLifetime,
+  idArg,
+  loadTeam,
+  roleArg,
+  TEAM_SELECT,
+  teamMessage,
+  teamNameArg,
+  tokenMessage,
+  ts,
+  USER_SELECT,
+  type UserRow,
+  uniqueViolation,
+  userMessage,
+} from "./access-messages.js";
 import { callerOf, ipOf, REQUEST_ORIGIN } from "./request-context.js";
-
-const ROLE_OF: Record<RoleMessage, Role | undefined> = {
-  [RoleMessage.UNSPECIFIED]: undefined,
-  [RoleMessage.ADMIN]: "ADMIN",
-  [RoleMessage.MEMBER]: "MEMBER",
-  [RoleMessage.VIEWER]: "VIEWER",
-};
-const MESSAGE_OF_ROLE: Record<Role, RoleMessage> = {
-  ADMIN: RoleMessage.ADMIN,
-  MEMBER: RoleMessage.MEMBER,
-  VIEWER: RoleMessage.VIEWER,
-};
-
-function roleArg(role: RoleMessage): Role {
-  const value = ROLE_OF[role];
-  if (value === undefined)
-    throw new ConnectError("role is required: admin, member or viewer", Code.InvalidArgument);
-  return value;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An id argument: InvalidArgument (saying which field) unless it is a UUID. */
-function idArg(value: string, field: string): string {
-  if (!UUID.test(value))
-    throw new ConnectError(
-      value === ""
-        ? `${field} is required`
-        : `${field} ${JSON.stringify(value)} is not an id this server gave`,
-      Code.InvalidArgument,
-    );
-  return value.toLowerCase();
-}
-
-const TEAM_NAME = /^[^\s\p{Cc}](?:[^\p{Cc}]{0,62}[^\s\p{Cc}])?$/u;
-
-function teamNameArg(name: string): string {
-  const trimmed = name.trim();
-  if (!TEAM_NAME.test(trimmed))
-    throw new ConnectError(
-      `team name ${JSON.stringify(name)} must be 1 to 64 characters without control characters`,
-      Code.InvalidArgument,
-    );
-  return trimmed;
-}
-
-const ts = (date: Date | null | undefined): Timestamp | undefined =>
-  date == null ? undefined : timestampFromDate(date);
-
-const USER_SELECT = {
-  id: true,
-  username: true,
-  role: true,
-  disabledAt: true,
-  createdAt: true,
-  team: { select: { id: true, name: true } },
-} as const;
-
-type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
-
-function userMessage(row: UserRow, lastLogin?: Date | null): User {
-  return create(UserSchema, {
-    id: row.id,
-    username: row.username,
-    role: MESSAGE_OF_ROLE[row.role],
-    teamId: row.team?.id ?? "",
-    teamName: row.team?.name ?? "",
-    disableTime: ts(row.disabledAt),
-    createTime: ts(row.createdAt),
-    lastLoginTime: ts(lastLogin),
-  });
-}
-
-const TEAM_SELECT = {
-  id: true,
-  name: true,
-  requireReview: true,
-  domains: { select: { pattern: true }, orderBy: { pattern: "asc" } },
-  clusters: { select: { name: true }, orderBy: { name: "asc" } },
-  _count: { select: { members: true } },
-} as const;
-
-type TeamRow = Prisma.TeamGetPayload<{ select: typeof TEAM_SELECT }>;
-
-function teamMessage(row: TeamRow): Team {
-  return create(TeamSchema, {
-    id: row.id,
-    name: row.name,
-    requireReview: row.requireReview,
-    domains: row.domains.map((d) => d.pattern),
-    clusters: row.clusters.map((c) => c.name),
-    memberCount: row._count.members,
-  });
-}
-
-function tokenMessage(token: ApiTokenInfo): ApiToken {
-  return create(ApiTokenSchema, {
-    id: token.id,
-    name: token.name,
-    userId: token.userId,
-    scopes: [...token.scopes],
-    createTime: ts(token.createdAt),
-    lastUsedTime: ts(token.lastUsedAt),
-    expireTime: ts(token.expiresAt),
-    revokeTime: ts(token.revokedAt),
-  });
-}
-
-export function auditEventMessage(event: {
-  id: string;
-  at: Date;
-  actor: string;
-  actorKind: string;
-  action: string;
-  target: string | null;
-  ip: string | null;
-  detail: unknown;
-}): AuditEvent {
-  const detail =
-    event.detail !== null && typeof event.detail === "object" && !Array.isArray(event.detail)
-      ? (event.detail as JsonObject)
-      : { value: (event.detail ?? null) as JsonObject[string] };
-  return create(AuditEventSchema, {
-    id: event.id,
-    time: ts(event.at),
-    actor: event.actor,
-    actorKind: event.actorKind,
-    action: event.action,
-    target: event.target ?? "",
-    ip: event.ip ?? "",
-    detail,
-  });
-}
-
-/** AlreadyExists for a unique violation (P2002), with `message`; anything else is rethrown. */
-function uniqueViolation(error: unknown, message: string): never {
-  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
-    throw new ConnectError(message, Code.AlreadyExists, undefined, undefined, error);
-  throw error;
-}
-
-function formatLifetime(ms: number): string {
-  const days = ms / 86_400_000;
-  return Number.isInteger(days) ? `${days} days` : `${Math.round(ms / 3_600_000)} hours`;
-}
-
-async function loadTeam(db: PrismaClient | TransactionClient, id: string): Promise<TeamRow> {
-  const row = await db.team.findUnique({ where: { id }, select: TEAM_SELECT });
-  if (row === null) throw new ConnectError(`team ${id} does not exist`, Code.NotFound);
-  return row;
-}
 
 export interface AccessServiceOptions {
   readonly prisma: PrismaClient;

@@ -1,5 +1,4 @@
-import { create, equals, type JsonObject } from "@bufbuild/protobuf";
-import { type Timestamp, timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { create, equals } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import {
@@ -7,327 +6,33 @@ import {
   ConvergenceSchema,
   type FleetSummary,
   FleetSummarySchema,
-  HeldBackResourceSchema,
-  type HeldResources,
-  HeldResourcesSchema,
-  NodeConvergenceState,
   type NodeDetail,
   NodeDetailSchema,
-  type NodeEvent,
-  NodeEventSchema,
   type NodeSummary,
-  NodeSummarySchema,
-  NodeTypeStatus,
   type StatusService,
-  TypeConvergenceState,
-  type TypeStatus,
-  TypeStatusSchema,
   type WatchNodesResponse,
   WatchNodesResponseSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
-import { storedNameOf } from "@switchyard/snapshot";
-import {
-  type ConvergenceResult,
-  type GroupManifest,
-  groupFor,
-  readConvergence,
-  readVersionManifests,
-  UnknownVersionError,
-} from "../fleet/convergence-reader.js";
+import { type ConvergenceResult, readConvergence } from "../fleet/convergence-reader.js";
 import { FeedCache } from "../fleet/feed-cache.js";
-import { type Fleet, fleetSummary } from "../fleet/fleet-summary.js";
-import {
-  getNode,
-  listNodes,
-  type NodeDetail as NodeDetailRecord,
-  type NodeEventRecord,
-  type NodeRecord,
-  type NodeTypeRecord,
-  type TypeStatusName,
-} from "../fleet/index.js";
+import { fleetSummary } from "../fleet/fleet-summary.js";
+import { getNode, listNodes, type NodeRecord } from "../fleet/index.js";
 import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.js";
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
-
-const statusOf: Record<TypeStatusName, NodeTypeStatus> = {
-  SYNCED: NodeTypeStatus.SYNCED,
-  NOT_SENT: NodeTypeStatus.NOT_SENT,
-  PENDING: NodeTypeStatus.PENDING,
-  STALE: NodeTypeStatus.STALE,
-  NACKED: NodeTypeStatus.NACKED,
-};
-
-const statusName: Partial<Record<NodeTypeStatus, TypeStatusName>> = Object.fromEntries(
-  Object.entries(statusOf).map(([name, value]) => [value, name as TypeStatusName]),
-);
-
-const time = (ms: number | undefined): Timestamp | undefined =>
-  ms === undefined ? undefined : timestampFromMs(ms);
-
-function typeStatus(type: NodeTypeRecord): TypeStatus {
-  return create(TypeStatusSchema, {
-    typeUrl: type.typeUrl,
-    status: statusOf[type.status] ?? NodeTypeStatus.UNSPECIFIED,
-    sentVersion: type.sent?.version ?? "",
-    sentTime: time(type.sent?.at),
-    ackedVersion: type.acked?.version ?? "",
-    ackedTime: time(type.acked?.at),
-    nackMessage: type.lastNack?.errorDetail ?? "",
-    nackVersion: type.lastNack?.version ?? "",
-    nackTime: time(type.lastNack?.at),
-    staleTime: type.status === "PENDING" ? time(type.staleAt) : undefined,
-    nackRejected: [...(type.lastNack?.rejected ?? [])],
-    heldBack: type.heldBack.map(({ name, version, reason }) =>
-      create(HeldBackResourceSchema, {
-        name,
-        version,
-        reason:
-          reason.t === "rejected"
-            ? { case: "rejected", value: reason.errorDetail }
-            : { case: "needs", value: { typeUrl: reason.typeUrl, name: reason.name } },
-      }),
-    ),
-  });
-}
-
-export function nodeSummary(node: NodeRecord): NodeSummary {
-  const { connection } = node;
-  return create(NodeSummarySchema, {
-    id: node.id,
-    cluster: node.cluster,
-    connected: connection.t === "connected",
-    connectedSince: time(
-      connection.t === "connected" ? connection.since : connection.connectedSince,
-    ),
-    disconnectedAt: connection.t === "disconnected" ? time(connection.since) : undefined,
-    replica: node.replicaId,
-    variant: node.variant,
-    userAgentName: node.userAgent.name,
-    userAgentVersion: node.userAgent.version ?? "",
-    remoteAddress: node.remoteAddress,
-    authenticatedAs: node.authenticatedAs,
-    openStreams: connection.t === "connected" ? connection.openStreams : 0,
-    types: node.types.map(typeStatus),
-    updateTime: time(node.updatedAt),
-  });
-}
-
-function heldResources(type: NodeTypeRecord): HeldResources {
-  return create(HeldResourcesSchema, {
-    typeUrl: type.typeUrl,
-    resources: Object.fromEntries(
-      Object.entries(type.held).map(([name, version]) => [name, version ?? ""]),
-    ),
-    versionsKnown: type.resourceVersionsKnown,
-  });
-}
-
-/** One line for people from an event's stored detail (see status-rows.ts eventRow). */
-function eventText(event: NodeEventRecord): string {
-  const detail = (
-    typeof event.detail === "object" && event.detail !== null ? event.detail : {}
-  ) as Record<string, unknown>;
-  const text = (key: string) => (typeof detail[key] === "string" ? (detail[key] as string) : "");
-  switch (event.kind) {
-    case "connect":
-      return `${text("variant")} stream ${String(detail.streamId ?? "")} from ${text("remoteAddress")}`.trim();
-    case "disconnect":
-      return detail.nodeDisconnected === true
-        ? "last stream closed"
-        : `stream ${String(detail.streamId ?? "")} closed`;
-    case "nack":
-      return `version ${text("rejectedVersion")} rejected: ${text("errorDetail")}`;
-    case "recovered":
-      return `version ${text("versionInfo")} accepted`;
-    default:
-      return JSON.stringify(event.detail ?? {});
-  }
-}
-
-function nodeEvent(event: NodeEventRecord): NodeEvent {
-  return create(NodeEventSchema, {
-    kind: event.kind,
-    time: time(event.at),
-    typeUrl: event.typeUrl ?? "",
-    detail: eventText(event),
-    replica: event.replicaId,
-  });
-}
-
-const nodeConvergenceState = {
-  ACKED: NodeConvergenceState.ACKED,
-  NACKED: NodeConvergenceState.NACKED,
-  PENDING: NodeConvergenceState.PENDING,
-} as const;
-
-const typeConvergenceState = {
-  IN_SYNC: TypeConvergenceState.IN_SYNC,
-  BEHIND: TypeConvergenceState.BEHIND,
-  NACKED: TypeConvergenceState.NACKED,
-  UNKNOWN: TypeConvergenceState.UNKNOWN,
-} as const;
-
-export function convergenceMessage(result: ConvergenceResult): Convergence {
-  return create(ConvergenceSchema, {
-    version: BigInt(result.version),
-    publishTime: time(result.publishedAt),
-    summary: {
-      targeted: result.targeted,
-      acked: result.acked,
-      nacked: result.nacked,
-      pending: result.pending,
-      ...(result.durations.p50 === undefined ? {} : { p50Ms: result.durations.p50 }),
-      ...(result.durations.p99 === undefined ? {} : { p99Ms: result.durations.p99 }),
-      ...(result.durations.max === undefined ? {} : { maxMs: result.durations.max }),
-    },
-    nodes: result.nodes.map((node) => ({
-      nodeId: node.nodeId,
-      cluster: node.cluster,
-      group: node.group,
-      state: nodeConvergenceState[node.state],
-      ...(node.ackMs === undefined ? {} : { ackMs: node.ackMs }),
-      nackTypeUrl: node.nack?.typeUrl ?? "",
-      nackMessage: node.nack?.errorDetail ?? "",
-      types: node.types.map((type) => ({
-        typeUrl: type.typeUrl,
-        state: typeConvergenceState[type.state],
-        ackedVersion: type.acked?.version ?? "",
-        ackedTime: time(type.acked?.at),
-        nackMessage: type.nack?.errorDetail ?? "",
-        nackTime: time(type.nack?.at),
-      })),
-    })),
-  });
-}
-
-/** The filters of ListNodes and WatchNodes, checked. */
-interface NodeQuery {
-  readonly status: TypeStatusName | undefined;
-  readonly connectedOnly: boolean;
-  readonly idContains: string;
-}
-
-function nodeQuery(request: {
-  status?: NodeTypeStatus | undefined;
-  connectedOnly: boolean;
-  idContains: string;
-}): NodeQuery {
-  let status: TypeStatusName | undefined;
-  if (request.status !== undefined && request.status !== NodeTypeStatus.UNSPECIFIED) {
-    status = statusName[request.status];
-    if (status === undefined)
-      throw new ConnectError(`unknown node status ${request.status}`, Code.InvalidArgument);
-  }
-  return { status, connectedOnly: request.connectedOnly, idContains: request.idContains };
-}
-
-async function queryNodes(
-  prisma: PrismaClient,
-  query: NodeQuery,
-  limit?: number,
-): Promise<NodeRecord[]> {
-  const nodes = await listNodes(prisma, {
-    ...(query.status === undefined ? {} : { status: query.status }),
-    ...(query.connectedOnly ? { connected: true } : {}),
-    ...(limit === undefined ? {} : { limit }),
-  });
-  return nodes.filter((node) => matchesQuery(node, query));
-}
-
-/** What listNodes' filters select, for a record read by the feed. */
-function matchesQuery(node: NodeRecord, query: NodeQuery): boolean {
-  return (
-    (query.idContains === "" || node.id.includes(query.idContains)) &&
-    (!query.connectedOnly || node.connection.t === "connected") &&
-    (query.status === undefined || node.types.some((type) => type.status === query.status))
-  );
-}
-
-function intendedOf(
-  type: NodeTypeRecord,
-  group: GroupManifest | undefined,
-): { [name: string]: string } {
-  const all = group?.resources[type.typeUrl];
-  if (all === undefined) return {};
-  const names = type.wildcard ? [...all.keys()] : Object.keys(type.held);
-  return Object.fromEntries(
-    names.flatMap((name) => {
-      const version = all.get(storedNameOf(name));
-      return version === undefined ? [] : [[name, version]];
-    }),
-  );
-}
-
-function localityOf(value: unknown): { region: string; zone: string; subZone: string } {
-  const record = (typeof value === "object" && value !== null ? value : {}) as Record<
-    string,
-    unknown
-  >;
-  const text = (key: string) => (typeof record[key] === "string" ? (record[key] as string) : "");
-  return {
-    region: text("region"),
-    zone: text("zone"),
-    subZone: text("subZone") || text("sub_zone"),
-  };
-}
-
-function metadataOf(value: unknown): JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as JsonObject)
-    : {};
-}
-
-/** A node's detail, with what the latest published version gives it. */
-async function nodeDetail(prisma: PrismaClient, node: NodeDetailRecord): Promise<NodeDetail> {
-  const latest = await latestVersion(prisma);
-  const manifests = latest === undefined ? undefined : await readVersionManifests(prisma, latest);
-  const group = manifests === undefined ? undefined : groupFor(manifests, node);
-  return create(NodeDetailSchema, {
-    summary: nodeSummary(node),
-    held: node.types.map((type) => ({ ...heldResources(type), intended: intendedOf(type, group) })),
-    events: node.events.map(nodeEvent),
-    locality: localityOf(node.locality),
-    metadata: metadataOf(node.metadata),
-    clientFeatures: [...node.clientFeatures],
-    intendedVersion: BigInt(latest ?? 0),
-    intendedGroup: group?.name ?? "",
-  });
-}
-
-function unknownNode(id: string): ConnectError {
-  return new ConnectError(
-    `node "${id}" is unknown: no replica has seen it connect (see ListNodes)`,
-    Code.NotFound,
-  );
-}
-
-/** A published version from a request, as stored (32-bit); NotFound beyond that range. */
-function requestedVersion(version: bigint): number {
-  if (version === 0n)
-    throw new ConnectError("a published version is required", Code.InvalidArgument);
-  // Versions are 32-bit in the database: a larger one cannot exist.
-  if (version > 2_147_483_647n)
-    throw new ConnectError(new UnknownVersionError(Number(version)).message, Code.NotFound);
-  return Number(version);
-}
-
-async function convergenceOf(
-  read: (version: number) => Promise<ConvergenceResult>,
-  version: number,
-  summaryOnly: boolean,
-): Promise<Convergence> {
-  try {
-    const result = await read(version);
-    return convergenceMessage(
-      summaryOnly
-        ? { ...result, nodes: result.nodes.filter((node) => node.state === "NACKED") }
-        : result,
-    );
-  } catch (error) {
-    if (error instanceof UnknownVersionError) throw new ConnectError(error.message, Code.NotFound);
-    throw error;
-  }
-}
+import {
+  convergenceOf,
+  fleetMessage,
+  isNewer,
+  matchesQuery,
+  type NodeQuery,
+  nodeDetail,
+  nodeQuery,
+  nodeSummary,
+  queryNodes,
+  requestedVersion,
+  unknownNode,
+} from "./status-messages.js";
 
 /** How many nodes a WatchNodes stream starts with, at most. */
 const WATCH_NODE_LIMIT = 10_000;
@@ -566,26 +271,4 @@ export function createStatusService({
       }
     },
   };
-}
-
-function fleetMessage(fleet: Fleet): FleetSummary {
-  return create(FleetSummarySchema, {
-    counts: fleet.counts,
-    recentNacks: fleet.recentNacks.map((nack) => ({
-      nodeId: nack.nodeId,
-      typeUrl: nack.typeUrl,
-      message: nack.message,
-      version: nack.version,
-      time: timestampFromMs(nack.at),
-      current: nack.current,
-    })),
-  });
-}
-
-/** Whether `next` should replace `previous`: written later, or the same write read differently. */
-function isNewer(next: NodeSummary, previous: NodeSummary): boolean {
-  const at = (summary: NodeSummary) =>
-    summary.updateTime === undefined ? 0 : timestampMs(summary.updateTime);
-  if (at(next) < at(previous)) return false;
-  return !equals(NodeSummarySchema, next, previous);
 }

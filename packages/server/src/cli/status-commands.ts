@@ -13,6 +13,7 @@ import {
   TypeConvergenceState,
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
+import { TypeUrl, XDS_SERVICE_NAME } from "@switchyard/proto/type-url";
 import { DURATION_HINT, durationMs } from "../duration.js";
 import { CliError, credentials } from "./client.js";
 import { type Output, table } from "./commands.js";
@@ -36,26 +37,15 @@ export function connectStatus(
 
 /** The xDS types shown as columns, by their usual short names. */
 const TYPE_COLUMNS = [
-  ["CDS", "type.googleapis.com/envoy.config.cluster.v3.Cluster"],
-  ["EDS", "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment"],
-  ["LDS", "type.googleapis.com/envoy.config.listener.v3.Listener"],
-  ["RDS", "type.googleapis.com/envoy.config.route.v3.RouteConfiguration"],
-] as const;
-
-/** Types named but not given a column of their own in the node list. */
-const OTHER_TYPES = [
-  ["RTDS", "type.googleapis.com/envoy.service.runtime.v3.Runtime"],
-  ["SDS", "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret"],
-  ["VHDS", "type.googleapis.com/envoy.config.route.v3.VirtualHost"],
-] as const;
+  TypeUrl.Cluster,
+  TypeUrl.ClusterLoadAssignment,
+  TypeUrl.Listener,
+  TypeUrl.RouteConfiguration,
+].map((url) => [XDS_SERVICE_NAME[url], url] as const);
 
 /** "CDS" for a known type URL, else its message name ("Secret"). */
 function shortType(typeUrl: string): string {
-  return (
-    [...TYPE_COLUMNS, ...OTHER_TYPES].find(([, url]) => url === typeUrl)?.[0] ??
-    typeUrl.split(".").pop() ??
-    typeUrl
-  );
+  return XDS_SERVICE_NAME[typeUrl as TypeUrl] ?? typeUrl.split(".").pop() ?? typeUrl;
 }
 
 const statusWord: Record<NodeTypeStatus, string> = {

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { ConvergenceSchema } from "@switchyard/proto/switchyard/v1/status_pb";
 import { describe, expect, it } from "vitest";
-import { convergenceMessage } from "../api/status-service.js";
+import { convergenceMessage } from "../api/status-messages.js";
 import { parseDuration, type StatusClient, waitForVersion } from "../cli/status-commands.js";
 import { classifyConvergence, type VersionManifests } from "./convergence-reader.js";
 import type { NodeRecord, NodeTypeRecord } from "./status-reader.js";

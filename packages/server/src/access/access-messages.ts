@@ -1,0 +1,172 @@
+/**
+ * AccessService's arguments and messages: checking what a request names (roles, ids, team names)
+ * and mapping accounts, teams, tokens and audit events to their API messages. The handlers are in
+ * access-service.ts.
+ */
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import {
+  type ApiToken,
+  ApiTokenSchema,
+  type AuditEvent,
+  AuditEventSchema,
+  Role as RoleMessage,
+  type Team,
+  TeamSchema,
+  type User,
+  UserSchema,
+} from "@switchyard/proto/switchyard/v1/access_pb";
+import type { ApiTokenInfo, Role } from "../auth/index.js";
+
+export const ROLE_OF: Record<RoleMessage, Role | undefined> = {
+  [RoleMessage.UNSPECIFIED]: undefined,
+  [RoleMessage.ADMIN]: "ADMIN",
+  [RoleMessage.MEMBER]: "MEMBER",
+  [RoleMessage.VIEWER]: "VIEWER",
+};
+export const MESSAGE_OF_ROLE: Record<Role, RoleMessage> = {
+  ADMIN: RoleMessage.ADMIN,
+  MEMBER: RoleMessage.MEMBER,
+  VIEWER: RoleMessage.VIEWER,
+};
+
+export function roleArg(role: RoleMessage): Role {
+  const value = ROLE_OF[role];
+  if (value === undefined)
+    throw new ConnectError("role is required: admin, member or viewer", Code.InvalidArgument);
+  return value;
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id argument: InvalidArgument (saying which field) unless it is a UUID. */
+export function idArg(value: string, field: string): string {
+  if (!UUID.test(value))
+    throw new ConnectError(
+      value === ""
+        ? `${field} is required`
+        : `${field} ${JSON.stringify(value)} is not an id this server gave`,
+      Code.InvalidArgument,
+    );
+  return value.toLowerCase();
+}
+
+export const TEAM_NAME = /^[^\s\p{Cc}](?:[^\p{Cc}]{0,62}[^\s\p{Cc}])?$/u;
+
+export function teamNameArg(name: string): string {
+  const trimmed = name.trim();
+  if (!TEAM_NAME.test(trimmed))
+    throw new ConnectError(
+      `team name ${JSON.stringify(name)} must be 1 to 64 characters without control characters`,
+      Code.InvalidArgument,
+    );
+  return trimmed;
+}
+
+export const ts = (date: Date | null | undefined): Timestamp | undefined =>
+  date == null ? undefined : timestampFromDate(date);
+
+export const USER_SELECT = {
+  id: true,
+  username: true,
+  role: true,
+  disabledAt: true,
+  createdAt: true,
+  team: { select: { id: true, name: true } },
+} as const;
+
+export type UserRow = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
+
+export function userMessage(row: UserRow, lastLogin?: Date | null): User {
+  return create(UserSchema, {
+    id: row.id,
+    username: row.username,
+    role: MESSAGE_OF_ROLE[row.role],
+    teamId: row.team?.id ?? "",
+    teamName: row.team?.name ?? "",
+    disableTime: ts(row.disabledAt),
+    createTime: ts(row.createdAt),
+    lastLoginTime: ts(lastLogin),
+  });
+}
+
+export const TEAM_SELECT = {
+  id: true,
+  name: true,
+  requireReview: true,
+  domains: { select: { pattern: true }, orderBy: { pattern: "asc" } },
+  clusters: { select: { name: true }, orderBy: { name: "asc" } },
+  _count: { select: { members: true } },
+} as const;
+
+export type TeamRow = Prisma.TeamGetPayload<{ select: typeof TEAM_SELECT }>;
+
+export function teamMessage(row: TeamRow): Team {
+  return create(TeamSchema, {
+    id: row.id,
+    name: row.name,
+    requireReview: row.requireReview,
+    domains: row.domains.map((d) => d.pattern),
+    clusters: row.clusters.map((c) => c.name),
+    memberCount: row._count.members,
+  });
+}
+
+export function tokenMessage(token: ApiTokenInfo): ApiToken {
+  return create(ApiTokenSchema, {
+    id: token.id,
+    name: token.name,
+    userId: token.userId,
+    scopes: [...token.scopes],
+    createTime: ts(token.createdAt),
+    lastUsedTime: ts(token.lastUsedAt),
+    expireTime: ts(token.expiresAt),
+    revokeTime: ts(token.revokedAt),
+  });
+}
+
+export function auditEventMessage(event: {
+  id: string;
+  at: Date;
+  actor: string;
+  actorKind: string;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  detail: unknown;
+}): AuditEvent {
+  const detail =
+    event.detail !== null && typeof event.detail === "object" && !Array.isArray(event.detail)
+      ? (event.detail as JsonObject)
+      : { value: (event.detail ?? null) as JsonObject[string] };
+  return create(AuditEventSchema, {
+    id: event.id,
+    time: ts(event.at),
+    actor: event.actor,
+    actorKind: event.actorKind,
+    action: event.action,
+    target: event.target ?? "",
+    ip: event.ip ?? "",
+    detail,
+  });
+}
+
+/** AlreadyExists for a unique violation (P2002), with `message`; anything else is rethrown. */
+export function uniqueViolation(error: unknown, message: string): never {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
+    throw new ConnectError(message, Code.AlreadyExists, undefined, undefined, error);
+  throw error;
+}
+
+export function formatLifetime(ms: number): string {
+  const days = ms / 86_400_000;
+  return Number.isInteger(days) ? `${days} days` : `${Math.round(ms / 3_600_000)} hours`;
+}
+
+export async function loadTeam(db: PrismaClient | TransactionClient, id: string): Promise<TeamRow> {
+  const row = await db.team.findUnique({ where: { id }, select: TEAM_SELECT });
+  if (row === null) throw new ConnectError(`team ${id} does not exist`, Code.NotFound);
+  return row;
+}
