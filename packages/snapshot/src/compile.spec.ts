@@ -19,7 +19,7 @@ import {
   routeConfigurationSpec,
   socketListenerSpec,
 } from "./fixtures.js";
-import { TypeUrl } from "./resource-snapshot.js";
+import { TypeUrl } from "./serving/resource-snapshot.js";
 
 function onlyGroup(spec = grpcServiceSpec("greeter", [endpointSpec("127.0.0.1", 50051)])) {
   const compiled = compile(spec);

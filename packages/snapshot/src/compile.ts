@@ -15,10 +15,9 @@ import {
   runtimeJson,
   secretJson,
   vhdsVirtualHostJson,
-} from "./envoy-json.js";
-import { envoyFromJson } from "./envoy-proto-json.js";
-import { findReferences } from "./envoy-references.js";
-import { encodeAssignmentFast, encodeClusterFast } from "./fast-encode.js";
+} from "./envoy/envoy-json.js";
+import { envoyFromJson } from "./envoy/envoy-proto-json.js";
+import { findReferences } from "./envoy/envoy-references.js";
 import type {
   ConfigSpec,
   JsonObject,
@@ -27,14 +26,15 @@ import type {
   SecretSpec,
   VirtualHostSpec,
 } from "./model.js";
+import type { SecretOpener } from "./secret-box.js";
+import { encodeAssignmentFast, encodeClusterFast } from "./serving/fast-encode.js";
 import {
   createResource,
   ResourceSnapshot,
   TypeUrl,
   type XdsResource,
-} from "./resource-snapshot.js";
-import type { SecretOpener } from "./secret-box.js";
-import { splitVhdsName, vhdsResourceName } from "./vhds.js";
+} from "./serving/resource-snapshot.js";
+import { splitVhdsName, vhdsResourceName } from "./serving/vhds.js";
 
 /** A problem found while compiling, located by a path a user can follow. */
 export interface ConfigIssue {

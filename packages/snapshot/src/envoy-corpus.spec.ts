@@ -15,7 +15,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { expectExportsAsNormalized } from "../test/round-trip.js";
 import { compile } from "./compile.js";
-import { exportEnvoyConfig } from "./envoy-export.js";
+import { exportEnvoyConfig } from "./envoy/envoy-export.js";
+import { configSpec } from "./fixtures.js";
 import {
   type DecodedResource,
   type EnvoyResource,
@@ -23,11 +24,10 @@ import {
   importEnvoyConfig,
   parseEnvoyConfig,
   resourceName,
-} from "./envoy-import.js";
-import { configSpec } from "./fixtures.js";
+} from "./import/envoy-import.js";
 import { createSecretBox } from "./secret-box.js";
 import { holdsPrivateKey } from "./secret-pem.js";
-import { validate } from "./validate.js";
+import { validate } from "./validate/validate.js";
 
 /** The server's secrets key, for the inline private keys the import moves to SDS secrets. */
 const box = createSecretBox(randomBytes(32));

@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { compile } from "./compile.js";
 import { deliveryFiles, fileNameOf, MAX_FILE_NAME } from "./file-delivery.js";
 import { endpointSpec, grpcServiceSpec, runtimeLayerSpec } from "./fixtures.js";
-import { TypeUrl } from "./resource-snapshot.js";
+import { TypeUrl } from "./serving/resource-snapshot.js";
 
 const snapshot = () => {
   const compiled = compile(grpcServiceSpec("greeter", [endpointSpec("127.0.0.1", 50051)]));

@@ -35,8 +35,8 @@ import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { stringify } from "yaml";
 import { fileNameOf } from "./file-names.js";
-import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./resource-snapshot.js";
-import { splitVhdsName } from "./vhds.js";
+import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./serving/resource-snapshot.js";
+import { splitVhdsName } from "./serving/vhds.js";
 
 export { fileNameOf, MAX_FILE_NAME } from "./file-names.js";
 

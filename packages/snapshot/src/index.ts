@@ -20,8 +20,21 @@ export {
   envoyResourceJson,
   exportEnvoyConfig,
   exportEnvoyResources,
-} from "./envoy-export.js";
-export { envoyForm } from "./envoy-form.js";
+} from "./envoy/envoy-export.js";
+export { envoyForm } from "./envoy/envoy-form.js";
+export { edsResourceName } from "./envoy/envoy-json.js";
+export {
+  type EnvoyReference,
+  findReferencesInJson,
+  type ReferenceKind,
+} from "./envoy/envoy-references.js";
+export {
+  type DeliveryFile,
+  deliveryFiles,
+  deliveryPath,
+  type FileFormat,
+  fileNameOf,
+} from "./file-delivery.js";
 export {
   type ConfigSpecFragment,
   type DecodedResource,
@@ -38,20 +51,7 @@ export {
   resourceJson,
   resourceName,
   resourceSchema,
-} from "./envoy-import.js";
-export { edsResourceName } from "./envoy-json.js";
-export {
-  type EnvoyReference,
-  findReferencesInJson,
-  type ReferenceKind,
-} from "./envoy-references.js";
-export {
-  type DeliveryFile,
-  deliveryFiles,
-  deliveryPath,
-  type FileFormat,
-  fileNameOf,
-} from "./file-delivery.js";
+} from "./import/envoy-import.js";
 export {
   clusterLocalSources,
   listenerLocalSources,
@@ -84,36 +84,7 @@ export type {
   WeightedClusterSpec,
 } from "./model.js";
 export { configSpecOf } from "./model.js";
-export { rejectedNames } from "./nack-attribution.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
-export {
-  type BreakStep,
-  type CursorState,
-  containRejections,
-  type HeldBack,
-  type HeldResources,
-  type HoldReason,
-  type MakeStep,
-  PlanCursor,
-  type PlanStep,
-  planUpdate,
-  type Rejection,
-  type StepAnswer,
-  type StepAwaits,
-  type UpdatePlan,
-} from "./plan.js";
-export {
-  createResource,
-  isFullStateType,
-  ResourceSnapshot,
-  referencedType,
-  resourceVersion,
-  shortType,
-  TYPE_ORDER,
-  TypeUrl,
-  versionOf,
-  type XdsResource,
-} from "./resource-snapshot.js";
 export {
   createSecretBox,
   isSealed,
@@ -134,6 +105,59 @@ export {
   parseCertificates,
   secretResourceExpiry,
 } from "./secret-pem.js";
+export { rejectedNames } from "./serving/nack-attribution.js";
+export {
+  type BreakStep,
+  type CursorState,
+  containRejections,
+  type HeldBack,
+  type HeldResources,
+  type HoldReason,
+  type MakeStep,
+  PlanCursor,
+  type PlanStep,
+  planUpdate,
+  type Rejection,
+  type StepAnswer,
+  type StepAwaits,
+  type UpdatePlan,
+} from "./serving/plan.js";
+export {
+  createResource,
+  isFullStateType,
+  ResourceSnapshot,
+  referencedType,
+  resourceVersion,
+  shortType,
+  TYPE_ORDER,
+  TypeUrl,
+  versionOf,
+  type XdsResource,
+} from "./serving/resource-snapshot.js";
+export {
+  type DomainCandidate,
+  selectVirtualHost,
+  splitVhdsName,
+  VirtualHostIndex,
+  vhdsResourceName,
+} from "./serving/vhds.js";
+export {
+  contextMismatch,
+  directoryOf,
+  formatXdstp,
+  globDirectory,
+  globKeyOf,
+  isGlob,
+  isXdstp,
+  type NodeContext,
+  parseXdstp,
+  storedNameOf,
+  typeUrlOf,
+  type XdstpName,
+  type XdstpParse,
+  xdstpNameOf,
+} from "./serving/xdstp.js";
+export { projectXdstp, servesXdstp } from "./serving/xdstp-projection.js";
 export {
   type ChangeKind,
   canonicalJson,
@@ -155,37 +179,13 @@ export {
   specFromSources,
   specOfSource,
 } from "./sources.js";
-export { type ValidateOptions, validate } from "./validate.js";
+export { type ValidateOptions, validate } from "./validate/validate.js";
 export {
   type Severity,
   VALIDATION_CODES,
   type ValidationCode,
   type ValidationIssue,
   type ValidationReport,
-} from "./validate-issues.js";
-export { runtimeKeyProblem, runtimeValueProblem } from "./validate-runtime.js";
-export { MAX_NAME_LENGTH, nameProblem, quotedName } from "./validate-syntax.js";
-export {
-  type DomainCandidate,
-  selectVirtualHost,
-  splitVhdsName,
-  VirtualHostIndex,
-  vhdsResourceName,
-} from "./vhds.js";
-export {
-  contextMismatch,
-  directoryOf,
-  formatXdstp,
-  globDirectory,
-  globKeyOf,
-  isGlob,
-  isXdstp,
-  type NodeContext,
-  parseXdstp,
-  storedNameOf,
-  typeUrlOf,
-  type XdstpName,
-  type XdstpParse,
-  xdstpNameOf,
-} from "./xdstp.js";
-export { projectXdstp, servesXdstp } from "./xdstp-projection.js";
+} from "./validate/validate-issues.js";
+export { runtimeKeyProblem, runtimeValueProblem } from "./validate/validate-runtime.js";
+export { MAX_NAME_LENGTH, nameProblem, quotedName } from "./validate/validate-syntax.js";

@@ -1,7 +1,7 @@
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import { describe, expect, it } from "vitest";
-import { localSourcesIn } from "./envoy-data-sources.js";
+import { localSourcesIn } from "./envoy/envoy-data-sources.js";
 import {
   clusterSpec,
   endpointSpec,

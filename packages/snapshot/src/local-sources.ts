@@ -7,15 +7,15 @@ import type { DescMessage, Message } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
-import { localSourcesIn } from "./envoy-data-sources.js";
-import { clusterJson, listenerJson, routeConfigurationFormJson } from "./envoy-json.js";
+import { localSourcesIn } from "./envoy/envoy-data-sources.js";
+import { clusterJson, listenerJson, routeConfigurationFormJson } from "./envoy/envoy-json.js";
 import {
   clusterModelPath,
   listenerModelPath,
   routeConfigurationModelPath,
-} from "./envoy-model-path.js";
-import { envoyFromJson } from "./envoy-proto-json.js";
-import type { Segment } from "./envoy-walk.js";
+} from "./envoy/envoy-model-path.js";
+import { envoyFromJson } from "./envoy/envoy-proto-json.js";
+import type { Segment } from "./envoy/envoy-walk.js";
 import type { ClusterSpec, JsonObject, ListenerSpec, RouteConfigurationSpec } from "./model.js";
 
 /** A file or environment variable an object makes its proxies read, at its model field. */

@@ -4,8 +4,8 @@ import { SecretSchema } from "@switchyard/proto/envoy/extensions/transport_socke
 import { createTestCa } from "@switchyard/testing";
 import { describe, expect, it } from "vitest";
 import { compile } from "./compile.js";
-import { exportEnvoyConfig } from "./envoy-export.js";
-import { envoyForm } from "./envoy-form.js";
+import { exportEnvoyConfig } from "./envoy/envoy-export.js";
+import { envoyForm } from "./envoy/envoy-form.js";
 import {
   clusterSpec,
   configSpec,
@@ -18,8 +18,6 @@ import {
   validationSecretSpec,
 } from "./fixtures.js";
 import type { ConfigSpec, SecretSpec } from "./model.js";
-import { planUpdate } from "./plan.js";
-import { TypeUrl } from "./resource-snapshot.js";
 import { createSecretBox, SecretBoxError } from "./secret-box.js";
 import {
   certificatePublicKeyFingerprint,
@@ -27,8 +25,10 @@ import {
   parseCertificates,
   secretResourceExpiry,
 } from "./secret-pem.js";
+import { planUpdate } from "./serving/plan.js";
+import { TypeUrl } from "./serving/resource-snapshot.js";
 import { diffManifests, sourceManifest, sourceObjects, specFromSources } from "./sources.js";
-import { validate } from "./validate.js";
+import { validate } from "./validate/validate.js";
 
 const box = createSecretBox(randomBytes(32));
 const ca = createTestCa("secrets spec CA");

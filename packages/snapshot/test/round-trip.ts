@@ -6,7 +6,7 @@
 import { equals } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import { expect } from "vitest";
-import { exportEnvoyResources } from "../src/envoy-export.js";
+import { exportEnvoyResources } from "../src/envoy/envoy-export.js";
 import {
   type DecodedResource,
   type EnvoyResource,
@@ -14,7 +14,7 @@ import {
   resourceJson,
   resourceName,
   resourceSchema,
-} from "../src/envoy-import.js";
+} from "../src/import/envoy-import.js";
 import type { ConfigSpec } from "../src/model.js";
 
 const key = (r: EnvoyResource) =>

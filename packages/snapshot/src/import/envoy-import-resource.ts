@@ -1,0 +1,79 @@
+/**
+ * The Envoy resource types Switchyard stores (Cluster, ClusterLoadAssignment, Listener,
+ * RouteConfiguration, Runtime), their generated schemas, and what later import stages ask of a decoded
+ * resource: its name and its canonical proto3 JSON.
+ */
+import type { DescMessage } from "@bufbuild/protobuf";
+import { type Cluster, ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
+import {
+  type ClusterLoadAssignment,
+  ClusterLoadAssignmentSchema,
+} from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
+import {
+  type Listener,
+  ListenerSchema,
+} from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
+import {
+  type RouteConfiguration,
+  RouteConfigurationSchema,
+} from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { type Runtime, RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
+import { envoyToJson } from "../envoy/envoy-proto-json.js";
+import type { JsonObject } from "../model.js";
+import { TypeUrl } from "../serving/resource-snapshot.js";
+
+/** One Envoy resource of a type Switchyard stores, decoded with the generated types. */
+export type EnvoyResource =
+  | { readonly typeUrl: typeof TypeUrl.Cluster; readonly message: Cluster }
+  | {
+      readonly typeUrl: typeof TypeUrl.ClusterLoadAssignment;
+      readonly message: ClusterLoadAssignment;
+    }
+  | { readonly typeUrl: typeof TypeUrl.Listener; readonly message: Listener }
+  | { readonly typeUrl: typeof TypeUrl.RouteConfiguration; readonly message: RouteConfiguration }
+  | { readonly typeUrl: typeof TypeUrl.Runtime; readonly message: Runtime };
+
+/** A resource as found in a user's document. */
+export type DecodedResource = EnvoyResource & {
+  /** Where the resource is in the document (see ImportError.path). */
+  readonly path: string;
+  readonly document?: number;
+  /** The resource as the user wrote it: later issues are reported in the user's key spelling. */
+  readonly source?: unknown;
+  /** Where a path of the resource (in the user's key spelling) is in the text, when known. */
+  readonly locate?: (
+    segments: readonly (string | number)[],
+  ) => { readonly line: number; readonly column: number } | undefined;
+};
+
+export const RESOURCE_SCHEMAS: ReadonlyMap<string, DescMessage> = new Map<string, DescMessage>([
+  [TypeUrl.Cluster, ClusterSchema],
+  [TypeUrl.ClusterLoadAssignment, ClusterLoadAssignmentSchema],
+  [TypeUrl.Listener, ListenerSchema],
+  [TypeUrl.RouteConfiguration, RouteConfigurationSchema],
+  [TypeUrl.Runtime, RuntimeSchema],
+]);
+
+/** The generated schema of a resource type Switchyard stores. */
+export function resourceSchema(typeUrl: EnvoyResource["typeUrl"]): DescMessage {
+  const schema = RESOURCE_SCHEMAS.get(typeUrl);
+  if (!schema) throw new Error(`not a stored resource type: ${typeUrl}`);
+  return schema;
+}
+
+/** The name a resource is served under. */
+export function resourceName(resource: EnvoyResource): string {
+  return resource.typeUrl === TypeUrl.ClusterLoadAssignment
+    ? resource.message.clusterName
+    : resource.message.name;
+}
+
+/** Canonical proto3 JSON of a resource (camelCase keys, defaults left out, Any with "@type"). */
+export function resourceJson(resource: EnvoyResource): JsonObject {
+  return envoyToJson(resourceSchema(resource.typeUrl), resource.message) as JsonObject;
+}
+
+/** A decoded message as the EnvoyResource of `typeUrl`; the caller knows that they match. */
+export function toResource(typeUrl: string, message: unknown): EnvoyResource {
+  return { typeUrl, message } as EnvoyResource;
+}

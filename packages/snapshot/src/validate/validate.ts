@@ -1,0 +1,190 @@
+/**
+ * `validate`: every problem in the stored configuration, found before anything is published.
+ *
+ * Pure and total: it never throws on bad input, it reports. Each check is a small function of the
+ * spec (validate-structure.ts, validate-references.ts, validate-duplicates.ts, validate-grpc.ts)
+ * and the compiler's encoding problems are folded in (validate-encoding.ts). Linear in the size of
+ * the spec: objects are indexed by name once, and no check compares all pairs.
+ *
+ * Issues use the path syntax of validate-path.ts and the codes of validate-issues.ts.
+ */
+import { type CompiledConfig, type ConfigIssue, compile } from "../compile.js";
+import type { ConfigSpec } from "../model.js";
+import type { SecretOpener } from "../secret-box.js";
+import { TypeUrl } from "../serving/resource-snapshot.js";
+import { createContext, type ValidationContext } from "./validate-context.js";
+import {
+  checkDefaultNodeGroups,
+  checkDuplicateAssignments,
+  checkDuplicateDomains,
+  checkDuplicateNames,
+  checkListenerConflicts,
+} from "./validate-duplicates.js";
+import { encodingHint, locateEncodingIssue } from "./validate-encoding.js";
+import { checkEnvoyResources } from "./validate-envoy.js";
+import { checkProxylessGrpc } from "./validate-grpc.js";
+import { IssueList, type ValidationReport } from "./validate-issues.js";
+import { pathPrefixes } from "./validate-path.js";
+import {
+  checkClustersHaveEndpoints,
+  checkListenerRouteReferences,
+  checkNodeGroupReferences,
+  checkRouteClusterReferences,
+} from "./validate-references.js";
+import { checkRuntimeLayers } from "./validate-runtime.js";
+import { checkSecretReferences, checkSecrets } from "./validate-secrets.js";
+import {
+  checkDomains,
+  checkEndpoints,
+  checkFilterChains,
+  checkHttpFilters,
+  checkListenerAddresses,
+  checkNames,
+  checkRouteActions,
+  checkRouteMatches,
+  checkTimeouts,
+} from "./validate-structure.js";
+import { checkVhds } from "./validate-vhds.js";
+
+export interface ValidateOptions {
+  /**
+   * `compile(spec)` of the same spec, when the caller compiles anyway (publish does): its encoding
+   * issues are used instead of compiling again. Encoding is most of the cost of validating a large
+   * config, so a caller that validates then compiles should compile first and pass the result.
+   */
+  readonly compiled?: CompiledConfig;
+  /** Opens sealed private keys when compiling here (CompileOptions.openSecret). */
+  readonly openSecret?: SecretOpener;
+  /** When certificates are judged expired; the clock by default. */
+  readonly now?: number;
+}
+
+/** In report order; see each for its rules. */
+const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
+  checkNames,
+  checkListenerAddresses,
+  checkFilterChains,
+  checkHttpFilters,
+  checkTimeouts,
+  checkEndpoints,
+  checkDomains,
+  checkRouteMatches,
+  checkRouteActions,
+  checkRuntimeLayers,
+  checkSecrets,
+  checkVhds,
+  checkRouteClusterReferences,
+  checkListenerRouteReferences,
+  checkNodeGroupReferences,
+  checkSecretReferences,
+  checkClustersHaveEndpoints,
+  checkDuplicateNames,
+  checkDuplicateDomains,
+  checkDuplicateAssignments,
+  checkDefaultNodeGroups,
+  checkListenerConflicts,
+];
+
+/**
+ * Every problem in `spec`: errors (which block a publish) and warnings (which do not), each with a
+ * stable code and the path of the field at fault. `ok` is true when there is no error.
+ */
+export function validate(spec: ConfigSpec, options: ValidateOptions = {}): ValidationReport {
+  const issues = new IssueList();
+  const ctx = createContext(spec, issues, options.now);
+  for (const check of CHECKS) check(ctx);
+  const compiled =
+    options.compiled ?? compile(spec, options.openSecret ? { openSecret: options.openSecret } : {});
+  checkEncoding(ctx, compiled.issues);
+  checkEnvoyResources(ctx, compiled);
+  checkResponseSizes(ctx, compiled);
+  checkProxylessGrpc(ctx);
+  return issues.report();
+}
+
+/**
+ * gRPC refuses a message above 4 MB by default (Envoy's and gRPC's clients alike), and a proxy
+ * gets all the resources of a type it subscribes to in one response: a node group's clusters,
+ * listeners, route configurations or endpoints must fit, with room for the response's own fields
+ * and each Any's type URL. Refused at publish, not discovered at push time.
+ */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const RESPONSE_HEADROOM_BYTES = 64 * 1024;
+
+const TYPE_WORDS: Readonly<Record<string, readonly [string, string]>> = {
+  [TypeUrl.Cluster]: ["clusters", "clusters"],
+  [TypeUrl.ClusterLoadAssignment]: ["endpoints (cluster load assignments)", "clusters"],
+  [TypeUrl.Listener]: ["listeners", "listeners"],
+  [TypeUrl.RouteConfiguration]: ["route configurations", "routeConfigurations"],
+  [TypeUrl.VirtualHost]: ["on-demand virtual hosts", "routeConfigurations"],
+  [TypeUrl.Runtime]: ["runtime layers", "runtimeLayers"],
+  [TypeUrl.Secret]: ["secrets", "secrets"],
+};
+
+function checkResponseSizes(ctx: ValidationContext, compiled: CompiledConfig): void {
+  for (const group of compiled.groups) {
+    for (const typeUrl of Object.values(TypeUrl)) {
+      // On-demand virtual hosts go a few at a time, as proxies ask for their hosts: their sum is
+      // never one response (scaling past that is what VHDS is for).
+      if (typeUrl === TypeUrl.VirtualHost) continue;
+      let bytes = 0;
+      let largest: { name: string; size: number } | undefined;
+      for (const resource of group.snapshot.resources(typeUrl).values()) {
+        // Any { type_url, value } inside a repeated field: body, type URL and a few tag/length bytes.
+        const size = resource.body.length + resource.typeUrl.length + 16;
+        bytes += size;
+        if (largest === undefined || size > largest.size) largest = { name: resource.name, size };
+      }
+      if (bytes + RESPONSE_HEADROOM_BYTES <= MAX_RESPONSE_BYTES || largest === undefined) continue;
+      const [words, collection] = TYPE_WORDS[typeUrl] ?? [typeUrl, "clusters"];
+      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+      ctx.issues.add(
+        "response-too-large",
+        // At the largest object: the one to look at first.
+        `${collection}[${JSON.stringify(largest.name)}]`,
+        `the ${words} node group "${group.name}" receives add up to ${mb(bytes)} in one xDS response, above gRPC's 4 MB message limit (the largest, ${collection}[${JSON.stringify(largest.name)}], is ${mb(largest.size)}): proxies would refuse the response`,
+        "split the proxies into node groups that each receive fewer of them, or make the largest smaller",
+      );
+    }
+  }
+}
+
+/**
+ * How many of the compiler's issues are located down to a field. Locating re-encodes parts of the
+ * resource (about ten small encodings each), so an import that repeats one bad field in thousands
+ * of objects would take seconds; past this many, issues keep the resource's path.
+ */
+const LOCATED_ENCODING_ISSUES = 100;
+
+/**
+ * The compiler's encoding issues as `invalid-envoy-json` errors at the field to blame. One that
+ * lands on a path where (or under which) another error was already reported is left out: that
+ * error is its cause (a negative port fails both the port check and the encoding), and saying it
+ * twice would only bury it.
+ */
+function checkEncoding(ctx: ValidationContext, compilerIssues: readonly ConfigIssue[]): void {
+  if (compilerIssues.length === 0) return;
+  const explained = new Set<string>();
+  for (const issue of ctx.issues.found) {
+    if (issue.severity !== "error") continue;
+    for (const prefix of pathPrefixes(issue.path)) explained.add(prefix);
+  }
+  const reported = new Set<string>();
+  compilerIssues.forEach((compilerIssue, index) => {
+    for (const problem of locateEncodingIssue(
+      ctx,
+      compilerIssue,
+      index < LOCATED_ENCODING_ISSUES,
+    )) {
+      const key = `${problem.path}\u0000${problem.message}`;
+      if (explained.has(problem.path) || reported.has(key)) continue;
+      reported.add(key);
+      ctx.issues.add(
+        "invalid-envoy-json",
+        problem.path,
+        `Envoy's schema rejects this: ${problem.message}`,
+        encodingHint(problem.path),
+      );
+    }
+  });
+}
