@@ -91,6 +91,32 @@ describe("NodeStatusTracker", () => {
     ]);
   });
 
+  it("nodes that ACK the same responses from the same holding share one held map; a node that got elsewhere has its own", () => {
+    const { tracker } = trackerWithClock();
+    const streams = [1, 2, 3].map((id) => streamOf(tracker, id, nodeLike(`envoy-${id}`)));
+    for (const [i, s] of streams.entries()) {
+      s.respond(EDS, "e1", `n${i}a`, { a: "a1", b: "b1" });
+      s.ack(EDS, "e1");
+    }
+    // The third node is sent a different change.
+    for (const [i, s] of streams.entries()) {
+      s.respond(EDS, "e2", `n${i}b`, i < 2 ? { b: "b2" } : { a: "a2" });
+      s.ack(EDS, "e2");
+    }
+    const heldOf = (id: number) =>
+      tracker.node(`envoy-${id}`)?.types.find((t) => t.typeUrl === EDS)?.acked?.held;
+    expect(heldOf(1)).toBe(heldOf(2));
+    expect([...(heldOf(1) ?? [])]).toEqual([
+      ["a", "a1"],
+      ["b", "b2"],
+    ]);
+    expect(heldOf(3)).not.toBe(heldOf(1));
+    expect([...(heldOf(3) ?? [])]).toEqual([
+      ["a", "a2"],
+      ["b", "b1"],
+    ]);
+  });
+
   it("a response unanswered for less than the threshold is PENDING, from the threshold on STALE", () => {
     const { tracker, advance, now } = trackerWithClock({ staleAfterMs: 10_000 });
     const s = streamOf(tracker, 1, nodeLike("envoy-1"));

@@ -63,8 +63,9 @@ export interface HeldSetRow {
 }
 
 /**
- * Turns held maps into held sets. Every node in sync holds the same set, but each has its own
- * map: the set of an ACK is remembered by what identifies it cheaply (type, ACKed version_info,
+ * Turns held maps into held sets. Every node in sync holds the same set (most often the same map
+ * too, but not always: nodes that got there by different responses have maps of their own), so
+ * the set of an ACK is remembered by what identifies it cheaply (type, ACKed version_info,
  * size; version_info is a digest of what the client holds after the response, see
  * packages/xds/src/sotw-subscription.ts), so a fleet-wide change hashes each distinct set once.
  */
