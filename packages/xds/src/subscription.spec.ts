@@ -70,6 +70,36 @@ describe("Subscription (the core shared by SotW and Delta)", () => {
     expect(s.ackedVersion).toBe("v1");
   });
 
+  it("subscriptions that ACK the same responses share one held map, and a later NACK or unsubscribe of one leaves the others' as they were", () => {
+    const v1 = offer([cluster("a"), cluster("b")]);
+    const v2 = offer([cluster("a", "a2"), cluster("b")]);
+    const subscriptions = [new Subscription(CDS), new Subscription(CDS), new Subscription(CDS)];
+    for (const [i, s] of subscriptions.entries()) {
+      s.changeNames([], []);
+      send(s, v1, `${i}-1`);
+      s.acknowledge(`${i}-1`);
+    }
+    const [one, two, three] = subscriptions;
+    if (one === undefined || two === undefined || three === undefined) throw new Error("three");
+    expect(one.holds).toBe(two.holds);
+    expect(one.holds).toBe(three.holds);
+    const shared = [...one.holds];
+
+    send(one, v2, "1-2");
+    expect(one.reject("1-2", "a: bad")).toEqual({ rejected: new Set(["a"]) });
+    three.changeNames([], ["*"]);
+    expect([...two.holds]).toEqual(shared);
+    expect(two.holds).not.toBe(three.holds);
+    expect([...three.holds]).toEqual([]);
+
+    send(two, v2, "2-2");
+    two.acknowledge("2-2");
+    expect([...two.holds]).toEqual([
+      ["a", cluster("a", "a2").version],
+      ["b", cluster("b").version],
+    ]);
+  });
+
   it("a NACK leaves what the client holds and is not offered again until a new snapshot", () => {
     const s = new Subscription(CDS);
     s.start();

@@ -144,7 +144,8 @@ export class Subscription {
   #wildcard = false;
   /** Once any request named a resource (or "*"), the legacy wildcard rule no longer applies. */
   #everNamed = false;
-  #holds = new Map<string, string>();
+  /** Shared with other subscriptions that got there the same way: replaced, never altered. */
+  #holds: ReadonlyMap<string, string> = NOTHING_HELD;
   /** Names that must be answered in the next response even if the client holds them. */
   readonly #force = new Set<string>();
   /** Name → version (null: a removal) the client rejected, not offered again until forgotten. */
@@ -342,17 +343,13 @@ export class Subscription {
       // specifies what resources to return").
       if (!this.#names.has(name)) this.#force.add(name);
     }
-    for (const name of this.#names) {
-      if (!next.has(name) && !this.#wildcard) this.#forget(name);
-    }
+    if (!this.#wildcard) this.#forget([...this.#names].filter((name) => !next.has(name)));
     this.#names = next;
     this.#noteXdstp();
     if (droppedWildcard && !keepOnWildcardDrop) this.#pruneUncovered();
     // Members of a glob dropped from the list are dropped by the client, as names are.
     if (hadGlobs) {
-      for (const name of [...this.#holds.keys()]) {
-        if (isXdstp(name) && !this.covers(name)) this.#forget(name);
-      }
+      this.#forget([...this.#holds.keys()].filter((name) => isXdstp(name) && !this.covers(name)));
     }
   }
 
@@ -383,6 +380,7 @@ export class Subscription {
         this.#force.add(name);
       }
     }
+    const forgotten: string[] = [];
     for (const name of unsubscribe) {
       if (name === WILDCARD) {
         this.#everNamed = true;
@@ -391,9 +389,10 @@ export class Subscription {
         // Dropped above; what it alone covered is forgotten by the pruning below.
       } else if (this.#names.delete(name)) {
         if (this.#wildcard) this.#force.add(name);
-        else this.#forget(name);
+        else forgotten.push(name);
       }
     }
+    this.#forget(forgotten);
     this.#noteXdstp();
     this.#pruneUncovered();
   }
@@ -404,10 +403,12 @@ export class Subscription {
    */
   declareHeld(versions: Iterable<readonly [string, string]>): void {
     this.#idle = undefined;
+    const holds = new Map(this.#holds);
     for (const [name, version] of versions) {
-      this.#holds.set(name, version);
+      holds.set(name, version);
       this.#force.delete(name);
     }
+    this.#holds = holds;
     this.#pruneUncovered();
   }
 
@@ -501,14 +502,10 @@ export class Subscription {
     const flow = this.#flow;
     if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
     const { effect } = flow;
-    if (effect.replace) this.#holds = new Map();
-    for (const resource of effect.sent) {
-      this.#holds.set(resource.name, resource.version);
-      this.#rejected.delete(resource.name);
-    }
-    for (const name of effect.removed) {
-      this.#holds.delete(name);
-      this.#rejected.delete(name);
+    this.#holds = holdsAfter(this.#holds, effect);
+    if (this.#rejected.size > 0) {
+      for (const resource of effect.sent) this.#rejected.delete(resource.name);
+      for (const name of effect.removed) this.#rejected.delete(name);
     }
     this.#ackedVersion = flow.versionInfo;
     this.#nackOutstanding = false;
@@ -535,18 +532,19 @@ export class Subscription {
     );
     if (named !== undefined) {
       const earlier = this.#holds;
-      if (effect.replace) this.#holds = new Map();
+      const holds = new Map(effect.replace ? [] : earlier);
       for (const resource of effect.sent) {
         if (!named.has(resource.name)) {
-          this.#holds.set(resource.name, resource.version);
+          holds.set(resource.name, resource.version);
           this.#rejected.delete(resource.name);
           continue;
         }
         const kept = earlier.get(resource.name);
-        if (kept !== undefined) this.#holds.set(resource.name, kept);
+        if (kept !== undefined) holds.set(resource.name, kept);
         if (kept !== resource.version) this.#rejected.set(resource.name, resource.version);
       }
-      for (const name of effect.removed) this.#holds.delete(name);
+      for (const name of effect.removed) holds.delete(name);
+      this.#holds = holds;
     } else {
       for (const resource of effect.sent) {
         if (this.#holds.get(resource.name) !== resource.version) {
@@ -577,17 +575,62 @@ export class Subscription {
     if (this.#nackOutstanding) this.#confirmHeld = true;
   }
 
-  #forget(name: string): void {
-    this.#holds.delete(name);
-    this.#force.delete(name);
-    this.#rejected.delete(name);
+  /** Forgets `names`: no longer held, forced or rejected (held maps are copied, not altered). */
+  #forget(names: readonly string[]): void {
+    if (names.length === 0) return;
+    if (names.some((name) => this.#holds.has(name))) {
+      const holds = new Map(this.#holds);
+      for (const name of names) holds.delete(name);
+      this.#holds = holds;
+    }
+    for (const name of names) {
+      this.#force.delete(name);
+      this.#rejected.delete(name);
+    }
   }
 
   #pruneUncovered(): void {
-    for (const name of [...this.#holds.keys(), ...this.#force]) {
-      if (!this.covers(name)) this.#forget(name);
-    }
+    this.#forget([...this.#holds.keys(), ...this.#force].filter((name) => !this.covers(name)));
   }
+}
+
+/** What nothing held is: shared by every subscription until its first ACK. */
+const NOTHING_HELD: ReadonlyMap<string, string> = new Map();
+/** The derivations kept per earlier holding: enough for the responses of a few publishes. */
+const DERIVATIONS_KEPT = 16;
+/** Earlier held map → what a response changed → the held map after its ACK. */
+const derivations = new WeakMap<
+  ReadonlyMap<string, string>,
+  Map<string, ReadonlyMap<string, string>>
+>();
+
+/**
+ * What the client holds after ACKing a response with `effect` on top of `before`: one map shared
+ * by every subscription that got there the same way. A fleet in sync ACKs the same responses
+ * from the same holdings, so it keeps one map per (holding, response) rather than one per stream
+ * (thousands of copies of a hundred clusters' names and versions). Held maps are never altered.
+ */
+function holdsAfter(
+  before: ReadonlyMap<string, string>,
+  effect: ResponseEffect,
+): ReadonlyMap<string, string> {
+  let derived = derivations.get(before);
+  if (derived === undefined) {
+    derived = new Map();
+    derivations.set(before, derived);
+  }
+  let key = effect.replace ? "R" : "A";
+  for (const resource of effect.sent) key += `\u0000${resource.name}\u0001${resource.version}`;
+  key += "\u0002";
+  for (const name of effect.removed) key += `\u0000${name}`;
+  const known = derived.get(key);
+  if (known !== undefined) return known;
+  const holds = new Map(effect.replace ? [] : before);
+  for (const resource of effect.sent) holds.set(resource.name, resource.version);
+  for (const name of effect.removed) holds.delete(name);
+  derived.set(key, holds);
+  if (derived.size > DERIVATIONS_KEPT) derived.delete(derived.keys().next().value as string);
+  return holds;
 }
 
 function byName(a: string, b: string): number {
