@@ -4,16 +4,10 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, run, waitFor } from "./processes.js";
+import { freePort, pgrep, run, waitFor } from "./processes.js";
 
 function postgresProcessesFor(dataDir: string): string[] {
-  try {
-    return execFileSync("pgrep", ["-af", "postgres"], { encoding: "utf8" })
-      .split("\n")
-      .filter((line) => line.includes(dataDir));
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
+  return pgrep(["-af", "postgres"]).filter((line) => line.includes(dataDir));
 }
 
 /** The process group of `pid`. */

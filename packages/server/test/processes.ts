@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,15 @@ export const bin = path.join(
   "bin",
   "switchyard.js",
 );
+
+/** The lines `pgrep` prints for `args` (a pid each, with -a its command line); none when none. */
+export function pgrep(args: readonly string[]): string[] {
+  try {
+    return execFileSync("pgrep", args, { encoding: "utf8" }).split("\n").filter(Boolean);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -14,7 +13,7 @@ import { createTestClient, type DeltaTestStream, type TestClient } from "@switch
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { adminToken, bearer } from "./auth.js";
-import { configApi, type ServeProcess, startServe, waitFor } from "./processes.js";
+import { configApi, pgrep, type ServeProcess, startServe, waitFor } from "./processes.js";
 import {
   shopCluster,
   shopListener,
@@ -29,16 +28,7 @@ const { CDS } = TYPE;
 
 /** The pids of the xDS worker processes of `serve`, from the process table. */
 function workerPids(serve: ServeProcess): number[] {
-  try {
-    return execFileSync("pgrep", ["-P", String(serve.child.pid), "-f", "xds-worker-main"], {
-      encoding: "utf8",
-    })
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
+  return pgrep(["-P", String(serve.child.pid), "-f", "xds-worker-main"]).map(Number);
 }
 
 /** The value of `name` (with its labels as written) in a Prometheus text exposition. */
