@@ -1,9 +1,11 @@
-import * as path from "node:path";
+/**
+ * The `switchyard` command tree (commander): every command with its flags and help, in the order
+ * `switchyard --help` lists them, each action a line or two calling cli/ (the client commands)
+ * or serve.ts. Long because the tree is whole here, so the CLI reads as its help does.
+ */
 import { DbError } from "@switchyard/db/errors";
 import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { pino } from "pino";
-import type { Switchyard } from "./app.js";
 import * as accessCommands from "./cli/access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./cli/bootstrap.js";
 import { CliError, connect, connectAccess, explain } from "./cli/client.js";
@@ -18,10 +20,9 @@ import * as statusCommands from "./cli/status-commands.js";
 import * as teamCommands from "./cli/team-commands.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { MAX_XDS_WORKERS, readEnv } from "./env.js";
-import type { FileDeliveryOptions } from "./file-delivery.js";
-import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
+import { fileFormat, serve } from "./serve.js";
 import { StartupError } from "./startup-error.js";
-import { DEFAULT_XDS_AUTHORITY, describeAuthorities, parseAuthorities } from "./xds-authority.js";
+import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "./xds-authority.js";
 
 /** The options of a command that asks for a password: whose, and read how. */
 const usernameOption = (meaning: string) => new Option("--username <name>", meaning);
@@ -61,182 +62,6 @@ function authorities(value: string): readonly string[] {
   const parsed = parseAuthorities(value);
   if (typeof parsed === "string") throw new InvalidArgumentError(parsed);
   return parsed;
-}
-
-function fileFormat(value: string): "yaml" | "json" {
-  if (value !== "yaml" && value !== "json")
-    throw new InvalidArgumentError(`"${value}" is not a file format: use yaml or json`);
-  return value;
-}
-
-/** The file delivery settings of `serve`, from its flags and the environment. */
-function fileDeliveryOf(
-  flags: { fileDelivery?: string; fileFormat?: "yaml" | "json"; fileDeliveryEnvoyDir?: string },
-  env: ReturnType<typeof readEnv>,
-): { fileDelivery?: FileDeliveryOptions } {
-  const dir = flags.fileDelivery ?? env.SWITCHYARD_FILE_DELIVERY;
-  if (dir === undefined) return {};
-  const envoyDir = flags.fileDeliveryEnvoyDir ?? env.SWITCHYARD_FILE_DELIVERY_ENVOY_DIR;
-  return {
-    fileDelivery: {
-      dir: path.resolve(dir),
-      format: flags.fileFormat ?? fileFormat(env.SWITCHYARD_FILE_FORMAT),
-      ...(envoyDir === undefined ? {} : { envoyDir }),
-    },
-  };
-}
-
-/** Where `npm start` keeps the embedded database: `.data/` at the repository root. */
-function defaultDataDir(): string {
-  return path.resolve(process.env.INIT_CWD ?? process.cwd(), ".data");
-}
-
-async function serve(flags: {
-  httpPort?: number;
-  xdsPort?: number;
-  xdsWorkers?: number;
-  dataDir?: string;
-  host?: string;
-  staleAfter?: number;
-  nodeRetention?: number;
-  console: boolean;
-  xdsAuth?: "none" | "mtls" | "token";
-  xdsTlsCert?: string;
-  xdsTlsKey?: string;
-  xdsClientCa?: string;
-  xdsCredentials?: string;
-  fileDelivery?: string;
-  fileFormat?: "yaml" | "json";
-  fileDeliveryEnvoyDir?: string;
-  xdsAuthority?: readonly string[];
-  xdsRestHosts?: readonly string[];
-  insecure?: boolean;
-  tls?: boolean;
-  tlsCert?: string;
-  tlsKey?: string;
-}): Promise<void> {
-  const env = readEnv();
-  const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
-  const dataDir = path.resolve(flags.dataDir ?? env.SWITCHYARD_DATA_DIR ?? defaultDataDir());
-  const clientCaFile = flags.xdsClientCa ?? env.SWITCHYARD_XDS_CLIENT_CA;
-  const { xdsAuthMode } = await import("./xds-security.js");
-  const xdsSecurity = {
-    mode: xdsAuthMode(flags.xdsAuth ?? env.SWITCHYARD_XDS_AUTH, clientCaFile),
-    tlsCertFile: flags.xdsTlsCert ?? env.SWITCHYARD_XDS_TLS_CERT,
-    tlsKeyFile: flags.xdsTlsKey ?? env.SWITCHYARD_XDS_TLS_KEY,
-    clientCaFile,
-    credentialsFile: flags.xdsCredentials ?? env.SWITCHYARD_XDS_CREDENTIALS,
-  };
-  // The secrets key: from the environment, else (embedded database only) a key file in the data
-  // folder; with DATABASE_URL and no key, secrets cannot be written (secrets-key.ts).
-  const secretsKey: SecretsKey =
-    env.SWITCHYARD_SECRETS_KEY !== undefined
-      ? {
-          t: "key",
-          key: env.SWITCHYARD_SECRETS_KEY,
-          source: "env",
-          previous: env.SWITCHYARD_SECRETS_KEY_PREVIOUS,
-        }
-      : env.DATABASE_URL === undefined
-        ? await embeddedSecretsKey(dataDir)
-        : { t: "none" };
-  const xdsWorkers = flags.xdsWorkers ?? env.SWITCHYARD_XDS_WORKERS;
-  // Loaded here: client commands need none of the server (its Envoy protos cost ~0.5 s to load).
-  const { startSwitchyard } = await import("./app.js");
-  // Signals are handled from before the start: one that comes while starting, or in the moment
-  // between the banner and the end of this function, stops the server once started rather than
-  // killing it half-way (a test's SIGTERM right after the banner did, under load).
-  let started: Promise<Switchyard> | undefined;
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      process.stderr.write("stopping already; waiting for PostgreSQL to shut down cleanly\n");
-      return;
-    }
-    stopping = true;
-    logger.info({ signal }, "stopping");
-    started?.then(
-      (app) =>
-        app.stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            logger.error({ err: error }, "error while stopping");
-            process.exit(1);
-          },
-        ),
-      // A start that failed is reported by the caller, with its exit code.
-      () => undefined,
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  // A closed terminal: stop as for Ctrl-C (PostgreSQL, in a process group of its own, is not told).
-  process.on("SIGHUP", () => stop("SIGHUP"));
-  started = startSwitchyard({
-    secretsKey,
-    xdsSecurity,
-    httpPort: flags.httpPort ?? env.SWITCHYARD_HTTP_PORT,
-    xdsPort: flags.xdsPort ?? env.SWITCHYARD_XDS_PORT,
-    xdsWorkers,
-    host: flags.host ?? env.SWITCHYARD_HOST,
-    databaseUrl: env.DATABASE_URL,
-    dataDir: path.join(dataDir, "postgres"),
-    webConsole: flags.console,
-    logger,
-    staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
-    retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
-    replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
-    xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
-    xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,
-    trustedProxies: env.SWITCHYARD_TRUSTED_PROXIES,
-    tokenMaxLifetimeMs: env.SWITCHYARD_TOKEN_MAX_LIFETIME,
-    insecure: flags.insecure === true || env.SWITCHYARD_INSECURE,
-    consoleTls: {
-      enabled: flags.tls === true || env.SWITCHYARD_TLS,
-      certFile: flags.tlsCert ?? env.SWITCHYARD_TLS_CERT,
-      keyFile: flags.tlsKey ?? env.SWITCHYARD_TLS_KEY,
-    },
-    memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
-    ...fileDeliveryOf(flags, env),
-    adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
-  });
-  const app = await started;
-  if (app.initialAdmin.t === "created" && app.initialAdmin.generatedPassword !== null) {
-    // Shown once, here only: it is stored nowhere but as an argon2id hash (auth/index.ts).
-    const rule = "  ".padEnd(72, "=");
-    process.stdout.write(
-      [
-        "",
-        rule,
-        "  First start: an admin account was created.",
-        `    username: ${app.initialAdmin.username}`,
-        `    password: ${app.initialAdmin.generatedPassword}`,
-        "  It is shown only this once: sign in and keep it in a password manager",
-        "  (or set SWITCHYARD_ADMIN_PASSWORD before the first start).",
-        rule,
-        "",
-      ].join("\n"),
-    );
-  }
-  const shown =
-    env.SWITCHYARD_HOST === "127.0.0.1" || env.SWITCHYARD_HOST === "::1"
-      ? "localhost"
-      : (flags.host ?? env.SWITCHYARD_HOST);
-  process.stdout.write(
-    [
-      "",
-      "  Switchyard is running",
-      `  ${flags.console ? "Console: " : "API:     "} ${app.httpScheme}://${shown}:${app.httpPort}`,
-      `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode}${xdsWorkers === 0 ? "" : `; ${xdsWorkers} worker process${xdsWorkers === 1 ? "" : "es"}`})`,
-      `  xdstp://: ${describeAuthorities(flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY)}`,
-      `  Database: ${app.embeddedDataDir === undefined ? "DATABASE_URL" : `embedded PostgreSQL in ${app.embeddedDataDir}`}`,
-      `  Secrets:  ${secretsKey.t === "none" ? `no key: TLS secrets cannot be written (set ${SECRETS_KEY_VARIABLE})` : secretsKey.source === "env" ? `encrypted with ${SECRETS_KEY_VARIABLE}` : `encrypted with the key file in ${dataDir}`}`,
-      "",
-      "  Press Ctrl-C to stop.",
-      "",
-      "",
-    ].join("\n"),
-  );
 }
 
 /** The run's standard output (cli/io.ts). */
