@@ -117,6 +117,18 @@ describe("NodeStatusTracker", () => {
     ]);
   });
 
+  it("nodes sent the same response share one list of what it carried; a different response has its own", () => {
+    const { tracker } = trackerWithClock();
+    const streams = [1, 2, 3].map((id) => streamOf(tracker, id, nodeLike(`envoy-${id}`)));
+    for (const [i, s] of streams.entries())
+      s.respond(RDS, "r1", `n${i}`, i < 2 ? { routes: "r1" } : { routes: "r0" });
+    const sentOf = (id: number) =>
+      tracker.node(`envoy-${id}`)?.types.find((t) => t.typeUrl === RDS)?.sent?.resources;
+    expect(sentOf(1)).toBe(sentOf(2));
+    expect(sentOf(1)).toEqual([{ name: "routes", version: "r1" }]);
+    expect(sentOf(3)).toEqual([{ name: "routes", version: "r0" }]);
+  });
+
   it("a response unanswered for less than the threshold is PENDING, from the threshold on STALE", () => {
     const { tracker, advance, now } = trackerWithClock({ staleAfterMs: 10_000 });
     const s = streamOf(tracker, 1, nodeLike("envoy-1"));

@@ -3,6 +3,7 @@ import type { DeltaVerdict, RequestVerdict, XdsCallbacks, XdsVariant } from "@sw
 import type {
   AckedState,
   HeldBackResource,
+  HeldResource,
   NodeConnection,
   NodeIdentity,
   NodeLike,
@@ -299,13 +300,12 @@ export class NodeStatusTracker implements XdsCallbacks {
     const stream = this.#streams.get(event.streamId);
     const node = stream && this.#nodes.get(stream.info.nodeId);
     if (stream === undefined || node === undefined) return;
-    const versions = new Map(event.resources?.map((r) => [r.name, r.version]));
     const sent: SentResponse = {
       versionInfo: event.versionInfo,
       nonce: event.nonce,
       at: this.#now(),
       streamId: event.streamId,
-      resources: event.resourceNames.map((name) => ({ name, version: versions.get(name) })),
+      resources: sentResources(event.resourceNames, event.resources),
       removed: event.removed ?? [],
       replace: isSotw(stream.info.variant) && isFullStateType(event.typeUrl),
     };
@@ -516,6 +516,35 @@ function ackedState(
   }
   const { held, resourceVersionsKnown } = heldAfter(previous?.held, response);
   return { versionInfo, nonce: response.nonce, at, held, resourceVersionsKnown };
+}
+
+/** The lists of sent resources kept for sharing: those of the latest few distinct responses. */
+const SENT_KEPT = 64;
+/** Names and versions of a response → its list of sent resources, least recently used first. */
+const sentLists = new Map<string, readonly HeldResource[]>();
+
+/**
+ * The resources a response carried, by name with their versions: one list shared by every node
+ * sent the same response (a fleet's push sends thousands the same), kept by each node's ledger
+ * until its next response of the type.
+ */
+function sentResources(
+  names: readonly string[],
+  resources: ResponseEvent["resources"],
+): readonly HeldResource[] {
+  const versions = new Map(resources?.map((r) => [r.name, r.version]));
+  let key = "";
+  for (const name of names) key += `${name}\u0001${versions.get(name) ?? "\u0002"}\u0000`;
+  const known = sentLists.get(key);
+  if (known !== undefined) {
+    sentLists.delete(key);
+    sentLists.set(key, known);
+    return known;
+  }
+  const list = names.map((name) => ({ name, version: versions.get(name) }));
+  sentLists.set(key, list);
+  if (sentLists.size > SENT_KEPT) sentLists.delete(sentLists.keys().next().value as string);
+  return list;
 }
 
 /** What a node holds of a type, and whether every version in it is known. */
