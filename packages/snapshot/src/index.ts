@@ -105,6 +105,7 @@ export {
   parseCertificates,
   secretResourceExpiry,
 } from "./secret-pem.js";
+export { type HoldingChange, heldAfter, NOTHING_HELD } from "./serving/held-maps.js";
 export { rejectedNames } from "./serving/nack-attribution.js";
 export {
   type BreakStep,

@@ -1,4 +1,4 @@
-import { type HeldBack, isFullStateType } from "@switchyard/snapshot";
+import { type HeldBack, heldAfter, isFullStateType, NOTHING_HELD } from "@switchyard/snapshot";
 import type { DeltaVerdict, RequestVerdict, XdsCallbacks, XdsVariant } from "@switchyard/xds";
 import type {
   AckedState,
@@ -514,8 +514,18 @@ function ackedState(
       resourceVersionsKnown: previous?.resourceVersionsKnown ?? false,
     };
   }
-  const { held, resourceVersionsKnown } = heldAfter(previous?.held, response);
-  return { versionInfo, nonce: response.nonce, at, held, resourceVersionsKnown };
+  const held = heldAfter(previous?.held ?? NOTHING_HELD, {
+    replace: response.replace,
+    sent: response.resources,
+    removed: response.removed,
+  });
+  return {
+    versionInfo,
+    nonce: response.nonce,
+    at,
+    held,
+    resourceVersionsKnown: allVersionsKnown(held),
+  };
 }
 
 /** The lists of sent resources kept for sharing: those of the latest few distinct responses. */
@@ -547,48 +557,15 @@ function sentResources(
   return list;
 }
 
-/** What a node holds of a type, and whether every version in it is known. */
-interface Holding {
-  readonly held: ReadonlyMap<string, string | undefined>;
-  readonly resourceVersionsKnown: boolean;
-}
-
-/** The derivations kept per earlier holding: enough for the responses of a few publishes. */
-const DERIVATIONS_KEPT = 16;
-/** Stands for "nothing held yet" as a WeakMap key. */
-const NOTHING_HELD: ReadonlyMap<string, string | undefined> = new Map();
-/** Earlier held map → response content → the holding after it. */
-const derivations = new WeakMap<ReadonlyMap<string, string | undefined>, Map<string, Holding>>();
-
-/**
- * What a node holds after ACKing `response` on top of `before`: one map shared by every node that
- * got there the same way. A fleet in sync ACKs the same responses from the same holdings, so its
- * ledger keeps one map per (holding, response) rather than one per node (thousands of copies of
- * a hundred clusters' names and versions). Held maps are never altered, only replaced.
- */
-function heldAfter(
-  before: ReadonlyMap<string, string | undefined> | undefined,
-  response: SentResponse,
-): Holding {
-  const from = before ?? NOTHING_HELD;
-  let derived = derivations.get(from);
-  if (derived === undefined) {
-    derived = new Map();
-    derivations.set(from, derived);
+/** Whether every version in a held map is known, remembered per (shared, unaltered) map. */
+const versionsKnown = new WeakMap<ReadonlyMap<string, string | undefined>, boolean>();
+function allVersionsKnown(held: ReadonlyMap<string, string | undefined>): boolean {
+  let known = versionsKnown.get(held);
+  if (known === undefined) {
+    known = [...held.values()].every((v) => v !== undefined);
+    versionsKnown.set(held, known);
   }
-  let key = response.replace ? "R" : "A";
-  for (const r of response.resources) key += `\u0000${r.name}\u0001${r.version ?? "\u0002"}`;
-  key += "\u0003";
-  for (const name of response.removed) key += `\u0000${name}`;
-  const known = derived.get(key);
-  if (known !== undefined) return known;
-  const held = new Map(response.replace ? [] : from);
-  for (const r of response.resources) held.set(r.name, r.version);
-  for (const name of response.removed) held.delete(name);
-  const holding = { held, resourceVersionsKnown: [...held.values()].every((v) => v !== undefined) };
-  derived.set(key, holding);
-  if (derived.size > DERIVATIONS_KEPT) derived.delete(derived.keys().next().value as string);
-  return holding;
+  return known;
 }
 
 /** What a Delta client declares it holds as its stream opens; undefined for nothing. */

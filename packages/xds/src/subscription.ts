@@ -1,8 +1,10 @@
 import {
   formatXdstp,
   globKeyOf,
+  heldAfter,
   isGlob,
   isXdstp,
+  NOTHING_HELD,
   parseXdstp,
   rejectedNames,
   type XdsResource,
@@ -502,7 +504,7 @@ export class Subscription {
     const flow = this.#flow;
     if (flow.t !== "awaiting" || flow.nonce !== nonce) return false;
     const { effect } = flow;
-    this.#holds = holdsAfter(this.#holds, effect);
+    this.#holds = heldAfter(this.#holds, effect);
     if (this.#rejected.size > 0) {
       for (const resource of effect.sent) this.#rejected.delete(resource.name);
       for (const name of effect.removed) this.#rejected.delete(name);
@@ -592,45 +594,6 @@ export class Subscription {
   #pruneUncovered(): void {
     this.#forget([...this.#holds.keys(), ...this.#force].filter((name) => !this.covers(name)));
   }
-}
-
-/** What nothing held is: shared by every subscription until its first ACK. */
-const NOTHING_HELD: ReadonlyMap<string, string> = new Map();
-/** The derivations kept per earlier holding: enough for the responses of a few publishes. */
-const DERIVATIONS_KEPT = 16;
-/** Earlier held map → what a response changed → the held map after its ACK. */
-const derivations = new WeakMap<
-  ReadonlyMap<string, string>,
-  Map<string, ReadonlyMap<string, string>>
->();
-
-/**
- * What the client holds after ACKing a response with `effect` on top of `before`: one map shared
- * by every subscription that got there the same way. A fleet in sync ACKs the same responses
- * from the same holdings, so it keeps one map per (holding, response) rather than one per stream
- * (thousands of copies of a hundred clusters' names and versions). Held maps are never altered.
- */
-function holdsAfter(
-  before: ReadonlyMap<string, string>,
-  effect: ResponseEffect,
-): ReadonlyMap<string, string> {
-  let derived = derivations.get(before);
-  if (derived === undefined) {
-    derived = new Map();
-    derivations.set(before, derived);
-  }
-  let key = effect.replace ? "R" : "A";
-  for (const resource of effect.sent) key += `\u0000${resource.name}\u0001${resource.version}`;
-  key += "\u0002";
-  for (const name of effect.removed) key += `\u0000${name}`;
-  const known = derived.get(key);
-  if (known !== undefined) return known;
-  const holds = new Map(effect.replace ? [] : before);
-  for (const resource of effect.sent) holds.set(resource.name, resource.version);
-  for (const name of effect.removed) holds.delete(name);
-  derived.set(key, holds);
-  if (derived.size > DERIVATIONS_KEPT) derived.delete(derived.keys().next().value as string);
-  return holds;
 }
 
 function byName(a: string, b: string): number {
