@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-// `npm test`: build, lint and format check, no import cycles (madge), type-check, then every package's tests (one package at
-// a time: the machine has 2 cores and the end-to-end tests run real servers). Ends with one line
-// totalling every package's results, "tests: N passed, N failed, N skipped".
-import { spawnSync } from "node:child_process";
+// `npm test`: build, lint and format check, no import cycles (madge), then two lanes at once:
+// the server's tests (its end-to-end files take most of the run, and they mostly wait on
+// processes, sockets and the browser) beside every package's type-check and the other packages'
+// tests, one at a time. Ends with one line totalling every package's results,
+// "tests: N passed, N failed, N skipped".
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 
 const RESULTS = ".test-results.json";
+const SERVER = "@switchyard/server";
 const root = new URL("..", import.meta.url).pathname;
 const packageDirs = ["apps", "packages"].flatMap((parent) =>
   readdirSync(join(root, parent), { withFileTypes: true })
@@ -19,13 +23,50 @@ function step(command, args) {
   return status === 0;
 }
 
+/** Runs a command beside the others, its output lines prefixed as turbo prefixes a task's. */
+function lane(prefix, command, args) {
+  const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ])
+    createInterface({ input: from }).on("line", (line) => to.write(`${prefix}: ${line}\n`));
+  return new Promise((resolve) => child.on("close", (status) => resolve(status === 0)));
+}
+
+/** Commands run one after another; all run even when one fails. Resolves true if all passed. */
+async function inOrder(commands) {
+  let ok = true;
+  for (const [command, args] of commands) {
+    const status = await new Promise((resolve) =>
+      spawn(command, args, { cwd: root, stdio: "inherit" }).on("close", resolve),
+    );
+    ok &&= status === 0;
+  }
+  return ok;
+}
+
 for (const dir of packageDirs) rmSync(join(dir, RESULTS), { force: true });
 
-const ok =
+const checked =
   step("npx", ["turbo", "run", "build", "--output-logs=errors-only"]) &&
   step("npx", ["biome", "ci", "."]) &&
-  step("npm", ["run", "--silent", "cycles"]) &&
-  step("npx", ["turbo", "run", "typecheck", "test", "--concurrency=1", "--continue"]);
+  step("npm", ["run", "--silent", "cycles"]);
+
+// Everything is built: both lanes run their tasks only (`--only`), so neither restores build
+// outputs under the other's feet.
+const lanes = checked
+  ? await Promise.all([
+      lane(`${SERVER}:test`, "npm", ["run", "--silent", "test", "-w", SERVER]),
+      inOrder([
+        ["npx", ["turbo", "run", "typecheck", "--only", "--concurrency=1", "--continue"]],
+        [
+          "npx",
+          ["turbo", "run", "test", "--only", "--concurrency=1", "--continue", `--filter=!${SERVER}`],
+        ],
+      ]),
+    ])
+  : [false];
 
 let passed = 0;
 let failed = 0;
@@ -39,4 +80,4 @@ for (const dir of packageDirs) {
   skipped += report.numPendingTests + report.numTodoTests;
 }
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
-process.exit(ok && failed === 0 && passed > 0 ? 0 : 1);
+process.exit(lanes.every(Boolean) && failed === 0 && passed > 0 ? 0 : 1);

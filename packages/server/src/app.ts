@@ -47,7 +47,7 @@ import { resealSecrets } from "./store/reseal.js";
 import type { PublishedSnapshot } from "./store/snapshot-records.js";
 import { SnapshotStore } from "./store/snapshot-store.js";
 import { Teardown } from "./teardown.js";
-import { loadWebConsole, type WebConsole } from "./web-console.js";
+import { loadWebConsole } from "./web-console.js";
 import type { XdsSecurityOptions } from "./xds-security.js";
 import { startXdsWorkers } from "./xds-workers.js";
 
@@ -266,12 +266,7 @@ async function startApi(
 ): Promise<HttpServer> {
   const { logger } = options;
   const { prisma, teardown } = deps;
-  let web: WebConsole | undefined;
-  if (options.webConsole) {
-    const loaded = await loadWebConsole({ hostname: options.host, port: options.httpPort });
-    teardown.add(() => loaded.close());
-    web = loaded;
-  }
+  const web = options.webConsole ? await loadWebConsole() : undefined;
   const limiter = new LoginLimiter(options.loginLimits);
   const importer = createEnvoyImporter({ logger });
   teardown.add(() => importer.close());
@@ -317,13 +312,13 @@ async function startApi(
         [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
       },
       tls: deps.consoleTls,
-      fallback: web
-        ? web.handler
-        : (_request, response) => {
-            response
-              .writeHead(404, { "content-type": "text/plain" })
-              .end("the web console is disabled in this process\n");
-          },
+      fallback:
+        web ??
+        ((_request, response) => {
+          response
+            .writeHead(404, { "content-type": "text/plain" })
+            .end("the web console is disabled in this process\n");
+        }),
     });
   } catch (error) {
     if (hasErrorCode(error, "EADDRINUSE"))

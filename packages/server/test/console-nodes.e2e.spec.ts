@@ -10,7 +10,7 @@ import {
 } from "@switchyard/testing";
 import { createTestClient } from "@switchyard/xds/testing";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { grpcBootstrap } from "../src/cli/bootstrap.js";
 import { startConsoleWorld } from "./console-world.js";
 import type { Harness } from "./harness.js";
@@ -38,6 +38,12 @@ describe("the console's fleet pages, live in a real browser", () => {
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     ({ harness, chromium, page, problems } = await startConsoleWorld());
+  });
+
+  // No test leaves an error or warning in the browser console: each is charged with its own
+  // (taken out, so the next starts clean).
+  afterEach(() => {
+    expect(problems.splice(0)).toEqual([]);
   });
 
   afterAll(async () => {
@@ -317,8 +323,4 @@ describe("the console's fleet pages, live in a real browser", () => {
       fleet.close();
     }
   }, 60_000);
-
-  it("left no error or warning in the browser console", () => {
-    expect(problems).toEqual([]);
-  });
 });

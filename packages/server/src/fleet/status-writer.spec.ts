@@ -292,29 +292,43 @@ describe("StatusWriter", () => {
     await unreachable.$disconnect();
   });
 
-  it("never has more than one flush in flight", async () => {
+  it("never has more than one flush in flight: flushes asked for during one wait for it", async () => {
     const { tracker, now } = trackerAt();
     let inFlight = 0;
     let most = 0;
+    let writes = 0;
+    let firstStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const { writer } = writerFor(tracker, {
       now,
-      intervalMs: 5,
+      intervalMs: 3_600_000,
       write: async (batch) => {
         inFlight += 1;
+        writes += 1;
         most = Math.max(most, inFlight);
-        await sleep(30);
+        firstStarted();
+        await held;
         await writeStatusBatch(database.prisma, batch);
         inFlight -= 1;
       },
     });
-    for (let i = 1; i <= 5; i++) {
-      streamOf(tracker, i, nodeLike(`envoy-${i}`));
-      void writer.flush();
-      await sleep(10);
-    }
-    await Promise.all([writer.flush(), writer.flush()]);
+    streamOf(tracker, 1, nodeLike("envoy-1"));
+    const first = writer.flush();
+    await started;
+    // The first write is held open: these overlap it, for certain.
+    streamOf(tracker, 2, nodeLike("envoy-2"));
+    const more = [writer.flush(), writer.flush()];
+    release();
+    expect(await Promise.all([first, ...more])).toEqual([true, true, true]);
     expect(most).toBe(1);
-    expect(await listNodes(database.prisma)).toHaveLength(5);
+    expect(writes).toBeGreaterThanOrEqual(2);
+    expect((await listNodes(database.prisma)).map((n) => n.id)).toEqual(["envoy-1", "envoy-2"]);
   });
 
   it("tells every replica which nodes a flush wrote, in one notification at commit", async () => {
