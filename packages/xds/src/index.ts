@@ -1,4 +1,4 @@
-export { type SotwResponse, SotwSession, type SotwTypedRequest } from "./ads-sotw-session.js";
+export { type SotwResponse, SotwSession, type SotwTypedRequest } from "./sotw-session.js";
 export {
   type AuthRefusal,
   combineCallbacks,

@@ -14,7 +14,7 @@ import {
   TypeUrl,
   type XdsResource,
 } from "@switchyard/snapshot";
-import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
+import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
 import type { SessionOptions } from "./subscription-ttl.js";
 

@@ -7,7 +7,7 @@ import {
   routeConfigurationSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
-import { SotwSession } from "./ads-sotw-session.js";
+import { SotwSession } from "./sotw-session.js";
 import {
   type ClientStyle,
   DeltaSimClient,

@@ -7,7 +7,7 @@ import {
   routeConfigurationSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
-import { type SotwResponse, SotwSession } from "./ads-sotw-session.js";
+import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import { DeltaSession } from "./delta-session.js";
 import { snapshotOf } from "./subscription-fixtures.js";
 import {
