@@ -1,4 +1,5 @@
-import { Role } from "@switchyard/proto/switchyard/v1/access_pb";
+import { Role, RoleSchema } from "@switchyard/proto/switchyard/v1/access_pb";
+import { enumValueNames } from "./proto-enum";
 
 /** A role as the console names it. */
 export const ROLE_LABELS: Record<Role, string> = {
@@ -15,10 +16,11 @@ export const ROLE_OPTIONS = [
   { value: String(Role.ADMIN), label: "Admin: everything" },
 ] as const;
 
+const roles: readonly Role[] = enumValueNames(RoleSchema, Role).map((name) => Role[name]);
+
 /** A role select's value back as a Role; UNSPECIFIED for anything else. */
 export function roleOf(value: string): Role {
-  const n = Number(value);
-  return n === Role.ADMIN || n === Role.MEMBER || n === Role.VIEWER ? n : Role.UNSPECIFIED;
+  return roles.find((role) => role === Number(value)) ?? Role.UNSPECIFIED;
 }
 
 /** The API token scopes (server: auth/principal.ts TOKEN_SCOPES), with what each allows. */

@@ -3,13 +3,18 @@ import {
   type Cluster,
   ClusterSchema,
   DiscoveryType,
+  DiscoveryTypeSchema,
   HealthStatus,
+  HealthStatusSchema,
   LbPolicy,
+  LbPolicySchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { z } from "zod";
 import {
   durationMs,
+  type EnumValueName,
   enumName,
+  enumValueNames,
   isEmptyObject,
   isObject,
   jsonText,
@@ -27,31 +32,13 @@ import type { FieldMap } from "./issue-path";
 
 /** The cluster form's values, and how they become a `switchyard.v1.Cluster` and back. */
 
-export const discoveryTypes = [
-  "EDS",
-  "STATIC",
-  "STRICT_DNS",
-  "LOGICAL_DNS",
-  "ORIGINAL_DST",
-  "CUSTOM",
-] as const;
-export const lbPolicies = [
-  "ROUND_ROBIN",
-  "LEAST_REQUEST",
-  "RING_HASH",
-  "RANDOM",
-  "MAGLEV",
-  "CLUSTER_PROVIDED",
-  "LOAD_BALANCING_POLICY_CONFIG",
-] as const;
-export const healthStatuses = [
-  "UNKNOWN",
-  "HEALTHY",
-  "UNHEALTHY",
-  "DRAINING",
-  "TIMEOUT",
-  "DEGRADED",
-] as const;
+/** The choices, in proto order (config.proto), without the UNSPECIFIED values. */
+export type DiscoveryTypeName = EnumValueName<typeof DiscoveryType>;
+export type LbPolicyName = EnumValueName<typeof LbPolicy>;
+export type HealthStatusName = EnumValueName<typeof HealthStatus>;
+export const discoveryTypes = enumValueNames(DiscoveryTypeSchema, DiscoveryType);
+export const lbPolicies = enumValueNames(LbPolicySchema, LbPolicy);
+export const healthStatuses = enumValueNames(HealthStatusSchema, HealthStatus);
 
 const endpointSchema = z.object({
   address: z.string().trim().min(1, "Enter an IP address or host name"),

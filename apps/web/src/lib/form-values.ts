@@ -143,18 +143,5 @@ export function mergeManaged(
 
 export const isEmptyObject = (value: JsonObject): boolean => Object.keys(value).length === 0;
 
-/**
- * The name of a protobuf enum `value` (from its generated enum object) when the form offers it,
- * else `fallback`: a stored value the form has no choice for opens as the default choice.
- */
-export function enumName<T extends string>(
-  values: Record<string | number, string | number>,
-  value: number,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  const name = values[value];
-  return typeof name === "string" && (allowed as readonly string[]).includes(name)
-    ? (name as T)
-    : fallback;
-}
+/** Protobuf enums as form choices (proto-enum.ts). */
+export { type EnumValueName, enumName, enumValueNames } from "./proto-enum";

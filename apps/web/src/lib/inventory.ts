@@ -1,5 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ResourceKind, type ResourceSummary } from "@switchyard/proto/switchyard/v1/config_pb";
+import { type ResourceKindName, resourceKindLabels, resourceKinds } from "./resource-kinds";
 
 /** How the console names one kind of stored object. */
 export interface KindInfo {
@@ -12,51 +13,29 @@ export interface KindInfo {
   readonly singular: string;
 }
 
-/** The known kinds, in the order the API sorts them (config.proto: "Sorted by kind, then name"). */
-export const knownKinds: readonly KindInfo[] = [
-  {
-    kind: ResourceKind.CLUSTER,
-    slug: "clusters",
-    singularSlug: "cluster",
-    title: "Clusters",
-    singular: "cluster",
-  },
-  {
-    kind: ResourceKind.LISTENER,
-    slug: "listeners",
-    singularSlug: "listener",
-    title: "Listeners",
-    singular: "listener",
-  },
-  {
-    kind: ResourceKind.ROUTE_CONFIGURATION,
+/** How the inventory names each kind (its label in sentences is resource-kinds.ts's). */
+const kindNames: Record<ResourceKindName, Omit<KindInfo, "kind" | "singular">> = {
+  CLUSTER: { slug: "clusters", singularSlug: "cluster", title: "Clusters" },
+  LISTENER: { slug: "listeners", singularSlug: "listener", title: "Listeners" },
+  ROUTE_CONFIGURATION: {
     slug: "route-configurations",
     singularSlug: "route-configuration",
     title: "Route configurations",
-    singular: "route configuration",
   },
-  {
-    kind: ResourceKind.NODE_GROUP,
-    slug: "node-groups",
-    singularSlug: "node-group",
-    title: "Node groups",
-    singular: "node group",
-  },
-  {
-    kind: ResourceKind.RUNTIME_LAYER,
-    slug: "runtime-layers",
-    singularSlug: "runtime-layer",
-    title: "Runtime layers",
-    singular: "runtime layer",
-  },
-  {
-    kind: ResourceKind.SECRET,
-    slug: "secrets",
-    singularSlug: "secret",
-    title: "Secrets",
-    singular: "secret",
-  },
-];
+  NODE_GROUP: { slug: "node-groups", singularSlug: "node-group", title: "Node groups" },
+  RUNTIME_LAYER: { slug: "runtime-layers", singularSlug: "runtime-layer", title: "Runtime layers" },
+  SECRET: { slug: "secrets", singularSlug: "secret", title: "Secrets" },
+};
+
+/**
+ * The known kinds: every ResourceKind, in proto order, which is the order the API sorts them
+ * (config.proto: "Sorted by kind, then name").
+ */
+export const knownKinds: readonly KindInfo[] = resourceKinds.map((name) => ({
+  kind: ResourceKind[name],
+  ...kindNames[name],
+  singular: resourceKindLabels[name],
+}));
 
 /**
  * Objects of a kind added to the API after this console was built (or left unspecified) are

@@ -1,5 +1,8 @@
-/** The console's roles, as useCaller names them. */
-export type CallerRole = "admin" | "member" | "viewer";
+import type { Role } from "@switchyard/proto/switchyard/v1/access_pb";
+import type { EnumValueName } from "./proto-enum";
+
+/** The console's roles, as useCaller names them: access.proto's Role, in lower case. */
+export type CallerRole = Lowercase<EnumValueName<typeof Role>>;
 
 interface Limited {
   /** Only these roles see the item; every role when unset. */

@@ -5,6 +5,7 @@ import {
   ResourceKind,
   Severity,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { resourceKindLabels, resourceKindName } from "./resource-kinds";
 
 /** The console page of one stored object, or `undefined` for kinds that have none (node groups). */
 export function objectHref(kind: ResourceKind, name: string): string | undefined {
@@ -25,18 +26,10 @@ export function objectHref(kind: ResourceKind, name: string): string | undefined
   }
 }
 
-const kindLabels: Record<ResourceKind, string> = {
-  [ResourceKind.UNSPECIFIED]: "object",
-  [ResourceKind.CLUSTER]: "cluster",
-  [ResourceKind.LISTENER]: "listener",
-  [ResourceKind.ROUTE_CONFIGURATION]: "route configuration",
-  [ResourceKind.NODE_GROUP]: "node group",
-  [ResourceKind.RUNTIME_LAYER]: "runtime layer",
-  [ResourceKind.SECRET]: "secret",
-};
-
+/** "cluster", "route configuration" (resource-kinds.ts); "object" for UNSPECIFIED, newer kinds. */
 export function kindLabel(kind: ResourceKind): string {
-  return kindLabels[kind] ?? "object";
+  const name = resourceKindName(kind);
+  return name === undefined ? "object" : resourceKindLabels[name];
 }
 
 export type ChangeVerb = "added" | "modified" | "removed";

@@ -3,7 +3,9 @@ import {
   type ListReviewRequestsRequestSchema,
   type ReviewRequest,
   ReviewState,
+  ReviewStateSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { type EnumValueName, enumValueNames } from "./proto-enum";
 
 /*
  * The Reviews page's view in its URL, so it can be shared or reloaded: `?state=rejected` lists
@@ -11,7 +13,10 @@ import {
  * one request (the link the Changes page gives after asking).
  */
 
-export type ReviewStateParam = "open" | "approved" | "rejected" | "withdrawn";
+type ReviewStateName = EnumValueName<typeof ReviewState>;
+
+/** A state as the URL names it: its name in config.proto, in lower case (`?state=rejected`). */
+export type ReviewStateParam = Lowercase<ReviewStateName>;
 
 export interface ReviewFilter {
   /** Only requests in this state; every state when undefined. */
@@ -22,23 +27,28 @@ export interface ReviewFilter {
 
 export const NO_REVIEW_FILTER: ReviewFilter = { state: undefined, id: undefined };
 
-const STATES: Record<ReviewStateParam, ReviewState> = {
-  open: ReviewState.OPEN,
-  approved: ReviewState.APPROVED,
-  rejected: ReviewState.REJECTED,
-  withdrawn: ReviewState.WITHDRAWN,
+/** Every state but UNSPECIFIED, in proto order. */
+const stateNames = enumValueNames(ReviewStateSchema, ReviewState);
+const paramOf = (name: ReviewStateName) => name.toLowerCase() as ReviewStateParam;
+
+const STATES = Object.fromEntries(
+  stateNames.map((name) => [paramOf(name), ReviewState[name]]),
+) as Record<ReviewStateParam, ReviewState>;
+
+const stateLabels: Record<ReviewStateName, string> = {
+  OPEN: "Open",
+  APPROVED: "Approved",
+  REJECTED: "Rejected",
+  WITHDRAWN: "Withdrawn",
 };
 
-/** The state filter's choices, in the order the page offers them. */
+/** The state filter's choices, in the order the page offers them: all, then proto order. */
 export const REVIEW_STATE_CHOICES: readonly {
   readonly value: ReviewStateParam | undefined;
   readonly label: string;
 }[] = [
   { value: undefined, label: "All" },
-  { value: "open", label: "Open" },
-  { value: "approved", label: "Approved" },
-  { value: "rejected", label: "Rejected" },
-  { value: "withdrawn", label: "Withdrawn" },
+  ...stateNames.map((name) => ({ value: paramOf(name), label: stateLabels[name] })),
 ];
 
 function isStateParam(value: string): value is ReviewStateParam {

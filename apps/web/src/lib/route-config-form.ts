@@ -2,14 +2,18 @@ import { create, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import {
   type Route,
   RouteActionKind,
+  RouteActionKindSchema,
   type RouteConfiguration,
   RouteConfigurationSchema,
   RouteMatchKind,
+  RouteMatchKindSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { z } from "zod";
 import {
   durationMs,
+  type EnumValueName,
   enumName,
+  enumValueNames,
   isEmptyObject,
   isObject,
   joinList,
@@ -24,31 +28,24 @@ import {
 } from "./form-values";
 import type { FieldMap } from "./issue-path";
 
-/** The route configuration form's values, and how they become a `switchyard.v1.RouteConfiguration`. */
+/**
+ * The route configuration form's values, and how they become a `switchyard.v1.RouteConfiguration`
+ * and back. Long because it is one form's whole definition (schema, defaults, both conversions,
+ * where server issues land), so a field added to the form is added in one file.
+ */
 
-export const matchKinds = [
-  "PREFIX",
-  "PATH",
-  "SAFE_REGEX",
-  "PATH_SEPARATED_PREFIX",
+/** The match and action choices, in proto order (config.proto), without UNSPECIFIED. */
+export type MatchKindName = EnumValueName<typeof RouteMatchKind>;
+export type ActionKindName = EnumValueName<typeof RouteActionKind>;
+export const matchKinds = enumValueNames(RouteMatchKindSchema, RouteMatchKind);
+export const actionKinds = enumValueNames(RouteActionKindSchema, RouteActionKind);
+/** Match kinds whose matcher is Envoy JSON kept in the route's extra: no pattern in the form. */
+export const matchKindsInExtra: ReadonlySet<string> = new Set<MatchKindName>([
   "CONNECT",
   "PATH_MATCH_POLICY",
-] as const;
-/** Match kinds whose matcher is Envoy JSON kept in the route's extra: no pattern in the form. */
-export const matchKindsInExtra: ReadonlySet<string> = new Set(["CONNECT", "PATH_MATCH_POLICY"]);
-export const actionKinds = [
-  "CLUSTER",
-  "WEIGHTED_CLUSTERS",
-  "REDIRECT",
-  "DIRECT_RESPONSE",
-  "CLUSTER_HEADER",
-  "CLUSTER_SPECIFIER_PLUGIN",
-  "INLINE_CLUSTER_SPECIFIER_PLUGIN",
-  "NON_FORWARDING",
-  "FILTER_ACTION",
-] as const;
+]);
 /** Actions that forward to a cluster (timeout, retries and rewrites apply). */
-export const forwardingActions: ReadonlySet<string> = new Set([
+export const forwardingActions: ReadonlySet<string> = new Set<ActionKindName>([
   "CLUSTER",
   "WEIGHTED_CLUSTERS",
   "CLUSTER_HEADER",

@@ -50,7 +50,7 @@ describe("the secret form", () => {
     const secret = secretOfForm({
       ...emptySecretForm(),
       name: "ca",
-      type: "validation",
+      type: "VALIDATION_CONTEXT",
       trustedCa: CERT,
       privateKey: KEY,
       matchSans: "a.internal, b.internal\nc.internal",

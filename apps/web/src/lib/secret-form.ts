@@ -1,8 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type Secret, SecretSchema, SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  type Secret,
+  SecretSchema,
+  SecretType,
+  SecretTypeSchema,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import { z } from "zod";
-import { objectName } from "./form-values";
+import { type EnumValueName, enumName, enumValueNames, objectName } from "./form-values";
 import type { FieldMap } from "./issue-path";
 
 /**
@@ -13,8 +18,9 @@ import type { FieldMap } from "./issue-path";
  * quick ones (the right kind of PEM block in the right field); the server parses everything.
  */
 
-export const SECRET_TYPES = ["tls", "validation"] as const;
-export type SecretFormType = (typeof SECRET_TYPES)[number];
+/** The secret types, in proto order (config.proto), without UNSPECIFIED. */
+export type SecretFormType = EnumValueName<typeof SecretType>;
+export const SECRET_TYPES = enumValueNames(SecretTypeSchema, SecretType);
 
 const CERTIFICATE = "-----BEGIN CERTIFICATE-----";
 const PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
@@ -45,7 +51,7 @@ export const secretFormSchema = z
       else if (!text.includes(CERTIFICATE))
         issue(field, `Paste or load ${what} (PEM: ${CERTIFICATE} …)`);
     };
-    if (form.type === "tls") {
+    if (form.type === "TLS_CERTIFICATE") {
       pem("certificateChain", "the certificate chain");
       if (form.privateKey.trim() === "") {
         if (!form.keySet) issue("privateKey", "Paste or load the certificate’s private key (PEM)");
@@ -60,7 +66,7 @@ export type SecretForm = z.infer<typeof secretFormSchema>;
 
 export const emptySecretForm = (): SecretForm => ({
   name: "",
-  type: "tls",
+  type: "TLS_CERTIFICATE",
   certificateChain: "",
   privateKey: "",
   passphrase: "",
@@ -72,7 +78,7 @@ export const emptySecretForm = (): SecretForm => ({
 export function secretFormOf(secret: Secret): SecretForm {
   return {
     name: secret.name,
-    type: secret.type === SecretType.VALIDATION_CONTEXT ? "validation" : "tls",
+    type: enumName(SecretType, secret.type, SECRET_TYPES, "TLS_CERTIFICATE"),
     certificateChain: secret.certificateChain,
     privateKey: "",
     passphrase: "",
@@ -83,10 +89,10 @@ export function secretFormOf(secret: Secret): SecretForm {
 }
 
 export function secretOfForm(form: SecretForm): Secret {
-  const tls = form.type === "tls";
+  const tls = form.type === "TLS_CERTIFICATE";
   return create(SecretSchema, {
     name: form.name.trim(),
-    type: tls ? SecretType.TLS_CERTIFICATE : SecretType.VALIDATION_CONTEXT,
+    type: SecretType[form.type],
     certificateChain: tls ? form.certificateChain : "",
     privateKey: tls ? form.privateKey : "",
     privateKeyPassphrase: tls ? form.passphrase : "",

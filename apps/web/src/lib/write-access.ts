@@ -1,4 +1,5 @@
 import type { CallerRole } from "./nav-roles";
+import type { resourceKindLabels } from "./resource-kinds";
 
 /*
  * What the console offers to change, per role and ownership (README "Roles and ownership";
@@ -6,14 +7,8 @@ import type { CallerRole } from "./nav-roles";
  * server checks every call against the objects as stored, whatever the page offered.
  */
 
-/** The configuration kinds, as the editors and lists name them. */
-export type ConfigKindLabel =
-  | "cluster"
-  | "route configuration"
-  | "listener"
-  | "node group"
-  | "runtime layer"
-  | "secret";
+/** The configuration kinds, as the editors and lists name them: one per ResourceKind. */
+export type ConfigKindLabel = (typeof resourceKindLabels)[keyof typeof resourceKindLabels];
 
 export interface Writer {
   readonly role: CallerRole | undefined;
@@ -47,7 +42,8 @@ export function writeAccess(writer: Writer, kind: ConfigKindLabel, name?: string
     case "member":
       break;
   }
-  if (kind === "listener" || kind === "node group" || kind === "runtime layer" || kind === "secret")
+  // Members change clusters and routes only; any other kind (one added to the proto too): admins.
+  if (kind !== "cluster" && kind !== "route configuration")
     return denied(`Only admins change ${kind}s; members change their team’s routes and clusters.`);
   if (writer.team === undefined)
     return denied("You are in no team yet: an admin adds you to the team that owns this.");

@@ -3,8 +3,13 @@
  * with every modelled field extracted and every other field kept in the matching `extra` as
  * canonical proto3 JSON. What the model cannot describe throws Unrepresentable with the path of
  * the field; envoy-import-assemble.ts turns it into an error about that resource.
+ *
+ * Long because the kinds share their pieces (TLS contexts, durations, localities), and the file
+ * mirrors envoy/envoy-json.ts, the way back, so a field's two mappings can be read side by side.
  */
 
+import { enumValueNames } from "@switchyard/proto/enum-names";
+import * as api from "@switchyard/proto/switchyard/v1/config_pb";
 import type {
   ClusterSpec,
   DiscoveryType,
@@ -51,30 +56,17 @@ function reject(at: readonly Segment[], message: string): never {
   throw new Unrepresentable(at, message);
 }
 
-const DISCOVERY_TYPES: readonly DiscoveryType[] = [
-  "EDS",
-  "STATIC",
-  "STRICT_DNS",
-  "LOGICAL_DNS",
-  "ORIGINAL_DST",
-];
-const LB_POLICIES: readonly LbPolicy[] = [
-  "ROUND_ROBIN",
-  "LEAST_REQUEST",
-  "RING_HASH",
-  "RANDOM",
-  "MAGLEV",
-  "CLUSTER_PROVIDED",
-  "LOAD_BALANCING_POLICY_CONFIG",
-];
-const HEALTH_STATUSES: readonly HealthStatus[] = [
-  "UNKNOWN",
-  "HEALTHY",
-  "UNHEALTHY",
-  "DRAINING",
-  "TIMEOUT",
-  "DEGRADED",
-];
+// Typed as the model's unions: a value added to the proto fails to compile until the model has it.
+/** Envoy's `type`s: CUSTOM is no `type` but a `cluster_type` extension (clusterFrom). */
+const DISCOVERY_TYPES: readonly DiscoveryType[] = enumValueNames(
+  api.DiscoveryTypeSchema,
+  api.DiscoveryType,
+).filter((name) => name !== "CUSTOM");
+const LB_POLICIES: readonly LbPolicy[] = enumValueNames(api.LbPolicySchema, api.LbPolicy);
+const HEALTH_STATUSES: readonly HealthStatus[] = enumValueNames(
+  api.HealthStatusSchema,
+  api.HealthStatus,
+);
 const TLS_SOCKET_NAME = "envoy.transport_sockets.tls";
 const TLS_CONTEXT_PREFIX = `${TYPE_PREFIX}envoy.extensions.transport_sockets.tls.v3.`;
 const HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
+import { resourceKindLabels, resourceKinds } from "@/lib/resource-kinds";
 import {
   type ConfigKindLabel,
   type WriteAccess,
@@ -9,14 +10,7 @@ import {
 } from "@/lib/write-access";
 import { useCaller } from "./use-caller";
 
-const KINDS: readonly string[] = [
-  "cluster",
-  "route configuration",
-  "listener",
-  "node group",
-  "runtime layer",
-  "secret",
-];
+const KINDS: readonly string[] = resourceKinds.map((kind) => resourceKindLabels[kind]);
 
 /** Whether `label` names a configuration kind ("cluster", "listener", ...). */
 export function isConfigKind(label: string): label is ConfigKindLabel {

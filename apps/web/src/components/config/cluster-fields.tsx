@@ -14,15 +14,18 @@ import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button } from "@/components/ui/button";
 import {
   type ClusterForm,
+  type DiscoveryTypeName,
   discoveryTypes,
   healthStatuses,
+  type LbPolicyName,
   lbPolicies,
   newEndpoint,
   newLocality,
 } from "@/lib/cluster-form";
 import { SecretOptions } from "./secret-options";
 
-const discoveryLabels: Record<(typeof discoveryTypes)[number], string> = {
+/** One per value of the proto enum (cluster-form.ts discoveryTypes). */
+const discoveryLabels: Record<DiscoveryTypeName, string> = {
   EDS: "EDS (endpoints pushed by Switchyard)",
   STATIC: "Static",
   STRICT_DNS: "Strict DNS",
@@ -31,7 +34,7 @@ const discoveryLabels: Record<(typeof discoveryTypes)[number], string> = {
   CUSTOM: "Extension: cluster_type (Envoy YAML)",
 };
 
-const lbLabels: Record<(typeof lbPolicies)[number], string> = {
+const lbLabels: Record<LbPolicyName, string> = {
   ROUND_ROBIN: "Round robin",
   LEAST_REQUEST: "Least request",
   RING_HASH: "Ring hash",

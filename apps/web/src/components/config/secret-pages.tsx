@@ -11,7 +11,8 @@ import { SelectField, TextAreaField, TextField } from "@/components/form/field";
 import { FormSection } from "@/components/form/section";
 import { KeyIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
-import { expiryOf, type SecretForm } from "@/lib/secret-form";
+import { enumName } from "@/lib/proto-enum";
+import { expiryOf, SECRET_TYPES, type SecretForm, type SecretFormType } from "@/lib/secret-form";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, nameColumn, updatedColumn } from "./config-list";
 import { DeleteRowButton } from "./delete-row-button";
@@ -22,8 +23,18 @@ import { useConfigClient } from "./use-config-client";
 
 type F = SecretForm;
 
+/** One per SecretType (secret-form.ts SECRET_TYPES): the list's column, and the form's choice. */
+const typeLabels: Record<SecretFormType, string> = {
+  TLS_CERTIFICATE: "TLS certificate",
+  VALIDATION_CONTEXT: "Validation context",
+};
+const typeChoices: Record<SecretFormType, string> = {
+  TLS_CERTIFICATE: "TLS certificate (a listener presents it)",
+  VALIDATION_CONTEXT: "Validation context (a cluster checks upstreams with it)",
+};
+
 const typeLabel = (type: SecretType) =>
-  type === SecretType.VALIDATION_CONTEXT ? "Validation context" : "TLS certificate";
+  typeLabels[enumName(SecretType, type, SECRET_TYPES, "TLS_CERTIFICATE")];
 
 /** The leaf certificate's notAfter, red once past, amber within 30 days. */
 function ExpiryCell({ secret }: { secret: Secret }) {
@@ -223,16 +234,10 @@ function SecretFields({ editing, stored }: { editing: boolean; stored?: Secret }
           name="type"
           label="Type"
           disabled={editing}
-          options={[
-            { value: "tls", label: "TLS certificate (a listener presents it)" },
-            {
-              value: "validation",
-              label: "Validation context (a cluster checks upstreams with it)",
-            },
-          ]}
+          options={SECRET_TYPES.map((t) => ({ value: t, label: typeChoices[t] }))}
         />
       </FormSection>
-      {type === "tls" ? (
+      {type === "TLS_CERTIFICATE" ? (
         <FormSection
           title="Certificate and key"
           description={

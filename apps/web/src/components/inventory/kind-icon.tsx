@@ -10,17 +10,19 @@ import {
   SlidersIcon,
 } from "@/components/ui/icons";
 import type { KindInfo } from "@/lib/inventory";
+import { type ResourceKindName, resourceKindName } from "@/lib/resource-kinds";
 
-const icons: Record<string, IconComponent> = {
-  clusters: ServerIcon,
-  listeners: RadioIcon,
-  "route-configurations": RouteIcon,
-  "node-groups": LayersIcon,
-  "runtime-layers": SlidersIcon,
-  secrets: KeyIcon,
+const icons: Record<ResourceKindName, IconComponent> = {
+  CLUSTER: ServerIcon,
+  LISTENER: RadioIcon,
+  ROUTE_CONFIGURATION: RouteIcon,
+  NODE_GROUP: LayersIcon,
+  RUNTIME_LAYER: SlidersIcon,
+  SECRET: KeyIcon,
 };
 
 export function KindIcon({ kind, ...props }: IconProps & { kind: KindInfo }) {
-  const Icon = icons[kind.slug] ?? ShapesIcon;
+  const name = kind.kind === undefined ? undefined : resourceKindName(kind.kind);
+  const Icon = name === undefined ? ShapesIcon : icons[name];
   return <Icon {...props} />;
 }
