@@ -62,7 +62,15 @@ const lanes = checked
         ["npx", ["turbo", "run", "typecheck", "--only", "--concurrency=1", "--continue"]],
         [
           "npx",
-          ["turbo", "run", "test", "--only", "--concurrency=1", "--continue", `--filter=!${SERVER}`],
+          [
+            "turbo",
+            "run",
+            "test",
+            "--only",
+            "--concurrency=1",
+            "--continue",
+            `--filter=!${SERVER}`,
+          ],
         ],
       ]),
     ])

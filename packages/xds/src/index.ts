@@ -1,4 +1,3 @@
-export { type SotwResponse, SotwSession, type SotwTypedRequest } from "./sotw-session.js";
 export {
   type AuthRefusal,
   combineCallbacks,
@@ -31,6 +30,7 @@ export {
   type SnapshotListener,
   type SnapshotWatch,
 } from "./snapshot-cache.js";
+export { type SotwResponse, SotwSession, type SotwTypedRequest } from "./sotw-session.js";
 export {
   type RequestVerdict,
   type SotwRequest,

@@ -8,8 +8,8 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import { packedAnyField } from "./packed-resources.js";
+import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import {
   bodyAny,
   errorDetailText,

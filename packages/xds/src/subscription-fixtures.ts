@@ -14,8 +14,8 @@ import {
   TypeUrl,
   type XdsResource,
 } from "@switchyard/snapshot";
-import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
+import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import type { SessionOptions } from "./subscription-ttl.js";
 
 /** The names of a response's resources. */

@@ -7,8 +7,8 @@ import {
   routeConfigurationSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
-import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import { DeltaSession } from "./delta-session.js";
+import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import { snapshotOf } from "./subscription-fixtures.js";
 import {
   FEATURE_RESOURCE_IN_SOTW,
