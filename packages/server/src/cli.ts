@@ -14,6 +14,7 @@ import type { EndpointOptions } from "./cli/endpoint-commands.js";
 import * as endpointCommands from "./cli/endpoint-commands.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./cli/io.js";
 import { KIND_HELP, parseKind } from "./cli/kinds.js";
+import type { Output } from "./cli/output.js";
 import * as reviewCommands from "./cli/review-commands.js";
 import * as secretCommands from "./cli/secret-commands.js";
 import * as statusCommands from "./cli/status-commands.js";
@@ -65,7 +66,7 @@ function authorities(value: string): readonly string[] {
 }
 
 /** The run's standard output (cli/io.ts). */
-const stdout: commands.Output = { out: (text) => cliIo().out(text) };
+const stdout: Output = { out: (text) => cliIo().out(text) };
 
 /** The server client commands talk to: --server, else SWITCHYARD_SERVER. */
 function serverOf(program: Command): string {

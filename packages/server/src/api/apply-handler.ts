@@ -9,8 +9,8 @@ import {
 import { callerOf, ipOf } from "../access/request-context.js";
 import { ApplyDryRun, PublishError } from "../store/publish-transaction.js";
 import type { ConfigServiceOptions } from "./config-options.js";
-import { readImport, withStoredEndpoints } from "./draft-handlers.js";
 import { issueMessage, toConnectError } from "./errors.js";
+import { readImport, withStoredEndpoints } from "./import-export-handlers.js";
 import { objectChanges } from "./object-changes.js";
 import { pruneDeletions } from "./prune-deletions.js";
 import { guarded, publishResponse } from "./publishing.js";

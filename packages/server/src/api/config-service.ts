@@ -4,6 +4,7 @@ import { applyHandler } from "./apply-handler.js";
 import type { ConfigServiceOptions } from "./config-options.js";
 import { draftHandlers } from "./draft-handlers.js";
 import { endpointsHandler } from "./endpoints-handler.js";
+import { importExportHandlers } from "./import-export-handlers.js";
 import { publishHandlers } from "./publish-handlers.js";
 import { publishResponse } from "./publishing.js";
 import { reviewHandlers } from "./review-handlers.js";
@@ -16,6 +17,7 @@ export function createConfigService(
 ): ServiceImpl<typeof ConfigService> {
   return {
     ...draftHandlers(options),
+    ...importExportHandlers(options),
     ...publishHandlers(options.prisma, options.store, options.onPublished),
     ...reviewHandlers(options.prisma, options.store, (snapshot) =>
       publishResponse(options.prisma, snapshot, options.onPublished),

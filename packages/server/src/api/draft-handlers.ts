@@ -1,8 +1,13 @@
+/**
+ * ConfigService's draft objects: List/Get/Create/Update/Delete of clusters, listeners, route
+ * configurations, node groups and runtime layers (one generic `crud`), and the draft-wide reads
+ * over shared row caches (ListResources, GetTopology, GetEnvoyResource). Secrets are in
+ * secret-handlers.ts; Import and Export in import-export-handlers.ts.
+ */
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
-  ConfigFormat,
   type ConfigService,
   type RouteConfiguration,
   RouteConfigurationView,
@@ -10,14 +15,8 @@ import {
 import {
   type ClusterSpec,
   type ConfigSpec,
-  type ConfigSpecFragment,
-  compile,
   configSpecOf,
-  diffManifests,
-  edsResourceName,
   envoyForm,
-  exportEnvoyConfig,
-  type ImportedAssignment,
   type ListenerSpec,
   type NodeGroupSpec,
   nameProblem,
@@ -25,8 +24,6 @@ import {
   type RouteConfigurationSpec,
   type RuntimeLayerSpec,
   type SourceKind,
-  sourceManifest,
-  sourceObjects,
   VALIDATION_CODES,
   type ValidationCode,
   type ValidationIssue,
@@ -38,11 +35,9 @@ import {
   claimNewClusters,
   DEFAULT_WRITE_POLICY,
   type WritePolicy,
-  writesBetween,
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { loadDomainOwnership, virtualHostOwner } from "../auth/index.js";
-import type { EnvoyImporter, ImportOutcome } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import {
   findCluster,
@@ -62,14 +57,12 @@ import {
   writeCluster,
   writeListener,
   writeNodeGroup,
-  writeObjects,
   writeRouteConfiguration,
   writeRuntimeLayer,
 } from "../store/draft-store.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import { perInstance, RowCache } from "../store/row-cache.js";
-import { type ApiIssue, invalidArgument, issueMessage, notFound, translated } from "./errors.js";
-import { importScopeProblem } from "./import-scope.js";
+import { invalidArgument, notFound, translated } from "./errors.js";
 import {
   clusterMessageOf,
   clusterSpecOf,
@@ -83,12 +76,10 @@ import {
   runtimeLayerMessageOf,
   runtimeLayerSpecOf,
 } from "./model-mapping.js";
-import { objectChanges, sourceKindOf } from "./object-changes.js";
-import { pruneDeletions, withoutPruned } from "./prune-deletions.js";
+import { sourceKindOf } from "./object-changes.js";
 import { version as storedVersion } from "./publishing.js";
 import { secretHandlers } from "./secret-handlers.js";
 import { listSummaries, type SummarySources } from "./summaries.js";
-import { valueTextProblem } from "./text-problem.js";
 import { TopologyCache, topologyView } from "./topology.js";
 
 /** How one kind of stored object is read, written, validated and mapped to the API. */
@@ -247,8 +238,8 @@ function crud<
   };
 }
 
-/** Reads the draft (version 0) or a published version's content. */
-async function specAt(prisma: PrismaClient, version: bigint): Promise<ConfigSpec> {
+/** Reads the draft (version 0) or a published version's content (also for Export). */
+export async function specAt(prisma: PrismaClient, version: bigint): Promise<ConfigSpec> {
   return translated(() =>
     prisma.$transaction(
       (tx) =>
@@ -260,20 +251,12 @@ async function specAt(prisma: PrismaClient, version: bigint): Promise<ConfigSpec
   );
 }
 
-/** Thrown to roll back a dry-run import after its effect was measured. */
-class DryRun extends Error {
-  constructor(readonly result: { before: ConfigSpec; after: ConfigSpec }) {
-    super("dry run");
-  }
-}
-
 export function draftHandlers(options: {
   readonly prisma: PrismaClient;
   readonly keyring: SecretKeyring;
   readonly writePolicy?: WritePolicy;
-  readonly importer: EnvoyImporter;
 }) {
-  const { prisma, keyring, importer } = options;
+  const { prisma, keyring } = options;
   const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
   const clusterList = new RowCache<Stored<ClusterSpec>>({
@@ -434,188 +417,5 @@ export function draftHandlers(options: {
         );
       return { resource: first as never, resources: forms as never };
     },
-
-    async import(request, context) {
-      const caller = callerOf(context);
-      const document = request.filename || "the document";
-      const imported = await readImport(importer, keyring, request, context.signal);
-      if (request.object) {
-        const problem = importScopeProblem(
-          imported.spec,
-          sourceKindOf(request.object.kind),
-          request.object.name,
-        );
-        if (problem) {
-          throw invalidArgument(`${document} cannot be saved: ${problem}`, [
-            { severity: "error", code: "import-scope", path: "", message: problem },
-          ]);
-        }
-      }
-      const apply = () =>
-        prisma.$transaction(
-          async (tx) => {
-            const before = await readConfigSpec(tx);
-            const fragment = withStoredEndpoints(before, imported, document);
-            const pruned = await pruneDeletions(tx, caller, before, 0, fragment, request.prune);
-            await writeObjects(tx, fragment);
-            const after = withoutPruned(await readConfigSpec(tx), pruned);
-            // Each object the import changes is a write of its own: a member imports only
-            // what their team owns.
-            const writes = writesBetween(
-              diffManifests(
-                sourceManifest(sourceObjects(before)),
-                sourceManifest(sourceObjects(after)),
-              ),
-              before,
-              after,
-            );
-            await authorizeWrites(tx, caller, writes, policy);
-            await claimNewClusters(tx, caller, writes);
-            await auditWrites(tx, caller, ipOf(context), writes, {
-              import: request.filename || "document",
-            });
-            // Deleted once authorized: the check reads a cluster's owner from its row.
-            for (const object of pruned) await deleteObject(tx, object.kind, object.name);
-            const result = { before, after };
-            // A dry run measures the effect inside the transaction, then rolls it back.
-            if (request.dryRun) throw new DryRun(result);
-            return result;
-          },
-          { timeout: 120_000 },
-        );
-      let result: { before: ConfigSpec; after: ConfigSpec };
-      try {
-        result = await translated(apply);
-      } catch (error) {
-        if (!(error instanceof DryRun)) throw error;
-        result = error.result;
-      }
-      const changes = diffManifests(
-        sourceManifest(sourceObjects(result.before)),
-        sourceManifest(sourceObjects(result.after)),
-      );
-      // A dry run also says what a publish of the result would say (switchyard diff -f): its
-      // validation, as publish runs it, secrets opened with the server's key.
-      const validation =
-        request.dryRun && request.validate && changes.length > 0
-          ? validate(result.after, {
-              compiled: compile(result.after, { openSecret: keyring.open }),
-              now: Date.now(),
-            }).issues
-          : [];
-      return {
-        changes: await objectChanges(changes, { before: result.before, after: result.after }),
-        issues: [...imported.issues, ...validation].map(issueMessage),
-      };
-    },
-
-    async export(request) {
-      const spec = await specAt(prisma, request.version);
-      return {
-        content: exportEnvoyConfig(spec, {
-          format: request.format === ConfigFormat.JSON ? "json" : "yaml",
-        }),
-      };
-    },
   } satisfies Partial<ServiceImpl<typeof ConfigService>>;
-}
-
-/**
- * The objects of an Import's (or Apply's) document, read off the event loop (inline private keys
- * come back as SDS secrets, sealed with the server's secrets key); a document that does not
- * parse, holds an error, or holds what the draft cannot store is refused with every issue.
- */
-export async function readImport(
-  importer: EnvoyImporter,
-  keyring: SecretKeyring,
-  request: { readonly content: string; readonly filename: string },
-  signal: AbortSignal,
-): Promise<Extract<ImportOutcome, { t: "imported" }>> {
-  const document = request.filename || "the document";
-  const imported = await importer.read(request.content, request.filename, keyring, signal);
-  if (imported.t === "unparsable") {
-    throw invalidArgument(
-      `${document} is not valid Envoy v3 config: ${summarize(imported.errors)}`,
-      imported.errors,
-    );
-  }
-  const errors = imported.issues.filter((issue) => issue.severity === "error");
-  if (errors.length > 0)
-    throw invalidArgument(`${document} cannot be imported: ${summarize(errors)}`, imported.issues);
-  checkStorable(document, imported.spec);
-  return imported;
-}
-
-/**
- * What an import writes, with EDS as Envoy has it (CDS and EDS are separate resources, updated
- * separately): a cluster that came without its ClusterLoadAssignment keeps the stored endpoints,
- * and an assignment whose cluster is not in the document gives the stored EDS cluster of that
- * EDS resource name (its eds_cluster_config.service_name, or its name) new endpoints. An
- * assignment no stored cluster takes is refused, at its cluster_name.
- */
-export function withStoredEndpoints(
-  stored: ConfigSpec,
-  imported: {
-    readonly spec: ConfigSpecFragment;
-    readonly assignments: readonly ImportedAssignment[];
-    readonly withoutAssignment: readonly string[];
-  },
-  document: string,
-): ConfigSpecFragment {
-  if (imported.assignments.length === 0 && imported.withoutAssignment.length === 0)
-    return imported.spec;
-  const byName = new Map(stored.clusters.map((cluster) => [cluster.name, cluster]));
-  const byEdsName = new Map(
-    stored.clusters
-      .filter((cluster) => cluster.discoveryType === "EDS")
-      .map((cluster) => [edsResourceName(cluster), cluster]),
-  );
-  const keep = new Set(imported.withoutAssignment);
-  const clusters = imported.spec.clusters.map((cluster) => {
-    const was = byName.get(cluster.name);
-    return keep.has(cluster.name) && was?.discoveryType === "EDS"
-      ? { ...cluster, localities: was.localities, assignmentExtra: was.assignmentExtra }
-      : cluster;
-  });
-  const missing: ApiIssue[] = [];
-  for (const assignment of imported.assignments) {
-    const cluster = byEdsName.get(assignment.edsName);
-    if (cluster === undefined) {
-      missing.push(assignment.missing);
-      continue;
-    }
-    const { localities, assignmentExtra } = assignment;
-    clusters.push({ ...cluster, localities, assignmentExtra });
-  }
-  if (missing.length > 0)
-    throw invalidArgument(`${document} cannot be imported: ${summarize(missing)}`, missing);
-  return { ...imported.spec, clusters };
-}
-
-/**
- * Refuses an imported config the draft cannot hold, as Create refuses such an object: a name that
- * is empty, holds control characters or is too long to index (nameProblem), or any string holding
- * U+0000 (YAML's `"\0"`), which Postgres refuses. Other problems may sit in the draft until a
- * publish (request-checks.e2e.spec.ts).
- */
-function checkStorable(document: string, spec: ConfigSpecFragment): void {
-  const text = valueTextProblem(spec, "config");
-  if (text) {
-    throw invalidArgument(`${document} cannot be imported: ${text.path} ${text.reason}`, [
-      { severity: "error", code: "invalid-request", path: text.path, message: text.reason },
-    ]);
-  }
-  const whole = { ...spec, nodeGroups: [], secrets: [] };
-  const names = validate(whole).issues.filter((issue) => issue.code === "invalid-name");
-  if (names.length > 0) {
-    throw invalidArgument(`${document} cannot be imported: ${summarize(names)}`, names);
-  }
-}
-
-function summarize(issues: readonly ApiIssue[]): string {
-  const shown = issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path}: ${issue.message}`)
-    .join("; ");
-  return issues.length > 3 ? `${shown} (and ${issues.length - 3} more)` : shown;
 }

@@ -12,10 +12,10 @@ import {
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService, type ApiToken } from "@switchyard/proto/switchyard/v1/access_pb";
 import { connectAccess } from "./client.js";
-import { type Output, table } from "./commands.js";
 import { forgetCredential, serverKey, storeCredential, storedCredential } from "./credentials.js";
 import { CliError } from "./errors.js";
 import { readStdin, stdinIsTerminal } from "./io.js";
+import { type Output, table } from "./output.js";
 
 /** The scopes `switchyard login` asks for: everything; a token never exceeds its user's role. */
 const LOGIN_SCOPES = ["config:read", "config:write", "publish", "status:read", "admin"];

@@ -1,3 +1,7 @@
+/**
+ * The config commands: apply, get, delete, diff, publish, history, rollback, discard and export
+ * of the draft's and published versions' objects. How they print is in output.ts.
+ */
 import * as path from "node:path";
 import { toJson } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -14,67 +18,12 @@ import {
   type SnapshotInfo,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import Table from "cli-table3";
 import { createTwoFilesPatch } from "diff";
 import { stringify as toYaml } from "yaml";
 import { joinSources, readApplySources } from "./apply-sources.js";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
-
-/** Everything a command writes goes through here, so tests can capture it. */
-export interface Output {
-  out(text: string): void;
-}
-
-const changeWord: Record<ChangeType, string> = {
-  [ChangeType.UNSPECIFIED]: "changed",
-  [ChangeType.ADDED]: "added",
-  [ChangeType.MODIFIED]: "modified",
-  [ChangeType.REMOVED]: "removed",
-};
-
-/** A borderless, aligned table (kubectl style). */
-export function table(head: string[], rows: string[][]): string {
-  const t = new Table({
-    head,
-    chars: {
-      top: "",
-      "top-mid": "",
-      "top-left": "",
-      "top-right": "",
-      bottom: "",
-      "bottom-mid": "",
-      "bottom-left": "",
-      "bottom-right": "",
-      left: "",
-      "left-mid": "",
-      mid: "",
-      "mid-mid": "",
-      right: "",
-      "right-mid": "",
-      middle: "  ",
-    },
-    style: { head: [], border: [], "padding-left": 0, "padding-right": 0 },
-  });
-  t.push(...rows);
-  return `${t.toString()}\n`;
-}
-
-export function summarizeChanges(changes: readonly ObjectChange[]): string {
-  if (changes.length === 0) return "no changes";
-  const count = (type: ChangeType) => changes.filter((c) => c.change === type).length;
-  return [
-    `${count(ChangeType.ADDED)} added`,
-    `${count(ChangeType.MODIFIED)} modified`,
-    `${count(ChangeType.REMOVED)} removed`,
-  ].join(", ");
-}
-
-export function changeLines(changes: readonly ObjectChange[]): string {
-  return changes
-    .map((c) => `  ${changeWord[c.change].padEnd(8)} ${kindLabel[c.kind]} ${c.name}\n`)
-    .join("");
-}
+import { changeLines, type Output, outputFormat, summarizeChanges, table } from "./output.js";
 
 function patchOf(change: ObjectChange): string {
   const name = `${kindLabel[change.kind]}/${change.name}`;
@@ -93,17 +42,6 @@ function versionArgument(value: string): bigint {
   if (!/^\d+$/.test(value) || value === "0")
     throw new CliError(`"${value}" is not a version number (see switchyard history)`);
   return BigInt(value);
-}
-
-export function outputFormat(
-  value: string | undefined,
-  allowed: readonly string[],
-  fallback: string,
-): string {
-  const format = value ?? fallback;
-  if (!allowed.includes(format))
-    throw new CliError(`unknown output format "${format}": use ${allowed.join(" or ")}`);
-  return format;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type RegisteredEndpointSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
-import { changeLines, type Output, summarizeChanges, table } from "./commands.js";
+import { changeLines, type Output, summarizeChanges, table } from "./output.js";
 
 /** What `--health` takes: HealthStatus's values as the proto names them, lower-cased. */
 const HEALTH: ReadonlyMap<string, HealthStatus> = new Map(

@@ -6,7 +6,8 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type ReviewRequest, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
-import { changeLines, type Output, pinnedDraft, summarizeChanges, table } from "./commands.js";
+import { pinnedDraft } from "./commands.js";
+import { changeLines, type Output, summarizeChanges, table } from "./output.js";
 
 const STATE_NAMES: Record<ReviewState, string> = {
   [ReviewState.UNSPECIFIED]: "-",

@@ -16,7 +16,7 @@ import {
 import { TypeUrl, XDS_SERVICE_NAME } from "@switchyard/proto/type-url";
 import { DURATION_HINT, durationMs } from "../duration.js";
 import { CliError, credentials } from "./client.js";
-import { type Output, table } from "./commands.js";
+import { type Output, table } from "./output.js";
 
 export type StatusClient = Client<typeof StatusService>;
 

@@ -7,8 +7,8 @@ import {
   type Team,
   type User,
 } from "@switchyard/proto/switchyard/v1/access_pb";
-import { type Output, table } from "./commands.js";
 import { CliError } from "./errors.js";
+import { type Output, table } from "./output.js";
 
 type Access = Client<typeof AccessService>;
 

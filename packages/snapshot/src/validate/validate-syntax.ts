@@ -1,6 +1,10 @@
-/** Syntax predicates shared by the checks: names, addresses, domains, regular expressions. */
+/**
+ * Syntax predicates shared by the checks: names, addresses, domains, regular expressions, JSON
+ * objects.
+ */
 import { isIP } from "node:net";
 import { RE2JS } from "re2js";
+import type { JsonObject, JsonValue } from "../model.js";
 
 const NAME = /^[^\s\p{Cc}]+$/u;
 
@@ -196,4 +200,9 @@ export function boundedEditDistance(a: string, b: string, limit: number): number
   }
   const distance = previous[b.length] ?? limit + 1;
   return distance > limit ? limit + 1 : distance;
+}
+
+/** A JSON object (not an array, not null), to read a field of stored JSON (`extra`, ...). */
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -2,9 +2,10 @@
  * `validate`: every problem in the stored configuration, found before anything is published.
  *
  * Pure and total: it never throws on bad input, it reports. Each check is a small function of the
- * spec (validate-structure.ts, validate-references.ts, validate-duplicates.ts, validate-grpc.ts)
- * and the compiler's encoding problems are folded in (validate-encoding.ts). Linear in the size of
- * the spec: objects are indexed by name once, and no check compares all pairs.
+ * spec (validate-structure.ts, validate-listener-structure.ts, validate-route-structure.ts,
+ * validate-references.ts, validate-duplicates.ts, validate-grpc.ts) and the compiler's encoding
+ * problems are folded in (validate-encoding.ts). Linear in the size of the spec: objects are
+ * indexed by name once, and no check compares all pairs.
  *
  * Issues use the path syntax of validate-path.ts and the codes of validate-issues.ts.
  */
@@ -24,6 +25,11 @@ import { encodingHint, locateEncodingIssue } from "./validate-encoding.js";
 import { checkEnvoyResources } from "./validate-envoy.js";
 import { checkProxylessGrpc } from "./validate-grpc.js";
 import { IssueList, type ValidationReport } from "./validate-issues.js";
+import {
+  checkFilterChains,
+  checkHttpFilters,
+  checkListenerAddresses,
+} from "./validate-listener-structure.js";
 import { pathPrefixes } from "./validate-path.js";
 import {
   checkClustersHaveEndpoints,
@@ -31,19 +37,10 @@ import {
   checkNodeGroupReferences,
   checkRouteClusterReferences,
 } from "./validate-references.js";
+import { checkDomains, checkRouteActions, checkRouteMatches } from "./validate-route-structure.js";
 import { checkRuntimeLayers } from "./validate-runtime.js";
 import { checkSecretReferences, checkSecrets } from "./validate-secrets.js";
-import {
-  checkDomains,
-  checkEndpoints,
-  checkFilterChains,
-  checkHttpFilters,
-  checkListenerAddresses,
-  checkNames,
-  checkRouteActions,
-  checkRouteMatches,
-  checkTimeouts,
-} from "./validate-structure.js";
+import { checkEndpoints, checkNames, checkTimeouts } from "./validate-structure.js";
 import { checkVhds } from "./validate-vhds.js";
 
 export interface ValidateOptions {

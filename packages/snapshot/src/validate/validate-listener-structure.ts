@@ -1,0 +1,309 @@
+/**
+ * Checks of one listener at a time: its address and port (or none, for an api_listener), its
+ * filter chains (how many, the route configuration each names, network filters that end as Envoy
+ * requires) and its HTTP filters (the router last). Each is linear in the size of the spec.
+ */
+import { ROUTER_FILTER_NAME } from "../envoy/envoy-json.js";
+import { isOpaqueType } from "../envoy/envoy-proto-json.js";
+import type { FilterChainSpec, JsonObject, ListenerSpec } from "../model.js";
+import type { ValidationContext } from "./validate-context.js";
+import { filterChainPath, jsonKey, listenerPath } from "./validate-path.js";
+import { addressProblem, ipFamily, isObject, isPort } from "./validate-syntax.js";
+
+const ROUTER_TYPE_URL = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
+
+const quote = JSON.stringify;
+
+/**
+ * A socket listener binds an IP address and a port; an api_listener (proxyless gRPC) has neither,
+ * since clients dial it by name.
+ */
+export function checkListenerAddresses({ spec, issues }: ValidationContext): void {
+  for (const listener of spec.listeners) {
+    const path = listenerPath(listener.name);
+    const what = `listener ${quote(listener.name)}`;
+    if (listener.apiListener) {
+      if (listener.address !== null && listener.address !== "") {
+        issues.add(
+          "api-listener-address",
+          `${path}.address`,
+          `${what} is an api_listener but has address ${quote(listener.address)}; proxyless gRPC clients dial it by name, so it binds nothing`,
+          "clear the address",
+        );
+      }
+      if (listener.port !== null) {
+        issues.add(
+          "api-listener-address",
+          `${path}.port`,
+          `${what} is an api_listener but has port ${listener.port}; proxyless gRPC clients dial it by name, so it binds nothing`,
+          "clear the port",
+        );
+      }
+      continue;
+    }
+    if (listener.address === null || listener.address === "") {
+      issues.add(
+        "socket-address-required",
+        `${path}.address`,
+        `${what} has no address to listen on`,
+        'use "0.0.0.0" for every IPv4 address, "::" for every IPv6 address',
+      );
+    } else if (ipFamily(listener.address) === 0) {
+      const problem = addressProblem(listener.address);
+      issues.add(
+        "invalid-address",
+        `${path}.address`,
+        `${what} has address ${quote(listener.address)}, which ${problem ?? "is a host name"}; a listener binds an IP address`,
+        'use an IP address such as "0.0.0.0"',
+      );
+    }
+    if (listener.port === null) {
+      issues.add("socket-address-required", `${path}.port`, `${what} has no port to listen on`);
+    } else if (!isPort(listener.port)) {
+      issues.add(
+        "invalid-port",
+        `${path}.port`,
+        `${what} has port ${listener.port}; a port is an integer from 1 to 65535`,
+      );
+    }
+  }
+}
+
+const ROUTE_SPECIFIER_KEYS = [
+  "rds",
+  "routeConfig",
+  "route_config",
+  "scopedRoutes",
+  "scoped_routes",
+];
+
+function checkRouteSpecifier(
+  { issues }: ValidationContext,
+  listener: ListenerSpec,
+  chain: FilterChainSpec,
+  index: number,
+): void {
+  const path = filterChainPath(listener.name, index);
+  const what = `filter chain ${index} of listener ${quote(listener.name)}`;
+  const rds = chain.rdsRouteConfigName !== null;
+  const inline = chain.inlineRouteConfigName !== null;
+  if (rds && inline) {
+    issues.add(
+      "invalid-route-specifier",
+      `${path}.inlineRouteConfigName`,
+      `${what} sets both rdsRouteConfigName (${quote(chain.rdsRouteConfigName)}) and inlineRouteConfigName (${quote(chain.inlineRouteConfigName)})`,
+      "keep one: RDS to load the routes by name, inline to embed them",
+    );
+  } else if (!rds && !inline) {
+    issues.add(
+      "invalid-route-specifier",
+      `${path}.rdsRouteConfigName`,
+      `${what} names no route configuration`,
+      "set rdsRouteConfigName (or inlineRouteConfigName)",
+    );
+  }
+  // The modelled route specifier is merged over hcmExtra, so one there clashes with it (Envoy's
+  // route_specifier is a oneof). This is also what would take a proxyless gRPC client off RDS over
+  // ADS, the only route source besides inline routes it accepts.
+  for (const key of ROUTE_SPECIFIER_KEYS) {
+    if (key in chain.hcmExtra) {
+      issues.add(
+        "invalid-route-specifier",
+        `${path}.hcmExtra${jsonKey(key)}`,
+        `${what} sets ${key} in hcmExtra, which clashes with the route configuration it names`,
+        "remove it from hcmExtra and name the route configuration in rdsRouteConfigName or inlineRouteConfigName",
+      );
+    }
+  }
+}
+
+/**
+ * A UDP listener (a socket address with `protocol: UDP`, or `udp_listener_config`) is served by
+ * its listener filters (udp_proxy, dns_filter), not filter chains.
+ */
+function isUdpListener(listener: ListenerSpec): boolean {
+  const address = listener.extra.address;
+  const socket = isObject(address) ? address.socketAddress : undefined;
+  return (
+    (isObject(socket) && socket.protocol === "UDP") ||
+    listener.extra.udpListenerConfig !== undefined
+  );
+}
+
+/**
+ * An api_listener has exactly one filter chain (the compiler uses only the first), an HTTP
+ * connection manager; a TCP socket listener at least one chain; each HTTP chain names exactly one
+ * route configuration, and each chain's network filters end as Envoy requires (checkNetworkFilters).
+ */
+export function checkFilterChains(ctx: ValidationContext): void {
+  for (const listener of ctx.spec.listeners) {
+    const count = listener.filterChains.length;
+    const what = `listener ${quote(listener.name)}`;
+    if (listener.apiListener && (count !== 1 || listener.filterChains[0]?.networkOnly)) {
+      ctx.issues.add(
+        "filter-chain-count",
+        `${listenerPath(listener.name)}.filterChains`,
+        count === 1
+          ? `${what} is an api_listener whose filter chain has no HTTP connection manager; an api_listener is one HTTP connection manager`
+          : `${what} is an api_listener with ${count} filter chains; it carries exactly one HTTP connection manager${count > 1 ? ", so the others would be dropped" : ""}`,
+        count > 1 ? "keep one filter chain" : "add a filter chain naming its route configuration",
+      );
+    } else if (!listener.apiListener && count === 0 && !isUdpListener(listener)) {
+      ctx.issues.add(
+        "filter-chain-count",
+        `${listenerPath(listener.name)}.filterChains`,
+        `${what} has no filter chain, so it could accept no connection; Envoy rejects it`,
+        "add a filter chain naming its route configuration",
+      );
+    }
+    listener.filterChains.forEach((chain, index) => {
+      if (!chain.networkOnly) checkRouteSpecifier(ctx, listener, chain, index);
+      checkNetworkFilters(ctx, listener, chain, index);
+    });
+  }
+}
+
+const TYPE_URL_PREFIX = "type.googleapis.com/";
+
+/**
+ * The network filters Envoy's factories declare terminal (`isTerminalFilterByProto`): each must be
+ * the last filter of its chain, and a chain's last filter must be one ("non-terminal filter ...
+ * is the last filter in a network filter chain"). By typed config type; filters whose type
+ * Switchyard has no schema for (contrib) are not judged.
+ */
+const TERMINAL_NETWORK_FILTERS = new Set([
+  "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+  "envoy.extensions.filters.network.redis_proxy.v3.RedisProxy",
+  "envoy.extensions.filters.network.direct_response.v3.Config",
+  "envoy.extensions.filters.network.echo.v3.Echo",
+  "envoy.extensions.filters.network.dubbo_proxy.v3.DubboProxy",
+  "envoy.extensions.filters.network.thrift_proxy.v3.ThriftProxy",
+  "envoy.extensions.filters.network.kafka_mesh.v3alpha.KafkaMesh",
+  "envoy.extensions.filters.network.generic_proxy.v3.GenericProxy",
+  "envoy.extensions.filters.network.rocketmq_proxy.v3.RocketmqProxy",
+]);
+
+/** The type of a filter's typed config, seen through a TypedStruct. */
+function filterTypeName(filter: JsonObject): string | undefined {
+  const typedConfig = filter.typedConfig;
+  if (!isObject(typedConfig)) return undefined;
+  const url = typedConfig["@type"];
+  if (typeof url !== "string") return undefined;
+  const name = url.slice(url.lastIndexOf("/") + 1);
+  if (name === "xds.type.v3.TypedStruct" || name === "udpa.type.v1.TypedStruct") {
+    const named = typedConfig.typeUrl;
+    return typeof named === "string" ? named.slice(named.lastIndexOf("/") + 1) : undefined;
+  }
+  return name;
+}
+
+const HCM_TYPE_NAME =
+  "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
+
+/**
+ * A chain's kept network filters: objects with a name; no HTTP connection manager among them (it
+ * is the modelled part of the chain); a terminal filter only last, and the last one terminal.
+ */
+function checkNetworkFilters(
+  { issues }: ValidationContext,
+  listener: ListenerSpec,
+  chain: FilterChainSpec,
+  chainIndex: number,
+): void {
+  const path = `${filterChainPath(listener.name, chainIndex)}.networkFilters`;
+  const what = `filter chain ${chainIndex} of listener ${quote(listener.name)}`;
+  const filters = chain.networkFilters;
+  if (chain.networkOnly && filters.length === 0) {
+    issues.add(
+      "empty-filter-chain",
+      path,
+      `${what} has neither an HTTP connection manager nor a network filter: Envoy closes the connections it matches`,
+      "add its network filters (a tcp_proxy, ...), or give it an HTTP connection manager",
+    );
+  }
+  filters.forEach((filter, index) => {
+    const at = `${path}[${index}]`;
+    if (!isObject(filter) || typeof filter.name !== "string" || filter.name === "") {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `network filter ${index} of ${what} is not an object with a name`,
+        'write it as proto3 JSON: { "name": "...", "typedConfig": { "@type": "..." } }',
+      );
+      return;
+    }
+    const type = filterTypeName(filter);
+    if (type === HCM_TYPE_NAME) {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `network filter ${index} of ${what} is an HTTP connection manager: a chain's HTTP connection manager is its modelled part (statPrefix, routes, httpFilters), and comes last`,
+        "move it out of networkFilters into the chain's HTTP connection manager fields",
+      );
+      return;
+    }
+    const last = chain.networkOnly && index === filters.length - 1;
+    if (type === undefined || registryLacks(type)) return;
+    const terminal = TERMINAL_NETWORK_FILTERS.has(type);
+    if (terminal && !last) {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `${filter.name} (${type}) is a terminal filter, but ${chain.networkOnly ? `filter ${index} of ${filters.length}` : "the HTTP connection manager follows it"} in ${what}: Envoy requires a terminal filter to be the last of its chain`,
+        "move it to the end of the chain, or remove the filters after it",
+      );
+    } else if (!terminal && last) {
+      issues.add(
+        "invalid-network-filter",
+        at,
+        `${what} ends with ${filter.name} (${type}), which is not a terminal filter: Envoy rejects a chain whose last filter does not end it (a tcp_proxy, an HTTP connection manager, ...)`,
+        "add the terminal filter that should handle the connections (e.g. a tcp_proxy to a cluster)",
+      );
+    }
+  });
+}
+
+function registryLacks(typeName: string): boolean {
+  return isOpaqueType(`${TYPE_URL_PREFIX}${typeName}`);
+}
+
+function isRouter(filter: JsonObject): boolean {
+  const typedConfig = filter.typedConfig ?? filter.typed_config;
+  return (
+    filter.name === ROUTER_FILTER_NAME ||
+    (isObject(typedConfig) && typedConfig["@type"] === ROUTER_TYPE_URL)
+  );
+}
+
+/**
+ * Every HTTP filter is an object with a name, and the router (appended by the compiler when the
+ * list lacks it) comes last: Envoy rejects a terminal filter before the end of the chain, and a
+ * proxyless gRPC client NACKs it too.
+ */
+export function checkHttpFilters({ spec, issues }: ValidationContext): void {
+  for (const listener of spec.listeners) {
+    listener.filterChains.forEach((chain, chainIndex) => {
+      const path = `${filterChainPath(listener.name, chainIndex)}.httpFilters`;
+      const what = `filter chain ${chainIndex} of listener ${quote(listener.name)}`;
+      const last = chain.httpFilters.length - 1;
+      chain.httpFilters.forEach((filter, index) => {
+        if (!isObject(filter) || typeof filter.name !== "string" || filter.name === "") {
+          issues.add(
+            "invalid-http-filter",
+            `${path}[${index}]`,
+            `HTTP filter ${index} of ${what} is not an object with a name`,
+            'write it as proto3 JSON: { "name": "...", "typedConfig": { "@type": "..." } }',
+          );
+        } else if (index < last && isRouter(filter)) {
+          issues.add(
+            "router-filter-not-last",
+            `${path}[${index}]`,
+            `${what} has the router as HTTP filter ${index} of ${last + 1}; the router ends the chain, so Envoy and proxyless gRPC clients reject filters after it`,
+            "move the router to the end of httpFilters, or remove it (the compiler appends one)",
+          );
+        }
+      });
+    });
+  }
+}
