@@ -3,8 +3,12 @@
 // dependency), because that class, on import, installs process-wide SIGINT/SIGTERM/SIGHUP/
 // beforeExit hooks that stop Postgres and then call process.exit (cutting short the server's own
 // graceful shutdown); its start() rejects with `undefined` and no log; its stop() never settles
-// once Postgres has already exited; and it has no start timeout. Creating the `postgres` account when running as root (its `createPostgresUser`)
-// is reproduced below.
+// once Postgres has already exited; and it has no start timeout. Creating the `postgres` account
+// when running as root (its `createPostgresUser`) is reproduced below.
+//
+// Long because it is one cluster's whole life, each step relying on the one before: finding the
+// binaries, placing the cluster where the `postgres` account can reach it, initdb, starting with a
+// timeout, stopping, and making a directory startable again after a crash.
 //
 // Who may connect: the cluster listens on 127.0.0.1, where every local process (every container of
 // a pod) can reach it, so nothing rests on that. The superuser `postgres` has a random password

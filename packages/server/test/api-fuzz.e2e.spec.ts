@@ -13,6 +13,9 @@
  *
  * A failure prints fast-check's seed and counterexample path: pass them as `{ seed, path }` in
  * the property's options to replay exactly that case.
+ *
+ * Long because it is one suite on one seeded server, and most of it is the body generators, which
+ * build each method's bodies from its request type so that no method is left out.
  */
 import {
   create,

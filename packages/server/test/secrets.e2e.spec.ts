@@ -4,6 +4,9 @@
  * streamed over SDS to xDS clients that subscribe by name, rotated without touching listeners,
  * and protected from deletion while a listener or cluster names them. Certificates are made at
  * test time (@switchyard/testing).
+ *
+ * Long because its three suites (the API and SDS, inline keys in imports, the secrets key) share
+ * one test CA, its certificates and key, and the helpers that look for a key in what is shown.
  */
 import { createPrivateKey, randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";

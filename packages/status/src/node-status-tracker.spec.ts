@@ -1,3 +1,8 @@
+/**
+ * The cases of NodeStatusTracker: how stream opens, requests, responses, ACKs, NACKs and closes
+ * move a node's status, what it holds and its events. Long because it is one suite of one class's
+ * rules, each case a short run of events through the same fixtures (streamOf, trackerWithClock).
+ */
 import type { XdsCallbacks } from "@switchyard/xds";
 import { describe, expect, it } from "vitest";
 import { CDS, EDS, LDS, nodeLike, RDS, streamOf, trackerWithClock } from "./fixtures.js";

@@ -1,3 +1,9 @@
+/**
+ * NodeStatusTracker (per-node xDS status, fed by the xDS server's callbacks) and the rules it
+ * applies to each event: what a node holds after an ACK, a NACK, an unsubscribe or a declared
+ * holding, and when a subscription is to the whole set. Long because only the callbacks call those
+ * rules, on the tracker's own ledgers, so they stay beside them.
+ */
 import { type HeldBack, heldAfter, isFullStateType, NOTHING_HELD } from "@switchyard/snapshot";
 import type { DeltaVerdict, RequestVerdict, XdsCallbacks, XdsVariant } from "@switchyard/xds";
 import type {

@@ -35,6 +35,9 @@ import { xdstpRequestProblem } from "./xdstp-naming.js";
  * snapshot changes and heartbeat ticks as one ordered event sequence fed to the variant's pure
  * session, whose responses are written out in order. What differs between variants is a
  * `StreamProtocol`: how a request is applied and how a response looks on the wire.
+ *
+ * Long because everything both variants share is here with the loop (request checks, name
+ * refusals, resource wrapping, heartbeats): the two transports import it, not a copy each.
  */
 
 export interface StreamOptions {

@@ -1,3 +1,9 @@
+/**
+ * Subscription: the protocol state of one resource type on one stream, shared by SotW and Delta
+ * (see the class). Long because that state is one machine whose steps each change several parts:
+ * an ACK moves what the client holds, clears rejections of what it accepted and prunes names the
+ * subscription no longer covers; a NACK splits a response into held and rejected.
+ */
 import {
   formatXdstp,
   globKeyOf,

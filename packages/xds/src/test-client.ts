@@ -1,8 +1,12 @@
 /**
- * Real-stream test helpers: a small xDS SotW and Delta client that opens bidi gRPC streams with Connect's
- * gRPC client, so tests drive the wire protocol as an Envoy would, one request at a time; a raw
- * gRPC call for bytes no client would send; and a server on a free port over its own cache.
- * For tests only, here and in other packages (`@switchyard/xds/testing`); not part of the API.
+ * Real-stream test helpers: a small xDS SotW and Delta client that opens bidi gRPC streams with
+ * Connect's gRPC client, so tests drive the wire protocol as an Envoy would, one request at a
+ * time; a raw gRPC call for bytes no client would send; and a server on a free port over its own
+ * cache. For tests only, here and in other packages (`@switchyard/xds/testing`); not part of the
+ * API.
+ *
+ * Long because it is the whole of `@switchyard/xds/testing` (package.json exports this one file):
+ * the clients and the server they are pointed at, which hands back a client of its own.
  */
 import * as http2 from "node:http2";
 import type { MessageInitShape } from "@bufbuild/protobuf";

@@ -8,6 +8,9 @@
  *
  * A failure prints fast-check's seed and counterexample path: pass them as `{ seed, path }` in
  * the property's options to replay exactly that case.
+ *
+ * Long because the properties are one suite on one server, sharing the arbitraries that build
+ * nodes, names, nonces and requests, and the checks of what comes back.
  */
 import type { DescMethod, DescService, JsonObject } from "@bufbuild/protobuf";
 import { create, toBinary } from "@bufbuild/protobuf";

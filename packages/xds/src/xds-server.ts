@@ -1,3 +1,9 @@
+/**
+ * The xDS server from socket to handler: its options, the port (cleartext HTTP/2 and HTTP/1.1 told
+ * apart, or TLS with ALPN), routes to every discovery service and REST, client certificates read
+ * for client-auth.ts, and draining. Long because both kinds of port hand their sockets and HTTP/2
+ * sessions to the tracking that close() drains, and certificates are read off those same sockets.
+ */
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";

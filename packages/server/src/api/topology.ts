@@ -3,6 +3,9 @@
  * virtual host → cluster → endpoint as a graph, and bounded neighbourhoods of one object in it.
  * Pure functions of the stored specs; the handler (draft-handlers.ts) builds the graph once per
  * set of cached objects and answers each request with what to draw.
+ *
+ * Long because building the graph, indexing it and cutting a neighbourhood out of it share one
+ * form of node and edge (ids, kinds, labels, missing references), defined once at the top.
  */
 import {
   ResourceKind,

@@ -1,3 +1,8 @@
+/**
+ * The cases of `authorize`, one rule set: a role matrix (role × action × owned or not), then
+ * route configuration ownership, members and review, and API token scopes. Long because every
+ * suite decides on the same principals, clusters, route changes and drafts defined at the top.
+ */
 import { describe, expect, it } from "vitest";
 import { type Action, authorize, type DraftChange, type Resource } from "./authorize.js";
 import { edgeRoutes, ORDERS, OWNERSHIP, PAYMENTS, principal, vhost, viaToken } from "./fixtures.js";

@@ -1,3 +1,8 @@
+/**
+ * SnapshotStore: publish, apply, discard and rollback under the publish lock, and the draft's
+ * validation and diffs; then the history reads. Long because the class's operations share its
+ * caches of the latest version (updated only once a transaction commits), so they stay one class.
+ */
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ConfigSpec,

@@ -5,6 +5,10 @@
  * makes merging the unmodelled `extra` fields trivial: `extra` holds only fields that are not
  * modelled, so the modelled fields are spread over it. The JSON is decoded into the generated
  * Envoy types by `compile`, which rejects anything Envoy's schema would reject.
+ *
+ * Long because the kinds share their pieces (TLS sockets, durations, localities), and the file
+ * mirrors import/envoy-import-map.ts, the way back, so a field's two mappings can be read side by
+ * side.
  */
 import type {
   ClusterSpec,

@@ -1,3 +1,9 @@
+/**
+ * The cases of the Envoy importer's two steps: parseEnvoyConfig (text to decoded resources, or
+ * errors at their path) and importEnvoyConfig (resources to the stored model), and a check that
+ * the test corpus they read is valid Envoy. Long because the three share the corpus and the YAML
+ * builders (EDS_CLUSTER_YAML, listenerYaml).
+ */
 import { readFileSync } from "node:fs";
 import {
   type DescMessage,

@@ -1,3 +1,8 @@
+/**
+ * The cases of plan.ts: planUpdate (the make-before-break steps from one snapshot to the next) and
+ * PlanCursor (following them as a node ACKs or NACKs). Long because both suites run on the same
+ * small configs (oneService, twoServices, movedTo) and compare steps in one summary form.
+ */
 import { describe, expect, it } from "vitest";
 import { compile } from "../compile.js";
 import {

@@ -47,9 +47,9 @@
  * holds the rest of the step, and the plan goes on without the rejected versions and what needs
  * them (containRejections), so one bad resource never freezes a node's other changes, in this
  * snapshot or later ones. A rejected version is not offered again until a snapshot changes it (a
- * client rejects the same content the same way); a new stream tries it again. Waiting for the CDS (LDS) ACK also gives an
- * Envoy time to subscribe to the assignments (route configurations) the new clusters (listeners)
- * need, since Envoy sends those subscriptions before the ACK.
+ * client rejects the same content the same way); a new stream tries it again. Waiting for the CDS
+ * (LDS) ACK also gives an Envoy time to subscribe to the assignments (route configurations) the
+ * new clusters (listeners) need, since Envoy sends those subscriptions before the ACK.
  *
  * Listener warming and RDS: a listener with RDS is warm only once its route configuration
  * arrives, so a new or changed listener is followed by its route configuration even when that did
@@ -72,6 +72,10 @@
  * arrives mid-plan does not interrupt a step in flight: once it is answered, a new plan is made
  * from what the node then holds (which may be a union of old and new clusters), so stale clusters
  * are still dropped only after the routes that used them moved.
+ *
+ * Long because planUpdate, containRejections and PlanCursor are the one algorithm described
+ * above: the cursor takes the node's rejections out of its target, plans towards it (one plan
+ * shared by the nodes holding the same maps) and walks the steps, all on the same held maps.
  */
 import {
   type ResourceSnapshot,

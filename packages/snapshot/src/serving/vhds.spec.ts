@@ -1,3 +1,8 @@
+/**
+ * On-demand virtual hosts (VHDS) through every stage that handles them: names and host matching
+ * (vhds.ts), compile, plan, validate, import and export, file delivery. Long because it is one
+ * feature's suite on one fixture (vhdsSpec), so what VHDS does end to end reads in one place.
+ */
 import { fromBinary, fromJson } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";

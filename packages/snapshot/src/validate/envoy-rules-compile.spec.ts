@@ -2,6 +2,9 @@
  * protoc-gen-validate's semantics, rule by rule, on message types made for the purpose (Envoy's
  * protos use only some of PGV's rules, and none of its exclusive ranges): each case gives a field
  * with its rules, values it must accept, and values it must refuse with one named violation.
+ *
+ * Long because it is one case table (SEMANTICS), a few lines per PGV rule, all on the test types
+ * built at the top of the file.
  */
 import {
   createFileRegistry,

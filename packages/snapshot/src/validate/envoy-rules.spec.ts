@@ -1,3 +1,9 @@
+/**
+ * The cases of checkRules (envoy-rules.ts) on the rules Envoy's protos declare: a realistic
+ * listener, cluster and route configuration that must pass as they are, and a case table
+ * (ENVOY_CASES) where each case breaks one thing in one of them. Long because the cases are
+ * edits of those three fixtures, which take a third of the file.
+ */
 import { readFileSync } from "node:fs";
 import { type DescMessage, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";

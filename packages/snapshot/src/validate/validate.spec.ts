@@ -1,3 +1,9 @@
+/**
+ * The cases of `validate`, one describe per group of rules (names, addresses, filter chains,
+ * references, duplicates, proxyless gRPC, ...), each run through `validate` itself. Long because
+ * the groups share one set of spec builders (withRoutes, withListeners, grpcWith, realistic) and
+ * one case form (runCases: a spec and the issues it must give).
+ */
 import { describe, expect, it } from "vitest";
 import { compile } from "../compile.js";
 import {

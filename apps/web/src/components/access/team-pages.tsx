@@ -1,5 +1,10 @@
 "use client";
 
+/**
+ * Teams in the console: the list, New team and a team's page, in one file as each resource's
+ * pages are (*-pages.tsx). Long because a team's page is four sections (settings, domains,
+ * clusters, members) sharing one confirmation dialog for removals and deletion.
+ */
 import { useQuery } from "@connectrpc/connect-query";
 import { AccessService, type Team } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";

@@ -1,5 +1,10 @@
 "use client";
 
+/**
+ * Accounts in the console: the list, New user and a user's page, in one file as each resource's
+ * pages are (*-pages.tsx). Long because a user's page is three sections (role and team, password,
+ * disabling) with their confirmations, and the pages share the team choices (useTeamOptions).
+ */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
 import { AccessService, Role, type User } from "@switchyard/proto/switchyard/v1/access_pb";

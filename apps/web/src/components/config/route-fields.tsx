@@ -1,5 +1,11 @@
 "use client";
 
+/**
+ * The fields of the route configuration form (lib/route-config-form.ts): virtual hosts, their
+ * routes, and each route's match, header and query matchers, action and weighted clusters. Long
+ * because the parts nest as the form does and address it by path (`RouteBase`), so the file
+ * follows the form's shape from the top down.
+ */
 import { useEffect, useId, useState } from "react";
 import { get, useFieldArray, useFormContext, useFormState, useWatch } from "react-hook-form";
 import { useCaller } from "@/components/access/use-caller";

@@ -1,5 +1,10 @@
 "use client";
 
+/**
+ * One node's page (NodeDetailView below). Long because the page is several panels (NACKs, held
+ * back resources, identity, per-type status, timeline, bootstrap), each drawn from the same
+ * WatchNode detail and used nowhere else.
+ */
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
