@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -35,6 +36,12 @@ function workerPids(serve: ServeProcess): number[] {
 function sample(exposition: string, series: string): number | undefined {
   const line = exposition.split("\n").find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** A process's nice value: field 19 of /proc/<pid>/stat (proc(5)), after the command name. */
+function niceness(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
 
 describe("serve --xds-workers 2: xDS served by two worker processes sharing the xDS port", () => {
@@ -111,6 +118,13 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     expect(sample(metrics, 'switchyard_xds_streams{variant="ads-delta"}')).toBe(4);
     expect(sample(metrics, 'switchyard_xds_streams{variant="ads-sotw"}')).toBe(1);
     expect(sample(metrics, "switchyard_snapshot_version")).toBe(1);
+  });
+
+  it("runs the workers at a lower CPU priority than the main process, so the API goes first when the cores are busy", () => {
+    const main = niceness(serve.child.pid ?? 0);
+    const workers = workerPids(serve).map(niceness);
+    expect(workers).toHaveLength(2);
+    for (const nice of workers) expect(nice).toBe(Math.min(main + 5, 19));
   });
 
   it("a publish through the API reaches the nodes of both workers: the real client's RPCs move to green and every Delta stream is sent the change", async () => {

@@ -52,11 +52,40 @@ const changeTypeOf = {
   removed: ChangeType.REMOVED,
 } as const;
 
+/**
+ * The YAML of objects already rendered, by object. An object unchanged between the draft and the
+ * versions keeps its instance (the store shares them), so a publish's "before" side is the
+ * previous publish's "after", rendered once. Rendering a route configuration of 100 routes takes
+ * 15–30 ms, and a publish's answer waits for it. Not for listeners: a listener's Envoy form embeds
+ * the route configurations it names, which may change without it.
+ */
+const renderedYaml = new WeakMap<object, string>();
+
+const specObjects = {
+  cluster: "clusters",
+  listener: "listeners",
+  routeConfiguration: "routeConfigurations",
+  nodeGroup: "nodeGroups",
+  runtimeLayer: "runtimeLayers",
+  secret: "secrets",
+} as const satisfies Record<SourceKind, keyof ConfigSpec>;
+
 /** The Envoy-native YAML of one object in `spec` (empty when absent), for side-by-side review. */
 function yamlOf(spec: ConfigSpec | undefined, kind: SourceKind, name: string): string {
-  const forms = spec ? envoyForm(spec, kind, name) : undefined;
+  if (spec === undefined) return "";
+  const object =
+    kind === "listener"
+      ? undefined
+      : (spec[specObjects[kind]] as readonly { readonly name: string }[]).find(
+          (o) => o.name === name,
+        );
+  const known = object && renderedYaml.get(object);
+  if (known !== undefined) return known;
+  const forms = envoyForm(spec, kind, name);
   if (!forms) return "";
-  return forms.map((form) => stringify(form, { lineWidth: 0 })).join("---\n");
+  const yaml = forms.map((form) => stringify(form, { lineWidth: 0 })).join("---\n");
+  if (object) renderedYaml.set(object, yaml);
+  return yaml;
 }
 
 /**
