@@ -19,6 +19,7 @@ async function notify(channel: string, payload: string): Promise<void> {
   }
 }
 
+/** Polls in real time: what is awaited comes from PostgreSQL, over a real connection. */
 async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {

@@ -16,7 +16,11 @@ async function take(iterator: AsyncIterator<Event>, count: number): Promise<Even
   return taken;
 }
 
-/** Whether `promise` has settled after the pending callbacks ran. */
+/**
+ * Whether `promise` has settled after the pending callbacks ran. The queue runs on promises alone:
+ * by the next turn of the event loop every callback it set off has run, so one not settled then
+ * waits for the test to act.
+ */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   let done = false;
   void promise.then(() => {

@@ -21,10 +21,14 @@ function gone(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `check` holds within `timeoutMs` (0: now, checked once). Polls in real time: what it
+ * waits for is done by other processes (the watchdog shell, Postgres).
+ */
 async function eventually(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) return false;
+    if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return true;

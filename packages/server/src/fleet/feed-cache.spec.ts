@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@switchyard/db";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ConvergenceResult } from "./convergence-reader.js";
 import { FeedCache } from "./feed-cache.js";
 import { StatusFeed } from "./status-feed.js";
@@ -36,6 +36,7 @@ function world(options: { idleMs?: number; fail?: number } = {}) {
 
 afterEach(() => {
   for (const feed of feeds.splice(0)) feed.close();
+  vi.useRealTimers();
 });
 
 describe("status reads shared by the watches until the feed reports a change", () => {
@@ -76,9 +77,16 @@ describe("status reads shared by the watches until the feed reports a change", (
   });
 
   it("stops following the feed when nobody has read for idleMs, and then reads afresh", async () => {
+    vi.useFakeTimers();
     const { reads, loads } = world({ idleMs: 20 });
     await reads.read(3);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.advanceTimersByTimeAsync(19);
+    await reads.read(3);
+    // 38 ms after the first read, 19 after the last: still followed.
+    await vi.advanceTimersByTimeAsync(19);
+    await reads.read(3);
+    expect(loads).toEqual([3]);
+    await vi.advanceTimersByTimeAsync(20);
     await reads.read(3);
     expect(loads).toEqual([3, 3]);
     reads.close();

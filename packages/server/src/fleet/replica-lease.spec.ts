@@ -32,13 +32,21 @@ describe("replica leases", () => {
       prisma: database.prisma,
       replicaId,
       intervalMs: 3_600_000,
-      expireAfterMs: 300,
+      expireAfterMs: 10_000,
       onReaped: () => {
         events.reaped += 1;
       },
       onReapedOther: (id, nodeIds) => events.others.push([id, ...nodeIds]),
       onError: (error) => errors.push(error),
     });
+  /**
+   * Moves `replicaId`'s last renewal `ms` into the past. A lease's age is PostgreSQL's now() minus
+   * its seenAt (the process's clock plays no part), so this is what `ms` of silence does to it.
+   */
+  const renewedAgo = (replicaId: string, ms: number) =>
+    database.prisma.$executeRaw`
+      UPDATE "XdsReplica" SET "seenAt" = now() - make_interval(secs => ${ms / 1000})
+      WHERE "id" = ${replicaId}`;
 
   it("a replica whose lease ran out has its connected nodes marked disconnected by another, with an event saying why; its live nodes elsewhere are left alone", async () => {
     const deadEvents = { reaped: 0, others: [] as string[][] };
@@ -49,8 +57,12 @@ describe("replica leases", () => {
     await live.renew();
     await connectedNode("on-dead", "host:1");
     await connectedNode("on-live", "host:2");
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    // Only the live replica renews: the dead one's lease has run out.
+    // Only the live replica renews. Short of expireAfterMs, the dead one's lease still holds...
+    await renewedAgo("host:1", 5_000);
+    await live.renew();
+    expect(liveEvents.others).toEqual([]);
+    // ...past it, the lease has run out.
+    await renewedAgo("host:1", 15_000);
     await live.renew();
     expect(liveEvents.others).toEqual([["host:1", "on-dead"]]);
     const nodes = await database.prisma.xdsNode.findMany({ orderBy: { id: "asc" } });
