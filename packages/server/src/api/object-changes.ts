@@ -11,6 +11,7 @@ import {
 import {
   type ConfigSpec,
   envoyForm,
+  SPEC_FIELD,
   type SourceChange,
   type SourceKind,
 } from "@switchyard/snapshot";
@@ -61,22 +62,13 @@ const changeTypeOf = {
  */
 const renderedYaml = new WeakMap<object, string>();
 
-const specObjects = {
-  cluster: "clusters",
-  listener: "listeners",
-  routeConfiguration: "routeConfigurations",
-  nodeGroup: "nodeGroups",
-  runtimeLayer: "runtimeLayers",
-  secret: "secrets",
-} as const satisfies Record<SourceKind, keyof ConfigSpec>;
-
 /** The Envoy-native YAML of one object in `spec` (empty when absent), for side-by-side review. */
 function yamlOf(spec: ConfigSpec | undefined, kind: SourceKind, name: string): string {
   if (spec === undefined) return "";
   const object =
     kind === "listener"
       ? undefined
-      : (spec[specObjects[kind]] as readonly { readonly name: string }[]).find(
+      : (spec[SPEC_FIELD[kind]] as readonly { readonly name: string }[]).find(
           (o) => o.name === name,
         );
   const known = object && renderedYaml.get(object);
