@@ -9,13 +9,12 @@ import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/
 import { createConnectTransport } from "@connectrpc/connect-node";
 import {
   ConfigService,
-  DiscoveryType,
   LbPolicy,
-  RouteActionKind,
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster, routeConfiguration, virtualHost } from "./api-objects.js";
 import {
   ADMIN_PASSWORD,
   accessClient,
@@ -49,25 +48,10 @@ describe("ownership, sessions, tokens and the audit log", () => {
     }
   };
   const routes = (aPath: string, bPath: string, bDomains = ["api.b.example.com"]) =>
-    create(RouteConfigurationSchema, {
-      name: "shared-routes",
-      virtualHosts: [
-        {
-          name: "a",
-          domains: ["api.a.example.com"],
-          routes: [
-            { matchValue: aPath, actionKind: RouteActionKind.CLUSTER, cluster: "a-backend" },
-          ],
-        },
-        {
-          name: "b",
-          domains: bDomains,
-          routes: [
-            { matchValue: bPath, actionKind: RouteActionKind.CLUSTER, cluster: "b-backend" },
-          ],
-        },
-      ],
-    });
+    routeConfiguration("shared-routes", [
+      virtualHost("a", ["api.a.example.com"], "a-backend", { matchValue: aPath }),
+      virtualHost("b", bDomains, "b-backend", { matchValue: bPath }),
+    ]);
 
   beforeAll(async () => {
     harness = await startHarness();
@@ -112,12 +96,8 @@ describe("ownership, sessions, tokens and the audit log", () => {
   });
 
   it("a cluster a member creates is their team's; they cannot change a cluster no team owns, nor publish a draft holding someone else's change", async () => {
-    const cluster = (name: string) => ({
-      name,
-      discoveryType: DiscoveryType.EDS,
-      lbPolicy: LbPolicy.ROUND_ROBIN,
-      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-    });
+    const cluster = (name: string) =>
+      edsCluster(name, "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN });
     await api(member).createCluster(cluster("a-backend"));
     const teams = await accessClient(harness.baseUrl, admin).listTeams({});
     expect(teams.teams.find((t) => t.id === teamA)?.clusters).toContain("a-backend");
@@ -140,12 +120,9 @@ describe("ownership, sessions, tokens and the audit log", () => {
 
   it("a team that requires review cannot publish: the refusal says an admin must review it", async () => {
     await accessClient(harness.baseUrl, admin).updateTeam({ id: teamA, requireReview: true });
-    await api(member).updateCluster({
-      name: "a-backend",
-      discoveryType: DiscoveryType.EDS,
-      lbPolicy: LbPolicy.ROUND_ROBIN,
-      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50052 }] }],
-    });
+    await api(member).updateCluster(
+      edsCluster("a-backend", "127.0.0.1:50052", { lbPolicy: LbPolicy.ROUND_ROBIN }),
+    );
     const refused = await api(member)
       .publish({ message: "x" })
       .catch((e) => ConnectError.from(e));

@@ -31,16 +31,15 @@ import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import {
   ClusterSchema,
   ConfigService,
-  DiscoveryType,
   LbPolicy,
   ListenerSchema,
   NodeGroupSchema,
-  RouteActionKind,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiListener, catchAllRoutes, edsCluster } from "./api-objects.js";
 import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -243,30 +242,9 @@ function requestObject(
 
 /** The stored objects the fuzzing starts from (and their valid forms, to mutate). */
 const fuzzCluster = (name = CLUSTER) =>
-  create(ClusterSchema, {
-    name,
-    discoveryType: DiscoveryType.EDS,
-    lbPolicy: LbPolicy.ROUND_ROBIN,
-    connectTimeoutMs: 1000,
-    localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
-  });
-const fuzzRoutes = (name = ROUTES) =>
-  create(RouteConfigurationSchema, {
-    name,
-    virtualHosts: [
-      {
-        name: "fuzz",
-        domains: ["*"],
-        routes: [{ matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: CLUSTER }],
-      },
-    ],
-  });
-const fuzzListener = (name = LISTENER) =>
-  create(ListenerSchema, {
-    name,
-    apiListener: true,
-    filterChains: [{ rdsRouteConfigName: ROUTES }],
-  });
+  edsCluster(name, "10.0.0.1:8080", { lbPolicy: LbPolicy.ROUND_ROBIN, connectTimeoutMs: 1000 });
+const fuzzRoutes = (name = ROUTES) => catchAllRoutes(name, CLUSTER, { virtualHost: "fuzz" });
+const fuzzListener = (name = LISTENER) => apiListener(name, ROUTES);
 const fuzzGroup = (name = GROUP) =>
   create(NodeGroupSchema, { name, priority: 1, nodeIds: ["edge-1"], clusters: [CLUSTER] });
 

@@ -1,7 +1,8 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { ConfigService, DiscoveryType } from "@switchyard/proto/switchyard/v1/config_pb";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import { accessClient, bearer, signIn, tokenFor, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { cli as runInProcess } from "./shop.js";
@@ -112,11 +113,7 @@ describe("switchyard user and switchyard team", () => {
         httpVersion: "1.1",
         interceptors: [bearer(member)],
       }),
-    ).createCluster({
-      name: "shop-backend",
-      discoveryType: DiscoveryType.EDS,
-      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-    });
+    ).createCluster(edsCluster("shop-backend", "127.0.0.1:50051"));
     const refused = await cli(["publish", "-m", "shop backend"], "", member);
     expect(refused.code).not.toBe(0);
     expect(refused.output).toContain("switchyard review request");

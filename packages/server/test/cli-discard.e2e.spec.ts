@@ -6,11 +6,9 @@
 
 import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import {
-  DiscardDraftRequestSchema,
-  DiscoveryType,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { DiscardDraftRequestSchema } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import {
   accessClient,
   bearer,
@@ -28,12 +26,8 @@ describe("discarding the draft's unpublished changes", () => {
   let harness: Harness;
   let adminToken: string;
   let memberToken: string;
-  const cluster = (name: string, connectTimeoutMs = 1000) => ({
-    name,
-    discoveryType: DiscoveryType.EDS,
-    connectTimeoutMs,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-  });
+  const cluster = (name: string, connectTimeoutMs = 1000) =>
+    edsCluster(name, "127.0.0.1:50051", { connectTimeoutMs });
   const admin = () => configClient(harness.baseUrl, [bearer(adminToken)]);
   const cli = (token: string, ...args: string[]) => runCli(harness.baseUrl, token, ...args);
   const pending = async () =>

@@ -3,8 +3,8 @@
  * endpoints set, added and removed, each published alone on top of the latest version; runs of
  * several at once all land; a script may run twice; a member reaches only their team's clusters.
  */
-import { DiscoveryType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import {
   accessClient,
   bearer,
@@ -28,12 +28,7 @@ describe("switchyard endpoints", () => {
     (await api().getCluster({ name })).localities.flatMap((l) =>
       l.endpoints.map((e) => `${l.zone || "-"} ${e.address}:${e.port}`),
     );
-  const cluster = (name: string) => ({
-    name,
-    discoveryType: DiscoveryType.EDS,
-    connectTimeoutMs: 1000,
-    localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
-  });
+  const cluster = (name: string) => edsCluster(name, "10.0.0.1:8080", { connectTimeoutMs: 1000 });
 
   beforeAll(async () => {
     harness = await startHarness();

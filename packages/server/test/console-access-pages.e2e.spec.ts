@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ClusterSchema, DiscoveryType, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   launchBrowser,
@@ -10,6 +9,7 @@ import {
   waitUntilNothingBusy,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import { accessClient, bearer, createAccount, Role, signIn, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -28,21 +28,12 @@ describe("the console's access pages", () => {
 
   beforeAll(async () => {
     harness = await startHarness({ webConsole: true });
-    await harness.api().createCluster(
-      create(ClusterSchema, {
-        name: "shop-backend",
-        discoveryType: DiscoveryType.EDS,
-        lbPolicy: LbPolicy.ROUND_ROBIN,
-        localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-      }),
+    const api = harness.api();
+    await api.createCluster(
+      edsCluster("shop-backend", "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
     );
-    await harness.api().createCluster(
-      create(ClusterSchema, {
-        name: "payments-backend",
-        discoveryType: DiscoveryType.EDS,
-        lbPolicy: LbPolicy.ROUND_ROBIN,
-        localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50052 }] }],
-      }),
+    await api.createCluster(
+      edsCluster("payments-backend", "127.0.0.1:50052", { lbPolicy: LbPolicy.ROUND_ROBIN }),
     );
     chromium = await launchBrowser();
     ({ page: admin, problems: adminProblems } = await openWatchedPage(chromium, {

@@ -1,13 +1,7 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  ClusterSchema,
-  DiscoveryType,
-  LbPolicy,
-  RouteActionKind,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { launchBrowser, openWatchedPage, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster, routeConfiguration, virtualHost } from "./api-objects.js";
 import { accessClient, bearer, createAccount, Role, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -33,26 +27,12 @@ describe("the console with accounts (issue 7, done when)", () => {
     await createAccount(harness.baseUrl, admin, "vic", Role.VIEWER);
     const api = harness.api();
     await api.createCluster(
-      create(ClusterSchema, {
-        name: "shop-backend",
-        discoveryType: DiscoveryType.EDS,
-        lbPolicy: LbPolicy.ROUND_ROBIN,
-        localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-      }),
+      edsCluster("shop-backend", "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
     );
     await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, {
-        name: "shop-routes",
-        virtualHosts: [
-          {
-            name: "shop",
-            domains: ["www.shop.example.com"],
-            routes: [
-              { matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: "shop-backend" },
-            ],
-          },
-        ],
-      }),
+      routeConfiguration("shop-routes", [
+        virtualHost("shop", ["www.shop.example.com"], "shop-backend"),
+      ]),
     );
     await api.publish({ message: "shop" });
 

@@ -1,10 +1,4 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  ClusterSchema,
-  DiscoveryType,
-  LbPolicy,
-  ReviewState,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   launchBrowser,
@@ -12,6 +6,7 @@ import {
   type TestBrowser,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import { accessClient, bearer, signIn, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -35,12 +30,9 @@ describe("review requests in the console", () => {
   beforeAll(async () => {
     harness = await startHarness({ webConsole: true });
     await harness.api().createCluster(
-      create(ClusterSchema, {
-        name: "shop-backend",
-        discoveryType: DiscoveryType.EDS,
+      edsCluster("shop-backend", "127.0.0.1:50051", {
         lbPolicy: LbPolicy.ROUND_ROBIN,
         connectTimeoutMs: 1000,
-        localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
       }),
     );
     await harness.api().publish({ message: "start" });

@@ -6,6 +6,7 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { artifactPath, createTestCa, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { portListener, routeConfiguration } from "./api-objects.js";
 import { startConsoleWorld } from "./console-world.js";
 import { type Harness, xdsTokenAuth } from "./harness.js";
 
@@ -97,13 +98,8 @@ describe("secrets in the console", () => {
 
   it("publishes a listener presenting it, received over SDS; a rotation from the secret's page reaches the proxy without resending the listener", async () => {
     const api = harness.api();
-    await api.createRouteConfiguration({ name: "routes", virtualHosts: [] });
-    await api.createListener({
-      name: "shop",
-      address: "0.0.0.0",
-      port: 8443,
-      filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "shop-cert" }],
-    });
+    await api.createRouteConfiguration(routeConfiguration("routes", []));
+    await api.createListener(portListener("shop", 8443, "routes", { tlsSecretName: "shop-cert" }));
     await api.publish({ message: "shop over TLS" });
 
     const stream = xds.open("ads", { node: { id: "console-sds", cluster: "edge" } });

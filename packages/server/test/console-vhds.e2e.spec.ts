@@ -1,15 +1,8 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  ClusterSchema,
-  DiscoveryType,
-  ListenerSchema,
-  RouteActionKind,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster, portListener, routeConfiguration, virtualHost } from "./api-objects.js";
 import { startConsoleWorld } from "./console-world.js";
 import type { Harness } from "./harness.js";
 
@@ -31,34 +24,11 @@ describe("on-demand virtual hosts in the console", () => {
     ({ harness, chromium, page, problems } = await startConsoleWorld());
     xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
     const api = harness.api();
-    await api.createCluster(
-      create(ClusterSchema, {
-        name: "shop",
-        discoveryType: DiscoveryType.EDS,
-        connectTimeoutMs: 1000,
-        localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
-      }),
-    );
+    await api.createCluster(edsCluster("shop", "10.0.0.1:8080", { connectTimeoutMs: 1000 }));
     await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, {
-        name: "edge-routes",
-        virtualHosts: [
-          {
-            name: "shop",
-            domains: ["shop.example.com"],
-            routes: [{ matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: "shop" }],
-          },
-        ],
-      }),
+      routeConfiguration("edge-routes", [virtualHost("shop", ["shop.example.com"], "shop")]),
     );
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "edge",
-        address: "0.0.0.0",
-        port: 8080,
-        filterChains: [{ rdsRouteConfigName: "edge-routes", statPrefix: "edge" }],
-      }),
-    );
+    await api.createListener(portListener("edge", 8080, "edge-routes", { statPrefix: "edge" }));
     await api.publish({ message: "edge" });
   });
 

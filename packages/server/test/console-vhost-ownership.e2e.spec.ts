@@ -1,11 +1,4 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  ClusterSchema,
-  DiscoveryType,
-  LbPolicy,
-  RouteActionKind,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   launchBrowser,
@@ -13,6 +6,7 @@ import {
   type TestBrowser,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster, routeConfiguration, virtualHost } from "./api-objects.js";
 import { accessClient, bearer, createAccount, Role, signIn, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -35,27 +29,14 @@ describe("virtual hosts owned by teams, in the route editor", () => {
     const api = harness.api();
     for (const name of ["shop-backend", "pay-backend"])
       await api.createCluster(
-        create(ClusterSchema, {
-          name,
-          discoveryType: DiscoveryType.EDS,
-          lbPolicy: LbPolicy.ROUND_ROBIN,
-          localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-        }),
+        edsCluster(name, "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
       );
-    const host = (name: string, domain: string, cluster: string) => ({
-      name,
-      domains: [domain],
-      routes: [{ matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster }],
-    });
     await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, {
-        name: "shared-routes",
-        virtualHosts: [
-          host("shop", "www.shop.example.com", "shop-backend"),
-          host("pay", "api.pay.example.com", "pay-backend"),
-          host("fallback", "*", "shop-backend"),
-        ],
-      }),
+      routeConfiguration("shared-routes", [
+        virtualHost("shop", ["www.shop.example.com"], "shop-backend"),
+        virtualHost("pay", ["api.pay.example.com"], "pay-backend"),
+        virtualHost("fallback", ["*"], "shop-backend"),
+      ]),
     );
   }, 120_000);
 

@@ -5,16 +5,10 @@
  * reports it, and every published version still listed. Liveness bounds only: speed is measured
  * by `npm run bench`.
  */
-import { create } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { DiscoveryResponse } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
-import {
-  ClusterSchema,
-  type ConfigService,
-  DiscoveryType,
-  LbPolicy,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { type ConfigService, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { NodeConvergenceState, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
@@ -22,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forkFleet, type RemoteFleet } from "../bench/fleet-process.js";
 import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { writeObjects } from "../src/store/draft-store.js";
+import { edsCluster } from "./api-objects.js";
 import { adminToken, bearer } from "./auth.js";
 import { configApi, type ServeProcess, startServe } from "./processes.js";
 import { openRawAds, type RawAdsStream } from "./raw-ads-client.js";
@@ -156,12 +151,9 @@ describe("1,000 proxies dropped and reconnected at once, on a real server", () =
     const stormStart = Date.now();
     await Promise.all(fleets.map((f) => f.reconnect()));
     await api.createCluster(
-      create(ClusterSchema, {
-        name: "published-during-the-storm",
-        discoveryType: DiscoveryType.EDS,
+      edsCluster("published-during-the-storm", "10.200.0.1:8080", {
         lbPolicy: LbPolicy.ROUND_ROBIN,
         connectTimeoutMs: 1000,
-        localities: [{ weight: 1, endpoints: [{ address: "10.200.0.1", port: 8080 }] }],
       }),
     );
     const second = await publish(api, "during the storm");
@@ -205,12 +197,9 @@ describe("a proxy that stops reading while versions are published, on a real ser
   const marker = (version: number) => `published-as-${version};`;
   /** Cluster `i` as published in `version`: its blob names the version. */
   const bigCluster = (i: number, version: number) =>
-    create(ClusterSchema, {
-      name: `big-${i}`,
-      discoveryType: DiscoveryType.EDS,
+    edsCluster(`big-${i}`, `10.100.0.${i + 1}:8080`, {
       lbPolicy: LbPolicy.ROUND_ROBIN,
       connectTimeoutMs: 1000,
-      localities: [{ weight: 1, endpoints: [{ address: `10.100.0.${i + 1}`, port: 8080 }] }],
       extra: {
         metadata: {
           filterMetadata: {

@@ -1,11 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, type Interceptor } from "@connectrpc/connect";
 import {
-  DiscoveryType,
   RouteActionKind,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import {
   accessClient,
   bearer,
@@ -57,11 +57,7 @@ describe("members and the files proxies read", () => {
     const team = await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] });
     await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, team.id);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
-    await api(admin).createCluster({
-      name: "a-backend",
-      discoveryType: DiscoveryType.EDS,
-      localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-    });
+    await api(admin).createCluster(edsCluster("a-backend", "127.0.0.1:50051"));
     await api(member).createRouteConfiguration(routes({ inlineString: "hello" }));
   }, 60_000);
 

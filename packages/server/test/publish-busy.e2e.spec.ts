@@ -1,6 +1,6 @@
-import { create } from "@bufbuild/protobuf";
-import { ClusterSchema, DiscoveryType, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import { type Harness, startHarness } from "./harness.js";
 
 /**
@@ -34,12 +34,9 @@ describe("publishing on a busy server", () => {
   it("a publish answers with the version it made, however long the server then takes to read what changed", async () => {
     const api = harness.api();
     await api.createCluster(
-      create(ClusterSchema, {
-        name: "blue",
-        discoveryType: DiscoveryType.EDS,
+      edsCluster("blue", "10.0.0.1:8080", {
         lbPolicy: LbPolicy.ROUND_ROBIN,
         connectTimeoutMs: 1000,
-        localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
       }),
     );
     // The moment the version is committed and served (the cache tells its watchers at once), the

@@ -1,6 +1,7 @@
 import { Code, type Interceptor } from "@connectrpc/connect";
-import { ChangeType, DiscoveryType } from "@switchyard/proto/switchyard/v1/config_pb";
+import { ChangeType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import {
   accessClient,
   bearer,
@@ -25,11 +26,7 @@ describe("who may publish a cluster", () => {
   let memberB: Interceptor[];
   let teamA: string;
   const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
-  const cluster = (name: string) => ({
-    name,
-    discoveryType: DiscoveryType.EDS,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-  });
+  const cluster = (name: string) => edsCluster(name, "127.0.0.1:50051");
   const latestVersion = async () =>
     (await api(admin).listSnapshots({ limit: 1 })).snapshots[0]?.version ?? 0n;
   const clustersOfTeamA = async () =>

@@ -3,14 +3,7 @@
  * Switchyard sends, RPCs to real backends: endpoints moving, fault injection (gRFC A33), retries
  * (gRFC A44), and a control-plane restart under load.
  */
-import { create, type JsonObject } from "@bufbuild/protobuf";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
-import {
-  FilterChainSchema,
-  ListenerSchema,
-  RouteActionKind,
-  RouteConfigurationSchema,
-} from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   callUntilReady,
   type EchoBackend,
@@ -25,43 +18,17 @@ import { type Harness, startAppOn, startHarness } from "./harness.js";
 import { freePort } from "./processes.js";
 import { runCli, shopCluster, shopListener, shopRoutes, until, untilAnswerIs } from "./shop.js";
 
-/** The shop's route to `cluster`, with `retryPolicy` (envoy.config.route.v3.RetryPolicy JSON). */
-const routesWithRetries = (cluster: string, retryPolicy?: JsonObject) =>
-  create(RouteConfigurationSchema, {
-    name: "shop-routes",
-    virtualHosts: [
-      {
-        name: "shop",
-        domains: ["*"],
-        routes: [
-          {
-            matchValue: "",
-            actionKind: RouteActionKind.CLUSTER,
-            cluster,
-            ...(retryPolicy ? { retryPolicy } : {}),
-          },
-        ],
-      },
-    ],
-  });
-
 /** The shop's listener with an HTTP fault filter aborting every RPC with gRPC status `status`. */
 const listenerAborting = (status: number) =>
-  create(ListenerSchema, {
-    ...shopListener(),
-    filterChains: [
-      create(FilterChainSchema, {
-        rdsRouteConfigName: "shop-routes",
-        httpFilters: [
-          {
-            name: "envoy.filters.http.fault",
-            typedConfig: {
-              "@type": "type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault",
-              abort: { grpcStatus: status, percentage: { numerator: 100, denominator: "HUNDRED" } },
-            },
-          },
-        ],
-      }),
+  shopListener({
+    httpFilters: [
+      {
+        name: "envoy.filters.http.fault",
+        typedConfig: {
+          "@type": "type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault",
+          abort: { grpcStatus: status, percentage: { numerator: 100, denominator: "HUNDRED" } },
+        },
+      },
     ],
   });
 
@@ -191,7 +158,7 @@ describe.each(REAL_CLIENTS)("a real client (%s) follows what is published", (_na
   });
 
   it("retries on UNAVAILABLE as the route says: a backend refusing every other call then fails none", async () => {
-    await harness.api().updateRouteConfiguration(routesWithRetries("flaky"));
+    await harness.api().updateRouteConfiguration(shopRoutes("flaky"));
     await publish("the shop on a flaky backend, no retries");
     await untilAnswerIs(client, "flaky");
     const failures = async (calls: number) => {
@@ -204,7 +171,7 @@ describe.each(REAL_CLIENTS)("a real client (%s) follows what is published", (_na
     await harness
       .api()
       .updateRouteConfiguration(
-        routesWithRetries("flaky", { retryOn: "unavailable", numRetries: 3 }),
+        shopRoutes("flaky", { retryPolicy: { retryOn: "unavailable", numRetries: 3 } }),
       );
     await publish("retry on unavailable");
     await until(

@@ -5,10 +5,11 @@
  */
 import * as http from "node:http";
 import * as zlib from "node:zlib";
-import { create, toBinary } from "@bufbuild/protobuf";
-import { ClusterSchema, DiscoveryType, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
+import { toBinary } from "@bufbuild/protobuf";
+import { ClusterSchema, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_READ_MAX_BYTES } from "../src/api/request-checks.js";
+import { edsCluster } from "./api-objects.js";
 import { type Harness, startHarness } from "./harness.js";
 
 const CONFIG = "/switchyard.v1.ConfigService";
@@ -17,13 +18,7 @@ const CONFIG = "/switchyard.v1.ConfigService";
 const clusterBytes = (name: string) =>
   toBinary(
     ClusterSchema,
-    create(ClusterSchema, {
-      name,
-      discoveryType: DiscoveryType.EDS,
-      lbPolicy: LbPolicy.ROUND_ROBIN,
-      connectTimeoutMs: 1000,
-      localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
-    }),
+    edsCluster(name, "10.0.0.1:8080", { lbPolicy: LbPolicy.ROUND_ROBIN, connectTimeoutMs: 1000 }),
   );
 
 /** `bytes` with the UTF-8 of `marker` overwritten by bytes that are no UTF-8 (same length). */

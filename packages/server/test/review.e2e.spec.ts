@@ -4,13 +4,9 @@
  * out-of-date requests are refused; each step is audited.
  */
 import { Code, type Interceptor } from "@connectrpc/connect";
-import {
-  ChangeType,
-  DiscoveryType,
-  LbPolicy,
-  ReviewState,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { ChangeType, LbPolicy, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import {
   accessClient,
   bearer,
@@ -30,12 +26,8 @@ describe("review requests", () => {
   let other: Interceptor[];
   let viewer: Interceptor[];
   const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
-  const cluster = (name: string, port: number) => ({
-    name,
-    discoveryType: DiscoveryType.EDS,
-    lbPolicy: LbPolicy.ROUND_ROBIN,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port }] }],
-  });
+  const cluster = (name: string, port: number) =>
+    edsCluster(name, `127.0.0.1:${port}`, { lbPolicy: LbPolicy.ROUND_ROBIN });
   /** `who` asks for a review of the draft as `diff` showed it. */
   const ask = (
     who: Interceptor[],

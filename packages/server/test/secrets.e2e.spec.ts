@@ -16,11 +16,7 @@ import { registry } from "@switchyard/proto";
 import type { Secret as EnvoySecret } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import {
   ChangeType,
-  ClusterSchema,
-  DiscoveryType,
-  ListenerSchema,
   ResourceKind,
-  RouteActionKind,
   RouteConfigurationSchema,
   RouteMatchKind,
   type Secret,
@@ -34,6 +30,7 @@ import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Switchyard } from "../src/app.js";
 import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
+import { catchAllRoutes, edsCluster, portListener, routeConfiguration } from "./api-objects.js";
 import { refusal } from "./auth.js";
 import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "./harness.js";
 
@@ -175,41 +172,11 @@ describe("secrets through the API, publish and SDS", () => {
 
   it("publishes a listener presenting the secret; SotW and Delta ADS clients get it by name; the published snapshot holds it encrypted", async () => {
     const api = harness.api();
-    await api.createCluster(
-      create(ClusterSchema, {
-        name: "backend",
-        discoveryType: DiscoveryType.EDS,
-        connectTimeoutMs: 1000,
-        localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
-      }),
-    );
+    await api.createCluster(edsCluster("backend", "10.0.0.1:8080", { connectTimeoutMs: 1000 }));
     await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, {
-        name: "routes",
-        virtualHosts: [
-          {
-            name: "all",
-            domains: ["*"],
-            routes: [
-              {
-                matchKind: RouteMatchKind.PREFIX,
-                matchValue: "/",
-                actionKind: RouteActionKind.CLUSTER,
-                cluster: "backend",
-              },
-            ],
-          },
-        ],
-      }),
+      catchAllRoutes("routes", "backend", { route: { matchKind: RouteMatchKind.PREFIX } }),
     );
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "edge",
-        address: "0.0.0.0",
-        port: 8443,
-        filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
-      }),
-    );
+    await api.createListener(portListener("edge", 8443, "routes", { tlsSecretName: "edge-cert" }));
     const diff = await api.diff({});
     const secretChange = diff.changes.find((c) => c.kind === ResourceKind.SECRET);
     expect(secretChange?.change).toBe(ChangeType.ADDED);
@@ -298,12 +265,7 @@ describe("secrets through the API, publish and SDS", () => {
   it("refuses to publish a listener naming a secret that does not exist", async () => {
     const api = harness.api();
     await api.createListener(
-      create(ListenerSchema, {
-        name: "dangling",
-        address: "0.0.0.0",
-        port: 9443,
-        filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "no-such-cert" }],
-      }),
+      portListener("dangling", 9443, "routes", { tlsSecretName: "no-such-cert" }),
     );
     const error = await refusal(api.publish({ message: "dangling" }));
     expect(error.code).toBe(Code.InvalidArgument);
@@ -512,16 +474,9 @@ describe("the secrets key", () => {
     try {
       const api = harness.api();
       await api.createSecret(tls("edge-cert", first));
-      await api.createRouteConfiguration(
-        create(RouteConfigurationSchema, { name: "routes", virtualHosts: [] }),
-      );
+      await api.createRouteConfiguration(routeConfiguration("routes", []));
       await api.createListener(
-        create(ListenerSchema, {
-          name: "edge",
-          address: "0.0.0.0",
-          port: 8443,
-          filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
-        }),
+        portListener("edge", 8443, "routes", { tlsSecretName: "edge-cert" }),
       );
       await api.publish({ message: "tls" });
       const idA = createKeyring({ t: "key", key: keyA, source: "env" }).keyId;
@@ -559,12 +514,7 @@ describe("the secrets key", () => {
       const api = harness.api();
       await api.createSecret(tls("edge-cert", first));
       await api.createListener(
-        create(ListenerSchema, {
-          name: "edge",
-          address: "0.0.0.0",
-          port: 8443,
-          filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "edge-cert" }],
-        }),
+        portListener("edge", 8443, "routes", { tlsSecretName: "edge-cert" }),
       );
       await api.createRouteConfiguration(
         create(RouteConfigurationSchema, {

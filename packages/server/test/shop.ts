@@ -1,14 +1,8 @@
-import { create } from "@bufbuild/protobuf";
 import {
   type Cluster,
-  ClusterSchema,
-  DiscoveryType,
   LbPolicy,
   type Listener,
-  ListenerSchema,
-  RouteActionKind,
   type RouteConfiguration,
-  RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import { TypeUrl } from "@switchyard/proto/type-url";
@@ -19,6 +13,14 @@ import {
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { runCli as runSwitchyard } from "../src/cli.js";
+import {
+  apiListener,
+  catchAllRoutes,
+  edsCluster,
+  type FilterChainInit,
+  type RouteInit,
+  type RouteTarget,
+} from "./api-objects.js";
 import type { Harness } from "./harness.js";
 
 /**
@@ -36,42 +38,33 @@ export const TYPE = {
 /** What gRPC answers when a cluster uses a load-balancing policy it does not implement. */
 export const GRPC_LB_NACK = /unsupported lb_policy: LEAST_REQUEST/;
 
+/** The shop's cluster `name` on `backend`: EDS over HTTP/2, round robin, 1 s connect timeout. */
 export function shopCluster(
   name: string,
   backend: EchoBackend,
   options: { lbPolicy?: LbPolicy; connectTimeoutMs?: number } = {},
 ): Cluster {
-  return create(ClusterSchema, {
-    name,
-    discoveryType: DiscoveryType.EDS,
+  return edsCluster(name, `127.0.0.1:${backend.port}`, {
     lbPolicy: options.lbPolicy ?? LbPolicy.ROUND_ROBIN,
     http2: true,
     connectTimeoutMs: options.connectTimeoutMs ?? 1000,
-    localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: backend.port }] }],
   });
 }
 
-/** `shop-routes`: everything to one cluster, or split by weight. */
-export function shopRoutes(target: string | Array<[string, number]>): RouteConfiguration {
-  const action =
-    typeof target === "string"
-      ? { actionKind: RouteActionKind.CLUSTER, cluster: target }
-      : {
-          actionKind: RouteActionKind.WEIGHTED_CLUSTERS,
-          weightedClusters: target.map(([name, weight]) => ({ name, weight })),
-        };
-  return create(RouteConfigurationSchema, {
-    name: "shop-routes",
-    virtualHosts: [{ name: "shop", domains: ["*"], routes: [{ matchValue: "", ...action }] }],
+/**
+ * `shop-routes`: every RPC (match value "") to one cluster, or split by weight; `route` sets more
+ * of that one route (a retryPolicy, ...).
+ */
+export function shopRoutes(target: RouteTarget, route: RouteInit = {}): RouteConfiguration {
+  return catchAllRoutes("shop-routes", target, {
+    virtualHost: "shop",
+    route: { matchValue: "", ...route },
   });
 }
 
-export function shopListener(): Listener {
-  return create(ListenerSchema, {
-    name: "shop",
-    apiListener: true,
-    filterChains: [{ rdsRouteConfigName: "shop-routes" }],
-  });
+/** `shop`: the API listener loading `shop-routes`; `chain` adds to its filter chain. */
+export function shopListener(chain: FilterChainInit = {}): Listener {
+  return apiListener("shop", "shop-routes", chain);
 }
 
 /**

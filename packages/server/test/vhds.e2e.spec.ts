@@ -6,16 +6,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
-  ClusterSchema,
-  DiscoveryType,
-  ListenerSchema,
   ResourceKind,
-  RouteActionKind,
   type RouteConfiguration,
-  RouteConfigurationSchema,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
@@ -24,24 +18,16 @@ import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { connectStatus } from "../src/cli/status-commands.js";
+import { edsCluster, portListener, routeConfiguration, virtualHost } from "./api-objects.js";
 import { bearer, refusal } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { runCli, typeStatusOf, until } from "./shop.js";
 
 const VHDS = TypeUrl.VirtualHost;
 
-function routes(name: string, vhds: boolean, virtualHost = "shop"): RouteConfiguration {
-  return create(RouteConfigurationSchema, {
-    name,
-    vhds,
-    virtualHosts: [
-      {
-        name: virtualHost,
-        domains: ["shop.example.com", "*.shop.example.com"],
-        routes: [{ matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: "shop" }],
-      },
-    ],
-  });
+function routes(name: string, vhds: boolean, host = "shop"): RouteConfiguration {
+  const domains = ["shop.example.com", "*.shop.example.com"];
+  return routeConfiguration(name, [virtualHost(host, domains, "shop")], { vhds });
 }
 
 describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
@@ -64,23 +50,9 @@ describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
 
   it("stores a route configuration's vhds through ConfigService and reads it back", async () => {
     const api = harness.api();
-    await api.createCluster(
-      create(ClusterSchema, {
-        name: "shop",
-        discoveryType: DiscoveryType.EDS,
-        connectTimeoutMs: 1000,
-        localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port: 8080 }] }],
-      }),
-    );
+    await api.createCluster(edsCluster("shop", "10.0.0.1:8080", { connectTimeoutMs: 1000 }));
     await api.createRouteConfiguration(routes("edge-routes", true));
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "edge",
-        address: "0.0.0.0",
-        port: 8080,
-        filterChains: [{ rdsRouteConfigName: "edge-routes", statPrefix: "edge" }],
-      }),
-    );
+    await api.createListener(portListener("edge", 8080, "edge-routes", { statPrefix: "edge" }));
     const read = await api.getRouteConfiguration({ name: "edge-routes" });
     expect(read.vhds).toBe(true);
     expect(read.virtualHosts.map((v) => v.name)).toEqual(["shop"]);

@@ -3,13 +3,13 @@ import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/
 import { createConnectTransport } from "@connectrpc/connect-node";
 import {
   ConfigService,
-  DiscoveryType,
   LbPolicy,
   RouteActionKind,
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "./api-objects.js";
 import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
@@ -64,12 +64,9 @@ describe("a virtual host's owner team", () => {
     await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, teamA.id);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
     for (const name of ["a-backend", "b-backend"])
-      await api(admin).createCluster({
-        name,
-        discoveryType: DiscoveryType.EDS,
-        lbPolicy: LbPolicy.ROUND_ROBIN,
-        localities: [{ weight: 1, endpoints: [{ address: "127.0.0.1", port: 50051 }] }],
-      });
+      await api(admin).createCluster(
+        edsCluster(name, "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
+      );
   }, 60_000);
 
   afterAll(async () => {

@@ -1,13 +1,9 @@
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
   ChangeType,
-  type Cluster,
-  ClusterSchema,
-  DiscoveryType,
   ResourceKind,
   RouteActionKind,
-  type RouteConfiguration,
   RouteConfigurationSchema,
   RouteConfigurationView,
   TopologyScope,
@@ -15,35 +11,13 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ClusterInit, catchAllRoutes, edsCluster } from "./api-objects.js";
 import { refusal } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 
-function cluster(
-  name: string,
-  port: number,
-  overrides: MessageInitShape<typeof ClusterSchema> = {},
-): Cluster {
-  return create(ClusterSchema, {
-    name,
-    discoveryType: DiscoveryType.EDS,
-    connectTimeoutMs: 1000,
-    localities: [{ weight: 1, endpoints: [{ address: "10.0.0.1", port }] }],
-    ...overrides,
-  });
-}
-
-function routes(name: string, target: string): RouteConfiguration {
-  return create(RouteConfigurationSchema, {
-    name,
-    virtualHosts: [
-      {
-        name: "all",
-        domains: ["*"],
-        routes: [{ matchValue: "/", actionKind: RouteActionKind.CLUSTER, cluster: target }],
-      },
-    ],
-  });
-}
+/** This file's clusters: EDS, 1 s connect timeout, one endpoint on 10.0.0.1:`port`. */
+const cluster = (name: string, port: number, overrides: ClusterInit = {}) =>
+  edsCluster(name, `10.0.0.1:${port}`, { connectTimeoutMs: 1000, ...overrides });
 
 describe("draft, publish, diff, history and rollback through the API", () => {
   let harness: Harness;
@@ -57,7 +31,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
   it("publishes the draft as version 1, and what proxies get is that version", async () => {
     const api = harness.api("alice");
     await api.createCluster(cluster("backend", 8080));
-    await api.createRouteConfiguration(routes("edge", "backend"));
+    await api.createRouteConfiguration(catchAllRoutes("edge", "backend"));
     const published = await api.publish({ message: "first" });
     expect(published.snapshot?.version).toBe(1n);
     expect(published.snapshot?.author).toBe("alice");
@@ -123,7 +97,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
 
   it("refuses a publish with errors, naming each error's path, and changes nothing", async () => {
     const api = harness.api();
-    await api.createRouteConfiguration(routes("edge", "missing-cluster"));
+    await api.createRouteConfiguration(catchAllRoutes("edge", "missing-cluster"));
     const error = await refusal(api.publish({ message: "broken" }));
     expect(error.code).toBe(Code.InvalidArgument);
     const issues = error.findDetails(ValidationErrorsSchema).flatMap((d) => d.issues);
@@ -137,7 +111,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
   it("validates the draft as it is now: an error at its path, gone as soon as the draft is fixed, back when it is broken again", async () => {
     const api = harness.api();
     const path = 'routeConfigurations["edge"].virtualHosts["all"].routes[0].cluster';
-    await api.createRouteConfiguration(routes("edge", "missing-cluster"));
+    await api.createRouteConfiguration(catchAllRoutes("edge", "missing-cluster"));
     const broken = await api.validate({});
     expect(broken.ok).toBe(false);
     expect(broken.issues.map((i) => i.path)).toContain(path);
@@ -252,7 +226,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     };
     await api.createCluster(cluster("backend", 8080));
     await api.createCluster(cluster("canary", 8081));
-    await api.createRouteConfiguration(routes("edge", "backend"));
+    await api.createRouteConfiguration(catchAllRoutes("edge", "backend"));
     expect(await line("backend")).toEqual({
       description: "EDS, ROUND_ROBIN, 1 endpoint",
       references: [],
@@ -347,7 +321,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
   it("answers GetTopology from the draft, following its edits, and says when a focus is not in it", async () => {
     const api = harness.api();
     await api.createCluster(cluster("backend", 8080));
-    await api.createRouteConfiguration(routes("edge", "backend"));
+    await api.createRouteConfiguration(catchAllRoutes("edge", "backend"));
     const whole = await api.getTopology({});
     expect(whole.scope).toBe(TopologyScope.WHOLE);
     expect(whole.nodes.map((n) => n.id)).toEqual([
@@ -361,7 +335,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     );
     expect(whole.choices.map((n) => n.id)).toEqual(["route-configuration:edge", "cluster:backend"]);
     // An edit is drawn at the next call: the server's graph follows the stored objects.
-    await api.updateRouteConfiguration(routes("edge", "canary"));
+    await api.updateRouteConfiguration(catchAllRoutes("edge", "canary"));
     const edited = await api.getTopology({ focus: "route-configuration:edge" });
     expect(edited.scope).toBe(TopologyScope.FOCUSED);
     expect(edited.nodes.find((n) => n.id === "cluster:canary")).toMatchObject({

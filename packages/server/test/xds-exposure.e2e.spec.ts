@@ -2,16 +2,12 @@ import { randomBytes } from "node:crypto";
 import * as http from "node:http";
 import { create } from "@bufbuild/protobuf";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
-import {
-  ListenerSchema,
-  RouteConfigurationSchema,
-  SecretSchema,
-  SecretType,
-} from "@switchyard/proto/switchyard/v1/config_pb";
+import { SecretSchema, SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { createTestCa } from "@switchyard/testing";
 import { createTestClient, namesOf } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { portListener, routeConfiguration } from "./api-objects.js";
 import { type Harness, startHarness } from "./harness.js";
 import { run, startServe, waitFor } from "./processes.js";
 
@@ -58,17 +54,8 @@ describe("the xDS port and private keys", () => {
         privateKey: pair.key,
       }),
     );
-    await api.createRouteConfiguration(
-      create(RouteConfigurationSchema, { name: "routes", virtualHosts: [] }),
-    );
-    await api.createListener(
-      create(ListenerSchema, {
-        name: "shop",
-        address: "0.0.0.0",
-        port: 8443,
-        filterChains: [{ rdsRouteConfigName: "routes", tlsSecretName: "shop-cert" }],
-      }),
-    );
+    await api.createRouteConfiguration(routeConfiguration("routes", []));
+    await api.createListener(portListener("shop", 8443, "routes", { tlsSecretName: "shop-cert" }));
     await api.publish({ message: "a TLS listener" });
   });
 
