@@ -11,9 +11,9 @@ import {
 import {
   type ConfigSpec,
   envoyForm,
-  SPEC_FIELD,
   type SourceChange,
   type SourceKind,
+  SPEC_FIELD,
 } from "@switchyard/snapshot";
 import { stringify } from "yaml";
 
