@@ -7,6 +7,7 @@ import { type Client, ConnectError, createClient, type Interceptor } from "@conn
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService, Role } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 
 /** SWITCHYARD_ADMIN_PASSWORD of every test server: the first admin is "admin" with it. */
 export const ADMIN_PASSWORD = "test-admin-password";
@@ -39,6 +40,15 @@ export function accessClient(
 ): Client<typeof AccessService> {
   return createClient(
     AccessService,
+    createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+  );
+}
+
+export type StatusClient = Client<typeof StatusService>;
+
+export function statusClient(baseUrl: string, interceptors: Interceptor[] = []): StatusClient {
+  return createClient(
+    StatusService,
     createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
   );
 }

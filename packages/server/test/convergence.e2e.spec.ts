@@ -12,8 +12,7 @@ import {
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
-import { bearer } from "./auth.js";
+import { bearer, type StatusClient, statusClient } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import {
   GRPC_LB_NACK as NACK_TEXT,
@@ -46,7 +45,7 @@ describe("convergence of a version and `switchyard wait`, with a real gRPC xDS c
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness();
-    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     const api = harness.api();
     await api.createCluster(cluster(backend));
     await api.createRouteConfiguration(shopRoutes("blue"));

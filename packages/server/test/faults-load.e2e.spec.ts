@@ -14,10 +14,9 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forkFleet, type RemoteFleet } from "../bench/fleet-process.js";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
 import { writeObjects } from "../src/store/draft-store.js";
 import { edsCluster } from "./api-objects.js";
-import { adminToken, bearer } from "./auth.js";
+import { adminToken, bearer, type StatusClient, statusClient } from "./auth.js";
 import { configApi, type ServeProcess, startServe } from "./processes.js";
 import { openRawAds, type RawAdsStream } from "./raw-ads-client.js";
 import { probeServer, slope } from "./server-probe.js";
@@ -106,7 +105,7 @@ describe("1,000 proxies dropped and reconnected at once, on a real server", () =
     serve = await startServe(["--no-console"], { DATABASE_URL: database.url });
     const token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
-    status = connectStatus(serve.baseUrl, [bearer(token)]);
+    status = statusClient(serve.baseUrl, [bearer(token)]);
   }, 120_000);
 
   afterAll(async () => {
@@ -228,7 +227,7 @@ describe("a proxy that stops reading while versions are published, on a real ser
     serve = await startServe(["--no-console"], { DATABASE_URL: database.url });
     const token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
-    status = connectStatus(serve.baseUrl, [bearer(token)]);
+    status = statusClient(serve.baseUrl, [bearer(token)]);
   }, 120_000);
 
   afterAll(async () => {

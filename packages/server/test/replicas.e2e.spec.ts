@@ -12,8 +12,7 @@ import {
 } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
-import { adminToken, bearer } from "./auth.js";
+import { adminToken, bearer, type StatusClient, statusClient } from "./auth.js";
 import { type ServeProcess, startServe } from "./processes.js";
 import {
   runCli,
@@ -59,8 +58,8 @@ describe("two server processes on one database", () => {
     await api.publish({ message: "shop on blue" });
     b = await startServe(["--no-console"], env);
     // B shares A's database: the same accounts and tokens work on both replicas.
-    statusA = connectStatus(a.baseUrl, [bearer(token)]);
-    statusB = connectStatus(b.baseUrl, [bearer(token)]);
+    statusA = statusClient(a.baseUrl, [bearer(token)]);
+    statusB = statusClient(b.baseUrl, [bearer(token)]);
   }, 120_000);
 
   afterAll(async () => {

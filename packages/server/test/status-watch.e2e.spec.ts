@@ -15,8 +15,7 @@ import {
 } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
-import { bearer } from "./auth.js";
+import { bearer, type StatusClient, statusClient } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { GRPC_LB_NACK, openShop, shopCluster, TYPE, typeStatusOf } from "./shop.js";
 
@@ -86,7 +85,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness({ app: { staleAfterMs: STALE_AFTER_MS } });
-    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
   });
 
   afterAll(async () => {

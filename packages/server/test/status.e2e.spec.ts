@@ -3,8 +3,8 @@ import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { type EchoBackend, startEchoBackend, type XdsEchoClient } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStatus, node, nodes, type StatusClient } from "../src/cli/status-commands.js";
-import { bearer } from "./auth.js";
+import { node, nodes } from "../src/cli/status-commands.js";
+import { bearer, type StatusClient, statusClient } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import {
   GRPC_LB_NACK as NACK_TEXT,
@@ -30,7 +30,7 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     harness = await startHarness();
-    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     client = await openShop(harness, backend, NODE_ID);
   });
 

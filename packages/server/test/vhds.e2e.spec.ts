@@ -17,9 +17,8 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { connectStatus } from "../src/cli/status-commands.js";
 import { edsCluster, portListener, routeConfiguration, virtualHost } from "./api-objects.js";
-import { bearer, refusal } from "./auth.js";
+import { bearer, refusal, statusClient } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { runCli, typeStatusOf, until } from "./shop.js";
 
@@ -85,7 +84,7 @@ describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
 
     // Node status: the node holds the virtual host it asked for, and is in sync for VHDS (it holds
     // what it asked for, not every virtual host of its group). The CLI names the type VHDS.
-    const status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    const status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     const summary = await until(
       async () => (await status.listNodes({})).nodes.find((n) => n.id === "vhds-e2e"),
       (n) => typeStatusOf(n, VHDS) === NodeTypeStatus.SYNCED,

@@ -9,8 +9,7 @@ import { Code } from "@connectrpc/connect";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
-import { bearer } from "./auth.js";
+import { bearer, type StatusClient, statusClient } from "./auth.js";
 import { type Harness, startHarness } from "./harness.js";
 import { TYPE } from "./shop.js";
 
@@ -57,7 +56,7 @@ describe("odd xDS clients never crash the server or stop node status from being 
     process.on("uncaughtException", record);
     process.on("unhandledRejection", record);
     harness = await startHarness();
-    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
   });
 

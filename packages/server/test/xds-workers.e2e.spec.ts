@@ -12,8 +12,7 @@ import {
 } from "@switchyard/testing";
 import { createTestClient, type DeltaTestStream, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
-import { adminToken, bearer } from "./auth.js";
+import { adminToken, bearer, type StatusClient, statusClient } from "./auth.js";
 import { configApi, pgrep, type ServeProcess, startServe, waitFor } from "./processes.js";
 import {
   shopCluster,
@@ -63,7 +62,7 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     });
     const token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
-    status = connectStatus(serve.baseUrl, [bearer(token)]);
+    status = statusClient(serve.baseUrl, [bearer(token)]);
     await api.createCluster(shopCluster("blue", blue));
     await api.createCluster(shopCluster("green", green));
     await api.createRouteConfiguration(shopRoutes("blue"));

@@ -16,8 +16,7 @@ import {
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grpcBootstrap } from "../src/cli/bootstrap.js";
-import { connectStatus, type StatusClient } from "../src/cli/status-commands.js";
-import { bearer } from "./auth.js";
+import { bearer, type StatusClient, statusClient } from "./auth.js";
 import { REAL_CLIENTS } from "./clients.js";
 import { type Harness, startHarness } from "./harness.js";
 import {
@@ -61,7 +60,7 @@ describe.each(REAL_CLIENTS)("xdstp:// federation with a real gRPC client (%s)", 
       app: { xdsAuthorities: [AUTHORITY] },
       logger: pino({ level: "warn" }, { write: (line: string) => void logLines.push(line) }),
     });
-    status = connectStatus(harness.baseUrl, [bearer(await harness.token())]);
+    status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     const api = harness.api();
     await api.createCluster(shopCluster("blue", blue));
     await api.createCluster(shopCluster("green", green));
