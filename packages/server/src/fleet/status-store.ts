@@ -10,7 +10,14 @@ import type { EventRow, HeldSetRow, NodeRow, TypeRow } from "./status-rows.js";
 
 /** What one flush writes. */
 export interface StatusBatch {
+  /** Nodes whose own state (identity, connection) changed: their rows are written whole. */
   readonly nodes: readonly NodeRow[];
+  /**
+   * Nodes of which only types changed (an ACK, a NACK, a response sent): their rows stay as they
+   * are but for `updatedAt`, which the console filters on. A fleet ACKing a change is thousands
+   * of these: moving one timestamp each is far cheaper than rewriting every node's identity.
+   */
+  readonly touched?: { readonly nodeIds: readonly string[]; readonly updatedAt: number };
   readonly types: readonly TypeRow[];
   /** The held sets `types` refer to (each once). */
   readonly heldSets: readonly HeldSetRow[];
@@ -124,6 +131,20 @@ async function upsertNodes(db: TransactionClient, nodes: readonly NodeRow[]): Pr
   }
 }
 
+/** Moves the `updatedAt` of nodes whose rows are otherwise unchanged (StatusBatch.touched). */
+async function touchNodes(
+  db: TransactionClient,
+  nodeIds: readonly string[],
+  updatedAt: number,
+): Promise<void> {
+  // Prisma's DateTime is timestamp(3) without time zone, holding UTC (as bulk-sql.ts writes it).
+  const at = new Date(updatedAt).toISOString();
+  for (const chunk of chunks(nodeIds)) {
+    await db.$executeRaw`
+      UPDATE "XdsNode" SET "updatedAt" = ${at}::timestamp(3) WHERE "id" = ANY(${chunk}::text[])`;
+  }
+}
+
 const heldSetColumns: readonly Column<HeldSetRow>[] = [
   column("key", "text", (h) => h.key),
   column("body", "jsonb-text", (h) => h.json),
@@ -195,6 +216,7 @@ export async function writeStatusBatch(
   return prisma.$transaction(
     async (tx) => {
       await upsertNodes(tx, batch.nodes);
+      if (batch.touched) await touchNodes(tx, batch.touched.nodeIds, batch.touched.updatedAt);
       await upsertHeldSets(tx, batch.heldSets);
       await upsertTypes(tx, batch.types);
       await appendEvents(tx, batch.events, batch.keepEvents);
@@ -205,6 +227,7 @@ export async function writeStatusBatch(
       if (batch.pruneDisconnectedBefore !== undefined) await collectHeldSets(tx);
       const touched = new Set([
         ...batch.nodes.map((n) => n.id),
+        ...(batch.touched?.nodeIds ?? []),
         ...batch.types.map((t) => t.nodeId),
         ...batch.events.map((e) => e.nodeId),
         ...pruned,

@@ -130,6 +130,27 @@ describe("StatusWriter", () => {
     expect(await listNodes(database.prisma, { replicaId: "replica-b" })).toHaveLength(1);
   });
 
+  it("an ACK moves its node's updatedAt, which live feeds compare, and leaves the node as connected", async () => {
+    const { tracker, now, advance } = trackerAt();
+    const { writer } = writerFor(tracker, { now });
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(CDS);
+    await writer.flush();
+    const updatedAt = async () =>
+      (await database.prisma.xdsNode.findUniqueOrThrow({ where: { id: "envoy-1" } })).updatedAt;
+    const before = await updatedAt();
+
+    advance(5_000);
+    stream.respond(CDS, "v1", "n1", { backend: "v1" });
+    stream.ack(CDS, "v1");
+    await writer.flush();
+
+    expect((await updatedAt()).getTime()).toBe(before.getTime() + 5_000);
+    const [node] = await listNodes(database.prisma, { connected: true });
+    expect(node?.id).toBe("envoy-1");
+    expect(node?.types[0]?.acked?.version).toBe("v1");
+  });
+
   it("a node whose streams closed is kept, as disconnected since the close", async () => {
     const { tracker, now, advance } = trackerAt();
     const { writer } = writerFor(tracker, { now });

@@ -71,6 +71,8 @@ export class StatusWriter {
   readonly #keepEvents: number;
   /** Node id → its dirty type URLs (empty when only the node itself changed). */
   #dirty = new Map<string, Set<string>>();
+  /** The nodes of #dirty whose own state changed (else only their types did). */
+  #dirtyNodes = new Set<string>();
   /** Events taken from the tracker and not yet written, oldest first. */
   #pendingEvents: EventRow[] = [];
   #lastSeq = 0;
@@ -145,6 +147,7 @@ export class StatusWriter {
       this.#dirty.set(change.nodeId, types);
     }
     if (change.typeUrl !== undefined) types.add(change.typeUrl);
+    else this.#dirtyNodes.add(change.nodeId);
   }
 
   /** Moves the tracker's new events into the pending list, keeping at most `keepEvents`. */
@@ -162,19 +165,23 @@ export class StatusWriter {
 
   async #flushOnce(): Promise<boolean> {
     const dirty = this.#dirty;
+    const dirtyNodes = this.#dirtyNodes;
     const events = this.#pendingEvents;
     this.#dirty = new Map();
+    this.#dirtyNodes = new Set();
     this.#pendingEvents = [];
     const at = this.#now();
     const pruneDue = this.#pruneDue(at);
     const nodes = [];
+    const touched: string[] = [];
     const types: TypeRow[] = [];
     const heldSets = new Map<string, HeldSetRow>();
     for (const [nodeId, typeUrls] of dirty) {
       const status = this.#tracker.node(nodeId, at);
       if (status === undefined) continue;
       // A type's change also moves its node's updatedAt, which the console filters on.
-      nodes.push(nodeRow(status, at));
+      if (dirtyNodes.has(nodeId)) nodes.push(nodeRow(status, at));
+      else touched.push(nodeId);
       for (const view of status.types) {
         if (!typeUrls.has(view.typeUrl)) continue;
         const held = this.#heldSets.of(view.typeUrl, view.acked);
@@ -185,6 +192,7 @@ export class StatusWriter {
     try {
       await this.#write({
         nodes,
+        ...(touched.length > 0 ? { touched: { nodeIds: touched, updatedAt: at } } : {}),
         types,
         heldSets: [...heldSets.values()],
         events,
@@ -200,6 +208,7 @@ export class StatusWriter {
         if (now === undefined) this.#dirty.set(nodeId, typeUrls);
         else for (const typeUrl of typeUrls) now.add(typeUrl);
       }
+      for (const nodeId of dirtyNodes) this.#dirtyNodes.add(nodeId);
       this.#pendingEvents = [...events, ...this.#pendingEvents].slice(-this.#keepEvents);
       this.#onError(error);
       return false;
