@@ -88,7 +88,13 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
       xds.push(client);
       const delta = client.openDelta("ads", { node: { id: `delta-${i}`, cluster: "edge" } });
       delta.request(CDS, ["*"]);
-      const first = await delta.next();
+      // A worker loads a publish when its NOTIFY arrives: one that has not yet loaded version 1
+      // answers with what it has (nothing), then sends the version as a change.
+      let first = await delta.next();
+      while (first.resources.length === 0) {
+        delta.ack(first);
+        first = await delta.next();
+      }
       expect(first.resources.map((r) => r.name).sort()).toEqual(["blue", "green"]);
       delta.ack(first);
       deltas.push(delta);
