@@ -20,6 +20,7 @@ import { getNode, listNodes, type NodeRecord } from "../fleet/index.js";
 import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.js";
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
+import { sleepUnlessAborted } from "./abortable-sleep.js";
 import {
   convergenceOf,
   fleetMessage,
@@ -38,19 +39,6 @@ import {
 const WATCH_NODE_LIMIT = 10_000;
 /** A convergence watch re-reads at most this often (it reads every connected node). */
 const CONVERGENCE_MIN_INTERVAL_MS = 250;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 
 export interface StatusServiceOptions {
   readonly prisma: PrismaClient;
@@ -259,7 +247,7 @@ export function createStatusService({
               last = next;
               yield next;
             }
-            await sleep(CONVERGENCE_MIN_INTERVAL_MS, context.signal);
+            await sleepUnlessAborted(CONVERGENCE_MIN_INTERVAL_MS, context.signal);
           }
           const changes = await inbox.take(context.signal);
           if (changes === undefined) return;
