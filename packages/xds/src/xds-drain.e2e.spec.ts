@@ -39,6 +39,31 @@ describe("draining the xDS server (SIGTERM)", () => {
     server.client.close();
   });
 
+  it("drains 30 open streams, each listening for the drain, without Node warning of a listener leak", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const server = await startTestServer(world());
+      const streams = Array.from({ length: 30 }, (_, i) => {
+        const stream = server.client.openDelta("ads", { node: { id: `node-${i}` } });
+        stream.request(TypeUrl.Cluster, ["*"]);
+        return stream;
+      });
+      for (const stream of streams) stream.ack(await stream.next());
+      const closed = server.server.close();
+      const ends = await Promise.all(streams.map((stream) => stream.ended(3_000)));
+      expect(ends.map((end) => end?.code)).toEqual(streams.map(() => Code.Unavailable));
+      await closed;
+      server.client.close();
+      // Node emits its warnings on a later turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("a stream opened while the server drains is never served", async () => {
     const server = await startTestServer(world());
     const first = server.client.open("ads", { node: { id: "first" } });

@@ -4,6 +4,7 @@
  * for client-auth.ts, and draining. Long because both kinds of port hand their sockets and HTTP/2
  * sessions to the tracking that close() drains, and certificates are read off those same sockets.
  */
+import { setMaxListeners } from "node:events";
 import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
@@ -300,6 +301,9 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   const access = new ClientAccess(mode, options.auth?.credentials);
   /** Aborted by close: REST long polls answer, gRPC streams end with UNAVAILABLE. */
   const closing = new AbortController();
+  // Every open stream listens on it (to drain when the server closes): thousands of listeners is
+  // the design, not a leak, so Node's warning past 10 is off for this signal.
+  setMaxListeners(0, closing.signal);
   const authenticate = (request: HttpRequest): Authentication => {
     const authorization = request.headers.authorization;
     return access.authenticate({
