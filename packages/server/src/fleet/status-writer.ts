@@ -40,6 +40,13 @@ export interface StatusWriterOptions {
   readonly now?: () => number;
 }
 
+/** What of a node changed since the last flush. */
+interface Dirty {
+  /** Its own state (identity, connection): its row is written whole. */
+  node: boolean;
+  readonly types: Set<string>;
+}
+
 type WriterState =
   | { readonly t: "open"; readonly timer: NodeJS.Timeout; readonly unsubscribe: () => void }
   | { readonly t: "closed" };
@@ -69,10 +76,8 @@ export class StatusWriter {
   readonly #onError: (error: unknown) => void;
   readonly #now: () => number;
   readonly #keepEvents: number;
-  /** Node id → its dirty type URLs (empty when only the node itself changed). */
-  #dirty = new Map<string, Set<string>>();
-  /** The nodes of #dirty whose own state changed (else only their types did). */
-  #dirtyNodes = new Set<string>();
+  /** Node id → what of it changed: the node itself (identity, connection) and which types. */
+  #dirty = new Map<string, Dirty>();
   /** Events taken from the tracker and not yet written, oldest first. */
   #pendingEvents: EventRow[] = [];
   #lastSeq = 0;
@@ -141,13 +146,13 @@ export class StatusWriter {
   }
 
   #markDirty(change: StatusChange): void {
-    let types = this.#dirty.get(change.nodeId);
-    if (types === undefined) {
-      types = new Set();
-      this.#dirty.set(change.nodeId, types);
+    let dirty = this.#dirty.get(change.nodeId);
+    if (dirty === undefined) {
+      dirty = { node: false, types: new Set() };
+      this.#dirty.set(change.nodeId, dirty);
     }
-    if (change.typeUrl !== undefined) types.add(change.typeUrl);
-    else this.#dirtyNodes.add(change.nodeId);
+    if (change.typeUrl !== undefined) dirty.types.add(change.typeUrl);
+    else dirty.node = true;
   }
 
   /** Moves the tracker's new events into the pending list, keeping at most `keepEvents`. */
@@ -165,10 +170,8 @@ export class StatusWriter {
 
   async #flushOnce(): Promise<boolean> {
     const dirty = this.#dirty;
-    const dirtyNodes = this.#dirtyNodes;
     const events = this.#pendingEvents;
     this.#dirty = new Map();
-    this.#dirtyNodes = new Set();
     this.#pendingEvents = [];
     const at = this.#now();
     const pruneDue = this.#pruneDue(at);
@@ -176,14 +179,14 @@ export class StatusWriter {
     const touched: string[] = [];
     const types: TypeRow[] = [];
     const heldSets = new Map<string, HeldSetRow>();
-    for (const [nodeId, typeUrls] of dirty) {
+    for (const [nodeId, changed] of dirty) {
       const status = this.#tracker.node(nodeId, at);
       if (status === undefined) continue;
       // A type's change also moves its node's updatedAt, which the console filters on.
-      if (dirtyNodes.has(nodeId)) nodes.push(nodeRow(status, at));
+      if (changed.node) nodes.push(nodeRow(status, at));
       else touched.push(nodeId);
       for (const view of status.types) {
-        if (!typeUrls.has(view.typeUrl)) continue;
+        if (!changed.types.has(view.typeUrl)) continue;
         const held = this.#heldSets.of(view.typeUrl, view.acked);
         if (held !== undefined) heldSets.set(held.key, held);
         types.push(typeRow(nodeId, view, at, held));
@@ -203,12 +206,14 @@ export class StatusWriter {
       return true;
     } catch (error) {
       // Put the batch back under what changed meanwhile; rows are re-read at the next flush.
-      for (const [nodeId, typeUrls] of dirty) {
+      for (const [nodeId, changed] of dirty) {
         const now = this.#dirty.get(nodeId);
-        if (now === undefined) this.#dirty.set(nodeId, typeUrls);
-        else for (const typeUrl of typeUrls) now.add(typeUrl);
+        if (now === undefined) this.#dirty.set(nodeId, changed);
+        else {
+          now.node ||= changed.node;
+          for (const typeUrl of changed.types) now.types.add(typeUrl);
+        }
       }
-      for (const nodeId of dirtyNodes) this.#dirtyNodes.add(nodeId);
       this.#pendingEvents = [...events, ...this.#pendingEvents].slice(-this.#keepEvents);
       this.#onError(error);
       return false;
