@@ -10,4 +10,4 @@ COPY . .
 RUN npm ci --no-audit --no-fund && npm run build
 ENV SWITCHYARD_HOST=0.0.0.0
 EXPOSE 3000 18000
-CMD ["node", "packages/server/bin/switchyard.js", "serve"]
+CMD ["node", "packages/cli/bin/switchyard.js", "serve"]

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: build, lint and format check, no import cycles (madge), then two lanes at once:
-// the server's tests (its end-to-end files take most of the run, and they mostly wait on
-// processes, sockets and the browser) beside every package's type-check and the other packages'
-// tests, one at a time. Ends with one line totalling every package's results,
+// `npm test`: build, lint and format check, no import cycles (madge), then three lanes at once:
+// the server's tests and the CLI's (their end-to-end files take most of the run, and they mostly
+// wait on processes, sockets and the browser), beside every package's type-check and the other
+// packages' tests, one at a time. Ends with one line totalling every package's results,
 // "tests: N passed, N failed, N skipped".
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 const RESULTS = ".test-results.json";
-const SERVER = "@switchyard/server";
+/** The packages whose tests run in a lane of their own. */
+const HEAVY = ["@switchyard/server", "@switchyard/cli"];
 const root = new URL("..", import.meta.url).pathname;
 const packageDirs = ["apps", "packages"].flatMap((parent) =>
   readdirSync(join(root, parent), { withFileTypes: true })
@@ -53,11 +54,11 @@ const checked =
   step("npx", ["biome", "ci", "."]) &&
   step("npm", ["run", "--silent", "cycles"]);
 
-// Everything is built: both lanes run their tasks only (`--only`), so neither restores build
+// Everything is built: the lanes run their tasks only (`--only`), so none restores build
 // outputs under the other's feet.
 const lanes = checked
   ? await Promise.all([
-      lane(`${SERVER}:test`, "npm", ["run", "--silent", "test", "-w", SERVER]),
+      ...HEAVY.map((name) => lane(`${name}:test`, "npm", ["run", "--silent", "test", "-w", name])),
       inOrder([
         ["npx", ["turbo", "run", "typecheck", "--only", "--concurrency=1", "--continue"]],
         [
@@ -69,7 +70,7 @@ const lanes = checked
             "--only",
             "--concurrency=1",
             "--continue",
-            `--filter=!${SERVER}`,
+            ...HEAVY.map((name) => `--filter=!${name}`),
           ],
         ],
       ]),

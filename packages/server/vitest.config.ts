@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.spec.ts", "test/**/*.spec.ts", "bench/**/*.spec.ts"],
+    include: ["src/**/*.spec.ts", "test/**/*.spec.ts"],
     // End-to-end tests start real servers (Postgres, gRPC, the console): allow for a loaded machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,

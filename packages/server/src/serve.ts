@@ -1,20 +1,21 @@
 /**
- * `switchyard serve`: the settings from flags and the environment, the server started (app.ts),
- * its banner, and the signals that stop it. The only command that loads the server; the others
- * talk to one through its API (cli/).
+ * A `switchyard serve` process (its command line is @switchyard/cli's): the settings from flags
+ * and the environment, the server started (app.ts), its banner, and the signals that stop it.
  */
 import * as path from "node:path";
-import { InvalidArgumentError } from "commander";
 import { pino } from "pino";
-import type { Switchyard } from "./app.js";
+import { type Switchyard, startSwitchyard } from "./app.js";
 import { readEnv } from "./env.js";
 import type { FileDeliveryOptions } from "./file-delivery.js";
 import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
+import { StartupError } from "./startup-error.js";
 import { describeAuthorities } from "./xds-authority.js";
+import { xdsAuthMode } from "./xds-security.js";
 
+/** A file delivery format, as the flag and SWITCHYARD_FILE_FORMAT spell it. */
 export function fileFormat(value: string): "yaml" | "json" {
   if (value !== "yaml" && value !== "json")
-    throw new InvalidArgumentError(`"${value}" is not a file format: use yaml or json`);
+    throw new StartupError(`"${value}" is not a file format: use yaml or json`);
   return value;
 }
 
@@ -68,7 +69,6 @@ export async function serve(flags: {
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
   const dataDir = path.resolve(flags.dataDir ?? env.SWITCHYARD_DATA_DIR ?? defaultDataDir());
   const clientCaFile = flags.xdsClientCa ?? env.SWITCHYARD_XDS_CLIENT_CA;
-  const { xdsAuthMode } = await import("./xds-security.js");
   const xdsSecurity = {
     mode: xdsAuthMode(flags.xdsAuth ?? env.SWITCHYARD_XDS_AUTH, clientCaFile),
     tlsCertFile: flags.xdsTlsCert ?? env.SWITCHYARD_XDS_TLS_CERT,
@@ -90,8 +90,6 @@ export async function serve(flags: {
         ? await embeddedSecretsKey(dataDir)
         : { t: "none" };
   const xdsWorkers = flags.xdsWorkers ?? env.SWITCHYARD_XDS_WORKERS;
-  // Loaded here: client commands need none of the server (its Envoy protos cost ~0.5 s to load).
-  const { startSwitchyard } = await import("./app.js");
   // Signals are handled from before the start: one that comes while starting, or in the moment
   // between the banner and the end of this function, stops the server once started rather than
   // killing it half-way (a test's SIGTERM right after the banner did, under load).

@@ -21,8 +21,8 @@ import {
   signIn,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 const SERVICES: DescService[] = [ConfigService, StatusService, AccessService];
 

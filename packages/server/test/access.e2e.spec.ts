@@ -14,7 +14,7 @@ import {
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster, routeConfiguration, virtualHost } from "./api-objects.js";
+import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
 import {
   ADMIN_PASSWORD,
   accessClient,
@@ -25,8 +25,8 @@ import {
   signIn,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 describe("ownership, sessions, tokens and the audit log", () => {
   let harness: Harness;

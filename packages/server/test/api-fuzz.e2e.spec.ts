@@ -39,9 +39,16 @@ import {
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiListener, catchAllRoutes, edsCluster } from "./api-objects.js";
-import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { apiListener, catchAllRoutes, edsCluster } from "../src/testing/api-objects.js";
+import {
+  accessClient,
+  bearer,
+  createAccount,
+  Role,
+  tokenFor,
+  USER_PASSWORD,
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 const SERVICES: readonly DescService[] = [ConfigService, StatusService, AccessService];
 const METHODS: readonly DescMethod[] = SERVICES.flatMap((service) => service.methods);

@@ -6,7 +6,7 @@
 import * as http from "node:http";
 import * as zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 const CONFIG = "/switchyard.v1.ConfigService";
 const MiB = 1024 * 1024;

@@ -9,9 +9,16 @@ import {
   waitUntilNothingBusy,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "./api-objects.js";
-import { accessClient, bearer, createAccount, Role, signIn, USER_PASSWORD } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { edsCluster } from "../src/testing/api-objects.js";
+import {
+  accessClient,
+  bearer,
+  createAccount,
+  Role,
+  signIn,
+  USER_PASSWORD,
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

@@ -1,9 +1,9 @@
 import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { launchBrowser, openWatchedPage, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster, routeConfiguration, virtualHost } from "./api-objects.js";
-import { accessClient, bearer, createAccount, Role, USER_PASSWORD } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
+import { accessClient, bearer, createAccount, Role, USER_PASSWORD } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 describe("the console with accounts (issue 7, done when)", () => {
   let harness: Harness;

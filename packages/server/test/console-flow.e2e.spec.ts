@@ -8,9 +8,9 @@ import {
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Harness } from "../src/testing/harness.js";
+import { eventually, GRPC_LB_NACK } from "../src/testing/shop.js";
 import { startConsoleWorld } from "./console-world.js";
-import type { Harness } from "./harness.js";
-import { eventually, GRPC_LB_NACK } from "./shop.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

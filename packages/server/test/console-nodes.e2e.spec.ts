@@ -11,10 +11,9 @@ import {
 import { createTestClient } from "@switchyard/xds/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { grpcBootstrap } from "../src/cli/bootstrap.js";
+import type { Harness } from "../src/testing/harness.js";
+import { eventually, GRPC_LB_NACK, openShop, shopCluster, TYPE } from "../src/testing/shop.js";
 import { startConsoleWorld } from "./console-world.js";
-import type { Harness } from "./harness.js";
-import { eventually, GRPC_LB_NACK, openShop, shopCluster, TYPE } from "./shop.js";
 
 /** An id with characters that need encoding in a URL path. */
 const NODE_ID = "shop/client 1";
@@ -277,12 +276,12 @@ describe("the console's fleet pages, live in a real browser", () => {
   it("a federated gRPC client's page lists what it holds by xdstp:// names, each in sync, and its bootstrap command keeps the authority", async () => {
     const server = `127.0.0.1:${harness.app.xdsPort}`;
     const id = "federated-shop";
-    // As `switchyard bootstrap --grpc --xdstp-authority switchyard` prints it (the default
-    // authority of a server started without SWITCHYARD_XDS_AUTHORITY).
+    // Federated under "switchyard", the default authority of a server started without
+    // SWITCHYARD_XDS_AUTHORITY.
     const federated = createXdsEchoClient("shop", {
       server,
       nodeId: id,
-      bootstrap: grpcBootstrap({ nodeId: id, xdsAddress: server, xdstpAuthority: "switchyard" }),
+      xdstpAuthority: "switchyard",
     });
     try {
       expect(await callUntilReady(federated)).toBe("blue");

@@ -8,7 +8,7 @@ import {
   type WatchedPage,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 import { seedGrpcService } from "./seed.js";
 
 /**

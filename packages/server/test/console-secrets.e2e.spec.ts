@@ -6,9 +6,9 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { artifactPath, createTestCa, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { portListener, routeConfiguration } from "./api-objects.js";
+import { portListener, routeConfiguration } from "../src/testing/api-objects.js";
+import { type Harness, xdsTokenAuth } from "../src/testing/harness.js";
 import { startConsoleWorld } from "./console-world.js";
-import { type Harness, xdsTokenAuth } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

@@ -2,9 +2,14 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster, portListener, routeConfiguration, virtualHost } from "./api-objects.js";
+import {
+  edsCluster,
+  portListener,
+  routeConfiguration,
+  virtualHost,
+} from "../src/testing/api-objects.js";
+import type { Harness } from "../src/testing/harness.js";
 import { startConsoleWorld } from "./console-world.js";
-import type { Harness } from "./harness.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

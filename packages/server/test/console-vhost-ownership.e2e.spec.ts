@@ -6,9 +6,16 @@ import {
   type TestBrowser,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster, routeConfiguration, virtualHost } from "./api-objects.js";
-import { accessClient, bearer, createAccount, Role, signIn, USER_PASSWORD } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
+import {
+  accessClient,
+  bearer,
+  createAccount,
+  Role,
+  signIn,
+  USER_PASSWORD,
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /*
  * A route configuration shared by teams, in the console: each virtual host shows its owner (the

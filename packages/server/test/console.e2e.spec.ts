@@ -6,7 +6,7 @@ import {
   waitUntilNothingBusy,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 import { seedGrpcService } from "./seed.js";
 
 describe("the console in a real browser", () => {

@@ -9,8 +9,8 @@ import {
   refusal,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * Issue 22, point 2: one member's import must not take the server down. 40 KB of brackets used

@@ -5,7 +5,7 @@ import {
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "./api-objects.js";
+import { edsCluster } from "../src/testing/api-objects.js";
 import {
   accessClient,
   bearer,
@@ -15,8 +15,8 @@ import {
   refusal,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * Issue 22, point 3: a member must not make proxies read their own host. A direct response read

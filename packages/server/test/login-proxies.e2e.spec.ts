@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_PASSWORD } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { ADMIN_PASSWORD } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * Issue 22, points 7 and 10: behind an ingress every login comes from the ingress's address, so

@@ -1,7 +1,7 @@
 import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "./api-objects.js";
-import { type Harness, startHarness } from "./harness.js";
+import { edsCluster } from "../src/testing/api-objects.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * Keeps this process's event loop busy in `chunkMs` slices, for `totalMs`: a server saturated by

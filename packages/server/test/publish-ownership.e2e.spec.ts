@@ -1,7 +1,7 @@
 import { Code, type Interceptor } from "@connectrpc/connect";
 import { ChangeType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "./api-objects.js";
+import { edsCluster } from "../src/testing/api-objects.js";
 import {
   accessClient,
   bearer,
@@ -11,8 +11,8 @@ import {
   refusal,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * Issue 22, point 5: publishing and rolling back read who owns each cluster from the draft row,

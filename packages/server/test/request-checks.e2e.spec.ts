@@ -9,8 +9,8 @@ import { toBinary } from "@bufbuild/protobuf";
 import { ClusterSchema, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_READ_MAX_BYTES } from "../src/api/request-checks.js";
-import { edsCluster } from "./api-objects.js";
-import { type Harness, startHarness } from "./harness.js";
+import { edsCluster } from "../src/testing/api-objects.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 const CONFIG = "/switchyard.v1.ConfigService";
 

@@ -6,7 +6,7 @@
 import { Code, type Interceptor } from "@connectrpc/connect";
 import { ChangeType, LbPolicy, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { edsCluster } from "./api-objects.js";
+import { edsCluster } from "../src/testing/api-objects.js";
 import {
   accessClient,
   bearer,
@@ -16,8 +16,8 @@ import {
   refusal,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 describe("review requests", () => {
   let harness: Harness;

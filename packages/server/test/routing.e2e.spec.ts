@@ -7,9 +7,15 @@ import {
 } from "@switchyard/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REAL_CLIENTS } from "./clients.js";
-import { type Harness, startHarness } from "./harness.js";
-import { shopCluster, shopListener, shopRoutes, until, untilAnswerIs } from "./shop.js";
+import { REAL_CLIENTS } from "../src/testing/clients.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
+import {
+  shopCluster,
+  shopListener,
+  shopRoutes,
+  until,
+  untilAnswerIs,
+} from "../src/testing/shop.js";
 
 const cluster = (name: string, backend: EchoBackend, lbPolicy = LbPolicy.ROUND_ROBIN) =>
   shopCluster(name, backend, { lbPolicy });

@@ -17,8 +17,8 @@ import {
 import { TypeUrl } from "@switchyard/snapshot";
 import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refusal } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { refusal } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 const RTDS = TypeUrl.Runtime;
 

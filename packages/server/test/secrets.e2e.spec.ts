@@ -30,9 +30,14 @@ import { createTestClient, deltaNamesOf, namesOf, type TestClient } from "@switc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Switchyard } from "../src/app.js";
 import { createKeyring, MISSING_SECRETS_KEY, type SecretsKey } from "../src/secrets-key.js";
-import { catchAllRoutes, edsCluster, portListener, routeConfiguration } from "./api-objects.js";
-import { refusal } from "./auth.js";
-import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "./harness.js";
+import {
+  catchAllRoutes,
+  edsCluster,
+  portListener,
+  routeConfiguration,
+} from "../src/testing/api-objects.js";
+import { refusal } from "../src/testing/auth.js";
+import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "../src/testing/harness.js";
 
 const SDS = TypeUrl.Secret;
 const ca = createTestCa("secrets e2e CA");

@@ -1,6 +1,3 @@
-import { execFile } from "node:child_process";
-import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   callUntilReady,
@@ -9,10 +6,8 @@ import {
   startEchoBackend,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 import { seedGrpcService } from "./seed.js";
-
-const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "bin", "switchyard.js");
 
 describe("first slice: config stored in Postgres and published reaches a real proxyless gRPC client", () => {
   let backend: EchoBackend;
@@ -39,34 +34,6 @@ describe("first slice: config stored in Postgres and published reaches a real pr
     try {
       expect(await callUntilReady(client)).toBe("payments-1");
       expect(backend.served).toBeGreaterThan(0);
-    } finally {
-      client.close();
-    }
-  });
-
-  it("routes an RPC for a client configured with `switchyard bootstrap --grpc`", async () => {
-    const printed = await new Promise<string>((resolve, reject) =>
-      execFile(
-        process.execPath,
-        [
-          bin,
-          "bootstrap",
-          "--grpc",
-          "--node-id",
-          "bootstrapped",
-          "--xds-address",
-          `127.0.0.1:${harness.app.xdsPort}`,
-        ],
-        (error, stdout) => (error ? reject(error) : resolve(stdout)),
-      ),
-    );
-    const client = createXdsEchoClient("payments", {
-      server: "",
-      nodeId: "",
-      bootstrap: JSON.parse(printed) as object,
-    });
-    try {
-      expect(await callUntilReady(client)).toBe("payments-1");
     } finally {
       client.close();
     }

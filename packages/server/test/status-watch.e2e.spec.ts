@@ -15,9 +15,9 @@ import {
 } from "@switchyard/testing";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, type StatusClient, statusClient } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
-import { GRPC_LB_NACK, openShop, shopCluster, TYPE, typeStatusOf } from "./shop.js";
+import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
+import { GRPC_LB_NACK, openShop, shopCluster, TYPE, typeStatusOf } from "../src/testing/shop.js";
 
 const { CDS, EDS, LDS, RDS } = TYPE;
 const NODE_ID = "watched-client";

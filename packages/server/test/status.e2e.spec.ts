@@ -3,23 +3,21 @@ import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { type EchoBackend, startEchoBackend, type XdsEchoClient } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { node, nodes } from "../src/cli/status-commands.js";
-import { bearer, type StatusClient, statusClient } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 import {
   GRPC_LB_NACK as NACK_TEXT,
   openShop,
-  runCli,
   shopCluster,
   TYPE,
   typeStatusOf,
   until,
-} from "./shop.js";
+} from "../src/testing/shop.js";
 
 const { CDS, EDS, LDS, RDS } = TYPE;
 const NODE_ID = "status-client";
 
-describe("node status through the StatusService and the CLI, with a real gRPC xDS client", () => {
+describe("node status through the StatusService, with a real gRPC xDS client", () => {
   let harness: Harness;
   let status: StatusClient;
   let backend: EchoBackend;
@@ -127,67 +125,5 @@ describe("node status through the StatusService and the CLI, with a real gRPC xD
     expect(
       heldBack?.types.flatMap((t) => t.heldBack.map((r) => [t.typeUrl, r.name, r.reason.case])),
     ).toEqual([[CDS, "blue", "rejected"]]);
-  });
-
-  it("prints the node and the NACK through the nodes / node commands", async () => {
-    let text = "";
-    const output = {
-      out: (chunk: string) => {
-        text += chunk;
-      },
-    };
-    // Status reaches the database in batches: poll until the table shows the settled state.
-    const expected =
-      /yes, since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+NACKED\s+SYNCED\s+SYNCED\s+SYNCED/;
-    const lineOf = (table: string) => table.split("\n").find((l) => l.startsWith(NODE_ID)) ?? "";
-    await until(
-      async () => {
-        text = "";
-        await nodes(status, output, {});
-        return text;
-      },
-      (table) => expected.test(lineOf(table)),
-      "`switchyard nodes` never showed CDS NACKED and the other types SYNCED",
-    );
-    const header = text.split("\n")[0] ?? "";
-    expect(header).toMatch(/ID\s+CONNECTED\s+CDS\s+EDS\s+LDS\s+RDS/);
-    expect(lineOf(text)).toMatch(expected);
-
-    text = "";
-    await nodes(status, output, { output: "json" });
-    const json = JSON.parse(text) as {
-      nodes: Array<{ id: string; types: Array<{ status: string }> }>;
-    };
-    expect(json.nodes.find((n) => n.id === NODE_ID)?.types.map((t) => t.status)).toContain(
-      "NODE_TYPE_STATUS_NACKED",
-    );
-
-    text = "";
-    await node(status, output, NODE_ID);
-    expect(text).toMatch(new RegExp(`^node ${NODE_ID}\\n`));
-    expect(text).toMatch(/^CDS\s+NACKED/m);
-    expect(text).toMatch(/CDS NACK of version \S+ at /);
-    expect(text).toMatch(NACK_TEXT);
-    expect(text).toMatch(/ {2}rejected: blue\n/);
-    expect(text).toMatch(
-      /held back \(not sent because of NACKs[^\n]*\n.*\nCDS\s+blue\s+\S+\s+rejected by the node/,
-    );
-    expect(text).toMatch(/held resources:\n[\s\S]*CDS \(1\)\n\s+blue/);
-    expect(text).toMatch(/recent events:[\s\S]*nack\s+CDS/);
-  });
-
-  it("prints the node and the NACK through the spawned CLI", async () => {
-    const cli = async (...args: string[]) =>
-      runCli(harness.baseUrl, await harness.token(), ...args);
-    const list = await cli("nodes");
-    expect(list.stderr).toBe("");
-    expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`${NODE_ID}\\s+yes.*NACKED`));
-    const one = await cli("node", NODE_ID);
-    expect(one.code).toBe(0);
-    expect(one.stdout).toMatch(NACK_TEXT);
-    const missing = await cli("node", "nobody");
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toMatch(/node "nobody" is unknown/);
   });
 });

@@ -12,8 +12,8 @@ import {
   signIn,
   tokenFor,
   USER_PASSWORD,
-} from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * Issue 22, point 8: a stolen session (a laptop left open, a cookie lifted) must not become

@@ -9,9 +9,16 @@ import {
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "./api-objects.js";
-import { accessClient, bearer, createAccount, Role, tokenFor, USER_PASSWORD } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { edsCluster } from "../src/testing/api-objects.js";
+import {
+  accessClient,
+  bearer,
+  createAccount,
+  Role,
+  tokenFor,
+  USER_PASSWORD,
+} from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /**
  * VirtualHost.owner_team: output only, by the rule writes are checked by (auth/ownership.ts), and

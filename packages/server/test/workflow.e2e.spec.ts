@@ -11,9 +11,9 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ClusterInit, catchAllRoutes, edsCluster } from "./api-objects.js";
-import { refusal } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
+import { type ClusterInit, catchAllRoutes, edsCluster } from "../src/testing/api-objects.js";
+import { refusal } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
 
 /** This file's clusters: EDS, 1 s connect timeout, one endpoint on 10.0.0.1:`port`. */
 const cluster = (name: string, port: number, overrides: ClusterInit = {}) =>

@@ -9,9 +9,9 @@ import { Code } from "@connectrpc/connect";
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, type StatusClient, statusClient } from "./auth.js";
-import { type Harness, startHarness } from "./harness.js";
-import { TYPE } from "./shop.js";
+import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
+import { TYPE } from "../src/testing/shop.js";
 
 const text = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },

@@ -17,6 +17,11 @@ export interface XdsClientOptions {
    * authority's client_listener_resource_name_template (gRPC federation, gRFC A47).
    */
   readonly targetAuthority?: string;
+  /**
+   * Name every resource by xdstp:// names under this authority, served by the same server
+   * (gRFC A47): the bootstrap's `authorities` and default listener name template.
+   */
+  readonly xdstpAuthority?: string;
 }
 
 /** The gRPC xDS bootstrap (GRPC_XDS_BOOTSTRAP_CONFIG format) pointing at a Switchyard server. */
@@ -37,6 +42,12 @@ export function grpcBootstrap(options: XdsClientOptions): object {
       locality: {},
       metadata: options.metadata ?? {},
     },
+    ...(options.xdstpAuthority === undefined
+      ? {}
+      : {
+          authorities: { [options.xdstpAuthority]: {} },
+          client_default_listener_resource_name_template: `xdstp://${options.xdstpAuthority}/envoy.config.listener.v3.Listener/%s`,
+        }),
   };
 }
 

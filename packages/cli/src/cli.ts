@@ -1,0 +1,913 @@
+/**
+ * The `switchyard` command tree (commander): every command with its flags and help, in the order
+ * `switchyard --help` lists them, each action a line or two calling this package's command
+ * modules (the client commands) or @switchyard/server's `serve`. Long because the tree is whole here, so the CLI reads as its help does.
+ */
+import { DbError } from "@switchyard/db/errors";
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
+import { DURATION_HINT, durationMs } from "@switchyard/server/duration";
+import { MAX_XDS_WORKERS, readEnv } from "@switchyard/server/env";
+import { StartupError } from "@switchyard/server/startup-error";
+import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "@switchyard/server/xds-authority";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import * as accessCommands from "./access-commands.js";
+import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./bootstrap.js";
+import { CliError, connect, connectAccess, explain } from "./client.js";
+import * as commands from "./commands.js";
+import type { EndpointOptions } from "./endpoint-commands.js";
+import * as endpointCommands from "./endpoint-commands.js";
+import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
+import { KIND_HELP, parseKind } from "./kinds.js";
+import type { Output } from "./output.js";
+import * as reviewCommands from "./review-commands.js";
+import * as secretCommands from "./secret-commands.js";
+import * as statusCommands from "./status-commands.js";
+import * as teamCommands from "./team-commands.js";
+
+/** The options of a command that asks for a password: whose, and read how. */
+const usernameOption = (meaning: string) => new Option("--username <name>", meaning);
+const passwordStdinOption = () =>
+  new Option("--password-stdin", "read the password from standard input (scripts)");
+
+function fileFormat(value: string): "yaml" | "json" {
+  if (value !== "yaml" && value !== "json")
+    throw new InvalidArgumentError(`"${value}" is not a file format: use yaml or json`);
+  return value;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(`"${value}" is not a port number (0-65535)`);
+  return n;
+}
+
+function workerCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_XDS_WORKERS)
+    throw new InvalidArgumentError(
+      `"${value}" is not a number of xDS workers (0-${MAX_XDS_WORKERS}; 0 serves xDS in the main process)`,
+    );
+  return n;
+}
+
+function authMode(value: string): "none" | "mtls" | "token" {
+  if (value !== "none" && value !== "mtls" && value !== "token")
+    throw new InvalidArgumentError(`"${value}" is not an xDS auth mode: none, mtls or token`);
+  return value;
+}
+
+function duration(value: string): number {
+  const ms = durationMs(value);
+  if (ms === undefined)
+    throw new InvalidArgumentError(`"${value}" is not a duration: ${DURATION_HINT}`);
+  return ms;
+}
+
+function authorities(value: string): readonly string[] {
+  const parsed = parseAuthorities(value);
+  if (typeof parsed === "string") throw new InvalidArgumentError(parsed);
+  return parsed;
+}
+
+/** The run's standard output (cli/io.ts). */
+const stdout: Output = { out: (text) => cliIo().out(text) };
+
+/** The server client commands talk to: --server, else SWITCHYARD_SERVER. */
+function serverOf(program: Command): string {
+  return (program.opts() as { server?: string }).server ?? readEnv(cliIo().env).SWITCHYARD_SERVER;
+}
+
+/**
+ * Runs a client command against the server, with a client made by `connectTo`; API failures
+ * become one readable CliError.
+ */
+function withClient<C, A extends unknown[]>(
+  program: Command,
+  connectTo: (server: string) => C,
+  run: (client: C, ...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const server = serverOf(program);
+    try {
+      await run(connectTo(server), ...args);
+    } catch (error) {
+      throw error instanceof CliError ? error : explain(error, server);
+    }
+  };
+}
+
+function clientAction<A extends unknown[]>(
+  program: Command,
+  run: (client: ReturnType<typeof connect>, ...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
+  return withClient(program, connect, run);
+}
+
+export function createCli(): Command {
+  const program = new Command("switchyard")
+    // Settings subcommands inherit: usage errors and --help throw (runCli answers their exit
+    // code) and write where the run writes.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => cliIo().out(text),
+      writeErr: (text) => cliIo().err(text),
+    })
+    .description("Switchyard: an Envoy control plane with a web console")
+    .option(
+      "--server <url>",
+      "the Switchyard server for client commands (env SWITCHYARD_SERVER, default http://localhost:3000)",
+    )
+    .showHelpAfterError();
+  program
+    .command("serve")
+    .description(
+      "run the console, its API and the xDS server (with an embedded PostgreSQL unless DATABASE_URL is set)",
+    )
+    .option(
+      "--http-port <port>",
+      "console and API port (env SWITCHYARD_HTTP_PORT, default 3000)",
+      port,
+    )
+    .option("--xds-port <port>", "xDS gRPC port (env SWITCHYARD_XDS_PORT, default 18000)", port)
+    .option(
+      "--xds-workers <count>",
+      "worker processes serving xDS on the xDS port, so a change reaches the fleet on every core while the API stays responsive; 0 serves xDS in this process (env SWITCHYARD_XDS_WORKERS, default: one per core)",
+      workerCount,
+    )
+    .option(
+      "--xds-authority <names>",
+      `xdstp:// authorities served, comma-separated, or none (env SWITCHYARD_XDS_AUTHORITY, default ${DEFAULT_XDS_AUTHORITY})`,
+      authorities,
+    )
+    .option(
+      "--host <address>",
+      "address to bind both servers to (env SWITCHYARD_HOST, default 127.0.0.1)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "where the embedded PostgreSQL keeps its data (env SWITCHYARD_DATA_DIR, default ./.data)",
+    )
+    .option(
+      "--stale-after <duration>",
+      "a node type unanswered this long shows STALE (env SWITCHYARD_STALE_AFTER, default 30s)",
+      duration,
+    )
+    .option(
+      "--node-retention <duration>",
+      "how long a disconnected node stays listed (env SWITCHYARD_NODE_RETENTION, default 24h)",
+      duration,
+    )
+    .option("--no-console", "serve the API, /metrics and xDS only, without the web console")
+    .option(
+      "--xds-auth <mode>",
+      "client authentication on the xDS port: none, mtls or token (env SWITCHYARD_XDS_AUTH, default none, or mtls with --xds-client-ca)",
+      authMode,
+    )
+    .option(
+      "--tls",
+      "serve the console and its API over HTTPS, with --tls-cert and --tls-key (env SWITCHYARD_TLS=true)",
+    )
+    .option(
+      "--tls-cert <file>",
+      "PEM certificate (chain) of the console's HTTPS; implies --tls (env SWITCHYARD_TLS_CERT)",
+    )
+    .option("--tls-key <file>", "its PEM private key (env SWITCHYARD_TLS_KEY)")
+    .option(
+      "--xds-tls-cert <file>",
+      "PEM certificate (chain) for TLS on the xDS port (env SWITCHYARD_XDS_TLS_CERT)",
+    )
+    .option("--xds-tls-key <file>", "its PEM private key (env SWITCHYARD_XDS_TLS_KEY)")
+    .option(
+      "--xds-client-ca <file>",
+      "PEM CA that xDS client certificates must be signed by; implies --xds-auth mtls (env SWITCHYARD_XDS_CLIENT_CA)",
+    )
+    .option(
+      "--xds-credentials <file>",
+      "YAML/JSON of accepted xDS tokens (by SHA-256) and each credential's node groups; reread when it changes (env SWITCHYARD_XDS_CREDENTIALS)",
+    )
+    .option(
+      "--xds-rest-hosts <names>",
+      "host names REST-JSON discovery answers to besides IP addresses and localhost, comma-separated (env SWITCHYARD_XDS_REST_HOSTS)",
+      (value: string) =>
+        value
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== ""),
+    )
+    .option(
+      "--insecure",
+      "start even with the xDS port bound beyond loopback and no client authentication (env SWITCHYARD_INSECURE=true)",
+    )
+    .option(
+      "--file-delivery <dir>",
+      "also write each node group's config as DiscoveryResponse files for Envoy's filesystem config sources, one folder per group (env SWITCHYARD_FILE_DELIVERY)",
+    )
+    .option(
+      "--file-format <format>",
+      "yaml or json (env SWITCHYARD_FILE_FORMAT, default yaml)",
+      fileFormat,
+    )
+    .option(
+      "--file-delivery-envoy-dir <dir>",
+      "the --file-delivery folder as Envoy sees it, when mounted elsewhere (env SWITCHYARD_FILE_DELIVERY_ENVOY_DIR)",
+    )
+    // Loaded here only: the client commands need none of the server (its Envoy protos cost
+    // ~0.5 s to load).
+    .action(async (flags: Parameters<typeof import("@switchyard/server").serve>[0]) => {
+      const { serve } = await import("@switchyard/server");
+      await serve(flags);
+    });
+  const access = (
+    run: (server: string, ...args: never[]) => Promise<void>,
+  ): ((...args: unknown[]) => Promise<void>) =>
+    withClient(
+      program,
+      (server) => server,
+      run as (server: string, ...args: unknown[]) => Promise<void>,
+    );
+  program
+    .command("login")
+    .description(
+      "sign in with a username and password; stores an API token for the server in $XDG_CONFIG_HOME/switchyard/credentials.json",
+    )
+    .addOption(usernameOption("the account (asked on a terminal otherwise)"))
+    .addOption(passwordStdinOption())
+    .action(
+      access((server, options: accessCommands.LoginInput) =>
+        accessCommands.login(server, options, stdout),
+      ),
+    );
+  program
+    .command("logout")
+    .description("revoke and forget the API token stored for the server")
+    .action(access((server) => accessCommands.logout(server, stdout)));
+  program
+    .command("whoami")
+    .description("the account and role the CLI acts as")
+    .action(access((server) => accessCommands.whoami(server, stdout)));
+  const token = program.command("token").description("API tokens for scripts and CI");
+  token
+    .command("create")
+    .description(
+      "create an API token (asks for your password: a token cannot create tokens); prints its secret once",
+    )
+    .requiredOption("--name <name>", "a label for the token")
+    .addOption(usernameOption("the account (default: the one logged in)"))
+    .addOption(passwordStdinOption())
+    .option(
+      "--scope <scope>",
+      "config:read, config:write, publish, status:read or admin (repeat; default config:read and status:read)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action(
+      access((server, options: accessCommands.LoginInput & { name: string; scope: string[] }) =>
+        accessCommands.tokenCreate(server, options, stdout),
+      ),
+    );
+  token
+    .command("list")
+    .description("your API tokens")
+    .action(access((server) => accessCommands.tokenList(server, stdout)));
+  token
+    .command("revoke <id>")
+    .description("revoke an API token at once (asks for your password)")
+    .addOption(usernameOption("the account (default: the one logged in)"))
+    .addOption(passwordStdinOption())
+    .action(
+      access((server, id: string, options: accessCommands.LoginInput) =>
+        accessCommands.tokenRevoke(server, id, options, stdout),
+      ),
+    );
+  const admin = <A extends unknown[]>(
+    run: (client: ReturnType<typeof connectAccess>, ...args: A) => Promise<void>,
+  ) => withClient(program, connectAccess, run);
+  const user = program.command("user").description("accounts (admins)");
+  user
+    .command("list")
+    .description("every account: role, team, status, last login")
+    .action(admin((access) => teamCommands.userList(access, stdout)));
+  user
+    .command("create <username>")
+    .description("create an account (the password is asked, or read with --password-stdin)")
+    .requiredOption("--role <role>", "admin, member or viewer")
+    .option("--team <name>", "the member's team")
+    .option("--password-stdin", "read the password from standard input (scripts)")
+    .action(
+      admin(
+        async (
+          access,
+          username: string,
+          options: teamCommands.UserCreateOptions & { passwordStdin?: boolean },
+        ) =>
+          teamCommands.userCreate(
+            access,
+            username,
+            options,
+            await accessCommands.newPassword(options.passwordStdin, `Password for ${username}: `),
+            stdout,
+          ),
+      ),
+    );
+  user
+    .command("update <username>")
+    .description("change an account's role, team or password, or disable or enable it")
+    .option("--role <role>", "admin, member or viewer")
+    .option("--team <name>", 'the member\'s team ("" for none)')
+    .option("--disable", "end its sessions and revoke its API tokens at once; it cannot sign in")
+    .option("--enable", "let a disabled account sign in again")
+    .option("--password-stdin", "set a new password read from standard input")
+    .action(
+      admin((access, username: string, options: teamCommands.UserUpdateOptions) =>
+        teamCommands.userUpdate(
+          access,
+          username,
+          options,
+          () => accessCommands.newPassword(true, ""),
+          stdout,
+        ),
+      ),
+    );
+  const team = program.command("team").description("teams and what they own (admins)");
+  team
+    .command("list")
+    .description("every team: domains, clusters, members, review")
+    .action(admin((access) => teamCommands.teamList(access, stdout)));
+  team
+    .command("create <name>")
+    .description("create a team")
+    .option(
+      "--domain <pattern>",
+      "a domain pattern it owns: api.example.com or *.example.com (repeat)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--require-review", "its members' publishes wait for an admin")
+    .action(
+      admin((access, name: string, options: { domain: string[]; requireReview?: boolean }) =>
+        teamCommands.teamCreate(access, name, options, stdout),
+      ),
+    );
+  team
+    .command("update <name>")
+    .description("rename a team, or change whether it requires review")
+    .option("--rename <name>", "the team's new name")
+    .option("--require-review", "its members' publishes wait for an admin")
+    .option("--no-require-review", "its members publish their own changes")
+    .action(
+      admin((access, name: string, options: { rename?: string; requireReview?: boolean }) =>
+        teamCommands.teamUpdate(access, name, options, stdout),
+      ),
+    );
+  team
+    .command("add-domain <team> <pattern>")
+    .description("give a team a domain pattern (api.example.com or *.example.com)")
+    .action(
+      admin((access, name: string, pattern: string) =>
+        teamCommands.teamDomain(access, "add", name, pattern, stdout),
+      ),
+    );
+  team
+    .command("remove-domain <team> <pattern>")
+    .description("take a domain pattern from a team")
+    .action(
+      admin((access, name: string, pattern: string) =>
+        teamCommands.teamDomain(access, "remove", name, pattern, stdout),
+      ),
+    );
+  team
+    .command("set-owner <cluster> <team>")
+    .description('make a team the owner of a cluster ("" for no owner)')
+    .action(
+      admin((access, cluster: string, name: string) =>
+        teamCommands.clusterOwner(access, cluster, name, stdout),
+      ),
+    );
+  team
+    .command("delete <name>")
+    .description("delete a team: its members keep their accounts, its clusters become unowned")
+    .action(admin((access, name: string) => teamCommands.teamDelete(access, name, stdout)));
+  program
+    .command("xds-token")
+    .description(
+      "make a bearer token for proxies of some node groups: prints the token (once) and the entry to add to the --xds-credentials file",
+    )
+    .requiredOption("--name <name>", "names the token in node status, logs and metrics")
+    .requiredOption(
+      "--node-group <group...>",
+      'the node groups its holders may be served ("*": every group)',
+    )
+    .action(async (options: { name: string; nodeGroup: string[] }) => {
+      const { newXdsToken } = await import("@switchyard/server/xds-security");
+      const { token, entry } = newXdsToken(options.name, options.nodeGroup);
+      stdout.out(
+        [
+          `token (shown once; keep it secret, e.g. in the proxy's bootstrap or a secret store):`,
+          `  ${token}`,
+          "",
+          "add under tokens: in the xDS credentials file (it holds only the token's SHA-256):",
+          `  - name: ${JSON.stringify(entry.name)}`,
+          `    sha256: ${entry.sha256}`,
+          `    nodeGroups: [${entry.nodeGroups.map((g) => JSON.stringify(g)).join(", ")}]`,
+          "",
+        ].join("\n"),
+      );
+    });
+  program
+    .command("bootstrap")
+    .description(
+      "print a bootstrap that points a proxy at this Switchyard: Envoy (ADS over SotW, or Delta with --delta) or, with --grpc, a gRPC xDS client",
+    )
+    .requiredOption("--node-id <id>", "the node id the proxy presents")
+    .option("--cluster <name>", "the node cluster (node groups can select on it)")
+    .option("--grpc", "a gRPC xDS bootstrap (GRPC_XDS_BOOTSTRAP) instead of an Envoy one")
+    .option("--delta", "Envoy over Delta (incremental) ADS instead of state of the world")
+    .option(
+      "--xds-address <host:port>",
+      "where proxies reach Switchyard's xDS server",
+      "localhost:18000",
+    )
+    .option("--xds-ca <file>", "reach the xDS server over TLS, trusting this PEM CA")
+    .option("--client-cert <file>", "PEM client certificate for an xDS server requiring mTLS")
+    .option("--client-key <file>", "its PEM private key")
+    .option(
+      "--token <token>",
+      "a bearer token (from `switchyard xds-token`) sent as authorization metadata (Envoy only)",
+    )
+    .option(
+      "--files <dir>",
+      "Envoy reads its config from the files of `serve --file-delivery`: the node group's folder as Envoy sees it (e.g. /etc/switchyard/default)",
+    )
+    .option("--file-format <format>", "with --files: yaml (default) or json", fileFormat)
+    .option(
+      "--xdstp-authority <name>",
+      "gRPC: name every resource by xdstp:// names under this authority, one the server serves (serve --xds-authority; default switchyard)",
+    )
+    .option(
+      "--runtime-layer <name>",
+      "Envoy subscribes to this runtime layer (RTDS: over ADS, or from its delivered file with --files); repeat for several, later ones override earlier ones",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .action(
+      (options: {
+        runtimeLayer?: string[];
+        files?: string;
+        fileFormat?: "yaml" | "json";
+        nodeId: string;
+        cluster?: string;
+        grpc?: boolean;
+        delta?: boolean;
+        xdsAddress: string;
+        xdsCa?: string;
+        clientCert?: string;
+        clientKey?: string;
+        token?: string;
+        xdstpAuthority?: string;
+      }) => {
+        if (options.xdstpAuthority !== undefined) {
+          if (!options.grpc)
+            throw new CliError(
+              "--xdstp-authority is for gRPC clients (--grpc): Envoy's xdstp:// collection locators (lds_resources_locator, cds_resources_locator over Delta ADS) are described in docs/xdstp.md, not generated",
+            );
+          const parsed = parseAuthorities(options.xdstpAuthority);
+          if (typeof parsed === "string" || parsed.length !== 1)
+            throw new CliError(
+              typeof parsed === "string" ? parsed : "--xdstp-authority takes one authority",
+            );
+        }
+        if (options.runtimeLayer !== undefined && options.grpc)
+          throw new CliError(
+            "--runtime-layer is for Envoy: gRPC xDS clients have no runtime; drop it",
+          );
+        if (options.files !== undefined) {
+          if (options.grpc)
+            throw new CliError("gRPC xDS clients read no configuration files: drop --files");
+          stdout.out(
+            `${JSON.stringify(
+              envoyFileBootstrap({
+                ...options,
+                groupDir: options.files,
+                format: options.fileFormat ?? "yaml",
+                runtimeLayers: options.runtimeLayer,
+              }),
+              null,
+              2,
+            )}\n`,
+          );
+          return;
+        }
+        if (options.grpc && options.delta)
+          throw new CliError("gRPC xDS clients speak state-of-the-world ADS only: drop --delta");
+        if (options.xdsCa === undefined && options.clientCert !== undefined)
+          throw new CliError("--client-cert needs TLS: give --xds-ca, the CA of the xDS server");
+        const common = {
+          ...options,
+          tls:
+            options.xdsCa === undefined
+              ? undefined
+              : { caFile: options.xdsCa, certFile: options.clientCert, keyFile: options.clientKey },
+        };
+        const bootstrap = options.grpc
+          ? grpcBootstrap(common)
+          : envoyBootstrap({
+              ...common,
+              delta: options.delta ?? false,
+              runtimeLayers: options.runtimeLayer,
+            });
+        stdout.out(`${JSON.stringify(bootstrap, null, 2)}\n`);
+      },
+    );
+  program
+    .command("apply")
+    .description(
+      "import Envoy v3 resources (YAML or JSON: a list with @type, a DiscoveryResponse, or a bootstrap's static_resources) and publish them",
+    )
+    .requiredOption(
+      "-f, --file <path>",
+      "a file, a directory (its .yaml, .yml and .json files), or - for stdin (several YAML documents separated by ---); repeat for more",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("-R, --recursive", "read the directories below each -f directory too")
+    .option("-m, --message <message>", "the version's message (default: apply FILE)")
+    .option("--draft", "only add to the draft; publish later with `switchyard publish`")
+    .option(
+      "--prune",
+      "also delete the clusters, listeners, route configurations, secrets and runtime layers the files do not hold (a member: only their team's), listed before they are deleted",
+    )
+    .option(
+      "-l, --selector <terms>",
+      "with --prune: delete only objects matching every term: kind=K, team=T, name=N or name=PREFIX*, comma-separated",
+    )
+    .action(
+      clientAction(
+        program,
+        (
+          client,
+          options: {
+            file: string[];
+            draft?: boolean;
+            recursive?: boolean;
+            message?: string;
+            prune?: boolean;
+            selector?: string;
+          },
+        ) => commands.apply(client, stdout, options.file, options),
+      ),
+    );
+  program
+    .command("get")
+    .description(
+      `list stored objects of a kind, or print one in its Envoy-native form (kinds: ${KIND_HELP})`,
+    )
+    .argument("<kind>", KIND_HELP)
+    .argument("[name]", "the object to print")
+    .option("-o, --output <format>", "yaml or json (a list also takes table)")
+    .action(
+      clientAction(
+        program,
+        (client, kind: string, name: string | undefined, options: { output?: string }) =>
+          parseKind(kind) === ResourceKind.SECRET
+            ? secretCommands.getSecrets(client, stdout, name, options)
+            : commands.get(client, stdout, kind, name, options),
+      ),
+    );
+  program
+    .command("delete")
+    .description("delete a stored object from the draft")
+    .argument("<kind>", KIND_HELP)
+    .argument("<name>", "the object to delete")
+    .action(
+      clientAction(program, (client, kind: string, name: string) =>
+        commands.remove(client, stdout, kind, name),
+      ),
+    );
+  const secret = program
+    .command("secret")
+    .description(
+      "TLS certificates and validation contexts served over SDS (list: switchyard get secrets); private keys are never shown back",
+    );
+  const secretWriteOptions = (command: Command) =>
+    command
+      .option(
+        "--passphrase-file <file>",
+        "the passphrase of an encrypted --key (stored decrypted, sealed)",
+      )
+      .option(
+        "--match-san <san>",
+        "validation: a DNS SAN the peer certificate must carry (repeat for several)",
+        (value: string, previous: string[]) => [...previous, value],
+        [] as string[],
+      )
+      .option("--publish <message>", "publish right after, with this message");
+  secretWriteOptions(
+    secret
+      .command("create")
+      .description(
+        "create a secret: `tls NAME --cert FILE --key FILE` (a listener presents it) or `validation NAME --ca FILE` (a cluster checks upstreams with it)",
+      )
+      .argument("<type>", "tls or validation")
+      .argument("<name>", "the secret's name (what tlsSecretName refers to)")
+      .option("--cert <file>", "tls: the certificate chain, PEM, leaf first")
+      .option("--key <file>", "tls: the leaf certificate's private key, PEM")
+      .option("--ca <file>", "validation: the trusted CA certificates, PEM"),
+  ).action(
+    clientAction(
+      program,
+      (client, type: string, name: string, options: secretCommands.SecretWriteOptions) =>
+        secretCommands.createSecret(client, stdout, type, name, options),
+    ),
+  );
+  secretWriteOptions(
+    secret
+      .command("rotate")
+      .description(
+        "replace a secret's certificate (and key) or CA bundle under the same name; proxies get the new Secret on publish, their listeners and clusters untouched",
+      )
+      .argument("<name>", "the secret to rotate")
+      .option("--cert <file>", "tls: the new certificate chain, PEM")
+      .option(
+        "--key <file>",
+        "tls: its private key (omit to keep the stored key, if the certificate is for it)",
+      )
+      .option("--ca <file>", "validation: the new trusted CA certificates, PEM"),
+  ).action(
+    clientAction(program, (client, name: string, options: secretCommands.SecretWriteOptions) =>
+      secretCommands.rotateSecret(client, stdout, name, options),
+    ),
+  );
+  program
+    .command("diff")
+    .description(
+      "show what publishing the draft would change (or the changes between two versions)",
+    )
+    .option("--from <version>", "compare from this version (default: the latest)")
+    .option("--to <version>", "compare to this version (default: the draft)")
+    .option("-o, --output <format>", "patch (default) or json (the API's DiffResponse)")
+    .option(
+      "-f, --file <path>",
+      "instead: what applying these files would change, and every issue, changing nothing (exit 0 nothing, 1 changes, 2 errors); as apply -f",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("-R, --recursive", "with -f: read the directories below each directory too")
+    .option("--prune", "with -f: also show what apply --prune would delete")
+    .option("-l, --selector <terms>", "with --prune: as apply's")
+    .action(
+      clientAction(
+        program,
+        async (
+          client,
+          options: {
+            from?: string;
+            to?: string;
+            output?: string;
+            file: string[];
+            recursive?: boolean;
+            prune?: boolean;
+            selector?: string;
+          },
+        ) => {
+          if (options.file.length === 0) return commands.showDiff(client, stdout, options);
+          cliIo().setExitCode(await commands.diffFiles(client, stdout, options.file, options));
+        },
+      ),
+    );
+  program
+    .command("publish")
+    .description("validate the draft and publish it as the next version")
+    .requiredOption("-m, --message <message>", "what changed and why")
+    .action(
+      clientAction(program, (client, options: { message: string }) =>
+        commands.publish(client, stdout, options),
+      ),
+    );
+  const review = program
+    .command("review")
+    .description("review requests: for teams whose publishes wait for an admin");
+  review
+    .command("request")
+    .description("ask an admin to publish the draft (as switchyard diff shows it now)")
+    .requiredOption("-m, --message <message>", "what changed and why (the published message)")
+    .action(
+      clientAction(program, (client, options: { message: string }) =>
+        reviewCommands.reviewRequest(client, stdout, options),
+      ),
+    );
+  review
+    .command("list")
+    .description("review requests, newest first (open ones by default)")
+    .option("--state <states>", "open, approved, rejected, withdrawn (comma-separated) or all")
+    .option("--limit <n>", "how many (default 20)")
+    .action(
+      clientAction(program, (client, options: { state?: string; limit?: string }) =>
+        reviewCommands.reviewList(client, stdout, options),
+      ),
+    );
+  review
+    .command("show <id>")
+    .description("one review request: who asked, what it changes, its outcome")
+    .action(
+      clientAction(program, (client, id: string) => reviewCommands.reviewShow(client, stdout, id)),
+    );
+  review
+    .command("approve <id>")
+    .description("publish a review request's draft (admins)")
+    .option("--comment <text>", "a note for the requester")
+    .action(
+      clientAction(program, (client, id: string, options: { comment?: string }) =>
+        reviewCommands.reviewApprove(client, stdout, id, options),
+      ),
+    );
+  review
+    .command("reject <id>")
+    .description("turn a review request down, saying why (admins)")
+    .requiredOption("--comment <text>", "why, for the requester")
+    .action(
+      clientAction(program, (client, id: string, options: { comment?: string }) =>
+        reviewCommands.reviewClose(client, stdout, "reject", id, options),
+      ),
+    );
+  review
+    .command("withdraw <id>")
+    .description("take back your own review request")
+    .action(
+      clientAction(program, (client, id: string) =>
+        reviewCommands.reviewClose(client, stdout, "withdraw", id, {}),
+      ),
+    );
+  program
+    .command("history")
+    .description("list published versions, newest first")
+    .option("--limit <n>", "how many (default 20)")
+    .option("-o, --output <format>", "table (default) or json (the API's ListSnapshotsResponse)")
+    .action(
+      clientAction(program, (client, options: { limit?: string; output?: string }) =>
+        commands.history(client, stdout, options),
+      ),
+    );
+  program
+    .command("discard")
+    .description(
+      "undo the draft's unpublished changes, back to the latest published version: of the objects named (KIND NAME pairs), or all of them",
+    )
+    .argument("[objects...]", `KIND NAME pairs (kinds: ${KIND_HELP}); none: every change`)
+    .action(
+      clientAction(program, (client, objects: string[]) =>
+        commands.discard(client, stdout, objects),
+      ),
+    );
+  const endpoints = program
+    .command("endpoints")
+    .description(
+      "register endpoints from deploy scripts: each call publishes one cluster's endpoints alone, on top of the latest version",
+    );
+  for (const [operation, what] of [
+    ["set", "make the cluster's endpoints exactly these"],
+    ["add", "register these endpoints (one already registered is replaced)"],
+    ["remove", "deregister these endpoints (one not registered is nothing to do)"],
+  ] as const) {
+    endpoints
+      .command(operation)
+      .description(what)
+      .argument("<cluster>", "a published cluster")
+      .argument(
+        operation === "set" ? "[endpoints...]" : "<endpoints...>",
+        "ADDRESS:PORT ([::1]:8080 for IPv6)",
+      )
+      .option("--region <region>", "their locality's region")
+      .option("--zone <zone>", "their locality's zone")
+      .option("--sub-zone <subZone>", "their locality's sub-zone")
+      .option("--priority <n>", "their locality's priority (default 0)")
+      .option("--weight <n>", "their load-balancing weight")
+      .option("--health <status>", "healthy, unhealthy, draining, timeout, degraded or unknown")
+      .option("-m, --message <message>", "the version's message")
+      .action(
+        clientAction(
+          program,
+          (client, cluster: string, addresses: string[], options: EndpointOptions) =>
+            endpointCommands.setEndpoints(client, stdout, operation, cluster, addresses, options),
+        ),
+      );
+  }
+  endpoints
+    .command("get")
+    .description("list a cluster's endpoints with their locality, weight and health")
+    .argument("<cluster>")
+    .action(
+      clientAction(program, (client, cluster: string) =>
+        endpointCommands.listEndpoints(client, stdout, cluster),
+      ),
+    );
+  program
+    .command("rollback")
+    .description("publish an older version's content again, as a new version")
+    .argument("<version>", "the version to go back to")
+    .option("-m, --message <message>", "why (default: Roll back to version N)")
+    .action(
+      clientAction(program, (client, version: string, options: { message?: string }) =>
+        commands.rollback(client, stdout, version, options),
+      ),
+    );
+  program
+    .command("export")
+    .description("print the whole configuration as Envoy v3 resources")
+    .option("-o, --output <format>", "yaml (default) or json")
+    .option("--version <version>", "a published version (default: the draft)")
+    .action(
+      clientAction(program, (client, options: { output?: string; version?: string }) =>
+        commands.exportConfig(client, stdout, options),
+      ),
+    );
+  program
+    .command("nodes")
+    .description("list the xDS nodes (proxies) and each type's sync status (CDS, EDS, LDS, RDS)")
+    .option("-o, --output <format>", "table (default) or json")
+    .action(
+      withClient(program, statusCommands.connectStatus, (client, options: { output?: string }) =>
+        statusCommands.nodes(client, stdout, options),
+      ),
+    );
+  program
+    .command("wait")
+    .description(
+      "wait until every connected node ACKed a published version (exit 1 on a NACK or the timeout), for CI pipelines",
+    )
+    .option("--version <version>", "the published version to wait for (default: the latest)")
+    .option("--timeout <duration>", "give up after this long, e.g. 500ms, 30s, 2m", "30s")
+    .action(
+      withClient(
+        program,
+        (server) => ({ status: statusCommands.connectStatus(server), config: connect(server) }),
+        async (clients, options: { version?: string; timeout?: string }) => {
+          const version =
+            options.version ??
+            String((await clients.config.listSnapshots({ limit: 1 })).snapshots[0]?.version ?? "");
+          if (version === "") throw new CliError("nothing published yet: no version to wait for");
+          await statusCommands.waitForVersion(clients.status, stdout, { ...options, version });
+        },
+      ),
+    );
+  program
+    .command("node")
+    .description(
+      "show one node: identity, per-type status and versions, NACK text, held resources, recent events",
+    )
+    .argument("<id>", "the node id")
+    .option("-o, --output <format>", "table (default) or json")
+    .action(
+      withClient(
+        program,
+        statusCommands.connectStatus,
+        (client, id: string, options: { output?: string }) =>
+          statusCommands.node(client, stdout, id, options),
+      ),
+    );
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` (as process.argv: node, script, arguments) writing to and reading the
+ * environment of `io`; answers the exit code. A StartupError or bad input is one line on stderr
+ * and exit code 1; a usage error is commander's message and its code.
+ */
+export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let chosen = 0;
+  const run: CliIo = {
+    env: io.env,
+    stdin: io.stdin,
+    out: (text) => io.out(text),
+    err: (text) => io.err(text),
+    setExitCode: (code) => {
+      chosen = code;
+      io.setExitCode(code);
+    },
+  };
+  return withCliIo(run, async () => {
+    try {
+      await createCli().parseAsync([...argv]);
+      return chosen;
+    } catch (error) {
+      if (error instanceof CommanderError) return error.exitCode;
+      // Errors the user can fix are one line; anything else is a bug and keeps its stack.
+      const known =
+        error instanceof StartupError || error instanceof DbError || error instanceof CliError;
+      const text = !(error instanceof Error)
+        ? String(error)
+        : known
+          ? error.message
+          : (error.stack ?? error.message);
+      run.err(`switchyard: ${text}\n`);
+      return 1;
+    }
+  });
+}
+
+/** The `switchyard` process: runCli on process.argv; exits with its code when it fails. */
+export async function main(argv: readonly string[]): Promise<void> {
+  const code = await runCli(argv);
+  // A code a command chose (process.exitCode) ends the process once its output is written; a
+  // failure ends it now, whatever it left open (a half-started server).
+  if (code !== 0 && process.exitCode === undefined) process.exit(code);
+}

@@ -1,0 +1,155 @@
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  accessClient,
+  bearer,
+  edsCluster,
+  type Harness,
+  signIn,
+  startHarness,
+  tokenFor,
+  USER_PASSWORD,
+} from "@switchyard/server/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli as runInProcess } from "./run-cli.js";
+
+describe("switchyard user and switchyard team", () => {
+  let harness: Harness;
+  let adminToken = "";
+
+  /** The real CLI acting with `token` (SWITCHYARD_TOKEN); `stdin` is piped in. */
+  const cli = (args: string[], stdin = "", token = adminToken) =>
+    runInProcess(["--server", harness.baseUrl, ...args], {
+      env: { SWITCHYARD_TOKEN: token },
+      stdin,
+    });
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    adminToken = await harness.token();
+  });
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("an admin creates a team owning domains and a member of it; a bad pattern and a short password are refused with the server's reason", async () => {
+    const created = await cli(["team", "create", "shop", "--domain", "*.shop.example.com"]);
+    expect(created.output).toBe("Created team shop owning *.shop.example.com.\n");
+    expect(created.code).toBe(0);
+
+    const bad = await cli(["team", "add-domain", "shop", "not a domain"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.output).toContain("is neither a host name");
+    const added = await cli(["team", "add-domain", "shop", "api.shop.example.com"]);
+    expect(added.output).toBe("Team shop owns: *.shop.example.com, api.shop.example.com.\n");
+
+    const short = await cli(
+      ["user", "create", "sam", "--role", "member", "--team", "shop", "--password-stdin"],
+      "too short\n",
+    );
+    expect(short.code).not.toBe(0);
+    expect(short.output).toContain("the password is 9 characters long; use at least 12");
+    const sam = await cli(
+      ["user", "create", "sam", "--role", "member", "--team", "shop", "--password-stdin"],
+      `${USER_PASSWORD}\n`,
+    );
+    expect(sam.output).toBe("Created sam (member, team shop).\n");
+    expect(await signIn(harness.baseUrl, "sam", USER_PASSWORD)).toMatch(/=/);
+
+    const users = (await cli(["user", "list"])).output;
+    expect(users).toMatch(/sam\s+member\s+shop\s+active\s+\d{4}-/);
+    expect(users).toMatch(/admin\s+admin\s+-\s+active/);
+    const teams = (await cli(["team", "list"])).output;
+    expect(teams).toMatch(/shop\s+\*\.shop\.example\.com,api\.shop\.example\.com\s+-\s+1\s+-/);
+  }, 60_000);
+
+  it("team update renames and requires review; user update changes a role, and --disable stops the account from signing in", async () => {
+    const updated = await cli([
+      "team",
+      "update",
+      "shop",
+      "--rename",
+      "shop-eu",
+      "--require-review",
+    ]);
+    expect(updated.output).toBe("Updated team shop-eu: requires review.\n");
+    const access = accessClient(harness.baseUrl, [bearer(adminToken)]);
+    expect((await access.listTeams({})).teams).toMatchObject([
+      { name: "shop-eu", requireReview: true },
+    ]);
+    expect((await cli(["team", "update", "shop-eu", "--no-require-review"])).output).toBe(
+      "Updated team shop-eu: members publish.\n",
+    );
+
+    expect((await cli(["user", "update", "sam", "--role", "viewer"])).output).toBe(
+      "Updated sam: viewer.\n",
+    );
+    const disabled = await cli(["user", "update", "sam", "--disable"]);
+    expect(disabled.output).toBe("Updated sam: viewer, disabled.\n");
+    await expect(signIn(harness.baseUrl, "sam", USER_PASSWORD)).rejects.toThrow();
+
+    const unknown = await cli(["user", "update", "nobody", "--enable"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.output).toContain('no user is named "nobody"');
+    const badRole = await cli(["user", "update", "sam", "--role", "owner"]);
+    expect(badRole.output).toContain('--role "owner": use admin, member or viewer');
+  }, 60_000);
+
+  it("a member's token cannot list or change accounts or teams' domains: the server's refusal is shown", async () => {
+    await cli(
+      ["user", "create", "mia", "--role", "member", "--team", "shop-eu", "--password-stdin"],
+      `${USER_PASSWORD}\n`,
+    );
+    const member = await tokenFor(harness.baseUrl, "mia", USER_PASSWORD);
+    const list = await cli(["user", "list"], "", member);
+    expect(list.code).not.toBe(0);
+    expect(list.output).toContain("only an admin may see other accounts");
+    const add = await cli(["team", "add-domain", "shop-eu", "www.example.com"], "", member);
+    expect(add.code).not.toBe(0);
+  }, 60_000);
+
+  it("a member of a team that requires review requests one with switchyard review request; the admin lists, shows and approves it, and the version goes out as theirs", async () => {
+    await cli(["team", "update", "shop-eu", "--require-review"]);
+    const member = await tokenFor(harness.baseUrl, "mia", USER_PASSWORD);
+    await createClient(
+      ConfigService,
+      createConnectTransport({
+        baseUrl: harness.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(member)],
+      }),
+    ).createCluster(edsCluster("shop-backend", "127.0.0.1:50051"));
+    const refused = await cli(["publish", "-m", "shop backend"], "", member);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain("switchyard review request");
+
+    const asked = await cli(["review", "request", "-m", "shop backend"], "", member);
+    expect(asked.code, asked.output).toBe(0);
+    const id = asked.output.match(/requested review #(\d+) of 1 added, 0 modified, 0 removed/)?.[1];
+    expect(id, asked.output).toBeDefined();
+    expect(asked.output).toContain("added    cluster shop-backend");
+
+    const list = await cli(["review", "list"]);
+    expect(list.output).toMatch(new RegExp(`${id}\\s+open\\s+\\d{4}-.*mia\\s+shop-eu\\s+1 added`));
+    const shown = await cli(["review", "show", `#${id}`]);
+    expect(shown.output).toContain(`review #${id}: open`);
+    expect(shown.output).toContain("requested by mia (team shop-eu)");
+    const byMember = await cli(["review", "approve", String(id)], "", member);
+    expect(byMember.code).not.toBe(0);
+
+    const approved = await cli(["review", "approve", String(id), "--comment", "ok"]);
+    expect(approved.code, approved.output).toBe(0);
+    expect(approved.output).toMatch(
+      new RegExp(`approved review #${id}: published version 1 \\(1 added`),
+    );
+    const history = await cli(["history"]);
+    expect(history.output).toMatch(
+      /1\s+\d{4}-.*mia\s+\+1 ~0 -0\s+shop backend \(review #\d+, approved by admin\)/,
+    );
+    expect((await cli(["review", "list"])).output).toBe("no open review requests\n");
+    const bad = await cli(["review", "show", "abc"]);
+    expect(bad.output).toContain('"abc" is not a review id');
+  }, 60_000);
+});
