@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: build, lint and format check, no import cycles (madge), then three lanes at once:
-// the server's tests and the CLI's (their end-to-end files take most of the run, and they mostly
-// wait on processes, sockets and the browser), beside every package's type-check and the other
-// packages' tests, one at a time. Ends with one line totalling every package's results,
-// "tests: N passed, N failed, N skipped".
+// `npm test`: the build, then three lanes at once: the server's tests and the CLI's (their
+// end-to-end files take most of the run, and they mostly wait on processes, sockets and the
+// browser), beside the lint and format check, the import cycle check (madge), every package's
+// type-check and the other packages' tests, one at a time. Each lane prints how long it took; the
+// run ends with one line totalling every package's results, "tests: N passed, N failed, N
+// skipped".
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -49,31 +50,45 @@ async function inOrder(commands) {
 
 for (const dir of packageDirs) rmSync(join(dir, RESULTS), { force: true });
 
-const checked =
-  step("npx", ["turbo", "run", "build", "--output-logs=errors-only"]) &&
-  step("npx", ["biome", "ci", "."]) &&
-  step("npm", ["run", "--silent", "cycles"]);
+const built = step("npx", ["turbo", "run", "build", "--output-logs=errors-only"]);
+
+/** Resolves as `run` does, once it has printed how long it took under `name`. */
+async function timed(name, run) {
+  const start = performance.now();
+  const ok = await run;
+  const seconds = ((performance.now() - start) / 1000).toFixed(0);
+  process.stdout.write(`lane ${name}: ${ok ? "passed" : "FAILED"} in ${seconds} s\n`);
+  return ok;
+}
 
 // Everything is built: the lanes run their tasks only (`--only`), so none restores build
-// outputs under the other's feet.
-const lanes = checked
+// outputs under the other's feet. The lint, format and cycle checks open the third lane rather
+// than hold the others back (all run; any failure fails the run).
+const lanes = built
   ? await Promise.all([
-      ...HEAVY.map((name) => lane(`${name}:test`, "npm", ["run", "--silent", "test", "-w", name])),
-      inOrder([
-        ["npx", ["turbo", "run", "typecheck", "--only", "--concurrency=1", "--continue"]],
-        [
-          "npx",
+      ...HEAVY.map((name) =>
+        timed(name, lane(`${name}:test`, "npm", ["run", "--silent", "test", "-w", name])),
+      ),
+      timed(
+        "checks, type-checks and the other packages",
+        inOrder([
+          ["npx", ["biome", "ci", "."]],
+          ["npm", ["run", "--silent", "cycles"]],
+          ["npx", ["turbo", "run", "typecheck", "--only", "--concurrency=1", "--continue"]],
           [
-            "turbo",
-            "run",
-            "test",
-            "--only",
-            "--concurrency=1",
-            "--continue",
-            ...HEAVY.map((name) => `--filter=!${name}`),
+            "npx",
+            [
+              "turbo",
+              "run",
+              "test",
+              "--only",
+              "--concurrency=1",
+              "--continue",
+              ...HEAVY.map((name) => `--filter=!${name}`),
+            ],
           ],
-        ],
-      ]),
+        ]),
+      ),
     ])
   : [false];
 
