@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { Client } from "@connectrpc/connect";
+import { type Client, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import { ClientResourceStatus } from "@switchyard/proto/envoy/admin/v3/config_dump_shared_pb";
+import { ClientStatusDiscoveryService } from "@switchyard/proto/envoy/service/status/v3/csds_pb";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
@@ -53,6 +56,7 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
   let serve: ServeProcess;
   let api: Client<typeof ConfigService>;
   let status: StatusClient;
+  let token: string;
   let grpc: XdsEchoClient | undefined;
   const xds: TestClient[] = [];
   const deltas: DeltaTestStream[] = [];
@@ -63,7 +67,7 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     serve = await startServe(["--no-console", "--xds-workers", "2"], {
       DATABASE_URL: database.url,
     });
-    const token = await adminToken(serve.baseUrl);
+    token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
     status = statusClient(serve.baseUrl, [bearer(token)]);
     await api.createCluster(shopCluster("blue", blue));
@@ -126,6 +130,39 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     expect(sample(metrics, 'switchyard_xds_streams{variant="ads-delta"}')).toBe(4);
     expect(sample(metrics, 'switchyard_xds_streams{variant="ads-sotw"}')).toBe(1);
     expect(sample(metrics, "switchyard_snapshot_version")).toBe(1);
+  });
+
+  it("Client Status Discovery answers for the nodes of both workers, whichever worker takes the call", async () => {
+    // A transport each: a connection each, handed to the workers in turn.
+    for (let call = 0; call < 2; call++) {
+      const csds = createClient(
+        ClientStatusDiscoveryService,
+        createGrpcTransport({
+          baseUrl: `http://127.0.0.1:${serve.xdsPort}`,
+          interceptors: [bearer(token)],
+        }),
+      );
+      const { config } = await csds.fetchClientStatus({});
+      expect(config.map((c) => c.node?.id)).toEqual([
+        "delta-0",
+        "delta-1",
+        "delta-2",
+        "delta-3",
+        "grpc",
+      ]);
+      for (const node of config) {
+        const clusters = node.genericXdsConfigs.filter((r) => r.typeUrl === CDS);
+        // The Delta clients hold every cluster; the gRPC client asks for the one its route uses.
+        expect(clusters.map((r) => [r.name, r.clientStatus])).toEqual(
+          node.node?.id === "grpc"
+            ? [["blue", ClientResourceStatus.ACKED]]
+            : [
+                ["blue", ClientResourceStatus.ACKED],
+                ["green", ClientResourceStatus.ACKED],
+              ],
+        );
+      }
+    }
   });
 
   it("runs the workers at a lower CPU priority than the main process, so the API goes first when the cores are busy", () => {

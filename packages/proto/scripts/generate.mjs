@@ -45,6 +45,9 @@ const ENVOY_TARGETS = [
   "envoy/service/route/v3/srds.proto",
   "envoy/service/secret/v3/sds.proto",
   "envoy/service/runtime/v3/rtds.proto",
+  // Client Status Discovery (CSDS) and load reporting (LRS), served on the xDS port.
+  "envoy/service/status/v3/csds.proto",
+  "envoy/service/load_stats/v3/lrs.proto",
   // Resource types.
   "envoy/config/cluster/v3",
   "envoy/config/core/v3",

@@ -389,7 +389,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     });
     const xds = await startXds(
       options,
-      { ...options, inputs: xdsInputs, serving, status, metrics, logger, teardown },
+      { ...options, prisma, inputs: xdsInputs, serving, status, metrics, logger, teardown },
       database.url,
     );
     warnAboutXdsExposure(logger, options.host, xdsInputs, xds.port);

@@ -11,6 +11,7 @@ import { compile, configSpecOf } from "@switchyard/snapshot";
 import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
 import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
 import type { Logger } from "pino";
+import { csdsService } from "./api/csds-service.js";
 import type { FileDelivery } from "./file-delivery.js";
 import { publicationOf } from "./fleet/live-convergence.js";
 import { ReplicaLease } from "./fleet/replica-lease.js";
@@ -263,6 +264,7 @@ export interface XdsPortOptions {
 /** The xDS server, listening; its credentials file (if any) reloaded when it changes. */
 export async function startXdsPort(
   options: XdsPortOptions & {
+    readonly prisma: PrismaClient;
     readonly inputs: XdsInputs;
     readonly serving: Serving;
     readonly status: StatusTracking;
@@ -284,6 +286,7 @@ export async function startXdsPort(
     ...(inputs.tls ? { tls: inputs.tls } : {}),
     auth: { mode: inputs.security.mode, credentials: inputs.credentials },
     restHosts: options.xdsRestHosts ?? [],
+    services: [csdsService({ prisma: options.prisma, config: () => options.serving.cache.config })],
   });
   const file = inputs.security.credentialsFile;
   if (file !== undefined) {
@@ -387,6 +390,7 @@ export async function startXdsReplica(
     });
     const { xds, port } = await startXdsPort({
       ...settings,
+      prisma,
       inputs,
       serving,
       status,

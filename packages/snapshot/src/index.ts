@@ -58,6 +58,14 @@ export {
   type ModelLocalSource,
   routeConfigurationLocalSources,
 } from "./local-sources.js";
+export {
+  type MatchedNode,
+  MatcherError,
+  nodeMatcher,
+  stringMatcher,
+  structMatcher,
+  valueMatcher,
+} from "./match/matchers.js";
 export type {
   ClusterSpec,
   ConfigSpec,

@@ -362,15 +362,20 @@ describe("NodeStatusTracker", () => {
     });
   });
 
-  it("stale and Delta update requests answer nothing and change nothing", () => {
+  it("a stale request, and a Delta update asking for nothing new, answer nothing and change nothing", () => {
     const { tracker } = trackerWithClock();
     const s = streamOf(tracker, 1, nodeLike("envoy-1"), "ads-delta");
+    s.request(CDS, ["b"]);
     s.respond(CDS, "v1", "n1", { a: "a1" });
     const changes: StatusChange[] = [];
     tracker.subscribe((c) => changes.push(c));
-    for (const verdict of [{ t: "stale" }, { t: "update" }] as const) {
-      tracker.onRequest({ streamId: 1, typeUrl: CDS, verdict, resourceNames: ["b"] });
-    }
+    tracker.onRequest({ streamId: 1, typeUrl: CDS, verdict: { t: "stale" }, resourceNames: ["c"] });
+    tracker.onRequest({
+      streamId: 1,
+      typeUrl: CDS,
+      verdict: { t: "update" },
+      resourceNames: ["b"],
+    });
     expect(statusOf(tracker, "envoy-1", CDS)?.t).toBe("PENDING");
     expect(changes).toEqual([]);
   });
@@ -419,6 +424,34 @@ describe("NodeStatusTracker", () => {
       resourceNames: ["*"],
     });
     expect(wildcardOf("envoy-1", EDS)).toBe(true);
+  });
+
+  it("keeps the names a node subscribes to: a SotW request's list, a Delta stream's additions less its removals; the same set while unchanged", () => {
+    const { tracker } = trackerWithClock();
+    const requestedOf = (nodeId: string, typeUrl: string) =>
+      tracker.node(nodeId)?.types.find((t) => t.typeUrl === typeUrl)?.requested;
+    const grpc = streamOf(tracker, 1, nodeLike("grpc-1"));
+    grpc.request(EDS, ["blue", "green"]);
+    const first = requestedOf("grpc-1", EDS);
+    expect([...(first ?? [])]).toEqual(["blue", "green"]);
+    grpc.resubscribe(EDS, ["green", "blue"]);
+    expect(requestedOf("grpc-1", EDS)).toBe(first);
+    grpc.resubscribe(EDS, ["green"]);
+    expect([...(requestedOf("grpc-1", EDS) ?? [])]).toEqual(["green"]);
+    grpc.request(CDS, ["*"]);
+    expect(requestedOf("grpc-1", CDS)?.size).toBe(0);
+
+    const delta = streamOf(tracker, 2, nodeLike("envoy-1"), "ads-delta");
+    delta.request(EDS, ["a", "b"]);
+    delta.resubscribe(EDS, ["c"], ["a"]);
+    expect([...(requestedOf("envoy-1", EDS) ?? [])].sort()).toEqual(["b", "c"]);
+    const before = requestedOf("envoy-1", EDS);
+    delta.resubscribe(EDS, ["b"], ["x"]);
+    expect(requestedOf("envoy-1", EDS)).toBe(before);
+    // A new Delta stream starts its subscription from nothing.
+    const again = streamOf(tracker, 3, nodeLike("envoy-1"), "ads-delta");
+    again.request(EDS, ["z"]);
+    expect([...(requestedOf("envoy-1", EDS) ?? [])]).toEqual(["z"]);
   });
 
   it("a Delta response's removed resources leave the held set on ACK", () => {

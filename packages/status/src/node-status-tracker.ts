@@ -106,6 +106,7 @@ const NO_LEDGER = (typeUrl: string): TypeLedger => ({
   lastAnswer: undefined,
   heldBack: NOTHING_HELD_BACK,
   wildcard: true,
+  requested: NOTHING_REQUESTED,
 });
 
 /** Whether the type reads NACKED (TypeStatus rule 1). */
@@ -210,7 +211,20 @@ export class NodeStatusTracker implements XdsCallbacks {
             verdict.t === "initial",
             event.resourceNames,
           );
-    const ledger = wildcard === known.wildcard ? known : { ...known, wildcard };
+    const requested =
+      verdict.t === "stale"
+        ? known.requested
+        : requestedNames(
+            known.requested,
+            isSotw(stream.info.variant),
+            verdict.t === "initial",
+            event.resourceNames,
+            event.unsubscribed,
+          );
+    const ledger =
+      wildcard === known.wildcard && requested === known.requested
+        ? known
+        : { ...known, wildcard, requested };
     const sotw = isSotw(stream.info.variant);
     // The response this request answers: one response per type is in flight on a stream
     // (subscription.ts, flow "awaiting"), so it is the latest sent on this stream.
@@ -479,6 +493,42 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 function isSotw(variant: XdsVariant): boolean {
   return variant === "sotw" || variant === "ads-sotw";
+}
+
+const NOTHING_REQUESTED: ReadonlySet<string> = new Set();
+
+/**
+ * The names subscribed to after a request (`*` aside): a SotW request lists them all; a Delta
+ * request adds `names` and removes `unsubscribed`, on a stream's first request from nothing. The
+ * same set when they do not change.
+ */
+export function requestedNames(
+  previous: ReadonlySet<string>,
+  sotw: boolean,
+  first: boolean,
+  names: readonly string[],
+  unsubscribed: readonly string[] | undefined,
+): ReadonlySet<string> {
+  const base = first && !sotw ? NOTHING_REQUESTED : previous;
+  let next: Set<string> | undefined;
+  if (sotw) {
+    const listed = names.filter((name) => name !== "*");
+    if (listed.length === base.size && listed.every((name) => base.has(name))) return base;
+    next = new Set(listed);
+  } else {
+    for (const name of names) {
+      if (name === "*" || base.has(name)) continue;
+      next ??= new Set(base);
+      next.add(name);
+    }
+    for (const name of unsubscribed ?? []) {
+      if (!(next ?? base).has(name)) continue;
+      next ??= new Set(base);
+      next.delete(name);
+    }
+  }
+  if (next === undefined) return base;
+  return next.size === 0 ? NOTHING_REQUESTED : next;
 }
 
 /**

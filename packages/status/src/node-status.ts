@@ -150,6 +150,13 @@ export interface TypeLedger {
    * request names resources (tracker.ts, subscribesWhole).
    */
   readonly wildcard: boolean;
+  /**
+   * The names the node subscribes to (besides `*`): a SotW request's list, or what a Delta
+   * stream's requests added and did not remove. Each change is a new set, so a set's identity
+   * tells whether it changed. Client Status Discovery reads it: a name requested and not held is
+   * REQUESTED, or DOES_NOT_EXIST when the node's snapshot has no such resource.
+   */
+  readonly requested: ReadonlySet<string>;
 }
 
 /** A resource a node is not sent, and why (HeldBack of @switchyard/snapshot, by type). */

@@ -99,6 +99,12 @@ export interface XdsServerOptions {
    * as `xdstp://AUTHORITY/TYPE/NAME`. Default: none.
    */
   readonly authorities?: readonly string[];
+  /**
+   * Further gRPC services on the port beside discovery (Client Status Discovery, load
+   * reporting), each registered on the port's router. The port's client authentication is not
+   * theirs: each authenticates its own callers.
+   */
+  readonly services?: ReadonlyArray<(router: ConnectRouter) => void>;
 }
 
 export interface XdsTlsOptions {
@@ -211,6 +217,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
     router.service(VirtualHostDiscoveryService, {
       deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
     });
+    for (const register of options.services ?? []) register(router);
   };
 }
 

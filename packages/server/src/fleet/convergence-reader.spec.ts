@@ -69,6 +69,8 @@ function type(
     resourceVersionsKnown: Object.values(held).every((v) => v !== null),
     // As Envoy subscribes: CDS and LDS as a whole, the others by name.
     wildcard: typeUrl === CDS || typeUrl === LDS,
+    requested: [],
+    requestedKey: "",
     updatedAt: ackedAt,
     ...rest,
   };

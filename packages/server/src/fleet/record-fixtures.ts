@@ -14,6 +14,8 @@ export const typeRecord = (
   heldBack: [],
   held: {},
   heldKey: "",
+  requested: [],
+  requestedKey: "",
   resourceVersionsKnown: true,
   wildcard: true,
   updatedAt: 0,

@@ -44,6 +44,13 @@ export interface NodeTypeRecord {
   readonly resourceVersionsKnown: boolean;
   /** Subscribed to the whole set (TypeLedger.wildcard): only then is all of it wanted. */
   readonly wildcard: boolean;
+  /**
+   * The names it subscribes to besides `*` (TypeLedger.requested), sorted. Read with `held`;
+   * otherwise empty.
+   */
+  readonly requested: readonly string[];
+  /** The XdsHeldSet of `requested` ("" when none). */
+  readonly requestedKey: string;
   readonly updatedAt: number;
 }
 
@@ -142,11 +149,15 @@ async function loadHeldSets(
 async function withHeld<N extends NodeRecord>(prisma: PrismaClient, nodes: N[]): Promise<N[]> {
   const sets = await loadHeldSets(
     prisma,
-    nodes.flatMap((node) => node.types.map((type) => type.heldKey)),
+    nodes.flatMap((node) => node.types.flatMap((type) => [type.heldKey, type.requestedKey])),
   );
   return nodes.map((node) => ({
     ...node,
-    types: node.types.map((type) => ({ ...type, held: sets.get(type.heldKey) ?? NOTHING_HELD })),
+    types: node.types.map((type) => ({
+      ...type,
+      held: sets.get(type.heldKey) ?? NOTHING_HELD,
+      requested: Object.keys(sets.get(type.requestedKey) ?? NOTHING_HELD),
+    })),
   }));
 }
 
@@ -298,6 +309,8 @@ function typeRecord(row: TypeRowRead, at: number): NodeTypeRecord {
     heldKey: row.heldKey,
     resourceVersionsKnown: row.resourceVersionsKnown,
     wildcard: row.wildcard,
+    requested: [],
+    requestedKey: row.requestedKey,
     updatedAt: row.updatedAt.getTime(),
   };
 }

@@ -51,6 +51,8 @@ export interface TypeRow {
   readonly heldKey: string;
   readonly resourceVersionsKnown: boolean;
   readonly wildcard: boolean;
+  /** The XdsHeldSet of the names it subscribes to ({ name: null }); "" when none. */
+  readonly requestedKey: string;
   readonly updatedAt: number;
 }
 
@@ -71,6 +73,7 @@ export interface HeldSetRow {
  */
 export class HeldSets {
   readonly #memo = new Map<string, HeldSetRow>();
+  readonly #requested = new WeakMap<ReadonlySet<string>, HeldSetRow>();
   readonly #capacity: number;
 
   constructor(capacity = 1_024) {
@@ -86,11 +89,7 @@ export class HeldSets {
       : `${typeUrl}\u0000${acked.versionInfo}\u0000${acked.held.size}\u0000${acked.resourceVersionsKnown}`;
     const known = id === undefined ? undefined : this.#memo.get(id);
     if (known !== undefined) return known;
-    const entries = [...acked.held]
-      .map(([name, version]): [string, string | null] => [name, version ?? null])
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const json = JSON.stringify(Object.fromEntries(entries));
-    const set = { key: createHash("sha256").update(json).digest("hex"), json };
+    const set = heldSetRow(acked.held);
     if (id === undefined) return set;
     this.#memo.set(id, set);
     if (this.#memo.size > this.#capacity) {
@@ -99,6 +98,29 @@ export class HeldSets {
     }
     return set;
   }
+
+  /**
+   * The names a node subscribes to (TypeLedger.requested) as a set of names without versions.
+   * A subscription changes seldom, and keeps its identity until it does: remembered by it.
+   */
+  requestedOf(requested: ReadonlySet<string>): HeldSetRow | undefined {
+    if (requested.size === 0) return undefined;
+    let set = this.#requested.get(requested);
+    if (set === undefined) {
+      set = heldSetRow(new Map([...requested].map((name) => [name, undefined])));
+      this.#requested.set(requested, set);
+    }
+    return set;
+  }
+}
+
+/** A map of names to versions as a content-addressed set: canonical JSON, names sorted. */
+function heldSetRow(held: ReadonlyMap<string, string | undefined>): HeldSetRow {
+  const entries = [...held]
+    .map(([name, version]): [string, string | null] => [name, version ?? null])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const json = JSON.stringify(Object.fromEntries(entries));
+  return { key: createHash("sha256").update(json).digest("hex"), json };
 }
 
 export interface EventRow {
@@ -184,6 +206,7 @@ export function typeRow(
   view: TypeView,
   updatedAt: number,
   held: HeldSetRow | undefined,
+  requested: HeldSetRow | undefined,
 ): TypeRow {
   const { status, sent, acked, nack } = view;
   return storable({
@@ -206,6 +229,7 @@ export function typeRow(
     heldKey: held?.key ?? "",
     resourceVersionsKnown: acked?.resourceVersionsKnown ?? false,
     wildcard: view.wildcard,
+    requestedKey: requested?.key ?? "",
     updatedAt,
   });
 }

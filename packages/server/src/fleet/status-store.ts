@@ -102,6 +102,7 @@ const typeColumns: readonly Column<TypeRow>[] = [
   column("heldKey", "text", (t) => t.heldKey),
   column("resourceVersionsKnown", "bool", (t) => t.resourceVersionsKnown),
   column("wildcard", "bool", (t) => t.wildcard),
+  column("requestedKey", "text", (t) => t.requestedKey),
   column("updatedAt", "timestamp(3)", (t) => t.updatedAt),
 ];
 
@@ -168,7 +169,8 @@ async function collectHeldSets(db: TransactionClient): Promise<void> {
   await db.$executeRawUnsafe(`
     DELETE FROM "XdsHeldSet" h
     WHERE h."touchedAt" < now() - interval '${HELD_SET_GRACE}'
-      AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."heldKey" = h."key")`);
+      AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."heldKey" = h."key")
+      AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."requestedKey" = h."key")`);
 }
 
 async function upsertTypes(db: TransactionClient, types: readonly TypeRow[]): Promise<void> {

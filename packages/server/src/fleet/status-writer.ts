@@ -189,7 +189,9 @@ export class StatusWriter {
         if (!changed.types.has(view.typeUrl)) continue;
         const held = this.#heldSets.of(view.typeUrl, view.acked);
         if (held !== undefined) heldSets.set(held.key, held);
-        types.push(typeRow(nodeId, view, at, held));
+        const requested = this.#heldSets.requestedOf(view.requested);
+        if (requested !== undefined) heldSets.set(requested.key, requested);
+        types.push(typeRow(nodeId, view, at, held, requested));
       }
     }
     try {
