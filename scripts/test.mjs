@@ -66,8 +66,22 @@ async function timed(name, run) {
 // than hold the others back (all run; any failure fails the run).
 const lanes = built
   ? await Promise.all([
+      // One test worker each (their configs say two, for a package run alone): two heavy lanes
+      // of one worker beside the third keep three processes on the machine's two cores, as one
+      // lane of two workers did; more only made every file slower (faults-load 120 s → 330 s).
       ...HEAVY.map((name) =>
-        timed(name, lane(`${name}:test`, "npm", ["run", "--silent", "test", "-w", name])),
+        timed(
+          name,
+          lane(`${name}:test`, "npm", [
+            "run",
+            "--silent",
+            "test",
+            "-w",
+            name,
+            "--",
+            "--maxWorkers=1",
+          ]),
+        ),
       ),
       timed(
         "checks, type-checks and the other packages",
