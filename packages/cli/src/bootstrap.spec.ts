@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./bootstrap.js";
 
 describe("switchyard bootstrap", () => {
-  it("prints an Envoy bootstrap that Envoy's own schema accepts, over SotW or Delta ADS", () => {
+  it("prints an Envoy bootstrap that Envoy's own schema accepts, over SotW or Delta ADS, reporting load to Switchyard", () => {
     for (const delta of [false, true]) {
       const bootstrap = fromJson(
         BootstrapSchema,
@@ -27,6 +27,11 @@ describe("switchyard bootstrap", () => {
       );
       expect(bootstrap.dynamicResources?.cdsConfig?.configSourceSpecifier.case).toBe("ads");
       expect(bootstrap.dynamicResources?.ldsConfig?.configSourceSpecifier.case).toBe("ads");
+      // Load reports go to Switchyard over the same cluster (LRS).
+      const lrs = bootstrap.clusterManager?.loadStatsConfig;
+      expect(lrs?.apiType).toBe(ApiConfigSource_ApiType.GRPC);
+      const service = lrs?.grpcServices[0]?.targetSpecifier;
+      expect(service?.case === "envoyGrpc" && service.value.clusterName).toBe("switchyard_xds");
       const socket =
         bootstrap.staticResources?.clusters[0]?.loadAssignment?.endpoints[0]?.lbEndpoints[0]
           ?.hostIdentifier;

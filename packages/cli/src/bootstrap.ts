@@ -107,20 +107,27 @@ export function envoyBootstrap(options: BootstrapOptions): object {
   const { host, port } = hostPort(options.xdsAddress);
   checkTls(options.tls);
   const ads = { ads: {}, resourceApiVersion: "V3" };
+  const switchyard = {
+    envoyGrpc: { clusterName: "switchyard_xds" },
+    ...(options.token === undefined
+      ? {}
+      : { initialMetadata: [{ key: "authorization", value: `Bearer ${options.token}` }] }),
+  };
   return {
     node: { id: options.nodeId, cluster: options.cluster ?? options.nodeId },
+    // Load reports (LRS) to Switchyard: it names the clusters it wants (those with report_load).
+    clusterManager: {
+      loadStatsConfig: {
+        apiType: "GRPC",
+        transportApiVersion: "V3",
+        grpcServices: [switchyard],
+      },
+    },
     dynamicResources: {
       adsConfig: {
         apiType: options.delta ? "DELTA_GRPC" : "GRPC",
         transportApiVersion: "V3",
-        grpcServices: [
-          {
-            envoyGrpc: { clusterName: "switchyard_xds" },
-            ...(options.token === undefined
-              ? {}
-              : { initialMetadata: [{ key: "authorization", value: `Bearer ${options.token}` }] }),
-          },
-        ],
+        grpcServices: [switchyard],
         setNodeOnFirstMessageOnly: true,
       },
       cdsConfig: ads,

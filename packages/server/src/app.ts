@@ -99,6 +99,8 @@ export interface SwitchyardOptions {
   readonly tokenMaxLifetimeMs?: number;
   /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
   readonly xdsRestHosts?: readonly string[];
+  /** The interval proxies are asked to report load at (LRS). Default 10 s. */
+  readonly loadReportIntervalMs?: number;
   /** HTTPS on the console port (console-tls.ts); plain HTTP without. */
   readonly consoleTls?: ConsoleTlsOptions;
   /**
@@ -237,6 +239,7 @@ async function startXds(
       host: options.host,
       xdsAuthorities: options.xdsAuthorities,
       xdsRestHosts: options.xdsRestHosts,
+      loadReportIntervalMs: options.loadReportIntervalMs,
       staleAfterMs: options.staleAfterMs,
       replicaLeaseMs: options.replicaLeaseMs,
       retainDisconnectedMs: options.retainDisconnectedMs,

@@ -37,6 +37,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "same-origin",
 };
 
+/** How long an idle keep-alive connection is kept open (see where it is set). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface HttpServer {
   readonly port: number;
   close(): Promise<void>;
@@ -106,6 +109,13 @@ export async function startHttpServer(options: {
     options.tls === undefined
       ? http.createServer(listener)
       : https.createServer({ cert: options.tls.cert, key: options.tls.key }, listener);
+  // An idle keep-alive connection is closed by the client before the server: Node's agents
+  // (the CLI's, scripts', a fault test's) drop idle sockets after 5 s, the server's default too,
+  // and a request sent on a socket the server is closing at that moment fails with ECONNRESET
+  // (seen under load in faults-load.e2e). Load balancers idle out at 60 s: the server waits
+  // longer than both.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {

@@ -4,6 +4,7 @@ import {
   storedNameOf,
   TypeUrl,
 } from "@switchyard/snapshot";
+import type { LoadRow } from "@switchyard/status";
 import type { XdsCallbacks, XdsVariant } from "@switchyard/xds";
 import {
   AggregatorRegistry,
@@ -33,6 +34,8 @@ export interface Metrics {
   onServed(config: CompiledConfig): void;
   /** The snapshot loaded at startup (sets the version, counts no publish). */
   onLoaded(version: number): void;
+  /** A load report's rows (LRS): counts the cluster's requests by outcome. */
+  onLoadReport(rows: readonly LoadRow[]): void;
   /** One database operation (e.g. "status_flush", "publish") took `seconds`. */
   observeDb(label: string, seconds: number): void;
   /** Runs `fn`, observing its duration under `label` whether it resolves or rejects. */
@@ -164,6 +167,17 @@ export function createMetrics(): Metrics {
     },
   };
 
+  const loadRequests = new Counter({
+    name: "switchyard_lrs_requests_total",
+    help: "Requests proxies reported over LRS, by cluster and outcome (successful, errored, dropped)",
+    labelNames: ["cluster", "outcome"] as const,
+    registers: [registry],
+  });
+  const loadReports = new Counter({
+    name: "switchyard_lrs_reports_total",
+    help: "LoadStatsRequests with cluster stats received from proxies",
+    registers: [registry],
+  });
   const secretExpiry = new Gauge({
     name: "switchyard_secret_expiry_timestamp_seconds",
     help: "When each served secret's certificates stop being valid (earliest notAfter), as a Unix time: alert on it minus time().",
@@ -200,6 +214,19 @@ export function createMetrics(): Metrics {
       setVersion(version);
     },
     onLoaded: setVersion,
+    onLoadReport: (rows) => {
+      loadReports.inc();
+      for (const row of rows) {
+        // Locality totals and the cluster's drops; endpoint rows repeat their locality's counts.
+        if (row.endpoint !== "") continue;
+        if (row.successful > 0)
+          loadRequests.inc({ cluster: row.cluster, outcome: "successful" }, row.successful);
+        if (row.errored > 0)
+          loadRequests.inc({ cluster: row.cluster, outcome: "errored" }, row.errored);
+        if (row.dropped > 0)
+          loadRequests.inc({ cluster: row.cluster, outcome: "dropped" }, row.dropped);
+      }
+    },
     onServed: (config) => {
       secretExpiry.reset();
       const seen = new Set<string>();

@@ -18,6 +18,8 @@ import { ReplicaLease } from "./fleet/replica-lease.js";
 import type { StatusFeed } from "./fleet/status-feed.js";
 import { parseStatusPayload, STATUS_CHANNEL, writeStatusBatch } from "./fleet/status-store.js";
 import { StatusWriter } from "./fleet/status-writer.js";
+import { LoadWriter } from "./load/load-writer.js";
+import { loadReportingService } from "./load/lrs-service.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, StartupError } from "./startup-error.js";
@@ -259,6 +261,8 @@ export interface XdsPortOptions {
   readonly host: string;
   readonly xdsAuthorities?: readonly string[] | undefined;
   readonly xdsRestHosts?: readonly string[] | undefined;
+  /** The interval proxies are asked to report load at (LRS). Default 10 s. */
+  readonly loadReportIntervalMs?: number | undefined;
 }
 
 /** The xDS server, listening; its credentials file (if any) reloaded when it changes. */
@@ -274,6 +278,12 @@ export async function startXdsPort(
   },
 ): Promise<{ readonly xds: XdsServer; readonly port: number }> {
   const { inputs, logger, teardown } = options;
+  const config = () => options.serving.cache.config;
+  const loadWriter = new LoadWriter({ prisma: options.prisma, logger });
+  loadWriter.start();
+  // Registered before the port, so closed after it (teardown runs in reverse): the reports of
+  // the streams the close ends are written.
+  teardown.add(() => loadWriter.close());
   const xds = createXdsServer({
     watcher: options.serving.cache,
     controlPlaneId: `switchyard@${options.status.replicaId}`,
@@ -286,7 +296,15 @@ export async function startXdsPort(
     ...(inputs.tls ? { tls: inputs.tls } : {}),
     auth: { mode: inputs.security.mode, credentials: inputs.credentials },
     restHosts: options.xdsRestHosts ?? [],
-    services: [csdsService({ prisma: options.prisma, config: () => options.serving.cache.config })],
+    services: [
+      csdsService({ prisma: options.prisma, config }),
+      loadReportingService({
+        config,
+        intervalMs: options.loadReportIntervalMs ?? 10_000,
+        writer: loadWriter,
+        metrics: options.metrics,
+      }),
+    ],
   });
   const file = inputs.security.credentialsFile;
   if (file !== undefined) {

@@ -56,6 +56,7 @@ export function clusterSpec(
     lbPolicy: "ROUND_ROBIN",
     connectTimeoutMs: 1000,
     http2: false,
+    reportLoad: false,
     healthChecks: [],
     circuitBreakers: null,
     outlierDetection: null,

@@ -69,6 +69,12 @@ export interface ClusterSpec {
   readonly lbPolicy: LbPolicy;
   readonly connectTimeoutMs: number;
   readonly http2: boolean;
+  /**
+   * Ask the proxies for the cluster's load over LRS: compiled as `lrs_server: { self: {} }`
+   * (proxyless gRPC reports to the server it gets the cluster from), and named in the
+   * LoadStatsResponse to every proxy (Envoy reports the clusters it is asked for).
+   */
+  readonly reportLoad: boolean;
   readonly healthChecks: readonly JsonValue[];
   readonly circuitBreakers: JsonObject | null;
   readonly outlierDetection: JsonObject | null;

@@ -9,6 +9,16 @@ export {
   type NodeStatusSource,
   type Publication,
 } from "./convergence.js";
+export {
+  bucketOf,
+  LoadBuckets,
+  type LoadCounts,
+  type LoadKey,
+  LoadReportError,
+  type LoadRow,
+  loadRowsOf,
+  MAX_ROWS_PER_REPORT,
+} from "./load-stats.js";
 export type {
   AckedState,
   HeldBackResource,

@@ -1,5 +1,5 @@
-import { createContextKey } from "@connectrpc/connect";
-import type { Authentication } from "./client-auth.js";
+import { Code, ConnectError, createContextKey, type HandlerContext } from "@connectrpc/connect";
+import type { Authentication, ClientIdentity } from "./client-auth.js";
 
 /** The peer address ("ip:port") of the HTTP/2 connection a stream arrived on. */
 export const kRemoteAddress = createContextKey<string>("", { description: "remote address" });
@@ -12,3 +12,15 @@ export const kAuthentication = createContextKey<Authentication>(
   { t: "authenticated", identity: { t: "anonymous" } },
   { description: "client authentication" },
 );
+
+/**
+ * Who a call on the xDS port is, as the port's client authentication judged it (`--xds-auth`):
+ * for the services beside discovery that proxies call (load reporting). Throws Unauthenticated,
+ * with the reason, when the call's credential was refused.
+ */
+export function callerIdentity(context: HandlerContext): ClientIdentity {
+  const authentication = context.values.get(kAuthentication);
+  if (authentication.t === "refused")
+    throw new ConnectError(authentication.message, Code.Unauthenticated);
+  return authentication.identity;
+}

@@ -15,7 +15,7 @@ export {
   type XdsCredentials,
   type XdsTokenGrant,
 } from "./client-auth.js";
-export { kRemoteAddress } from "./context-keys.js";
+export { callerIdentity, kRemoteAddress } from "./context-keys.js";
 export { type DeltaResponse, DeltaSession, type DeltaTypedRequest } from "./delta-session.js";
 export {
   type DeltaRequest,

@@ -138,6 +138,7 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     WatchNode: readStatus,
     WatchFleet: readStatus,
     WatchConvergence: readStatus,
+    GetLoad: readStatus,
   },
   [AccessService.typeName]: {
     Login: { t: "public" },

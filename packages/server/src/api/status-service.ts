@@ -6,6 +6,7 @@ import {
   ConvergenceSchema,
   type FleetSummary,
   FleetSummarySchema,
+  type Load,
   type NodeDetail,
   NodeDetailSchema,
   type NodeSummary,
@@ -21,6 +22,7 @@ import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
+import { loadOf } from "./load-messages.js";
 import {
   convergenceOf,
   fleetMessage,
@@ -135,6 +137,10 @@ export function createStatusService({
 
     async getConvergence(request): Promise<Convergence> {
       return convergenceOf(readNow, requestedVersion(request.version), request.summaryOnly);
+    },
+
+    async getLoad(request): Promise<Load> {
+      return loadOf(prisma, request);
     },
 
     async *watchNodes(request, context): AsyncGenerator<WatchNodesResponse> {

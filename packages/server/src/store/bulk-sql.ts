@@ -18,6 +18,7 @@ export type ColumnType =
   | "uuid"
   | "text"
   | "int4"
+  | "int8"
   | "bool"
   | "jsonb"
   /** jsonb whose value is already JSON text (serialized once, e.g. to hash it). */

@@ -75,6 +75,7 @@ export function clusterSpecOfRow(c: ClusterRow): ClusterSpec {
     lbPolicy: c.lbPolicy,
     connectTimeoutMs: c.connectTimeoutMs,
     http2: c.http2,
+    reportLoad: c.reportLoad,
     healthChecks: array(c.healthChecks),
     circuitBreakers: objectOrNull(c.circuitBreakers),
     outlierDetection: objectOrNull(c.outlierDetection),

@@ -149,6 +149,7 @@ const clusterColumns: readonly Column<ClusterSpec>[] = [
   column("lbPolicy", '"LbPolicy"', (c) => c.lbPolicy),
   column("connectTimeoutMs", "int4", (c) => c.connectTimeoutMs),
   column("http2", "bool", (c) => c.http2),
+  column("reportLoad", "bool", (c) => c.reportLoad),
   column("healthChecks", "jsonb", (c) => c.healthChecks),
   column("circuitBreakers", "jsonb", (c) => c.circuitBreakers),
   column("outlierDetection", "jsonb", (c) => c.outlierDetection),

@@ -206,6 +206,7 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
     healthChecks: cluster.healthChecks.length > 0 ? cluster.healthChecks : undefined,
     circuitBreakers: cluster.circuitBreakers ?? undefined,
     outlierDetection: cluster.outlierDetection ?? undefined,
+    lrsServer: cluster.reportLoad ? { self: {} } : cluster.extra.lrsServer,
     transportSocket: secret
       ? tlsTransportSocketJson(
           cluster.extra.transportSocket,

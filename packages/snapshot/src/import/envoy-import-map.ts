@@ -167,6 +167,13 @@ function downstreamTlsFrom(socket: JsonValue | undefined) {
   });
 }
 
+/** Whether `source` is exactly `{ self: {} }` (a ConfigSource naming the server it came from). */
+function isSelfConfigSource(source: JsonValue | undefined): boolean {
+  if (!isObject(source)) return false;
+  const keys = Object.keys(source);
+  return keys.length === 1 && keys[0] === "self" && isObject(source.self) && !nonEmpty(source.self);
+}
+
 /** The inverse of envoy-json.ts http2ProtocolOptionsJson. */
 function http2From(options: JsonValue | undefined): {
   enabled: boolean;
@@ -269,9 +276,12 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
     outlierDetection,
     transportSocket,
     typedExtensionProtocolOptions,
+    lrsServer,
     ...rest
   } = json;
   const clusterName = asString(name);
+  // lrs_server `self` is the model's reportLoad; any other config source stays as written.
+  const reportLoad = isSelfConfigSource(lrsServer);
   const tls = upstreamTlsFrom(transportSocket);
   const http2 = http2From(typedExtensionProtocolOptions);
   const common = {
@@ -284,6 +294,7 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
     lbPolicy: oneOf(lbPolicy, LB_POLICIES, "ROUND_ROBIN", ["lbPolicy"], "lb_policy"),
     connectTimeoutMs: milliseconds(connectTimeout, ["connectTimeout"]),
     http2: http2.enabled,
+    reportLoad,
     healthChecks: asArray(healthChecks),
     circuitBreakers: objectOrNull(circuitBreakers),
     outlierDetection: objectOrNull(outlierDetection),
@@ -292,6 +303,7 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
       ...rest,
       transportSocket: tls.extra,
       typedExtensionProtocolOptions: http2.extra,
+      lrsServer: reportLoad ? undefined : lrsServer,
     }),
   };
   if (common.discoveryType === "EDS") {

@@ -701,6 +701,25 @@ describe("importEnvoyConfig", () => {
     ]);
   });
 
+  it("reads lrs_server `self` as the cluster reporting load, and keeps any other config source as written", () => {
+    const { spec, issues } = imported(`- "@type": ${CLUSTER}
+  name: reporting
+  type: STATIC
+  lrs_server: { self: {} }
+- "@type": ${CLUSTER}
+  name: elsewhere
+  type: STATIC
+  lrs_server: { ads: {} }
+`);
+    expect(errors(issues)).toEqual([]);
+    const reporting = spec.clusters.find((c) => c.name === "reporting");
+    const elsewhere = spec.clusters.find((c) => c.name === "elsewhere");
+    expect(reporting?.reportLoad).toBe(true);
+    expect(reporting?.extra.lrsServer).toBeUndefined();
+    expect(elsewhere?.reportLoad).toBe(false);
+    expect(elsewhere?.extra.lrsServer).toEqual({ ads: {} });
+  });
+
   it("extracts modelled fields and keeps every other field in extra as canonical proto3 JSON", () => {
     const { spec, issues } = imported(`- "@type": ${CLUSTER}
   name: api

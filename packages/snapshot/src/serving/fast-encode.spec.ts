@@ -47,6 +47,7 @@ const cluster: fc.Arbitrary<ClusterSpec> = fc
     ),
     connectTimeoutMs: fc.integer({ min: 0, max: 600_000 }),
     http2: fc.boolean(),
+    reportLoad: fc.boolean(),
     edsServiceName: fc.option(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), { nil: null }),
     localities: fc.array(locality, { maxLength: 3 }),
   })

@@ -82,6 +82,7 @@ const F = {
     lbPolicy: fieldNumber(ClusterSchema, "lb_policy"),
     loadAssignment: fieldNumber(ClusterSchema, "load_assignment"),
     protocolOptions: fieldNumber(ClusterSchema, "typed_extension_protocol_options"),
+    lrsServer: fieldNumber(ClusterSchema, "lrs_server"),
   },
   eds: {
     edsConfig: fieldNumber(Cluster_EdsClusterConfigSchema, "eds_config"),
@@ -90,6 +91,7 @@ const F = {
   configSource: {
     ads: fieldNumber(ConfigSourceSchema, "ads"),
     resourceApiVersion: fieldNumber(ConfigSourceSchema, "resource_api_version"),
+    self: fieldNumber(ConfigSourceSchema, "self"),
   },
   http: { explicit: fieldNumber(HttpProtocolOptionsSchema, "explicit_http_config") },
   explicit: {
@@ -247,6 +249,12 @@ export function encodeClusterFast(cluster: ClusterSpec): Uint8Array | undefined 
     writer.tag(1, WireType.LengthDelimited).string(HTTP_PROTOCOL_OPTIONS_TYPE_URL);
     writer.tag(2, WireType.LengthDelimited).bytes(HTTP2_OPTIONS);
     writer.join();
+    writer.join();
+  }
+  if (cluster.reportLoad) {
+    // lrs_server: ConfigSource { self: SelfConfigSource {} } (a oneof member: written empty).
+    writer.tag(F.cluster.lrsServer, WireType.LengthDelimited).fork();
+    writer.tag(F.configSource.self, WireType.LengthDelimited).fork().join();
     writer.join();
   }
   return writer.finish();

@@ -112,6 +112,11 @@ export function ClusterFields({ editing }: { editing: boolean }) {
           label="HTTP/2 to upstream"
           hint="Required for gRPC backends."
         />
+        <CheckboxField<F>
+          name="reportLoad"
+          label="Report load"
+          hint="Proxies report this cluster’s requests and errors per locality and endpoint (LRS)."
+        />
       </FormSection>
 
       <Localities />

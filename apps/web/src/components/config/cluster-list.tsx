@@ -66,6 +66,7 @@ export function ClusterList() {
           return (
             <span className="flex flex-wrap gap-1">
               {c.http2 && <Chip>HTTP/2</Chip>}
+              {c.reportLoad && <Chip>load reported</Chip>}
               {c.tlsSecretName && <Chip>TLS</Chip>}
               {c.healthChecks.length > 0 && <Chip>health checks</Chip>}
               {c.outlierDetection && <Chip>outlier detection</Chip>}

@@ -1,0 +1,262 @@
+/**
+ * Load reporting (LRS) end to end: a real @grpc/grpc-js-xds client sends RPCs to real backends
+ * through a cluster that reports load, and what the StatusService then shows (by cluster,
+ * locality and node) and /metrics count are the RPCs the backends answered. A raw LRS stream
+ * plays Envoy: it is told which clusters to report, is told again when a publish changes them,
+ * and a malformed report ends its stream and stores nothing.
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { durationMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import {
+  LoadReportingService,
+  type LoadStatsRequestSchema,
+  type LoadStatsResponse,
+} from "@switchyard/proto/envoy/service/load_stats/v3/lrs_pb";
+import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
+import { LoadBreakdown } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  callUntilReady,
+  createXdsEchoClient,
+  type EchoBackend,
+  startEchoBackend,
+  type XdsEchoClient,
+} from "@switchyard/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edsCluster } from "../src/testing/api-objects.js";
+import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
+import { type Harness, startHarness } from "../src/testing/harness.js";
+import { shopListener, shopRoutes, until } from "../src/testing/shop.js";
+
+type LoadStatsInit = MessageInitShape<typeof LoadStatsRequestSchema>;
+
+/**
+ * A raw LRS stream, as Envoy holds one: requests pushed as the test goes; every answer collected
+ * in `answers` as it arrives, and `ended` how the stream ended.
+ */
+function openLrs(xdsPort: number) {
+  const client = createClient(
+    LoadReportingService,
+    createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }),
+  );
+  const pending: LoadStatsInit[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  async function* requests() {
+    for (;;) {
+      const next = pending.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (closed) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  }
+  const answers: LoadStatsResponse[] = [];
+  const ended = (async (): Promise<ConnectError | undefined> => {
+    try {
+      for await (const answer of client.streamLoadStats(requests())) answers.push(answer);
+      return undefined;
+    } catch (error) {
+      return ConnectError.from(error);
+    }
+  })();
+  return {
+    answers,
+    ended,
+    send(request: LoadStatsInit) {
+      pending.push(request);
+      wake?.();
+    },
+    close() {
+      closed = true;
+      wake?.();
+    },
+  };
+}
+
+describe("load reporting (LRS) on the xDS port", () => {
+  let harness: Harness;
+  let status: StatusClient;
+  let blue1: EchoBackend;
+  let blue2: EchoBackend;
+  let client: XdsEchoClient;
+
+  const loadOf = (by: LoadBreakdown, nodeId = "") =>
+    status.getLoad({ cluster: "blue", by, nodeId, windowSeconds: 300 });
+  const successfulBySeries = async (by: LoadBreakdown, nodeId = "") =>
+    Object.fromEntries(
+      (await loadOf(by, nodeId)).series.map((s) => [
+        s.name,
+        s.points.reduce((sum, p) => sum + Number(p.successful), 0),
+      ]),
+    );
+
+  beforeAll(async () => {
+    [blue1, blue2] = await Promise.all([startEchoBackend("blue-1"), startEchoBackend("blue-2")]);
+    harness = await startHarness({ app: { loadReportIntervalMs: 1_000 } });
+    status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
+    const api = harness.api();
+    // blue reports load: two localities of one endpoint each; green does not.
+    await api.createCluster(
+      edsCluster("blue", `127.0.0.1:${blue1.port}`, {
+        http2: true,
+        lbPolicy: LbPolicy.ROUND_ROBIN,
+        reportLoad: true,
+        localities: [
+          {
+            region: "eu",
+            zone: "eu-1",
+            weight: 1,
+            endpoints: [{ address: "127.0.0.1", port: blue1.port }],
+          },
+          {
+            region: "eu",
+            zone: "eu-2",
+            weight: 1,
+            endpoints: [{ address: "127.0.0.1", port: blue2.port }],
+          },
+        ],
+      }),
+    );
+    await api.createCluster(edsCluster("green", "127.0.0.1:9", { http2: true }));
+    await api.createRouteConfiguration(shopRoutes("blue"));
+    await api.createListener(shopListener());
+    await api.publish({ message: "blue reports load" });
+    client = createXdsEchoClient("shop", {
+      server: `127.0.0.1:${harness.app.xdsPort}`,
+      nodeId: "lrs-client",
+    });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await harness?.stop();
+    await Promise.all([blue1?.stop(), blue2?.stop()]);
+  });
+
+  it("a real gRPC client's RPCs are the load shown per cluster, locality and node, and counted on /metrics", async () => {
+    await callUntilReady(client);
+    for (let i = 0; i < 30; i++) await client.call();
+    const answered = () => blue1.served + blue2.served;
+    const total = answered();
+    expect(blue1.served).toBeGreaterThan(0);
+    expect(blue2.served).toBeGreaterThan(0);
+    const byCluster = await until(
+      () => successfulBySeries(LoadBreakdown.CLUSTER),
+      (s) => s.blue === total,
+      `the load shown never reached the ${total} RPCs the backends answered`,
+    );
+    expect(byCluster).toEqual({ blue: total });
+    expect(await successfulBySeries(LoadBreakdown.LOCALITY)).toEqual({
+      "eu/eu-1/": blue1.served,
+      "eu/eu-2/": blue2.served,
+    });
+    expect(await successfulBySeries(LoadBreakdown.NODE)).toEqual({ "lrs-client": total });
+    const points = (await loadOf(LoadBreakdown.CLUSTER)).series[0]?.points ?? [];
+    expect(points.every((p) => p.widthSeconds === 10 && Number(p.errored) === 0)).toBe(true);
+    const metrics = await (await fetch(`${harness.baseUrl}/metrics`)).text();
+    expect(metrics).toContain(
+      `switchyard_lrs_requests_total{cluster="blue",outcome="successful"} ${total}`,
+    );
+    expect(answered()).toBe(total);
+  });
+
+  it("tells a proxy which clusters to report, at what interval and by endpoint, and tells it again when a publish changes them", async () => {
+    const lrs = openLrs(harness.app.xdsPort);
+    try {
+      lrs.send({ node: { id: "envoy-lrs", cluster: "edge" } });
+      const [first] = await until(
+        async () => lrs.answers,
+        (answers) => answers.length === 1,
+        "the proxy was never answered",
+      );
+      expect(first?.clusters).toEqual(["blue"]);
+      expect(first?.loadReportingInterval && durationMs(first.loadReportingInterval)).toBe(1_000);
+      expect(first?.reportEndpointGranularity).toBe(true);
+      const green = await harness.api().getCluster({ name: "green" });
+      await harness.api().updateCluster({ ...green, reportLoad: true });
+      await harness.api().publish({ message: "green reports load too" });
+      // Told with its next report once the publish is served: it reports until it is.
+      const answers = await until(
+        async () => {
+          lrs.send({ clusterStats: [] });
+          return lrs.answers;
+        },
+        (all) => all.length === 2,
+        "the proxy was never told of green",
+      );
+      expect(answers[1]?.clusters).toEqual(["blue", "green"]);
+      expect(answers[1]?.sendAllClusters).toBe(false);
+    } finally {
+      lrs.close();
+    }
+  });
+
+  it("asks a gRPC client that supports it for all its clusters (it keeps load only for those sent with lrs_server), and Envoy only for the listed ones", async () => {
+    const firstAnswer = async (userAgentName: string) => {
+      const lrs = openLrs(harness.app.xdsPort);
+      try {
+        lrs.send({
+          node: {
+            id: `${userAgentName}-lrs`,
+            userAgentName,
+            clientFeatures: ["envoy.lrs.supports_send_all_clusters"],
+          },
+        });
+        const [answer] = await until(
+          async () => lrs.answers,
+          (answers) => answers.length === 1,
+          "never answered",
+        );
+        return answer;
+      } finally {
+        lrs.close();
+      }
+    };
+    expect((await firstAnswer("gRPC Node"))?.sendAllClusters).toBe(true);
+    expect((await firstAnswer("envoy"))?.sendAllClusters).toBe(false);
+  });
+
+  it("refuses a stream that does not name its node, and a malformed report, storing nothing of it", async () => {
+    const anonymous = openLrs(harness.app.xdsPort);
+    anonymous.send({ clusterStats: [] });
+    const noNode = await anonymous.ended;
+    expect(noNode?.code).toBe(Code.InvalidArgument);
+    expect(noNode?.rawMessage).toMatch(/^node\.id: /);
+
+    const bad = openLrs(harness.app.xdsPort);
+    bad.send({ node: { id: "envoy-bad" } });
+    bad.send({
+      clusterStats: [
+        { clusterName: "blue", upstreamLocalityStats: [{ totalSuccessfulRequests: 5n }] },
+        { clusterName: "", upstreamLocalityStats: [{ totalSuccessfulRequests: 5n }] },
+      ],
+    });
+    const malformed = await bad.ended;
+    expect(malformed?.code).toBe(Code.InvalidArgument);
+    expect(malformed?.rawMessage).toBe("cluster_stats[1].cluster_name: a cluster name is required");
+    // A good report sent after it is stored; the bad one's valid half never is.
+    const good = openLrs(harness.app.xdsPort);
+    try {
+      good.send({ node: { id: "envoy-good" } });
+      good.send({
+        clusterStats: [
+          { clusterName: "blue", upstreamLocalityStats: [{ totalSuccessfulRequests: 5n }] },
+        ],
+      });
+      await until(
+        () => successfulBySeries(LoadBreakdown.NODE, "envoy-good"),
+        (s) => s["envoy-good"] === 5,
+        "the good report was never stored",
+      );
+      expect((await loadOf(LoadBreakdown.NODE, "envoy-bad")).series).toEqual([]);
+    } finally {
+      good.close();
+    }
+  });
+});

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Cluster" ADD COLUMN     "reportLoad" BOOLEAN NOT NULL DEFAULT false;
