@@ -11,8 +11,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 const RESULTS = ".test-results.json";
-/** The packages whose tests run in a lane of their own. */
-const HEAVY = ["@switchyard/server", "@switchyard/cli"];
+/** The packages whose tests run in a lane of their own, with their test workers. */
+const HEAVY = [
+  ["@switchyard/server", 2],
+  ["@switchyard/cli", 1],
+];
 const root = new URL("..", import.meta.url).pathname;
 const packageDirs = ["apps", "packages"].flatMap((parent) =>
   readdirSync(join(root, parent), { withFileTypes: true })
@@ -66,10 +69,10 @@ async function timed(name, run) {
 // than hold the others back (all run; any failure fails the run).
 const lanes = built
   ? await Promise.all([
-      // One test worker each (their configs say two, for a package run alone): two heavy lanes
-      // of one worker beside the third keep three processes on the machine's two cores, as one
-      // lane of two workers did; more only made every file slower (faults-load 120 s → 330 s).
-      ...HEAVY.map((name) =>
+      // The CLI's tests on one worker, the server's on two (their configs say two, for a package
+      // run alone): with the third lane, more processes than that on two cores only made every
+      // file slower (faults-load 120 s alone, 330 s with two CLI workers).
+      ...HEAVY.map(([name, workers]) =>
         timed(
           name,
           lane(`${name}:test`, "npm", [
@@ -79,7 +82,7 @@ const lanes = built
             "-w",
             name,
             "--",
-            "--maxWorkers=1",
+            `--maxWorkers=${workers}`,
           ]),
         ),
       ),
@@ -98,7 +101,7 @@ const lanes = built
               "--only",
               "--concurrency=1",
               "--continue",
-              ...HEAVY.map((name) => `--filter=!${name}`),
+              ...HEAVY.map(([name]) => `--filter=!${name}`),
             ],
           ],
         ]),
