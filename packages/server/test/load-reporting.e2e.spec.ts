@@ -222,7 +222,7 @@ describe("load reporting (LRS) on the xDS port", () => {
     expect((await firstAnswer("envoy"))?.sendAllClusters).toBe(false);
   });
 
-  it("refuses a stream that does not name its node, and a malformed report, storing nothing of it", async () => {
+  it("refuses a stream that does not name its node, and a malformed report, storing nothing of it; drops what a proxy reports of clusters it was not asked for", async () => {
     const anonymous = openLrs(harness.app.xdsPort);
     anonymous.send({ clusterStats: [] });
     const noNode = await anonymous.ended;
@@ -246,7 +246,31 @@ describe("load reporting (LRS) on the xDS port", () => {
       good.send({ node: { id: "envoy-good" } });
       good.send({
         clusterStats: [
-          { clusterName: "blue", upstreamLocalityStats: [{ totalSuccessfulRequests: 5n }] },
+          {
+            clusterName: "blue",
+            upstreamLocalityStats: [
+              {
+                totalSuccessfulRequests: 5n,
+                // As Envoy reports with endpoint granularity: each endpoint's share.
+                upstreamEndpointStats: [
+                  {
+                    address: {
+                      address: {
+                        case: "socketAddress",
+                        value: {
+                          address: "10.0.0.9",
+                          portSpecifier: { case: "portValue", value: 80 },
+                        },
+                      },
+                    },
+                    totalSuccessfulRequests: 5n,
+                  },
+                ],
+              },
+            ],
+          },
+          // Not a cluster it is asked for: dropped, not stored under a name of the proxy's own.
+          { clusterName: "made-up", upstreamLocalityStats: [{ totalSuccessfulRequests: 5n }] },
         ],
       });
       await until(
@@ -255,6 +279,14 @@ describe("load reporting (LRS) on the xDS port", () => {
         "the good report was never stored",
       );
       expect((await loadOf(LoadBreakdown.NODE, "envoy-bad")).series).toEqual([]);
+      const everyCluster = await status.getLoad({
+        by: LoadBreakdown.CLUSTER,
+        nodeId: "envoy-good",
+      });
+      expect(everyCluster.series.map((s) => s.name)).toEqual(["blue"]);
+      expect(await successfulBySeries(LoadBreakdown.ENDPOINT, "envoy-good")).toEqual({
+        "10.0.0.9:80": 5,
+      });
     } finally {
       good.close();
     }

@@ -24,7 +24,7 @@ import {
   selectNodeGroup,
   TypeUrl,
 } from "@switchyard/snapshot";
-import { LoadReportError, loadRowsOf } from "@switchyard/status";
+import { LoadReportError, type LoadRow, loadRowsOf } from "@switchyard/status";
 import { ANY_NODE_GROUP, callerIdentity } from "@switchyard/xds";
 import { stringMetadata } from "../fleet/convergence-reader.js";
 import type { Metrics } from "../metrics.js";
@@ -102,6 +102,7 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
         let node: { id: string; cluster: string; metadata: Record<string, string> } | undefined;
         let sendAll = false;
         let sent: string | undefined;
+        let sentSet: ReadonlySet<string> = new Set();
         for await (const request of requests) {
           if (node === undefined) {
             if (request.node === undefined || request.node.id === "")
@@ -128,21 +129,30 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
               `node "${node.id}" selects node group "${group.name}", which its credential may not report for`,
               Code.PermissionDenied,
             );
+          const clusters = group === undefined ? [] : clustersReportingLoad(group.snapshot);
           if (request.clusterStats.length > 0) {
+            let rows: LoadRow[];
             try {
-              const rows = loadRowsOf(request.clusterStats, node.id, now(), FINE_WIDTH_S);
-              options.writer.add(rows);
-              options.metrics.onLoadReport(rows);
+              rows = loadRowsOf(request.clusterStats, node.id, now(), FINE_WIDTH_S);
             } catch (error) {
               if (error instanceof LoadReportError)
                 throw new ConnectError(error.message, Code.InvalidArgument);
               throw error;
             }
+            // Only the clusters the node is asked for (now, or in the answer before a publish
+            // changed them) are kept: what it reports of others is dropped, so no proxy can fill
+            // the database or /metrics with names of its own.
+            const asked = new Set(clusters);
+            const kept = rows.filter((row) => asked.has(row.cluster) || sentSet.has(row.cluster));
+            if (kept.length > 0) {
+              options.writer.add(kept);
+              options.metrics.onLoadReport(kept);
+            }
           }
-          const clusters = group === undefined ? [] : clustersReportingLoad(group.snapshot);
           const key = clusters.join("\n");
           if (key === sent) continue;
           sent = key;
+          sentSet = new Set(clusters);
           yield create(LoadStatsResponseSchema, {
             clusters: [...clusters],
             sendAllClusters: sendAll,

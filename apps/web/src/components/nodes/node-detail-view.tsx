@@ -9,12 +9,14 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import {
+  LoadBreakdown,
   type NodeDetail,
   type NodeEvent,
   NodeTypeStatus,
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { ReactNode } from "react";
+import { LoadPanel } from "@/components/load/load-panel";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { AlertTriangleIcon } from "@/components/ui/icons";
@@ -117,6 +119,13 @@ export function NodeDetailView({ id }: { id: string }) {
         <Identity node={node} />
         <Timeline events={node.events} />
       </div>
+      <LoadPanel
+        id="node-traffic-title"
+        title="Traffic"
+        nodeId={node.summary?.id ?? ""}
+        breakdowns={[LoadBreakdown.CLUSTER, LoadBreakdown.LOCALITY]}
+        empty="This node reported no load in the last 5 minutes (only clusters with Report load are reported)."
+      />
       <Bootstrap node={node} />
     </div>
   );

@@ -3,11 +3,16 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { Convergence, FleetSummary } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  type Convergence,
+  type FleetSummary,
+  LoadBreakdown,
+} from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
 import { type ReactNode, useMemo } from "react";
 import { RolloutBar, RolloutHeadline, RolloutStat } from "@/components/convergence/rollout-summary";
 import { KindIcon } from "@/components/inventory/kind-icon";
+import { LoadPanel } from "@/components/load/load-panel";
 import { LiveBadge } from "@/components/nodes/live-badge";
 import { NoNodes } from "@/components/nodes/no-nodes";
 import { healthPresentation } from "@/components/nodes/status-chips";
@@ -41,6 +46,13 @@ export function OverviewView() {
         <LastPublish />
         <RecentNacks fleet={fleet} />
       </div>
+      <LoadPanel
+        id="traffic-title"
+        title="Traffic"
+        breakdowns={[LoadBreakdown.CLUSTER]}
+        total="All clusters"
+        empty="No load reported in the last 5 minutes. Turn on Report load on a cluster, and its proxies report its requests and errors here."
+      />
       <StoredConfiguration />
     </div>
   );
