@@ -1,27 +1,31 @@
 #!/usr/bin/env node
-// `npm test`: the build, then three lanes at once: the server's tests and the CLI's (their
-// end-to-end files take most of the run, and they mostly wait on processes, sockets and the
-// browser), beside the lint and format check, the import cycle check (madge), every package's
-// type-check and the other packages' tests, one at a time. Each lane prints how long it took; the
-// run ends with one line totalling every package's results, "tests: N passed, N failed, N
-// skipped".
+// `npm test`: the build, then two lanes at once: the server's and the CLI's tests as one vitest
+// run (vitest.e2e.config.ts; their end-to-end files take most of the time, mostly waiting on
+// processes, sockets and the browser), beside the lint and format check, the import cycle check
+// (madge), every package's type-check and the other packages' tests, one at a time. Each lane
+// prints how long it took; the run ends with one line totalling every run's results, "tests: N
+// passed, N failed, N skipped".
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 const RESULTS = ".test-results.json";
-/** The packages whose tests run in a lane of their own, with their test workers. */
-const HEAVY = [
-  ["@switchyard/server", 2],
-  ["@switchyard/cli", 1],
-];
+/**
+ * The packages whose tests run as one vitest run of their own (vitest.e2e.config.ts: their
+ * end-to-end files, two at a time), beside everything else.
+ */
+const HEAVY = ["@switchyard/server", "@switchyard/cli"];
 const root = new URL("..", import.meta.url).pathname;
-const packageDirs = ["apps", "packages"].flatMap((parent) =>
-  readdirSync(join(root, parent), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => join(root, parent, entry.name)),
-);
+/** Where each run writes its results: every package's folder, and the root (the e2e run's). */
+const resultDirs = [
+  root,
+  ...["apps", "packages"].flatMap((parent) =>
+    readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(root, parent, entry.name)),
+  ),
+];
 
 function step(command, args) {
   const { status } = spawnSync(command, args, { cwd: root, stdio: "inherit" });
@@ -51,7 +55,7 @@ async function inOrder(commands) {
   return ok;
 }
 
-for (const dir of packageDirs) rmSync(join(dir, RESULTS), { force: true });
+for (const dir of resultDirs) rmSync(join(dir, RESULTS), { force: true });
 
 const built = step("npx", ["turbo", "run", "build", "--output-logs=errors-only"]);
 
@@ -65,26 +69,21 @@ async function timed(name, run) {
 }
 
 // Everything is built: the lanes run their tasks only (`--only`), so none restores build
-// outputs under the other's feet. The lint, format and cycle checks open the third lane rather
+// outputs under the other's feet. The lint, format and cycle checks open the second lane rather
 // than hold the others back (all run; any failure fails the run).
 const lanes = built
   ? await Promise.all([
-      // The CLI's tests on one worker, the server's on two (their configs say two, for a package
-      // run alone): with the third lane, more processes than that on two cores only made every
-      // file slower (faults-load 120 s alone, 330 s with two CLI workers).
-      ...HEAVY.map(([name, workers]) =>
-        timed(
-          name,
-          lane(`${name}:test`, "npm", [
-            "run",
-            "--silent",
-            "test",
-            "-w",
-            name,
-            "--",
-            `--maxWorkers=${workers}`,
-          ]),
-        ),
+      timed(
+        "server and CLI tests",
+        lane("server+cli:test", "npx", [
+          "vitest",
+          "run",
+          "--config",
+          "vitest.e2e.config.ts",
+          "--reporter=default",
+          "--reporter=json",
+          `--outputFile.json=${RESULTS}`,
+        ]),
       ),
       timed(
         "checks, type-checks and the other packages",
@@ -101,7 +100,7 @@ const lanes = built
               "--only",
               "--concurrency=1",
               "--continue",
-              ...HEAVY.map(([name]) => `--filter=!${name}`),
+              ...HEAVY.map((name) => `--filter=!${name}`),
             ],
           ],
         ]),
@@ -112,7 +111,7 @@ const lanes = built
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-for (const dir of packageDirs) {
+for (const dir of resultDirs) {
   const file = join(dir, RESULTS);
   if (!existsSync(file)) continue;
   const report = JSON.parse(readFileSync(file, "utf8"));

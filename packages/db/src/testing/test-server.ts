@@ -34,6 +34,9 @@ const TEMPLATE = "switchyard_migrated_template";
  * what stops it. For a test runner's global setup (vitest `globalSetup`).
  */
 export async function sharedTestServer(): Promise<() => Promise<void>> {
+  // One per run: when several packages' tests run as projects of one run (the root
+  // vitest.config.ts), the first project's global setup starts it and the others use it.
+  if (process.env[SHARED_TEST_POSTGRES]) return async () => {};
   const { postgres, dispose } = await startThrowawayPostgres();
   const admin = new pg.Client({ connectionString: postgres.superuserUrl });
   await admin.connect();
