@@ -154,6 +154,11 @@ export function createCli(): Command {
       duration,
     )
     .option(
+      "--load-report-interval <duration>",
+      "how often proxies report the load of clusters that report it (LRS; env SWITCHYARD_LOAD_REPORT_INTERVAL, default 10s)",
+      duration,
+    )
+    .option(
       "--node-retention <duration>",
       "how long a disconnected node stays listed (env SWITCHYARD_NODE_RETENTION, default 24h)",
       duration,

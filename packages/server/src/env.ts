@@ -56,6 +56,8 @@ const EnvSchema = z.object({
     .default("info"),
   /** How long a response may go unanswered before the node's type shows STALE. */
   SWITCHYARD_STALE_AFTER: duration("30s"),
+  /** How often proxies are asked to report the load of clusters that report it (LRS). */
+  SWITCHYARD_LOAD_REPORT_INTERVAL: duration("10s"),
   /**
    * How long a replica's lease lasts without renewal (renewed every quarter of it) before the
    * other replicas mark its nodes disconnected.

@@ -36,6 +36,15 @@ function fileDeliveryOf(
   };
 }
 
+/** The LRS interval asked of proxies: from 1 s (more often only loads them) to an hour. */
+function loadReportInterval(ms: number): number {
+  if (ms < 1_000 || ms > 3_600_000)
+    throw new StartupError(
+      `a load report interval of ${ms} ms is out of range: use 1s to 1h (--load-report-interval, SWITCHYARD_LOAD_REPORT_INTERVAL)`,
+    );
+  return ms;
+}
+
 /** Where `npm start` keeps the embedded database: `.data/` at the repository root. */
 function defaultDataDir(): string {
   return path.resolve(process.env.INIT_CWD ?? process.cwd(), ".data");
@@ -48,6 +57,7 @@ export async function serve(flags: {
   dataDir?: string;
   host?: string;
   staleAfter?: number;
+  loadReportInterval?: number;
   nodeRetention?: number;
   console: boolean;
   xdsAuth?: "none" | "mtls" | "token";
@@ -66,6 +76,9 @@ export async function serve(flags: {
   tlsKey?: string;
 }): Promise<void> {
   const env = readEnv();
+  const loadReportIntervalMs = loadReportInterval(
+    flags.loadReportInterval ?? env.SWITCHYARD_LOAD_REPORT_INTERVAL,
+  );
   const logger = pino({ level: env.SWITCHYARD_LOG_LEVEL, base: null });
   const dataDir = path.resolve(flags.dataDir ?? env.SWITCHYARD_DATA_DIR ?? defaultDataDir());
   const clientCaFile = flags.xdsClientCa ?? env.SWITCHYARD_XDS_CLIENT_CA;
@@ -131,6 +144,7 @@ export async function serve(flags: {
     webConsole: flags.console,
     logger,
     staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
+    loadReportIntervalMs,
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,

@@ -3,7 +3,6 @@
  * cluster that reports load, and the cluster page (by locality, endpoint and node), the node's
  * page and the Overview show the requests the backends answered, live, without a reload.
  */
-import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   callUntilReady,
@@ -14,9 +13,8 @@ import {
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "../src/testing/api-objects.js";
 import type { Harness } from "../src/testing/harness.js";
-import { shopListener, shopRoutes } from "../src/testing/shop.js";
+import { loadReportingCluster, shopListener, shopRoutes } from "../src/testing/shop.js";
 import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
@@ -46,27 +44,7 @@ describe("traffic reported over LRS, in the console", () => {
       app: { loadReportIntervalMs: 1_000 },
     }));
     const api = harness.api();
-    await api.createCluster(
-      edsCluster("blue", `127.0.0.1:${blue1.port}`, {
-        http2: true,
-        lbPolicy: LbPolicy.ROUND_ROBIN,
-        reportLoad: true,
-        localities: [
-          {
-            region: "eu",
-            zone: "eu-1",
-            weight: 1,
-            endpoints: [{ address: "127.0.0.1", port: blue1.port }],
-          },
-          {
-            region: "eu",
-            zone: "eu-2",
-            weight: 1,
-            endpoints: [{ address: "127.0.0.1", port: blue2.port }],
-          },
-        ],
-      }),
-    );
+    await api.createCluster(loadReportingCluster("blue", [blue1, blue2]));
     await api.createRouteConfiguration(shopRoutes("blue"));
     await api.createListener(shopListener());
     await api.publish({ message: "blue reports load" });

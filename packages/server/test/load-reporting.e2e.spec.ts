@@ -14,7 +14,6 @@ import {
   type LoadStatsRequestSchema,
   type LoadStatsResponse,
 } from "@switchyard/proto/envoy/service/load_stats/v3/lrs_pb";
-import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { LoadBreakdown } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   callUntilReady,
@@ -27,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster } from "../src/testing/api-objects.js";
 import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
-import { shopListener, shopRoutes, until } from "../src/testing/shop.js";
+import { loadReportingCluster, shopListener, shopRoutes, until } from "../src/testing/shop.js";
 
 type LoadStatsInit = MessageInitShape<typeof LoadStatsRequestSchema>;
 
@@ -102,27 +101,7 @@ describe("load reporting (LRS) on the xDS port", () => {
     status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     const api = harness.api();
     // blue reports load: two localities of one endpoint each; green does not.
-    await api.createCluster(
-      edsCluster("blue", `127.0.0.1:${blue1.port}`, {
-        http2: true,
-        lbPolicy: LbPolicy.ROUND_ROBIN,
-        reportLoad: true,
-        localities: [
-          {
-            region: "eu",
-            zone: "eu-1",
-            weight: 1,
-            endpoints: [{ address: "127.0.0.1", port: blue1.port }],
-          },
-          {
-            region: "eu",
-            zone: "eu-2",
-            weight: 1,
-            endpoints: [{ address: "127.0.0.1", port: blue2.port }],
-          },
-        ],
-      }),
-    );
+    await api.createCluster(loadReportingCluster("blue", [blue1, blue2]));
     await api.createCluster(edsCluster("green", "127.0.0.1:9", { http2: true }));
     await api.createRouteConfiguration(shopRoutes("blue"));
     await api.createListener(shopListener());

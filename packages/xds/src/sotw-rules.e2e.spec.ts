@@ -50,18 +50,23 @@ async function subscribe(
 }
 
 /** ACKs every response until the stream has been quiet for `quietMs`; returns them in order. */
-async function drainAcking(
+/**
+ * Reads the stream's responses, ACKing each with its type's subscription, until `types` have all
+ * been answered; resolves with every response read, in order. Waits on responses, not on quiet:
+ * a loaded machine may take longer than any quiet window between two of them.
+ */
+async function readAcking(
   stream: TestStream,
   subscriptions: ReadonlyMap<string, readonly string[]>,
-  quietMs = 250,
+  types: readonly string[],
 ): Promise<DiscoveryResponse[]> {
   const seen: DiscoveryResponse[] = [];
-  for (;;) {
-    const response = await stream.tryNext(quietMs);
-    if (!response) return seen;
+  while (!types.every((type) => seen.some((r) => r.typeUrl === type))) {
+    const response = await stream.next(10_000);
     seen.push(response);
     stream.ack(response, subscriptions.get(response.typeUrl) ?? []);
   }
+  return seen;
 }
 
 describe.concurrent.each(onBoth(CDS))("SotW wildcard subscriptions on %s", (_, kind) => {
@@ -286,13 +291,13 @@ describe.concurrent("SotW warming on ADS", () => {
     const stream = xds.client.open("ads");
     stream.request(CDS, []);
     stream.request(EDS, ["a", "b"]);
-    const initial = await drainAcking(stream, subscriptions);
+    const initial = await readAcking(stream, subscriptions, [CDS, EDS]);
     const edsBefore = initial.find((r) => r.typeUrl === EDS);
     expect(edsBefore && namesOf(edsBefore)).toEqual(["a", "b"]);
 
     // Cluster a changes; its ClusterLoadAssignment does not.
     xds.publish(world({ clusterATimeoutMs: 2000 }));
-    const after = await drainAcking(stream, subscriptions);
+    const after = await readAcking(stream, subscriptions, [CDS, EDS]);
     const cds = after.findIndex((r) => r.typeUrl === CDS);
     const eds = after.findIndex((r) => r.typeUrl === EDS);
     expect(cds).toBeGreaterThanOrEqual(0);
@@ -314,11 +319,11 @@ describe.concurrent("SotW warming on ADS", () => {
     const stream = xds.client.open("ads");
     stream.request(LDS, []);
     stream.request(RDS, ["routes-a", "routes-b"]);
-    await drainAcking(stream, subscriptions);
+    await readAcking(stream, subscriptions, [LDS, RDS]);
 
     // Listener svc-a changes; its RouteConfiguration routes-a does not.
     xds.publish(world({ listenerAStatPrefix: "edge" }));
-    const after = await drainAcking(stream, subscriptions);
+    const after = await readAcking(stream, subscriptions, [LDS, RDS]);
     const lds = after.findIndex((r) => r.typeUrl === LDS);
     const rds = after.findIndex((r) => r.typeUrl === RDS);
     expect(lds).toBeGreaterThanOrEqual(0);
@@ -339,7 +344,7 @@ describe.concurrent("SotW warming on ADS", () => {
     ]);
     const stream = xds.client.open("ads");
     for (const [typeUrl, names] of subscriptions) stream.request(typeUrl, names);
-    const responses = await drainAcking(stream, subscriptions);
+    const responses = await readAcking(stream, subscriptions, [...subscriptions.keys()]);
     expect(new Set(responses.map((r) => r.typeUrl))).toEqual(new Set(subscriptions.keys()));
     for (const response of responses) {
       const names = namesOf(response);

@@ -189,6 +189,18 @@ describe.each(variants)("make before break on %s ADS", (variant, client) => {
     ]);
   });
 
+  it("a changed cluster is followed by its unchanged assignment also when the assignment's first response was unanswered at the publish (warming)", () => {
+    const envoy = client(ENVOY).connect(snapshotOf(oneService));
+    // The assignment is on its way to the client, not yet ACKed, when the cluster changes.
+    while (envoy.peekType() !== TypeUrl.ClusterLoadAssignment) envoy.deliverOne();
+    const cluster = clusterSpec("x", port(8001), { connectTimeoutMs: 5000 });
+    envoy.publish(snapshotOf(configSpec({ ...oneService, clusters: [cluster] })));
+    const seen = summary(envoy.run());
+    const cds = seen.findIndex(([type]) => type === "CDS");
+    expect(cds).toBeGreaterThanOrEqual(0);
+    expect(seen.slice(cds + 1).filter(([type]) => type === "EDS")).toEqual([["EDS", ["x"], []]]);
+  });
+
   it("a changed listener is followed by its unchanged route configuration, after the LDS ACK (warming)", () => {
     for (const style of [ENVOY, GRPC]) {
       const node = client(style).connect(snapshotOf(oneService));

@@ -420,12 +420,21 @@ export class Subscription {
     this.#pruneUncovered();
   }
 
-  /** Sends these held names again although unchanged (xDS protocol, "Resource warming"). */
+  /**
+   * Sends these names again although unchanged (xDS protocol, "Resource warming"): those the
+   * client holds, and those of the response it has not answered yet, which it will hold once it
+   * does (left out, a cluster that changed while its assignment was on its way would never get
+   * the assignment again, and stay warming).
+   */
   forceResend(names: Iterable<string>): void {
     this.#idle = undefined;
+    const flow = this.#flow;
+    const inFlight =
+      flow.t === "awaiting" ? new Set(flow.effect.sent.map((r) => r.name)) : undefined;
+    const known = (name: string) => this.#holds.has(name) || inFlight?.has(name) === true;
     let xdstp: Set<string> | undefined;
     for (const name of names) {
-      if (this.#holds.has(name) && this.covers(name)) this.#force.add(name);
+      if (known(name) && this.covers(name)) this.#force.add(name);
       else if (isXdstp(name)) {
         xdstp ??= new Set();
         xdstp.add(name);
@@ -434,7 +443,7 @@ export class Subscription {
     // An xdstp:// reference names no context parameters; the client may have added its own
     // (Envoy's node_context_params) when it subscribed: the held name with them is meant.
     if (xdstp === undefined) return;
-    for (const held of this.#holds.keys()) {
+    for (const held of [...this.#holds.keys(), ...(inFlight ?? [])]) {
       const base = withoutParams(held);
       if (base !== undefined && xdstp.has(base) && this.covers(held)) this.#force.add(held);
     }

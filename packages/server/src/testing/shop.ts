@@ -51,6 +51,25 @@ export function shopCluster(
 }
 
 /**
+ * The shop's cluster `name`, reporting its load (LRS), with one locality per backend: region
+ * "eu", zones "eu-1", "eu-2", ... in the order given.
+ */
+export function loadReportingCluster(name: string, backends: readonly EchoBackend[]): Cluster {
+  return edsCluster(name, `127.0.0.1:${backends[0]?.port ?? 0}`, {
+    lbPolicy: LbPolicy.ROUND_ROBIN,
+    http2: true,
+    connectTimeoutMs: 1000,
+    reportLoad: true,
+    localities: backends.map((backend, i) => ({
+      region: "eu",
+      zone: `eu-${i + 1}`,
+      weight: 1,
+      endpoints: [{ address: "127.0.0.1", port: backend.port }],
+    })),
+  });
+}
+
+/**
  * `shop-routes`: every RPC (match value "") to one cluster, or split by weight; `route` sets more
  * of that one route (a retryPolicy, ...).
  */
