@@ -107,7 +107,8 @@ export class HeldSets {
     if (requested.size === 0) return undefined;
     let set = this.#requested.get(requested);
     if (set === undefined) {
-      set = heldSetRow(new Map([...requested].map((name) => [name, undefined])));
+      // Names come from the client: U+0000 cannot be stored (storableText).
+      set = heldSetRow(new Map([...requested].map((name) => [storableText(name), undefined])));
       this.#requested.set(requested, set);
     }
     return set;

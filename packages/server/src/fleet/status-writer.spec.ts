@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { createPrismaClient, listenForNotifications } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { NodeStatusTracker } from "@switchyard/status";
-import { CDS, LDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
+import { CDS, EDS, LDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 /** A tracker on a hand-driven clock, at a realistic date (rows carry timestamps). */
@@ -235,7 +235,7 @@ describe("StatusWriter", () => {
     expect(await listNodes(database.prisma, { status: "NACKED" })).toEqual([]);
   });
 
-  it("U+0000 from an xDS client (Postgres cannot hold it) is stored as U+FFFD, and every other node's status is still written", async () => {
+  it("U+0000 from an xDS client (Postgres cannot hold it), in its node, types, NACK text or subscribed names, is stored as U+FFFD, and every other node's status is still written", async () => {
     const { tracker, now } = trackerAt();
     const { writer, errors } = writerFor(tracker, { now });
     const odd = streamOf(
@@ -249,6 +249,7 @@ describe("StatusWriter", () => {
     );
     odd.request(`${CDS}\u0000`);
     odd.request(CDS);
+    odd.request(EDS, ["a\u0000b"]);
     odd.respond(CDS, "v1", "nonce-1", { backend: "v1" });
     odd.nack(CDS, "v1", "bad\u0000cluster");
     streamOf(tracker, 2, nodeLike("envoy-1")).request(CDS);
@@ -263,7 +264,9 @@ describe("StatusWriter", () => {
     expect(stored?.cluster).toBe("edge\ufffd");
     expect(stored?.metadata).toEqual({ "key\ufffd": "value\ufffd", nested: ["\ufffd"] });
     expect(stored?.clientFeatures).toEqual(["feature\ufffd"]);
-    expect(stored?.types.map((t) => t.typeUrl)).toEqual([CDS, `${CDS}\ufffd`]);
+    expect(stored?.types.map((t) => t.typeUrl)).toEqual([CDS, `${CDS}\ufffd`, EDS]);
+    // A name it subscribes to, kept for Client Status Discovery.
+    expect(stored?.types.find((t) => t.typeUrl === EDS)?.requested).toEqual(["a\ufffdb"]);
     expect(stored?.types[0]?.lastNack?.errorDetail).toBe("bad\ufffdcluster");
   });
 

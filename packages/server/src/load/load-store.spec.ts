@@ -50,6 +50,14 @@ describe("load samples in PostgreSQL", () => {
     });
   });
 
+  it("stores U+0000 a proxy put in its node id or locality as U+FFFD instead of failing the write", async () => {
+    await addLoad(database.prisma, [row(NOW, { nodeId: "n\u0000", zone: "eu\u00001" })]);
+    const [point] = await readLoad(database.prisma, { by: "locality", since: NOW - MINUTE });
+    expect(point?.series).toBe("eu/eu\ufffd1/");
+    const [node] = await readLoad(database.prisma, { by: "node", since: NOW - MINUTE });
+    expect(node?.series).toBe("n\ufffd");
+  });
+
   it("reads by cluster, locality, endpoint and node, filtered by cluster and node, endpoints apart from their locality's totals", async () => {
     await addLoad(database.prisma, [
       row(NOW, { successful: 5 }),

@@ -5,17 +5,20 @@
  */
 import { Prisma, type PrismaClient } from "@switchyard/db";
 import type { LoadRow } from "@switchyard/status";
+import { storableText } from "../fleet/status-rows.js";
 import { type Column, chunks, column, rowsSource } from "../store/bulk-sql.js";
 
+// Node ids, localities and endpoint addresses come from proxies: U+0000, which Postgres text
+// cannot hold, is stored as U+FFFD (storableText), or one report would fail every write.
 const columns: readonly Column<LoadRow>[] = [
   column("bucket", "timestamp(3)", (r) => r.bucket),
   column("widthS", "int4", (r) => r.widthS),
-  column("nodeId", "text", (r) => r.nodeId),
-  column("cluster", "text", (r) => r.cluster),
-  column("region", "text", (r) => r.region),
-  column("zone", "text", (r) => r.zone),
-  column("subZone", "text", (r) => r.subZone),
-  column("endpoint", "text", (r) => r.endpoint),
+  column("nodeId", "text", (r) => storableText(r.nodeId)),
+  column("cluster", "text", (r) => storableText(r.cluster)),
+  column("region", "text", (r) => storableText(r.region)),
+  column("zone", "text", (r) => storableText(r.zone)),
+  column("subZone", "text", (r) => storableText(r.subZone)),
+  column("endpoint", "text", (r) => storableText(r.endpoint)),
   column("successful", "int8", (r) => r.successful),
   column("errored", "int8", (r) => r.errored),
   column("issued", "int8", (r) => r.issued),
