@@ -11,7 +11,7 @@
  * configuration state, so the xDS port's anonymous or proxy credentials never reach it.
  */
 
-import { create } from "@bufbuild/protobuf";
+import { create, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import {
@@ -77,7 +77,9 @@ export async function clientStatus(
   let matches: (node: NodeRecord) => boolean;
   try {
     const match = nodeMatcher(request.nodeMatchers);
-    matches = (node) => match({ id: node.id, metadata: (node.metadata ?? undefined) as never });
+    // Node metadata is stored as the JSON of the node's Struct (status-reader.ts).
+    matches = (node) =>
+      match({ id: node.id, metadata: (node.metadata ?? undefined) as JsonValue | undefined });
   } catch (error) {
     if (error instanceof MatcherError) throw new ConnectError(error.message, Code.InvalidArgument);
     throw error;
