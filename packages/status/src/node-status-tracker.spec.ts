@@ -426,7 +426,7 @@ describe("NodeStatusTracker", () => {
     expect(wildcardOf("envoy-1", EDS)).toBe(true);
   });
 
-  it("keeps the names a node subscribes to: a SotW request's list, a Delta stream's additions less its removals; the same set while unchanged", () => {
+  it("keeps the names a node subscribes to: a SotW request's list, a Delta stream's additions less its removals; the same set while unchanged, and one set for nodes asking for the same", () => {
     const { tracker } = trackerWithClock();
     const requestedOf = (nodeId: string, typeUrl: string) =>
       tracker.node(nodeId)?.types.find((t) => t.typeUrl === typeUrl)?.requested;
@@ -448,6 +448,10 @@ describe("NodeStatusTracker", () => {
     const before = requestedOf("envoy-1", EDS);
     delta.resubscribe(EDS, ["b"], ["x"]);
     expect(requestedOf("envoy-1", EDS)).toBe(before);
+    // Nodes asking for the same names share one set.
+    const other = streamOf(tracker, 4, nodeLike("grpc-2"));
+    other.request(EDS, ["green"]);
+    expect(requestedOf("grpc-2", EDS)).toBe(requestedOf("grpc-1", EDS));
     // A new Delta stream starts its subscription from nothing.
     const again = streamOf(tracker, 3, nodeLike("envoy-1"), "ads-delta");
     again.request(EDS, ["z"]);

@@ -137,6 +137,12 @@ export class NodeStatusTracker implements XdsCallbacks {
   readonly #nodes = new Map<string, NodeState>();
   readonly #events: RingBuffer<StatusEvent>;
   readonly #listeners = new Set<(change: StatusChange) => void>();
+  /**
+   * Subscriptions by name, shared: nodes of a fleet mostly ask for the same names, so a node's
+   * changed subscription is this set when another node holds one with the same names (the most
+   * recent REQUESTED_SETS kept). One set per distinct subscription, not one per node.
+   */
+  readonly #requestedSets = new Map<string, ReadonlySet<string>>();
   #seq = 0;
 
   constructor(options: NodeStatusTrackerOptions) {
@@ -211,7 +217,7 @@ export class NodeStatusTracker implements XdsCallbacks {
             verdict.t === "initial",
             event.resourceNames,
           );
-    const requested =
+    const asked =
       verdict.t === "stale"
         ? known.requested
         : requestedNames(
@@ -221,6 +227,7 @@ export class NodeStatusTracker implements XdsCallbacks {
             event.resourceNames,
             event.unsubscribed,
           );
+    const requested = asked === known.requested ? asked : this.#shared(asked);
     const ledger =
       wildcard === known.wildcard && requested === known.requested
         ? known
@@ -477,6 +484,25 @@ export class NodeStatusTracker implements XdsCallbacks {
     this.#events.push({ ...event, seq: this.#seq } as StatusEvent);
   }
 
+  /** The shared set with the names of `set` (see #requestedSets). */
+  #shared(set: ReadonlySet<string>): ReadonlySet<string> {
+    if (set.size === 0) return set;
+    const key = [...set].sort().join("\u0000");
+    const known = this.#requestedSets.get(key);
+    if (known !== undefined) {
+      // Most recently used last: the oldest goes first when the cache is full.
+      this.#requestedSets.delete(key);
+      this.#requestedSets.set(key, known);
+      return known;
+    }
+    this.#requestedSets.set(key, set);
+    if (this.#requestedSets.size > REQUESTED_SETS) {
+      const oldest = this.#requestedSets.keys().next().value;
+      if (oldest !== undefined) this.#requestedSets.delete(oldest);
+    }
+    return set;
+  }
+
   #changed(nodeId: string, typeUrl: string | undefined): void {
     const change: StatusChange = { nodeId, typeUrl };
     for (const listener of this.#listeners) {
@@ -496,6 +522,8 @@ function isSotw(variant: XdsVariant): boolean {
 }
 
 const NOTHING_REQUESTED: ReadonlySet<string> = new Set();
+/** How many distinct subscriptions by name are shared between nodes (#requestedSets). */
+const REQUESTED_SETS = 1_024;
 
 /**
  * The names subscribed to after a request (`*` aside): a SotW request lists them all; a Delta
