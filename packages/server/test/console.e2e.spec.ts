@@ -105,6 +105,18 @@ describe("the console in a real browser", () => {
       await page.goto(`${harness.baseUrl}${path}`);
       await page.getByRole("heading", { level: 1 }).first().waitFor({ timeout: 15_000 });
       await waitUntilNothingBusy(page);
+      // A page claims its early requests as it hydrates, which may come after it is drawn on a
+      // loaded machine: given until then (10 s); one never claimed fails below.
+      await page
+        .waitForFunction(
+          () =>
+            ((globalThis as { __syEarly?: { used: boolean }[] }).__syEarly ?? []).every(
+              (e) => e.used,
+            ),
+          null,
+          { timeout: 10_000 },
+        )
+        .catch(() => undefined);
       const early = await page.evaluate(() =>
         ((globalThis as { __syEarly?: { url: string; used: boolean }[] }).__syEarly ?? []).map(
           (e) => ({
