@@ -63,19 +63,28 @@ export function reportsLoadToSelf(body: Uint8Array): boolean {
   return false;
 }
 
-/** Per snapshot (immutable), the names of its clusters that report load, sorted. */
-const reporting = new WeakMap<ResourceSnapshot, readonly string[]>();
+/** The clusters a node is asked to report: their names (sorted), and those joined, to compare. */
+interface Reporting {
+  readonly names: ReadonlySet<string>;
+  readonly key: string;
+}
 
-function clustersReportingLoad(snapshot: ResourceSnapshot): readonly string[] {
-  let names = reporting.get(snapshot);
-  if (names === undefined) {
-    names = [...snapshot.resources(TypeUrl.Cluster).values()]
+const NOTHING_REPORTED: Reporting = { names: new Set(), key: "" };
+
+/** Per snapshot (immutable), its clusters that report load: taken once, not per report. */
+const reporting = new WeakMap<ResourceSnapshot, Reporting>();
+
+function clustersReportingLoad(snapshot: ResourceSnapshot): Reporting {
+  let known = reporting.get(snapshot);
+  if (known === undefined) {
+    const names = [...snapshot.resources(TypeUrl.Cluster).values()]
       .filter((cluster) => reportsLoadToSelf(cluster.body))
       .map((cluster) => cluster.name)
       .sort();
-    reporting.set(snapshot, names);
+    known = { names: new Set(names), key: names.join("\n") };
+    reporting.set(snapshot, known);
   }
-  return names;
+  return known;
 }
 
 /**
@@ -101,8 +110,7 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
         const identity = callerIdentity(context);
         let node: { id: string; cluster: string; metadata: Record<string, string> } | undefined;
         let sendAll = false;
-        let sent: string | undefined;
-        let sentSet: ReadonlySet<string> = new Set();
+        let sent: Reporting | undefined;
         for await (const request of requests) {
           if (node === undefined) {
             if (request.node === undefined || request.node.id === "")
@@ -129,7 +137,8 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
               `node "${node.id}" selects node group "${group.name}", which its credential may not report for`,
               Code.PermissionDenied,
             );
-          const clusters = group === undefined ? [] : clustersReportingLoad(group.snapshot);
+          const wanted =
+            group === undefined ? NOTHING_REPORTED : clustersReportingLoad(group.snapshot);
           if (request.clusterStats.length > 0) {
             let rows: LoadRow[];
             try {
@@ -142,19 +151,18 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
             // Only the clusters the node is asked for (now, or in the answer before a publish
             // changed them) are kept: what it reports of others is dropped, so no proxy can fill
             // the database or /metrics with names of its own.
-            const asked = new Set(clusters);
-            const kept = rows.filter((row) => asked.has(row.cluster) || sentSet.has(row.cluster));
+            const kept = rows.filter(
+              (row) => wanted.names.has(row.cluster) || sent?.names.has(row.cluster) === true,
+            );
             if (kept.length > 0) {
               options.writer.add(kept);
               options.metrics.onLoadReport(kept);
             }
           }
-          const key = clusters.join("\n");
-          if (key === sent) continue;
-          sent = key;
-          sentSet = new Set(clusters);
+          if (wanted.key === sent?.key) continue;
+          sent = wanted;
           yield create(LoadStatsResponseSchema, {
-            clusters: [...clusters],
+            clusters: [...wanted.names],
             sendAllClusters: sendAll,
             loadReportingInterval: durationFromMs(options.intervalMs),
             reportEndpointGranularity: true,
