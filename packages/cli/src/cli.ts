@@ -841,11 +841,22 @@ export function createCli(): Command {
     )
     .option("--version <version>", "the published version to wait for (default: the latest)")
     .option("--timeout <duration>", "give up after this long, e.g. 500ms, 30s, 2m", "30s")
+    .option(
+      "--watch",
+      "print the rollout as it goes, then the error ratio of the clusters the version touched (before and after the publish) until the timeout",
+    )
+    .option(
+      "--max-error-ratio <ratio>",
+      "watch the touched clusters' traffic until the timeout and exit 1 as soon as one's error ratio after the publish is above this (0.05 or 5%)",
+    )
     .action(
       withClient(
         program,
         (server) => ({ status: statusCommands.connectStatus(server), config: connect(server) }),
-        async (clients, options: { version?: string; timeout?: string }) => {
+        async (
+          clients,
+          options: { version?: string; timeout?: string; watch?: boolean; maxErrorRatio?: string },
+        ) => {
           const version =
             options.version ??
             String((await clients.config.listSnapshots({ limit: 1 })).snapshots[0]?.version ?? "");

@@ -17,6 +17,12 @@ import { TypeUrl, XDS_SERVICE_NAME } from "@switchyard/proto/type-url";
 import { DURATION_HINT, durationMs } from "@switchyard/server/duration";
 import { CliError, credentials } from "./client.js";
 import { type Output, table } from "./output.js";
+import {
+  errorRatioBreach,
+  parseErrorRatio,
+  trafficHeading,
+  trafficTable,
+} from "./rollout-traffic.js";
 
 export type StatusClient = Client<typeof StatusService>;
 
@@ -235,52 +241,110 @@ export interface WaitDeps {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/** How often `wait` reads the touched clusters' traffic (proxies report every 10 s by default). */
+export const TRAFFIC_POLL_MS = 2_000;
+
+export interface WaitOptions {
+  readonly version: string;
+  readonly timeout?: string;
+  /** Print the rollout as it goes, then the touched clusters' traffic until the timeout. */
+  readonly watch?: boolean;
+  /** Fail when a touched cluster's error ratio after the publish goes above this. */
+  readonly maxErrorRatio?: string;
+}
+
 /**
  * `switchyard wait --version V [--timeout 30s]`: polls the version's convergence until every
  * targeted (connected) node ACKed it (returns), a node NACKed it, or the timeout; the latter two
  * throw a CliError (exit 1) with the NACK text or the laggards' per-type state. For CI pipelines.
+ *
+ * With `--watch` or `--max-error-ratio` it observes the rollout until the timeout instead of
+ * returning at convergence: `--watch` prints each change of the counts and of the touched
+ * clusters' traffic (rollout-traffic.ts); `--max-error-ratio` fails as soon as a touched
+ * cluster's error ratio after the publish is above it. A NACK still ends it at once.
  */
 export async function waitForVersion(
   client: StatusClient,
   output: Output,
-  options: { version: string; timeout?: string },
+  options: WaitOptions,
   deps: WaitDeps = {},
 ): Promise<void> {
   if (!/^\d+$/.test(options.version) || BigInt(options.version) === 0n)
     throw new CliError(`invalid version "${options.version}": use a published version number`);
   const version = BigInt(options.version);
   const timeoutMs = parseDuration(options.timeout ?? "30s");
+  const maxErrorRatio =
+    options.maxErrorRatio === undefined ? undefined : parseErrorRatio(options.maxErrorRatio);
+  const observing = options.watch === true || maxErrorRatio !== undefined;
   const now = deps.now ?? Date.now;
   const sleep =
     deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = now() + timeoutMs;
+  let lastProgress = "";
+  let lastTraffic = "";
+  let lastHeading = "";
+  let trafficDueAt = 0;
+  let converged = false;
   for (;;) {
     const convergence = await client.getConvergence({ version });
     const summary = convergence.summary;
     const targeted = summary?.targeted ?? 0;
-    if (targeted === 0) {
-      output.out(`version ${version}: no connected nodes are targeted; nothing to wait for\n`);
-      return;
-    }
     // Node status reaches the database in batches (every 250 ms): a node that connected just
     // before the publish may not be listed yet. Success waits until the publish is old enough
     // for every replica to have written its nodes.
     const publishedMs = convergence.publishTime ? timestampMs(convergence.publishTime) : 0;
-    const settledAt = publishedMs + STATUS_SETTLE_MS;
-    if ((summary?.acked ?? 0) === targeted && now() < settledAt) {
-      await sleep(Math.max(0, Math.min(settledAt - now(), deadline - now())));
-      if (now() < deadline) continue;
+    const settled = now() >= publishedMs + STATUS_SETTLE_MS;
+    const allAcked = (summary?.acked ?? 0) === targeted;
+    const progress =
+      targeted === 0
+        ? `version ${version}: no connected nodes are targeted; nothing to wait for`
+        : allAcked
+          ? `version ${version}: ${targeted}/${targeted} nodes in sync, p99 ${summary?.p99Ms === undefined ? "-" : `${summary.p99Ms} ms`}`
+          : `version ${version}: ${summary?.acked ?? 0}/${targeted} nodes in sync, ${summary?.nacked ?? 0} rejected, ${summary?.pending ?? 0} pending`;
+    if (options.watch && progress !== lastProgress && (settled || !allAcked)) {
+      output.out(`${clock(now())}  ${progress}\n`);
+      lastProgress = progress;
     }
-    if ((summary?.acked ?? 0) === targeted) {
-      const p99 = summary?.p99Ms === undefined ? "-" : `${summary.p99Ms} ms`;
-      output.out(`version ${version}: ${targeted}/${targeted} nodes in sync, p99 ${p99}\n`);
-      return;
-    }
+    if (targeted === 0 || allAcked) {
+      if (targeted > 0 && !settled && now() < deadline) {
+        await sleep(
+          Math.max(0, Math.min(publishedMs + STATUS_SETTLE_MS - now(), deadline - now())),
+        );
+        continue;
+      }
+      if (!observing) {
+        output.out(`${progress}\n`);
+        return;
+      }
+      converged = true;
+    } else converged = false;
     const nacked = convergence.nodes.filter((n) => n.state === NodeConvergenceState.NACKED);
     if (nacked.length > 0) throw new CliError(nackText(convergence, nacked));
-    if (now() >= deadline) throw new CliError(laggardText(convergence, options.timeout ?? "30s"));
+    if (observing && now() >= trafficDueAt) {
+      const traffic = await client.getRolloutTraffic({ version });
+      trafficDueAt = now() + TRAFFIC_POLL_MS;
+      // Printed when the figures change, not the seconds since the publish.
+      const text = trafficTable(traffic);
+      if (options.watch && text !== lastTraffic)
+        output.out(`${clock(now())}  ${trafficHeading(traffic)}${text}`);
+      lastTraffic = text;
+      lastHeading = trafficHeading(traffic);
+      const breach =
+        maxErrorRatio === undefined ? undefined : errorRatioBreach(traffic, maxErrorRatio);
+      if (breach !== undefined) throw breach;
+    }
+    if (now() >= deadline) {
+      if (!converged) throw new CliError(laggardText(convergence, options.timeout ?? "30s"));
+      if (!options.watch) output.out(`${progress}\n${lastHeading}${lastTraffic}`);
+      return;
+    }
     await sleep(Math.max(0, Math.min(WAIT_POLL_MS, deadline - now())));
   }
+}
+
+/** "12:00:05", UTC, the time a watch line was printed. */
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
 }
 
 function nackText(convergence: Convergence, nacked: Convergence["nodes"]): string {

@@ -3,11 +3,19 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
   ConvergenceSchema,
   NodeConvergenceState,
+  RolloutTrafficSchema,
+  TouchReason,
   TypeConvergenceState,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import { TypeUrl } from "@switchyard/proto/type-url";
 import { describe, expect, it } from "vitest";
-import { parseDuration, type StatusClient, waitForVersion } from "./status-commands.js";
+import { parseErrorRatio } from "./rollout-traffic.js";
+import {
+  parseDuration,
+  type StatusClient,
+  type WaitOptions,
+  waitForVersion,
+} from "./status-commands.js";
 
 const PUBLISHED = 1_000_000;
 const { ACKED, NACKED, PENDING } = NodeConvergenceState;
@@ -32,16 +40,67 @@ function convergence(nodes: NodeInit[], p99Ms?: number) {
   });
 }
 
-/** A StatusService whose GetConvergence answers these in turn, then the last one forever. */
-function statusAnswering(answers: ReturnType<typeof convergence>[]): StatusClient {
+type TrafficInit = MessageInitShape<typeof RolloutTrafficSchema>;
+type SideInit = NonNullable<TrafficInit["totalBefore"]>;
+
+/** A side of the publish with `requests` completed, `errors` of them errors. */
+const side = (requests: number, errors: number, seconds = 300): SideInit => ({
+  successful: BigInt(requests - errors),
+  errored: BigInt(errors),
+  seconds,
+  ...(requests > 0 ? { errorRatio: errors / requests } : {}),
+});
+
+/** GetRolloutTraffic's answer for version 7: a route moved from blue to red. */
+function traffic(blue: [SideInit, SideInit], red: [SideInit, SideInit]) {
+  const cluster = (name: string, [before, after]: [SideInit, SideInit]) => ({
+    cluster: name,
+    reasons: [TouchReason.ROUTE_CHANGED],
+    touchedBy: ["route_configuration/shop"],
+    reportsLoad: true,
+    before,
+    after,
+  });
+  const sum = (a: SideInit, b: SideInit) =>
+    side(
+      Number((a.successful ?? 0n) + (a.errored ?? 0n) + (b.successful ?? 0n) + (b.errored ?? 0n)),
+      Number((a.errored ?? 0n) + (b.errored ?? 0n)),
+      a.seconds,
+    );
+  return create(RolloutTrafficSchema, {
+    version: 7n,
+    clusters: [
+      cluster("blue", blue),
+      cluster("red", red),
+      { cluster: "legacy", reasons: [TouchReason.CLUSTER_CHANGED], reportsLoad: false },
+    ],
+    totalBefore: sum(blue[0], red[0]),
+    totalAfter: sum(blue[1], red[1]),
+  });
+}
+
+/**
+ * A StatusService whose GetConvergence answers these in turn, then the last one forever, and
+ * GetRolloutTraffic likewise its own.
+ */
+function statusAnswering(
+  answers: ReturnType<typeof convergence>[],
+  trafficAnswers: ReturnType<typeof traffic>[] = [],
+): StatusClient {
   let i = 0;
+  let j = 0;
   return {
     getConvergence: async () => answers[Math.min(i++, answers.length - 1)],
+    getRolloutTraffic: async () => trafficAnswers[Math.min(j++, trafficAnswers.length - 1)],
   } as unknown as StatusClient;
 }
 
 /** `switchyard wait --version 7`, on a clock of its own that its sleeps move. */
-async function wait(client: StatusClient, timeout = "1s") {
+async function wait(
+  client: StatusClient,
+  timeout = "1s",
+  options: Omit<WaitOptions, "version" | "timeout"> = {},
+) {
   let out = "";
   // Shortly after the publish, as when `publish` is followed by `wait` in a pipeline.
   let clock = PUBLISHED + 100;
@@ -52,7 +111,7 @@ async function wait(client: StatusClient, timeout = "1s") {
         out += t;
       },
     },
-    { version: "7", timeout },
+    { version: "7", timeout, ...options },
     {
       now: () => clock,
       sleep: async (ms) => {
@@ -146,5 +205,52 @@ describe("switchyard wait", () => {
     );
     expect(late.error?.message).toMatch(/0\/1 nodes in sync after 500ms/);
     expect(late.error?.message).toMatch(/c \(group default\): CDS in sync, LDS behind/);
+  });
+
+  it("--watch prints each change of the counts once, then the touched clusters' errors before and after as they change, until the timeout", async () => {
+    const pending = convergence([behind("a")]);
+    const done = convergence([inSync("a")], 42);
+    const quiet = traffic([side(100, 0), side(0, 0, 2)], [side(0, 0), side(0, 0, 2)]);
+    const broken = traffic([side(100, 0), side(0, 0, 4)], [side(0, 0), side(40, 20, 4)]);
+    const watched = await wait(statusAnswering([pending, pending, done], [quiet, broken]), "6s", {
+      watch: true,
+    });
+    expect(watched.error).toBeUndefined();
+    const lines = watched.out.split("\n");
+    expect(lines.filter((l) => l.includes("0/1 nodes in sync"))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes("1/1 nodes in sync, p99 42 ms"))).toHaveLength(1);
+    // The table is printed when it changes: the quiet one, then the broken one, once each.
+    expect(watched.out.match(/errors of the clusters version 7 touched/g)).toHaveLength(2);
+    expect(watched.out).toMatch(
+      /red\s+routes changed \(route_configuration\/shop\)\s+no requests\s+50\.0% of 40/,
+    );
+    expect(watched.out).toMatch(
+      /blue\s+routes changed \(route_configuration\/shop\)\s+0\.0% of 100\s+no requests/,
+    );
+    expect(watched.out).toMatch(/legacy\s+cluster changed\s+does not report load\s+-/);
+    expect(watched.out).toMatch(/\(all\)\s+0\.0% of 100\s+50\.0% of 40/);
+  });
+
+  it("--max-error-ratio fails as soon as a touched cluster's errors after the publish are above it, naming it with before and after", async () => {
+    const done = convergence([inSync("a")], 42);
+    const fewRequests = traffic([side(100, 0), side(0, 0)], [side(0, 0), side(4, 4)]);
+    const broken = traffic([side(100, 0), side(0, 0)], [side(0, 0), side(40, 20)]);
+    const failed = await wait(statusAnswering([done], [fewRequests, broken]), "1m", {
+      maxErrorRatio: "5%",
+    });
+    expect(failed.error?.message).toBe(
+      "version 7: 1 touched cluster(s) above the 5.0% error ratio allowed:\n  red: 50.0% of 40 after the publish, no requests before",
+    );
+    const healthy = traffic([side(100, 0), side(0, 0)], [side(0, 0), side(40, 1)]);
+    const passed = await wait(statusAnswering([done], [healthy]), "5s", { maxErrorRatio: "0.05" });
+    expect(passed.error).toBeUndefined();
+    expect(passed.out).toMatch(/^version 7: 1\/1 nodes in sync, p99 42 ms\nerrors of the clusters/);
+  });
+
+  it("reads an error ratio as 0 to 1 or a percentage, and refuses anything else", () => {
+    expect(parseErrorRatio("0.05")).toBe(0.05);
+    expect(parseErrorRatio("5%")).toBeCloseTo(0.05);
+    for (const bad of ["", "1.5", "-0.1", "five", "200%"])
+      expect(() => parseErrorRatio(bad)).toThrow(/invalid error ratio/);
   });
 });

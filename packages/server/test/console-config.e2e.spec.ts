@@ -1,8 +1,8 @@
 import { RouteActionKind, RouteMatchKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
-import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

@@ -1,7 +1,7 @@
 import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
-import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

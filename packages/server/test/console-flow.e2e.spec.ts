@@ -8,9 +8,9 @@ import {
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
 import { eventually, GRPC_LB_NACK } from "../src/testing/shop.js";
-import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

@@ -11,9 +11,9 @@ import {
 import { createTestClient } from "@switchyard/xds/testing";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
 import { eventually, GRPC_LB_NACK, openShop, shopCluster, TYPE } from "../src/testing/shop.js";
-import { startConsoleWorld } from "./console-world.js";
 
 /** An id with characters that need encoding in a URL path. */
 const NODE_ID = "shop/client 1";

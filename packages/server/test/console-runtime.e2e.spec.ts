@@ -2,8 +2,8 @@ import { TypeUrl } from "@switchyard/snapshot";
 import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { createTestClient, deltaNamesOf, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
-import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

@@ -7,8 +7,8 @@ import { artifactPath, createTestCa, type TestBrowser } from "@switchyard/testin
 import { createTestClient, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { portListener, routeConfiguration } from "../src/testing/api-objects.js";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import { type Harness, xdsTokenAuth } from "../src/testing/harness.js";
-import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

@@ -8,8 +8,8 @@ import {
   routeConfiguration,
   virtualHost,
 } from "../src/testing/api-objects.js";
+import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
-import { startConsoleWorld } from "./console-world.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 

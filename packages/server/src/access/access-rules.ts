@@ -139,6 +139,7 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     WatchFleet: readStatus,
     WatchConvergence: readStatus,
     GetLoad: readStatus,
+    GetRolloutTraffic: readStatus,
   },
   [AccessService.typeName]: {
     Login: { t: "public" },

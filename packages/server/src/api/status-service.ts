@@ -10,6 +10,7 @@ import {
   type NodeDetail,
   NodeDetailSchema,
   type NodeSummary,
+  type RolloutTraffic,
   type StatusService,
   type WatchNodesResponse,
   WatchNodesResponseSchema,
@@ -23,6 +24,7 @@ import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
 import { loadOf } from "./load-messages.js";
+import { RolloutTrafficReader } from "./rollout-traffic.js";
 import {
   convergenceOf,
   fleetMessage,
@@ -60,6 +62,7 @@ export function createStatusService({
   feed,
 }: StatusServiceOptions): ServiceImpl<typeof StatusService> {
   const readNow = (version: number) => readConvergence(prisma, version);
+  const rolloutTraffic = new RolloutTrafficReader(prisma);
   // The watches share reads, refreshed by the feed that wakes them; GetConvergence reads now
   // (a caller may have just seen a write the feed has not delivered yet).
   const shared = new FeedCache<number, ConvergenceResult>({ feed, load: readNow });
@@ -141,6 +144,10 @@ export function createStatusService({
 
     async getLoad(request): Promise<Load> {
       return loadOf(prisma, request);
+    },
+
+    async getRolloutTraffic(request): Promise<RolloutTraffic> {
+      return rolloutTraffic.read(request);
     },
 
     async *watchNodes(request, context): AsyncGenerator<WatchNodesResponse> {

@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { LoadRow } from "@switchyard/status";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { addLoad, readLoad, rollUpLoad } from "./load-store.js";
+import { addLoad, readLoad, readLoadAround, rollUpLoad } from "./load-store.js";
 
 const NOW = Date.UTC(2026, 10, 27, 14, 0, 0);
 const MINUTE = 60_000;
@@ -101,5 +101,31 @@ describe("load samples in PostgreSQL", () => {
     // Rolling up again changes nothing: a minute is rolled up once.
     await rollUpLoad(database.prisma, NOW, { fineForMs: HOUR, retainMs: 24 * HOUR });
     expect(await database.prisma.loadSample.count()).toBe(2);
+  });
+
+  it("sums each cluster's load before and after a publish; the bucket spanning it, and buckets outside the windows, count in neither", async () => {
+    const at = NOW + 5_000; // in the middle of the bucket [NOW, NOW + 10 s)
+    await addLoad(database.prisma, [
+      row(NOW - 10 * MINUTE, { successful: 1000 }), // before the window
+      row(NOW - 2 * MINUTE, { successful: 10, errored: 1 }),
+      row(NOW - 10_000, { successful: 20, dropped: 2 }),
+      row(NOW, { successful: 500, errored: 500 }), // spans the publish
+      row(NOW + 10_000, { successful: 3, errored: 7 }),
+      row(NOW + 10_000, { successful: 1, nodeId: "n2" }),
+      row(NOW + 10_000, { successful: 99, endpoint: "10.0.0.1:80" }), // endpoint rows are apart
+      row(NOW + 10_000, { successful: 50, cluster: "green" }), // not asked for
+      row(NOW + 10 * MINUTE, { successful: 1000 }), // after the window
+    ]);
+    const sides = await readLoadAround(database.prisma, {
+      clusters: ["blue", "red"],
+      at,
+      windowMs: 5 * MINUTE,
+    });
+    expect(Object.fromEntries(sides)).toEqual({
+      blue: {
+        before: { successful: 30, errored: 1, dropped: 2 },
+        after: { successful: 4, errored: 7, dropped: 0 },
+      },
+    });
   });
 });

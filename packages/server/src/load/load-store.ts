@@ -157,3 +157,54 @@ export async function readLoad(prisma: PrismaClient, query: LoadQuery): Promise<
     dropped: Number(r.dropped),
   }));
 }
+
+/** One side of a publish: what the clusters reported before it, or after it. */
+export interface SideTotals {
+  readonly successful: number;
+  readonly errored: number;
+  readonly dropped: number;
+}
+
+export interface LoadAroundQuery {
+  readonly clusters: readonly string[];
+  /** The publish (ms). */
+  readonly at: number;
+  /** The length of each side (ms). */
+  readonly windowMs: number;
+}
+
+/**
+ * Per cluster, the load reported in the window before `at` and in the window after it. Buckets are
+ * by report arrival: one that spans `at` holds both sides and counts in neither.
+ */
+export async function readLoadAround(
+  prisma: PrismaClient,
+  query: LoadAroundQuery,
+): Promise<Map<string, { before: SideTotals; after: SideTotals }>> {
+  const out = new Map<string, { before: SideTotals; after: SideTotals }>();
+  if (query.clusters.length === 0) return out;
+  const at = new Date(query.at).toISOString();
+  const rows = await prisma.$queryRaw<
+    { cluster: string; after: boolean; successful: bigint; errored: bigint; dropped: bigint }[]
+  >`
+    SELECT "cluster", "bucket" >= ${at}::timestamp(3) AS "after",
+      sum("successful") AS "successful", sum("errored") AS "errored", sum("dropped") AS "dropped"
+    FROM "LoadSample"
+    WHERE "endpoint" = '' AND "cluster" = ANY(${query.clusters as string[]}::text[])
+      AND "bucket" >= ${new Date(query.at - query.windowMs).toISOString()}::timestamp(3)
+      AND "bucket" < ${new Date(query.at + query.windowMs).toISOString()}::timestamp(3)
+      AND ("bucket" >= ${at}::timestamp(3)
+        OR "bucket" + make_interval(secs => "widthS") <= ${at}::timestamp(3))
+    GROUP BY 1, 2`;
+  const none: SideTotals = { successful: 0, errored: 0, dropped: 0 };
+  for (const row of rows) {
+    const entry = out.get(row.cluster) ?? { before: none, after: none };
+    const totals = {
+      successful: Number(row.successful),
+      errored: Number(row.errored),
+      dropped: Number(row.dropped),
+    };
+    out.set(row.cluster, row.after ? { ...entry, after: totals } : { ...entry, before: totals });
+  }
+  return out;
+}

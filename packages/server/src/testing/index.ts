@@ -1,8 +1,9 @@
 /**
  * `@switchyard/server/testing`: what end-to-end tests of the server, here and in @switchyard/cli,
- * start and call it with. A server with its own databases (harness), signed-in clients of each
- * API (auth), API messages (api-objects), the shop world every routing story uses (shop), a raw
- * ADS stream (raw-ads-client) and the two real proxyless gRPC clients (clients).
+ * start and call it with. A server with its own databases (harness), the same serving its console
+ * to a signed-in Chromium page (console-world), signed-in clients of each API (auth), API messages
+ * (api-objects), the shop world every routing story uses (shop), a raw ADS stream
+ * (raw-ads-client) and the two real proxyless gRPC clients (clients).
  */
 
 // A database's draft and versions written directly, for a test or benchmark that seeds one before
@@ -12,6 +13,7 @@ export { SnapshotStore } from "../store/snapshot-store.js";
 export * from "./api-objects.js";
 export * from "./auth.js";
 export * from "./clients.js";
+export * from "./console-world.js";
 export * from "./harness.js";
 export * from "./raw-ads-client.js";
 export * from "./shop.js";

@@ -20,6 +20,7 @@ import {
   summarizeRollout,
 } from "@/lib/convergence";
 import { RolloutBar, RolloutHeadline, RolloutStat } from "./rollout-summary";
+import { RolloutTraffic } from "./rollout-traffic";
 import { useConvergence } from "./use-convergence";
 
 /**
@@ -71,6 +72,7 @@ export function ConvergencePanel({ version }: { version: bigint }) {
       {summary && convergence ? (
         <div className="flex flex-col gap-5 p-5">
           <Summary summary={summary} />
+          <RolloutTraffic version={version} />
           <NodeTable convergence={convergence} />
         </div>
       ) : feed.t === "connecting" ? (

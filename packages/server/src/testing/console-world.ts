@@ -4,7 +4,7 @@ import {
   type TestBrowser,
   type WatchedPage,
 } from "@switchyard/testing";
-import { type Harness, type HarnessOptions, startHarness } from "../src/testing/harness.js";
+import { type Harness, type HarnessOptions, startHarness } from "./harness.js";
 
 /**
  * The setting of a console browser test: a Switchyard serving its console on a fresh database,
