@@ -18,6 +18,7 @@ import type { EndpointOptions } from "./endpoint-commands.js";
 import * as endpointCommands from "./endpoint-commands.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
 import { KIND_HELP, parseKind } from "./kinds.js";
+import * as loadCommands from "./load-commands.js";
 import type { Output } from "./output.js";
 import * as reviewCommands from "./review-commands.js";
 import * as secretCommands from "./secret-commands.js";
@@ -863,6 +864,35 @@ export function createCli(): Command {
           if (version === "") throw new CliError("nothing published yet: no version to wait for");
           await statusCommands.waitForVersion(clients.status, stdout, { ...options, version });
         },
+      ),
+    );
+  program
+    .command("load")
+    .description(
+      "the load proxies reported (LRS) for clusters with report load on: requests, rate, errors and error ratio per cluster, locality, endpoint or node",
+    )
+    .option("--cluster <name>", "only this cluster's load")
+    .option("--node <id>", "only what this node reported")
+    .option("--by <breakdown>", "cluster (default), locality, endpoint or node")
+    .option("--window <duration>", "how far back, up to 24h", "5m")
+    .option("-o, --output <format>", "table (default) or json")
+    .action(
+      withClient(
+        program,
+        statusCommands.connectStatus,
+        (client, options: loadCommands.LoadOptions) => loadCommands.load(client, stdout, options),
+      ),
+    );
+  program
+    .command("report-load")
+    .description(
+      "turn a cluster's report-load switch on or off in the draft: proxies report its load (LRS) once published",
+    )
+    .argument("<cluster>", "the cluster")
+    .argument("<on|off>", "on or off")
+    .action(
+      clientAction(program, (client, cluster: string, onOff: string) =>
+        loadCommands.reportLoad(client, stdout, cluster, onOff),
       ),
     );
   program

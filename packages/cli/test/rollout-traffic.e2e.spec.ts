@@ -1,9 +1,10 @@
 /**
- * Traffic in the rollout: a route moved to a cluster whose backend fails half its RPCs is ACKed
- * by the real @grpc/grpc-js-xds client, and shows as errors after the publish, from the load the
- * client reports (LRS): in StatusService.GetRolloutTraffic, in `switchyard wait --watch
- * --max-error-ratio` (which fails naming the cluster) and on the Changes page's rollout, in
- * real Chromium.
+ * Traffic in the rollout: a route moved to a cluster whose backend fails half its RPCs (its load
+ * reporting turned on by `switchyard report-load`) is ACKed by the real @grpc/grpc-js-xds client,
+ * and shows as errors after the publish, from the load the client reports (LRS): in
+ * StatusService.GetRolloutTraffic, in `switchyard wait --watch --max-error-ratio` (which fails
+ * naming the cluster) and on the Changes page's rollout, in real Chromium. `switchyard load`
+ * prints the load before.
  */
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { LoadBreakdown, TouchReason } from "@switchyard/proto/switchyard/v1/status_pb";
@@ -47,7 +48,8 @@ describe("traffic of the clusters a version touched, before and after its publis
     status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
     const api = harness.api();
     await api.createCluster(loadReportingCluster("blue", [blue]));
-    await api.createCluster(loadReportingCluster("red", [red]));
+    // red reports load once the CLI turns it on, with the route's move.
+    await api.createCluster({ ...loadReportingCluster("red", [red]), reportLoad: false });
     await api.createRouteConfiguration(shopRoutes("blue"));
     await api.createListener(shopListener());
     await api.publish({ message: "the shop on blue" });
@@ -80,6 +82,15 @@ describe("traffic of the clusters a version touched, before and after its publis
       "blue's load never filled a bucket",
       30_000,
     );
+    const cli = async (...args: string[]) =>
+      runCli(harness.baseUrl, await harness.token(), ...args);
+    const blueLoad = await cli("load", "--cluster", "blue", "--window", "1m");
+    expect(blueLoad.stdout).toMatch(
+      /^CLUSTER\s+REQUESTS\s+RATE\s+ERRORS\s+ERROR RATIO\s+DROPPED\s*\nblue\s+[1-9]\d*\s+\d+\.\d\d\/s\s+0\s+0\.0%\s+0\s*\n$/,
+    );
+    expect((await cli("report-load", "red", "on")).stdout).toBe(
+      "cluster red reports load in the draft; publish to apply it (switchyard publish -m MESSAGE)\n",
+    );
     await harness.api().updateRouteConfiguration(shopRoutes("red"));
 
     await page.goto(`${harness.baseUrl}/changes`);
@@ -90,18 +101,11 @@ describe("traffic of the clusters a version touched, before and after its publis
 
     // Watched from the CLI while the client's RPCs go on, until the CLI gives its verdict.
     let watching = true;
-    const watch = runCli(
-      harness.baseUrl,
-      await harness.token(),
-      "wait",
-      "--watch",
-      "--max-error-ratio",
-      "20%",
-      "--timeout",
-      "60s",
-    ).finally(() => {
-      watching = false;
-    });
+    const watch = cli("wait", "--watch", "--max-error-ratio", "20%", "--timeout", "60s").finally(
+      () => {
+        watching = false;
+      },
+    );
     while (watching) await client.call().catch(() => undefined);
     const watched = await watch;
     expect(watched.code).toBe(1);
@@ -118,7 +122,11 @@ describe("traffic of the clusters a version touched, before and after its publis
     const traffic = await status.getRolloutTraffic({ version: 2n });
     expect(traffic.clusters.map((c) => [c.cluster, c.reasons, c.touchedBy])).toEqual([
       ["blue", [TouchReason.ROUTE_CHANGED], ["route_configuration/shop-routes"]],
-      ["red", [TouchReason.ROUTE_CHANGED], ["route_configuration/shop-routes"]],
+      [
+        "red",
+        [TouchReason.CLUSTER_CHANGED, TouchReason.ROUTE_CHANGED],
+        ["route_configuration/shop-routes"],
+      ],
     ]);
     const [blueTraffic, redTraffic] = traffic.clusters;
     expect(Number(blueTraffic?.before?.successful)).toBeGreaterThan(0);
@@ -137,7 +145,7 @@ describe("traffic of the clusters a version touched, before and after its publis
       .getByRole("row")
       .filter({ has: page.getByRole("rowheader", { name: "red", exact: true }) });
     expect(await redRow.getByRole("cell").allInnerTexts()).toEqual([
-      "Routes changed (route_configuration/shop-routes)",
+      "Cluster changed, Routes changed (route_configuration/shop-routes)",
       "No requests",
       expect.stringMatching(/^\d+% of \d+$/),
     ]);
