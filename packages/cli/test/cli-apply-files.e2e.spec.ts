@@ -172,6 +172,11 @@ describe("switchyard apply with files, directories and standard input", () => {
     expect(changes.stdout).toMatch(/next\.yaml: 1 added, 0 modified, 0 removed/);
     expect(changes.stdout).toMatch(/^\+\+\+ b\/cluster\/svc-i/m);
     expect(await pending()).toBe(0);
+    // The switchyard process exits with the code the command chose, too.
+    const spawned = await run(["--server", harness.baseUrl, "diff", "-f", next], {
+      SWITCHYARD_TOKEN: token,
+    });
+    expect(await spawned.exited, spawned.output()).toBe(1);
 
     expect((await cli("apply", "-f", next)).code).toBe(0);
     const nothing = await cli("diff", "-f", next);

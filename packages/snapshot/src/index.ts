@@ -94,6 +94,42 @@ export type {
 export { configSpecOf } from "./model.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
 export {
+  type ChosenVirtualHost,
+  checkRouteTest,
+  type DomainMatchKind,
+  type Forwarding,
+  type HeaderMutations,
+  type HeaderOperation,
+  type HostRewrite,
+  type HttpFilterInForce,
+  type MatchedRoute,
+  type Outcome,
+  type PathMatchKind,
+  type PathRewrite,
+  type PolicyInForce,
+  parseRouterCheckTests,
+  type RefusalCode,
+  ROUTER_CHECK_LIMITS,
+  type RouteAnswer,
+  type RouteMatchReason,
+  type RouteRefusal,
+  type RouteRequest,
+  type RouteResult,
+  type RouterCheckExpectations,
+  type RouterCheckInput,
+  type RouterCheckParse,
+  type RouterCheckProblem,
+  type RouterCheckTest,
+  type RouteTestMismatch,
+  type RouteTestResult,
+  type RouteTestTarget,
+  type RouteVerdict,
+  type RuntimeFractionUse,
+  routeRequest,
+  type Timeouts,
+  type WeightedClusterShare,
+} from "./routing/routing-api.js";
+export {
   createSecretBox,
   isSealed,
   type SecretBox,
@@ -113,7 +149,12 @@ export {
   parseCertificates,
   secretResourceExpiry,
 } from "./secret-pem.js";
-export { type HoldingChange, heldAfter, NOTHING_HELD } from "./serving/held-maps.js";
+export {
+  type HoldingChange,
+  heldAfter,
+  heldVersion,
+  NOTHING_HELD,
+} from "./serving/held-maps.js";
 export { rejectedNames } from "./serving/nack-attribution.js";
 export {
   type BreakStep,

@@ -1,4 +1,4 @@
-import { versionOf, type XdsResource } from "@switchyard/snapshot";
+import { heldAfter, heldVersion, type XdsResource } from "@switchyard/snapshot";
 import { type NameResolver, type Offer, Subscription } from "./subscription.js";
 
 /** The parts of a DeltaDiscoveryRequest the state machine needs. */
@@ -148,10 +148,10 @@ export class DeltaSubscription {
       const gone = [...removed, ...missing].sort();
       if (resources.length === 0 && gone.length === 0 && !this.#owesEmptyAnswer(target))
         return undefined;
-      const after = new Map(this.core.holds);
-      for (const name of gone) after.delete(name);
-      for (const r of resources) after.set(r.name, r.version);
-      return { systemVersionInfo: versionOf(after), resources, removed: gone };
+      // What the client holds once it ACKs (gone and resources are apart): the map its ACK will
+      // share (held-maps.ts), whose version is computed once for every node that holds it.
+      const after = heldAfter(this.core.holds, { replace: false, sent: resources, removed: gone });
+      return { systemVersionInfo: heldVersion(after), resources, removed: gone };
     });
   }
 

@@ -1,4 +1,10 @@
-import { isFullStateType, versionOf, type XdsResource } from "@switchyard/snapshot";
+import {
+  heldAfter,
+  heldVersion,
+  isFullStateType,
+  versionOf,
+  type XdsResource,
+} from "@switchyard/snapshot";
 import { type NameResolver, type Offer, Subscription } from "./subscription.js";
 
 /** The parts of a SotW DiscoveryRequest the state machine needs. */
@@ -173,9 +179,10 @@ export class SotwSubscription {
   #planChanged(offer: Offer): SotwResponsePlan | undefined {
     const { resources } = this.core.difference(offer);
     if (resources.length === 0) return undefined;
-    const after = new Map(this.core.holds);
-    for (const r of resources) after.set(r.name, r.version);
-    return { versionInfo: versionOf(after), resources };
+    // What the client holds once it ACKs: the map its ACK will share (held-maps.ts), whose
+    // version is computed once for every node that holds it.
+    const after = heldAfter(this.core.holds, { replace: false, sent: resources, removed: [] });
+    return { versionInfo: heldVersion(after), resources };
   }
 
   /**

@@ -5,6 +5,7 @@
  * response) rather than one per stream: thousands of copies of a hundred clusters' names and
  * versions otherwise. Held maps are never altered, only replaced.
  */
+import { versionOf } from "./resource-snapshot.js";
 
 /** What a response changes in what the client holds (a version may be unknown: undefined). */
 export interface HoldingChange<V extends string | undefined> {
@@ -47,4 +48,21 @@ export function heldAfter<V extends string | undefined>(
   derived.set(key, held);
   if (derived.size > DERIVATIONS_KEPT) derived.delete(derived.keys().next().value as string);
   return held;
+}
+
+/** Held map → its versionOf: computed once per map, which is shared and never altered. */
+const versions = new WeakMap<ReadonlyMap<string, string>, string>();
+
+/**
+ * The version of what a client holds (versionOf its names and versions): a SotW response's
+ * version_info, a Delta response's system_version_info. A fleet's nodes that hold the same map
+ * share one computation.
+ */
+export function heldVersion(held: ReadonlyMap<string, string>): string {
+  let version = versions.get(held);
+  if (version === undefined) {
+    version = versionOf(held);
+    versions.set(held, version);
+  }
+  return version;
 }
