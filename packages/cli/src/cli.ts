@@ -12,7 +12,7 @@ import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "@switchyard/server/xds-
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import * as accessCommands from "./access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./bootstrap.js";
-import { CliError, connect, connectAccess, explain } from "./client.js";
+import { CliError, connect, connectAccess, connectRouting, explain } from "./client.js";
 import * as commands from "./commands.js";
 import type { EndpointOptions } from "./endpoint-commands.js";
 import * as endpointCommands from "./endpoint-commands.js";
@@ -21,6 +21,7 @@ import { KIND_HELP, parseKind } from "./kinds.js";
 import * as loadCommands from "./load-commands.js";
 import type { Output } from "./output.js";
 import * as reviewCommands from "./review-commands.js";
+import * as routeCommands from "./route-commands.js";
 import * as secretCommands from "./secret-commands.js";
 import * as statusCommands from "./status-commands.js";
 import * as teamCommands from "./team-commands.js";
@@ -864,6 +865,36 @@ export function createCli(): Command {
           if (version === "") throw new CliError("nothing published yet: no version to wait for");
           await statusCommands.waitForVersion(clients.status, stdout, { ...options, version });
         },
+      ),
+    );
+  const route = program
+    .command("route")
+    .description("how requests are routed: ask where one goes, or run route test cases");
+  route
+    .command("test")
+    .description(
+      "where a request goes, as Envoy routes it (virtual host, route, cluster, rewrites, headers, policies); or, with -f, run route test cases (Envoy's router_check_tool format) and exit 1 if one fails",
+    )
+    .option("--host <host>", "the Host (:authority), may carry a port")
+    .option("--path <path>", "the :path, may carry ?query")
+    .option("--method <method>", "the :method (default GET)")
+    .option(
+      "-H, --header <name:value>",
+      "a request header (repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option("--listener <name>", "through this listener's HTTP connection manager")
+    .option("--route-configuration <name>", "or this route configuration")
+    .option("--filter-chain <name|index>", "the listener's filter chain, when several route")
+    .option("--node-group <name>", "as a node of this node group receives the configuration")
+    .option("--https", "the request came over TLS (:scheme https)")
+    .option("--random-value <n>", "resolves runtime fractions and weighted clusters (default 0)")
+    .option("--version <version>", "a published version (default: the draft)")
+    .option("-f, --file <file>", "route test cases to run (router_check_tool format; - for stdin)")
+    .option("-o, --output <format>", "text (default) or json")
+    .action(
+      withClient(program, connectRouting, (client, options: routeCommands.RouteTestOptions) =>
+        routeCommands.routeTest(client, stdout, options),
       ),
     );
   program

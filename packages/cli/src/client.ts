@@ -14,6 +14,7 @@ import {
   Severity,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { tokenOf } from "./credentials.js";
 import { CliError } from "./errors.js";
 
@@ -46,6 +47,9 @@ export const connect = (server: string): ConfigClient => connectTo(ConfigService
 
 export const connectAccess = (server: string): Client<typeof AccessService> =>
   connectTo(AccessService, server);
+
+export type RoutingClient = Client<typeof RoutingService>;
+export const connectRouting = (server: string): RoutingClient => connectTo(RoutingService, server);
 
 export function formatIssue(issue: Issue): string {
   const severity =

@@ -15,6 +15,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Action, Principal, Resource, Role, TokenScope } from "../auth/index.js";
 
@@ -140,6 +141,10 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     WatchConvergence: readStatus,
     GetLoad: readStatus,
     GetRolloutTraffic: readStatus,
+  },
+  [RoutingService.typeName]: {
+    TestRoute: readConfig,
+    CheckRouteTests: readConfig,
   },
   [AccessService.typeName]: {
     Login: { t: "public" },

@@ -1,0 +1,251 @@
+/**
+ * "Where does this request go?" through the API (RoutingService.TestRoute) and `switchyard route
+ * test`, on the draft and on a published version, and route test cases in Envoy's
+ * router_check_tool format (`switchyard route test -f`), which exit 1 naming what differs.
+ * Envoy's matching rules themselves are unit-tested in @switchyard/snapshot (routing/).
+ */
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { DomainMatch, RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
+import { bearer, type Harness, startHarness } from "@switchyard/server/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.js";
+
+const staticCluster = (name: string, port: number) => `
+"@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+name: ${name}
+type: STATIC
+connect_timeout: 1s
+load_assignment:
+  cluster_name: ${name}
+  endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } } }] }]
+`;
+
+/** The edge's routes; `v2Cluster` is where /v2/ goes (the draft moves it). */
+const edgeRoutes = (v2Cluster: string) => `
+"@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration
+name: edge-routes
+virtual_hosts:
+- name: api
+  domains: ["api.example.com", "*.api.example.com"]
+  request_headers_to_add: [{ header: { key: x-edge, value: api } }]
+  routes:
+  - name: v2
+    match: { prefix: /v2/ }
+    route: { cluster: ${v2Cluster}, prefix_rewrite: / }
+  - name: canary
+    match: { prefix: /, headers: [{ name: x-canary, string_match: { exact: "1" } }] }
+    route: { cluster: canary }
+  - name: default
+    match: { prefix: / }
+    route: { cluster: api-v1, timeout: 5s, retry_policy: { retry_on: 5xx, num_retries: 2 } }
+- name: www
+  domains: ["*"]
+  routes:
+  - match: { prefix: / }
+    route: { cluster: web }
+`;
+
+const edgeListener = `
+"@type": type.googleapis.com/envoy.config.listener.v3.Listener
+name: edge
+address: { socket_address: { address: 0.0.0.0, port_value: 10000 } }
+filter_chains:
+- filters:
+  - name: envoy.filters.network.http_connection_manager
+    typed_config:
+      "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+      stat_prefix: edge
+      rds: { route_config_name: edge-routes, config_source: { ads: {} } }
+      http_filters:
+      - name: envoy.filters.http.router
+        typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router }
+`;
+
+const config = (v2Cluster: string) =>
+  [
+    staticCluster("web", 9001),
+    staticCluster("api-v1", 9002),
+    staticCluster("api-v2", 9003),
+    staticCluster("canary", 9004),
+    edgeRoutes(v2Cluster),
+    edgeListener,
+  ].join("---\n");
+
+describe("where does this request go? (RoutingService, switchyard route test)", () => {
+  let harness: Harness;
+  let routing: ReturnType<typeof createClient<typeof RoutingService>>;
+  const cli = async (...args: string[]) => runCli(harness.baseUrl, await harness.token(), ...args);
+  const refusal = (call: Promise<unknown>) =>
+    call.then(
+      () => undefined,
+      (error: unknown) => ConnectError.from(error),
+    );
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    routing = createClient(
+      RoutingService,
+      createConnectTransport({
+        baseUrl: harness.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(await harness.token())],
+      }),
+    );
+    // Version 1 sends /v2/ to api-v2; the draft moves it to api-v1.
+    await harness.api().apply({ content: config("api-v2"), message: "the edge" });
+    await harness.api().import({ content: config("api-v1"), filename: "edge.yaml" });
+  });
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("answers as Envoy routes, on the draft or a published version: the exact domain before the * wildcard, a Host's port part of the match, the first route that matches, its prefix rewrite and headers", async () => {
+    const ask = (version: bigint, authority = "API.example.com") =>
+      routing.testRoute({
+        listener: "edge",
+        authority,
+        path: "/v2/orders?id=7",
+        version,
+      });
+    const published = await ask(1n);
+    expect(published.virtualHost).toMatchObject({
+      name: "api",
+      domain: "api.example.com",
+      how: DomainMatch.EXACT,
+    });
+    expect(published.verdict.case).toBe("routed");
+    if (published.verdict.case !== "routed") return;
+    expect(published.verdict.value.route).toMatchObject({
+      index: 0,
+      name: "v2",
+      matchKind: "prefix",
+      matchValue: "/v2/",
+    });
+    expect(published.verdict.value.outcome?.kind).toEqual({ case: "cluster", value: "api-v2" });
+    expect(published.verdict.value.forwarding).toMatchObject({
+      pathRewrite: "prefix_rewrite",
+      path: "/orders?id=7",
+      // Envoy's default route timeout.
+      timeoutMs: 15_000,
+      timeoutSource: "default",
+    });
+    expect(published.requestHeaders?.operations).toMatchObject([
+      { level: "virtual-host", op: "add", name: "x-edge", value: "api" },
+    ]);
+    const draft = await ask(0n);
+    expect(draft.verdict.value).toMatchObject({ outcome: { kind: { value: "api-v1" } } });
+    // The Host's port is matched too (the connection manager strips none here): no domain of
+    // "api" lists port 10000, so the * wildcard's virtual host serves it.
+    const withPort = await ask(1n, "api.example.com:10000");
+    expect(withPort.virtualHost).toMatchObject({ name: "www", how: DomainMatch.ANY });
+    // Another host: the * wildcard's virtual host.
+    const www = await routing.testRoute({ listener: "edge", authority: "shop.test", path: "/" });
+    expect(www.virtualHost).toMatchObject({ name: "www", how: DomainMatch.ANY });
+  });
+
+  it("refuses a question it cannot answer, naming the field or object, and a malformed test file with each problem at its path", async () => {
+    const neither = await refusal(routing.testRoute({ authority: "a", path: "/" }));
+    expect(neither?.code).toBe(Code.InvalidArgument);
+    expect(neither?.rawMessage).toMatch(/^listener: name a listener or a route configuration/);
+    const unknown = await refusal(
+      routing.testRoute({ listener: "nope", authority: "a", path: "/" }),
+    );
+    expect(unknown?.code).toBe(Code.NotFound);
+    expect(unknown?.rawMessage).toMatch(/nope/);
+    const noVersion = await refusal(
+      routing.testRoute({ listener: "edge", authority: "a", path: "/", version: 99n }),
+    );
+    expect(noVersion?.code).toBe(Code.NotFound);
+    const tooLong = await refusal(
+      routing.testRoute({ listener: "edge", authority: "a", path: `/${"x".repeat(9_000)}` }),
+    );
+    expect(tooLong?.rawMessage).toMatch(/^path: longer than 8192 bytes/);
+    const badFile = await refusal(
+      routing.checkRouteTests({
+        filename: "cases.yaml",
+        content:
+          "tests:\n- test_name: t\n  input: { authority: a }\n  validate: { cluster_name: 3 }\n",
+      }),
+    );
+    expect(badFile?.code).toBe(Code.InvalidArgument);
+    expect(badFile?.rawMessage).toMatch(/^cases\.yaml: \d+ problem/);
+  });
+
+  it("`switchyard route test` prints the steps; -H adds a header that picks another route; --version asks a published version", async () => {
+    const canary = await cli(
+      "route",
+      "test",
+      "--listener",
+      "edge",
+      "--host",
+      "api.example.com",
+      "--path",
+      "/checkout",
+      "-H",
+      "x-canary: 1",
+    );
+    expect(canary.stderr).toBe("");
+    expect(canary.stdout).toMatch(
+      /^virtual host\s+api \(host "api\.example\.com" matched exact domain "api\.example\.com"\)$/m,
+    );
+    expect(canary.stdout).toMatch(/^route\s+#1 canary: prefix "\/", header x-canary/m);
+    expect(canary.stdout).toMatch(/^outcome\s+cluster canary$/m);
+    const plain = await cli(
+      "route",
+      "test",
+      "--listener",
+      "edge",
+      "--host",
+      "api.example.com",
+      "--path",
+      "/checkout",
+    );
+    expect(plain.stdout).toMatch(/^outcome\s+cluster api-v1$/m);
+    expect(plain.stdout).toMatch(/^timeout\s+5000 ms$/m);
+    expect(plain.stdout).toMatch(/^retry policy\s+.*"numRetries":2.* \(from the route\)$/m);
+    const v1 = await cli(
+      "route",
+      "test",
+      "--listener",
+      "edge",
+      "--host",
+      "api.example.com",
+      "--path",
+      "/v2/x",
+      "--version",
+      "1",
+    );
+    expect(v1.stdout).toMatch(/^outcome\s+cluster api-v2$/m);
+    expect(v1.stdout).toMatch(/in version 1$/m);
+  });
+
+  it("`switchyard route test -f` runs router_check_tool cases: exit 0 when all pass, 1 naming each failure and what differs", async () => {
+    const file = join(tmpdir(), `route-cases-${process.pid}.yaml`);
+    const cases = (v2: string) => `
+tests:
+- test_name: orders go to v2
+  input: { authority: api.example.com, path: /v2/orders, method: GET }
+  validate: { cluster_name: ${v2}, path_rewrite: /orders, virtual_host_name: api }
+- test_name: the rest of the world goes to web
+  input: { authority: www.test, path: /, method: GET }
+  validate: { cluster_name: web }
+`;
+    writeFileSync(file, cases("api-v2"));
+    const passing = await cli("route", "test", "-f", file, "--listener", "edge", "--version", "1");
+    expect(passing.code).toBe(0);
+    expect(passing.stdout).toBe(
+      "PASS  orders go to v2\nPASS  the rest of the world goes to web\n2 passed, 0 failed (version 1)\n",
+    );
+    // The draft moved /v2/ to api-v1: the case pinning api-v2 fails there.
+    const failing = await cli("route", "test", "-f", file, "--listener", "edge");
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toBe(
+      'FAIL  orders go to v2\n      cluster_name: expected "api-v2", got "api-v1"\nPASS  the rest of the world goes to web\n1 passed, 1 failed (the draft)\n',
+    );
+  });
+});

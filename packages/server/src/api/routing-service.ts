@@ -1,0 +1,149 @@
+/**
+ * switchyard.v1.RoutingService: where a request goes (TestRoute), and route test cases in Envoy's
+ * router_check_tool format (CheckRouteTests), on the draft or a published version, answered by
+ * the routing core (@switchyard/snapshot, routing/) on that version's spec. With a node group, an
+ * answer is for a node of that group: it must receive the listener (or a listener loading the
+ * route configuration), and the clusters it does not receive are named (Envoy answers 503 for a
+ * cluster it does not have).
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { PrismaClient } from "@switchyard/db";
+import {
+  CheckRouteTestsResponseSchema,
+  type RoutingService,
+} from "@switchyard/proto/switchyard/v1/routing_pb";
+import {
+  type ConfigSpec,
+  checkRouteTest,
+  type NodeGroupSpec,
+  parseRouterCheckTests,
+  type RouteResult,
+  routeRequest,
+} from "@switchyard/snapshot";
+import { specOfVersion } from "../store/publish-transaction.js";
+import type { SnapshotStore } from "../store/snapshot-store.js";
+import { invalidArgument, translated } from "./errors.js";
+import { version } from "./publishing.js";
+import { refusalError, routeQuestion, testRouteResponse } from "./route-test-messages.js";
+
+export interface RoutingServiceOptions {
+  readonly prisma: PrismaClient;
+  readonly store: SnapshotStore;
+}
+
+export function createRoutingService({
+  prisma,
+  store,
+}: RoutingServiceOptions): ServiceImpl<typeof RoutingService> {
+  /** The draft's spec (version 0) or a published version's. */
+  const specAt = (at: number): Promise<ConfigSpec> =>
+    translated(() =>
+      at === 0
+        ? prisma
+            .$transaction((tx) => store.draft.read(tx), { isolationLevel: "RepeatableRead" })
+            .then((draft) => draft.spec)
+        : prisma.$transaction((tx) => specOfVersion(tx, at)),
+    );
+
+  return {
+    async testRoute(request) {
+      const question = routeQuestion(request);
+      const at = version(request.version, "version");
+      const spec = await specAt(at);
+      const group = request.nodeGroup === "" ? undefined : nodeGroupOf(spec, request.nodeGroup);
+      const answer = routeRequest(spec, question);
+      if (answer.t === "refused") throw refusalError(answer);
+      const missing = group === undefined ? [] : clustersNotInGroup(spec, group, answer);
+      return testRouteResponse(at, answer, missing);
+    },
+
+    async checkRouteTests(request) {
+      const label = request.filename || "tests";
+      const parsed = parseRouterCheckTests(request.content);
+      if (parsed.t === "invalid")
+        throw invalidArgument(
+          `${label}: ${parsed.problems.length} problem(s) in the route tests`,
+          parsed.problems.map((p) => ({
+            severity: "error",
+            code: "invalid-route-test",
+            path: `${label}: ${p.path}`,
+            message: p.message,
+          })),
+        );
+      if (request.listener !== "" && request.routeConfiguration !== "")
+        throw new ConnectError(
+          "listener: name a listener or a route configuration (route_configuration), not both",
+          Code.InvalidArgument,
+        );
+      const target =
+        request.listener !== ""
+          ? { listener: request.listener }
+          : request.routeConfiguration !== ""
+            ? { routeConfiguration: request.routeConfiguration }
+            : undefined;
+      const at = version(request.version, "version");
+      const spec = await specAt(at);
+      const results = parsed.tests.map((test) => checkRouteTest(spec, test, target));
+      const passed = results.filter((r) => r.passed).length;
+      return create(CheckRouteTestsResponseSchema, {
+        version: BigInt(at),
+        results: results.map((r) => ({
+          name: r.name,
+          passed: r.passed,
+          mismatches: r.mismatches.map((m) => ({ ...m })),
+          refused: r.refused ? `${r.refused.path}: ${r.refused.message}` : "",
+        })),
+        passed,
+        failed: results.length - passed,
+      });
+    },
+  };
+}
+
+function nodeGroupOf(spec: ConfigSpec, name: string): NodeGroupSpec {
+  const group = spec.nodeGroups.find((g) => g.name === name);
+  if (group === undefined)
+    throw new ConnectError(`node_group: node group "${name}" does not exist`, Code.NotFound);
+  return group;
+}
+
+/**
+ * The clusters the answer routes to that a node of `group` does not receive. A named group gets
+ * its listeners, the route configurations they load, and its clusters (the default group gets
+ * everything); a route configuration none of its listeners loads is refused.
+ */
+function clustersNotInGroup(spec: ConfigSpec, group: NodeGroupSpec, answer: RouteResult): string[] {
+  if (group.isDefault) return [];
+  const listeners = spec.listeners.filter((l) => group.listeners.includes(l.name));
+  const reaches = answer.listener
+    ? listeners.some((l) => l.name === answer.listener?.name)
+    : listeners.some((l) =>
+        l.filterChains.some(
+          (chain) =>
+            chain.rdsRouteConfigName === answer.routeConfiguration ||
+            chain.inlineRouteConfigName === answer.routeConfiguration,
+        ),
+      );
+  if (!reaches)
+    throw new ConnectError(
+      `node_group: the nodes of group "${group.name}" do not receive ${
+        answer.listener
+          ? `listener "${answer.listener.name}"`
+          : `route configuration "${answer.routeConfiguration}" (none of its listeners loads it)`
+      }`,
+      Code.FailedPrecondition,
+    );
+  const verdict = answer.verdict;
+  if (verdict.t !== "routed") return [];
+  const outcome = verdict.outcome;
+  const named =
+    outcome.t === "cluster"
+      ? [outcome.cluster]
+      : outcome.t === "weighted-clusters"
+        ? outcome.clusters.filter((c) => c.clusterHeader === undefined).map((c) => c.name)
+        : outcome.t === "cluster-header" && outcome.cluster !== null
+          ? [outcome.cluster]
+          : [];
+  return [...new Set(named)].filter((name) => !group.clusters.includes(name));
+}
