@@ -142,13 +142,13 @@ export function routeAnswerText(answer: TestRouteResponse): string {
     lines.push("route                none matches: Envoy answers 404");
   else if (verdict.case === "cannotEvaluate")
     lines.push(
-      `route                cannot tell: route ${verdict.value.routeIndex}${verdict.value.routeName ? ` (${verdict.value.routeName})` : ""} depends on ${verdict.value.reasons.join("; ")}`,
+      `route                cannot tell: route #${verdict.value.routeIndex + 1}${verdict.value.routeName ? ` (${verdict.value.routeName})` : ""} depends on ${verdict.value.reasons.join("; ")}`,
     );
   else if (verdict.case === "routed") {
     const { route, outcome, forwarding } = verdict.value;
     if (route)
       lines.push(
-        `route                #${route.index}${route.name ? ` ${route.name}` : ""}: ${route.matchKind} "${route.matchValue}"${route.caseSensitive ? "" : " (case-insensitive)"}${route.conditions.length > 0 ? `, ${route.conditions.join(", ")}` : ""}`,
+        `route                #${route.index + 1}${route.name ? ` ${route.name}` : ""}: ${route.matchKind} "${route.matchValue}"${route.caseSensitive ? "" : " (case-insensitive)"}${route.conditions.length > 0 ? `, ${route.conditions.join(", ")}` : ""}`,
       );
     lines.push(`outcome              ${outcomeText(outcome?.kind)}`);
     if (forwarding) {

@@ -1,7 +1,8 @@
 /**
  * "Where does this request go?" through the API (RoutingService.TestRoute) and `switchyard route
  * test`, on the draft and on a published version, and route test cases in Envoy's
- * router_check_tool format (`switchyard route test -f`), which exit 1 naming what differs.
+ * router_check_tool format (`switchyard route test -f`), which exit 1 naming what differs; the
+ * console's Route tester in real Chromium.
  * Envoy's matching rules themselves are unit-tested in @switchyard/snapshot (routing/).
  */
 import { writeFileSync } from "node:fs";
@@ -10,7 +11,8 @@ import { join } from "node:path";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { DomainMatch, RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
-import { bearer, type Harness, startHarness } from "@switchyard/server/testing";
+import { bearer, type ConsoleWorld, startConsoleWorld } from "@switchyard/server/testing";
+import { artifactPath } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.js";
 
@@ -75,8 +77,9 @@ const config = (v2Cluster: string) =>
     edgeListener,
   ].join("---\n");
 
-describe("where does this request go? (RoutingService, switchyard route test)", () => {
-  let harness: Harness;
+describe("where does this request go? (RoutingService, switchyard route test, the Route tester page)", () => {
+  let world: ConsoleWorld;
+  let harness: ConsoleWorld["harness"];
   let routing: ReturnType<typeof createClient<typeof RoutingService>>;
   const cli = async (...args: string[]) => runCli(harness.baseUrl, await harness.token(), ...args);
   const refusal = (call: Promise<unknown>) =>
@@ -86,7 +89,8 @@ describe("where does this request go? (RoutingService, switchyard route test)", 
     );
 
   beforeAll(async () => {
-    harness = await startHarness();
+    world = await startConsoleWorld();
+    harness = world.harness;
     routing = createClient(
       RoutingService,
       createConnectTransport({
@@ -101,6 +105,7 @@ describe("where does this request go? (RoutingService, switchyard route test)", 
   });
 
   afterAll(async () => {
+    await world?.chromium.close();
     await harness?.stop();
   });
 
@@ -193,7 +198,7 @@ describe("where does this request go? (RoutingService, switchyard route test)", 
     expect(canary.stdout).toMatch(
       /^virtual host\s+api \(host "api\.example\.com" matched exact domain "api\.example\.com"\)$/m,
     );
-    expect(canary.stdout).toMatch(/^route\s+#1 canary: prefix "\/", header x-canary/m);
+    expect(canary.stdout).toMatch(/^route\s+#2 canary: prefix "\/", header x-canary/m);
     expect(canary.stdout).toMatch(/^outcome\s+cluster canary$/m);
     const plain = await cli(
       "route",
@@ -247,5 +252,34 @@ tests:
     expect(failing.stdout).toBe(
       'FAIL  orders go to v2\n      cluster_name: expected "api-v2", got "api-v1"\nPASS  the rest of the world goes to web\n1 passed, 1 failed (the draft)\n',
     );
+  });
+
+  it("the Route tester page answers a typed request step by step and marks the route taken; on a published version too; a malformed request is refused at its field", async () => {
+    const { page, problems } = world;
+    await page.goto(`${harness.baseUrl}/route-tester`);
+    await page.getByLabel("Through").selectOption("listener:edge");
+    await page.getByLabel("Host").fill("api.example.com");
+    await page.getByLabel("Path").fill("checkout");
+    await page.getByRole("button", { name: "Where does it go?" }).click();
+    await page.getByText("A path starts with /.").waitFor();
+
+    await page.getByLabel("Path").fill("/checkout");
+    await page.getByLabel("Headers").fill("x-canary: 1");
+    await page.getByRole("button", { name: "Where does it go?" }).click();
+    const answer = page.getByRole("region", { name: "Where it goes" });
+    await answer.getByText("Cluster canary").waitFor({ timeout: 15_000 });
+    expect(await answer.innerText()).toMatch(/Route\s+#2 canary: prefix \/, header x-canary/);
+    const taken = page.locator('tr[aria-current="true"]');
+    await taken.waitFor();
+    expect(await taken.innerText()).toMatch(/2\s+\/\s+canary/);
+    await page.screenshot({ path: artifactPath("console-route-tester.png"), fullPage: true });
+
+    await page.getByLabel("Version", { exact: true }).selectOption("1");
+    await page.getByLabel("Headers").fill("");
+    await page.getByLabel("Path").fill("/v2/orders");
+    await page.getByRole("button", { name: "Where does it go?" }).click();
+    await answer.getByText("Cluster api-v2").waitFor({ timeout: 15_000 });
+    expect(await answer.innerText()).toMatch(/Path rewrite\s+\/orders \(prefix_rewrite\)/);
+    expect(problems.splice(0)).toEqual([]);
   });
 });

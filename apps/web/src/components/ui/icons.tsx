@@ -70,6 +70,17 @@ export function RouteIcon(props: IconProps) {
   );
 }
 
+/** A signpost: the Route tester. */
+export function SignpostIcon(props: IconProps) {
+  return (
+    <Svg {...props}>
+      <path d="M12 13v8" />
+      <path d="M12 3v3" />
+      <path d="M4 6a1 1 0 0 0-1 1v5a1 1 0 0 0 1 1h13a2 2 0 0 0 1.152-.365l3.424-2.317a1 1 0 0 0 0-1.636l-3.424-2.317A2 2 0 0 0 17 6z" />
+    </Svg>
+  );
+}
+
 export function LayersIcon(props: IconProps) {
   return (
     <Svg {...props}>
