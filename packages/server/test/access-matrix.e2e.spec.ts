@@ -8,6 +8,7 @@ import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ruledMethods } from "../src/access/access-rules.js";
@@ -24,7 +25,7 @@ import {
 } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
-const SERVICES: DescService[] = [ConfigService, StatusService, AccessService];
+const SERVICES: DescService[] = [ConfigService, StatusService, RoutingService, AccessService];
 
 type Who = "admin" | "member" | "viewer" | "readOnlyToken" | "memberSession" | "anonymous";
 type Outcome = "allowed" | "denied" | "unauthenticated";
@@ -106,6 +107,9 @@ const EXPECTED: Record<string, Set<Who>> = {
   ...Object.fromEntries(
     StatusService.methods.map((m) => [`${StatusService.typeName}/${m.name}`, READ]),
   ),
+  // Questions about the configuration: whoever may read it.
+  "switchyard.v1.RoutingService/TestRoute": READ,
+  "switchyard.v1.RoutingService/CheckRouteTests": READ,
   "switchyard.v1.AccessService/Login": anyone(...SIGNED_IN, "anonymous"),
   "switchyard.v1.AccessService/Logout": READ,
   "switchyard.v1.AccessService/WhoAmI": READ,

@@ -1,6 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { toJson } from "@bufbuild/protobuf";
 import { type Value, ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { RouteConfiguration } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   DomainMatch,
   type Outcome,
@@ -212,4 +213,36 @@ export function answerSteps(answer: TestRouteResponse): AnswerStep[] {
       tone: "danger",
     });
   return steps;
+}
+
+export interface RouteRow {
+  readonly key: string;
+  /** The virtual host on its first route's row ("name (domains)"), empty on the others. */
+  readonly virtualHost: string;
+  /** 1-based, within its virtual host. */
+  readonly position: number;
+  readonly match: string;
+  readonly target: string;
+  readonly inChosenHost: boolean;
+  readonly taken: boolean;
+}
+
+/** A route configuration's routes as rows, the one the request took (by indexes) marked. */
+export function routeRows(
+  rc: RouteConfiguration,
+  chosenHost: number | undefined,
+  chosenRoute: number | undefined,
+): RouteRow[] {
+  return rc.virtualHosts.flatMap((vh, h) =>
+    vh.routes.map((route, r) => ({
+      key: `${h}/${r}`,
+      virtualHost: r === 0 ? `${vh.name} (${vh.domains.join(", ")})` : "",
+      position: r + 1,
+      match: route.matchValue || "(any)",
+      target:
+        route.cluster ?? route.weightedClusters.map((w) => `${w.name} ${w.weight}`).join(", "),
+      inChosenHost: h === chosenHost,
+      taken: h === chosenHost && r === chosenRoute,
+    })),
+  );
 }

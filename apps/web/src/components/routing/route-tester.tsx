@@ -17,6 +17,7 @@ import { PageHeader } from "@/components/ui/page-states";
 import {
   answerSteps,
   type RouteTesterValues,
+  routeRows,
   routeTesterDefaults,
   routeTesterSchema,
   testRouteRequest,
@@ -152,8 +153,8 @@ function Answer({ answer }: { answer: TestRouteResponse }) {
     <div className="flex flex-col gap-4">
       <Card id={titleId} title="Where it goes">
         <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-6 gap-y-2 p-5 text-sm">
-          {steps.map((step, i) => (
-            <div key={`${step.label}-${i}`} className="contents">
+          {steps.map((step) => (
+            <div key={`${step.label}: ${step.text}`} className="contents">
               <dt className="text-fg-subtle">{step.label}</dt>
               <dd
                 className={`font-mono text-[13px] [overflow-wrap:anywhere] ${step.tone === "danger" ? "text-danger" : step.tone === "accent" ? "font-semibold text-fg" : "text-fg"}`}
@@ -210,28 +211,18 @@ function RouteTable({ answer }: { answer: TestRouteResponse }) {
           </tr>
         </thead>
         <tbody>
-          {rc.data.virtualHosts.flatMap((vh, h) =>
-            vh.routes.map((route, r) => {
-              const taken = h === chosenHost && r === chosenRoute;
-              return (
-                <tr
-                  key={`${vh.name}-${r}`}
-                  aria-current={taken ? "true" : undefined}
-                  className={`border-b last:border-0 ${taken ? "bg-accent/10 font-medium" : h === chosenHost ? "" : "text-fg-subtle"}`}
-                >
-                  <td className="px-5 py-1.5 font-mono text-xs">
-                    {r === 0 ? `${vh.name} (${vh.domains.join(", ")})` : ""}
-                  </td>
-                  <td className="py-1.5 pr-4 tabular-nums">{r + 1}</td>
-                  <td className="py-1.5 pr-4 font-mono text-xs">{route.matchValue || "(any)"}</td>
-                  <td className="py-1.5 pr-5 font-mono text-xs">
-                    {route.cluster ??
-                      route.weightedClusters.map((w) => `${w.name} ${w.weight}`).join(", ")}
-                  </td>
-                </tr>
-              );
-            }),
-          )}
+          {routeRows(rc.data, chosenHost, chosenRoute).map((row) => (
+            <tr
+              key={row.key}
+              aria-current={row.taken ? "true" : undefined}
+              className={`border-b last:border-0 ${row.taken ? "bg-accent/10 font-medium" : row.inChosenHost ? "" : "text-fg-subtle"}`}
+            >
+              <td className="px-5 py-1.5 font-mono text-xs">{row.virtualHost}</td>
+              <td className="py-1.5 pr-4 tabular-nums">{row.position}</td>
+              <td className="py-1.5 pr-4 font-mono text-xs">{row.match}</td>
+              <td className="py-1.5 pr-5 font-mono text-xs">{row.target}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </Card>
