@@ -182,49 +182,31 @@ describe("where does this request go? (RoutingService, switchyard route test, th
   });
 
   it("`switchyard route test` prints the steps; -H adds a header that picks another route; --version asks a published version", async () => {
-    const canary = await cli(
-      "route",
-      "test",
-      "--listener",
-      "edge",
-      "--host",
-      "api.example.com",
-      "--path",
-      "/checkout",
-      "-H",
-      "x-canary: 1",
-    );
+    /** `switchyard route test` through the edge listener, for api.example.com. */
+    const routeTest = (path: string, ...more: string[]) =>
+      cli(
+        "route",
+        "test",
+        "--listener",
+        "edge",
+        "--host",
+        "api.example.com",
+        "--path",
+        path,
+        ...more,
+      );
+    const canary = await routeTest("/checkout", "-H", "x-canary: 1");
     expect(canary.stderr).toBe("");
     expect(canary.stdout).toMatch(
       /^virtual host\s+api \(host "api\.example\.com" matched exact domain "api\.example\.com"\)$/m,
     );
     expect(canary.stdout).toMatch(/^route\s+#2 canary: prefix "\/", header x-canary/m);
     expect(canary.stdout).toMatch(/^outcome\s+cluster canary$/m);
-    const plain = await cli(
-      "route",
-      "test",
-      "--listener",
-      "edge",
-      "--host",
-      "api.example.com",
-      "--path",
-      "/checkout",
-    );
+    const plain = await routeTest("/checkout");
     expect(plain.stdout).toMatch(/^outcome\s+cluster api-v1$/m);
     expect(plain.stdout).toMatch(/^timeout\s+5000 ms$/m);
     expect(plain.stdout).toMatch(/^retry policy\s+.*"numRetries":2.* \(from the route\)$/m);
-    const v1 = await cli(
-      "route",
-      "test",
-      "--listener",
-      "edge",
-      "--host",
-      "api.example.com",
-      "--path",
-      "/v2/x",
-      "--version",
-      "1",
-    );
+    const v1 = await routeTest("/v2/x", "--version", "1");
     expect(v1.stdout).toMatch(/^outcome\s+cluster api-v2$/m);
     expect(v1.stdout).toMatch(/in version 1$/m);
   });

@@ -1,11 +1,12 @@
 """A real gRPC C-core xDS client (Debian's python3-grpcio), driven over stdin/stdout.
 
 Dials the xDS target given as the first argument (`xds:///shop`, `xds://authority/shop`) with
-the bootstrap in GRPC_XDS_BOOTSTRAP_CONFIG, and calls /switchyard.testing.Echo/WhoAreYou with raw
-bytes (no generated code) whenever asked. Each request is one JSON line on stdin,
-`{"id": 1, "deadline_ms": 2000}`; each answer one JSON line on stdout, `{"id": 1, "ok": "blue"}`
-or `{"id": 1, "code": "UNAVAILABLE", "status": 14, "error": "..."}`. Calls run concurrently; the process ends
-when stdin closes.
+the bootstrap in GRPC_XDS_BOOTSTRAP_CONFIG, and calls /switchyard.testing.Echo/WhoAreYou (or the
+method a request names) with raw bytes (no generated code) whenever asked. Each request is one
+JSON line on stdin, `{"id": 1, "deadline_ms": 2000}`, optionally with `"method": "/a.S/M1"` and
+`"metadata": [["x-key", "value"], ...]`; each answer one JSON line on stdout,
+`{"id": 1, "ok": "blue"}` or `{"id": 1, "code": "UNAVAILABLE", "status": 14, "error": "..."}`.
+Calls run concurrently; the process ends when stdin closes.
 """
 
 import json
@@ -21,12 +22,18 @@ ECHO_METHOD = "/switchyard.testing.Echo/WhoAreYou"
 def main() -> None:
     target = sys.argv[1]
     channel = grpc.insecure_channel(target)
-    echo = channel.unary_unary(
-        ECHO_METHOD,
-        request_serializer=lambda value: value,
-        response_deserializer=lambda value: value,
-    )
     lock = threading.Lock()
+    callables = {}
+
+    def method(path: str):
+        with lock:
+            if path not in callables:
+                callables[path] = channel.unary_unary(
+                    path,
+                    request_serializer=lambda value: value,
+                    response_deserializer=lambda value: value,
+                )
+            return callables[path]
 
     def answer(message: dict) -> None:
         line = json.dumps(message)
@@ -36,7 +43,9 @@ def main() -> None:
 
     def call(request: dict) -> None:
         try:
-            reply = echo(b"", timeout=request.get("deadline_ms", 2000) / 1000)
+            echo = method(request.get("method", ECHO_METHOD))
+            metadata = tuple((key, value) for key, value in request.get("metadata", []))
+            reply = echo(b"", timeout=request.get("deadline_ms", 2000) / 1000, metadata=metadata)
             answer({"id": request["id"], "ok": reply.decode("utf-8")})
         except grpc.RpcError as error:
             code = error.code()

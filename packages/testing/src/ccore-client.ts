@@ -127,7 +127,7 @@ export async function startCcoreEchoClient(
   return {
     version,
     stderr: () => stderr,
-    call: (deadlineMs = 2000) =>
+    call: (deadlineMs = 2000, callOptions = {}) =>
       new Promise((resolve, reject) => {
         if (exited) {
           reject(exited);
@@ -135,7 +135,16 @@ export async function startCcoreEchoClient(
         }
         next += 1;
         pending.set(next, { resolve, reject });
-        child.stdin?.write(`${JSON.stringify({ id: next, deadline_ms: deadlineMs })}\n`);
+        child.stdin?.write(
+          `${JSON.stringify({
+            id: next,
+            deadline_ms: deadlineMs,
+            ...(callOptions.method === undefined ? {} : { method: callOptions.method }),
+            ...(callOptions.metadata === undefined
+              ? {}
+              : { metadata: Object.entries(callOptions.metadata) }),
+          })}\n`,
+        );
       }),
     close: () => {
       child.stdin?.end();

@@ -51,9 +51,23 @@ export function grpcBootstrap(options: XdsClientOptions): object {
   };
 }
 
+/** What one RPC sends beyond the echo call's defaults. */
+export interface EchoCallOptions {
+  /** The method path, "/package.Service/Method"; ECHO_METHOD unless given. */
+  readonly method?: string;
+  /**
+   * The RPC's metadata, which an xDS route sees as request headers (gRFC A28): lower-case ASCII
+   * keys not ending in "-bin", ASCII values.
+   */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
 export interface XdsEchoClient {
-  /** Sends one RPC through the xDS-resolved route; resolves with the name of the backend that answered. */
-  call(deadlineMs?: number): Promise<string>;
+  /**
+   * Sends one RPC through the xDS-resolved route (ECHO_METHOD without metadata unless `options`
+   * say otherwise); resolves with the name of the backend that answered.
+   */
+  call(deadlineMs?: number, options?: EchoCallOptions): Promise<string>;
   close(): void;
 }
 
@@ -74,13 +88,18 @@ export function createXdsEchoClient(target: string, options: XdsClientOptions): 
     ),
   });
   return {
-    call: (deadlineMs = 2000) =>
+    call: (deadlineMs = 2000, callOptions = {}) =>
       new Promise((resolve, reject) => {
+        const metadata = new grpc.Metadata();
+        for (const [key, value] of Object.entries(callOptions.metadata ?? {})) {
+          metadata.set(key, value);
+        }
         client.makeUnaryRequest(
-          ECHO_METHOD,
+          callOptions.method ?? ECHO_METHOD,
           (value: Buffer) => value,
           (value: Buffer) => value,
           Buffer.alloc(0),
+          metadata,
           { deadline: Date.now() + deadlineMs },
           (error, response) => (error ? reject(error) : resolve(response?.toString() ?? "")),
         );
