@@ -547,6 +547,10 @@ export function createCli(): Command {
       "-l, --selector <terms>",
       "with --prune: delete only objects matching every term: kind=K, team=T, name=N or name=PREFIX*, comma-separated",
     )
+    .option(
+      "--override-route-tests <reason>",
+      "publish although route tests fail, for this reason (admins; recorded in the audit log)",
+    )
     .action(
       clientAction(
         program,
@@ -559,6 +563,7 @@ export function createCli(): Command {
             message?: string;
             prune?: boolean;
             selector?: string;
+            overrideRouteTests?: string;
           },
         ) => commands.apply(client, stdout, options.file, options),
       ),
@@ -685,8 +690,12 @@ export function createCli(): Command {
     .command("publish")
     .description("validate the draft and publish it as the next version")
     .requiredOption("-m, --message <message>", "what changed and why")
+    .option(
+      "--override-route-tests <reason>",
+      "publish although route tests fail, for this reason (admins; recorded in the audit log)",
+    )
     .action(
-      clientAction(program, (client, options: { message: string }) =>
+      clientAction(program, (client, options: { message: string; overrideRouteTests?: string }) =>
         commands.publish(client, stdout, options),
       ),
     );
@@ -722,9 +731,15 @@ export function createCli(): Command {
     .command("approve <id>")
     .description("publish a review request's draft (admins)")
     .option("--comment <text>", "a note for the requester")
+    .option(
+      "--override-route-tests <reason>",
+      "publish although route tests fail, for this reason (admins; recorded in the audit log)",
+    )
     .action(
-      clientAction(program, (client, id: string, options: { comment?: string }) =>
-        reviewCommands.reviewApprove(client, stdout, id, options),
+      clientAction(
+        program,
+        (client, id: string, options: { comment?: string; overrideRouteTests?: string }) =>
+          reviewCommands.reviewApprove(client, stdout, id, options),
       ),
     );
   review
@@ -895,6 +910,49 @@ export function createCli(): Command {
     .action(
       withClient(program, connectRouting, (client, options: routeCommands.RouteTestOptions) =>
         routeCommands.routeTest(client, stdout, options),
+      ),
+    );
+  const tests = route
+    .command("tests")
+    .description(
+      "stored route tests: cases a team pins (router_check_tool format); every publish runs them and is refused when one fails",
+    );
+  tests
+    .command("list", { isDefault: true })
+    .description("list the stored route tests")
+    .action(
+      withClient(program, connectRouting, (client) => routeCommands.listTests(client, stdout)),
+    );
+  tests
+    .command("put <name>")
+    .description("store (or replace) a route test: its cases from a file")
+    .requiredOption("-f, --file <file>", "the cases (router_check_tool YAML or JSON; - for stdin)")
+    .option("--team <team>", "the owning team (admins; a member's tests are their team's)")
+    .option("--listener <name>", "the cases route through this listener")
+    .option("--route-configuration <name>", "or this route configuration")
+    .action(
+      withClient(
+        program,
+        connectRouting,
+        (client, name: string, options: routeCommands.PutTestOptions) =>
+          routeCommands.putTest(client, stdout, name, options),
+      ),
+    );
+  tests
+    .command("delete <name>")
+    .description("delete a stored route test")
+    .action(
+      withClient(program, connectRouting, (client, name: string) =>
+        routeCommands.deleteTest(client, stdout, name),
+      ),
+    );
+  tests
+    .command("run")
+    .description("run every stored route test on the draft (or --version V); exit 1 if one fails")
+    .option("--version <version>", "a published version (default: the draft)")
+    .action(
+      withClient(program, connectRouting, (client, options: { version?: string }) =>
+        routeCommands.runTests(client, stdout, options),
       ),
     );
   program

@@ -126,11 +126,12 @@ export async function reviewApprove(
   client: ConfigClient,
   output: Output,
   idText: string,
-  options: { comment?: string },
+  options: { comment?: string; overrideRouteTests?: string },
 ): Promise<void> {
   const { request, publish } = await client.approveReview({
     id: reviewIdArg(idText),
     comment: options.comment ?? "",
+    routeTestOverride: options.overrideRouteTests ?? "",
   });
   for (const warning of publish?.warnings ?? []) output.out(`${formatIssue(warning)}\n`);
   output.out(

@@ -15,7 +15,7 @@ import {
 import { readApplySources } from "./apply-sources.js";
 import { CliError, type RoutingClient } from "./client.js";
 import { cliIo } from "./io.js";
-import { type Output, outputFormat } from "./output.js";
+import { type Output, outputFormat, table } from "./output.js";
 
 export interface RouteTestOptions {
   readonly host?: string;
@@ -204,4 +204,93 @@ function outcomeText(kind: Outcome["kind"] | undefined): string {
     default:
       return "-";
   }
+}
+
+export interface PutTestOptions {
+  readonly file: string;
+  readonly team?: string;
+  readonly listener?: string;
+  readonly routeConfiguration?: string;
+}
+
+/** `switchyard route tests`: one line per stored test. */
+export async function listTests(client: RoutingClient, output: Output): Promise<void> {
+  const { tests } = await client.listRouteTests({});
+  if (tests.length === 0) {
+    output.out("no route tests (switchyard route tests put NAME -f FILE stores one)\n");
+    return;
+  }
+  output.out(
+    table(
+      ["NAME", "TEAM", "CASES", "THROUGH", "AUTHOR"],
+      tests.map((t) => [
+        t.name,
+        t.team || "-",
+        String(t.cases),
+        t.listener
+          ? `listener ${t.listener}`
+          : t.routeConfiguration
+            ? `route configuration ${t.routeConfiguration}`
+            : "-",
+        t.author,
+      ]),
+    ),
+  );
+}
+
+/** `switchyard route tests put NAME -f FILE`. */
+export async function putTest(
+  client: RoutingClient,
+  output: Output,
+  name: string,
+  options: PutTestOptions,
+): Promise<void> {
+  const [source] = readApplySources([options.file], false);
+  if (source === undefined) throw new CliError(`${options.file}: no test file there`);
+  const stored = await client.putRouteTest({
+    name,
+    team: options.team ?? "",
+    content: source.content,
+    listener: options.listener ?? "",
+    routeConfiguration: options.routeConfiguration ?? "",
+  });
+  output.out(
+    `stored route test ${stored.name} (${stored.cases} case(s)${stored.team ? `, team ${stored.team}` : ""}): every publish runs it\n`,
+  );
+}
+
+/** `switchyard route tests delete NAME`. */
+export async function deleteTest(
+  client: RoutingClient,
+  output: Output,
+  name: string,
+): Promise<void> {
+  await client.deleteRouteTest({ name });
+  output.out(`deleted route test ${name}\n`);
+}
+
+/** `switchyard route tests run [--version V]`: exit 1 when a case fails. */
+export async function runTests(
+  client: RoutingClient,
+  output: Output,
+  options: { readonly version?: string },
+): Promise<void> {
+  const version = versionOption(options.version);
+  const answer = await client.runRouteTests({ version });
+  for (const test of answer.tests) {
+    output.out(
+      `${test.failed > 0 ? "FAIL" : "PASS"}  ${test.name}${test.team ? ` (team ${test.team})` : ""}\n`,
+    );
+    for (const result of test.results) {
+      if (result.passed) continue;
+      output.out(`      case "${result.name}"\n`);
+      if (result.refused !== "") output.out(`        cannot run it: ${result.refused}\n`);
+      for (const m of result.mismatches)
+        output.out(`        ${m.field}: expected ${show(m.expected)}, got ${show(m.actual)}\n`);
+    }
+  }
+  output.out(
+    `${answer.passed} case(s) passed, ${answer.failed} failed (${version === 0n ? "the draft" : `version ${version}`})\n`,
+  );
+  if (answer.failed > 0) cliIo().setExitCode(1);
 }

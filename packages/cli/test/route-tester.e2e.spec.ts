@@ -14,68 +14,8 @@ import { DomainMatch, RoutingService } from "@switchyard/proto/switchyard/v1/rou
 import { bearer, type ConsoleWorld, startConsoleWorld } from "@switchyard/server/testing";
 import { artifactPath } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edgeConfig as config } from "./edge-config.js";
 import { runCli } from "./run-cli.js";
-
-const staticCluster = (name: string, port: number) => `
-"@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
-name: ${name}
-type: STATIC
-connect_timeout: 1s
-load_assignment:
-  cluster_name: ${name}
-  endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: ${port} } } } }] }]
-`;
-
-/** The edge's routes; `v2Cluster` is where /v2/ goes (the draft moves it). */
-const edgeRoutes = (v2Cluster: string) => `
-"@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration
-name: edge-routes
-virtual_hosts:
-- name: api
-  domains: ["api.example.com", "*.api.example.com"]
-  request_headers_to_add: [{ header: { key: x-edge, value: api } }]
-  routes:
-  - name: v2
-    match: { prefix: /v2/ }
-    route: { cluster: ${v2Cluster}, prefix_rewrite: / }
-  - name: canary
-    match: { prefix: /, headers: [{ name: x-canary, string_match: { exact: "1" } }] }
-    route: { cluster: canary }
-  - name: default
-    match: { prefix: / }
-    route: { cluster: api-v1, timeout: 5s, retry_policy: { retry_on: 5xx, num_retries: 2 } }
-- name: www
-  domains: ["*"]
-  routes:
-  - match: { prefix: / }
-    route: { cluster: web }
-`;
-
-const edgeListener = `
-"@type": type.googleapis.com/envoy.config.listener.v3.Listener
-name: edge
-address: { socket_address: { address: 0.0.0.0, port_value: 10000 } }
-filter_chains:
-- filters:
-  - name: envoy.filters.network.http_connection_manager
-    typed_config:
-      "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-      stat_prefix: edge
-      rds: { route_config_name: edge-routes, config_source: { ads: {} } }
-      http_filters:
-      - name: envoy.filters.http.router
-        typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router }
-`;
-
-const config = (v2Cluster: string) =>
-  [
-    staticCluster("web", 9001),
-    staticCluster("api-v1", 9002),
-    staticCluster("api-v2", 9003),
-    staticCluster("canary", 9004),
-    edgeRoutes(v2Cluster),
-    edgeListener,
-  ].join("---\n");
 
 describe("where does this request go? (RoutingService, switchyard route test, the Route tester page)", () => {
   let world: ConsoleWorld;

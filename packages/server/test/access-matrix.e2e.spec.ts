@@ -110,6 +110,11 @@ const EXPECTED: Record<string, Set<Who>> = {
   // Questions about the configuration: whoever may read it.
   "switchyard.v1.RoutingService/TestRoute": READ,
   "switchyard.v1.RoutingService/CheckRouteTests": READ,
+  "switchyard.v1.RoutingService/ListRouteTests": READ,
+  "switchyard.v1.RoutingService/RunRouteTests": READ,
+  // Members write their own team's tests (the handler checks the team and the hosts).
+  "switchyard.v1.RoutingService/PutRouteTest": TEAM_WRITE,
+  "switchyard.v1.RoutingService/DeleteRouteTest": TEAM_WRITE,
   "switchyard.v1.AccessService/Login": anyone(...SIGNED_IN, "anonymous"),
   "switchyard.v1.AccessService/Logout": READ,
   "switchyard.v1.AccessService/WhoAmI": READ,

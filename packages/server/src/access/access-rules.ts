@@ -145,6 +145,11 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
   [RoutingService.typeName]: {
     TestRoute: readConfig,
     CheckRouteTests: readConfig,
+    ListRouteTests: readConfig,
+    RunRouteTests: readConfig,
+    // Members write their team's tests, for their team's domains (route-test-handlers.ts).
+    PutRouteTest: teamWrite,
+    DeleteRouteTest: teamWrite,
   },
   [AccessService.typeName]: {
     Login: { t: "public" },

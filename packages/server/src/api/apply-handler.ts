@@ -36,7 +36,7 @@ export function applyHandler(
       let snapshot: Awaited<ReturnType<typeof store.apply>>;
       try {
         snapshot = await store.apply({
-          ...guarded(context, "publish"),
+          ...guarded(context, "publish", request.routeTestOverride),
           message: request.message.trim() || `apply ${document}`,
           prepare: async (_tx, latest) => withStoredEndpoints(latest, imported, document),
           remove: (tx, latest, version, fragment) =>

@@ -83,7 +83,7 @@ export function publishHandlers(
       }
       const snapshot = await translated(() =>
         store.publishDraft({
-          ...guarded(context, "publish"),
+          ...guarded(context, "publish", request.routeTestOverride),
           message: request.message.trim(),
           baseVersion: version(request.baseVersion, "base_version"),
           draftRevision: request.draftRevision || undefined,

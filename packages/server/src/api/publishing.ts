@@ -20,24 +20,37 @@ import { type PublishHook, specOfVersion } from "../store/publish-transaction.js
 import type { PublishedSnapshot, SnapshotRecord } from "../store/snapshot-records.js";
 import { issueMessage } from "./errors.js";
 import { objectChanges } from "./object-changes.js";
+import {
+  gateOnRouteTests,
+  type RouteTestOverride,
+  refuseOverrideUnlessAdmin,
+} from "./route-test-gate.js";
 
 /**
  * The hooks that authorize a publish or rollback against the draft's changes and audit it, both
- * inside the publish transaction. The author of a version is the authenticated caller.
+ * inside the publish transaction. The author of a version is the authenticated caller. A publish
+ * (not a rollback) is also gated on the stored route tests (route-test-gate.ts); an admin's
+ * `routeTestOverride` lets it through, recorded in the audit event.
  */
 export function guarded(
   context: HandlerContext,
   action: "publish" | "rollback",
+  routeTestOverride = "",
 ): {
   readonly author: string;
   readonly authorize: PublishHook;
   readonly audit: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
 } {
   const caller = callerOf(context);
+  const override = routeTestOverride.trim();
+  refuseOverrideUnlessAdmin(caller, override);
+  let overridden: RouteTestOverride | undefined;
   return {
     author: caller.username,
-    authorize: ((tx, changes, draft, latestVersion) =>
-      authorizePublish(tx, caller, action, changes, draft, latestVersion)) satisfies PublishHook,
+    authorize: (async (tx, changes, draft, latestVersion) => {
+      await authorizePublish(tx, caller, action, changes, draft, latestVersion);
+      if (action === "publish") overridden = await gateOnRouteTests(tx, changes, draft, override);
+    }) satisfies PublishHook,
     audit: (tx: TransactionClient, record: SnapshotRecord) =>
       recordAudit(tx, {
         ...auditActor(caller),
@@ -49,6 +62,7 @@ export function guarded(
           previousVersion: record.previousVersion,
           ...(record.rolledBackFrom === null ? {} : { rolledBackFrom: record.rolledBackFrom }),
           diff: record.changes.map((c) => ({ kind: c.kind, name: c.name, change: c.change })),
+          ...(overridden === undefined ? {} : { routeTestOverride: overridden }),
         },
       }),
   };

@@ -246,7 +246,7 @@ export function reviewHandlers(
       const row = await load(request.id);
       if (row.state !== "OPEN") throw notOpen(row, "approved");
       const caller = callerOf(context);
-      const hooks = guarded(context, "publish");
+      const hooks = guarded(context, "publish", request.routeTestOverride);
       const comment = request.comment.trim();
       let snapshot: PublishedSnapshot;
       try {

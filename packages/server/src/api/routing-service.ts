@@ -25,6 +25,7 @@ import { specOfVersion } from "../store/publish-transaction.js";
 import type { SnapshotStore } from "../store/snapshot-store.js";
 import { invalidArgument, translated } from "./errors.js";
 import { version } from "./publishing.js";
+import { routeTestHandlers } from "./route-test-handlers.js";
 import { refusalError, routeQuestion, testRouteResponse } from "./route-test-messages.js";
 
 export interface RoutingServiceOptions {
@@ -47,6 +48,8 @@ export function createRoutingService({
     );
 
   return {
+    ...routeTestHandlers({ prisma, specAt }),
+
     async testRoute(request) {
       const question = routeQuestion(request);
       const at = version(request.version, "version");

@@ -1,0 +1,146 @@
+/**
+ * Route tests that gate publishing: a member pins the answers their team relies on, for their
+ * team's domains only; a publish that breaks one is refused (API and `switchyard publish`),
+ * naming the test, the request and what differs, and changes nothing; an admin may publish
+ * anyway with a reason, which the audit log keeps.
+ */
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
+import {
+  accessClient,
+  bearer,
+  configClient,
+  createAccount,
+  type Harness,
+  Role,
+  startHarness,
+  tokenFor,
+  USER_PASSWORD,
+} from "@switchyard/server/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { edgeConfig } from "./edge-config.js";
+import { cli } from "./run-cli.js";
+
+const pins = (cluster: string, host = "api.example.com") => `
+tests:
+- test_name: orders go to v2
+  input: { authority: ${host}, path: /v2/orders, method: GET }
+  validate: { cluster_name: ${cluster}, path_rewrite: /orders }
+`;
+
+describe("route tests that gate publishing", () => {
+  let harness: Harness;
+  let adminToken: string;
+  let memberToken: string;
+  const routing = (token: string) =>
+    createClient(
+      RoutingService,
+      createConnectTransport({
+        baseUrl: harness.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(token)] as Interceptor[],
+      }),
+    );
+  const as = (token: string, ...args: string[]) =>
+    cli(["--server", harness.baseUrl, ...args], { env: { SWITCHYARD_TOKEN: token } });
+  const refusal = (call: Promise<unknown>) =>
+    call.then(
+      () => undefined,
+      (error: unknown) => ConnectError.from(error),
+    );
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    adminToken = await harness.token();
+    const access = accessClient(harness.baseUrl, [bearer(adminToken)]);
+    const team = await access.createTeam({ name: "checkout", domains: ["api.example.com"] });
+    await createAccount(harness.baseUrl, adminToken, "carol", Role.MEMBER, team.id);
+    memberToken = await tokenFor(harness.baseUrl, "carol", USER_PASSWORD);
+    await harness.api().apply({ content: edgeConfig("api-v2"), message: "the edge" });
+  }, 60_000);
+
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("a member stores a test for their team's domain, not for another host; everyone can run them", async () => {
+    // Empty cases are refused, saying where.
+    const empty = await as(memberToken, "route", "tests", "put", "checkout-pins", "-f", "-");
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/content: \d+ problem/);
+    const put = await routing(memberToken).putRouteTest({
+      name: "checkout-pins",
+      content: pins("api-v2"),
+      listener: "edge",
+    });
+    expect(put).toMatchObject({ team: "checkout", cases: 1, author: "carol" });
+    const foreign = await refusal(
+      routing(memberToken).putRouteTest({
+        name: "spy",
+        content: pins("web", "www.example.org"),
+        listener: "edge",
+      }),
+    );
+    expect(foreign?.code).toBe(Code.PermissionDenied);
+    expect(foreign?.rawMessage).toMatch(/host "www\.example\.org", which no team owns/);
+    const listed = await as(adminToken, "route", "tests");
+    expect(listed.stdout).toMatch(/^checkout-pins\s+checkout\s+1\s+listener edge\s+carol/m);
+    const run = await as(memberToken, "route", "tests", "run");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      "PASS  checkout-pins (team checkout)\n1 case(s) passed, 0 failed (the draft)\n",
+    );
+  });
+
+  it("a publish that breaks a test is refused, naming the test, the request and what differs, and leaves the draft as it was", async () => {
+    const api = configClient(harness.baseUrl, [bearer(adminToken)]);
+    await api.import({ content: edgeConfig("api-v1"), filename: "edge.yaml" });
+    const before = (await api.diff({})).draftRevision;
+    const refused = await refusal(api.publish({ message: "move v2 to v1" }));
+    expect(refused?.code).toBe(Code.FailedPrecondition);
+    expect(refused?.rawMessage).toBe(
+      [
+        "this change breaks 1 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+        '  route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders',
+        '    cluster_name: expected "api-v2", got "api-v1"',
+      ].join("\n"),
+    );
+    expect((await api.listSnapshots({})).snapshots).toHaveLength(1);
+    expect((await api.diff({})).draftRevision).toBe(before);
+    const byCli = await as(adminToken, "publish", "-m", "move v2 to v1");
+    expect(byCli.code).toBe(1);
+    expect(byCli.stderr).toMatch(/cluster_name: expected "api-v2", got "api-v1"/);
+    const failing = await as(memberToken, "route", "tests", "run");
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toMatch(
+      /^FAIL {2}checkout-pins \(team checkout\)\n\s+case "orders go to v2"\n\s+cluster_name: expected "api-v2", got "api-v1"$/m,
+    );
+  });
+
+  it("only an admin overrides, with a reason the audit log keeps beside the failures", async () => {
+    const member = configClient(harness.baseUrl, [bearer(memberToken)]);
+    const denied = await refusal(
+      member.publish({ message: "move v2 to v1", routeTestOverride: "trust me" }),
+    );
+    expect(denied?.code).toBe(Code.PermissionDenied);
+    expect(denied?.rawMessage).toMatch(/^route_test_override: only an admin/);
+    const published = await as(
+      adminToken,
+      "publish",
+      "-m",
+      "move v2 to v1",
+      "--override-route-tests",
+      "v2 is retired; checkout agreed in INC-42",
+    );
+    expect(published.stderr).toBe("");
+    expect(published.stdout).toMatch(/^published version 2/);
+    const access = accessClient(harness.baseUrl, [bearer(adminToken)]);
+    const { events } = await access.listAuditEvents({});
+    const event = events.find((e) => e.action === "publish" && e.target === "snapshot/2");
+    expect(event?.detail?.routeTestOverride).toMatchObject({
+      reason: "v2 is retired; checkout agreed in INC-42",
+      failures: [{ test: "checkout-pins", case: "orders go to v2" }],
+    });
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * RoutingService's stored route tests: list, put, delete and run. A member's tests are their
+ * team's, and each case's host must be a domain the team owns (auth/ownership.ts): a team pins
+ * its own traffic, not another's. Admins write any test, for a team or for none.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { PrismaClient } from "@switchyard/db";
+import {
+  type RouteTest,
+  RouteTestSchema,
+  type RoutingService,
+  RunRouteTestsResponseSchema,
+} from "@switchyard/proto/switchyard/v1/routing_pb";
+import { type ConfigSpec, parseRouterCheckTests } from "@switchyard/snapshot";
+import { callerOf, ipOf } from "../access/request-context.js";
+import { auditActor, recordAudit } from "../auth/index.js";
+import { domainOwner, loadDomainOwnership } from "../auth/ownership.js";
+import {
+  deleteRouteTest,
+  getRouteTest,
+  listRouteTests,
+  putRouteTest,
+  runRouteTests,
+  type StoredRouteTest,
+} from "../store/route-tests.js";
+import { invalidArgument } from "./errors.js";
+import { version } from "./publishing.js";
+
+const NAME = /^[A-Za-z0-9._-]{1,100}$/;
+
+function message(test: StoredRouteTest): RouteTest {
+  const parsed = parseRouterCheckTests(test.content);
+  return create(RouteTestSchema, {
+    name: test.name,
+    team: test.team?.name ?? "",
+    content: test.content,
+    listener: test.listener,
+    routeConfiguration: test.routeConfiguration,
+    author: test.author,
+    updateTime: timestampFromDate(test.updatedAt),
+    cases: parsed.t === "tests" ? parsed.tests.length : 0,
+  });
+}
+
+/** Refuses a test the caller may not write: another team's, or a host their team does not own. */
+async function authorizeTest(
+  prisma: PrismaClient,
+  context: HandlerContext,
+  name: string,
+  team: string,
+  hosts: readonly string[],
+): Promise<string | null> {
+  const caller = callerOf(context);
+  const stored = await getRouteTest(prisma, name);
+  if (caller.role === "ADMIN") {
+    if (team === "") return null;
+    const row = await prisma.team.findUnique({ where: { name: team }, select: { id: true } });
+    if (row === null) throw new ConnectError(`team: team "${team}" does not exist`, Code.NotFound);
+    return row.id;
+  }
+  const own = caller.team;
+  if (own === null)
+    throw new ConnectError("a member in no team writes no route tests", Code.PermissionDenied);
+  if (team !== "" && team !== own.name)
+    throw new ConnectError(
+      `team: a member writes their own team's route tests (${own.name}), not team "${team}"'s`,
+      Code.PermissionDenied,
+    );
+  if (stored !== null && stored.team?.id !== own.id)
+    throw new ConnectError(
+      `route test "${name}" belongs to ${stored.team ? `team ${stored.team.name}` : "the admins"}`,
+      Code.PermissionDenied,
+    );
+  const ownership = await loadDomainOwnership(prisma);
+  for (const host of hosts) {
+    const owner = domainOwner(host, ownership);
+    if (owner?.teamId !== own.id)
+      throw new ConnectError(
+        `content: a case asks for host "${host}", which ${owner ? `team ${owner.teamName} owns` : "no team owns"}: team ${own.name} pins only its own domains`,
+        Code.PermissionDenied,
+      );
+  }
+  return own.id;
+}
+
+export function routeTestHandlers(options: {
+  readonly prisma: PrismaClient;
+  readonly specAt: (version: number) => Promise<ConfigSpec>;
+}): Pick<
+  ServiceImpl<typeof RoutingService>,
+  "listRouteTests" | "putRouteTest" | "deleteRouteTest" | "runRouteTests"
+> {
+  const { prisma, specAt } = options;
+  return {
+    async listRouteTests() {
+      return { tests: (await listRouteTests(prisma)).map(message) };
+    },
+
+    async putRouteTest(request, context) {
+      if (!NAME.test(request.name))
+        throw new ConnectError(
+          `name: "${request.name}" is not a route test name (letters, digits, '.', '_', '-'; at most 100)`,
+          Code.InvalidArgument,
+        );
+      if (request.listener !== "" && request.routeConfiguration !== "")
+        throw new ConnectError(
+          "listener: name a listener or a route configuration (route_configuration), not both",
+          Code.InvalidArgument,
+        );
+      const parsed = parseRouterCheckTests(request.content);
+      if (parsed.t === "invalid")
+        throw invalidArgument(
+          `content: ${parsed.problems.length} problem(s) in the route test's cases`,
+          parsed.problems.map((p) => ({
+            severity: "error",
+            code: "invalid-route-test",
+            path: `content: ${p.path}`,
+            message: p.message,
+          })),
+        );
+      const hosts = [...new Set(parsed.tests.map((t) => t.input.authority))];
+      const teamId = await authorizeTest(prisma, context, request.name, request.team, hosts);
+      const caller = callerOf(context);
+      const stored = await prisma.$transaction(async (tx) => {
+        const written = await putRouteTest(tx, {
+          name: request.name,
+          teamId,
+          content: request.content,
+          listener: request.listener,
+          routeConfiguration: request.routeConfiguration,
+          author: caller.username,
+        });
+        await recordAudit(tx, {
+          ...auditActor(caller),
+          action: "route-test.put",
+          target: `route-test/${request.name}`,
+          ip: ipOf(context),
+          detail: { team: written.team?.name ?? null, cases: parsed.tests.length },
+        });
+        return written;
+      });
+      return message(stored);
+    },
+
+    async deleteRouteTest(request, context) {
+      const stored = await getRouteTest(prisma, request.name);
+      if (stored === null)
+        throw new ConnectError(`route test "${request.name}" does not exist`, Code.NotFound);
+      await authorizeTest(prisma, context, request.name, stored.team?.name ?? "", []);
+      const caller = callerOf(context);
+      await prisma.$transaction(async (tx) => {
+        await deleteRouteTest(tx, request.name);
+        await recordAudit(tx, {
+          ...auditActor(caller),
+          action: "route-test.delete",
+          target: `route-test/${request.name}`,
+          ip: ipOf(context),
+        });
+      });
+      return {};
+    },
+
+    async runRouteTests(request) {
+      const at = version(request.version, "version");
+      const [spec, tests] = await Promise.all([specAt(at), listRouteTests(prisma)]);
+      const runs = runRouteTests(spec, tests).map(({ test, cases }) => {
+        const passed = cases.filter((c) => c.result.passed).length;
+        return {
+          name: test.name,
+          team: test.team?.name ?? "",
+          results: cases.map(({ result }) => ({
+            name: result.name,
+            passed: result.passed,
+            mismatches: result.mismatches.map((m) => ({ ...m })),
+            refused: result.refused
+              ? `${result.refused.path ? `${result.refused.path}: ` : ""}${result.refused.message}`
+              : "",
+          })),
+          passed,
+          failed: cases.length - passed,
+        };
+      });
+      return create(RunRouteTestsResponseSchema, {
+        version: BigInt(at),
+        tests: runs,
+        passed: runs.reduce((n, r) => n + r.passed, 0),
+        failed: runs.reduce((n, r) => n + r.failed, 0),
+      });
+    },
+  };
+}
