@@ -193,10 +193,19 @@ function describeStringMatch(pattern: { case: string | undefined; value?: unknow
   return `${pattern.case ?? "unset"} ${JSON.stringify(value)}`;
 }
 
+/** Compiled regexes by source: route tests ask the same routes again and again. */
+const compiled = new Map<string, RE2JS>();
+const COMPILED_KEPT = 4_096;
+
 /** RE2, as Envoy's safe_regex (google_re2); the whole input must match when used with `matches`. */
 export function compileRegex(regex: string, path: string): RE2JS {
+  const known = compiled.get(regex);
+  if (known !== undefined) return known;
   try {
-    return RE2JS.compile(regex);
+    const re = RE2JS.compile(regex);
+    if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(regex, re);
+    return re;
   } catch (error) {
     throw new RoutingConfigError(
       path,

@@ -41,10 +41,27 @@ export function isRefusal(value: object): value is RouteRefusal {
   return (value as { t?: unknown }).t === "refused";
 }
 
+/**
+ * Decoded route configurations, by the stored object: specs are immutable and shared (the draft
+ * cache and a version keep the same instances), so the route tests a publish runs, or a tester's
+ * questions, decode a route configuration once (~15 ms for 100 routes) rather than per request.
+ * The messages are read, never altered.
+ */
+const decoded = new WeakMap<RouteConfigurationSpec, RouteConfiguration | RouteRefusal>();
+
 /** Envoy's message for a stored route configuration, its on-demand (VHDS) virtual hosts included. */
 function routeConfigurationMessage(
   spec: RouteConfigurationSpec,
 ): RouteConfiguration | RouteRefusal {
+  let message = decoded.get(spec);
+  if (message === undefined) {
+    message = decodeRouteConfiguration(spec);
+    decoded.set(spec, message);
+  }
+  return message;
+}
+
+function decodeRouteConfiguration(spec: RouteConfigurationSpec): RouteConfiguration | RouteRefusal {
   try {
     return envoyFromJson(RouteConfigurationSchema, routeConfigurationFormJson(spec));
   } catch (error) {
