@@ -4,6 +4,8 @@
  */
 import { createTestDatabase } from "@switchyard/db/testing";
 import {
+  gateOnRouteTests,
+  putRouteTest,
   SnapshotStore,
   writeCluster,
   writeObjects,
@@ -163,8 +165,11 @@ export async function configBench(clusters = 10_000, routes = 10_000): Promise<F
     );
     figures.push({ name: `publish ${label} (first version)`, value: firstMs, unit: "ms" });
 
-    const publishRuns: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    /** Publishes a one-route change (round `i`), through `authorize` when given. */
+    const publishChange = async (
+      i: number,
+      authorize?: Parameters<typeof store.publishDraft>[0]["authorize"],
+    ): Promise<number> => {
       const routeConfiguration = spec.routeConfigurations[i % spec.routeConfigurations.length];
       if (!routeConfiguration) throw new Error("no route configuration");
       const [virtualHost] = routeConfiguration.virtualHosts;
@@ -183,15 +188,50 @@ export async function configBench(clusters = 10_000, routes = 10_000): Promise<F
       };
       await database.prisma.$transaction((tx) => writeRouteConfiguration(tx, changed));
       const [, ms] = await timed(() =>
-        store.publishDraft({ message: `route change ${i}`, author: "bench" }),
+        store.publishDraft({ message: `route change ${i}`, author: "bench", authorize }),
       );
-      publishRuns.push(ms);
-    }
+      return ms;
+    };
+    const publishRuns: number[] = [];
+    for (let i = 0; i < 5; i++) publishRuns.push(await publishChange(i));
+    const floor = median(publishRuns);
     figures.push({
       name: `publish a one-route change on ${label}, median of 5`,
-      value: median(publishRuns),
+      value: floor,
       unit: "ms",
       target: "< 200 ms",
+    });
+
+    // Route tests gating the publish (issue 28): 10 tests of 10 cases, on 10 route
+    // configurations, run on the configuration each publish is about to publish.
+    for (let c = 0; c < 10; c++) {
+      const cases = Array.from({ length: 10 }, (_, k) => {
+        const n = c * 100 + 1 + 4 * k; // a PATH route of largeConfigSpec: /exact/N → svc-N
+        return `- test_name: exact ${n}\n  input: { authority: app-${c}.example.com, path: /exact/${n}, method: GET }\n  validate: { cluster_name: svc-${n} }\n`;
+      });
+      await putRouteTest(database.prisma, {
+        name: `pins-${c}`,
+        teamId: null,
+        content: `tests:\n${cases.join("")}`,
+        listener: "",
+        routeConfiguration: `routes-${c}`,
+        author: "bench",
+      });
+    }
+    const gatedRuns: number[] = [];
+    for (let i = 5; i < 10; i++)
+      gatedRuns.push(
+        await publishChange(i, async (tx, changes, draft) => {
+          await gateOnRouteTests(tx, changes, draft, "");
+        }),
+      );
+    const gated = median(gatedRuns);
+    figures.push({
+      name: `publish a one-route change on ${label} running 100 route test cases, median of 5`,
+      value: gated,
+      unit: "ms",
+      target: "< 200 ms",
+      note: `×${(gated / floor).toFixed(2)} the same publish without route tests`,
     });
   } finally {
     await database.drop();

@@ -6,9 +6,12 @@
  * (raw-ads-client) and the two real proxyless gRPC clients (clients).
  */
 
+// Route tests stored, and the publish gate that runs them, for the config benchmark.
+export { gateOnRouteTests } from "../api/route-test-gate.js";
 // A database's draft and versions written directly, for a test or benchmark that seeds one before
 // a server (often a `switchyard serve` process) opens it.
 export { writeCluster, writeObjects, writeRouteConfiguration } from "../store/draft-store.js";
+export { putRouteTest } from "../store/route-tests.js";
 export { SnapshotStore } from "../store/snapshot-store.js";
 export * from "./api-objects.js";
 export * from "./auth.js";
