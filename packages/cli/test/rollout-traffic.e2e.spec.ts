@@ -7,6 +7,7 @@
  * prints the load before.
  */
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { LoadBreakdown, TouchReason } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   bearer,
@@ -151,5 +152,19 @@ describe("traffic of the clusters a version touched, before and after its publis
     ]);
     await panel.screenshot({ path: artifactPath("console-rollout-traffic.png") });
     expect(problems.splice(0)).toEqual([]);
+  });
+
+  it("refuses a window beyond an hour, and a version that was never published, saying which", async () => {
+    const refused = (call: Promise<unknown>) =>
+      call.then(
+        () => undefined,
+        (error: unknown) => ConnectError.from(error),
+      );
+    const wide = await refused(status.getRolloutTraffic({ version: 1n, windowSeconds: 3_601 }));
+    expect(wide?.code).toBe(Code.InvalidArgument);
+    expect(wide?.rawMessage).toBe("window_seconds: 3601 is more than the 3600 s a side may span");
+    const never = await refused(status.getRolloutTraffic({ version: 99n }));
+    expect(never?.code).toBe(Code.NotFound);
+    expect(never?.rawMessage).toMatch(/version 99 does not exist/);
   });
 });

@@ -93,6 +93,44 @@ describe("where does this request go? (RoutingService, switchyard route test, th
     expect(www.virtualHost).toMatchObject({ name: "www", how: DomainMatch.ANY });
   });
 
+  it("answers for a node group's nodes: a cluster they do not receive is named, a listener they do not receive refused", async () => {
+    const api = harness.api();
+    await api.createNodeGroup({
+      name: "edge-lite",
+      nodeIds: ["lite-1"],
+      listeners: ["edge"],
+      clusters: ["api-v1", "web"],
+    });
+    await api.createNodeGroup({ name: "no-edge", nodeIds: ["other-1"], clusters: ["web"] });
+    const canary = await routing.testRoute({
+      listener: "edge",
+      authority: "api.example.com",
+      path: "/checkout",
+      headers: [{ name: "x-canary", value: "1" }],
+      nodeGroup: "edge-lite",
+    });
+    expect(canary.verdict.value).toMatchObject({ outcome: { kind: { value: "canary" } } });
+    expect(canary.clustersNotInGroup).toEqual(["canary"]);
+    const plain = await routing.testRoute({
+      listener: "edge",
+      authority: "api.example.com",
+      path: "/checkout",
+      nodeGroup: "edge-lite",
+    });
+    expect(plain.clustersNotInGroup).toEqual([]);
+    const elsewhere = await refusal(
+      routing.testRoute({ listener: "edge", authority: "a", path: "/", nodeGroup: "no-edge" }),
+    );
+    expect(elsewhere?.code).toBe(Code.FailedPrecondition);
+    expect(elsewhere?.rawMessage).toBe(
+      'node_group: the nodes of group "no-edge" do not receive listener "edge"',
+    );
+    const unknown = await refusal(
+      routing.testRoute({ listener: "edge", authority: "a", path: "/", nodeGroup: "nope" }),
+    );
+    expect(unknown?.code).toBe(Code.NotFound);
+  });
+
   it("refuses a question it cannot answer, naming the field or object, and a malformed test file with each problem at its path", async () => {
     const neither = await refusal(routing.testRoute({ authority: "a", path: "/" }));
     expect(neither?.code).toBe(Code.InvalidArgument);
