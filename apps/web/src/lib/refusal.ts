@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Issue, ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
+import { isRouteTestRefusal, parseRouteTestRefusal, type RouteTestRefusal } from "./route-tests";
 
 /**
  * Why the API refused a publish, rollback or import, in the terms the console acts on:
@@ -9,6 +10,8 @@ import { type Issue, ValidationErrorsSchema } from "@switchyard/proto/switchyard
  * - `invalid`: the content has errors, each in `issues` at its path;
  * - `review-required`: the caller's team requires an admin's review (Team.require_review): they
  *   request one instead of publishing;
+ * - `route-tests`: the change breaks stored route tests, each failing case in `failures`; an
+ *   admin may publish anyway with a reason (PublishRequest.route_test_override);
  * - `other`: anything else; `message` is the server's.
  */
 export type Refusal =
@@ -17,12 +20,13 @@ export type Refusal =
   | { readonly t: "no-changes"; readonly message: string }
   | { readonly t: "invalid"; readonly message: string; readonly issues: readonly Issue[] }
   | { readonly t: "review-required"; readonly message: string }
+  | { readonly t: "route-tests"; readonly message: string; readonly failures: RouteTestRefusal }
   | { readonly t: "other"; readonly message: string; readonly code: Code };
 
 /**
  * Classifies an API error. The FailedPrecondition refusals share a code; they are told apart by
- * the server's message (packages/server/src/store/snapshot-store.ts, writeSnapshot, and
- * src/auth/authorize.ts for review).
+ * the server's message (packages/server/src/store/snapshot-store.ts, writeSnapshot,
+ * src/auth/authorize.ts for review, and src/api/route-test-gate.ts for route tests).
  */
 export function classifyRefusal(error: unknown): Refusal {
   const e = ConnectError.from(error);
@@ -39,6 +43,8 @@ export function classifyRefusal(error: unknown): Refusal {
     // A rollback's refusal says to ask an admin, and stays "other" with the server's words.
     if (/requires an admin's review.*request one/.test(message))
       return { t: "review-required", message };
+    if (isRouteTestRefusal(message))
+      return { t: "route-tests", message, failures: parseRouteTestRefusal(message) };
   }
   return { t: "other", message, code: e.code };
 }
@@ -61,6 +67,10 @@ export function refusalTitle(refusal: Refusal, then = "publish"): string {
         : `Refused: ${refusal.message}`;
     case "review-required":
       return "Your team now requires an admin's review: request one instead of publishing.";
+    case "route-tests": {
+      const n = refusal.failures.count;
+      return `Refused: this change breaks ${n} route test ${n === 1 ? "case" : "cases"}. Fix the change or the tests.`;
+    }
     case "other":
       return refusal.message || "The request failed.";
   }

@@ -11,6 +11,11 @@ import { useInvalidateConfig } from "@/components/config/use-config-client";
 import { IssueList } from "@/components/diff/issue-list";
 import { TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
+import {
+  RouteTestFailures,
+  RouteTestOverride,
+  RouteTestOverrideNote,
+} from "@/components/routing/route-test-failures";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
@@ -28,7 +33,9 @@ type MessageValues = z.input<typeof schema>;
  * A message, then one call about the reviewed draft: Publish, or RequestReview for a team that
  * requires review. `send` passes the version and draft revision of the diff the user looked at,
  * so the server refuses a draft that changed since, or a base that is no longer the latest
- * (config.proto, PublishRequest); the refusal says to review again, with a button for it.
+ * (config.proto, PublishRequest); the refusal says to review again, with a button for it. A
+ * change that breaks stored route tests is refused listing each failing case; when `override`
+ * is given (an admin publishing), a reason sends the same call again with route_test_override.
  */
 export function DraftMessageForm<R>({
   reviewed,
@@ -42,6 +49,7 @@ export function DraftMessageForm<R>({
   onSent,
   onRefused,
   onReviewAgain,
+  override,
 }: {
   reviewed: DiffResponse;
   /** Why the call is not possible now (validation errors, nothing to publish), or undefined. */
@@ -54,10 +62,18 @@ export function DraftMessageForm<R>({
   placeholder: string;
   /** Beside the button, when not blocked: what the call will do. */
   footnote: ReactNode;
-  send: (request: { message: string; baseVersion: bigint; draftRevision: string }) => Promise<R>;
+  send: (request: {
+    message: string;
+    baseVersion: bigint;
+    draftRevision: string;
+    /** An admin's reason to publish past failing route tests; "" for none. */
+    routeTestOverride: string;
+  }) => Promise<R>;
   onSent: (response: R) => void;
   onRefused?: (refusal: Refusal) => void;
   onReviewAgain: () => void;
+  /** The button that sends again past failing route tests ("Publish anyway"); unset: no override. */
+  override?: string | undefined;
 }) {
   const invalidate = useInvalidateConfig();
   const form = useForm<MessageValues>({
@@ -65,13 +81,18 @@ export function DraftMessageForm<R>({
     defaultValues: { message: "" },
   });
 
-  const mutation = useMutation<R, Refusal, z.output<typeof schema>>({
+  const mutation = useMutation<
+    R,
+    Refusal,
+    z.output<typeof schema> & { readonly routeTestOverride?: string }
+  >({
     mutationFn: async (values) => {
       try {
         return await send({
           message: values.message,
           baseVersion: reviewed.fromVersion,
           draftRevision: reviewed.draftRevision,
+          routeTestOverride: values.routeTestOverride ?? "",
         });
       } catch (error) {
         throw classifyRefusal(error);
@@ -85,14 +106,19 @@ export function DraftMessageForm<R>({
     onError: (refusal) => {
       toast.error(refusalTitle(refusal, then));
       onRefused?.(refusal);
-      // Whatever the reason, what the page shows may be out of date.
-      if (refusal.t !== "other") void invalidate();
+      // Whatever the reason, what the page shows may be out of date (failing route tests change
+      // nothing: the draft and the versions are as reviewed).
+      if (refusal.t !== "other" && refusal.t !== "route-tests") void invalidate();
     },
   });
 
   const message = useWatch({ control: form.control, name: "message" });
   const refusal = mutation.error;
   const busy = mutation.isPending;
+  const sendAnyway = (reason: string) =>
+    void form.handleSubmit((values) =>
+      mutation.mutate({ ...(values as z.output<typeof schema>), routeTestOverride: reason }),
+    )();
   return (
     <FormProvider {...form}>
       <UnsavedChangesGuard dirty={message.trim() !== ""} />
@@ -123,6 +149,13 @@ export function DraftMessageForm<R>({
                 <IssueList issues={refusal.issues} compact />
               </div>
             )}
+            {refusal.t === "route-tests" && <RouteTestFailures failures={refusal.failures} />}
+            {refusal.t === "route-tests" &&
+              (override === undefined ? (
+                <RouteTestOverrideNote />
+              ) : (
+                <RouteTestOverride action={override} busy={busy} onOverride={sendAnyway} />
+              ))}
             {(refusal.t === "stale-base" || refusal.t === "draft-changed") && (
               <Button
                 className="mt-2.5"

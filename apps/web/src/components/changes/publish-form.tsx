@@ -64,6 +64,8 @@ export function PublishForm({
         if (refusal.t === "review-required") void invalidateAccess();
       }}
       onReviewAgain={onReviewAgain}
+      // Only an admin may publish past failing route tests (route-test-gate.ts).
+      override={caller.role === "admin" ? "Publish anyway" : undefined}
     />
   );
 }

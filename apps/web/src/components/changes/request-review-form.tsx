@@ -49,7 +49,9 @@ export function RequestReviewForm({
           {replaces !== undefined && ` It replaces your open request #${replaces}.`}
         </>
       }
-      send={(request) => client.requestReview(request)}
+      send={({ message, baseVersion, draftRevision }) =>
+        client.requestReview({ message, baseVersion, draftRevision })
+      }
       onSent={(request) => {
         const href = reviewHref(request.id) as Route;
         toast.success(`Review requested (#${request.id})`, {

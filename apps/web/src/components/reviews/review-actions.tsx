@@ -16,6 +16,7 @@ import { useConfigClient, useInvalidateConfig } from "@/components/config/use-co
 import { IssueList } from "@/components/diff/issue-list";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { TextAreaField } from "@/components/form/field";
+import { RouteTestFailures, RouteTestOverride } from "@/components/routing/route-test-failures";
 import { Button } from "@/components/ui/button";
 import { CheckIcon } from "@/components/ui/icons";
 import { messageOf } from "@/lib/access-errors";
@@ -41,14 +42,35 @@ const rejectSchema = z.object({
 });
 type RejectValues = z.input<typeof rejectSchema>;
 
-/** The refusal of a decision, inside its dialog. */
-function RefusalAlert({ refusal }: { refusal: Refusal }) {
+/**
+ * The refusal of a decision, inside its dialog. An approval that breaks route tests lists the
+ * failing cases and offers `override` (only admins decide reviews) to approve with a reason.
+ */
+function RefusalAlert({
+  refusal,
+  override,
+}: {
+  refusal: Refusal;
+  override?: { readonly busy: boolean; readonly send: (reason: string) => void } | undefined;
+}) {
   return (
     <div role="alert" className="mt-3 text-sm font-medium text-danger [overflow-wrap:anywhere]">
       <p>{refusalTitle(refusal)}</p>
       {refusal.t === "invalid" && refusal.issues.length > 0 && (
         <div className="mt-2 font-normal">
           <IssueList issues={refusal.issues} compact />
+        </div>
+      )}
+      {refusal.t === "route-tests" && (
+        <div className="font-normal">
+          <RouteTestFailures failures={refusal.failures} />
+          {override && (
+            <RouteTestOverride
+              action="Approve anyway"
+              busy={override.busy}
+              onOverride={override.send}
+            />
+          )}
         </div>
       )}
     </div>
@@ -77,10 +99,18 @@ export function ApproveButton({
     resolver: zodResolver(approveSchema),
     defaultValues: { comment: "" },
   });
-  const approve = useMutation<ApproveReviewResponse, Refusal, z.output<typeof approveSchema>>({
+  const approve = useMutation<
+    ApproveReviewResponse,
+    Refusal,
+    z.output<typeof approveSchema> & { readonly routeTestOverride?: string }
+  >({
     mutationFn: async (values) => {
       try {
-        return await client.approveReview({ id: request.id, comment: values.comment });
+        return await client.approveReview({
+          id: request.id,
+          comment: values.comment,
+          routeTestOverride: values.routeTestOverride ?? "",
+        });
       } catch (error) {
         throw classifyRefusal(error);
       }
@@ -103,6 +133,10 @@ export function ApproveButton({
   const confirm = form.handleSubmit((values) =>
     approve.mutate(values as z.output<typeof approveSchema>),
   );
+  const approveAnyway = (reason: string) =>
+    void form.handleSubmit((values) =>
+      approve.mutate({ ...(values as z.output<typeof approveSchema>), routeTestOverride: reason }),
+    )();
   const base =
     request.baseVersion === 0n
       ? "as the first version"
@@ -153,7 +187,12 @@ export function ApproveButton({
             />
           </form>
         </FormProvider>
-        {approve.error && <RefusalAlert refusal={approve.error} />}
+        {approve.error && (
+          <RefusalAlert
+            refusal={approve.error}
+            override={{ busy: approve.isPending, send: approveAnyway }}
+          />
+        )}
       </ConfirmDialog>
     </>
   );

@@ -6,13 +6,15 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RoutingService, type TestRouteResponse } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { useMutation } from "@tanstack/react-query";
+import type { Route } from "next";
 import { useId, useMemo } from "react";
 import { FormProvider, useForm } from "react-hook-form";
 import type { z } from "zod";
 import { SelectField, TextAreaField, TextField } from "@/components/form/field";
-import { Button } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { AlertTriangleIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { PageHeader } from "@/components/ui/page-states";
 import {
   answerSteps,
@@ -81,6 +83,11 @@ export function RouteTester() {
       <PageHeader
         title="Route tester"
         description="Where does this request go? Answered as Envoy routes it: the virtual host, the first route that matches, and what it does."
+        actions={
+          <Link href={"/route-tests" as Route} className={buttonClass("secondary")}>
+            Route tests
+          </Link>
+        }
       />
       <Card id="route-tester-request" title="Request">
         <FormProvider {...form}>

@@ -316,3 +316,16 @@ export function ReviewIcon(props: IconProps) {
     </Svg>
   );
 }
+
+/** Route tests: cases checked off (Lucide's list-checks). */
+export function ListChecksIcon(props: IconProps) {
+  return (
+    <Svg {...props}>
+      <path d="m3 17 2 2 4-4" />
+      <path d="m3 7 2 2 4-4" />
+      <path d="M13 6h8" />
+      <path d="M13 12h8" />
+      <path d="M13 18h8" />
+    </Svg>
+  );
+}
