@@ -234,6 +234,17 @@ tests:
     expect(await taken.innerText()).toMatch(/2\s+\/\s+canary/);
     await page.screenshot({ path: artifactPath("console-route-tester.png"), fullPage: true });
 
+    // The same path on the Topology: the listener, route configuration, virtual host and cluster.
+    await answer.getByRole("link", { name: "Show on topology" }).click();
+    const onPath = page.locator('[data-on-path="true"]');
+    await expect.poll(() => onPath.count(), { timeout: 15_000 }).toBe(4);
+    expect((await onPath.allInnerTexts()).map((t) => t.split("\n")[1])).toEqual(
+      expect.arrayContaining(["edge", "edge-routes", "api", "canary"]),
+    );
+    await page.goBack();
+    await page.getByLabel("Through").selectOption("listener:edge");
+    await page.getByLabel("Host").fill("api.example.com");
+
     await page.getByLabel("Version", { exact: true }).selectOption("1");
     await page.getByLabel("Headers").fill("");
     await page.getByLabel("Path").fill("/v2/orders");

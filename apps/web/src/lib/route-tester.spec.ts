@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { DomainMatch, TestRouteResponseSchema } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { describe, expect, it } from "vitest";
-import { answerSteps, routeTesterSchema, testRouteRequest } from "./route-tester";
+import { answerSteps, routeTesterSchema, testRouteRequest, topologyPathHref } from "./route-tester";
 
 const valid = {
   through: "listener:edge",
@@ -99,5 +99,29 @@ describe("the Route tester's form and answer", () => {
       text: "None serves host nowhere.test: Envoy answers 404",
       tone: "danger",
     });
+  });
+
+  it("links the Topology to the path taken: listener, route configuration, virtual host and every cluster of a split", () => {
+    const split = create(TestRouteResponseSchema, {
+      routeConfiguration: "edge-routes",
+      listener: "edge",
+      virtualHost: { index: 0, name: "api", domain: "*", how: DomainMatch.ANY },
+      verdict: {
+        case: "routed",
+        value: {
+          outcome: {
+            kind: {
+              case: "weightedClusters",
+              value: { clusters: [{ name: "blue" }, { name: "green" }] },
+            },
+          },
+        },
+      },
+    });
+    expect(topologyPathHref(split)).toBe(
+      "/topology?focus=listener:edge&path=listener:edge,route-configuration:edge-routes,virtual-host:edge-routes%2Fapi,cluster:blue,cluster:green",
+    );
+    const lost = create(TestRouteResponseSchema, { routeConfiguration: "edge-routes" });
+    expect(topologyPathHref(lost)).toBeUndefined();
   });
 });

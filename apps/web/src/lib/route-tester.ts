@@ -246,3 +246,30 @@ export function routeRows(
     })),
   );
 }
+
+/**
+ * The Topology page showing the path the request takes (`?focus=` its listener or route
+ * configuration, `?path=` the nodes: listener, route configuration, virtual host, clusters), or
+ * undefined when it reached no virtual host.
+ */
+export function topologyPathHref(answer: TestRouteResponse): string | undefined {
+  const rc = answer.routeConfiguration;
+  const vh = answer.virtualHost;
+  if (vh === undefined) return undefined;
+  const ids = [
+    ...(answer.listener ? [`listener:${answer.listener}`] : []),
+    `route-configuration:${rc}`,
+    `virtual-host:${rc}/${vh.name}`,
+  ];
+  if (answer.verdict.case === "routed") {
+    const kind = answer.verdict.value.outcome?.kind;
+    if (kind?.case === "cluster") ids.push(`cluster:${kind.value}`);
+    if (kind?.case === "weightedClusters")
+      for (const c of kind.value.clusters) if (!c.clusterHeader) ids.push(`cluster:${c.name}`);
+    if (kind?.case === "clusterHeader" && kind.value.cluster)
+      ids.push(`cluster:${kind.value.cluster}`);
+  }
+  const focus = ids[0] ?? "";
+  const encode = (id: string) => encodeURIComponent(id).replaceAll("%3A", ":");
+  return `/topology?focus=${encode(focus)}&path=${ids.map(encode).join(",")}`;
+}

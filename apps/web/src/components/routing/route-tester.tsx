@@ -23,6 +23,7 @@ import {
   routeTesterDefaults,
   routeTesterSchema,
   testRouteRequest,
+  topologyPathHref,
 } from "@/lib/route-tester";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT"];
@@ -156,9 +157,20 @@ export function RouteTester() {
 function Answer({ answer }: { answer: TestRouteResponse }) {
   const steps = answerSteps(answer);
   const titleId = useId();
+  const topology = answer.version === 0n ? topologyPathHref(answer) : undefined;
   return (
     <div className="flex flex-col gap-4">
-      <Card id={titleId} title="Where it goes">
+      <Card
+        id={titleId}
+        title="Where it goes"
+        aside={
+          topology ? (
+            <Link href={topology as Route} className="text-accent hover:underline">
+              Show on topology
+            </Link>
+          ) : undefined
+        }
+      >
         <dl className="grid grid-cols-[minmax(8rem,auto)_1fr] gap-x-6 gap-y-2 p-5 text-sm">
           {steps.map((step) => (
             <div key={`${step.label}: ${step.text}`} className="contents">

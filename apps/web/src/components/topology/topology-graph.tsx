@@ -34,11 +34,11 @@ const kindAccent: Record<TopologyKind, string> = {
   endpoint: "border-l-fg-subtle",
 };
 
-type ObjectNode = Node<{ item: TopologyNode }, "object">;
+type ObjectNode = Node<{ item: TopologyNode; onPath: boolean }, "object">;
 
 /** One object: its kind, name and a detail line; a link to its page when it has one. */
 function ObjectNodeView({ data }: NodeProps<ObjectNode>) {
-  const { item } = data;
+  const { item, onPath } = data;
   const body = (
     <>
       <span className="block text-[10px] font-medium uppercase tracking-wider text-fg-subtle">
@@ -55,13 +55,14 @@ function ObjectNodeView({ data }: NodeProps<ObjectNode>) {
     item.missing
       ? "border-dashed border-warning-border border-l-warning bg-warning-soft"
       : `${kindAccent[item.kind]} ${item.summary ? "border-dashed bg-surface-muted" : ""}`
-  }`;
+  } ${onPath ? "ring-2 ring-accent ring-offset-1" : ""}`;
   return (
     <>
       <Handle type="target" position={Position.Left} isConnectable={false} className="!opacity-0" />
       {item.href ? (
         <Link
           href={item.href as Route}
+          data-on-path={onPath || undefined}
           className={`${frame} transition-colors hover:border-border-strong hover:bg-surface-hover`}
           title={
             item.summary
@@ -73,6 +74,7 @@ function ObjectNodeView({ data }: NodeProps<ObjectNode>) {
         </Link>
       ) : (
         <div
+          data-on-path={onPath || undefined}
           className={frame}
           title={item.missing ? `“${item.label}” is referred to but not stored` : undefined}
         >
@@ -102,11 +104,28 @@ const nodeTypes = { object: ObjectNodeView };
 export const TopologyGraph = memo(
   TopologyGraphView,
   (before, after) =>
-    before.topology === after.topology ||
-    topologySignature(before.topology) === topologySignature(after.topology),
+    samePath(before.path, after.path) &&
+    (before.topology === after.topology ||
+      topologySignature(before.topology) === topologySignature(after.topology)),
 );
 
-function TopologyGraphView({ topology }: { topology: Topology }) {
+const NO_PATH: ReadonlySet<string> = new Set();
+
+function samePath(a: ReadonlySet<string> = NO_PATH, b: ReadonlySet<string> = NO_PATH): boolean {
+  return a.size === b.size && [...a].every((id) => b.has(id));
+}
+
+/**
+ * `path`: the nodes a request takes (the Route tester's "Show on topology"), ringed, and the
+ * edges between them drawn bold.
+ */
+function TopologyGraphView({
+  topology,
+  path = NO_PATH,
+}: {
+  topology: Topology;
+  path?: ReadonlySet<string>;
+}) {
   const router = useRouter();
   const graph = useMemo(() => {
     const positions = layoutTopology(topology, nodeSize);
@@ -114,7 +133,7 @@ function TopologyGraphView({ topology }: { topology: Topology }) {
       id: item.id,
       type: "object",
       position: positions.get(item.id) ?? { x: 0, y: 0 },
-      data: { item },
+      data: { item, onPath: path.has(item.id) },
       width: nodeSize.width,
       height: nodeSize.height,
       draggable: false,
@@ -122,22 +141,26 @@ function TopologyGraphView({ topology }: { topology: Topology }) {
       focusable: false,
       ariaLabel: `${kindTitles[item.kind]} ${item.label}`,
     }));
-    const edges: Edge[] = topology.edges.map((e) => ({
-      id: e.id,
-      source: e.source,
-      target: e.target,
-      ...(e.label ? { label: e.label } : {}),
-      focusable: false,
-      selectable: false,
-      markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },
-      style: { strokeWidth: 1.25 },
-    }));
+    const edges: Edge[] = topology.edges.map((e) => {
+      const taken = path.has(e.source) && path.has(e.target);
+      return {
+        id: e.id,
+        source: e.source,
+        target: e.target,
+        ...(e.label ? { label: e.label } : {}),
+        focusable: false,
+        selectable: false,
+        animated: taken,
+        markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14 },
+        style: taken ? { strokeWidth: 2.5, stroke: "var(--color-accent)" } : { strokeWidth: 1.25 },
+      };
+    });
     // Tall enough for the graph at full size, within the window: a small graph is not lost in
     // an empty canvas, and a large one scrolls by panning.
     const bottom = Math.max(0, ...nodes.map((n) => n.position.y + nodeSize.height));
     const height = Math.min(Math.max(bottom + 96, 320), 760);
     return { nodes, edges, height };
-  }, [topology]);
+  }, [topology, path]);
 
   return (
     <div

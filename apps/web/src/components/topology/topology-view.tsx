@@ -54,7 +54,11 @@ const plural = (n: number, one: string, many: string) =>
  * `?focus=kind:name`), by default its first listener.
  */
 export function TopologyView() {
-  const focus = useSearchParams().get("focus") ?? "";
+  const params = useSearchParams();
+  const focus = params.get("focus") ?? "";
+  // `?path=listener:edge,cluster:api`: the nodes a request takes, from the Route tester.
+  const pathParam = params.get("path") ?? "";
+  const path = useMemo(() => new Set(pathParam.split(",").filter((id) => id !== "")), [pathParam]);
   // A new focus keeps the graph drawn until the new one arrives.
   const query = useQuery(
     ConfigService.method.getTopology,
@@ -150,6 +154,7 @@ export function TopologyView() {
           <TopologyGraph
             key={drawing.view.t === "focused" ? drawing.view.focus : ""}
             topology={drawing.view.topology}
+            path={path}
           />
         )}
       </>
