@@ -3,7 +3,6 @@
 import { skipToken, useQuery } from "@connectrpc/connect-query";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
-import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { RouteTest } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
@@ -26,6 +25,7 @@ import {
 } from "@/lib/route-tests";
 import type { Writer } from "@/lib/write-access";
 import { useInvalidateRouteTests, useRoutingClient } from "./use-routing-client";
+import { useThroughOptions } from "./use-through-options";
 
 /**
  * Creates a route test, or replaces `editing` (PutRouteTest): its name, its team (admins choose;
@@ -47,8 +47,6 @@ export function RouteTestForm({
   const routing = useRoutingClient();
   const invalidate = useInvalidateRouteTests();
   const titleId = useId();
-  const listeners = useQuery(ConfigService.method.listListeners, {});
-  const routeConfigs = useQuery(ConfigService.method.listRouteConfigurations, {});
   const teams = useQuery(AccessService.method.listTeams, writer.role === "admin" ? {} : skipToken);
   const form = useForm<RouteTestValues>({
     resolver: zodResolver(routeTestSchema),
@@ -79,17 +77,7 @@ export function RouteTestForm({
       }
     },
   });
-  const throughOptions = [
-    { value: "", label: "The only route configuration" },
-    ...(listeners.data?.listeners ?? []).map((l) => ({
-      value: `listener:${l.name}`,
-      label: `Listener ${l.name}`,
-    })),
-    ...(routeConfigs.data?.routeConfigurations ?? []).map((rc) => ({
-      value: `route-configuration:${rc.name}`,
-      label: `Route configuration ${rc.name}`,
-    })),
-  ];
+  const throughOptions = useThroughOptions("The only route configuration");
   const teamOptions = [
     { value: "", label: "No team (an admin’s test)" },
     ...(teams.data?.teams ?? []).map((t) => ({ value: t.name, label: t.name })),

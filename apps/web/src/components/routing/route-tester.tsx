@@ -25,6 +25,7 @@ import {
   testRouteRequest,
   topologyPathHref,
 } from "@/lib/route-tester";
+import { useThroughOptions } from "./use-through-options";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT"];
 
@@ -37,8 +38,6 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CO
 export function RouteTester() {
   const transport = useTransport();
   const routing = useMemo(() => createClient(RoutingService, transport), [transport]);
-  const listeners = useQuery(ConfigService.method.listListeners, {});
-  const routeConfigs = useQuery(ConfigService.method.listRouteConfigurations, {});
   const snapshots = useQuery(ConfigService.method.listSnapshots, { limit: 20 });
   const groups = useQuery(ConfigService.method.listNodeGroups, {});
   const form = useForm<RouteTesterValues>({
@@ -54,17 +53,7 @@ export function RouteTester() {
       }
     },
   });
-  const throughOptions = [
-    { value: "", label: "Choose…" },
-    ...(listeners.data?.listeners ?? []).map((l) => ({
-      value: `listener:${l.name}`,
-      label: `Listener ${l.name}`,
-    })),
-    ...(routeConfigs.data?.routeConfigurations ?? []).map((rc) => ({
-      value: `route-configuration:${rc.name}`,
-      label: `Route configuration ${rc.name}`,
-    })),
-  ];
+  const throughOptions = useThroughOptions("Choose…");
   const versionOptions = [
     { value: "0", label: "The draft" },
     ...(snapshots.data?.snapshots ?? []).map((s) => ({
