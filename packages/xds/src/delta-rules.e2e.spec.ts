@@ -191,6 +191,8 @@ describe.concurrent.each(onBoth(CDS))("Delta updates on %s", (_, kind) => {
   }) => {
     const { stream, first } = await subscribe(xds, kind, CDS, []);
     stream.nack(first, "cluster a: unsupported lb_policy");
+    // Recorded once the server has read it (on a loaded machine, later than a quiet window).
+    await expect.poll(() => xds.requests.at(-1)?.verdict.t, { timeout: 10_000 }).toBe("nack");
     await stream.expectNoResponse(300);
     expect(xds.requests.at(-1)?.verdict).toEqual({
       t: "nack",

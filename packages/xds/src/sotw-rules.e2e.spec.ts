@@ -143,6 +143,8 @@ describe.concurrent.each(onBoth(CDS))("SotW CDS on %s", (_, kind) => {
   }) => {
     const { stream, first } = await subscribe(xds, kind, CDS, []);
     stream.nack(first, [], "cluster a: unsupported lb_policy");
+    // Recorded once the server has read it (on a loaded machine, later than a quiet window).
+    await expect.poll(() => xds.requests.at(-1)?.verdict.t, { timeout: 10_000 }).toBe("nack");
     await stream.expectNoResponse();
     const nack = xds.requests.at(-1);
     expect(nack?.verdict).toEqual({
@@ -219,6 +221,7 @@ describe.concurrent.each(onBoth(EDS))("SotW EDS on %s", (_, kind) => {
     const { stream, first } = await subscribe(xds, kind, EDS, ["a"]);
     stream.ack(first, ["a"]);
     stream.request(EDS, ["a", "b"], { responseNonce: "not-the-latest" });
+    await expect.poll(() => xds.requests.at(-1)?.verdict.t, { timeout: 10_000 }).toBe("stale");
     await stream.expectNoResponse();
     expect(xds.requests.at(-1)?.verdict).toEqual({ t: "stale" });
     stream.request(EDS, ["a", "b"]);
