@@ -73,8 +73,7 @@ export async function routeTest(
       for (const result of answer.results) {
         output.out(`${result.passed ? "PASS" : "FAIL"}  ${result.name}\n`);
         if (result.refused !== "") output.out(`      cannot run it: ${result.refused}\n`);
-        for (const m of result.mismatches)
-          output.out(`      ${m.field}: expected ${show(m.expected)}, got ${show(m.actual)}\n`);
+        for (const m of result.mismatches) output.out(`      ${mismatchLine(m)}\n`);
       }
       output.out(
         `${answer.passed} passed, ${answer.failed} failed (${version === 0n ? "the draft" : `version ${version}`})\n`,
@@ -115,6 +114,10 @@ const policyText = (policy: Value | undefined) =>
   policy === undefined ? "{}" : JSON.stringify(toJson(ValueSchema, policy));
 
 const show = (text: string) => (text === "" ? '""' : JSON.stringify(text));
+
+/** `cluster_name: expected "api-v2", got "api-v1"`. */
+const mismatchLine = (m: { field: string; expected: string; actual: string }) =>
+  `${m.field}: expected ${show(m.expected)}, got ${show(m.actual)}`;
 
 const howWord: Record<DomainMatch, string> = {
   [DomainMatch.UNSPECIFIED]: "",
@@ -285,8 +288,7 @@ export async function runTests(
       if (result.passed) continue;
       output.out(`      case "${result.name}"\n`);
       if (result.refused !== "") output.out(`        cannot run it: ${result.refused}\n`);
-      for (const m of result.mismatches)
-        output.out(`        ${m.field}: expected ${show(m.expected)}, got ${show(m.actual)}\n`);
+      for (const m of result.mismatches) output.out(`        ${mismatchLine(m)}\n`);
     }
   }
   output.out(

@@ -11,6 +11,7 @@ import type { TransactionClient } from "@switchyard/db";
 import type { ConfigSpec, SourceChange } from "@switchyard/snapshot";
 import type { Principal } from "../auth/principal.js";
 import { listRouteTests, type RouteTestRunResult, runRouteTests } from "../store/route-tests.js";
+import { refusedText } from "./route-test-messages.js";
 
 /** The kinds whose change can change where a request goes. */
 const ROUTING_KINDS: ReadonlySet<SourceChange["kind"]> = new Set([
@@ -41,9 +42,7 @@ export function routeTestFailures(runs: readonly RouteTestRunResult[]): RouteTes
         case: result.name,
         request,
         differences: result.refused
-          ? [
-              `cannot run: ${result.refused.path ? `${result.refused.path}: ` : ""}${result.refused.message}`,
-            ]
+          ? [`cannot run: ${refusedText(result.refused)}`]
           : result.mismatches.map(
               (m) =>
                 `${m.field}: expected ${JSON.stringify(m.expected)}, got ${JSON.stringify(m.actual)}`,

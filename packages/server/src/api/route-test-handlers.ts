@@ -25,8 +25,8 @@ import {
   runRouteTests,
   type StoredRouteTest,
 } from "../store/route-tests.js";
-import { invalidArgument } from "./errors.js";
 import { version } from "./publishing.js";
+import { checkedTarget, routeTestProblems, routeTestResultMessage } from "./route-test-messages.js";
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -104,22 +104,10 @@ export function routeTestHandlers(options: {
           `name: "${request.name}" is not a route test name (letters, digits, '.', '_', '-'; at most 100)`,
           Code.InvalidArgument,
         );
-      if (request.listener !== "" && request.routeConfiguration !== "")
-        throw new ConnectError(
-          "listener: name a listener or a route configuration (route_configuration), not both",
-          Code.InvalidArgument,
-        );
+      checkedTarget(request);
       const parsed = parseRouterCheckTests(request.content);
       if (parsed.t === "invalid")
-        throw invalidArgument(
-          `content: ${parsed.problems.length} problem(s) in the route test's cases`,
-          parsed.problems.map((p) => ({
-            severity: "error",
-            code: "invalid-route-test",
-            path: `content: ${p.path}`,
-            message: p.message,
-          })),
-        );
+        throw routeTestProblems("content", "the route test's cases", parsed.problems);
       const hosts = [...new Set(parsed.tests.map((t) => t.input.authority))];
       const teamId = await authorizeTest(prisma, context, request.name, request.team, hosts);
       const caller = callerOf(context);
@@ -170,14 +158,7 @@ export function routeTestHandlers(options: {
         return {
           name: test.name,
           team: test.team?.name ?? "",
-          results: cases.map(({ result }) => ({
-            name: result.name,
-            passed: result.passed,
-            mismatches: result.mismatches.map((m) => ({ ...m })),
-            refused: result.refused
-              ? `${result.refused.path ? `${result.refused.path}: ` : ""}${result.refused.message}`
-              : "",
-          })),
+          results: cases.map(({ result }) => routeTestResultMessage(result)),
           passed,
           failed: cases.length - passed,
         };

@@ -25,7 +25,10 @@ import type {
   RouteRefusal,
   RouteRequest,
   RouteResult,
+  RouterCheckProblem,
+  RouteTestResult,
 } from "@switchyard/snapshot";
+import { invalidArgument } from "./errors.js";
 
 /** Bounds of a question: a request is small, and its answer's work grows with it. */
 export const TEST_ROUTE_LIMITS = {
@@ -305,4 +308,46 @@ export function testRouteResponse(
     notes: [...answer.notes],
     clustersNotInGroup: [...clustersNotInGroup],
   });
+}
+
+/** Route test cases that do not parse: InvalidArgument, each problem at `label: path`. */
+export function routeTestProblems(
+  label: string,
+  what: string,
+  problems: readonly RouterCheckProblem[],
+): ConnectError {
+  return invalidArgument(
+    `${label}: ${problems.length} problem(s) in ${what}`,
+    problems.map((p) => ({
+      severity: "error",
+      code: "invalid-route-test",
+      path: `${label}: ${p.path}`,
+      message: p.message,
+    })),
+  );
+}
+
+/** What the cases route through: a listener or a route configuration, never both. */
+export function checkedTarget(request: { listener: string; routeConfiguration: string }): void {
+  if (request.listener !== "" && request.routeConfiguration !== "")
+    throw new ConnectError(
+      "listener: name a listener or a route configuration (route_configuration), not both",
+      Code.InvalidArgument,
+    );
+}
+
+/** Why a case could not be asked, as one line: "path: message". */
+export function refusedText(refused: RouteRefusal | undefined): string {
+  if (refused === undefined) return "";
+  return refused.path ? `${refused.path}: ${refused.message}` : refused.message;
+}
+
+/** One case's result as the API's RouteTestResult. */
+export function routeTestResultMessage(result: RouteTestResult) {
+  return {
+    name: result.name,
+    passed: result.passed,
+    mismatches: result.mismatches.map((m) => ({ ...m })),
+    refused: refusedText(result.refused),
+  };
 }

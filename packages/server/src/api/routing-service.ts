@@ -22,11 +22,19 @@ import {
   routeRequest,
 } from "@switchyard/snapshot";
 import { specOfVersion } from "../store/publish-transaction.js";
+import { targetOf } from "../store/route-tests.js";
 import type { SnapshotStore } from "../store/snapshot-store.js";
-import { invalidArgument, translated } from "./errors.js";
+import { translated } from "./errors.js";
 import { version } from "./publishing.js";
 import { routeTestHandlers } from "./route-test-handlers.js";
-import { refusalError, routeQuestion, testRouteResponse } from "./route-test-messages.js";
+import {
+  checkedTarget,
+  refusalError,
+  routeQuestion,
+  routeTestProblems,
+  routeTestResultMessage,
+  testRouteResponse,
+} from "./route-test-messages.js";
 
 export interface RoutingServiceOptions {
   readonly prisma: PrismaClient;
@@ -62,41 +70,18 @@ export function createRoutingService({
     },
 
     async checkRouteTests(request) {
-      const label = request.filename || "tests";
       const parsed = parseRouterCheckTests(request.content);
       if (parsed.t === "invalid")
-        throw invalidArgument(
-          `${label}: ${parsed.problems.length} problem(s) in the route tests`,
-          parsed.problems.map((p) => ({
-            severity: "error",
-            code: "invalid-route-test",
-            path: `${label}: ${p.path}`,
-            message: p.message,
-          })),
-        );
-      if (request.listener !== "" && request.routeConfiguration !== "")
-        throw new ConnectError(
-          "listener: name a listener or a route configuration (route_configuration), not both",
-          Code.InvalidArgument,
-        );
-      const target =
-        request.listener !== ""
-          ? { listener: request.listener }
-          : request.routeConfiguration !== ""
-            ? { routeConfiguration: request.routeConfiguration }
-            : undefined;
+        throw routeTestProblems(request.filename || "tests", "the route tests", parsed.problems);
+      checkedTarget(request);
+      const target = targetOf(request);
       const at = version(request.version, "version");
       const spec = await specAt(at);
       const results = parsed.tests.map((test) => checkRouteTest(spec, test, target));
       const passed = results.filter((r) => r.passed).length;
       return create(CheckRouteTestsResponseSchema, {
         version: BigInt(at),
-        results: results.map((r) => ({
-          name: r.name,
-          passed: r.passed,
-          mismatches: r.mismatches.map((m) => ({ ...m })),
-          refused: r.refused ? `${r.refused.path}: ${r.refused.message}` : "",
-        })),
+        results: results.map(routeTestResultMessage),
         passed,
         failed: results.length - passed,
       });

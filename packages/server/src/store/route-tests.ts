@@ -119,7 +119,8 @@ export function runRouteTests(
   });
 }
 
-function targetOf(
+/** What cases route through: a listener, a route configuration, or (neither) the only one. */
+export function targetOf(
   test: Pick<StoredRouteTest, "listener" | "routeConfiguration">,
 ): { listener: string } | { routeConfiguration: string } | undefined {
   if (test.listener !== "") return { listener: test.listener };
