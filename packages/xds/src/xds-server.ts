@@ -32,6 +32,7 @@ import {
 } from "./client-auth.js";
 import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import { type DeltaStreamOptions, serveDeltaStream } from "./delta-transport.js";
+import { type GrpcStreamOptions, registerStreams } from "./grpc-streams.js";
 import {
   createRestHandler,
   type HttpRequest,
@@ -182,41 +183,86 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaSds = deltaOnly(TypeUrl.Secret);
   const deltaVhds = deltaOnly(TypeUrl.VirtualHost);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
+  const streams: GrpcStreamOptions = {
+    acceptCompression: options.compression === true ? [compressionGzip] : [],
+    readMaxBytes: MAX_REQUEST_BYTES,
+  };
   return (router: ConnectRouter) => {
-    router.service(AggregatedDiscoveryService, {
-      streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
-      deltaAggregatedResources: (requests, context) =>
-        serveDeltaStream(requests, context, deltaAds),
-    });
-    router.service(ClusterDiscoveryService, {
-      streamClusters: (requests, context) => serveSotwStream(requests, context, cds),
-      deltaClusters: (requests, context) => serveDeltaStream(requests, context, deltaCds),
-    });
-    router.service(EndpointDiscoveryService, {
-      streamEndpoints: (requests, context) => serveSotwStream(requests, context, eds),
-      deltaEndpoints: (requests, context) => serveDeltaStream(requests, context, deltaEds),
-    });
-    router.service(ListenerDiscoveryService, {
-      streamListeners: (requests, context) => serveSotwStream(requests, context, lds),
-      deltaListeners: (requests, context) => serveDeltaStream(requests, context, deltaLds),
-    });
-    router.service(RouteDiscoveryService, {
-      streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
-      deltaRoutes: (requests, context) => serveDeltaStream(requests, context, deltaRds),
-    });
-    router.service(RuntimeDiscoveryService, {
-      streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
-      deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
-    });
-    router.service(SecretDiscoveryService, {
-      streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
-      deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
-    });
+    // Each stream's messages go through grpc-streams.ts; unary methods through Connect's handler.
+    registerStreams(
+      router,
+      AggregatedDiscoveryService,
+      {
+        streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
+        deltaAggregatedResources: (requests, context) =>
+          serveDeltaStream(requests, context, deltaAds),
+      },
+      streams,
+    );
+    registerStreams(
+      router,
+      ClusterDiscoveryService,
+      {
+        streamClusters: (requests, context) => serveSotwStream(requests, context, cds),
+        deltaClusters: (requests, context) => serveDeltaStream(requests, context, deltaCds),
+      },
+      streams,
+    );
+    registerStreams(
+      router,
+      EndpointDiscoveryService,
+      {
+        streamEndpoints: (requests, context) => serveSotwStream(requests, context, eds),
+        deltaEndpoints: (requests, context) => serveDeltaStream(requests, context, deltaEds),
+      },
+      streams,
+    );
+    registerStreams(
+      router,
+      ListenerDiscoveryService,
+      {
+        streamListeners: (requests, context) => serveSotwStream(requests, context, lds),
+        deltaListeners: (requests, context) => serveDeltaStream(requests, context, deltaLds),
+      },
+      streams,
+    );
+    registerStreams(
+      router,
+      RouteDiscoveryService,
+      {
+        streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
+        deltaRoutes: (requests, context) => serveDeltaStream(requests, context, deltaRds),
+      },
+      streams,
+    );
+    registerStreams(
+      router,
+      RuntimeDiscoveryService,
+      {
+        streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
+        deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
+      },
+      streams,
+    );
+    registerStreams(
+      router,
+      SecretDiscoveryService,
+      {
+        streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
+        deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
+      },
+      streams,
+    );
     // VHDS is Delta only: the service has no SotW method (xDS protocol, "RPC Services and
     // Methods for Each Variant").
-    router.service(VirtualHostDiscoveryService, {
-      deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
-    });
+    registerStreams(
+      router,
+      VirtualHostDiscoveryService,
+      {
+        deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
+      },
+      streams,
+    );
     for (const register of options.services ?? []) register(router);
   };
 }
