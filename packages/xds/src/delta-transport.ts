@@ -7,7 +7,11 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
-import { packedDeltaResourceField } from "./packed-resources.js";
+import {
+  packedControlPlaneField,
+  packedDeltaResourceField,
+  packedStringField,
+} from "./packed-resources.js";
 import {
   errorDetailText,
   heartbeatResource,
@@ -32,6 +36,26 @@ export function toDeltaDiscoveryResponse(
   controlPlaneId: string,
 ): DeltaDiscoveryResponse {
   const { ttl, heartbeats = [], aliases, unresolved = [] } = response;
+  if (
+    aliases === undefined &&
+    unresolved.length === 0 &&
+    ttl === undefined &&
+    heartbeats.length === 0
+  ) {
+    // Pre-encoded once for every stream (packed-resources.ts): all but the nonce and removals.
+    const field = DeltaDiscoveryResponseSchema.field;
+    const message = create(DeltaDiscoveryResponseSchema, {
+      nonce: response.nonce,
+      removedResources: [...response.removed],
+    });
+    message.$unknown = [
+      ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
+      ...packedStringField(field.typeUrl.number, response.typeUrl),
+      packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+      ...response.resources.map(packedDeltaResourceField),
+    ];
+    return message;
+  }
   const message = create(DeltaDiscoveryResponseSchema, {
     systemVersionInfo: response.systemVersionInfo,
     typeUrl: response.typeUrl,
@@ -49,9 +73,6 @@ export function toDeltaDiscoveryResponse(
       }),
       ...unresolved.map((name) => create(ResourceSchema, { name, aliases: [name] })),
     ];
-  } else if (ttl === undefined && heartbeats.length === 0) {
-    // Pre-encoded once per resource for every stream (packed-resources.ts).
-    message.$unknown = response.resources.map(packedDeltaResourceField);
   } else {
     message.resources = [
       ...response.resources.map((r) => wrappedResource(r, ttl)),

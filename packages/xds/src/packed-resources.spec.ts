@@ -73,8 +73,29 @@ describe("pre-encoded resources", () => {
     );
     expect(decoded.removedResources).toEqual(["gone"]);
     expect(decoded.nonce).toBe("3");
+    expect([decoded.systemVersionInfo, decoded.typeUrl, decoded.controlPlane?.identifier]).toEqual([
+      "s1",
+      TypeUrl.Cluster,
+      "switchyard@test",
+    ]);
     expect(
       decoded.resources.map((r) => [r.name, r.version, r.resource?.typeUrl, r.resource?.value]),
     ).toEqual(resources.map((r) => [r.name, r.version, r.typeUrl, r.body]));
+  });
+
+  it("an empty version is left out as proto3 leaves it, and each response keeps its own nonce", () => {
+    const response = { typeUrl: TypeUrl.Cluster, versionInfo: "", nonce: "1", resources: [] };
+    const first = toBinary(DiscoveryResponseSchema, toDiscoveryResponse(response, "cp", "packed"));
+    const second = toBinary(
+      DiscoveryResponseSchema,
+      toDiscoveryResponse({ ...response, nonce: "2" }, "cp", "packed"),
+    );
+    const plain = toDiscoveryResponse(response, "cp", "message");
+    expect(equals(DiscoveryResponseSchema, fromBinary(DiscoveryResponseSchema, first), plain)).toBe(
+      true,
+    );
+    // The same fields in another order: no empty version_info field written.
+    expect(first.byteLength).toBe(toBinary(DiscoveryResponseSchema, plain).byteLength);
+    expect(fromBinary(DiscoveryResponseSchema, second).nonce).toBe("2");
   });
 });

@@ -8,7 +8,7 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import { packedAnyField } from "./packed-resources.js";
+import { packedAnyField, packedControlPlaneField, packedStringField } from "./packed-resources.js";
 import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import {
   bodyAny,
@@ -53,6 +53,19 @@ export function toDiscoveryResponse(
 ): DiscoveryResponse {
   const { ttl, heartbeats = [] } = response;
   const wrap = ttl !== undefined || heartbeats.length > 0;
+  if (!wrap && encoding === "packed") {
+    // For the wire only (see packed-resources.ts): everything but the nonce travels as bytes
+    // encoded once for every stream that sends them.
+    const field = DiscoveryResponseSchema.field;
+    const message = create(DiscoveryResponseSchema, { nonce: response.nonce });
+    message.$unknown = [
+      ...packedStringField(field.versionInfo.number, response.versionInfo),
+      ...packedStringField(field.typeUrl.number, response.typeUrl),
+      packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+      ...response.resources.map(packedAnyField),
+    ];
+    return message;
+  }
   const message = create(DiscoveryResponseSchema, {
     versionInfo: response.versionInfo,
     typeUrl: response.typeUrl,
@@ -64,9 +77,6 @@ export function toDiscoveryResponse(
       ...response.resources.map((r) => anyPack(ResourceSchema, wrappedResource(r, ttl))),
       ...heartbeats.map((h) => anyPack(ResourceSchema, heartbeatResource(h, ttl))),
     ];
-  } else if (encoding === "packed") {
-    // For the wire only (see packed-resources.ts): the resources travel as pre-encoded bytes.
-    message.$unknown = response.resources.map(packedAnyField);
   } else {
     message.resources = response.resources.map(bodyAny);
   }

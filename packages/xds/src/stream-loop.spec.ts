@@ -1,12 +1,13 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createHandlerContext } from "@connectrpc/connect";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
 import {
   type DiscoveryRequest,
   DiscoveryRequestSchema,
   type DiscoveryResponse,
+  DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { compile, type ResourceSnapshot, TypeUrl, versionOf } from "@switchyard/snapshot";
 import { clusterSpec, configSpec, endpointSpec } from "@switchyard/snapshot/fixtures";
@@ -100,7 +101,8 @@ function openStream(cache: SnapshotCache) {
     async next(): Promise<DiscoveryResponse> {
       const next = await responses.next();
       if (next.done) throw new Error("the stream ended");
-      return next.value;
+      // As a client reads it: the loop's messages carry pre-encoded fields (packed-resources.ts).
+      return fromBinary(DiscoveryResponseSchema, toBinary(DiscoveryResponseSchema, next.value));
     },
     /** Requests the loop has read from the client so far. */
     get read() {
