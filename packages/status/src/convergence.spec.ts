@@ -78,6 +78,35 @@ describe("ConvergenceTracker", () => {
     expect(report?.pending).toEqual([]);
   });
 
+  it("only a node's answers re-evaluate it: a response sent to it reads none of its state", () => {
+    const clock = trackerWithClock();
+    let reads = 0;
+    const convergence = new ConvergenceTracker({
+      nodes: {
+        ledgers: (nodeId) => {
+          reads += 1;
+          return clock.tracker.ledgers(nodeId);
+        },
+        statusOf: (ledger) => clock.tracker.statusOf(ledger),
+      },
+    });
+    clock.tracker.subscribe((change) => convergence.onChange(change));
+    const s = streamOf(clock.tracker, 1, nodeLike("envoy-1"));
+    s.request(CDS);
+    convergence.publish({
+      version: "cfg-2",
+      publishedAt: clock.now(),
+      targets: ["envoy-1"],
+      holds: holdsExactly((_node, typeUrl) => EXPECTED.get(typeUrl)),
+    });
+    const before = reads;
+    s.respond(CDS, "c2", "n1", { a: "a2" });
+    expect(reads).toBe(before);
+    s.ack(CDS, "c2");
+    expect(reads).toBeGreaterThan(before);
+    expect(convergence.report("cfg-2")?.converged.map((c) => c.nodeId)).toEqual(["envoy-1"]);
+  });
+
   it("a node converges only when every type it requested is ACKed at the version", () => {
     const w = world();
     const s = connectOnOldConfig(w, 1, "envoy-1");

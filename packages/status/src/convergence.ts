@@ -121,7 +121,12 @@ export class ConvergenceTracker {
     for (const nodeId of state.targets.keys()) this.#evaluate(state, nodeId);
   }
 
+  /**
+   * Re-evaluates the node of `change`, unless all that changed is a response sent to it: a node
+   * converges or NACKs by what it answers (what it holds and its NACKs), never by what it is sent.
+   */
   onChange(change: StatusChange): void {
+    if (change.sent === true) return;
     this.observe(change.nodeId);
   }
 

@@ -563,7 +563,7 @@ describe("NodeStatusTracker", () => {
     expect(tracker.events(4).map((e) => e.seq)).toEqual([5]);
   });
 
-  it("feeds each change with the node id, and the type when one type changed", () => {
+  it("feeds each change with the node id, the type when one type changed, and whether it was only a response sent", () => {
     const { tracker } = trackerWithClock();
     const changes: StatusChange[] = [];
     const stop = tracker.subscribe((c) => changes.push(c));
@@ -576,7 +576,7 @@ describe("NodeStatusTracker", () => {
     expect(changes).toEqual([
       { nodeId: "envoy-1", typeUrl: undefined },
       { nodeId: "envoy-1", typeUrl: CDS },
-      { nodeId: "envoy-1", typeUrl: CDS },
+      { nodeId: "envoy-1", typeUrl: CDS, sent: true },
       { nodeId: "envoy-1", typeUrl: CDS },
     ]);
   });

@@ -339,7 +339,7 @@ export class NodeStatusTracker implements XdsCallbacks {
     stream.lastSent.set(event.typeUrl, sent);
     const ledger = node.types.get(event.typeUrl) ?? NO_LEDGER(event.typeUrl);
     node.types.set(event.typeUrl, { ...ledger, sent });
-    this.#changed(stream.info.nodeId, event.typeUrl);
+    this.#changed(stream.info.nodeId, event.typeUrl, true);
   }
 
   onHeldBack(event: { readonly streamId: number; readonly heldBack: readonly HeldBack[] }): void {
@@ -503,8 +503,9 @@ export class NodeStatusTracker implements XdsCallbacks {
     return set;
   }
 
-  #changed(nodeId: string, typeUrl: string | undefined): void {
-    const change: StatusChange = { nodeId, typeUrl };
+  #changed(nodeId: string, typeUrl: string | undefined, sent?: true): void {
+    const change: StatusChange =
+      sent === undefined ? { nodeId, typeUrl } : { nodeId, typeUrl, sent };
     for (const listener of this.#listeners) {
       try {
         listener(change);

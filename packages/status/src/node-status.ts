@@ -230,4 +230,9 @@ type NackFields = Pick<NackRecord, "errorDetail" | "rejectedVersion" | "nonce" |
 export interface StatusChange {
   readonly nodeId: string;
   readonly typeUrl: string | undefined;
+  /**
+   * True when all that changed is a response sent to the node: what it holds and how it last
+   * answered are as they were (convergence need not look again).
+   */
+  readonly sent?: true;
 }
