@@ -154,6 +154,7 @@ export {
   heldAfter,
   heldVersion,
   NOTHING_HELD,
+  resourcesVersion,
 } from "./serving/held-maps.js";
 export { rejectedNames } from "./serving/nack-attribution.js";
 export {

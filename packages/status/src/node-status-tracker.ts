@@ -74,8 +74,8 @@ export interface ResponseEvent {
   readonly nonce: string;
   readonly resourceNames: readonly string[];
   /**
-   * The version of each resource the response carried. Not sent by the transports yet: without
-   * it the held resources are known by name only (`AckedState.resourceVersionsKnown` false).
+   * The version of each resource the response carried (the xDS transports send them; without
+   * them the held resources are known by name only: `AckedState.resourceVersionsKnown` false).
    */
   readonly resources?: readonly { readonly name: string; readonly version: string }[];
   /** Delta `removed_resources`. Not sent by the transports yet: without it removals are missed. */
@@ -627,6 +627,25 @@ function sentResources(
   names: readonly string[],
   resources: ResponseEvent["resources"],
 ): readonly HeldResource[] {
+  // The transports share a response's lists among the streams that send the same (stream-loop.ts):
+  // found by identity, with no key spelled out, when the names are its resources' (no heartbeats).
+  const byList = resources !== undefined && sameNames(names, resources);
+  if (byList) {
+    const known = sentByList.get(resources);
+    if (known !== undefined) return known;
+  }
+  const list = sentByContent(names, resources);
+  if (byList) sentByList.set(resources, list);
+  return list;
+}
+
+/** A transport's list of a response's resources → the shared list of what it carried. */
+const sentByList = new WeakMap<object, readonly HeldResource[]>();
+
+function sentByContent(
+  names: readonly string[],
+  resources: ResponseEvent["resources"],
+): readonly HeldResource[] {
   const versions = new Map(resources?.map((r) => [r.name, r.version]));
   let key = "";
   for (const name of names) key += `${name}\u0001${versions.get(name) ?? "\u0002"}\u0000`;
@@ -640,6 +659,12 @@ function sentResources(
   sentLists.set(key, list);
   if (sentLists.size > SENT_KEPT) sentLists.delete(sentLists.keys().next().value as string);
   return list;
+}
+
+function sameNames(names: readonly string[], resources: readonly HeldResource[]): boolean {
+  if (names.length !== resources.length) return false;
+  for (let i = 0; i < names.length; i++) if (names[i] !== resources[i]?.name) return false;
+  return true;
 }
 
 /** Whether every version in a held map is known, remembered per (shared, unaltered) map. */

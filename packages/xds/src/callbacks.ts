@@ -39,7 +39,10 @@ export interface XdsCallbacks {
     typeUrl: string;
     versionInfo: string;
     nonce: string;
-    /** Every resource named in the response, heartbeats included. */
+    /**
+     * Every resource named in the response, heartbeats included. This list and `resources` are
+     * shared by the streams that send the same resources, and never altered.
+     */
     resourceNames: readonly string[];
     /** The resources the response carries, each with its version (not heartbeats). */
     resources: readonly { readonly name: string; readonly version: string }[];

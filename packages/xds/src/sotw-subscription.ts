@@ -2,6 +2,7 @@ import {
   heldAfter,
   heldVersion,
   isFullStateType,
+  resourcesVersion,
   versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
@@ -156,7 +157,13 @@ export class SotwSubscription {
     const changed = resources.length > 0 || removed.length > 0 || missing.length > 0;
     // The first response is always sent: a client learns that there is nothing only from it.
     if (!changed && this.core.lastVersion !== undefined) return undefined;
-    return { versionInfo: versionOf(content.map((r) => [r.name, r.version])), resources: content };
+    // All of the type (a wildcard subscription): the version of the snapshot's map, computed once
+    // for every node sent it.
+    const versionInfo =
+      content.length === offer.basis.size
+        ? resourcesVersion(offer.basis)
+        : versionOf(content.map((r) => [r.name, r.version]));
+    return { versionInfo, resources: content };
   }
 
   /**

@@ -261,6 +261,43 @@ function clip(text: string, max: number): string {
     : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
+/** A response's resources as onResponse reports them, per list of resources (plans are shared). */
+const reportedLists = new WeakMap<
+  readonly XdsResource[],
+  {
+    readonly resourceNames: readonly string[];
+    readonly resources: readonly { readonly name: string; readonly version: string }[];
+  }
+>();
+
+/**
+ * The names and versions onResponse reports of a response: one pair of lists for every stream
+ * that sends the same list of resources (a fleet's push sends thousands the same), not two new
+ * lists per stream; with heartbeats, lists of its own.
+ */
+function reported(
+  resources: readonly XdsResource[],
+  heartbeats: readonly { readonly name: string }[] | undefined,
+) {
+  const named = () => ({
+    resourceNames: resources.map((r) => r.name),
+    resources: resources.map((r) => ({ name: r.name, version: r.version })),
+  });
+  if (heartbeats !== undefined && heartbeats.length > 0) {
+    const lists = named();
+    return {
+      resourceNames: [...lists.resourceNames, ...heartbeats.map((h) => h.name)],
+      resources: lists.resources,
+    };
+  }
+  let lists = reportedLists.get(resources);
+  if (lists === undefined) {
+    lists = named();
+    reportedLists.set(resources, lists);
+  }
+  return lists;
+}
+
 /**
  * The longest `type_url` and `node.id` a stream accepts, in UTF-8 bytes: far longer than any real
  * one, and short enough for what keeps node status to index them (a Postgres btree key holds at
@@ -507,11 +544,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
           typeUrl: response.typeUrl,
           versionInfo: protocol.versionOf(response),
           nonce: response.nonce,
-          resourceNames: [
-            ...response.resources.map((r) => r.name),
-            ...(response.heartbeats ?? []).map((h) => h.name),
-          ],
-          resources: response.resources.map((r) => ({ name: r.name, version: r.version })),
+          ...reported(response.resources, response.heartbeats),
           ...(response.removed ? { removed: response.removed } : {}),
         });
         yield protocol.toWire(response);

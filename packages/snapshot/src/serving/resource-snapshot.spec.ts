@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { registry } from "@switchyard/proto";
 import { createTestCa } from "@switchyard/testing";
 import { describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import {
   validationSecretSpec,
 } from "../fixtures.js";
 import type { ConfigSpec } from "../model.js";
-import { type ResourceSnapshot, TYPE_ORDER, TypeUrl } from "./resource-snapshot.js";
+import { type ResourceSnapshot, TYPE_ORDER, TypeUrl, versionOf } from "./resource-snapshot.js";
 
 function snapshotOf(spec: ConfigSpec): ResourceSnapshot {
   const snapshot = compile(spec).groups[0]?.snapshot;
@@ -85,5 +86,34 @@ describe("TypeUrl", () => {
       const typeName = url.slice("type.googleapis.com/".length);
       expect(registry.getMessage(typeName)?.typeName, url).toBe(typeName);
     }
+  });
+});
+
+describe("versionOf", () => {
+  it("is the first 16 hex digits of SHA-256 over each name and version, NUL after each, in name order (what clients that reconnect name)", () => {
+    const hash = createHash("sha256");
+    for (const part of [
+      "a",
+      "\u0000",
+      "v1",
+      "\u0000",
+      "b",
+      "\u0000",
+      "v2",
+      "\u0000",
+      "é",
+      "\u0000",
+      "v3",
+      "\u0000",
+    ])
+      hash.update(part);
+    expect(
+      versionOf([
+        ["é", "v3"],
+        ["b", "v2"],
+        ["a", "v1"],
+      ]),
+    ).toBe(hash.digest("hex").slice(0, 16));
+    expect(versionOf([])).toBe(createHash("sha256").digest("hex").slice(0, 16));
   });
 });

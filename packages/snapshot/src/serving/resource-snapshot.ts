@@ -51,11 +51,13 @@ export function resourceVersion(typeUrl: string, body: Uint8Array): string {
  * and a Delta response's system_version_info.
  */
 export function versionOf(held: Iterable<readonly [string, string]>): string {
-  const hash = createHash("sha256");
+  // Hashed as one string (name NUL version NUL, in name order): the same bytes as updating the
+  // hash part by part, in one call instead of four per resource.
+  let text = "";
   for (const [name, version] of [...held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    hash.update(name).update("\u0000").update(version).update("\u0000");
+    text += `${name}\u0000${version}\u0000`;
   }
-  return hash.digest("hex").slice(0, 16);
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
 /**
