@@ -8,6 +8,7 @@ import {
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
 import {
+  packed,
   packedControlPlaneField,
   packedDeltaResourceField,
   packedStringField,
@@ -44,17 +45,26 @@ export function toDeltaDiscoveryResponse(
   ) {
     // Pre-encoded once for every stream (packed-resources.ts): all but the nonce and removals.
     const field = DeltaDiscoveryResponseSchema.field;
-    const message = create(DeltaDiscoveryResponseSchema, {
-      nonce: response.nonce,
-      removedResources: [...response.removed],
-    });
-    message.$unknown = [
-      ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
-      ...packedStringField(field.typeUrl.number, response.typeUrl),
-      packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-      ...response.resources.map(packedDeltaResourceField),
-    ];
-    return message;
+    return packed(
+      create(DeltaDiscoveryResponseSchema, {
+        nonce: response.nonce,
+        removedResources: [...response.removed],
+      }),
+      [
+        { no: field.nonce.number, value: response.nonce },
+        ...response.removed.map((value) => ({
+          no: field.removedResources.number,
+          value,
+          element: true as const,
+        })),
+      ],
+      [
+        ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
+        ...packedStringField(field.typeUrl.number, response.typeUrl),
+        packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+        ...response.resources.map(packedDeltaResourceField),
+      ],
+    );
   }
   const message = create(DeltaDiscoveryResponseSchema, {
     systemVersionInfo: response.systemVersionInfo,

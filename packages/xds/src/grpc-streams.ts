@@ -62,6 +62,12 @@ export interface GrpcStreamOptions {
   readonly readMaxBytes: number;
   /** Responses this large or larger are compressed when the client accepts it. */
   readonly compressMinBytes?: number;
+  /**
+   * A response framed whole by the caller, in one buffer: exactly the bytes serializing and then
+   * framing it would give, or undefined to have it serialized here. Not asked when responses are
+   * compressed.
+   */
+  readonly frame?: (message: unknown) => Uint8Array | undefined;
 }
 
 /** What a bidirectional method's implementation is: requests in, responses out. */
@@ -167,6 +173,7 @@ export function grpcStreamHandler<I, O>(
         serialize: (message) => serializer.serialize(message as never),
         compression: compression.response,
         compressMinBytes,
+        frame: (type.binary && compression.response === null && options.frame) || noFrame,
       }),
       header: context.responseHeader,
       trailer: context.responseTrailer,
@@ -182,6 +189,27 @@ export function grpcStreamHandler<I, O>(
   });
 }
 
+/** How responses go on the wire. */
+interface Wire<O> {
+  serialize(message: O): Uint8Array;
+  compression: Compression | null;
+  compressMinBytes: number;
+  frame(message: O): Uint8Array | undefined;
+}
+
+const noFrame = () => undefined;
+
+/** A response serialized, compressed when worth it, and framed. */
+async function envelope<O>(message: O, wire: Wire<O>): Promise<Uint8Array> {
+  let data = wire.serialize(message);
+  let flags = 0;
+  if (wire.compression !== null && data.byteLength >= wire.compressMinBytes) {
+    data = await wire.compression.compress(data);
+    flags = compressedFlag;
+  }
+  return encodeEnvelope(flags, data);
+}
+
 /**
  * The response body: each response serialized, compressed when worth it, and framed. An error of
  * the implementation ends the stream with its status in the trailers (an error that is not a
@@ -192,11 +220,7 @@ export function grpcStreamHandler<I, O>(
 async function* frames<O>(
   responses: AsyncIterator<O>,
   context: HandlerContext & { abort(reason?: unknown): void },
-  wire: {
-    serialize(message: O): Uint8Array;
-    compression: Compression | null;
-    compressMinBytes: number;
-  },
+  wire: Wire<O>,
 ): AsyncGenerator<Uint8Array> {
   let failure: unknown;
   let finished = false;
@@ -206,13 +230,7 @@ async function* frames<O>(
       try {
         const next = await responses.next();
         if (next.done === true) break;
-        let data = wire.serialize(next.value);
-        let flags = 0;
-        if (wire.compression !== null && data.byteLength >= wire.compressMinBytes) {
-          data = await wire.compression.compress(data);
-          flags = compressedFlag;
-        }
-        frame = encodeEnvelope(flags, data);
+        frame = wire.frame(next.value) ?? (await envelope(next.value, wire));
       } catch (error) {
         failure = error;
         break;

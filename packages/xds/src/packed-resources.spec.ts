@@ -1,4 +1,5 @@
 import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { encodeEnvelope } from "@connectrpc/connect/protocol";
 import {
   DeltaDiscoveryResponseSchema,
   DiscoveryResponseSchema,
@@ -13,6 +14,7 @@ import {
 import { createTestCa } from "@switchyard/testing";
 import { describe, expect, it } from "vitest";
 import { toDeltaDiscoveryResponse } from "./delta-transport.js";
+import { packedFrame } from "./packed-resources.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
 
 const large = largeConfigSpec(20, 40);
@@ -97,5 +99,59 @@ describe("pre-encoded resources", () => {
     // The same fields in another order: no empty version_info field written.
     expect(first.byteLength).toBe(toBinary(DiscoveryResponseSchema, plain).byteLength);
     expect(fromBinary(DiscoveryResponseSchema, second).nonce).toBe("2");
+  });
+
+  describe("framed in one buffer", () => {
+    const framedAsConnect = (schema: Parameters<typeof toBinary>[0], message: never) =>
+      encodeEnvelope(0, toBinary(schema, message));
+
+    it.each(Object.values(TypeUrl))(
+      "a SotW response of %s is the bytes of serializing and framing it",
+      (typeUrl) => {
+        const message = toDiscoveryResponse(
+          {
+            typeUrl,
+            versionInfo: "v1",
+            nonce: "17",
+            resources: [...snapshot.resources(typeUrl).values()],
+          },
+          "switchyard@test",
+          "packed",
+        );
+        expect(Buffer.from(packedFrame(message) ?? [])).toEqual(
+          Buffer.from(framedAsConnect(DiscoveryResponseSchema, message as never)),
+        );
+      },
+    );
+
+    it.each([
+      ["no removals", []],
+      ["removals, one empty, one not ASCII", ["gone", "", "ünïcødé-🚀", "lone \ud800 surrogate"]],
+    ])("a Delta response with %s is the bytes of serializing and framing it", (_, removed) => {
+      const message = toDeltaDiscoveryResponse(
+        {
+          typeUrl: TypeUrl.Cluster,
+          systemVersionInfo: "",
+          nonce: "300",
+          resources: [...snapshot.resources(TypeUrl.Cluster).values()],
+          removed,
+        },
+        "switchyard@test",
+      );
+      expect(Buffer.from(packedFrame(message) ?? [])).toEqual(
+        Buffer.from(framedAsConnect(DeltaDiscoveryResponseSchema, message as never)),
+      );
+    });
+
+    it("a response not built packed (with TTLs, or for REST) is left to the serializer", () => {
+      const resources = [...snapshot.resources(TypeUrl.Cluster).values()];
+      const plain = { typeUrl: TypeUrl.Cluster, versionInfo: "v", nonce: "1", resources };
+      expect(packedFrame(toDiscoveryResponse(plain, "cp", "message"))).toBeUndefined();
+      expect(
+        packedFrame(
+          toDiscoveryResponse({ ...plain, ttl: { ttlMs: 1000 } } as never, "cp", "packed"),
+        ),
+      ).toBeUndefined();
+    });
   });
 });

@@ -103,3 +103,96 @@ export function packedControlPlaneField(no: number, identifier: string): Unknown
     ),
   };
 }
+
+/** What a packed response is made of, to frame it in one buffer (packedFrame). */
+interface PackedParts {
+  /**
+   * Its own string fields (the nonce; Delta's removed names, each an element of a repeated field,
+   * written even when empty), in field-number order.
+   */
+  readonly strings: readonly PackedString[];
+  /** Everything else, pre-encoded, in the order toBinary writes its unknown fields. */
+  readonly fields: readonly UnknownField[];
+}
+
+export interface PackedString {
+  readonly no: number;
+  readonly value: string;
+  readonly element?: true;
+}
+
+const packedParts = new WeakMap<object, PackedParts>();
+
+/**
+ * `message` (whose set fields are exactly `strings`) with `fields` as its pre-encoded fields, and
+ * known to packedFrame. The message is the wire form of one response: not altered afterwards.
+ */
+export function packed<T extends { $unknown?: UnknownField[] | undefined }>(
+  message: T,
+  strings: readonly PackedString[],
+  fields: UnknownField[],
+): T {
+  message.$unknown = fields;
+  packedParts.set(message, { strings, fields });
+  return message;
+}
+
+/** The bytes of `value` as a protobuf varint (values below 2^32). */
+function varintBytes(value: number): number {
+  let bytes = 1;
+  for (let v = value >>> 7; v > 0; v >>>= 7) bytes += 1;
+  return bytes;
+}
+
+function writeVarint(buffer: Buffer, at: number, value: number): number {
+  let offset = at;
+  let v = value >>> 0;
+  while (v > 0x7f) {
+    buffer[offset++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buffer[offset++] = v;
+  return offset;
+}
+
+/** gRPC's length-prefixed message header: a flags byte (0: not compressed), a 32-bit length. */
+const ENVELOPE_HEADER_BYTES = 5;
+
+/**
+ * A packed response framed for gRPC in one buffer: the envelope header and the message, the
+ * same bytes as framing `toBinary` of it (packed-resources.spec.ts), without the message's own
+ * buffer and the frame's copy of it; each resource's bytes are copied once, into the frame.
+ * Undefined for any other message.
+ */
+export function packedFrame(message: unknown): Uint8Array | undefined {
+  const parts = typeof message === "object" && message !== null && packedParts.get(message);
+  if (!parts) return undefined;
+  // proto3 writes no empty singular string; a repeated field's empty element it does.
+  const strings = parts.strings
+    .filter(({ value, element }) => value !== "" || element === true)
+    .map(({ no, value }) => ({
+      tag: (no << 3) | WireType.LengthDelimited,
+      value,
+      bytes: Buffer.byteLength(value, "utf8"),
+    }));
+  let length = 0;
+  for (const { tag, bytes } of strings) length += varintBytes(tag) + varintBytes(bytes) + bytes;
+  for (const { no, wireType, data } of parts.fields) {
+    length += varintBytes((no << 3) | wireType) + data.byteLength;
+  }
+  const frame = Buffer.allocUnsafe(ENVELOPE_HEADER_BYTES + length);
+  frame[0] = 0;
+  frame.writeUInt32BE(length, 1);
+  let offset = ENVELOPE_HEADER_BYTES;
+  for (const { tag, value, bytes } of strings) {
+    offset = writeVarint(frame, offset, tag);
+    offset = writeVarint(frame, offset, bytes);
+    offset += frame.write(value, offset, "utf8");
+  }
+  for (const { no, wireType, data } of parts.fields) {
+    offset = writeVarint(frame, offset, (no << 3) | wireType);
+    frame.set(data, offset);
+    offset += data.byteLength;
+  }
+  return frame;
+}

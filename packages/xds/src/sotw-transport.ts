@@ -8,7 +8,12 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import { packedAnyField, packedControlPlaneField, packedStringField } from "./packed-resources.js";
+import {
+  packed,
+  packedAnyField,
+  packedControlPlaneField,
+  packedStringField,
+} from "./packed-resources.js";
 import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import {
   bodyAny,
@@ -57,14 +62,16 @@ export function toDiscoveryResponse(
     // For the wire only (see packed-resources.ts): everything but the nonce travels as bytes
     // encoded once for every stream that sends them.
     const field = DiscoveryResponseSchema.field;
-    const message = create(DiscoveryResponseSchema, { nonce: response.nonce });
-    message.$unknown = [
-      ...packedStringField(field.versionInfo.number, response.versionInfo),
-      ...packedStringField(field.typeUrl.number, response.typeUrl),
-      packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-      ...response.resources.map(packedAnyField),
-    ];
-    return message;
+    return packed(
+      create(DiscoveryResponseSchema, { nonce: response.nonce }),
+      [{ no: field.nonce.number, value: response.nonce }],
+      [
+        ...packedStringField(field.versionInfo.number, response.versionInfo),
+        ...packedStringField(field.typeUrl.number, response.typeUrl),
+        packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+        ...response.resources.map(packedAnyField),
+      ],
+    );
   }
   const message = create(DiscoveryResponseSchema, {
     versionInfo: response.versionInfo,

@@ -33,6 +33,7 @@ import {
 import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import { type DeltaStreamOptions, serveDeltaStream } from "./delta-transport.js";
 import { type GrpcStreamOptions, registerStreams } from "./grpc-streams.js";
+import { packedFrame } from "./packed-resources.js";
 import {
   createRestHandler,
   type HttpRequest,
@@ -186,6 +187,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const streams: GrpcStreamOptions = {
     acceptCompression: options.compression === true ? [compressionGzip] : [],
     readMaxBytes: MAX_REQUEST_BYTES,
+    frame: packedFrame,
   };
   return (router: ConnectRouter) => {
     // Each stream's messages go through grpc-streams.ts; unary methods through Connect's handler.
