@@ -563,6 +563,26 @@ describe("NodeStatusTracker", () => {
     expect(tracker.events(4).map((e) => e.seq)).toEqual([5]);
   });
 
+  it("a node's status for some types has just those types' views, as the whole status has them", () => {
+    const { tracker } = trackerWithClock();
+    const s = streamOf(tracker, 1, nodeLike("envoy-1"));
+    s.request(CDS);
+    s.request(LDS);
+    s.request(RDS, ["routes"]);
+    s.respond(CDS, "v1", "n1", { a: "a1" });
+    s.ack(CDS, "v1");
+    s.respond(RDS, "r1", "n2", { routes: "r1" });
+    const whole = tracker.node("envoy-1");
+    const some = tracker.node(
+      "envoy-1",
+      undefined,
+      new Set([RDS, CDS, "type.googleapis.com/unknown"]),
+    );
+    expect(some?.types.map((t) => t.typeUrl)).toEqual([CDS, RDS]);
+    expect(some?.types).toEqual(whole?.types.filter((t) => t.typeUrl !== LDS));
+    expect(some?.identity).toBe(whole?.identity);
+  });
+
   it("feeds each change with the node id, the type when one type changed, and whether it was only a response sent", () => {
     const { tracker } = trackerWithClock();
     const changes: StatusChange[] = [];

@@ -401,11 +401,22 @@ export class NodeStatusTracker implements XdsCallbacks {
 
   // --- Reading --------------------------------------------------------------------------------
 
-  /** The node's status with each type's status as of `at` (default now); undefined if unknown. */
-  node(nodeId: string, at: number = this.#now()): NodeStatus | undefined {
+  /**
+   * The node's status with each type's status as of `at` (default now); undefined if unknown.
+   * With `only`, just those types' (the status writer writes the types that changed).
+   */
+  node(
+    nodeId: string,
+    at: number = this.#now(),
+    only?: ReadonlySet<string>,
+  ): NodeStatus | undefined {
     const node = this.#nodes.get(nodeId);
     if (node === undefined) return undefined;
-    const types = [...node.types.values()]
+    const ledgers =
+      only === undefined
+        ? [...node.types.values()]
+        : [...only].flatMap((typeUrl) => node.types.get(typeUrl) ?? []);
+    const types = ledgers
       .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
       .map((ledger): TypeView => ({ ...ledger, status: this.statusOf(ledger, at) }));
     return { identity: node.identity, connection: node.connection, types };

@@ -180,13 +180,12 @@ export class StatusWriter {
     const types: TypeRow[] = [];
     const heldSets = new Map<string, HeldSetRow>();
     for (const [nodeId, changed] of dirty) {
-      const status = this.#tracker.node(nodeId, at);
+      const status = this.#tracker.node(nodeId, at, changed.types);
       if (status === undefined) continue;
       // A type's change also moves its node's updatedAt, which the console filters on.
       if (changed.node) nodes.push(nodeRow(status, at));
       else touched.push(nodeId);
       for (const view of status.types) {
-        if (!changed.types.has(view.typeUrl)) continue;
         const held = this.#heldSets.of(view.typeUrl, view.acked);
         if (held !== undefined) heldSets.set(held.key, held);
         const requested = this.#heldSets.requestedOf(view.requested);
