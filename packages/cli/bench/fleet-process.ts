@@ -49,6 +49,8 @@ type Reply = {
 
 /** The fleet as the benchmark sees it, running in a child process. */
 export interface RemoteFleet {
+  /** The fleet's process (its CPU is the load generator's). */
+  readonly pid: number;
   /** Resolves once every node holds exactly `counts[typeUrl]` resources of each type. */
   holding(counts: Record<string, number>, timeoutMs?: number): Promise<void>;
   stats(): Promise<FleetStats>;
@@ -80,6 +82,7 @@ export function forkFleet(options: FleetOptions): RemoteFleet {
       child.send({ id, ...command } satisfies Request);
     });
   return {
+    pid: child.pid ?? 0,
     holding: async (counts, timeoutMs = 300_000) => {
       await call({ t: "holding", counts, timeoutMs });
     },

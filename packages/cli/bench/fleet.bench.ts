@@ -55,6 +55,12 @@ export interface ConvergencePoint {
   readonly residentBytes: number;
   /** How long the nodes added for this count took to hold the whole config (ms). */
   readonly connectMs: number;
+  /**
+   * CPU seconds spent meanwhile by the server and by the load generator (every fleet process):
+   * on this machine they share two cores, so a server that makes the simulated proxies work
+   * harder connects slower for it.
+   */
+  readonly connectCpu: { readonly server: number; readonly fleet: number };
   /** How long the `Publish` call itself took to answer, every round pooled (ms). */
   readonly publishMs: Percentiles;
 }
@@ -94,6 +100,8 @@ async function convergence(
     for (const count of NODE_COUNTS) {
       const adding = count - connected;
       const start = epochNow();
+      const serverCpuBefore = cpuSeconds(target.pid);
+      const fleetCpuBefore = fleets.map((fleet) => cpuSeconds(fleet.pid));
       for (const variant of ["sotw", "delta"] as const satisfies readonly FleetVariant[])
         fleets.push(
           forkFleet({
@@ -115,6 +123,13 @@ async function convergence(
         ),
       );
       const connectMs = epochNow() - start;
+      const connectCpu = {
+        server: cpuSeconds(target.pid) - serverCpuBefore,
+        fleet: fleets.reduce(
+          (sum, fleet, i) => sum + cpuSeconds(fleet.pid) - (fleetCpuBefore[i] ?? 0),
+          0,
+        ),
+      };
       connected = count;
       await settled(target.pid);
       const resident = residentBytes(target.pid);
@@ -143,6 +158,7 @@ async function convergence(
         cpuPerChange: percentiles(cpu).p50,
         residentBytes: resident,
         connectMs,
+        connectCpu,
         publishMs: percentiles(publishes),
       });
     }
@@ -355,6 +371,12 @@ export async function fleetBench(): Promise<FleetResults> {
       value: point.connectMs / 1000,
       unit: "s",
       note: `floor ${((base?.connectMs ?? 0) / 1000).toFixed(1)} s, ×${(point.connectMs / (base?.connectMs ?? Number.NaN)).toFixed(1)} (target ≤ ×1.2)`,
+    });
+    figures.push({
+      name: `${n} nodes connecting: CPU of the server / of the load generator`,
+      value: point.connectCpu.server,
+      unit: "s",
+      note: `load generator ${point.connectCpu.fleet.toFixed(1)} s; against the floor: ${(base?.connectCpu.server ?? 0).toFixed(1)} s / ${(base?.connectCpu.fleet ?? 0).toFixed(1)} s`,
     });
   }
   figures.push({
