@@ -1,6 +1,7 @@
 /**
  * The config commands: apply, get, delete, diff, publish, history, rollback, discard and export
- * of the draft's and published versions' objects. How they print is in output.ts.
+ * of the draft's and published versions' objects. How they print is in output.ts. One file, at
+ * about 450 lines, because the nine share one shape (read the flags, call ConfigService, print).
  */
 import * as path from "node:path";
 import { toJson } from "@bufbuild/protobuf";

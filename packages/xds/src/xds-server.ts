@@ -9,7 +9,8 @@ import * as http from "node:http";
 import * as http2 from "node:http2";
 import * as net from "node:net";
 import type * as tls from "node:tls";
-import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
+import type { DescService } from "@bufbuild/protobuf";
+import { type ConnectRouter, createContextValues, type ServiceImpl } from "@connectrpc/connect";
 import { compressionGzip, connectNodeAdapter } from "@connectrpc/connect-node";
 import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
@@ -191,80 +192,42 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   };
   return (router: ConnectRouter) => {
     // Each stream's messages go through grpc-streams.ts; unary methods through Connect's handler.
-    registerStreams(
-      router,
-      AggregatedDiscoveryService,
-      {
-        streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
-        deltaAggregatedResources: (requests, context) =>
-          serveDeltaStream(requests, context, deltaAds),
-      },
-      streams,
-    );
-    registerStreams(
-      router,
-      ClusterDiscoveryService,
-      {
-        streamClusters: (requests, context) => serveSotwStream(requests, context, cds),
-        deltaClusters: (requests, context) => serveDeltaStream(requests, context, deltaCds),
-      },
-      streams,
-    );
-    registerStreams(
-      router,
-      EndpointDiscoveryService,
-      {
-        streamEndpoints: (requests, context) => serveSotwStream(requests, context, eds),
-        deltaEndpoints: (requests, context) => serveDeltaStream(requests, context, deltaEds),
-      },
-      streams,
-    );
-    registerStreams(
-      router,
-      ListenerDiscoveryService,
-      {
-        streamListeners: (requests, context) => serveSotwStream(requests, context, lds),
-        deltaListeners: (requests, context) => serveDeltaStream(requests, context, deltaLds),
-      },
-      streams,
-    );
-    registerStreams(
-      router,
-      RouteDiscoveryService,
-      {
-        streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
-        deltaRoutes: (requests, context) => serveDeltaStream(requests, context, deltaRds),
-      },
-      streams,
-    );
-    registerStreams(
-      router,
-      RuntimeDiscoveryService,
-      {
-        streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
-        deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
-      },
-      streams,
-    );
-    registerStreams(
-      router,
-      SecretDiscoveryService,
-      {
-        streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
-        deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
-      },
-      streams,
-    );
+    const service = <S extends DescService>(desc: S, impl: Partial<ServiceImpl<S>>) =>
+      registerStreams(router, desc, impl, streams);
+    service(AggregatedDiscoveryService, {
+      streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
+      deltaAggregatedResources: (requests, context) =>
+        serveDeltaStream(requests, context, deltaAds),
+    });
+    service(ClusterDiscoveryService, {
+      streamClusters: (requests, context) => serveSotwStream(requests, context, cds),
+      deltaClusters: (requests, context) => serveDeltaStream(requests, context, deltaCds),
+    });
+    service(EndpointDiscoveryService, {
+      streamEndpoints: (requests, context) => serveSotwStream(requests, context, eds),
+      deltaEndpoints: (requests, context) => serveDeltaStream(requests, context, deltaEds),
+    });
+    service(ListenerDiscoveryService, {
+      streamListeners: (requests, context) => serveSotwStream(requests, context, lds),
+      deltaListeners: (requests, context) => serveDeltaStream(requests, context, deltaLds),
+    });
+    service(RouteDiscoveryService, {
+      streamRoutes: (requests, context) => serveSotwStream(requests, context, rds),
+      deltaRoutes: (requests, context) => serveDeltaStream(requests, context, deltaRds),
+    });
+    service(RuntimeDiscoveryService, {
+      streamRuntime: (requests, context) => serveSotwStream(requests, context, rtds),
+      deltaRuntime: (requests, context) => serveDeltaStream(requests, context, deltaRtds),
+    });
+    service(SecretDiscoveryService, {
+      streamSecrets: (requests, context) => serveSotwStream(requests, context, sds),
+      deltaSecrets: (requests, context) => serveDeltaStream(requests, context, deltaSds),
+    });
     // VHDS is Delta only: the service has no SotW method (xDS protocol, "RPC Services and
     // Methods for Each Variant").
-    registerStreams(
-      router,
-      VirtualHostDiscoveryService,
-      {
-        deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
-      },
-      streams,
-    );
+    service(VirtualHostDiscoveryService, {
+      deltaVirtualHosts: (requests, context) => serveDeltaStream(requests, context, deltaVhds),
+    });
     for (const register of options.services ?? []) register(router);
   };
 }
