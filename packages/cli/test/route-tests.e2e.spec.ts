@@ -143,4 +143,39 @@ describe("route tests that gate publishing", () => {
       failures: [{ test: "checkout-pins", case: "orders go to v2" }],
     });
   });
+
+  it("stored cases are capped, 2,000 a team and 10,000 in all: a put past either is refused saying so, and stores nothing", async () => {
+    const many = (count: number) =>
+      `tests:\n${Array.from(
+        { length: count },
+        (_, i) =>
+          `- test_name: pin ${i}\n  input: { authority: api.example.com, path: /v2/orders, method: GET }\n  validate: { cluster_name: api-v2 }\n`,
+      ).join("")}`;
+    const admin = routing(adminToken);
+    const stored = async () => (await admin.listRouteTests({})).tests;
+    const before = await stored();
+    const overTeam = await refusal(
+      routing(memberToken).putRouteTest({ name: "checkout-many", content: many(2_000) }),
+    );
+    expect(overTeam?.code).toBe(Code.ResourceExhausted);
+    expect(overTeam?.rawMessage).toMatch(
+      /^content: team checkout's route tests would hold 2001 cases, more than the 2000 a team may store/,
+    );
+    // Admins' tests count in the total only: fill it to the limit exactly, then one more.
+    const room = 10_000 - before.reduce((n, test) => n + test.cases, 0);
+    await admin.putRouteTest({ name: "bulk-a", content: many(5_000) });
+    await admin.putRouteTest({ name: "bulk-b", content: many(room - 5_000) });
+    const overTotal = await refusal(admin.putRouteTest({ name: "bulk-c", content: many(1) }));
+    expect(overTotal?.code).toBe(Code.ResourceExhausted);
+    expect(overTotal?.rawMessage).toMatch(
+      /^content: the stored route tests would hold 10001 cases, more than the 10000 allowed/,
+    );
+    // Rewriting a stored test counts its new cases, not its old ones as well.
+    await admin.putRouteTest({ name: "bulk-b", content: many(room - 5_000) });
+    expect((await stored()).map((test) => test.name)).toEqual(
+      [...before.map((test) => test.name), "bulk-a", "bulk-b"].sort(),
+    );
+    await admin.deleteRouteTest({ name: "bulk-a" });
+    await admin.deleteRouteTest({ name: "bulk-b" });
+  }, 60_000);
 });

@@ -30,8 +30,61 @@ import { checkedTarget, routeTestProblems, routeTestResultMessage } from "./rout
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
+/**
+ * How many cases may be stored: every case runs inside every publish that touches routing (about
+ * a millisecond each, publish-transaction.ts), so the total bounds what stored tests add to a
+ * publish, and a team's share keeps one team from taking all of it. Admins' tests count in the
+ * total only.
+ */
+export const ROUTE_TEST_CASE_LIMITS = { total: 10_000, perTeam: 2_000 } as const;
+/** Puts of route tests take turns (pg_advisory_xact_lock), so the limits hold against concurrent puts. */
+const ROUTE_TESTS_LOCK = 0x53_57_52_54; // "SWRT"
+
+/** Cases per stored content, so that a put does not parse every stored test again. */
+const casesByContent = new Map<string, number>();
+const CONTENTS_COUNTED = 1_000;
+
+function casesOf(content: string): number {
+  let cases = casesByContent.get(content);
+  if (cases === undefined) {
+    const parsed = parseRouterCheckTests(content);
+    cases = parsed.t === "tests" ? parsed.tests.length : 0;
+    countedCases(content, cases);
+  }
+  return cases;
+}
+
+function countedCases(content: string, cases: number): void {
+  if (casesByContent.size >= CONTENTS_COUNTED) casesByContent.clear();
+  casesByContent.set(content, cases);
+}
+
+/** Refuses a put that would store more cases than ROUTE_TEST_CASE_LIMITS allows. */
+function checkCaseLimits(
+  stored: readonly StoredRouteTest[],
+  put: { readonly name: string; readonly teamId: string | null; readonly cases: number },
+  teamName: string,
+): void {
+  const others = stored.filter((test) => test.name !== put.name);
+  const total = others.reduce((n, test) => n + casesOf(test.content), put.cases);
+  const advice = "every case runs in every publish that touches routing: delete some first";
+  if (total > ROUTE_TEST_CASE_LIMITS.total)
+    throw new ConnectError(
+      `content: the stored route tests would hold ${total} cases, more than the ${ROUTE_TEST_CASE_LIMITS.total} allowed (${advice})`,
+      Code.ResourceExhausted,
+    );
+  if (put.teamId === null) return;
+  const team = others
+    .filter((test) => test.team?.id === put.teamId)
+    .reduce((n, test) => n + casesOf(test.content), put.cases);
+  if (team > ROUTE_TEST_CASE_LIMITS.perTeam)
+    throw new ConnectError(
+      `content: team ${teamName}'s route tests would hold ${team} cases, more than the ${ROUTE_TEST_CASE_LIMITS.perTeam} a team may store (${advice})`,
+      Code.ResourceExhausted,
+    );
+}
+
 function message(test: StoredRouteTest): RouteTest {
-  const parsed = parseRouterCheckTests(test.content);
   return create(RouteTestSchema, {
     name: test.name,
     team: test.team?.name ?? "",
@@ -40,7 +93,7 @@ function message(test: StoredRouteTest): RouteTest {
     routeConfiguration: test.routeConfiguration,
     author: test.author,
     updateTime: timestampFromDate(test.updatedAt),
-    cases: parsed.t === "tests" ? parsed.tests.length : 0,
+    cases: casesOf(test.content),
   });
 }
 
@@ -108,10 +161,17 @@ export function routeTestHandlers(options: {
       const parsed = parseRouterCheckTests(request.content);
       if (parsed.t === "invalid")
         throw routeTestProblems("content", "the route test's cases", parsed.problems);
+      countedCases(request.content, parsed.tests.length);
       const hosts = [...new Set(parsed.tests.map((t) => t.input.authority))];
       const teamId = await authorizeTest(prisma, context, request.name, request.team, hosts);
       const caller = callerOf(context);
       const stored = await prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROUTE_TESTS_LOCK})`;
+        checkCaseLimits(
+          await listRouteTests(tx),
+          { name: request.name, teamId, cases: parsed.tests.length },
+          request.team || (caller.team?.name ?? ""),
+        );
         const written = await putRouteTest(tx, {
           name: request.name,
           teamId,
