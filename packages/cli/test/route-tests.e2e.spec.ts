@@ -93,8 +93,19 @@ describe("route tests that gate publishing", () => {
     );
   });
 
-  it("a publish that breaks a test is refused, naming the test, the request and what differs, and leaves the draft as it was", async () => {
+  it("a publish that breaks a test is refused, naming the test, the request and what differs, and leaves the draft as it was; switchyard diff -f says so before", async () => {
     const api = configClient(harness.baseUrl, [bearer(adminToken)]);
+    // Before: `switchyard diff -f` says the publish would break the test (exit 2, as for any error).
+    const drafted = (await api.diff({})).draftRevision;
+    const dry = await cli(["--server", harness.baseUrl, "diff", "-f", "-"], {
+      env: { SWITCHYARD_TOKEN: adminToken },
+      stdin: edgeConfig("api-v1"),
+    });
+    expect(dry.code).toBe(2);
+    expect(dry.stdout).toContain(
+      'route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders: cluster_name: expected "api-v2", got "api-v1"',
+    );
+    expect((await api.diff({})).draftRevision).toBe(drafted);
     await api.import({ content: edgeConfig("api-v1"), filename: "edge.yaml" });
     const before = (await api.diff({})).draftRevision;
     const refused = await refusal(api.publish({ message: "move v2 to v1" }));

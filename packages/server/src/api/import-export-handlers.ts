@@ -34,6 +34,7 @@ import { type ApiIssue, invalidArgument, issueMessage, translated } from "./erro
 import { importScopeProblem } from "./import-scope.js";
 import { objectChanges, sourceKindOf } from "./object-changes.js";
 import { pruneDeletions, withoutPruned } from "./prune-deletions.js";
+import { routeTestIssues } from "./route-test-gate.js";
 import { valueTextProblem } from "./text-problem.js";
 
 /** Thrown to roll back a dry-run import after its effect was measured. */
@@ -109,17 +110,19 @@ export function importExportHandlers(
         sourceManifest(sourceObjects(result.after)),
       );
       // A dry run also says what a publish of the result would say (switchyard diff -f): its
-      // validation, as publish runs it, secrets opened with the server's key.
-      const validation =
-        request.dryRun && request.validate && changes.length > 0
-          ? validate(result.after, {
-              compiled: compile(result.after, { openSecret: keyring.open }),
-              now: Date.now(),
-            }).issues
-          : [];
+      // validation, as publish runs it, secrets opened with the server's key, and the stored
+      // route tests that would refuse it.
+      const checked = request.dryRun && request.validate && changes.length > 0;
+      const validation = checked
+        ? validate(result.after, {
+            compiled: compile(result.after, { openSecret: keyring.open }),
+            now: Date.now(),
+          }).issues
+        : [];
+      const routeTests = checked ? await routeTestIssues(prisma, changes, result.after) : [];
       return {
         changes: await objectChanges(changes, { before: result.before, after: result.after }),
-        issues: [...imported.issues, ...validation].map(issueMessage),
+        issues: [...imported.issues, ...validation, ...routeTests].map(issueMessage),
       };
     },
 

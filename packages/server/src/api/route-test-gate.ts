@@ -7,10 +7,11 @@
  * how a bad version is undone.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { TransactionClient } from "@switchyard/db";
+import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import type { ConfigSpec, SourceChange } from "@switchyard/snapshot";
 import type { Principal } from "../auth/principal.js";
 import { listRouteTests, type RouteTestRunResult, runRouteTests } from "../store/route-tests.js";
+import type { ApiIssue } from "./errors.js";
 import { refusedText } from "./route-test-messages.js";
 
 /** The kinds whose change can change where a request goes. */
@@ -82,6 +83,33 @@ export function refuseOverrideUnlessAdmin(caller: Principal, override: string): 
     );
 }
 
+/** Whether `changes` can move requests, so that a publish of them runs the route tests. */
+function movesRequests(changes: readonly SourceChange[]): boolean {
+  return changes.some((c) => ROUTING_KINDS.has(c.kind));
+}
+
+/**
+ * What the route tests would say of a publish of `draft` with `changes`, as issues (one error per
+ * failing case, named as the refusal names it): for a dry run, which must say every issue a
+ * publish would raise (Import's dry run, `switchyard diff -f`).
+ */
+export async function routeTestIssues(
+  db: TransactionClient | PrismaClient,
+  changes: readonly SourceChange[],
+  draft: ConfigSpec,
+): Promise<ApiIssue[]> {
+  if (!movesRequests(changes)) return [];
+  const tests = await listRouteTests(db);
+  if (tests.length === 0) return [];
+  return routeTestFailures(runRouteTests(draft, tests)).map((f) => ({
+    severity: "error",
+    code: "route-test-failed",
+    path: "",
+    message: `route test "${f.test}"${f.team ? ` (team ${f.team})` : ""}, case "${f.case}": ${f.request}: ${f.differences.join("; ")}`,
+    hint: "a publish of this would be refused: fix the change or the test (an admin may publish anyway with a reason)",
+  }));
+}
+
 /**
  * Runs the stored route tests on `draft` when `changes` can move requests; throws
  * FailedPrecondition when one fails, unless `override` (an admin's reason) is given: then the
@@ -93,7 +121,7 @@ export async function gateOnRouteTests(
   draft: ConfigSpec,
   override: string,
 ): Promise<RouteTestOverride | undefined> {
-  if (!changes.some((c) => ROUTING_KINDS.has(c.kind))) return undefined;
+  if (!movesRequests(changes)) return undefined;
   const tests = await listRouteTests(tx);
   if (tests.length === 0) return undefined;
   const failures = routeTestFailures(runRouteTests(draft, tests));
