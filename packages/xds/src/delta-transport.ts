@@ -51,14 +51,6 @@ export function toDeltaDiscoveryResponse(
         removedResources: [...response.removed],
       }),
       [
-        { no: field.nonce.number, value: response.nonce },
-        ...response.removed.map((value) => ({
-          no: field.removedResources.number,
-          value,
-          element: true as const,
-        })),
-      ],
-      [
         ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
         ...packedStringField(field.typeUrl.number, response.typeUrl),
         packedControlPlaneField(field.controlPlane.number, controlPlaneId),

@@ -98,7 +98,7 @@ export function registerStreams<S extends DescService>(
 const protocolName = "grpc";
 
 /** Bytes of one gRPC length-prefixed message's header: flags, then a 32-bit big-endian length. */
-const ENVELOPE_HEADER_BYTES = 5;
+export const ENVELOPE_HEADER_BYTES = 5;
 
 /**
  * A bidirectional streaming method served over gRPC (the gRPC over HTTP/2 protocol,

@@ -2,8 +2,17 @@ import { create, toBinary, type UnknownField } from "@bufbuild/protobuf";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
 import { ControlPlaneSchema } from "@switchyard/proto/envoy/config/core/v3/base_pb";
-import { ResourceSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
+import {
+  DeltaDiscoveryResponseSchema,
+  DiscoveryResponseSchema,
+  ResourceSchema,
+} from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import type { XdsResource } from "@switchyard/snapshot";
+import { ENVELOPE_HEADER_BYTES } from "./grpc-streams.js";
+
+/** The nonce's field number: the same in SotW and Delta responses (the spec frames both). */
+const NONCE_FIELD = DiscoveryResponseSchema.field.nonce.number;
+const REMOVED_FIELD = DeltaDiscoveryResponseSchema.field.removedResources.number;
 
 /**
  * Resources encoded once for every stream that sends them. A response's `resources` are written
@@ -104,36 +113,23 @@ export function packedControlPlaneField(no: number, identifier: string): Unknown
   };
 }
 
-/** What a packed response is made of, to frame it in one buffer (packedFrame). */
-interface PackedParts {
-  /**
-   * Its own string fields (the nonce; Delta's removed names, each an element of a repeated field,
-   * written even when empty), in field-number order.
-   */
-  readonly strings: readonly PackedString[];
-  /** Everything else, pre-encoded, in the order toBinary writes its unknown fields. */
-  readonly fields: readonly UnknownField[];
-}
+/** The responses built packed (packed below), by the pre-encoded fields each carries. */
+const packedFields = new WeakMap<object, readonly UnknownField[]>();
 
-export interface PackedString {
-  readonly no: number;
-  readonly value: string;
-  readonly element?: true;
-}
-
-const packedParts = new WeakMap<object, PackedParts>();
+/** A packed response's own fields: its nonce, and a Delta response's removed names. */
+type OwnFields = { readonly nonce: string; readonly removedResources?: readonly string[] };
 
 /**
- * `message` (whose set fields are exactly `strings`) with `fields` as its pre-encoded fields, and
- * known to packedFrame. The message is the wire form of one response: not altered afterwards.
+ * `message`, whose only set fields are its nonce (and a Delta response's removed names), with
+ * `fields` as its pre-encoded fields, and known to packedFrame. The message is the wire form of
+ * one response: not altered afterwards.
  */
-export function packed<T extends { $unknown?: UnknownField[] | undefined }>(
+export function packed<T extends OwnFields & { $unknown?: UnknownField[] | undefined }>(
   message: T,
-  strings: readonly PackedString[],
   fields: UnknownField[],
 ): T {
   message.$unknown = fields;
-  packedParts.set(message, { strings, fields });
+  packedFields.set(message, fields);
   return message;
 }
 
@@ -155,9 +151,6 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
   return offset;
 }
 
-/** gRPC's length-prefixed message header: a flags byte (0: not compressed), a 32-bit length. */
-const ENVELOPE_HEADER_BYTES = 5;
-
 /**
  * A packed response framed for gRPC in one buffer: the envelope header and the message, the
  * same bytes as framing `toBinary` of it (packed-resources.spec.ts), without the message's own
@@ -165,19 +158,22 @@ const ENVELOPE_HEADER_BYTES = 5;
  * Undefined for any other message.
  */
 export function packedFrame(message: unknown): Uint8Array | undefined {
-  const parts = typeof message === "object" && message !== null && packedParts.get(message);
-  if (!parts) return undefined;
-  // proto3 writes no empty singular string; a repeated field's empty element it does.
-  const strings = parts.strings
-    .filter(({ value, element }) => value !== "" || element === true)
-    .map(({ no, value }) => ({
-      tag: (no << 3) | WireType.LengthDelimited,
-      value,
-      bytes: Buffer.byteLength(value, "utf8"),
-    }));
+  const fields = typeof message === "object" && message !== null && packedFields.get(message);
+  if (!fields) return undefined;
+  const own = message as OwnFields;
+  // In field-number order, as toBinary writes known fields: proto3 writes no empty singular
+  // string, but a repeated field's empty element it does.
+  const strings = [
+    ...(own.nonce === "" ? [] : [{ no: NONCE_FIELD, value: own.nonce }]),
+    ...(own.removedResources ?? []).map((value) => ({ no: REMOVED_FIELD, value })),
+  ].map(({ no, value }) => ({
+    tag: (no << 3) | WireType.LengthDelimited,
+    value,
+    bytes: Buffer.byteLength(value, "utf8"),
+  }));
   let length = 0;
   for (const { tag, bytes } of strings) length += varintBytes(tag) + varintBytes(bytes) + bytes;
-  for (const { no, wireType, data } of parts.fields) {
+  for (const { no, wireType, data } of fields) {
     length += varintBytes((no << 3) | wireType) + data.byteLength;
   }
   const frame = Buffer.allocUnsafe(ENVELOPE_HEADER_BYTES + length);
@@ -189,7 +185,7 @@ export function packedFrame(message: unknown): Uint8Array | undefined {
     offset = writeVarint(frame, offset, bytes);
     offset += frame.write(value, offset, "utf8");
   }
-  for (const { no, wireType, data } of parts.fields) {
+  for (const { no, wireType, data } of fields) {
     offset = writeVarint(frame, offset, (no << 3) | wireType);
     frame.set(data, offset);
     offset += data.byteLength;

@@ -62,16 +62,12 @@ export function toDiscoveryResponse(
     // For the wire only (see packed-resources.ts): everything but the nonce travels as bytes
     // encoded once for every stream that sends them.
     const field = DiscoveryResponseSchema.field;
-    return packed(
-      create(DiscoveryResponseSchema, { nonce: response.nonce }),
-      [{ no: field.nonce.number, value: response.nonce }],
-      [
-        ...packedStringField(field.versionInfo.number, response.versionInfo),
-        ...packedStringField(field.typeUrl.number, response.typeUrl),
-        packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-        ...response.resources.map(packedAnyField),
-      ],
-    );
+    return packed(create(DiscoveryResponseSchema, { nonce: response.nonce }), [
+      ...packedStringField(field.versionInfo.number, response.versionInfo),
+      ...packedStringField(field.typeUrl.number, response.typeUrl),
+      packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+      ...response.resources.map(packedAnyField),
+    ]);
   }
   const message = create(DiscoveryResponseSchema, {
     versionInfo: response.versionInfo,

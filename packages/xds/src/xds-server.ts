@@ -146,6 +146,14 @@ export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Node's timers fire at once for longer delays (they overflow a signed 32-bit int). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What every gRPC call on the xDS port accepts: streams (grpc-streams.ts) and unary alike. */
+function grpcLimits(options: XdsServerOptions) {
+  return {
+    acceptCompression: options.compression === true ? [compressionGzip] : [],
+    readMaxBytes: MAX_REQUEST_BYTES,
+  };
+}
+
 function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: AbortSignal) {
   const common = {
     watcher: options.watcher,
@@ -185,11 +193,7 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaSds = deltaOnly(TypeUrl.Secret);
   const deltaVhds = deltaOnly(TypeUrl.VirtualHost);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
-  const streams: GrpcStreamOptions = {
-    acceptCompression: options.compression === true ? [compressionGzip] : [],
-    readMaxBytes: MAX_REQUEST_BYTES,
-    frame: packedFrame,
-  };
+  const streams: GrpcStreamOptions = { ...grpcLimits(options), frame: packedFrame };
   return (router: ConnectRouter) => {
     // Each stream's messages go through grpc-streams.ts; unary methods through Connect's handler.
     const service = <S extends DescService>(desc: S, impl: Partial<ServiceImpl<S>>) =>
@@ -330,8 +334,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     });
   };
   const connect = connectNodeAdapter({
-    acceptCompression: options.compression === true ? [compressionGzip] : [],
-    readMaxBytes: MAX_REQUEST_BYTES,
+    ...grpcLimits(options),
     grpc: true,
     connect: false,
     grpcWeb: false,

@@ -52,15 +52,18 @@ export function routeTestFailures(runs: readonly RouteTestRunResult[]): RouteTes
   );
 }
 
+/** Which case of which test failed, on what request, as refusals and dry runs name it. */
+function failedCase(f: RouteTestFailure): string {
+  return `route test "${f.test}"${f.team ? ` (team ${f.team})` : ""}, case "${f.case}": ${f.request}`;
+}
+
 /** The refusal's text: every failure (up to LISTED_FAILURES) on its own lines. */
 export function routeTestRefusalText(failures: readonly RouteTestFailure[]): string {
   const lines = [
     `this change breaks ${failures.length} route test case(s); fix the change or the tests (an admin may publish anyway with a reason):`,
   ];
   for (const f of failures.slice(0, LISTED_FAILURES)) {
-    lines.push(
-      `  route test "${f.test}"${f.team ? ` (team ${f.team})` : ""}, case "${f.case}": ${f.request}`,
-    );
+    lines.push(`  ${failedCase(f)}`);
     for (const d of f.differences) lines.push(`    ${d}`);
   }
   if (failures.length > LISTED_FAILURES)
@@ -105,7 +108,7 @@ export async function routeTestIssues(
     severity: "error",
     code: "route-test-failed",
     path: "",
-    message: `route test "${f.test}"${f.team ? ` (team ${f.team})` : ""}, case "${f.case}": ${f.request}: ${f.differences.join("; ")}`,
+    message: `${failedCase(f)}: ${f.differences.join("; ")}`,
     hint: "a publish of this would be refused: fix the change or the test (an admin may publish anyway with a reason)",
   }));
 }
