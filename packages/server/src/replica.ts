@@ -25,9 +25,9 @@ import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-ke
 import { hasErrorCode, StartupError } from "./startup-error.js";
 import { SnapshotFollower } from "./store/snapshot-follower.js";
 import {
-  loadLatestSnapshot,
   type PublishedSnapshot,
   SNAPSHOT_CHANNEL,
+  SnapshotReader,
 } from "./store/snapshot-records.js";
 import { Teardown } from "./teardown.js";
 import { DEFAULT_XDS_AUTHORITY } from "./xds-authority.js";
@@ -174,9 +174,8 @@ export interface ServingOptions {
 export async function startServing(options: ServingOptions): Promise<Serving> {
   const { prisma, keyring, metrics, logger, teardown, status, files } = options;
   const cache = new SnapshotCache();
-  const latest = await metrics.timeDb("load_latest_snapshot", () =>
-    loadLatestSnapshot(prisma, keyring),
-  );
+  const reader = new SnapshotReader(prisma, keyring);
+  const latest = await metrics.timeDb("load_latest_snapshot", () => reader.latest());
   metrics.onLoaded(latest?.record.version ?? 0);
   cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
   if (latest) {
@@ -200,6 +199,7 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
       snapshot.record.createdAt.getTime(),
     );
     cache.setConfig(snapshot.config, snapshot.record.version);
+    reader.remember(snapshot.config);
     setImmediate(() => status.convergence.publish(publication));
     metrics.onServed(snapshot.config);
     void files?.deliver(snapshot.config, snapshot.record.version);
@@ -207,7 +207,7 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   // Publishes by other replicas (and rollbacks) reach this one through the database.
   const follower = new SnapshotFollower({
     prisma,
-    keyring,
+    reader,
     current: () => cache.version ?? 0,
     onNewer: (snapshot) => {
       metrics.onLoaded(snapshot.record.version);

@@ -60,24 +60,40 @@ export function manifestBlob(map: NameMap): { key: string; json: string } {
   return { key: `manifest:${createHash("sha256").update(json).digest("hex")}`, json };
 }
 
-/** Expands a snapshot row's manifest references into maps. */
+/**
+ * Expands a snapshot row's manifest references into maps; `known` maps (by blob key) are not read
+ * again. `manifests` holds every map the row refers to, by key, for the next call's `known`.
+ */
 export async function expandManifests(
   db: TransactionClient,
   row: { sources: unknown; groups: unknown },
-): Promise<{ sources: SourceManifest; groups: StoredGroup[] }> {
+  known: ReadonlyMap<string, NameMap> = new Map(),
+): Promise<{
+  sources: SourceManifest;
+  groups: StoredGroup[];
+  manifests: ReadonlyMap<string, NameMap>;
+}> {
   const sourceRefs = row.sources as { [kind: string]: ManifestRef };
   const groupRefs = row.groups as unknown as StoredGroupRef[];
   const keys = [
     ...Object.values(sourceRefs),
     ...groupRefs.flatMap((g) => Object.values(g.resources)),
   ].filter((ref): ref is string => typeof ref === "string");
-  const blobs = await loadBlobs(db, keys);
-  const expand = (ref: ManifestRef): NameMap =>
-    typeof ref === "string"
-      ? (JSON.parse(
-          Buffer.from(blobs.get(ref)?.body ?? new Uint8Array()).toString("utf8"),
-        ) as NameMap)
-      : ref;
+  const blobs = await loadBlobs(
+    db,
+    keys.filter((key) => !known.has(key)),
+  );
+  const manifests = new Map<string, NameMap>();
+  const expand = (ref: ManifestRef): NameMap => {
+    if (typeof ref !== "string") return ref;
+    let map = manifests.get(ref) ?? known.get(ref);
+    if (map === undefined)
+      map = JSON.parse(
+        Buffer.from(blobs.get(ref)?.body ?? new Uint8Array()).toString("utf8"),
+      ) as NameMap;
+    manifests.set(ref, map);
+    return map;
+  };
   const sources = Object.fromEntries(
     Object.entries(sourceRefs).map(([kind, ref]) => [kind, expand(ref)]),
   ) as unknown as SourceManifest;
@@ -87,7 +103,7 @@ export async function expandManifests(
       Object.entries(group.resources).map(([typeUrl, ref]) => [typeUrl, expand(ref)]),
     ),
   }));
-  return { sources: { ...EMPTY_MANIFEST, ...sources }, groups };
+  return { sources: { ...EMPTY_MANIFEST, ...sources }, groups, manifests };
 }
 
 export interface SnapshotRecord {
@@ -214,14 +230,25 @@ export function openedBlob(body: Uint8Array, keyring: SecretKeyring | undefined)
   }
 }
 
-/** Rebuilds the compiled config of a stored snapshot, sharing one XdsResource per blob. */
+/** How configOf finds a resource it already holds: its blob key and its name. */
+const heldKey = (key: string, name: string) => `${key}\u0000${name}`;
+
+/**
+ * Rebuilds the compiled config of a stored snapshot, sharing one XdsResource per blob. Resources
+ * in `known` (by `heldKey`) are reused as they are, their blobs not read again.
+ */
 export async function configOf(
   db: TransactionClient,
   groups: readonly StoredGroup[],
   keyring: SecretKeyring | undefined,
+  known: ReadonlyMap<string, XdsResource> = new Map(),
 ): Promise<CompiledConfig> {
   const keys = groups.flatMap((g) =>
-    Object.values(g.resources).flatMap((byName) => Object.values(byName)),
+    Object.values(g.resources).flatMap((byName) =>
+      Object.entries(byName)
+        .filter(([name, key]) => !known.has(heldKey(key, name)))
+        .map(([, key]) => key),
+    ),
   );
   const blobs = await loadBlobs(db, keys);
   const shared = new Map<string, XdsResource>();
@@ -229,8 +256,8 @@ export async function configOf(
     const resources: XdsResource[] = [];
     for (const [typeUrl, byName] of Object.entries(group.resources)) {
       for (const [name, key] of Object.entries(byName)) {
-        const sharedKey = `${key}\u0000${name}`;
-        let resource = shared.get(sharedKey);
+        const sharedKey = heldKey(key, name);
+        let resource = shared.get(sharedKey) ?? known.get(sharedKey);
         if (!resource) {
           const blob = blobs.get(key);
           if (!blob) throw new Error(`blob ${key} missing`);
@@ -241,8 +268,8 @@ export async function configOf(
             body: typeUrl === TypeUrl.Secret ? openedBlob(blob.body, keyring) : blob.body,
             references: blob.references,
           };
-          shared.set(sharedKey, resource);
         }
+        shared.set(sharedKey, resource);
         resources.push(resource);
       }
     }
@@ -257,21 +284,49 @@ export async function configOf(
   return { groups: compiledGroups, issues: [] };
 }
 
-/** The latest published snapshot with its compiled config, or undefined before the first publish. */
-export async function loadLatestSnapshot(
-  prisma: PrismaClient,
-  keyring?: SecretKeyring,
-): Promise<PublishedSnapshot | undefined> {
-  return prisma.$transaction(
-    async (tx) => {
-      const row = await latestRow(tx);
-      if (!row) return undefined;
-      return {
-        record: toRecord(row),
-        config: await configOf(tx, (await expandManifests(tx, row)).groups, keyring),
-        warnings: [],
-      };
-    },
-    { isolationLevel: "RepeatableRead" },
-  );
+/**
+ * Reads the latest published snapshot again and again, as a replica following publishes does
+ * (every xDS worker process follows every publish): blobs are content-addressed (a resource's
+ * key is its type and content hash, a manifest's the hash of its JSON), so what the last read
+ * found, or the config served since (`remember`), is reused rather than read and decoded again.
+ * A one-route publish costs a follower the changed route configuration's blob and the manifests
+ * that name it, not the whole config; unchanged resources stay the same objects from version to
+ * version. Holds one version's manifests and the resources of the config last read or served.
+ */
+export class SnapshotReader {
+  readonly #prisma: PrismaClient;
+  readonly #keyring: SecretKeyring | undefined;
+  #resources: ReadonlyMap<string, XdsResource> = new Map();
+  #manifests: ReadonlyMap<string, NameMap> = new Map();
+
+  constructor(prisma: PrismaClient, keyring?: SecretKeyring) {
+    this.#prisma = prisma;
+    this.#keyring = keyring;
+  }
+
+  /** The next read reuses `config`'s resources (the config now served, wherever it came from). */
+  remember(config: CompiledConfig): void {
+    const resources = new Map<string, XdsResource>();
+    for (const group of config.groups)
+      for (const typeUrl of TYPE_ORDER)
+        for (const resource of group.snapshot.resources(typeUrl).values())
+          resources.set(heldKey(resourceKey(resource), resource.name), resource);
+    this.#resources = resources;
+  }
+
+  /** The latest published snapshot, or undefined before the first publish. */
+  latest(): Promise<PublishedSnapshot | undefined> {
+    return this.#prisma.$transaction(
+      async (tx) => {
+        const row = await latestRow(tx);
+        if (!row) return undefined;
+        const { groups, manifests } = await expandManifests(tx, row, this.#manifests);
+        const config = await configOf(tx, groups, this.#keyring, this.#resources);
+        this.#manifests = manifests;
+        this.remember(config);
+        return { record: toRecord(row), config, warnings: [] };
+      },
+      { isolationLevel: "RepeatableRead" },
+    );
+  }
 }
