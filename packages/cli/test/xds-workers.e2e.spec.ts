@@ -6,6 +6,7 @@ import { ClientResourceStatus } from "@switchyard/proto/envoy/admin/v3/config_du
 import { ClientStatusDiscoveryService } from "@switchyard/proto/envoy/service/status/v3/csds_pb";
 import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
+import { WORKER_SEMI_SPACE_MB } from "@switchyard/server";
 import {
   adminToken,
   bearer,
@@ -170,6 +171,18 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     const workers = workerPids(serve).map(niceness);
     expect(workers).toHaveLength(2);
     for (const nice of workers) expect(nice).toBe(Math.min(main + 5, 19));
+  });
+
+  it("gives the workers a young generation sized for a fan-out (a response lives until its ACK), the main process Node's default", () => {
+    const flags = (pid: number) =>
+      readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        .split("\0")
+        .filter((arg) => arg.startsWith("--max-semi-space-size"));
+    const workers = workerPids(serve);
+    expect(workers).toHaveLength(2);
+    for (const pid of workers)
+      expect(flags(pid)).toEqual([`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`]);
+    expect(flags(serve.child.pid ?? 0)).toEqual([]);
   });
 
   it("a publish through the API reaches the nodes of both workers: the real client's RPCs move to green and every Delta stream is sent the change", async () => {

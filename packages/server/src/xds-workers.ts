@@ -43,6 +43,18 @@ export type FromWorker =
   | { readonly t: "failed"; readonly message: string }
   | { readonly t: "metrics"; readonly id: number; readonly metrics: MetricsJson };
 
+/**
+ * V8's young generation for a worker, in MB per semi-space (Node's default is 16): a fan-out
+ * allocates each stream's response and its bookkeeping, which live until the node's ACK, a few
+ * hundred milliseconds later. With the default most of it survives two scavenges and is copied
+ * into the old generation, to be marked and compacted later; with room for a whole fan-out it dies
+ * young. Measured at 2,000 nodes (the fleet bench's config and fleet, ten one-route changes each,
+ * median CPU per change): 0.77 s with the default, 0.65 s with 64, 0.63 s with 128. The
+ * semi-spaces grow only as a worker's allocation rate needs them, to ~110 MB more RSS per busy
+ * worker. A --max-semi-space-size in NODE_OPTIONS or the server's own flags wins.
+ */
+export const WORKER_SEMI_SPACE_MB = 64;
+
 /** How much nicer than the main process a worker is (setpriority(2): 0 normal, 19 the nicest). */
 const WORKER_NICENESS = 5;
 
@@ -72,6 +84,16 @@ function workerEntry(): string {
   return entry;
 }
 
+/** The server's own Node flags, with the workers' young generation unless one was given. */
+function workerExecArgv(): string[] {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((flag) =>
+    /--max[-_]semi[-_]space[-_]size/.test(flag),
+  );
+  return given
+    ? process.execArgv
+    : [...process.execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
+}
+
 /** Restarts of a worker that keeps dying wait longer each time, up to this. */
 const MAX_RESTART_DELAY_MS = 30_000;
 /** A worker that lived this long before dying is restarted at once. */
@@ -83,7 +105,12 @@ const HEALTHY_AFTER_MS = 10_000;
  */
 export async function startXdsWorkers(options: XdsWorkersOptions): Promise<XdsWorkers> {
   const { logger, count } = options;
-  cluster.setupPrimary({ exec: workerEntry(), args: [], serialization: "advanced" });
+  cluster.setupPrimary({
+    exec: workerEntry(),
+    args: [],
+    execArgv: workerExecArgv(),
+    serialization: "advanced",
+  });
   const live = new Set<Worker>();
   /** Workers listening for messages: one not yet would not hear "stop". */
   const ready = new WeakSet<Worker>();
