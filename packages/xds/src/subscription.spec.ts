@@ -70,6 +70,33 @@ describe("Subscription (the core shared by SotW and Delta)", () => {
     expect(s.ackedVersion).toBe("v1");
   });
 
+  it("streams that start fresh, or reconnect declaring the same holdings, share one held map as well", () => {
+    const v1 = offer([cluster("a"), cluster("b")]);
+    const a = cluster("a").version;
+    const streams = Array.from({ length: 4 }, () => new Subscription(CDS));
+    for (const [i, s] of streams.entries()) {
+      s.start();
+      s.changeNames([], []);
+      if (i < 2)
+        s.declareHeld([]); // Delta, fresh: no initial_resource_versions
+      else s.declareHeld([["a", a]]); // Delta, reconnecting: holds a
+      send(s, v1, `${i}`);
+      s.acknowledge(`${i}`);
+    }
+    const [fresh1, fresh2, back1, back2] = streams;
+    expect(fresh1?.holds).toBe(fresh2?.holds);
+    expect(back1?.holds).toBe(back2?.holds);
+    expect([...(back1?.holds ?? [])]).toEqual([
+      ["a", a],
+      ["b", cluster("b").version],
+    ]);
+    // A SotW reconnect that named its version: the same for the same held set.
+    const sotw = [new Subscription(CDS), new Subscription(CDS)];
+    for (const s of sotw) s.assumeHeld([["a", a]], "v9");
+    expect(sotw[0]?.holds).toBe(sotw[1]?.holds);
+    expect([...(sotw[0]?.holds ?? [])]).toEqual([["a", a]]);
+  });
+
   it("subscriptions that ACK the same responses share one held map, and a later NACK or unsubscribe of one leaves the others' as they were", () => {
     const v1 = offer([cluster("a"), cluster("b")]);
     const v2 = offer([cluster("a", "a2"), cluster("b")]);

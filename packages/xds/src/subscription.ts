@@ -411,12 +411,11 @@ export class Subscription {
    */
   declareHeld(versions: Iterable<readonly [string, string]>): void {
     this.#idle = undefined;
-    const holds = new Map(this.#holds);
-    for (const [name, version] of versions) {
-      holds.set(name, version);
-      this.#force.delete(name);
-    }
-    this.#holds = holds;
+    const sent = [...versions].map(([name, version]) => ({ name, version }));
+    if (sent.length === 0) return; // a fresh stream: it keeps the shared empty holding
+    for (const { name } of sent) this.#force.delete(name);
+    // Shared with the streams that declare the same (a fleet reconnecting), as ACKs share theirs.
+    this.#holds = heldAfter(this.#holds, { replace: false, sent, removed: [] });
     this.#pruneUncovered();
   }
 
@@ -452,7 +451,8 @@ export class Subscription {
   /** The client holds exactly `versions` (a SotW reconnect that named its version). */
   assumeHeld(versions: Iterable<readonly [string, string]>, versionInfo: string): void {
     this.#idle = undefined;
-    this.#holds = new Map(versions);
+    const sent = [...versions].map(([name, version]) => ({ name, version }));
+    this.#holds = heldAfter(NOTHING_HELD, { replace: true, sent, removed: [] });
     this.#lastVersion = versionInfo;
     this.#ackedVersion = versionInfo;
   }

@@ -31,6 +31,31 @@ describe("held maps", () => {
     ]);
   });
 
+  it("no choice of names and versions (a client declares them) spells another change: separators in them do not make two holdings one", () => {
+    const honest = heldAfter(NOTHING_HELD, {
+      replace: false,
+      sent: sent(["n1", "v1"], ["n2", "v2"]),
+      removed: [],
+    });
+    const crafted = heldAfter(NOTHING_HELD, {
+      replace: false,
+      sent: sent(["n1", "v1\u0000n2\u0001v2"]),
+      removed: [],
+    });
+    const other = heldAfter(NOTHING_HELD, {
+      replace: false,
+      sent: sent(["n1", "v1"]),
+      removed: ["2:n2"],
+    });
+    expect(crafted).not.toBe(honest);
+    expect([...crafted]).toEqual([["n1", "v1\u0000n2\u0001v2"]]);
+    expect([...honest]).toEqual([
+      ["n1", "v1"],
+      ["n2", "v2"],
+    ]);
+    expect([...other]).toEqual([["n1", "v1"]]);
+  });
+
   it("a whole-state response replaces what was held; removals drop names; the earlier map is never altered", () => {
     const before = heldAfter(NOTHING_HELD, {
       replace: false,

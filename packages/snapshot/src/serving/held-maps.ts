@@ -70,10 +70,13 @@ function derive<V extends string | undefined>(
     derived = new Map();
     derivations.set(before, derived);
   }
+  // Each string length-prefixed: names and versions may come from a client (Delta's
+  // initial_resource_versions), and no choice of them may spell another change's key.
   let key = change.replace ? "R" : "A";
-  for (const r of change.sent) key += `\u0000${r.name}\u0001${r.version ?? "\u0002"}`;
-  key += "\u0003";
-  for (const name of change.removed) key += `\u0000${name}`;
+  for (const r of change.sent)
+    key += `${r.name.length}:${r.name}${r.version === undefined ? "~" : `${r.version.length}:${r.version}`}`;
+  key += "|";
+  for (const name of change.removed) key += `${name.length}:${name}`;
   const known = derived.get(key) as ReadonlyMap<string, V> | undefined;
   if (known !== undefined) return known;
   const held = new Map<string, V>(change.replace ? [] : before);
