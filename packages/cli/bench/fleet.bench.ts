@@ -18,6 +18,7 @@ import { epochNow, type FleetVariant } from "./fleet.js";
 import { CHANGED_ROUTE, CHANGED_ROUTE_CONFIGURATION, changedMatch } from "./fleet-config.js";
 import { forkFleet, type RemoteFleet } from "./fleet-process.js";
 import { cpuSeconds, peakResidentBytes, residentBytes, settled } from "./process-usage.js";
+import { requestParseFigures } from "./request-parse.js";
 import { forkReplayServer } from "./replay-server.js";
 
 /** Node counts of the convergence scenario, each reached by adding nodes to the last. */
@@ -399,5 +400,8 @@ export async function fleetBench(): Promise<FleetResults> {
     note: `floor ${(perNode(floor) / 1024).toFixed(0)} KiB`,
   });
   figures.push(...(await endpointChangeBytes()));
+  // The simulated fleet sends its node in a stream's first request only; Envoy, by default, in
+  // every request: what that costs the server per request, measured apart.
+  figures.push(...requestParseFigures());
   return { switchyard: ours.points, floor, figures };
 }

@@ -156,6 +156,27 @@ describe("the xDS streams' gRPC handler", () => {
     await w.seen[0]?.ended;
   });
 
+  it("decodes a field named first-request-only from a stream's first request only (xDS: the node), and every other field of every request", async () => {
+    const w = await world({
+      acceptCompression: [],
+      readMaxBytes: 1024 * 1024,
+      firstRequestOnly: ["node"],
+    });
+    await collect(
+      w.client.streamAggregatedResources(
+        requests(
+          { responseNonce: "a", node: { id: "envoy-1", cluster: "c" }, resourceNames: ["x"] },
+          { responseNonce: "b", node: { id: "envoy-1", cluster: "c" }, resourceNames: ["y"] },
+        ),
+      ),
+    );
+    const seen = w.seen[0]?.requests ?? [];
+    expect(seen.map((r) => [r.responseNonce, r.node?.id, r.resourceNames])).toEqual([
+      ["a", "envoy-1", ["x"]],
+      ["b", undefined, ["y"]],
+    ]);
+  });
+
   it("with gzip accepted, takes compressed requests and compresses responses of 1 KiB or more", async () => {
     const w = await world(
       { acceptCompression: [compressionGzip], readMaxBytes: 1024 * 1024 },

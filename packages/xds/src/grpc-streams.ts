@@ -54,6 +54,7 @@ import {
   parseTimeout,
   setTrailerStatus,
 } from "@connectrpc/connect/protocol-grpc";
+import { withoutFields } from "./wire-fields.js";
 
 export interface GrpcStreamOptions {
   /** Compressions a client may use (Connect's `acceptCompression`). */
@@ -68,6 +69,11 @@ export interface GrpcStreamOptions {
    * compressed.
    */
   readonly frame?: (message: unknown) => Uint8Array | undefined;
+  /**
+   * Fields of a request message (by name) that count only in a stream's first request: later
+   * requests are decoded without them, their bytes skipped unread (binary requests only).
+   */
+  readonly firstRequestOnly?: readonly string[];
 }
 
 /** What a bidirectional method's implementation is: requests in, responses out. */
@@ -115,6 +121,9 @@ export function grpcStreamHandler<I, O>(
     options.compressMinBytes,
   );
   const serialization = createMethodSerializationLookup(method, undefined, undefined, limits);
+  const laterSkip = new Set(
+    (options.firstRequestOnly ?? []).flatMap((name) => method.input.field[name]?.number ?? []),
+  );
   const { compressMinBytes } = limits;
   const acceptCompression = [...options.acceptCompression];
   async function handle(request: UniversalServerRequest): Promise<UniversalServerResponse> {
@@ -147,11 +156,13 @@ export function grpcStreamHandler<I, O>(
       context.responseHeader.set(headerEncoding, compression.response.name);
     }
     const parser = serialization.getI(type.binary);
+    const skipLater = type.binary && laterSkip.size > 0;
     const serializer = serialization.getO(type.binary);
     async function* requests(): AsyncGenerator<I> {
       // Raised here so that they end the call as a trailer status, as Connect's handler does.
       if (compression.error) throw compression.error;
       if (timeout.error) throw timeout.error;
+      let first = true;
       for await (const data of envelopes(body, limits.readMaxBytes)) {
         let payload = data.payload;
         if ((data.flags & compressedFlag) === compressedFlag) {
@@ -163,6 +174,8 @@ export function grpcStreamHandler<I, O>(
           }
           payload = await compression.request.decompress(payload, limits.readMaxBytes);
         }
+        if (!first && skipLater) payload = withoutFields(payload, laterSkip);
+        first = false;
         yield parser.parse(payload) as I;
       }
     }

@@ -47,6 +47,7 @@ export {
   type SessionOptions,
   type TtlOptions,
 } from "./subscription-ttl.js";
+export { withoutFields } from "./wire-fields.js";
 export {
   createXdsServer,
   type XdsServer,
