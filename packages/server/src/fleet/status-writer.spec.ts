@@ -113,6 +113,82 @@ describe("StatusWriter", () => {
     expect(await database.prisma.xdsHeldSet.count()).toBeLessThanOrEqual(4);
   });
 
+  it("while a fan-out keeps more than busyNodes nodes pending, writes come busyIntervalMs apart, each node's send and ACK in one row write", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    let clock = 1_000_000;
+    const tracker = new NodeStatusTracker({ replicaId: "replica-a", now: () => clock });
+    let typeRows = 0;
+    let writes = 0;
+    let written: Promise<unknown> = Promise.resolve();
+    const transactions = () => writes;
+    const writing = () => written;
+    const { writer } = writerFor(tracker, {
+      intervalMs: 50,
+      busyIntervalMs: 200,
+      busyNodes: 50,
+      now: () => clock,
+      write: (batch) => {
+        writes += 1;
+        typeRows += batch.types.length;
+        written = writeStatusBatch(database.prisma, batch);
+        return written;
+      },
+    });
+    const streams = Array.from({ length: 300 }, (_, i) =>
+      streamOf(tracker, i + 1, nodeLike(`node-${String(i).padStart(3, "0")}`)),
+    );
+    for (const stream of streams) stream.request(CDS);
+    // The first interval writes the connects at once: nothing was written before.
+    clock += 50;
+    await vi.advanceTimersByTimeAsync(50);
+    await writing();
+    expect(transactions()).toBe(1);
+    // A change reaches every node over 200 ms (sent, then ACKed), more than busyNodes pending
+    // from the first interval on: the intervals at 100, 150 and 200 ms wait; the one at 250 ms,
+    // 200 ms after the last write, writes.
+    for (let step = 0; step < 4; step++) {
+      for (const [i, stream] of streams.entries()) {
+        if (i % 4 !== step) continue;
+        stream.respond(CDS, "v2", `n2-${i}`, { backend: "v2" });
+        stream.ack(CDS, "v2");
+      }
+      clock += 50;
+      await vi.advanceTimersByTimeAsync(50);
+      await writing();
+      expect(transactions()).toBe(step < 3 ? 1 : 2);
+    }
+    const before = typeRows;
+    await writer.flush();
+    expect(typeRows).toBe(before);
+    // One row write per node for the change (sent and ACKed together), and every node SYNCED on v2.
+    expect(before).toBe(300 + 300);
+    const nodes = await listNodes(database.prisma, { status: "SYNCED", held: true });
+    expect(nodes).toHaveLength(300);
+    expect(nodes.every((n) => n.types[0]?.acked?.version === "v2")).toBe(true);
+  });
+
+  it("a handful of nodes changing is written at the next interval, however recent the last write", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    let clock = 1_000_000;
+    const tracker = new NodeStatusTracker({ replicaId: "replica-a", now: () => clock });
+    const { transactions, writing } = writerFor(tracker, {
+      intervalMs: 50,
+      busyIntervalMs: 10_000,
+      busyNodes: 100,
+      now: () => clock,
+    });
+    const stream = streamOf(tracker, 1, nodeLike("node-a"));
+    stream.request(CDS);
+    for (let round = 1; round <= 3; round++) {
+      stream.respond(CDS, `v${round}`, `n${round}`, { backend: `v${round}` });
+      stream.ack(CDS, `v${round}`);
+      clock += 50;
+      await vi.advanceTimersByTimeAsync(50);
+      await writing();
+      expect(transactions()).toBe(round);
+    }
+  });
+
   it("nodes written by two replicas to one database are all listed, each with its replica", async () => {
     const a = trackerAt("replica-a");
     const b = trackerAt("replica-b");
