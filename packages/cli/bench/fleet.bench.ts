@@ -18,8 +18,8 @@ import { epochNow, type FleetVariant } from "./fleet.js";
 import { CHANGED_ROUTE, CHANGED_ROUTE_CONFIGURATION, changedMatch } from "./fleet-config.js";
 import { forkFleet, type RemoteFleet } from "./fleet-process.js";
 import { cpuSeconds, peakResidentBytes, residentBytes, settled } from "./process-usage.js";
-import { requestParseFigures } from "./request-parse.js";
 import { forkReplayServer } from "./replay-server.js";
+import { requestParseFigures } from "./request-parse.js";
 
 /** Node counts of the convergence scenario, each reached by adding nodes to the last. */
 export const NODE_COUNTS = [1_000, 5_000, 10_000] as const;
