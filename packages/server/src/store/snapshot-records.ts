@@ -296,7 +296,8 @@ export async function configOf(
 export class SnapshotReader {
   readonly #prisma: PrismaClient;
   readonly #keyring: SecretKeyring | undefined;
-  #resources: ReadonlyMap<string, XdsResource> = new Map();
+  /** The config whose resources the next read reuses (indexed by that read, not before). */
+  #held: CompiledConfig | undefined;
   #manifests: ReadonlyMap<string, NameMap> = new Map();
 
   constructor(prisma: PrismaClient, keyring?: SecretKeyring) {
@@ -304,14 +305,22 @@ export class SnapshotReader {
     this.#keyring = keyring;
   }
 
-  /** The next read reuses `config`'s resources (the config now served, wherever it came from). */
+  /**
+   * The next read reuses `config`'s resources (the config now served, wherever it came from).
+   * Cheap: a process that publishes itself seldom reads, and a publish's answer must not wait.
+   */
   remember(config: CompiledConfig): void {
+    this.#held = config;
+  }
+
+  /** The resources of the config remembered, by `heldKey`. */
+  #known(): Map<string, XdsResource> {
     const resources = new Map<string, XdsResource>();
-    for (const group of config.groups)
+    for (const group of this.#held?.groups ?? [])
       for (const typeUrl of TYPE_ORDER)
         for (const resource of group.snapshot.resources(typeUrl).values())
           resources.set(heldKey(resourceKey(resource), resource.name), resource);
-    this.#resources = resources;
+    return resources;
   }
 
   /** The latest published snapshot, or undefined before the first publish. */
@@ -321,7 +330,7 @@ export class SnapshotReader {
         const row = await latestRow(tx);
         if (!row) return undefined;
         const { groups, manifests } = await expandManifests(tx, row, this.#manifests);
-        const config = await configOf(tx, groups, this.#keyring, this.#resources);
+        const config = await configOf(tx, groups, this.#keyring, this.#known());
         this.#manifests = manifests;
         this.remember(config);
         return { record: toRecord(row), config, warnings: [] };
