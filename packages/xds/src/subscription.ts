@@ -411,11 +411,17 @@ export class Subscription {
    */
   declareHeld(versions: Iterable<readonly [string, string]>): void {
     this.#idle = undefined;
-    const sent = [...versions].map(([name, version]) => ({ name, version }));
-    if (sent.length === 0) return; // a fresh stream: it keeps the shared empty holding
-    for (const { name } of sent) this.#force.delete(name);
-    // Shared with the streams that declare the same (a fleet reconnecting), as ACKs share theirs.
-    this.#holds = heldAfter(this.#holds, { replace: false, sent, removed: [] });
+    const declared = [...versions];
+    // A fresh stream declares nothing: it keeps the shared empty holding, so that its ACKs share
+    // held maps with every other stream's (held-maps.ts). What a client declares stays its own:
+    // shared held maps are kept beyond the stream, and a client's names must not be.
+    if (declared.length === 0) return;
+    const holds = new Map(this.#holds);
+    for (const [name, version] of declared) {
+      holds.set(name, version);
+      this.#force.delete(name);
+    }
+    this.#holds = holds;
     this.#pruneUncovered();
   }
 
@@ -451,6 +457,7 @@ export class Subscription {
   /** The client holds exactly `versions` (a SotW reconnect that named its version). */
   assumeHeld(versions: Iterable<readonly [string, string]>, versionInfo: string): void {
     this.#idle = undefined;
+    // The server's own content (its version is what the client named): shared like an ACK's.
     const sent = [...versions].map(([name, version]) => ({ name, version }));
     this.#holds = heldAfter(NOTHING_HELD, { replace: true, sent, removed: [] });
     this.#lastVersion = versionInfo;

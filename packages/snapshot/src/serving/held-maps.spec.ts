@@ -31,7 +31,7 @@ describe("held maps", () => {
     ]);
   });
 
-  it("no choice of names and versions (a client declares them) spells another change: separators in them do not make two holdings one", () => {
+  it("no choice of names and versions spells another change: separators in them do not make two holdings one", () => {
     const honest = heldAfter(NOTHING_HELD, {
       replace: false,
       sent: sent(["n1", "v1"], ["n2", "v2"]),

@@ -70,8 +70,8 @@ function derive<V extends string | undefined>(
     derived = new Map();
     derivations.set(before, derived);
   }
-  // Each string length-prefixed: names and versions may come from a client (Delta's
-  // initial_resource_versions), and no choice of them may spell another change's key.
+  // Each string length-prefixed: whatever characters names and versions hold, no two changes
+  // spell the same key.
   let key = change.replace ? "R" : "A";
   for (const r of change.sent)
     key += `${r.name.length}:${r.name}${r.version === undefined ? "~" : `${r.version.length}:${r.version}`}`;
