@@ -20,6 +20,7 @@ import { forkFleet, type RemoteFleet } from "./fleet-process.js";
 import { cpuSeconds, peakResidentBytes, residentBytes, settled } from "./process-usage.js";
 import { forkReplayServer } from "./replay-server.js";
 import { requestParseFigures } from "./request-parse.js";
+import { streamSetupFigures } from "./stream-setup.js";
 
 /** Node counts of the convergence scenario, each reached by adding nodes to the last. */
 export const NODE_COUNTS = [1_000, 5_000, 10_000] as const;
@@ -403,5 +404,7 @@ export async function fleetBench(): Promise<FleetResults> {
   // The simulated fleet sends its node in a stream's first request only; Envoy, by default, in
   // every request: what that costs the server per request, measured apart.
   figures.push(...requestParseFigures());
+  // What a stream costs to open and to read from, apart from what it is sent (stream-setup.ts).
+  figures.push(...(await streamSetupFigures()));
   return { switchyard: ours.points, floor, figures };
 }
