@@ -1,6 +1,5 @@
 import type { PrismaClient } from "@switchyard/db";
-import type { SecretKeyring } from "../secrets-key.js";
-import { latestVersion, type PublishedSnapshot, SnapshotReader } from "./snapshot-records.js";
+import { latestVersion, type PublishedSnapshot, type SnapshotReader } from "./snapshot-records.js";
 
 export interface SnapshotFollowerOptions {
   readonly prisma: PrismaClient;
@@ -11,10 +10,8 @@ export interface SnapshotFollowerOptions {
   /** A periodic check, the safety net under notifications. Default 5 s. */
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
-  /** Opens the published secrets (snapshot-store.ts sealedBlob). */
-  readonly keyring?: SecretKeyring;
-  /** Reads the newer snapshots (shared with the replica's first read); one of its own by default. */
-  readonly reader?: SnapshotReader;
+  /** Reads the newer snapshots (the replica's, which made its first read and knows what it serves). */
+  readonly reader: SnapshotReader;
 }
 
 /**
@@ -27,13 +24,11 @@ export interface SnapshotFollowerOptions {
 export class SnapshotFollower {
   readonly #options: SnapshotFollowerOptions;
   readonly #timer: NodeJS.Timeout;
-  readonly #reader: SnapshotReader;
   #running: Promise<void> | undefined;
   #again = false;
 
   constructor(options: SnapshotFollowerOptions) {
     this.#options = options;
-    this.#reader = options.reader ?? new SnapshotReader(options.prisma, options.keyring);
     this.#timer = setInterval(() => this.check(), options.intervalMs ?? 5_000);
     this.#timer.unref();
   }
@@ -63,7 +58,7 @@ export class SnapshotFollower {
     try {
       const latest = await latestVersion(prisma);
       if (latest === undefined || latest <= current()) return;
-      const snapshot = await this.#reader.latest();
+      const snapshot = await this.#options.reader.latest();
       if (snapshot !== undefined && snapshot.record.version > current()) onNewer(snapshot);
     } catch (error) {
       (onError ?? ((e) => console.error("loading the latest snapshot failed", e)))(error);
