@@ -4,10 +4,11 @@
  * cluster, then one more request each (answered by nothing). The server runs in a process of its
  * own (this file, forked) and is charged its CPU; three servers are measured in the same run:
  * - the floor: bare `node:http2` stream events answering with a pre-encoded response;
- * - Connect's Node adapter with the xDS streams' handler (`grpc-streams.ts`) and an
- *   implementation that only answers: the transport as Switchyard runs it;
+ * - the xDS streams' gRPC transport (`GrpcStreams`, grpc-streams.ts, on node:http2's request and
+ *   response) with an implementation that only answers: the transport as Switchyard runs it;
  * - the real xDS server (`createXdsServer`) on a one-cluster snapshot, without status tracking.
- * The difference between the first two is the adapter's; between the last two, the xDS layer's.
+ * The difference between the first two is the gRPC transport's; between the last two, the xDS
+ * layer's.
  */
 import { fork } from "node:child_process";
 import * as http2 from "node:http2";
@@ -19,7 +20,7 @@ import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/disc
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { compile, TypeUrl } from "@switchyard/snapshot";
 import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
-import { createXdsServer, registerStreams, SnapshotCache } from "@switchyard/xds";
+import { createXdsServer, GrpcStreams, SnapshotCache } from "@switchyard/xds";
 import { createTestClient } from "@switchyard/xds/testing";
 import type { Figure } from "./config.bench.js";
 import { cpuSeconds, settled } from "./process-usage.js";
@@ -55,25 +56,21 @@ async function serveVariant(variant: Variant): Promise<number> {
       stream.on("error", () => undefined);
     });
   } else {
-    server = http2.createServer(
-      connectNodeAdapter({
-        grpc: true,
-        connect: false,
-        grpcWeb: false,
-        routes: (router) =>
-          registerStreams(
-            router,
-            AggregatedDiscoveryService,
-            {
-              async *streamAggregatedResources(requests) {
-                for await (const request of requests)
-                  if (request.responseNonce === "") yield response;
-              },
-            },
-            { acceptCompression: [], readMaxBytes: 1 << 20 },
-          ),
-      }),
-    );
+    const streams = new GrpcStreams({ acceptCompression: [], readMaxBytes: 1 << 20 });
+    const connect = connectNodeAdapter({
+      grpc: true,
+      connect: false,
+      grpcWeb: false,
+      routes: (router) =>
+        streams.register(router, AggregatedDiscoveryService, {
+          async *streamAggregatedResources(requests) {
+            for await (const request of requests) if (request.responseNonce === "") yield response;
+          },
+        }),
+    });
+    server = http2.createServer((request, response) => {
+      if (!streams.serve(request, response)) connect(request, response);
+    });
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return (server.address() as AddressInfo).port;
@@ -134,13 +131,13 @@ export async function streamSetupFigures(): Promise<Figure[]> {
       name: `an xDS stream opened (one request, one response; ${STREAMS.toLocaleString("en")} streams): server CPU`,
       value: xds.open,
       unit: "µs",
-      note: `floor (bare node:http2) ${floor.open.toFixed(0)} µs, ${ratio(xds.open)}; Connect's adapter and the streams' handler alone ${transport.open.toFixed(0)} µs, ${ratio(transport.open)}`,
+      note: `floor (bare node:http2) ${floor.open.toFixed(0)} µs, ${ratio(xds.open)}; the gRPC transport alone ${transport.open.toFixed(0)} µs, ${ratio(transport.open)}`,
     },
     {
       name: "… a further request on it, answered by nothing: server CPU",
       value: xds.request,
       unit: "µs",
-      note: `floor ${floor.request.toFixed(0)} µs; Connect's adapter and the streams' handler alone ${transport.request.toFixed(0)} µs`,
+      note: `floor ${floor.request.toFixed(0)} µs; the gRPC transport alone ${transport.request.toFixed(0)} µs`,
     },
   ];
 }

@@ -7,7 +7,7 @@
  */
 import * as http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type HandlerContext } from "@connectrpc/connect";
 import { compressionGzip, connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
@@ -18,7 +18,7 @@ import {
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { afterEach, describe, expect, it } from "vitest";
-import { type GrpcStreamOptions, registerStreams } from "./grpc-streams.js";
+import { type GrpcStreamOptions, GrpcStreams } from "./grpc-streams.js";
 
 /** What the test implementation saw of its last stream. */
 interface Seen {
@@ -75,19 +75,19 @@ function echo(seen: Seen[]) {
 
 async function serve(options: GrpcStreamOptions) {
   const seen: Seen[] = [];
-  const handler = connectNodeAdapter({
+  const streams = new GrpcStreams(options);
+  const connect = connectNodeAdapter({
     grpc: true,
     connect: false,
     grpcWeb: false,
     routes: (router) =>
-      registerStreams(
-        router,
-        AggregatedDiscoveryService,
-        { streamAggregatedResources: echo(seen) },
-        options,
-      ),
+      streams.register(router, AggregatedDiscoveryService, {
+        streamAggregatedResources: echo(seen),
+      }),
   });
-  const server = http2.createServer(handler);
+  const server = http2.createServer((request, response) => {
+    if (!streams.serve(request, response)) connect(request, response);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () =>
@@ -146,7 +146,110 @@ async function failure(stream: AsyncIterable<DiscoveryResponse>): Promise<Connec
   throw new Error("the stream ended without an error");
 }
 
+/** A request framed as gRPC sends it: flags, length, then the message. */
+function framed(init: Parameters<typeof create<typeof DiscoveryRequestSchema>>[1]): Buffer {
+  const body = toBinary(DiscoveryRequestSchema, create(DiscoveryRequestSchema, init));
+  const frame = Buffer.alloc(5 + body.length);
+  frame.writeUInt32BE(body.length, 1);
+  frame.set(body, 5);
+  return frame;
+}
+
+/** What a raw HTTP/2 call got back: status, response messages' nonces, trailers. */
+interface RawAnswer {
+  readonly status: number;
+  readonly nonces: string[];
+  readonly trailers: http2.IncomingHttpHeaders;
+}
+
+/**
+ * One call over a bare HTTP/2 client, with the headers and the body's writes (each its own DATA
+ * frame) given; `wantResponses` responses read, the client half-closes: its answer.
+ */
+async function rawCall(
+  baseUrl: string,
+  headers: http2.OutgoingHttpHeaders,
+  writes: Buffer[],
+  wantResponses = 0,
+): Promise<RawAnswer> {
+  const session = http2.connect(baseUrl);
+  try {
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
+      "content-type": "application/grpc",
+      te: "trailers",
+      ...headers,
+    });
+    let status = 0;
+    let trailers: http2.IncomingHttpHeaders = {};
+    let body = Buffer.alloc(0);
+    const nonces: string[] = [];
+    let gotAll = () => {};
+    const all = new Promise<void>((resolve) => (gotAll = resolve));
+    if (wantResponses === 0) gotAll();
+    stream.on("response", (h) => (status = Number(h[":status"])));
+    stream.on("trailers", (t) => (trailers = t));
+    stream.on("close", () => gotAll());
+    stream.on("data", (chunk: Buffer) => {
+      body = Buffer.concat([body, chunk]);
+      while (body.length >= 5 && body.length >= 5 + body.readUInt32BE(1)) {
+        const end = 5 + body.readUInt32BE(1);
+        nonces.push(fromBinary(DiscoveryResponseSchema, body.subarray(5, end)).nonce);
+        body = body.subarray(end);
+        if (nonces.length === wantResponses) gotAll();
+      }
+    });
+    for (const write of writes) {
+      await new Promise<void>((resolve, reject) =>
+        stream.write(write, (error) => (error ? reject(error) : resolve())),
+      );
+    }
+    await all;
+    stream.end();
+    await new Promise<void>((resolve) => stream.on("close", resolve));
+    return { status, nonces, trailers };
+  } finally {
+    session.close();
+  }
+}
+
 describe("the xDS streams' gRPC handler", () => {
+  it("reads messages split anywhere across DATA frames, and several in one frame, whole and in order", async () => {
+    const w = await world();
+    const bytes = Buffer.concat(
+      ["a", "b", "c", "d", "e"].map((nonce) => framed({ responseNonce: nonce, versionInfo: "1" })),
+    );
+    // One byte a frame for the first message, then a frame ending mid-header, then the rest.
+    const writes = [
+      ...Array.from(bytes.subarray(0, 12), (byte) => Buffer.from([byte])),
+      bytes.subarray(12, 30),
+      bytes.subarray(30),
+    ];
+    const answer = await rawCall(w.baseUrl, {}, writes, 5);
+    expect(answer.nonces).toEqual(["a", "b", "c", "d", "e"]);
+    expect(answer.trailers["grpc-status"]).toBe("0");
+  });
+
+  it("a grpc-timeout longer than a Node timer holds (99999999H) leaves the stream open, not ended at once", async () => {
+    const w = await world();
+    const answer = await rawCall(
+      w.baseUrl,
+      { "grpc-timeout": "99999999H" },
+      [framed({ responseNonce: "a" }), framed({ responseNonce: "b" })],
+      2,
+    );
+    expect([answer.nonces, answer.trailers["grpc-status"]]).toEqual([["a", "b"], "0"]);
+  });
+
+  it("refuses what is not a gRPC call of the method: another HTTP method 405, another content type 415", async () => {
+    const w = await world();
+    const put = await rawCall(w.baseUrl, { ":method": "PUT" }, []);
+    const text = await rawCall(w.baseUrl, { "content-type": "text/plain" }, []);
+    expect([put.status, text.status]).toEqual([405, 415]);
+    expect(w.seen).toEqual([]);
+  });
+
   it("answers each request in order and ends with OK when the client half-closes", async () => {
     const w = await world();
     const responses = await collect(

@@ -1,59 +1,53 @@
 /**
- * The gRPC handler of the xDS streams: Connect's gRPC protocol, with each direction's per-message
- * work in one native async generator.
+ * The gRPC server of the xDS streams: each bidirectional streaming method served straight from
+ * Node's HTTP/2 request and response, one call object per stream.
  *
- * Connect's own gRPC handler (`@connectrpc/connect/protocol-grpc`) composes each direction of a
- * stream from five or six async-iterable transforms (split, decompress and parse envelopes, invoke
- * the implementation; serialize, compress, join envelopes, catch), each built with TypeScript's
- * ES2017 async-generator helpers, which make several promises per message per transform. On a
- * fleet's fan-out that plumbing, with the garbage it leaves, was the largest share of a change's
- * CPU in the server (docs/benchmarks.md). This handler keeps Connect's protocol parts (content
- * type, method, `grpc-timeout`, compression negotiation, the handler context and its signals, the
+ * Connect's Node adapter turns every call into a web-style request (a URL parsed, request and
+ * response headers copied into `Headers`, an AbortController, the body as an async generator over
+ * the Node stream, a promise per chunk written), and Connect's gRPC handler composes each
+ * direction from five or six async-iterable transforms. A fleet opens thousands of long-lived
+ * streams and sends each a few messages per change: through that plumbing a stream cost the
+ * server ~300 µs of CPU to open and ~30 µs per message read, against 75 and 5 µs for bare HTTP/2
+ * stream events (the fleet suite's stream-setup figure). Here a request's bytes are split into
+ * messages as they arrive and handed to the implementation one promise per message, and responses
+ * are written as they come, waiting only when HTTP/2 flow control says so.
+ *
+ * What Connect's gRPC handler does for a call, this does (grpc-streams.e2e.spec.ts): its protocol
+ * parts are used as they are (content type, `grpc-timeout`, compression negotiation, the
  * serializers and their size limits, `grpc-status` trailers: all from Connect's exported protocol
- * modules) and Connect's router and Node adapter around it; only the per-message loop is ours.
- * Unary methods, and everything on the API port, keep Connect's handler.
+ * modules), and the implementation gets a Connect HandlerContext. Unary methods, and everything on
+ * the API port, keep Connect's adapter and handler.
  */
+import * as http2 from "node:http2";
 import type { DescMethodBiDiStreaming, DescService } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
   type ConnectRouter,
-  createHandlerContext,
+  type ContextValues,
+  createContextValues,
   createServiceImplSpec,
   type HandlerContext,
   type ServiceImpl,
 } from "@connectrpc/connect";
 import {
-  assertByteStreamRequest,
   type Compression,
   compressedFlag,
   compressionNegotiate,
-  contentTypeMatcher,
   createMethodSerializationLookup,
   createMethodUrl,
   encodeEnvelope,
-  type UniversalHandler,
-  type UniversalServerRequest,
-  type UniversalServerResponse,
-  uResponseMethodNotAllowed,
-  uResponseOk,
-  uResponseUnsupportedMediaType,
   validateReadWriteMaxBytes,
 } from "@connectrpc/connect/protocol";
 import {
   contentTypeJson,
   contentTypeProto,
-  contentTypeRegExp,
   grpcStatusOk,
-  headerAcceptEncoding,
-  headerContentType,
-  headerEncoding,
-  headerGrpcStatus,
-  headerTimeout,
   parseContentType,
   parseTimeout,
   setTrailerStatus,
 } from "@connectrpc/connect/protocol-grpc";
+import type { HttpRequest, HttpResponse } from "./rest-handler.js";
 import { withoutFields } from "./wire-fields.js";
 
 export interface GrpcStreamOptions {
@@ -74,243 +68,586 @@ export interface GrpcStreamOptions {
    * requests are decoded without them, their bytes skipped unread (binary requests only).
    */
   readonly firstRequestOnly?: readonly string[];
+  /** What the implementation's context carries of each call (Connect's `contextValues`). */
+  readonly contextValues?: (request: http2.Http2ServerRequest) => ContextValues;
 }
 
 /** What a bidirectional method's implementation is: requests in, responses out. */
 type StreamImpl<I, O> = (requests: AsyncIterable<I>, context: HandlerContext) => AsyncIterable<O>;
 
-/**
- * Registers `service` on `router`: its bidirectional streaming methods through this handler,
- * the others through Connect's (a method `implementation` lacks answers Unimplemented).
- */
-export function registerStreams<S extends DescService>(
-  router: ConnectRouter,
-  service: S,
-  implementation: Partial<ServiceImpl<S>>,
-  options: GrpcStreamOptions,
-): void {
-  const spec = createServiceImplSpec(service, implementation);
-  for (const method of Object.values(spec.methods)) {
-    if (method.kind === "bidi_streaming") {
-      router.handlers.push(
-        grpcStreamHandler(method.method, method.impl as StreamImpl<unknown, unknown>, options),
-      );
-    } else {
-      router.rpc(method.method, method.impl as never);
-    }
-  }
-}
-
-const protocolName = "grpc";
-
 /** Bytes of one gRPC length-prefixed message's header: flags, then a 32-bit big-endian length. */
 export const ENVELOPE_HEADER_BYTES = 5;
 
 /**
- * A bidirectional streaming method served over gRPC (the gRPC over HTTP/2 protocol,
- * "Length-Prefixed-Message"), as Connect's gRPC handler serves it.
+ * Parsed messages a call holds before its implementation reads them; past this the request is
+ * paused, and HTTP/2 flow control holds the client's further messages.
  */
-export function grpcStreamHandler<I, O>(
-  method: DescMethodBiDiStreaming,
-  impl: StreamImpl<I, O>,
-  options: GrpcStreamOptions,
-): UniversalHandler {
-  const limits = validateReadWriteMaxBytes(
-    options.readMaxBytes,
-    undefined,
-    options.compressMinBytes,
-  );
-  const serialization = createMethodSerializationLookup(method, undefined, undefined, limits);
-  const laterSkip = new Set(
-    (options.firstRequestOnly ?? []).flatMap((name) => method.input.field[name]?.number ?? []),
-  );
-  const { compressMinBytes } = limits;
-  const acceptCompression = [...options.acceptCompression];
-  async function handle(request: UniversalServerRequest): Promise<UniversalServerResponse> {
-    const type = parseContentType(request.header.get(headerContentType));
-    if (type === undefined) return uResponseUnsupportedMediaType;
-    if (request.method !== "POST") return uResponseMethodNotAllowed;
-    assertByteStreamRequest(request);
-    const body = request.body;
-    const timeout = parseTimeout(request.header.get(headerTimeout), Number.MAX_SAFE_INTEGER);
-    const context = createHandlerContext({
-      service: method.parent,
-      method,
-      protocolName,
-      requestMethod: request.method,
-      url: request.url,
-      ...(timeout.timeoutMs === undefined ? {} : { timeoutMs: timeout.timeoutMs }),
-      requestSignal: request.signal,
-      requestHeader: request.header,
-      responseHeader: { [headerContentType]: type.binary ? contentTypeProto : contentTypeJson },
-      responseTrailer: { [headerGrpcStatus]: grpcStatusOk },
-      ...(request.contextValues === undefined ? {} : { contextValues: request.contextValues }),
-    });
-    const compression = compressionNegotiate(
-      acceptCompression,
-      request.header.get(headerEncoding),
-      request.header.get(headerAcceptEncoding),
-      headerAcceptEncoding,
-    );
-    if (compression.response) {
-      context.responseHeader.set(headerEncoding, compression.response.name);
-    }
-    const parser = serialization.getI(type.binary);
-    const skipLater = type.binary && laterSkip.size > 0;
-    const serializer = serialization.getO(type.binary);
-    async function* requests(): AsyncGenerator<I> {
-      // Raised here so that they end the call as a trailer status, as Connect's handler does.
-      if (compression.error) throw compression.error;
-      if (timeout.error) throw timeout.error;
-      let first = true;
-      for await (const data of envelopes(body, limits.readMaxBytes)) {
-        let payload = data.payload;
-        if ((data.flags & compressedFlag) === compressedFlag) {
-          if (!compression.request) {
-            throw new ConnectError(
-              "received compressed envelope, but do not know how to decompress",
-              Code.Internal,
-            );
-          }
-          payload = await compression.request.decompress(payload, limits.readMaxBytes);
-        }
-        if (!first && skipLater) payload = withoutFields(payload, laterSkip);
-        first = false;
-        yield parser.parse(payload) as I;
-      }
-    }
-    const responses = impl(requests(), context)[Symbol.asyncIterator]();
-    return {
-      ...uResponseOk,
-      body: frames(responses, context, {
-        serialize: (message) => serializer.serialize(message as never),
-        compression: compression.response,
-        compressMinBytes,
-        frame: (type.binary && compression.response === null && options.frame) || noFrame,
-      }),
-      header: context.responseHeader,
-      trailer: context.responseTrailer,
+const MAX_QUEUED_MESSAGES = 8;
+
+// Header names as Node gives them (HTTP/2 header names are lower case, RFC 9113 §8.2.1).
+const headerContentType = "content-type";
+const headerEncoding = "grpc-encoding";
+const headerAcceptEncoding = "grpc-accept-encoding";
+const headerTimeout = "grpc-timeout";
+
+/** Node's timers fire at once for longer delays: a deadline further off is as good as none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What every call of a GrpcStreams reads and writes by. */
+interface CallSettings {
+  readonly options: GrpcStreamOptions;
+  readonly limits: ReturnType<typeof validateReadWriteMaxBytes>;
+  /** `options.acceptCompression`, as Connect's negotiation takes it. */
+  readonly accepted: Compression[];
+}
+
+/** One method served here: its implementation and what reads and writes its messages. */
+interface StreamMethod {
+  readonly method: DescMethodBiDiStreaming;
+  readonly impl: StreamImpl<unknown, unknown>;
+  readonly serialization: ReturnType<typeof createMethodSerializationLookup>;
+  /** Field numbers skipped after a stream's first request (`firstRequestOnly`). */
+  readonly laterSkip: ReadonlySet<number>;
+}
+
+/**
+ * The bidirectional streaming methods of the services registered, each served over HTTP/2 from
+ * Node's request and response; their other methods go to a Connect router.
+ */
+export class GrpcStreams {
+  private readonly methods = new Map<string, StreamMethod>();
+  private readonly settings: CallSettings;
+
+  constructor(options: GrpcStreamOptions) {
+    this.settings = {
+      options,
+      limits: validateReadWriteMaxBytes(options.readMaxBytes, undefined, options.compressMinBytes),
+      accepted: [...options.acceptCompression],
     };
   }
-  return Object.assign(handle, {
-    protocolNames: [protocolName],
-    allowedMethods: ["POST"],
-    supportedContentType: contentTypeMatcher(contentTypeRegExp),
-    requestPath: createMethodUrl("/", method),
-    service: method.parent,
-    method,
-  });
-}
 
-/** How responses go on the wire. */
-interface Wire<O> {
-  serialize(message: O): Uint8Array;
-  compression: Compression | null;
-  compressMinBytes: number;
-  frame(message: O): Uint8Array | undefined;
-}
-
-const noFrame = () => undefined;
-
-/** A response serialized, compressed when worth it, and framed. */
-async function envelope<O>(message: O, wire: Wire<O>): Promise<Uint8Array> {
-  let data = wire.serialize(message);
-  let flags = 0;
-  if (wire.compression !== null && data.byteLength >= wire.compressMinBytes) {
-    data = await wire.compression.compress(data);
-    flags = compressedFlag;
+  /**
+   * Registers `service`: its bidirectional streaming methods here, the others on `router`, through
+   * Connect's handler (a method `implementation` lacks answers Unimplemented).
+   */
+  register<S extends DescService>(
+    router: ConnectRouter,
+    service: S,
+    implementation: Partial<ServiceImpl<S>>,
+  ): void {
+    const spec = createServiceImplSpec(service, implementation);
+    for (const method of Object.values(spec.methods)) {
+      if (method.kind !== "bidi_streaming") {
+        router.rpc(method.method, method.impl as never);
+        continue;
+      }
+      const input = method.method.input;
+      this.methods.set(createMethodUrl("/", method.method), {
+        method: method.method,
+        impl: method.impl as StreamImpl<unknown, unknown>,
+        serialization: createMethodSerializationLookup(
+          method.method,
+          undefined,
+          undefined,
+          this.settings.limits,
+        ),
+        laterSkip: new Set(
+          (this.settings.options.firstRequestOnly ?? []).flatMap(
+            (name) => input.field[name]?.number ?? [],
+          ),
+        ),
+      });
+    }
   }
-  return encodeEnvelope(flags, data);
+
+  /**
+   * Serves `request` if it calls one of the methods registered here, and says so; false leaves it
+   * to the caller. gRPC runs over HTTP/2 only: a call over HTTP/1.1 is answered 505.
+   */
+  serve(request: HttpRequest, response: HttpResponse): boolean {
+    const method = this.methods.get(request.url ?? "");
+    if (method === undefined) return false;
+    if (
+      !(request instanceof http2.Http2ServerRequest) ||
+      !(response instanceof http2.Http2ServerResponse)
+    ) {
+      response.writeHead(505, { "content-type": "text/plain; charset=utf-8" });
+      response.end(`${request.url} is a gRPC method: call it over HTTP/2\n`);
+      return true;
+    }
+    if (request.method !== "POST") {
+      response.writeHead(405, { allow: "POST" });
+      response.end();
+      return true;
+    }
+    const type = parseContentType(headerOf(request, headerContentType));
+    if (type === undefined) {
+      response.writeHead(415);
+      response.end();
+      return true;
+    }
+    new GrpcCall(method, request, response, type.binary, this.settings).start();
+    return true;
+  }
 }
+
+/** A request header's value (the first, when sent more than once), or null. */
+function headerOf(request: http2.Http2ServerRequest, name: string): string | null {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+/** One gRPC message of a request, as framed: its flags and its payload. */
+interface Envelope {
+  readonly flags: number;
+  readonly payload: Buffer;
+}
+
+const DONE: Promise<IteratorResult<never>> = Promise.resolve({ done: true, value: undefined });
+
+/** The trailers of a call that ends well. */
+const TRAILERS_OK = { "grpc-status": String(grpcStatusOk) };
 
 /**
- * The response body: each response serialized, compressed when worth it, and framed. An error of
- * the implementation ends the stream with its status in the trailers (an error that is not a
- * ConnectError as "internal error", its text not shown to the client); the context's signal is
- * aborted when the stream ends either way, or when the client goes (the Node adapter then returns
- * or throws into this generator, which passes it on to the implementation).
+ * One call: its requests, read as the implementation asks for them (this object is the
+ * implementation's request iterator), and its responses, written as the implementation gives
+ * them. It ends once: when the implementation returns or fails, the client goes away or the
+ * deadline passes; the context's signal aborts then, whichever it was.
  */
-async function* frames<O>(
-  responses: AsyncIterator<O>,
-  context: HandlerContext & { abort(reason?: unknown): void },
-  wire: Wire<O>,
-): AsyncGenerator<Uint8Array> {
-  let failure: unknown;
-  let finished = false;
-  try {
-    for (;;) {
-      let frame: Uint8Array;
-      try {
-        const next = await responses.next();
-        if (next.done === true) break;
-        frame = wire.frame(next.value) ?? (await envelope(next.value, wire));
-      } catch (error) {
-        failure = error;
-        break;
-      }
-      // A failed write arrives here, at the yield, as a throw; the client gone, as a return.
-      yield frame;
+class GrpcCall implements AsyncIterableIterator<unknown> {
+  private readonly context: StreamContext;
+  private readonly compression: ReturnType<typeof compressionNegotiate>;
+  private readonly skipLater: boolean;
+  /** Bytes received not yet split into messages (kept as chunks: joined once a message is whole). */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Messages split off, not yet read by the implementation. */
+  private readonly queue: Envelope[] = [];
+  private paused = false;
+  /** The implementation's read waiting for the next message. */
+  private waiter:
+    | { resolve(result: Promise<IteratorResult<unknown>>): void; reject(error: unknown): void }
+    | undefined;
+  /** No more bytes are read: the request ended, failed, or the call is over. */
+  private readingDone = false;
+  /** Why reading stopped, given once the queue is read (undefined: the request ended well). */
+  private readFailure: unknown;
+  private first = true;
+  private responses: AsyncIterator<unknown> | undefined;
+  private headersSent = false;
+  private finished = false;
+  /** The stream is closed: nothing more can be written. */
+  private gone = false;
+  /** Wakes the writer waiting for flow control. */
+  private wake: (() => void) | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+
+  private readonly options: GrpcStreamOptions;
+  private readonly limits: ReturnType<typeof validateReadWriteMaxBytes>;
+  /** The call is refused before its implementation runs (a bad grpc-timeout or grpc-encoding). */
+  private readonly refused: ConnectError | undefined;
+
+  constructor(
+    private readonly method: StreamMethod,
+    private readonly request: http2.Http2ServerRequest,
+    private readonly response: http2.Http2ServerResponse,
+    private readonly binary: boolean,
+    server: CallSettings,
+  ) {
+    const options = server.options;
+    this.options = options;
+    this.limits = server.limits;
+    this.compression = compressionNegotiate(
+      server.accepted,
+      headerOf(request, headerEncoding),
+      headerOf(request, headerAcceptEncoding),
+      headerAcceptEncoding,
+    );
+    this.skipLater = binary && method.laterSkip.size > 0;
+    const timeout = parseTimeout(headerOf(request, headerTimeout), Number.MAX_SAFE_INTEGER);
+    this.context = new StreamContext(
+      method.method,
+      request,
+      options.contextValues?.(request) ?? createContextValues(),
+      timeout.timeoutMs,
+    );
+    this.refused = this.compression.error ?? timeout.error;
+    if (
+      this.refused === undefined &&
+      timeout.timeoutMs !== undefined &&
+      timeout.timeoutMs <= MAX_TIMER_MS
+    ) {
+      this.deadline = setTimeout(
+        () => this.finish(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
+        timeout.timeoutMs,
+      );
     }
-    finished = true;
-  } catch (error) {
-    context.abort(error);
-    await responses.throw?.(error).catch(() => undefined);
-    throw error;
-  } finally {
-    if (finished) {
-      context.abort(failure);
-      if (failure instanceof ConnectError) setTrailerStatus(context.responseTrailer, failure);
-      else if (failure !== undefined) {
-        setTrailerStatus(
-          context.responseTrailer,
-          new ConnectError("internal error", Code.Internal, undefined, undefined, failure),
+  }
+
+  start(): void {
+    this.response.once("close", () => this.onClose());
+    if (this.refused !== undefined) {
+      this.finish(this.refused);
+      return;
+    }
+    this.request.on("data", (chunk: Buffer) => this.onData(chunk));
+    this.request.once("end", () => this.onEnd());
+    try {
+      this.responses = this.method.impl(this, this.context)[Symbol.asyncIterator]();
+    } catch (error) {
+      this.finish(error);
+      return;
+    }
+    void this.write(this.responses);
+  }
+
+  // The implementation's side of the requests.
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<unknown>> {
+    const envelope = this.queue.shift();
+    if (envelope !== undefined) {
+      if (this.paused && this.queue.length === 0) {
+        this.paused = false;
+        this.request.resume();
+      }
+      return this.decoded(envelope);
+    }
+    if (this.readingDone) {
+      return this.readFailure === undefined ? DONE : Promise.reject(this.readFailure);
+    }
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  /** The implementation stops reading (a `for await` left early): the rest is not read. */
+  return(): Promise<IteratorResult<unknown>> {
+    this.stopReading(undefined);
+    return DONE;
+  }
+
+  // The wire's side of the requests.
+
+  private onData(chunk: Buffer): void {
+    if (this.readingDone) return;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    while (this.buffered >= ENVELOPE_HEADER_BYTES) {
+      const head = this.chunks[0] as Buffer;
+      const header = head.length >= ENVELOPE_HEADER_BYTES ? head : this.joined();
+      const length = header.readUInt32BE(1);
+      if (length > this.limits.readMaxBytes) {
+        // Refused on its header, before its bytes are buffered.
+        this.stopReading(
+          new ConnectError(
+            `message size ${length} is larger than configured readMaxBytes ${this.limits.readMaxBytes}`,
+            Code.ResourceExhausted,
+          ),
         );
+        return;
       }
-    } else {
-      context.abort();
-      void responses.return?.().catch(() => undefined);
+      const end = ENVELOPE_HEADER_BYTES + length;
+      if (this.buffered < end) break;
+      const data = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : this.joined();
+      this.received({
+        flags: data[0] as number,
+        payload: data.subarray(ENVELOPE_HEADER_BYTES, end),
+      });
+      if (this.readingDone) return;
+      const rest = data.subarray(end);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.buffered = rest.length;
+    }
+    if (this.queue.length >= MAX_QUEUED_MESSAGES && !this.paused) {
+      this.paused = true;
+      this.request.pause();
     }
   }
-}
 
-/**
- * The gRPC messages of a request body, split from its chunks in arrival order. A message longer
- * than `readMaxBytes` is refused as soon as its header is read (RESOURCE_EXHAUSTED), and a body
- * that ends inside a message is a protocol error (INVALID_ARGUMENT), as in Connect.
- */
-async function* envelopes(
-  body: AsyncIterable<Uint8Array>,
-  readMaxBytes: number,
-): AsyncGenerator<{ flags: number; payload: Uint8Array }> {
-  let pending: Uint8Array = new Uint8Array(0);
-  for await (const chunk of body) {
-    pending = pending.byteLength === 0 ? chunk : concat(pending, chunk);
-    let offset = 0;
-    while (pending.byteLength - offset >= ENVELOPE_HEADER_BYTES) {
-      const view = new DataView(pending.buffer, pending.byteOffset + offset, ENVELOPE_HEADER_BYTES);
-      const flags = view.getUint8(0);
-      const length = view.getUint32(1);
-      if (length > readMaxBytes) {
+  /** The chunks buffered as one. */
+  private joined(): Buffer {
+    const whole = Buffer.concat(this.chunks, this.buffered);
+    this.chunks = [whole];
+    return whole;
+  }
+
+  private received(envelope: Envelope): void {
+    const waiter = this.waiter;
+    if (waiter === undefined) {
+      this.queue.push(envelope);
+      return;
+    }
+    this.waiter = undefined;
+    waiter.resolve(this.decoded(envelope));
+  }
+
+  private onEnd(): void {
+    this.stopReading(
+      this.buffered > 0
+        ? new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument)
+        : undefined,
+    );
+  }
+
+  /**
+   * Reads no more bytes; the implementation reads what is queued, then the end of its requests,
+   * or `failure`.
+   */
+  private stopReading(failure: unknown): void {
+    if (this.readingDone) return;
+    this.readingDone = true;
+    this.readFailure = failure;
+    this.chunks = [];
+    this.buffered = 0;
+    // Bytes still coming are read and dropped: a paused request would hold the client.
+    if (this.paused) {
+      this.paused = false;
+      this.request.resume();
+    }
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter !== undefined) {
+      if (failure === undefined) waiter.resolve(DONE);
+      else waiter.reject(failure);
+    }
+  }
+
+  /** A message decoded (after decompressing it, if it is compressed); a failure ends reading. */
+  private decoded(envelope: Envelope): Promise<IteratorResult<unknown>> {
+    try {
+      if ((envelope.flags & compressedFlag) !== compressedFlag) {
+        return Promise.resolve({ done: false, value: this.parsed(envelope.payload) });
+      }
+      const compression = this.compression.request;
+      if (compression === null) {
         throw new ConnectError(
-          `message size ${length} is larger than configured readMaxBytes ${readMaxBytes}`,
-          Code.ResourceExhausted,
+          "received compressed envelope, but do not know how to decompress",
+          Code.Internal,
         );
       }
-      const end = offset + ENVELOPE_HEADER_BYTES + length;
-      if (pending.byteLength < end) break;
-      yield { flags, payload: pending.subarray(offset + ENVELOPE_HEADER_BYTES, end) };
-      offset = end;
+      return compression.decompress(envelope.payload, this.limits.readMaxBytes).then(
+        (payload) => ({ done: false, value: this.parsed(payload) }),
+        (error: unknown) => this.unreadable(error),
+      );
+    } catch (error) {
+      return this.unreadable(error);
     }
-    pending = pending.subarray(offset);
   }
-  if (pending.byteLength > 0) {
-    throw new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
+
+  /** A message that could not be read ends reading with its error; the queue is dropped. */
+  private unreadable(error: unknown): Promise<never> {
+    this.queue.length = 0;
+    this.stopReading(error);
+    this.readFailure = error;
+    return Promise.reject(error);
+  }
+
+  private parsed(payload: Uint8Array): unknown {
+    const bytes =
+      !this.first && this.skipLater ? withoutFields(payload, this.method.laterSkip) : payload;
+    this.first = false;
+    return this.method.serialization.getI(this.binary).parse(bytes);
+  }
+
+  // The responses.
+
+  /**
+   * Writes each response the implementation gives, waiting for HTTP/2 flow control when the
+   * stream's buffer is full (a client that does not read holds the implementation, not this
+   * process's memory); ends the call when the implementation ends, with its error if it fails.
+   */
+  private async write(responses: AsyncIterator<unknown>): Promise<void> {
+    const serializer = this.method.serialization.getO(this.binary);
+    const compression = this.compression.response;
+    const frame = (this.binary && compression === null && this.options.frame) || undefined;
+    let failure: unknown;
+    try {
+      for (;;) {
+        const next = await responses.next();
+        if (next.done === true || this.finished) break;
+        let data = frame?.(next.value);
+        if (data === undefined) {
+          let payload = serializer.serialize(next.value as never);
+          let flags = 0;
+          if (compression !== null && payload.byteLength >= this.limits.compressMinBytes) {
+            payload = await compression.compress(payload);
+            flags = compressedFlag;
+          }
+          data = encodeEnvelope(flags, payload);
+        }
+        if (this.gone || this.finished) break;
+        this.sendHeaders();
+        if (!this.response.write(data)) await this.drained();
+      }
+    } catch (error) {
+      failure = error;
+    }
+    this.finish(failure);
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.response.off("drain", done);
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = done;
+      this.response.once("drain", done);
+    });
+  }
+
+  private sendHeaders(): void {
+    if (this.headersSent) return;
+    this.headersSent = true;
+    const headers: http2.OutgoingHttpHeaders = {
+      [headerContentType]: this.binary ? contentTypeProto : contentTypeJson,
+    };
+    if (this.compression.response !== null) {
+      headers[headerEncoding] = this.compression.response.name;
+    }
+    this.context.responseHeaderInto(headers);
+    this.response.writeHead(200, headers);
+  }
+
+  /**
+   * Ends the call, once: with OK, or with `failure`'s status (an error that is not a ConnectError
+   * as "internal error", its text not shown to the client), unless the client is gone. The
+   * context's signal aborts, reading stops, and the implementation is told to return.
+   */
+  private finish(failure: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.deadline);
+    if (!this.gone) this.sendTrailers(failure);
+    this.context.abort(failure);
+    this.stopReading(failure);
+    this.wake?.();
+    void this.responses?.return?.().catch(() => undefined);
+  }
+
+  /** The response's end: headers if none were sent yet, then the status in trailers. */
+  private sendTrailers(failure: unknown): void {
+    let trailers: http2.OutgoingHttpHeaders = TRAILERS_OK;
+    if (failure !== undefined || this.context.hasResponseTrailer()) {
+      const status =
+        failure === undefined || failure instanceof ConnectError
+          ? failure
+          : new ConnectError("internal error", Code.Internal, undefined, undefined, failure);
+      trailers = {};
+      this.context.responseTrailerInto(trailers);
+      setTrailerStatus(new Headers(), status).forEach((value, key) => {
+        trailers[key] = value;
+      });
+    }
+    try {
+      this.sendHeaders();
+      this.response.addTrailers(trailers);
+      this.response.end();
+    } catch {
+      // The stream was destroyed under us (its session failed): there is no one to tell.
+    }
+  }
+
+  /** The stream closed: after the call ended, or because the client went away or reset it. */
+  private onClose(): void {
+    this.gone = true;
+    // Most calls have ended by now; a ConnectError (its stack captured) is made only when not.
+    if (!this.finished)
+      this.finish(new ConnectError("the client closed the stream", Code.Canceled));
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.byteLength + b.byteLength);
-  joined.set(a, 0);
-  joined.set(b, a.byteLength);
-  return joined;
+/**
+ * The implementation's context (Connect's HandlerContext): its headers are built only when read,
+ * and its signal when asked for, since a stream's implementation seldom needs either.
+ */
+class StreamContext implements HandlerContext {
+  readonly protocolName = "grpc";
+  readonly requestMethod = "POST";
+  readonly service: DescService;
+  private controller: AbortController | undefined;
+  private aborted: { reason: unknown } | undefined;
+  private requestHeaders: Headers | undefined;
+  private responseHeaders: Headers | undefined;
+  private responseTrailers: Headers | undefined;
+  private readonly deadlineAt: number | undefined;
+
+  constructor(
+    readonly method: DescMethodBiDiStreaming,
+    private readonly request: http2.Http2ServerRequest,
+    readonly values: ContextValues,
+    timeoutMs: number | undefined,
+  ) {
+    this.service = method.parent;
+    this.deadlineAt = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  }
+
+  get url(): string {
+    const scheme = this.request.scheme ?? "http";
+    return `${scheme}://${this.request.authority}${this.request.url}`;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted !== undefined) this.controller.abort(this.aborted.reason);
+    }
+    return this.controller.signal;
+  }
+
+  timeoutMs(): number | undefined {
+    return this.deadlineAt === undefined ? undefined : this.deadlineAt - Date.now();
+  }
+
+  get requestHeader(): Headers {
+    if (this.requestHeaders === undefined) {
+      this.requestHeaders = new Headers();
+      for (const [name, value] of Object.entries(this.request.headers)) {
+        if (name.startsWith(":") || value === undefined) continue;
+        for (const one of Array.isArray(value) ? value : [value]) {
+          this.requestHeaders.append(name, one);
+        }
+      }
+    }
+    return this.requestHeaders;
+  }
+
+  get responseHeader(): Headers {
+    this.responseHeaders ??= new Headers();
+    return this.responseHeaders;
+  }
+
+  get responseTrailer(): Headers {
+    this.responseTrailers ??= new Headers();
+    return this.responseTrailers;
+  }
+
+  /** The response headers the implementation set, added to `target`. */
+  responseHeaderInto(target: http2.OutgoingHttpHeaders): void {
+    this.responseHeaders?.forEach((value, name) => {
+      target[name] = value;
+    });
+  }
+
+  hasResponseTrailer(): boolean {
+    return this.responseTrailers !== undefined;
+  }
+
+  /** The response trailers the implementation set, added to `target`. */
+  responseTrailerInto(target: http2.OutgoingHttpHeaders): void {
+    this.responseTrailers?.forEach((value, name) => {
+      target[name] = value;
+    });
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted !== undefined) return;
+    this.aborted = { reason };
+    this.controller?.abort(reason);
+  }
 }

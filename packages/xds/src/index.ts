@@ -23,7 +23,7 @@ export {
   DeltaSubscription,
   type DeltaVerdict,
 } from "./delta-subscription.js";
-export { type GrpcStreamOptions, registerStreams } from "./grpc-streams.js";
+export { type GrpcStreamOptions, GrpcStreams } from "./grpc-streams.js";
 export { nodeIdentity } from "./node-identity.js";
 export {
   type ConfigWatcher,

@@ -33,7 +33,7 @@ import {
 } from "./client-auth.js";
 import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import { type DeltaStreamOptions, serveDeltaStream } from "./delta-transport.js";
-import { type GrpcStreamOptions, registerStreams } from "./grpc-streams.js";
+import { GrpcStreams } from "./grpc-streams.js";
 import { packedFrame } from "./packed-resources.js";
 import {
   createRestHandler,
@@ -154,7 +154,16 @@ function grpcLimits(options: XdsServerOptions) {
   };
 }
 
-function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: AbortSignal) {
+/**
+ * The gRPC services of the port: the discovery streams served by `streams` (grpc-streams.ts), the
+ * rest by the Connect router the returned function fills.
+ */
+function xdsRoutes(
+  options: XdsServerOptions,
+  access: ClientAccess,
+  closing: AbortSignal,
+  streams: GrpcStreams,
+) {
   const common = {
     watcher: options.watcher,
     callbacks: options.callbacks ?? {},
@@ -193,20 +202,10 @@ function xdsRoutes(options: XdsServerOptions, access: ClientAccess, closing: Abo
   const deltaSds = deltaOnly(TypeUrl.Secret);
   const deltaVhds = deltaOnly(TypeUrl.VirtualHost);
   // Methods left out (the unary Fetch* that REST-JSON maps to) answer Unimplemented.
-  const streams: GrpcStreamOptions = {
-    ...grpcLimits(options),
-    frame: packedFrame,
-    // "Only the first request on a stream is guaranteed to carry the node identifier ... It is
-    // sufficient to only check the first message" (xDS protocol, "Basic Protocol Overview"), and
-    // only the first is read (stream-loop.ts). Envoy repeats its Node, 20–30 kB with its list of
-    // extensions, in every request unless set_node_on_first_message_only: decoding it took ~0.5 ms
-    // of every ACK, the rest of the request ~10 µs (the fleet suite's request-parse figure).
-    firstRequestOnly: ["node"],
-  };
   return (router: ConnectRouter) => {
-    // Each stream's messages go through grpc-streams.ts; unary methods through Connect's handler.
+    // Each stream goes to grpc-streams.ts; unary methods to Connect's handler.
     const service = <S extends DescService>(desc: S, impl: Partial<ServiceImpl<S>>) =>
-      registerStreams(router, desc, impl, streams);
+      streams.register(router, desc, impl);
     service(AggregatedDiscoveryService, {
       streamAggregatedResources: (requests, context) => serveSotwStream(requests, context, ads),
       deltaAggregatedResources: (requests, context) =>
@@ -342,19 +341,31 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
       authorization: typeof authorization === "string" ? authorization : undefined,
     });
   };
+  const contextValues = (request: HttpRequest) =>
+    createContextValues()
+      .set(
+        kRemoteAddress,
+        `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`,
+      )
+      .set(kAuthentication, authenticate(request));
+  const streams = new GrpcStreams({
+    ...grpcLimits(options),
+    frame: packedFrame,
+    // "Only the first request on a stream is guaranteed to carry the node identifier ... It is
+    // sufficient to only check the first message" (xDS protocol, "Basic Protocol Overview"), and
+    // only the first is read (stream-loop.ts). Envoy repeats its Node, 20–30 kB with its list of
+    // extensions, in every request unless set_node_on_first_message_only: decoding it took ~0.5 ms
+    // of every ACK, the rest of the request ~10 µs (the fleet suite's request-parse figure).
+    firstRequestOnly: ["node"],
+    contextValues,
+  });
   const connect = connectNodeAdapter({
     ...grpcLimits(options),
     grpc: true,
     connect: false,
     grpcWeb: false,
-    routes: xdsRoutes(options, access, closing.signal),
-    contextValues: (request) =>
-      createContextValues()
-        .set(
-          kRemoteAddress,
-          `${request.socket.remoteAddress ?? ""}:${request.socket.remotePort ?? ""}`,
-        )
-        .set(kAuthentication, authenticate(request)),
+    routes: xdsRoutes(options, access, closing.signal, streams),
+    contextValues,
   });
   const longPollTimeoutMs = options.restLongPollTimeoutMs ?? DEFAULT_REST_LONG_POLL_TIMEOUT_MS;
   if (
@@ -381,7 +392,7 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
   });
   const handler = (request: HttpRequest, response: HttpResponse) => {
     if (isRestPath(request.url)) rest(request, response);
-    else connect(request, response);
+    else if (!streams.serve(request, response)) connect(request, response);
   };
   const sockets = new Set<net.Socket>();
   const sessions = new Set<http2.Http2Session>();
