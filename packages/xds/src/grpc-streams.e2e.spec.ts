@@ -19,6 +19,7 @@ import {
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { afterEach, describe, expect, it } from "vitest";
 import { type GrpcStreamOptions, GrpcStreams } from "./grpc-streams.js";
+import { grpcFrame, rawHttp2Exchange } from "./test-client.js";
 
 /** What the test implementation saw of its last stream. */
 interface Seen {
@@ -146,72 +147,24 @@ async function failure(stream: AsyncIterable<DiscoveryResponse>): Promise<Connec
   throw new Error("the stream ended without an error");
 }
 
+/** grpc-status of a call that ended well (Connect's Code has no name for it). */
+const GRPC_OK = 0;
+const ADS_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
+
 /** A request framed as gRPC sends it: flags, length, then the message. */
-function framed(init: Parameters<typeof create<typeof DiscoveryRequestSchema>>[1]): Buffer {
-  const body = toBinary(DiscoveryRequestSchema, create(DiscoveryRequestSchema, init));
-  const frame = Buffer.alloc(5 + body.length);
-  frame.writeUInt32BE(body.length, 1);
-  frame.set(body, 5);
-  return frame;
+function framed(init: Parameters<typeof create<typeof DiscoveryRequestSchema>>[1]): Uint8Array {
+  return grpcFrame(toBinary(DiscoveryRequestSchema, create(DiscoveryRequestSchema, init)));
 }
 
-/** What a raw HTTP/2 call got back: status, response messages' nonces, trailers. */
-interface RawAnswer {
-  readonly status: number;
-  readonly nonces: string[];
-  readonly trailers: http2.IncomingHttpHeaders;
-}
-
-/**
- * One call over a bare HTTP/2 client, with the headers and the body's writes (each its own DATA
- * frame) given; `wantResponses` responses read, the client half-closes: its answer.
- */
-async function rawCall(
-  baseUrl: string,
-  headers: http2.OutgoingHttpHeaders,
-  writes: Buffer[],
-  wantResponses = 0,
-): Promise<RawAnswer> {
-  const session = http2.connect(baseUrl);
-  try {
-    const stream = session.request({
-      ":method": "POST",
-      ":path": "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
-      "content-type": "application/grpc",
-      te: "trailers",
-      ...headers,
-    });
-    let status = 0;
-    let trailers: http2.IncomingHttpHeaders = {};
-    let body = Buffer.alloc(0);
-    const nonces: string[] = [];
-    let gotAll = () => {};
-    const all = new Promise<void>((resolve) => (gotAll = resolve));
-    if (wantResponses === 0) gotAll();
-    stream.on("response", (h) => (status = Number(h[":status"])));
-    stream.on("trailers", (t) => (trailers = t));
-    stream.on("close", () => gotAll());
-    stream.on("data", (chunk: Buffer) => {
-      body = Buffer.concat([body, chunk]);
-      while (body.length >= 5 && body.length >= 5 + body.readUInt32BE(1)) {
-        const end = 5 + body.readUInt32BE(1);
-        nonces.push(fromBinary(DiscoveryResponseSchema, body.subarray(5, end)).nonce);
-        body = body.subarray(end);
-        if (nonces.length === wantResponses) gotAll();
-      }
-    });
-    for (const write of writes) {
-      await new Promise<void>((resolve, reject) =>
-        stream.write(write, (error) => (error ? reject(error) : resolve())),
-      );
-    }
-    await all;
-    stream.end();
-    await new Promise<void>((resolve) => stream.on("close", resolve));
-    return { status, nonces, trailers };
-  } finally {
-    session.close();
+/** The nonces of the responses in a raw call's body. */
+function noncesIn(body: Buffer): string[] {
+  const nonces: string[] = [];
+  for (let offset = 0; offset < body.length; ) {
+    const end = offset + 5 + body.readUInt32BE(offset + 1);
+    nonces.push(fromBinary(DiscoveryResponseSchema, body.subarray(offset + 5, end)).nonce);
+    offset = end;
   }
+  return nonces;
 }
 
 describe("the xDS streams' gRPC handler", () => {
@@ -221,32 +174,38 @@ describe("the xDS streams' gRPC handler", () => {
       ["a", "b", "c", "d", "e"].map((nonce) => framed({ responseNonce: nonce, versionInfo: "1" })),
     );
     // One byte a frame for the first message, then a frame ending mid-header, then the rest.
-    const writes = [
-      ...Array.from(bytes.subarray(0, 12), (byte) => Buffer.from([byte])),
+    const frames = [
+      ...Array.from(bytes.subarray(0, 12), (byte) => Uint8Array.of(byte)),
       bytes.subarray(12, 30),
       bytes.subarray(30),
     ];
-    const answer = await rawCall(w.baseUrl, {}, writes, 5);
-    expect(answer.nonces).toEqual(["a", "b", "c", "d", "e"]);
-    expect(answer.trailers["grpc-status"]).toBe("0");
+    const answer = await rawHttp2Exchange(w.baseUrl, ADS_PATH, frames, {
+      framePerChunk: true,
+      halfClose: true,
+    });
+    expect([noncesIn(answer.body), answer.status]).toEqual([["a", "b", "c", "d", "e"], GRPC_OK]);
   });
 
   it("a grpc-timeout longer than a Node timer holds (99999999H) leaves the stream open, not ended at once", async () => {
     const w = await world();
-    const answer = await rawCall(
+    const answer = await rawHttp2Exchange(
       w.baseUrl,
-      { "grpc-timeout": "99999999H" },
+      ADS_PATH,
       [framed({ responseNonce: "a" }), framed({ responseNonce: "b" })],
-      2,
+      { headers: { "grpc-timeout": "99999999H" }, halfCloseAfterMs: 300 },
     );
-    expect([answer.nonces, answer.trailers["grpc-status"]]).toEqual([["a", "b"], "0"]);
+    expect([noncesIn(answer.body), answer.status, answer.halfClosed]).toEqual([
+      ["a", "b"],
+      GRPC_OK,
+      true,
+    ]);
   });
 
   it("refuses what is not a gRPC call of the method: another HTTP method 405, another content type 415", async () => {
     const w = await world();
-    const put = await rawCall(w.baseUrl, { ":method": "PUT" }, []);
-    const text = await rawCall(w.baseUrl, { "content-type": "text/plain" }, []);
-    expect([put.status, text.status]).toEqual([405, 415]);
+    const put = await rawHttp2Exchange(w.baseUrl, ADS_PATH, [], { headers: { ":method": "PUT" } });
+    const text = await rawHttp2Exchange(w.baseUrl, ADS_PATH, [], { contentType: "text/plain" });
+    expect([put.httpStatus, text.httpStatus]).toEqual([405, 415]);
     expect(w.seen).toEqual([]);
   });
 

@@ -456,6 +456,11 @@ export interface RawExchangeOptions {
   readonly halfCloseAfterMs?: number;
   /** Rejects when the server has not finished its side by then. Default 2000. */
   readonly timeoutMs?: number;
+  /**
+   * Send each chunk in a DATA frame of its own (each write waits for the one before to flush;
+   * otherwise Node may join them). Default false.
+   */
+  readonly framePerChunk?: boolean;
 }
 
 export interface RawExchangeResult {
@@ -499,13 +504,18 @@ export function rawHttp2Exchange(
       te: "trailers",
       ...options.headers,
     });
-    for (const chunk of chunks) stream.write(chunk);
     let halfClosed = false;
     const halfClose = () => {
       halfClosed = true;
       stream.end();
     };
-    if (options.halfClose) halfClose();
+    let written: Promise<unknown> = Promise.resolve();
+    for (const chunk of chunks) {
+      if (options.framePerChunk) {
+        written = written.then(() => new Promise((flushed) => stream.write(chunk, flushed)));
+      } else stream.write(chunk);
+    }
+    if (options.halfClose) void written.then(halfClose);
     const halfCloseTimer =
       options.halfCloseAfterMs === undefined
         ? undefined

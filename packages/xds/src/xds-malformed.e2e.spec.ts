@@ -1,3 +1,4 @@
+import * as http from "node:http";
 import * as net from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
@@ -161,6 +162,25 @@ describe("malformed requests never crash the server", () => {
     expect(error?.rawMessage).toContain(
       `DeltaDiscoveryRequest.node.id is ${MAX_NODE_ID_BYTES + 1} bytes long`,
     );
+  });
+
+  it("a gRPC stream called over HTTP/1.1 is answered 505 naming the method, not served", async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(`${server.baseUrl}${ADS_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/grpc" },
+      });
+      request.on("error", reject);
+      request.on("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.end(grpcFrame(new Uint8Array()));
+    });
+    expect(answer.status).toBe(505);
+    expect(answer.body).toContain(`${ADS_PATH} is a gRPC method: call it over HTTP/2`);
   });
 
   it("a connection speaking neither HTTP/2 nor HTTP/1.1 is closed", async () => {
