@@ -275,6 +275,9 @@ async function launchOnPort(options: LaunchOptions, port: number): Promise<Runni
       );
     });
   });
+  // PostgreSQL may fail (a busy port: at once) while the owner file is written: its rejection is
+  // awaited below, and must not count as unhandled before then.
+  readyOrFailed.catch(() => undefined);
   if (child.pid !== undefined) {
     await writeFile(
       join(dataDir, OWNER_FILE),
