@@ -365,7 +365,7 @@ type StreamEvent<Req> =
 
 /**
  * Only the latest snapshot and one timer tick matter to a session: a newer one supersedes one
- * still queued. While the loop is blocked writing a response (Connect's writer awaits HTTP/2 flow
+ * still queued. While the loop is blocked writing a response (the transport awaits HTTP/2 flow
  * control, so a client that stops reading blocks it), a stream so holds one pending snapshot
  * however many versions are published, and once it can write again serves the latest, not each
  * one in turn (stream-loop.spec.ts; with a real server, faults-load.e2e.spec.ts in
@@ -448,7 +448,7 @@ export async function* serveStream<Req extends AnyRequest, Res extends AnyRespon
 
   // Requests are read concurrently with snapshot changes. The reader is never awaited: when the
   // stream fails (say, on a malformed request) the client may keep its side open, and the error
-  // must reach it now; the reader ends when Connect finishes the call. It stops reading while
+  // must reach it now; the reader ends when the transport finishes the call. It stops reading while
   // MAX_QUEUED_REQUESTS wait (the loop is blocked writing to a client that does not read): HTTP/2
   // flow control then holds the client's further requests, not this process.
   void (async () => {
