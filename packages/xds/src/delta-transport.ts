@@ -9,6 +9,7 @@ import {
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
 import {
   packed,
+  packedBody,
   packedControlPlaneField,
   packedDeltaResourceField,
   packedStringField,
@@ -23,6 +24,7 @@ import {
   unresolvedNames,
   wrappedResource,
 } from "./stream-loop.js";
+import { isSharedList } from "./subscription.js";
 import { nodeContextOf } from "./xdstp-naming.js";
 
 export type DeltaStreamOptions = StreamOptions & { readonly variant: "ads-delta" | "delta" };
@@ -50,12 +52,17 @@ export function toDeltaDiscoveryResponse(
         nonce: response.nonce,
         removedResources: [...response.removed],
       }),
-      [
-        ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
-        ...packedStringField(field.typeUrl.number, response.typeUrl),
-        packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-        ...response.resources.map(packedDeltaResourceField),
-      ],
+      packedBody(
+        response.resources,
+        isSharedList(response.resources),
+        `delta\u0000${response.systemVersionInfo}\u0000${response.typeUrl}\u0000${controlPlaneId}`,
+        () => [
+          ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
+          ...packedStringField(field.typeUrl.number, response.typeUrl),
+          packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+        ],
+        packedDeltaResourceField,
+      ),
     );
   }
   const message = create(DeltaDiscoveryResponseSchema, {

@@ -59,11 +59,11 @@ export interface GrpcStreamOptions {
   /** Responses this large or larger are compressed when the client accepts it. */
   readonly compressMinBytes?: number;
   /**
-   * A response framed whole by the caller, in one buffer: exactly the bytes serializing and then
-   * framing it would give, or undefined to have it serialized here. Not asked when responses are
-   * compressed.
+   * A response framed whole by the caller, as buffers written in turn: exactly the bytes
+   * serializing and then framing it would give, or undefined to have it serialized here. Not
+   * asked when responses are compressed.
    */
-  readonly frame?: (message: unknown) => Uint8Array | undefined;
+  readonly frame?: (message: unknown) => readonly Uint8Array[] | undefined;
   /**
    * Fields of a request message (by name) that count only in a stream's first request: later
    * requests are decoded without them, their bytes skipped unread (binary requests only).
@@ -473,19 +473,21 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
       for (;;) {
         const next = await responses.next();
         if (next.done === true || this.finished) break;
-        let data = frame?.(next.value);
-        if (data === undefined) {
+        let chunks = frame?.(next.value);
+        if (chunks === undefined) {
           let payload = serializer.serialize(next.value as never);
           let flags = 0;
           if (compression !== null && payload.byteLength >= this.limits.compressMinBytes) {
             payload = await compression.compress(payload);
             flags = compressedFlag;
           }
-          data = encodeEnvelope(flags, payload);
+          chunks = [encodeEnvelope(flags, payload)];
         }
         if (this.gone || this.finished) break;
         this.sendHeaders();
-        if (!this.response.write(data)) await this.drained();
+        let room = true;
+        for (const chunk of chunks) room = this.response.write(chunk);
+        if (!room) await this.drained();
       }
     } catch (error) {
       failure = error;

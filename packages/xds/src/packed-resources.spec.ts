@@ -4,7 +4,7 @@ import {
   DeltaDiscoveryResponseSchema,
   DiscoveryResponseSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
-import { compile, TypeUrl } from "@switchyard/snapshot";
+import { compile, TypeUrl, type XdsResource } from "@switchyard/snapshot";
 import {
   largeConfigSpec,
   runtimeLayerSpec,
@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { toDeltaDiscoveryResponse } from "./delta-transport.js";
 import { packedFrame } from "./packed-resources.js";
 import { toDiscoveryResponse } from "./sotw-transport.js";
+import { wholeOf } from "./subscription.js";
 
 const large = largeConfigSpec(20, 40);
 const onDemand = vhdsSpec();
@@ -118,7 +119,7 @@ describe("pre-encoded resources", () => {
           "switchyard@test",
           "packed",
         );
-        expect(Buffer.from(packedFrame(message) ?? [])).toEqual(
+        expect(Buffer.concat(packedFrame(message) ?? [])).toEqual(
           Buffer.from(framedAsConnect(DiscoveryResponseSchema, message as never)),
         );
       },
@@ -138,9 +139,30 @@ describe("pre-encoded resources", () => {
         },
         "switchyard@test",
       );
-      expect(Buffer.from(packedFrame(message) ?? [])).toEqual(
+      expect(Buffer.concat(packedFrame(message) ?? [])).toEqual(
         Buffer.from(framedAsConnect(DeltaDiscoveryResponseSchema, message as never)),
       );
+    });
+
+    it("responses of a list every stream is sent (all of a type) share its body, the bytes of serializing and framing each; another list is framed whole per response", () => {
+      const response = (resources: readonly XdsResource[], nonce: string, versionInfo = "v1") =>
+        toDiscoveryResponse(
+          { typeUrl: TypeUrl.Cluster, versionInfo, nonce, resources },
+          "switchyard@test",
+          "packed",
+        );
+      const whole = wholeOf(snapshot.resources(TypeUrl.Cluster));
+      const first = response(whole, "1");
+      const [head1, body1] = packedFrame(first) ?? [];
+      const [, body2] = packedFrame(response(whole, "2")) ?? [];
+      const [, otherVersion] = packedFrame(response(whole, "3", "v2")) ?? [];
+      expect(body2).toBe(body1);
+      expect(otherVersion).not.toBe(body1);
+      expect(head1?.byteLength).toBeLessThan(16);
+      expect(Buffer.concat(packedFrame(first) ?? [])).toEqual(
+        Buffer.from(framedAsConnect(DiscoveryResponseSchema, first as never)),
+      );
+      expect(packedFrame(response([...whole], "4"))).toHaveLength(1);
     });
 
     it("a response not built packed (with TTLs, or for REST) is left to the serializer", () => {

@@ -113,23 +113,92 @@ export function packedControlPlaneField(no: number, identifier: string): Unknown
   };
 }
 
-/** The responses built packed (packed below), by the pre-encoded fields each carries. */
-const packedFields = new WeakMap<object, readonly UnknownField[]>();
+/**
+ * What a packed response carries besides its own fields: the pre-encoded fields (the message's
+ * unknown fields, for a serializer) and, for a body shared by many streams, the same fields as one
+ * buffer, which packedFrame sends as it is after the response's own fields.
+ */
+export interface PackedBody {
+  readonly fields: readonly UnknownField[];
+  readonly bytes?: Buffer;
+}
+
+/**
+ * Shared bodies by the list of resources they carry (a fleet's streams are given one list when
+ * each is sent all of a type, subscription.ts wholeOf), then by the rest of the key (type,
+ * version, control plane): built once per list and key.
+ */
+const bodies = new WeakMap<readonly XdsResource[], Map<string, Required<PackedBody>>>();
+/** Past this many keys for one list, its bodies start over (a list is seldom sent otherwise). */
+const MAX_BODIES_PER_LIST = 16;
+
+/**
+ * The body of a response carrying `resources` (each encoded by `field`) after `leading` fields
+ * (strings and the control plane, already encoded). A list `shared` by many streams gets one body,
+ * bytes and all, for every stream that sends it with the same `key`, which must name everything
+ * `leading` and `field` depend on; another list, fields of its own, framed with the response (a
+ * cache would cost more than it saves for a list one stream sends).
+ */
+export function packedBody(
+  resources: readonly XdsResource[],
+  shared: boolean,
+  key: string,
+  leading: () => readonly UnknownField[],
+  field: (resource: XdsResource) => UnknownField,
+): PackedBody {
+  if (!shared) return { fields: [...leading(), ...resources.map(field)] };
+  let byKey = bodies.get(resources);
+  if (byKey === undefined) {
+    byKey = new Map();
+    bodies.set(resources, byKey);
+  }
+  let body = byKey.get(key);
+  if (body === undefined) {
+    const fields = [...leading(), ...resources.map(field)];
+    const bytes = Buffer.allocUnsafe(fieldsLength(fields));
+    writeFields(bytes, 0, fields);
+    body = { fields, bytes };
+    if (byKey.size >= MAX_BODIES_PER_LIST) byKey.clear();
+    byKey.set(key, body);
+  }
+  return body;
+}
+
+function fieldsLength(fields: readonly UnknownField[]): number {
+  let length = 0;
+  for (const { no, wireType, data } of fields) {
+    length += varintBytes((no << 3) | wireType) + data.byteLength;
+  }
+  return length;
+}
+
+function writeFields(buffer: Buffer, at: number, fields: readonly UnknownField[]): number {
+  let offset = at;
+  for (const { no, wireType, data } of fields) {
+    offset = writeVarint(buffer, offset, (no << 3) | wireType);
+    buffer.set(data, offset);
+    offset += data.byteLength;
+  }
+  return offset;
+}
+
+/** The responses built packed (packed below), by the body each carries. */
+const packedBodies = new WeakMap<object, PackedBody>();
 
 /** A packed response's own fields: its nonce, and a Delta response's removed names. */
 type OwnFields = { readonly nonce: string; readonly removedResources?: readonly string[] };
 
 /**
  * `message`, whose only set fields are its nonce (and a Delta response's removed names), with
- * `fields` as its pre-encoded fields, and known to packedFrame. The message is the wire form of
- * one response: not altered afterwards.
+ * `body`'s fields as its pre-encoded fields, and known to packedFrame. The message is the wire
+ * form of one response: not altered afterwards (its unknown fields are the body's, shared).
  */
 export function packed<T extends OwnFields & { $unknown?: UnknownField[] | undefined }>(
   message: T,
-  fields: UnknownField[],
+  body: PackedBody,
 ): T {
-  message.$unknown = fields;
-  packedFields.set(message, fields);
+  message.$unknown = body.fields as UnknownField[];
+  packedBodies.set(message, body);
   return message;
 }
 
@@ -152,17 +221,18 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
 }
 
 /**
- * A packed response framed for gRPC in one buffer: the envelope header and the message, the
- * same bytes as framing `toBinary` of it (packed-resources.spec.ts), without the message's own
- * buffer and the frame's copy of it; each resource's bytes are copied once, into the frame.
- * Undefined for any other message.
+ * A packed response framed for gRPC: the same bytes as framing `toBinary` of it
+ * (packed-resources.spec.ts). The envelope header and the response's own fields come first; a
+ * shared body follows as its own buffer, the same for every stream that sends it (nothing of it
+ * copied per stream); a body of the response's own is written into the same buffer, each
+ * resource's bytes copied once. Undefined for any other message.
  */
-export function packedFrame(message: unknown): Uint8Array | undefined {
-  const fields = typeof message === "object" && message !== null && packedFields.get(message);
-  if (!fields) return undefined;
+export function packedFrame(message: unknown): readonly Uint8Array[] | undefined {
+  const body = typeof message === "object" && message !== null && packedBodies.get(message);
+  if (!body) return undefined;
   const own = message as OwnFields;
-  // In field-number order, as toBinary writes known fields: proto3 writes no empty singular
-  // string, but a repeated field's empty element it does.
+  // In field-number order, as toBinary writes known fields (before the unknown ones): proto3
+  // writes no empty singular string, but a repeated field's empty element it does.
   const strings = [
     ...(own.nonce === "" ? [] : [{ no: NONCE_FIELD, value: own.nonce }]),
     ...(own.removedResources ?? []).map((value) => ({ no: REMOVED_FIELD, value })),
@@ -171,24 +241,21 @@ export function packedFrame(message: unknown): Uint8Array | undefined {
     value,
     bytes: Buffer.byteLength(value, "utf8"),
   }));
-  let length = 0;
-  for (const { tag, bytes } of strings) length += varintBytes(tag) + varintBytes(bytes) + bytes;
-  for (const { no, wireType, data } of fields) {
-    length += varintBytes((no << 3) | wireType) + data.byteLength;
-  }
-  const frame = Buffer.allocUnsafe(ENVELOPE_HEADER_BYTES + length);
-  frame[0] = 0;
-  frame.writeUInt32BE(length, 1);
+  let ownLength = 0;
+  for (const { tag, bytes } of strings) ownLength += varintBytes(tag) + varintBytes(bytes) + bytes;
+  const bodyLength = body.bytes?.byteLength ?? fieldsLength(body.fields);
+  const head = Buffer.allocUnsafe(
+    ENVELOPE_HEADER_BYTES + ownLength + (body.bytes === undefined ? bodyLength : 0),
+  );
+  head[0] = 0;
+  head.writeUInt32BE(ownLength + bodyLength, 1);
   let offset = ENVELOPE_HEADER_BYTES;
   for (const { tag, value, bytes } of strings) {
-    offset = writeVarint(frame, offset, tag);
-    offset = writeVarint(frame, offset, bytes);
-    offset += frame.write(value, offset, "utf8");
+    offset = writeVarint(head, offset, tag);
+    offset = writeVarint(head, offset, bytes);
+    offset += head.write(value, offset, "utf8");
   }
-  for (const { no, wireType, data } of fields) {
-    offset = writeVarint(frame, offset, (no << 3) | wireType);
-    frame.set(data, offset);
-    offset += data.byteLength;
-  }
-  return frame;
+  if (body.bytes !== undefined) return [head, body.bytes];
+  writeFields(head, offset, body.fields);
+  return [head];
 }

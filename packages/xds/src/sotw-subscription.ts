@@ -6,7 +6,7 @@ import {
   versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
-import { type NameResolver, type Offer, Subscription } from "./subscription.js";
+import { type NameResolver, type Offer, Subscription, wholeOf } from "./subscription.js";
 
 /** The parts of a SotW DiscoveryRequest the state machine needs. */
 export interface SotwRequest {
@@ -151,7 +151,11 @@ export class SotwSubscription {
   }
 
   #planFullState(offer: Offer): SotwResponsePlan | undefined {
-    const content = [...offer.basis.values()].filter((r) => this.core.covers(r.name));
+    // All of the type, mostly (a wildcard subscription): then the list every such node is sent.
+    const whole = wholeOf(offer.basis);
+    const content = whole.every((r) => this.core.covers(r.name))
+      ? whole
+      : whole.filter((r) => this.core.covers(r.name));
     if (this.#claimedVersion !== undefined && this.#reconnectedHolding(content)) return undefined;
     const { resources, removed, missing } = this.core.difference(offer);
     const changed = resources.length > 0 || removed.length > 0 || missing.length > 0;

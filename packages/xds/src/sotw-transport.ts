@@ -11,6 +11,7 @@ import { TypeUrl } from "@switchyard/snapshot";
 import {
   packed,
   packedAnyField,
+  packedBody,
   packedControlPlaneField,
   packedStringField,
 } from "./packed-resources.js";
@@ -26,6 +27,7 @@ import {
   unresolvedNames,
   wrappedResource,
 } from "./stream-loop.js";
+import { isSharedList } from "./subscription.js";
 import { nodeContextOf } from "./xdstp-naming.js";
 
 /**
@@ -62,12 +64,18 @@ export function toDiscoveryResponse(
     // For the wire only (see packed-resources.ts): everything but the nonce travels as bytes
     // encoded once for every stream that sends them.
     const field = DiscoveryResponseSchema.field;
-    return packed(create(DiscoveryResponseSchema, { nonce: response.nonce }), [
-      ...packedStringField(field.versionInfo.number, response.versionInfo),
-      ...packedStringField(field.typeUrl.number, response.typeUrl),
-      packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-      ...response.resources.map(packedAnyField),
-    ]);
+    const body = packedBody(
+      response.resources,
+      isSharedList(response.resources),
+      `sotw\u0000${response.versionInfo}\u0000${response.typeUrl}\u0000${controlPlaneId}`,
+      () => [
+        ...packedStringField(field.versionInfo.number, response.versionInfo),
+        ...packedStringField(field.typeUrl.number, response.typeUrl),
+        packedControlPlaneField(field.controlPlane.number, controlPlaneId),
+      ],
+      packedAnyField,
+    );
+    return packed(create(DiscoveryResponseSchema, { nonce: response.nonce }), body);
   }
   const message = create(DiscoveryResponseSchema, {
     versionInfo: response.versionInfo,

@@ -57,6 +57,21 @@ describe("Subscription (the core shared by SotW and Delta)", () => {
     expect([s.wildcard, [...s.names]]).toEqual([false, []]);
   });
 
+  it("nodes lacking all of an offer, by wildcard or by naming each, are given one shared list; a part stays a list of its own", () => {
+    const o = offer([cluster("a"), cluster("b"), cluster("c")]);
+    const wildcard = new Subscription(CDS);
+    wildcard.replaceNames([], true);
+    const named = new Subscription(CDS);
+    named.replaceNames(["c", "b", "a"], true);
+    const partial = new Subscription(CDS);
+    partial.replaceNames(["a", "b"], true);
+    const all = wildcard.difference(o).resources;
+    expect(names(all)).toEqual(["a", "b", "c"]);
+    expect(named.difference(o).resources).toBe(all);
+    const part = partial.difference(o).resources;
+    expect([names(part), part === all]).toEqual([["a", "b"], false]);
+  });
+
   it("what the client holds moves only when it ACKs the response in flight", () => {
     const s = new Subscription(CDS);
     s.start();

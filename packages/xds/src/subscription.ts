@@ -490,7 +490,7 @@ export class Subscription {
       .sort(byName);
     if (this.#confirmHeld && resources.length === 0 && removed.length === 0 && missing.length === 0)
       return { resources: this.#heldIn(offer), removed, missing };
-    return { resources, removed, missing };
+    return { resources: sharedWhole(resources, offer.basis), removed, missing };
   }
 
   /** What the client holds that `offer` has at the same version, in the offer's order. */
@@ -616,6 +616,43 @@ export class Subscription {
   #pruneUncovered(): void {
     this.#forget([...this.#holds.keys(), ...this.#force].filter((name) => !this.covers(name)));
   }
+}
+
+/** The resources of each basis map, in its order: one array for every stream sent them all. */
+const wholeBases = new WeakMap<ReadonlyMap<string, XdsResource>, readonly XdsResource[]>();
+
+/**
+ * `resources` as the array shared by every stream sent the same, when they are all of `basis`
+ * in its order (a new node, a wildcard subscription, a full-state type): identical lists let the
+ * wire encoding (packed-resources.ts) and the status callbacks (stream-loop.ts) do their work once
+ * for the fleet instead of once a node. Otherwise `resources` itself.
+ */
+export function sharedWhole(
+  resources: readonly XdsResource[],
+  basis: ReadonlyMap<string, XdsResource>,
+): readonly XdsResource[] {
+  if (resources.length !== basis.size || resources.length === 0) return resources;
+  const whole = wholeOf(basis);
+  for (let i = 0; i < whole.length; i++) if (whole[i] !== resources[i]) return resources;
+  return whole;
+}
+
+/** The resources of `basis` in its order, as one array shared by every caller. */
+export function wholeOf(basis: ReadonlyMap<string, XdsResource>): readonly XdsResource[] {
+  let whole = wholeBases.get(basis);
+  if (whole === undefined) {
+    whole = [...basis.values()];
+    wholeBases.set(basis, whole);
+    sharedLists.add(whole);
+  }
+  return whole;
+}
+
+const sharedLists = new WeakSet<readonly XdsResource[]>();
+
+/** Whether `resources` is a list wholeOf hands every stream sent it (worth encoding once). */
+export function isSharedList(resources: readonly XdsResource[]): boolean {
+  return sharedLists.has(resources);
 }
 
 function byName(a: string, b: string): number {
