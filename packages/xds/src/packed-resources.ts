@@ -125,8 +125,8 @@ export interface PackedBody {
 
 /**
  * Shared bodies by the list of resources they carry (a fleet's streams are given one list when
- * each is sent all of a type, subscription.ts wholeOf), then by the rest of the key (type,
- * version, control plane): built once per list and key.
+ * they are sent the same resources, subscription.ts sharedList), then by the rest of the key
+ * (type, version, control plane): built once per list and key.
  */
 const bodies = new WeakMap<readonly XdsResource[], Map<string, Required<PackedBody>>>();
 /** Past this many keys for one list, its bodies start over (a list is seldom sent otherwise). */

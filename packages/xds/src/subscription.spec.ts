@@ -1,6 +1,6 @@
 import { createResource, TypeUrl, type XdsResource } from "@switchyard/snapshot";
 import { describe, expect, it } from "vitest";
-import { type Offer, Subscription } from "./subscription.js";
+import { isSharedList, type Offer, Subscription, sharedList } from "./subscription.js";
 
 const CDS = TypeUrl.Cluster;
 
@@ -57,19 +57,41 @@ describe("Subscription (the core shared by SotW and Delta)", () => {
     expect([s.wildcard, [...s.names]]).toEqual([false, []]);
   });
 
-  it("nodes lacking all of an offer, by wildcard or by naming each, are given one shared list; a part stays a list of its own", () => {
+  it("nodes lacking the same resources of an offer are given one shared list, whether they subscribe by wildcard or by name", () => {
     const o = offer([cluster("a"), cluster("b"), cluster("c")]);
-    const wildcard = new Subscription(CDS);
-    wildcard.replaceNames([], true);
-    const named = new Subscription(CDS);
-    named.replaceNames(["c", "b", "a"], true);
-    const partial = new Subscription(CDS);
-    partial.replaceNames(["a", "b"], true);
-    const all = wildcard.difference(o).resources;
+    const subscribed = (names: string[], wildcard = false) => {
+      const s = new Subscription(CDS);
+      s.replaceNames(wildcard ? [] : names, true);
+      return s.difference(o).resources;
+    };
+    const all = subscribed([], true);
     expect(names(all)).toEqual(["a", "b", "c"]);
-    expect(named.difference(o).resources).toBe(all);
-    const part = partial.difference(o).resources;
-    expect([names(part), part === all]).toEqual([["a", "b"], false]);
+    expect(subscribed(["c", "b", "a"])).toBe(all);
+    const part = subscribed(["a", "b"]);
+    expect(names(part)).toEqual(["a", "b"]);
+    expect(subscribed(["b", "a"])).toBe(part);
+    expect(subscribed(["a", "c"])).not.toBe(part);
+    expect([isSharedList(all), isSharedList(part), isSharedList([...all])]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it("past 10,000 list entries per version (and four per resource), lists are given out unshared: clients naming ever other subsets cannot grow what is kept", () => {
+    const many = Array.from({ length: 200 }, (_, i) => cluster(`c${String(i).padStart(3, "0")}`));
+    const basis = new Map(many.map((r) => [r.name, r]));
+    // All but one, for each: ~20,000 entries in all.
+    const lists = many.map((_, skip) =>
+      sharedList(
+        many.filter((__, i) => i !== skip),
+        basis,
+      ),
+    );
+    expect(isSharedList(lists[0] ?? [])).toBe(true);
+    expect(isSharedList(lists[199] ?? [])).toBe(false);
+    const again = many.slice(1);
+    expect(sharedList(again, basis)).toBe(lists[0]);
   });
 
   it("what the client holds moves only when it ACKs the response in flight", () => {

@@ -490,7 +490,7 @@ export class Subscription {
       .sort(byName);
     if (this.#confirmHeld && resources.length === 0 && removed.length === 0 && missing.length === 0)
       return { resources: this.#heldIn(offer), removed, missing };
-    return { resources: sharedWhole(resources, offer.basis), removed, missing };
+    return { resources: sharedList(resources, offer.basis), removed, missing };
   }
 
   /** What the client holds that `offer` has at the same version, in the offer's order. */
@@ -618,39 +618,74 @@ export class Subscription {
   }
 }
 
-/** The resources of each basis map, in its order: one array for every stream sent them all. */
-const wholeBases = new WeakMap<ReadonlyMap<string, XdsResource>, readonly XdsResource[]>();
+/** Lists of one basis map's resources, by their resources in order: a trie per basis map. */
+interface ListTrie {
+  readonly next: Map<XdsResource, ListTrie>;
+  list?: readonly XdsResource[];
+}
+
+/** The lists given out per basis map, and how many trie nodes each has (bounded). */
+const listTries = new WeakMap<
+  ReadonlyMap<string, XdsResource>,
+  { root: ListTrie; nodes: number }
+>();
+/**
+ * Trie nodes kept per basis map, beyond four per resource: a fleet forms a few lists of one
+ * version (all of a type, the resources a change touched); past this, lists are given out
+ * unshared, so that clients naming ever other subsets cannot grow it while the version is served.
+ */
+const MAX_LIST_NODES = 10_000;
+const LIST_NODES_PER_RESOURCE = 4;
+
+const sharedLists = new WeakSet<readonly XdsResource[]>();
 
 /**
- * `resources` as the array shared by every stream sent the same, when they are all of `basis`
- * in its order (a new node, a wildcard subscription, a full-state type): identical lists let the
- * wire encoding (packed-resources.ts) and the status callbacks (stream-loop.ts) do their work once
- * for the fleet instead of once a node. Otherwise `resources` itself.
+ * `resources` (all of `basis`, in its order) as the one array every stream with the same list
+ * is given: identical lists let the wire encoding (packed-resources.ts), the held maps
+ * (held-maps.ts) and the status callbacks (stream-loop.ts) do their work once for the fleet
+ * instead of once a node. The array passed may become the shared one: not altered afterwards.
  */
-export function sharedWhole(
+export function sharedList(
   resources: readonly XdsResource[],
   basis: ReadonlyMap<string, XdsResource>,
 ): readonly XdsResource[] {
-  if (resources.length !== basis.size || resources.length === 0) return resources;
-  const whole = wholeOf(basis);
-  for (let i = 0; i < whole.length; i++) if (whole[i] !== resources[i]) return resources;
-  return whole;
+  if (resources.length === 0) return resources;
+  let trie = listTries.get(basis);
+  if (trie === undefined) {
+    trie = { root: { next: new Map() }, nodes: 0 };
+    listTries.set(basis, trie);
+  }
+  let node = trie.root;
+  for (const resource of resources) {
+    let next = node.next.get(resource);
+    if (next === undefined) {
+      if (trie.nodes >= MAX_LIST_NODES + LIST_NODES_PER_RESOURCE * basis.size) return resources;
+      next = { next: new Map() };
+      node.next.set(resource, next);
+      trie.nodes += 1;
+    }
+    node = next;
+  }
+  if (node.list === undefined) {
+    node.list = resources;
+    sharedLists.add(resources);
+  }
+  return node.list;
 }
 
-/** The resources of `basis` in its order, as one array shared by every caller. */
+const wholeLists = new WeakMap<ReadonlyMap<string, XdsResource>, readonly XdsResource[]>();
+
+/** All the resources of `basis` in its order, as the shared list (sharedList). */
 export function wholeOf(basis: ReadonlyMap<string, XdsResource>): readonly XdsResource[] {
-  let whole = wholeBases.get(basis);
+  let whole = wholeLists.get(basis);
   if (whole === undefined) {
-    whole = [...basis.values()];
-    wholeBases.set(basis, whole);
-    sharedLists.add(whole);
+    whole = sharedList([...basis.values()], basis);
+    wholeLists.set(basis, whole);
   }
   return whole;
 }
 
-const sharedLists = new WeakSet<readonly XdsResource[]>();
-
-/** Whether `resources` is a list wholeOf hands every stream sent it (worth encoding once). */
+/** Whether `resources` is a list sharedList gives out (worth encoding once for every stream). */
 export function isSharedList(resources: readonly XdsResource[]): boolean {
   return sharedLists.has(resources);
 }
