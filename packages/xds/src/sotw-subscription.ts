@@ -6,7 +6,13 @@ import {
   versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
-import { type NameResolver, type Offer, Subscription, wholeOf } from "./subscription.js";
+import {
+  type NameResolver,
+  type Offer,
+  Subscription,
+  sharedList,
+  wholeOf,
+} from "./subscription.js";
 
 /** The parts of a SotW DiscoveryRequest the state machine needs. */
 export interface SotwRequest {
@@ -151,11 +157,15 @@ export class SotwSubscription {
   }
 
   #planFullState(offer: Offer): SotwResponsePlan | undefined {
-    // All of the type, mostly (a wildcard subscription): then the list every such node is sent.
+    // All of the type, mostly (a wildcard subscription); either way the list every node that
+    // covers the same is sent (sharedList).
     const whole = wholeOf(offer.basis);
     const content = whole.every((r) => this.core.covers(r.name))
       ? whole
-      : whole.filter((r) => this.core.covers(r.name));
+      : sharedList(
+          whole.filter((r) => this.core.covers(r.name)),
+          offer.basis,
+        );
     if (this.#claimedVersion !== undefined && this.#reconnectedHolding(content)) return undefined;
     const { resources, removed, missing } = this.core.difference(offer);
     const changed = resources.length > 0 || removed.length > 0 || missing.length > 0;
