@@ -7,13 +7,7 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
-import {
-  packed,
-  packedBody,
-  packedControlPlaneField,
-  packedDeltaResourceField,
-  packedStringField,
-} from "./packed-resources.js";
+import { packed, packedResponseBody } from "./packed-resources.js";
 import {
   errorDetailText,
   heartbeatResource,
@@ -24,7 +18,6 @@ import {
   unresolvedNames,
   wrappedResource,
 } from "./stream-loop.js";
-import { isSharedList } from "./subscription.js";
 import { nodeContextOf } from "./xdstp-naming.js";
 
 export type DeltaStreamOptions = StreamOptions & { readonly variant: "ads-delta" | "delta" };
@@ -46,22 +39,17 @@ export function toDeltaDiscoveryResponse(
     heartbeats.length === 0
   ) {
     // Pre-encoded once for every stream (packed-resources.ts): all but the nonce and removals.
-    const field = DeltaDiscoveryResponseSchema.field;
     return packed(
       create(DeltaDiscoveryResponseSchema, {
         nonce: response.nonce,
         removedResources: [...response.removed],
       }),
-      packedBody(
+      packedResponseBody(
+        "delta",
         response.resources,
-        isSharedList(response.resources),
-        `delta\u0000${response.systemVersionInfo}\u0000${response.typeUrl}\u0000${controlPlaneId}`,
-        () => [
-          ...packedStringField(field.systemVersionInfo.number, response.systemVersionInfo),
-          ...packedStringField(field.typeUrl.number, response.typeUrl),
-          packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-        ],
-        packedDeltaResourceField,
+        response.systemVersionInfo,
+        response.typeUrl,
+        controlPlaneId,
       ),
     );
   }

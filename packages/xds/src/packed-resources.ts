@@ -9,6 +9,7 @@ import {
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import type { XdsResource } from "@switchyard/snapshot";
 import { ENVELOPE_HEADER_BYTES } from "./grpc-streams.js";
+import { isSharedList } from "./subscription.js";
 
 /** The nonce's field number: the same in SotW and Delta responses (the spec frames both). */
 const NONCE_FIELD = DiscoveryResponseSchema.field.nonce.number;
@@ -139,7 +140,7 @@ const MAX_BODIES_PER_LIST = 16;
  * `leading` and `field` depend on; another list, fields of its own, framed with the response (a
  * cache would cost more than it saves for a list one stream sends).
  */
-export function packedBody(
+function packedBody(
   resources: readonly XdsResource[],
   shared: boolean,
   key: string,
@@ -162,6 +163,48 @@ export function packedBody(
     byKey.set(key, body);
   }
   return body;
+}
+
+/** The field numbers of a response's version, type URL and control plane, by variant. */
+const RESPONSE_FIELDS = {
+  sotw: {
+    version: DiscoveryResponseSchema.field.versionInfo.number,
+    typeUrl: DiscoveryResponseSchema.field.typeUrl.number,
+    controlPlane: DiscoveryResponseSchema.field.controlPlane.number,
+    resource: packedAnyField,
+  },
+  delta: {
+    version: DeltaDiscoveryResponseSchema.field.systemVersionInfo.number,
+    typeUrl: DeltaDiscoveryResponseSchema.field.typeUrl.number,
+    controlPlane: DeltaDiscoveryResponseSchema.field.controlPlane.number,
+    resource: packedDeltaResourceField,
+  },
+} as const;
+
+/**
+ * The body of a SotW or Delta response: its version (version_info, system_version_info), type
+ * URL and control plane, then its resources, shared by every stream sending the same list
+ * (subscription.ts sharedList) with the same version.
+ */
+export function packedResponseBody(
+  variant: keyof typeof RESPONSE_FIELDS,
+  resources: readonly XdsResource[],
+  version: string,
+  typeUrl: string,
+  controlPlaneId: string,
+): PackedBody {
+  const field = RESPONSE_FIELDS[variant];
+  return packedBody(
+    resources,
+    isSharedList(resources),
+    `${variant}\u0000${version}\u0000${typeUrl}\u0000${controlPlaneId}`,
+    () => [
+      ...packedStringField(field.version, version),
+      ...packedStringField(field.typeUrl, typeUrl),
+      packedControlPlaneField(field.controlPlane, controlPlaneId),
+    ],
+    field.resource,
+  );
 }
 
 function fieldsLength(fields: readonly UnknownField[]): number {

@@ -8,13 +8,7 @@ import {
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import {
-  packed,
-  packedAnyField,
-  packedBody,
-  packedControlPlaneField,
-  packedStringField,
-} from "./packed-resources.js";
+import { packed, packedResponseBody } from "./packed-resources.js";
 import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import {
   bodyAny,
@@ -27,7 +21,6 @@ import {
   unresolvedNames,
   wrappedResource,
 } from "./stream-loop.js";
-import { isSharedList } from "./subscription.js";
 import { nodeContextOf } from "./xdstp-naming.js";
 
 /**
@@ -63,17 +56,12 @@ export function toDiscoveryResponse(
   if (!wrap && encoding === "packed") {
     // For the wire only (see packed-resources.ts): everything but the nonce travels as bytes
     // encoded once for every stream that sends them.
-    const field = DiscoveryResponseSchema.field;
-    const body = packedBody(
+    const body = packedResponseBody(
+      "sotw",
       response.resources,
-      isSharedList(response.resources),
-      `sotw\u0000${response.versionInfo}\u0000${response.typeUrl}\u0000${controlPlaneId}`,
-      () => [
-        ...packedStringField(field.versionInfo.number, response.versionInfo),
-        ...packedStringField(field.typeUrl.number, response.typeUrl),
-        packedControlPlaneField(field.controlPlane.number, controlPlaneId),
-      ],
-      packedAnyField,
+      response.versionInfo,
+      response.typeUrl,
+      controlPlaneId,
     );
     return packed(create(DiscoveryResponseSchema, { nonce: response.nonce }), body);
   }
