@@ -34,9 +34,9 @@ interface Seen {
  * ADS that answers each request with a response whose nonce is the request's `response_nonce`
  * and whose version_info repeats it `version_info` times (a large response on demand);
  * `response_nonce` "fail" throws a ConnectError, "crash" a plain Error, "wait" waits for the
- * stream's signal.
+ * stream's signal, "hold" for the test's release.
  */
-function echo(seen: Seen[]) {
+function echo(seen: Seen[], held: Promise<void>) {
   return async function* (
     requests: AsyncIterable<DiscoveryRequest>,
     context: HandlerContext,
@@ -59,6 +59,7 @@ function echo(seen: Seen[]) {
         const nonce = request.responseNonce;
         if (nonce === "fail") throw new ConnectError("no such type", Code.InvalidArgument);
         if (nonce === "crash") throw new Error("secret internals");
+        if (nonce === "hold") await held;
         if (nonce === "wait") {
           await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
           continue;
@@ -76,6 +77,8 @@ function echo(seen: Seen[]) {
 
 async function serve(options: GrpcStreamOptions) {
   const seen: Seen[] = [];
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
   const streams = new GrpcStreams(options);
   const connect = connectNodeAdapter({
     grpc: true,
@@ -83,7 +86,7 @@ async function serve(options: GrpcStreamOptions) {
     grpcWeb: false,
     routes: (router) =>
       streams.register(router, AggregatedDiscoveryService, {
-        streamAggregatedResources: echo(seen),
+        streamAggregatedResources: echo(seen, held),
       }),
   });
   const server = http2.createServer((request, response) => {
@@ -101,7 +104,7 @@ async function serve(options: GrpcStreamOptions) {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
   });
-  return { baseUrl, seen, close };
+  return { baseUrl, seen, close, release };
 }
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -184,6 +187,30 @@ describe("the xDS streams' gRPC handler", () => {
       halfClose: true,
     });
     expect([noncesIn(answer.body), answer.status]).toEqual([["a", "b", "c", "d", "e"], GRPC_OK]);
+  });
+
+  it("a client writing far more than the implementation reads is held, and each request arrives in order once it reads again", async () => {
+    const w = await world();
+    const count = 1_000;
+    const payload = "x".repeat(1_000); // 1 MB in all: far past an HTTP/2 window (64 KiB)
+    const frames = [
+      framed({ responseNonce: "hold" }),
+      ...Array.from({ length: count }, (_, i) =>
+        framed({ responseNonce: `n${i}`, resourceNames: [payload] }),
+      ),
+    ];
+    const exchange = rawHttp2Exchange(w.baseUrl, ADS_PATH, frames, {
+      halfClose: true,
+      timeoutMs: 30_000,
+    });
+    // The implementation holds on the first request while the client writes the rest.
+    while ((w.seen[0]?.requests.length ?? 0) < 1) await new Promise(setImmediate);
+    w.release();
+    const answer = await exchange;
+    expect([noncesIn(answer.body), answer.status]).toEqual([
+      ["hold", ...Array.from({ length: count }, (_, i) => `n${i}`)],
+      GRPC_OK,
+    ]);
   });
 
   it("a grpc-timeout longer than a Node timer holds (99999999H) leaves the stream open, not ended at once", async () => {

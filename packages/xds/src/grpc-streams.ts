@@ -80,10 +80,13 @@ type StreamImpl<I, O> = (requests: AsyncIterable<I>, context: HandlerContext) =>
 export const ENVELOPE_HEADER_BYTES = 5;
 
 /**
- * Parsed messages a call holds before its implementation reads them; past this the request is
- * paused, and HTTP/2 flow control holds the client's further messages.
+ * Request bytes a call holds before its implementation asks for them: with a whole message
+ * buffered and this many bytes, the request is paused and HTTP/2 flow control holds the client's
+ * further messages. (With Node's default HTTP/2 windows, 64 KiB, the window holds the client
+ * first; this bounds a call whatever the windows.) Messages are split off only when the
+ * implementation reads them: many tiny messages cost no more to hold than their bytes.
  */
-const MAX_QUEUED_MESSAGES = 8;
+const MAX_BUFFERED_BYTES = 64 * 1024;
 
 // Header names as Node gives them (HTTP/2 header names are lower case, RFC 9113 §8.2.1).
 const headerContentType = "content-type";
@@ -222,19 +225,17 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
   private readonly context: StreamContext;
   private readonly compression: ReturnType<typeof compressionNegotiate>;
   private readonly skipLater: boolean;
-  /** Bytes received not yet split into messages (kept as chunks: joined once a message is whole). */
+  /** Bytes received not yet read as messages (kept as chunks: joined when a message spans them). */
   private chunks: Buffer[] = [];
   private buffered = 0;
-  /** Messages split off, not yet read by the implementation. */
-  private readonly queue: Envelope[] = [];
   private paused = false;
   /** The implementation's read waiting for the next message. */
-  private waiter:
-    | { resolve(result: Promise<IteratorResult<unknown>>): void; reject(error: unknown): void }
-    | undefined;
-  /** No more bytes are read: the request ended, failed, or the call is over. */
-  private readingDone = false;
-  /** Why reading stopped, given once the queue is read (undefined: the request ended well). */
+  private waiter: ((result: Promise<IteratorResult<unknown>>) => void) | undefined;
+  /** The client ended its requests (half-closed). */
+  private ended = false;
+  /** Nothing more is read: the requests ended or failed, or the call is over. */
+  private closed = false;
+  /** Why the requests failed: what every read gets from then on. */
   private readFailure: unknown;
   private first = true;
   private responses: AsyncIterator<unknown> | undefined;
@@ -312,20 +313,12 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
   }
 
   next(): Promise<IteratorResult<unknown>> {
-    const envelope = this.queue.shift();
-    if (envelope !== undefined) {
-      if (this.paused && this.queue.length === 0) {
-        this.paused = false;
-        this.request.resume();
-      }
-      return this.decoded(envelope);
-    }
-    if (this.readingDone) {
-      return this.readFailure === undefined ? DONE : Promise.reject(this.readFailure);
-    }
-    return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
+    return (
+      this.poll() ??
+      new Promise((resolve) => {
+        this.waiter = resolve;
+      })
+    );
   }
 
   /** The implementation stops reading (a `for await` left early): the rest is not read. */
@@ -334,41 +327,103 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
     return DONE;
   }
 
+  /** What a read gets now: the next message, the end, a failure; undefined to wait for bytes. */
+  private poll(): Promise<IteratorResult<unknown>> | undefined {
+    if (this.readFailure !== undefined) return Promise.reject(this.readFailure);
+    if (this.closed) return DONE;
+    let envelope: Envelope | undefined;
+    try {
+      envelope = this.take();
+    } catch (error) {
+      return this.unreadable(error);
+    }
+    if (envelope !== undefined) {
+      if (this.paused && !this.full()) {
+        this.paused = false;
+        this.request.resume();
+      }
+      return this.decoded(envelope);
+    }
+    if (!this.ended) return undefined;
+    if (this.buffered > 0) {
+      return this.unreadable(
+        new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument),
+      );
+    }
+    this.closed = true;
+    return DONE;
+  }
+
   // The wire's side of the requests.
 
   private onData(chunk: Buffer): void {
-    if (this.readingDone) return;
+    if (this.closed) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    while (this.buffered >= ENVELOPE_HEADER_BYTES) {
-      const head = this.chunks[0] as Buffer;
-      const header = head.length >= ENVELOPE_HEADER_BYTES ? head : this.joined();
-      const length = header.readUInt32BE(1);
-      if (length > this.limits.readMaxBytes) {
-        // Refused on its header, before its bytes are buffered.
-        this.stopReading(
-          new ConnectError(
-            `message size ${length} is larger than configured readMaxBytes ${this.limits.readMaxBytes}`,
-            Code.ResourceExhausted,
-          ),
-        );
-        return;
-      }
-      const end = ENVELOPE_HEADER_BYTES + length;
-      if (this.buffered < end) break;
-      const data = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : this.joined();
-      this.received({
-        flags: data[0] as number,
-        payload: data.subarray(ENVELOPE_HEADER_BYTES, end),
-      });
-      if (this.readingDone) return;
-      const rest = data.subarray(end);
-      this.chunks = rest.length > 0 ? [rest] : [];
-      this.buffered = rest.length;
-    }
-    if (this.queue.length >= MAX_QUEUED_MESSAGES && !this.paused) {
+    this.wakeReader();
+    if (!this.paused && !this.closed && this.full()) {
       this.paused = true;
       this.request.pause();
+    }
+  }
+
+  private onEnd(): void {
+    this.ended = true;
+    this.wakeReader();
+  }
+
+  /** Answers the implementation's waiting read, if there is an answer now. */
+  private wakeReader(): void {
+    const waiter = this.waiter;
+    if (waiter === undefined) return;
+    const result = this.poll();
+    if (result === undefined) return;
+    this.waiter = undefined;
+    waiter(result);
+  }
+
+  /**
+   * The next message, split off the bytes buffered; undefined when it is not all here yet. A
+   * message longer than readMaxBytes is refused on its header, before its bytes are buffered.
+   */
+  private take(): Envelope | undefined {
+    const length = this.nextLength();
+    if (length === undefined || this.buffered < ENVELOPE_HEADER_BYTES + length) return undefined;
+    const data = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : this.joined();
+    const end = ENVELOPE_HEADER_BYTES + length;
+    const envelope = {
+      flags: data[0] as number,
+      payload: data.subarray(ENVELOPE_HEADER_BYTES, end),
+    };
+    const rest = data.subarray(end);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return envelope;
+  }
+
+  /** The length of the next message, once its header is here (checked against readMaxBytes). */
+  private nextLength(): number | undefined {
+    if (this.buffered < ENVELOPE_HEADER_BYTES) return undefined;
+    const first = this.chunks[0] as Buffer;
+    const header = first.length >= ENVELOPE_HEADER_BYTES ? first : this.joined();
+    const length = header.readUInt32BE(1);
+    if (length > this.limits.readMaxBytes) {
+      throw new ConnectError(
+        `message size ${length} is larger than configured readMaxBytes ${this.limits.readMaxBytes}`,
+        Code.ResourceExhausted,
+      );
+    }
+    return length;
+  }
+
+  /** Enough is buffered to stop reading: a whole message, and MAX_BUFFERED_BYTES in all. */
+  private full(): boolean {
+    if (this.buffered < MAX_BUFFERED_BYTES) return false;
+    try {
+      const length = this.nextLength();
+      return length !== undefined && this.buffered >= ENVELOPE_HEADER_BYTES + length;
+    } catch {
+      return false; // refused when it is read
     }
   }
 
@@ -379,32 +434,14 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
     return whole;
   }
 
-  private received(envelope: Envelope): void {
-    const waiter = this.waiter;
-    if (waiter === undefined) {
-      this.queue.push(envelope);
-      return;
-    }
-    this.waiter = undefined;
-    waiter.resolve(this.decoded(envelope));
-  }
-
-  private onEnd(): void {
-    this.stopReading(
-      this.buffered > 0
-        ? new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument)
-        : undefined,
-    );
-  }
-
   /**
-   * Reads no more bytes; the implementation reads what is queued, then the end of its requests,
-   * or `failure`.
+   * Reads no more: what is buffered is dropped, and the implementation's reads get the end of
+   * its requests, or `failure`.
    */
-  private stopReading(failure: unknown): void {
-    if (this.readingDone) return;
-    this.readingDone = true;
-    this.readFailure = failure;
+  private stopReading(failure: unknown, wake = true): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (failure !== undefined) this.readFailure = failure;
     this.chunks = [];
     this.buffered = 0;
     // Bytes still coming are read and dropped: a paused request would hold the client.
@@ -412,12 +449,7 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
       this.paused = false;
       this.request.resume();
     }
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    if (waiter !== undefined) {
-      if (failure === undefined) waiter.resolve(DONE);
-      else waiter.reject(failure);
-    }
+    if (wake) this.wakeReader();
   }
 
   /** A message decoded (after decompressing it, if it is compressed); a failure ends reading. */
@@ -442,10 +474,12 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
     }
   }
 
-  /** A message that could not be read ends reading with its error; the queue is dropped. */
+  /**
+   * A message that could not be read ends reading with its error: the read that met it gets it
+   * (no other read is waiting meanwhile), and so does every later one.
+   */
   private unreadable(error: unknown): Promise<never> {
-    this.queue.length = 0;
-    this.stopReading(error);
+    this.stopReading(error, false);
     this.readFailure = error;
     return Promise.reject(error);
   }
