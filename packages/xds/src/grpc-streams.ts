@@ -247,8 +247,6 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
   private wake: (() => void) | undefined;
   private deadline: NodeJS.Timeout | undefined;
 
-  private readonly options: GrpcStreamOptions;
-  private readonly limits: ReturnType<typeof validateReadWriteMaxBytes>;
   /** The call is refused before its implementation runs (a bad grpc-timeout or grpc-encoding). */
   private readonly refused: ConnectError | undefined;
 
@@ -257,13 +255,11 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
     private readonly request: http2.Http2ServerRequest,
     private readonly response: http2.Http2ServerResponse,
     private readonly binary: boolean,
-    server: CallSettings,
+    private readonly settings: CallSettings,
   ) {
-    const options = server.options;
-    this.options = options;
-    this.limits = server.limits;
+    const { options } = settings;
     this.compression = compressionNegotiate(
-      server.accepted,
+      settings.accepted,
       headerOf(request, headerEncoding),
       headerOf(request, headerAcceptEncoding),
       headerAcceptEncoding,
@@ -407,9 +403,9 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
     const first = this.chunks[0] as Buffer;
     const header = first.length >= ENVELOPE_HEADER_BYTES ? first : this.joined();
     const length = header.readUInt32BE(1);
-    if (length > this.limits.readMaxBytes) {
+    if (length > this.settings.limits.readMaxBytes) {
       throw new ConnectError(
-        `message size ${length} is larger than configured readMaxBytes ${this.limits.readMaxBytes}`,
+        `message size ${length} is larger than configured readMaxBytes ${this.settings.limits.readMaxBytes}`,
         Code.ResourceExhausted,
       );
     }
@@ -465,7 +461,7 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
           Code.Internal,
         );
       }
-      return compression.decompress(envelope.payload, this.limits.readMaxBytes).then(
+      return compression.decompress(envelope.payload, this.settings.limits.readMaxBytes).then(
         (payload) => ({ done: false, value: this.parsed(payload) }),
         (error: unknown) => this.unreadable(error),
       );
@@ -501,7 +497,7 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
   private async write(responses: AsyncIterator<unknown>): Promise<void> {
     const serializer = this.method.serialization.getO(this.binary);
     const compression = this.compression.response;
-    const frame = (this.binary && compression === null && this.options.frame) || undefined;
+    const frame = (this.binary && compression === null && this.settings.options.frame) || undefined;
     let failure: unknown;
     try {
       for (;;) {
@@ -511,7 +507,7 @@ class GrpcCall implements AsyncIterableIterator<unknown> {
         if (chunks === undefined) {
           let payload = serializer.serialize(next.value as never);
           let flags = 0;
-          if (compression !== null && payload.byteLength >= this.limits.compressMinBytes) {
+          if (compression !== null && payload.byteLength >= this.settings.limits.compressMinBytes) {
             payload = await compression.compress(payload);
             flags = compressedFlag;
           }

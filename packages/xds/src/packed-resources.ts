@@ -50,7 +50,7 @@ function cached(
 }
 
 /** DiscoveryResponse.resources (field 2): the resource as a bare Any of its body. */
-export function packedAnyField(resource: XdsResource): UnknownField {
+function packedAnyField(resource: XdsResource): UnknownField {
   return {
     no: 2,
     wireType: WireType.LengthDelimited,
@@ -61,7 +61,7 @@ export function packedAnyField(resource: XdsResource): UnknownField {
 }
 
 /** DeltaDiscoveryResponse.resources (field 2): Resource {name, version, resource} without TTL. */
-export function packedDeltaResourceField(resource: XdsResource): UnknownField {
+function packedDeltaResourceField(resource: XdsResource): UnknownField {
   return {
     no: 2,
     wireType: WireType.LengthDelimited,
@@ -97,14 +97,14 @@ function cachedField(key: string, encode: () => Uint8Array): Uint8Array {
  * A string field of a response, encoded once per value; none for the empty string (proto3 writes
  * no default value).
  */
-export function packedStringField(no: number, value: string): UnknownField[] {
+function packedStringField(no: number, value: string): UnknownField[] {
   if (value === "") return [];
   const data = cachedField(`s${value}`, () => new BinaryWriter().string(value).finish());
   return [{ no, wireType: WireType.LengthDelimited, data }];
 }
 
 /** A response's control_plane: the ControlPlane {identifier} of this replica. */
-export function packedControlPlaneField(no: number, identifier: string): UnknownField {
+function packedControlPlaneField(no: number, identifier: string): UnknownField {
   return {
     no,
     wireType: WireType.LengthDelimited,
@@ -133,38 +133,6 @@ const bodies = new WeakMap<readonly XdsResource[], Map<string, Required<PackedBo
 /** Past this many keys for one list, its bodies start over (a list is seldom sent otherwise). */
 const MAX_BODIES_PER_LIST = 16;
 
-/**
- * The body of a response carrying `resources` (each encoded by `field`) after `leading` fields
- * (strings and the control plane, already encoded). A list `shared` by many streams gets one body,
- * bytes and all, for every stream that sends it with the same `key`, which must name everything
- * `leading` and `field` depend on; another list, fields of its own, framed with the response (a
- * cache would cost more than it saves for a list one stream sends).
- */
-function packedBody(
-  resources: readonly XdsResource[],
-  shared: boolean,
-  key: string,
-  leading: () => readonly UnknownField[],
-  field: (resource: XdsResource) => UnknownField,
-): PackedBody {
-  if (!shared) return { fields: [...leading(), ...resources.map(field)] };
-  let byKey = bodies.get(resources);
-  if (byKey === undefined) {
-    byKey = new Map();
-    bodies.set(resources, byKey);
-  }
-  let body = byKey.get(key);
-  if (body === undefined) {
-    const fields = [...leading(), ...resources.map(field)];
-    const bytes = Buffer.allocUnsafe(fieldsLength(fields));
-    writeFields(bytes, 0, fields);
-    body = { fields, bytes };
-    if (byKey.size >= MAX_BODIES_PER_LIST) byKey.clear();
-    byKey.set(key, body);
-  }
-  return body;
-}
-
 /** The field numbers of a response's version, type URL and control plane, by variant. */
 const RESPONSE_FIELDS = {
   sotw: {
@@ -183,8 +151,10 @@ const RESPONSE_FIELDS = {
 
 /**
  * The body of a SotW or Delta response: its version (version_info, system_version_info), type
- * URL and control plane, then its resources, shared by every stream sending the same list
- * (subscription.ts sharedList) with the same version.
+ * URL and control plane, then its resources. A list shared by many streams (subscription.ts
+ * sharedList) gets one body, bytes and all, for every stream that sends it with the same version;
+ * another list, fields of its own, framed with the response (a cache would cost more than it
+ * saves for a list one stream sends).
  */
 export function packedResponseBody(
   variant: keyof typeof RESPONSE_FIELDS,
@@ -194,17 +164,29 @@ export function packedResponseBody(
   controlPlaneId: string,
 ): PackedBody {
   const field = RESPONSE_FIELDS[variant];
-  return packedBody(
-    resources,
-    isSharedList(resources),
-    `${variant}\u0000${version}\u0000${typeUrl}\u0000${controlPlaneId}`,
-    () => [
-      ...packedStringField(field.version, version),
-      ...packedStringField(field.typeUrl, typeUrl),
-      packedControlPlaneField(field.controlPlane, controlPlaneId),
-    ],
-    field.resource,
-  );
+  const fields = () => [
+    ...packedStringField(field.version, version),
+    ...packedStringField(field.typeUrl, typeUrl),
+    packedControlPlaneField(field.controlPlane, controlPlaneId),
+    ...resources.map(field.resource),
+  ];
+  if (!isSharedList(resources)) return { fields: fields() };
+  let byKey = bodies.get(resources);
+  if (byKey === undefined) {
+    byKey = new Map();
+    bodies.set(resources, byKey);
+  }
+  const key = `${variant}\u0000${version}\u0000${typeUrl}\u0000${controlPlaneId}`;
+  let body = byKey.get(key);
+  if (body === undefined) {
+    const all = fields();
+    const bytes = Buffer.allocUnsafe(fieldsLength(all));
+    writeFields(bytes, 0, all);
+    body = { fields: all, bytes };
+    if (byKey.size >= MAX_BODIES_PER_LIST) byKey.clear();
+    byKey.set(key, body);
+  }
+  return body;
 }
 
 function fieldsLength(fields: readonly UnknownField[]): number {

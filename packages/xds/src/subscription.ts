@@ -640,8 +640,8 @@ const LIST_NODES_PER_RESOURCE = 4;
 const sharedLists = new WeakSet<readonly XdsResource[]>();
 
 /**
- * `resources` (all of `basis`, in its order) as the one array every stream with the same list
- * is given: identical lists let the wire encoding (packed-resources.ts), the held maps
+ * `resources` (resources of `basis`, in its order) as the one array every stream with the same
+ * list is given: identical lists let the wire encoding (packed-resources.ts), the held maps
  * (held-maps.ts) and the status callbacks (stream-loop.ts) do their work once for the fleet
  * instead of once a node. The array passed may become the shared one: not altered afterwards.
  */
