@@ -44,7 +44,7 @@ import {
   type StoredGroup,
   type StoredGroupRef,
   sealedBlob,
-  storedGroups,
+  storedManifest,
   toRecord,
 } from "./snapshot-records.js";
 
@@ -301,48 +301,70 @@ export async function writeSnapshot(
     input,
     keyring,
   );
-  const groups = storedGroups(config);
-
-  // Only blobs the latest snapshot does not hold can be new (older ones are skipped on conflict).
-  const known = new Set<string>();
-  for (const group of latest?.groups ?? []) {
-    for (const byName of Object.values(group.resources))
-      for (const key of Object.values(byName)) known.add(key);
-  }
-  for (const byName of Object.values(latest?.sources ?? EMPTY_MANIFEST))
-    for (const key of Object.values(byName)) known.add(key);
+  // New blobs: the source objects and compiled resources the latest version does not hold under
+  // the same name. One it holds under another name is written again, and the insert skips it on
+  // conflict; looking names up costs nothing like gathering every key the latest holds.
   const blobs = new Map<
     string,
     { key: string; body: Uint8Array<ArrayBuffer>; references: string[] }
   >();
+  const before = latest?.sources ?? EMPTY_MANIFEST;
   for (const object of objects) {
-    if (!known.has(object.key))
+    if (before[object.kind][object.name] !== object.key)
       blobs.set(object.key, { key: object.key, body: Buffer.from(object.json), references: [] });
   }
-  for (const group of config.groups) {
+  // Each group's manifests (type → name → blob key): where the latest version holds every
+  // resource of a type under the same name and no other, its map is kept, and with it its blob.
+  const latestGroups = new Map(latest?.groups.map((group) => [group.name, group.resources]));
+  const groups: StoredGroup[] = config.groups.map((group) => {
+    const held = latestGroups.get(group.name);
+    const resources: Record<string, NameMap> = {};
     for (const typeUrl of TYPE_ORDER) {
-      for (const resource of group.snapshot.resources(typeUrl).values()) {
+      const previous = held?.[typeUrl];
+      const byName: Record<string, string> = {};
+      let kept = 0;
+      const current = group.snapshot.resources(typeUrl);
+      for (const resource of current.values()) {
         const key = resourceKey(resource);
-        if (!known.has(key))
-          blobs.set(key, {
-            key,
-            body:
-              typeUrl === TypeUrl.Secret
-                ? sealedBlob(resource.body, keyring)
-                : Buffer.from(resource.body),
-            references: [...resource.references],
-          });
+        byName[resource.name] = key;
+        if (previous?.[resource.name] === key) {
+          kept += 1;
+          continue;
+        }
+        blobs.set(key, {
+          key,
+          body:
+            typeUrl === TypeUrl.Secret
+              ? sealedBlob(resource.body, keyring)
+              : Buffer.from(resource.body),
+          references: [...resource.references],
+        });
       }
+      const unchanged = kept === current.size && storedManifest(previous)?.size === kept;
+      resources[typeUrl] = unchanged && previous !== undefined ? previous : byName;
     }
-  }
+    const { name, isDefault, priority, selector } = group;
+    return { name, isDefault, priority, selector, resources };
+  });
+  // A kind of source with no change keeps the latest version's map likewise.
+  const changedKinds = new Set(changes.map((change) => change.kind));
+  const sources = Object.fromEntries(
+    SOURCE_KINDS.map((kind) => {
+      const previous = latest?.sources[kind];
+      const same = !changedKinds.has(kind) && storedManifest(previous) !== undefined;
+      return [kind, same && previous !== undefined ? previous : manifest[kind]];
+    }),
+  ) as unknown as SourceManifest;
   // The manifests themselves, as blobs shared with every version where they are unchanged.
   const storeManifest = (map: NameMap): string => {
+    const known = storedManifest(map);
+    if (known !== undefined && latest?.keys.has(known.key)) return known.key;
     const { key, json } = manifestBlob(map);
     if (!latest?.keys.has(key)) blobs.set(key, { key, body: Buffer.from(json), references: [] });
     return key;
   };
   const sourceRefs = Object.fromEntries(
-    SOURCE_KINDS.map((kind) => [kind, storeManifest(manifest[kind])]),
+    SOURCE_KINDS.map((kind) => [kind, storeManifest(sources[kind])]),
   );
   const groupRefs: StoredGroupRef[] = groups.map((group) => ({
     ...group,
@@ -377,7 +399,7 @@ export async function writeSnapshot(
     },
     manifests: {
       version: row.version,
-      sources: manifest,
+      sources,
       groups,
       keys: new Set([
         ...Object.values(sourceRefs),

@@ -1,8 +1,9 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { type CompiledConfig, type ConfigSpec, TYPE_ORDER, TypeUrl } from "@switchyard/snapshot";
-import { largeConfigSpec } from "@switchyard/snapshot/fixtures";
+import { clusterSpec, largeConfigSpec } from "@switchyard/snapshot/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { writeObjects } from "./draft-store.js";
+import { deleteObject, writeObjects } from "./draft-store.js";
+import { specOfVersion } from "./publish-transaction.js";
 import { SnapshotReader } from "./snapshot-records.js";
 import { SnapshotStore } from "./snapshot-store.js";
 
@@ -105,5 +106,28 @@ describe("SnapshotReader", () => {
       expect(Buffer.from(resource.body).equals(Buffer.from(original.get(key)?.body ?? []))).toBe(
         true,
       );
+  });
+
+  it("a version that adds a resource then one that removes it again are each stored as exactly their resources, whatever the manifests they share with the version before", async () => {
+    await publish(SPEC, "first");
+    const first = await new SnapshotReader(database.prisma).latest();
+    // A cluster nothing routes to: its type's map grows by one name, then shrinks back with every
+    // other name unchanged (a map the publish must not take for the previous version's).
+    await publish({ clusters: [clusterSpec("spare")] }, "add a cluster");
+    const added = await new SnapshotReader(database.prisma).latest();
+    await database.prisma.$transaction((tx) => deleteObject(tx, "cluster", "spare"));
+    await store.publishDraft({ message: "remove it", author: "admin" });
+    const removed = await new SnapshotReader(database.prisma).latest();
+    const keys = (read: typeof first) =>
+      [...resourcesOf(read?.config ?? { groups: [], issues: [] }).keys()].sort();
+    const spare = [
+      `default/${TypeUrl.Cluster}/spare`,
+      `default/${TypeUrl.ClusterLoadAssignment}/spare`,
+    ];
+    expect(keys(added)).toEqual([...keys(first), ...spare].sort());
+    expect(keys(removed)).toEqual(keys(first));
+    // The version's sources too: the cluster manifest is the first version's again.
+    const sources = await specOfVersion(database.prisma, 3);
+    expect(sources.clusters.map((c) => c.name)).toEqual(SPEC.clusters.map((c) => c.name));
   });
 });
