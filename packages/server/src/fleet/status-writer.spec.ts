@@ -167,6 +167,55 @@ describe("StatusWriter", () => {
     expect(nodes.every((n) => n.types[0]?.acked?.version === "v2")).toBe(true);
   });
 
+  it("a node only sent a response is passed over by the interval's next write and written by the one after: with its answer if it came, as PENDING if not", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    // Now: rows read PENDING until the tracker's stale threshold, read against the real clock.
+    let clock = Date.now();
+    const tracker = new NodeStatusTracker({ replicaId: "replica-a", now: () => clock });
+    let typeRows = 0;
+    let writes = 0;
+    let written: Promise<unknown> = Promise.resolve();
+    const { writer } = writerFor(tracker, {
+      intervalMs: 50,
+      busyIntervalMs: 200,
+      busyNodes: 50,
+      now: () => clock,
+      write: (batch) => {
+        writes += 1;
+        typeRows += batch.types.length;
+        written = writeStatusBatch(database.prisma, batch);
+        return written;
+      },
+    });
+    const advance = async (ms: number) => {
+      for (let t = 0; t < ms; t += 50) {
+        clock += 50;
+        await vi.advanceTimersByTimeAsync(50);
+        await written;
+      }
+    };
+    const streams = Array.from({ length: 300 }, (_, i) =>
+      streamOf(tracker, i + 1, nodeLike(`node-${String(i).padStart(3, "0")}`)),
+    );
+    for (const stream of streams) stream.request(CDS);
+    await advance(50);
+    expect([writes, typeRows]).toEqual([1, 300]);
+    // Every node is sent v2; none answers before the next busy write, which passes them all over.
+    for (const [i, stream] of streams.entries()) stream.respond(CDS, "v2", `n2-${i}`, { b: "v2" });
+    await advance(200);
+    expect([writes, typeRows]).toEqual([1, 300]);
+    // Half answer; the write after writes every node: the ACKed SYNCED, the others PENDING.
+    for (const stream of streams.slice(0, 150)) stream.ack(CDS, "v2");
+    await advance(200);
+    expect([writes, typeRows]).toEqual([2, 600]);
+    expect(await listNodes(database.prisma, { status: "SYNCED" })).toHaveLength(150);
+    expect(await listNodes(database.prisma, { status: "PENDING" })).toHaveLength(150);
+    // An explicit flush passes nothing over.
+    for (const [i, stream] of streams.entries()) stream.respond(CDS, "v3", `n3-${i}`, { b: "v3" });
+    await writer.flush();
+    expect([writes, typeRows]).toEqual([3, 900]);
+  });
+
   it("a handful of nodes changing is written at the next interval, however recent the last write", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     let clock = 1_000_000;
