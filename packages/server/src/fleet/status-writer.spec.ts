@@ -62,6 +62,47 @@ function writerFor(
   return { writer, transactions: () => transactions, writing: () => writing, errors };
 }
 
+/**
+ * 300 nodes that asked for CDS, on a tracker whose clock starts at `start`, and a writer of them
+ * every 50 ms (more than 50 nodes pending is busy: writes 200 ms apart) counting its writes and
+ * type rows; `advance` moves the clock and the interval on, 50 ms at a time, each write awaited.
+ */
+function fanOut(start: number) {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+  let clock = start;
+  const tracker = new NodeStatusTracker({ replicaId: "replica-a", now: () => clock });
+  const counts = { writes: 0, typeRows: 0 };
+  let written: Promise<unknown> = Promise.resolve();
+  const { writer } = writerFor(tracker, {
+    intervalMs: 50,
+    busyIntervalMs: 200,
+    busyNodes: 50,
+    now: () => clock,
+    write: (batch) => {
+      counts.writes += 1;
+      counts.typeRows += batch.types.length;
+      written = writeStatusBatch(database.prisma, batch);
+      return written;
+    },
+  });
+  const streams = Array.from({ length: 300 }, (_, i) =>
+    streamOf(tracker, i + 1, nodeLike(`node-${String(i).padStart(3, "0")}`)),
+  );
+  for (const stream of streams) stream.request(CDS);
+  return {
+    writer,
+    streams,
+    counts,
+    async advance(ms: number) {
+      for (let t = 0; t < ms; t += 50) {
+        clock += 50;
+        await vi.advanceTimersByTimeAsync(50);
+        await written;
+      }
+    },
+  };
+}
+
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -114,35 +155,10 @@ describe("StatusWriter", () => {
   });
 
   it("while a fan-out keeps more than busyNodes nodes pending, writes come busyIntervalMs apart, each node's send and ACK in one row write", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
-    let clock = 1_000_000;
-    const tracker = new NodeStatusTracker({ replicaId: "replica-a", now: () => clock });
-    let typeRows = 0;
-    let writes = 0;
-    let written: Promise<unknown> = Promise.resolve();
-    const transactions = () => writes;
-    const writing = () => written;
-    const { writer } = writerFor(tracker, {
-      intervalMs: 50,
-      busyIntervalMs: 200,
-      busyNodes: 50,
-      now: () => clock,
-      write: (batch) => {
-        writes += 1;
-        typeRows += batch.types.length;
-        written = writeStatusBatch(database.prisma, batch);
-        return written;
-      },
-    });
-    const streams = Array.from({ length: 300 }, (_, i) =>
-      streamOf(tracker, i + 1, nodeLike(`node-${String(i).padStart(3, "0")}`)),
-    );
-    for (const stream of streams) stream.request(CDS);
+    const { writer, streams, counts, advance } = fanOut(1_000_000);
     // The first interval writes the connects at once: nothing was written before.
-    clock += 50;
-    await vi.advanceTimersByTimeAsync(50);
-    await writing();
-    expect(transactions()).toBe(1);
+    await advance(50);
+    expect(counts.writes).toBe(1);
     // A change reaches every node over 200 ms (sent, then ACKed), more than busyNodes pending
     // from the first interval on: the intervals at 100, 150 and 200 ms wait; the one at 250 ms,
     // 200 ms after the last write, writes.
@@ -152,14 +168,12 @@ describe("StatusWriter", () => {
         stream.respond(CDS, "v2", `n2-${i}`, { backend: "v2" });
         stream.ack(CDS, "v2");
       }
-      clock += 50;
-      await vi.advanceTimersByTimeAsync(50);
-      await writing();
-      expect(transactions()).toBe(step < 3 ? 1 : 2);
+      await advance(50);
+      expect(counts.writes).toBe(step < 3 ? 1 : 2);
     }
-    const before = typeRows;
+    const before = counts.typeRows;
     await writer.flush();
-    expect(typeRows).toBe(before);
+    expect(counts.typeRows).toBe(before);
     // One row write per node for the change (sent and ACKed together), and every node SYNCED on v2.
     expect(before).toBe(300 + 300);
     const nodes = await listNodes(database.prisma, { status: "SYNCED", held: true });
@@ -168,52 +182,25 @@ describe("StatusWriter", () => {
   });
 
   it("a node only sent a response is passed over by the interval's next write and written by the one after: with its answer if it came, as PENDING if not", async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     // Now: rows read PENDING until the tracker's stale threshold, read against the real clock.
-    let clock = Date.now();
-    const tracker = new NodeStatusTracker({ replicaId: "replica-a", now: () => clock });
-    let typeRows = 0;
-    let writes = 0;
-    let written: Promise<unknown> = Promise.resolve();
-    const { writer } = writerFor(tracker, {
-      intervalMs: 50,
-      busyIntervalMs: 200,
-      busyNodes: 50,
-      now: () => clock,
-      write: (batch) => {
-        writes += 1;
-        typeRows += batch.types.length;
-        written = writeStatusBatch(database.prisma, batch);
-        return written;
-      },
-    });
-    const advance = async (ms: number) => {
-      for (let t = 0; t < ms; t += 50) {
-        clock += 50;
-        await vi.advanceTimersByTimeAsync(50);
-        await written;
-      }
-    };
-    const streams = Array.from({ length: 300 }, (_, i) =>
-      streamOf(tracker, i + 1, nodeLike(`node-${String(i).padStart(3, "0")}`)),
-    );
-    for (const stream of streams) stream.request(CDS);
+    const { writer, streams, counts, advance } = fanOut(Date.now());
+    const written = () => [counts.writes, counts.typeRows];
     await advance(50);
-    expect([writes, typeRows]).toEqual([1, 300]);
+    expect(written()).toEqual([1, 300]);
     // Every node is sent v2; none answers before the next busy write, which passes them all over.
     for (const [i, stream] of streams.entries()) stream.respond(CDS, "v2", `n2-${i}`, { b: "v2" });
     await advance(200);
-    expect([writes, typeRows]).toEqual([1, 300]);
+    expect(written()).toEqual([1, 300]);
     // Half answer; the write after writes every node: the ACKed SYNCED, the others PENDING.
     for (const stream of streams.slice(0, 150)) stream.ack(CDS, "v2");
     await advance(200);
-    expect([writes, typeRows]).toEqual([2, 600]);
+    expect(written()).toEqual([2, 600]);
     expect(await listNodes(database.prisma, { status: "SYNCED" })).toHaveLength(150);
     expect(await listNodes(database.prisma, { status: "PENDING" })).toHaveLength(150);
     // An explicit flush passes nothing over.
     for (const [i, stream] of streams.entries()) stream.respond(CDS, "v3", `n3-${i}`, { b: "v3" });
     await writer.flush();
-    expect([writes, typeRows]).toEqual([3, 900]);
+    expect(written()).toEqual([3, 900]);
   });
 
   it("a handful of nodes changing is written at the next interval, however recent the last write", async () => {
