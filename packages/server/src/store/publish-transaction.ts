@@ -340,8 +340,9 @@ export async function writeSnapshot(
           references: [...resource.references],
         });
       }
-      const unchanged = kept === current.size && storedManifest(previous)?.size === kept;
-      resources[typeUrl] = unchanged && previous !== undefined ? previous : byName;
+      const unchanged =
+        previous !== undefined && kept === current.size && storedManifest(previous)?.size === kept;
+      resources[typeUrl] = unchanged ? previous : byName;
     }
     const { name, isDefault, priority, selector } = group;
     return { name, isDefault, priority, selector, resources };
@@ -351,8 +352,9 @@ export async function writeSnapshot(
   const sources = Object.fromEntries(
     SOURCE_KINDS.map((kind) => {
       const previous = latest?.sources[kind];
-      const same = !changedKinds.has(kind) && storedManifest(previous) !== undefined;
-      return [kind, same && previous !== undefined ? previous : manifest[kind]];
+      const same =
+        previous !== undefined && !changedKinds.has(kind) && storedManifest(previous) !== undefined;
+      return [kind, same ? previous : manifest[kind]];
     }),
   ) as unknown as SourceManifest;
   // The manifests themselves, as blobs shared with every version where they are unchanged.

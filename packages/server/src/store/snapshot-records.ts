@@ -75,9 +75,9 @@ function remember(map: NameMap, key: string): void {
 
 /** What `map` is stored as, when it was read or written (see `stored`). */
 export function storedManifest(
-  map: NameMap | undefined,
+  map: NameMap,
 ): { readonly key: string; readonly size: number } | undefined {
-  return map === undefined ? undefined : stored.get(map);
+  return stored.get(map);
 }
 
 /**
