@@ -15,7 +15,7 @@ export interface NodeStatusSource {
    * them on every ACK of every targeted node); undefined when the node is unknown.
    */
   ledgers(nodeId: string): Iterable<TypeLedger> | undefined;
-  /** A ledger's status now (NodeStatusTracker.statusOf). */
+  /** A ledger's status now (NodeStatusTracker.statusOf); NACKED carries the ledger's `nack`. */
   statusOf(ledger: TypeLedger): TypeStatus;
 }
 
@@ -86,6 +86,8 @@ export interface ConvergenceTrackerOptions {
 
 export const DEFAULT_RETAIN_VERSIONS = 16;
 
+const PENDING: NodeConvergence = { t: "pending" };
+
 interface PublicationState {
   readonly publication: Publication;
   readonly targets: Map<string, NodeConvergence>;
@@ -112,7 +114,7 @@ export class ConvergenceTracker {
   publish(publication: Publication): void {
     this.#publications.delete(publication.version);
     const state: PublicationState = { publication, targets: new Map() };
-    for (const nodeId of publication.targets) state.targets.set(nodeId, { t: "pending" });
+    for (const nodeId of publication.targets) state.targets.set(nodeId, PENDING);
     this.#publications.set(publication.version, state);
     for (const [oldest] of this.#publications) {
       if (this.#publications.size <= this.#retain) break;
@@ -188,11 +190,18 @@ function convergenceOf(
     else if (ledger.acked !== undefined) lastAck = Math.max(lastAck, ledger.acked.at);
   }
   // A node that requested no type yet holds nothing: pending, not vacuously converged.
-  if (requested === 0) return { t: "pending" };
+  if (requested === 0) return PENDING;
   if (allHeld) {
     const at = Math.max(lastAck, publication.publishedAt);
     return { t: "converged", at, ms: at - publication.publishedAt };
   }
+  // Reading NACKED takes a NACK since the publish: a node with none is pending, found without
+  // sorting its types or building their statuses (a publish evaluates every target this way).
+  let nackedSince = false;
+  for (const ledger of nodes.ledgers(nodeId) ?? []) {
+    if (ledger.nack !== undefined && ledger.nack.at >= publication.publishedAt) nackedSince = true;
+  }
+  if (!nackedSince) return PENDING;
   const byTypeUrl = [...(nodes.ledgers(nodeId) ?? [])].sort((a, b) =>
     a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0,
   );
@@ -202,7 +211,7 @@ function convergenceOf(
       return { t: "nacked", typeUrl: ledger.typeUrl, nack: status.nack };
     }
   }
-  return { t: "pending" };
+  return PENDING;
 }
 
 /**

@@ -77,6 +77,8 @@ export function orderOf(typeUrl: string): number {
  */
 export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
   readonly #views = new Map<string, V>();
+  /** `ordered()`, made when first needed after a view is added (a stream pumps on every event). */
+  #ordered: readonly V[] | undefined;
   readonly #cursor = new PlanCursor();
   #nonce = 0;
 
@@ -113,12 +115,16 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
   /** Adds the view of a type seen for the first time. */
   add(view: V): V {
     this.#views.set(view.typeUrl, view);
+    this.#ordered = undefined;
     return view;
   }
 
   /** The views, CDS, EDS, LDS, RDS first, then other types in arrival order. */
-  ordered(): V[] {
-    return [...this.#views.values()].sort((a, b) => orderOf(a.typeUrl) - orderOf(b.typeUrl));
+  ordered(): readonly V[] {
+    this.#ordered ??= [...this.#views.values()].sort(
+      (a, b) => orderOf(a.typeUrl) - orderOf(b.typeUrl),
+    );
+    return this.#ordered;
   }
 
   nextNonce(): string {

@@ -129,6 +129,11 @@ export class Subscription {
   /** Explicitly subscribed names (never "*", never a glob collection). */
   #names = new Set<string>();
   /**
+   * `#names` sorted (byName), made when first needed after they change: `difference` walks them
+   * in order for every response of every stream, and they change seldom.
+   */
+  #sortedNames: readonly string[] | undefined;
+  /**
    * Subscribed xdstp:// glob collections (`…/dir/*`): canonical form → the client's spelling.
    * A glob covers every resource directly in its directory (xdstp-naming.ts), and is answered by
    * them, never by its own name.
@@ -353,6 +358,7 @@ export class Subscription {
     }
     if (!this.#wildcard) this.#forget([...this.#names].filter((name) => !next.has(name)));
     this.#names = next;
+    this.#sortedNames = undefined;
     this.#noteXdstp();
     if (droppedWildcard && !keepOnWildcardDrop) this.#pruneUncovered();
     // Members of a glob dropped from the list are dropped by the client, as names are.
@@ -385,6 +391,7 @@ export class Subscription {
         this.#wildcard = true;
       } else {
         this.#names.add(name);
+        this.#sortedNames = undefined;
         this.#force.add(name);
       }
     }
@@ -396,6 +403,7 @@ export class Subscription {
       } else if (globKeyOfCollection(name) !== undefined) {
         // Dropped above; what it alone covered is forgotten by the pruning below.
       } else if (this.#names.delete(name)) {
+        this.#sortedNames = undefined;
         if (this.#wildcard) this.#force.add(name);
         else forgotten.push(name);
       }
@@ -474,23 +482,35 @@ export class Subscription {
     const order = this.#wildcard
       ? offer.basis.keys()
       : members.length === 0
-        ? [...this.#names].sort(byName)
+        ? this.#sorted()
         : [...new Set([...this.#names, ...members])].sort(byName);
     for (const name of order) {
       const resource = offer.basis.get(name);
       if (resource && (this.#force.has(name) || this.#lacks(resource))) resources.push(resource);
     }
-    const missing = [...this.#force]
-      .filter((name) => this.covers(name) && !offer.basis.has(name))
-      .filter((name) => !this.#holds.has(name) && !offer.target.has(name))
-      .sort(byName);
-    const removed = [...this.#holds.keys()]
-      .filter((name) => !(this.covers(name) && offer.basis.has(name)))
-      .filter((name) => this.#rejected.get(name) !== null)
-      .sort(byName);
+    // Both mostly empty; built without copying what the client holds (a stream asks for its
+    // difference on every event, and a wildcard client holds every resource of the type).
+    const missing: string[] = [];
+    for (const name of this.#force) {
+      if (!this.covers(name) || offer.basis.has(name)) continue;
+      if (!this.#holds.has(name) && !offer.target.has(name)) missing.push(name);
+    }
+    const removed: string[] = [];
+    for (const name of this.#holds.keys()) {
+      if (this.covers(name) && offer.basis.has(name)) continue;
+      if (this.#rejected.get(name) !== null) removed.push(name);
+    }
+    if (missing.length > 1) missing.sort(byName);
+    if (removed.length > 1) removed.sort(byName);
     if (this.#confirmHeld && resources.length === 0 && removed.length === 0 && missing.length === 0)
       return { resources: this.#heldIn(offer), removed, missing };
     return { resources: sharedList(resources, offer.basis), removed, missing };
+  }
+
+  /** The explicitly subscribed names, sorted (`#sortedNames`). */
+  #sorted(): readonly string[] {
+    this.#sortedNames ??= [...this.#names].sort(byName);
+    return this.#sortedNames;
   }
 
   /** What the client holds that `offer` has at the same version, in the offer's order. */

@@ -147,6 +147,7 @@ export type PlanStep = MakeStep | BreakStep;
 export type UpdatePlan = readonly PlanStep[];
 
 const EMPTY: ReadonlyMap<string, XdsResource> = new Map();
+const NOTHING_HELD_BACK: readonly HeldBack[] = [];
 const HOLDS_NOTHING: HeldResources = { resources: () => EMPTY };
 const AWAIT_ACK: StepAwaits = { t: "ack" };
 
@@ -492,9 +493,21 @@ function sharedPlan(
   held: ReadonlyMap<string, ReadonlyMap<string, XdsResource>>,
   next: ResourceSnapshot,
 ): UpdatePlan {
-  const parts: string[] = [];
-  for (const [typeUrl, map] of held) if (map.size > 0) parts.push(`${typeUrl}=${mapId(map)}`);
-  const key = parts.sort().join(" ");
+  // Numbers, not type URLs: the key is made for every node on every publish.
+  // Map numbers in TYPE_ORDER, not type URLs sorted: the key is made for every node on every
+  // publish. (A snapshot holds no other type, ResourceSnapshot; any other is keyed by name.)
+  let key = "";
+  let keyed = 0;
+  for (const typeUrl of TYPE_ORDER) {
+    const map = held.get(typeUrl);
+    if (map !== undefined) keyed += 1;
+    key += map === undefined || map.size === 0 ? "-," : `${mapId(map)},`;
+  }
+  if (keyed < held.size) {
+    const others = [...held].filter(([typeUrl]) => !TYPE_ORDER.includes(typeUrl as TypeUrl));
+    for (const [typeUrl, map] of others.sort(([a], [b]) => (a < b ? -1 : 1)))
+      if (map.size > 0) key += `${typeUrl}=${mapId(map)},`;
+  }
   let plans = plansTowards.get(next);
   if (plans === undefined) {
     plans = new Map();
@@ -534,6 +547,11 @@ const IDLE: CursorState = { t: "idle" };
 export class PlanCursor {
   /** Per type, the `held` of the last step of that type the node answered (or that was skipped). */
   readonly #held = new Map<string, ReadonlyMap<string, XdsResource>>();
+  /**
+   * `held` as last handed out, until `#held` changes: a stream asks for it on every event, and
+   * it changes once per step answered.
+   */
+  #heldView: HeldResources | undefined;
   /** Per type, the versions the node rejected, by name. */
   readonly #rejected = new Map<string, Map<string, Rejection>>();
   #heldBack: readonly HeldBack[] = [];
@@ -563,8 +581,18 @@ export class PlanCursor {
    * A fixed view: it does not follow later steps.
    */
   get held(): HeldResources {
-    const held = new Map(this.#held);
-    return { resources: (typeUrl) => held.get(typeUrl) ?? EMPTY };
+    if (this.#heldView === undefined) {
+      const held = new Map(this.#held);
+      this.#heldView = { resources: (typeUrl) => held.get(typeUrl) ?? EMPTY };
+    }
+    return this.#heldView;
+  }
+
+  /** What the node holds of a type is `map` from now on; undefined: nothing. */
+  #hold(typeUrl: string, map: ReadonlyMap<string, XdsResource> | undefined): void {
+    if (map !== undefined) this.#held.set(typeUrl, map);
+    else if (!this.#held.delete(typeUrl)) return;
+    this.#heldView = undefined;
   }
 
   /** What of the target the node is not sent because of its NACKs, and why. */
@@ -641,7 +669,7 @@ export class PlanCursor {
       if (earlier !== undefined) now.set(name, earlier);
       else now.delete(name);
     }
-    this.#held.set(step.typeUrl, sortedByName(now));
+    this.#hold(step.typeUrl, sortedByName(now));
     let byName = this.#rejected.get(step.typeUrl);
     for (const resource of step.changed) {
       if (!rejected.has(resource.name) || before.get(resource.name) === resource) continue;
@@ -654,8 +682,11 @@ export class PlanCursor {
   }
 
   #start(next: ResourceSnapshot): void {
-    const held = this.held;
-    const { target, heldBack } = containRejections(next, held, this.#rejected);
+    // Without rejections (a fleet's nodes, but for the odd one), nothing is contained.
+    const { target, heldBack } =
+      this.#rejected.size === 0
+        ? { target: next, heldBack: NOTHING_HELD_BACK }
+        : containRejections(next, this.held, this.#rejected);
     this.#heldBack = heldBack;
     if (target === next) {
       this.#plan = sharedPlan(this.#held, next);
@@ -666,18 +697,17 @@ export class PlanCursor {
       for (const typeUrl of TYPE_ORDER) {
         if (stepped.has(typeUrl)) continue;
         const map = next.resources(typeUrl);
-        if (map.size > 0) this.#held.set(typeUrl, map);
-        else this.#held.delete(typeUrl);
+        this.#hold(typeUrl, map.size > 0 ? map : undefined);
       }
     } else {
-      this.#plan = planUpdate(held, target);
+      this.#plan = planUpdate(this.held, target);
     }
     this.#index = 0;
     this.#show();
   }
 
   #advance(step: PlanStep): void {
-    this.#held.set(step.typeUrl, step.held);
+    this.#hold(step.typeUrl, step.held);
     this.#index += 1;
     this.#show();
   }
