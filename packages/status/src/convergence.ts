@@ -91,6 +91,8 @@ const PENDING: NodeConvergence = { t: "pending" };
 interface PublicationState {
   readonly publication: Publication;
   readonly targets: Map<string, NodeConvergence>;
+  /** Targets not converged yet: a version every target reached is not looked at again. */
+  unconverged: number;
 }
 
 /**
@@ -113,8 +115,9 @@ export class ConvergenceTracker {
   /** Starts tracking `publication` (replacing one of the same version) and evaluates its targets. */
   publish(publication: Publication): void {
     this.#publications.delete(publication.version);
-    const state: PublicationState = { publication, targets: new Map() };
+    const state: PublicationState = { publication, targets: new Map(), unconverged: 0 };
     for (const nodeId of publication.targets) state.targets.set(nodeId, PENDING);
+    state.unconverged = state.targets.size;
     this.#publications.set(publication.version, state);
     for (const [oldest] of this.#publications) {
       if (this.#publications.size <= this.#retain) break;
@@ -135,7 +138,7 @@ export class ConvergenceTracker {
   /** Re-evaluates `nodeId` against every kept version that targets it. */
   observe(nodeId: string): void {
     for (const state of this.#publications.values()) {
-      if (state.targets.has(nodeId)) this.#evaluate(state, nodeId);
+      if (state.unconverged > 0 && state.targets.has(nodeId)) this.#evaluate(state, nodeId);
     }
   }
 
@@ -171,8 +174,9 @@ export class ConvergenceTracker {
     if (state.targets.get(nodeId)?.t === "converged") return;
     const next = convergenceOf(state.publication, nodeId, this.#nodes);
     state.targets.set(nodeId, next);
-    if (next.t === "converged" && next.ms > 0)
-      this.#onConverged?.(state.publication.version, nodeId, next.ms);
+    if (next.t !== "converged") return;
+    state.unconverged -= 1;
+    if (next.ms > 0) this.#onConverged?.(state.publication.version, nodeId, next.ms);
   }
 }
 

@@ -70,6 +70,30 @@ describe("publicationOf", () => {
     );
   });
 
+  it("the same ACK is judged again when the node comes back as another node group's member", () => {
+    const { tracker } = trackerWithClock();
+    streamOf(tracker, 1, nodeLike("edge-1"));
+    const compiled = compile(
+      configSpec({
+        clusters: ["a", "b"].map((name) => clusterSpec(name, [endpointSpec("10.0.0.1", 8080)])),
+        nodeGroups: [
+          nodeGroupSpec("canary", {
+            priority: 1,
+            nodeMetadata: { track: "canary" },
+            clusters: ["b"],
+          }),
+        ],
+      }),
+    );
+    const publication = publicationOf(compiled, 7, tracker, 0);
+    const rest = acked(clustersOf(compiled, "default"));
+    expect(publication.holds("edge-1", CDS, rest)).toBe(true);
+    // The node reconnects with the canary group's metadata: that group gives `b` only.
+    streamOf(tracker, 2, nodeLike("edge-1", { metadata: { track: "canary" } }));
+    expect(publication.holds("edge-1", CDS, rest)).toBe(false);
+    expect(publication.holds("edge-1", CDS, acked(clustersOf(compiled, "canary")))).toBe(true);
+  });
+
   it("keeps names and versions, not the config's encoded resources: a tracker keeps the last versions' publications", async () => {
     const { tracker } = trackerWithClock();
     streamOf(tracker, 1, nodeLike("other-1"));
