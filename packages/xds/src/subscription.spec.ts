@@ -44,6 +44,26 @@ describe("Subscription (the core shared by SotW and Delta)", () => {
     expect([s.wildcard, [...s.names]]).toEqual([false, []]);
   });
 
+  it("SotW: a list repeated is the subscription it was; one that differs in any name, order aside, or in a repeated name replaces it", () => {
+    const s = new Subscription(CDS);
+    const list = ["a", "b", "c"];
+    s.replaceNames(list, true);
+    s.replaceNames(["a", "b", "c"], true);
+    expect([...s.names]).toEqual(["a", "b", "c"]);
+    // The caller's array changing afterwards changes nothing it set.
+    list.pop();
+    s.replaceNames(list, true);
+    expect([...s.names]).toEqual(["a", "b"]);
+    s.replaceNames(["a", "a", "b"], true);
+    expect([...s.names]).toEqual(["a", "b"]);
+    s.replaceNames(["a", "a", "c"], true);
+    expect([s.covers("b"), s.covers("c")]).toEqual([false, true]);
+    // Delta changes in between: the same list replaces them.
+    s.changeNames(["d"], []);
+    s.replaceNames(["a", "a", "c"], true);
+    expect(s.covers("d")).toBe(false);
+  });
+
   it("Delta: the same rule with subscribe and unsubscribe", () => {
     const s = new Subscription(CDS);
     s.changeNames([], []);

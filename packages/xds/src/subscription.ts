@@ -133,6 +133,8 @@ export class Subscription {
    * in order for every response of every stream, and they change seldom.
    */
   #sortedNames: readonly string[] | undefined;
+  /** The list `replaceNames` last set the subscription from (undefined once `changeNames` ran). */
+  #lastRequested: readonly string[] | undefined;
   /**
    * Subscribed xdstp:// glob collections (`…/dir/*`): canonical form → the client's spelling.
    * A glob covers every resource directly in its directory (xdstp-naming.ts), and is answered by
@@ -346,6 +348,8 @@ export class Subscription {
       this.#wildcard = true;
       return;
     }
+    // A SotW client repeats its whole list in every request, ACKs included: mostly unchanged.
+    if (this.#namesAre(requested)) return;
     this.#everNamed = true;
     const hadGlobs = this.#globs.size > 0;
     const next = new Set(this.#takeGlobs(requested, true).filter((name) => name !== WILDCARD));
@@ -365,6 +369,20 @@ export class Subscription {
     if (hadGlobs) {
       this.#forget([...this.#holds.keys()].filter((name) => isXdstp(name) && !this.covers(name)));
     }
+    this.#lastRequested = [...requested];
+  }
+
+  /**
+   * Whether `requested` is, name for name, the list the subscription was last set from, with no
+   * glob in it: replacing it again would change nothing (it is idempotent, and only
+   * `replaceNames` and `changeNames` change what is subscribed).
+   */
+  #namesAre(requested: readonly string[]): boolean {
+    const last = this.#lastRequested;
+    if (last === undefined || last.length !== requested.length || this.#globs.size > 0)
+      return false;
+    for (let i = 0; i < requested.length; i++) if (requested[i] !== last[i]) return false;
+    return true;
   }
 
   /**
@@ -376,6 +394,7 @@ export class Subscription {
    * `removed_resources`).
    */
   changeNames(subscribe: readonly string[], unsubscribe: readonly string[]): void {
+    this.#lastRequested = undefined;
     this.#idle = undefined;
     if (subscribe.length === 0 && !this.#everNamed) this.#wildcard = true;
     if (subscribe.length > 0) this.#everNamed = true;

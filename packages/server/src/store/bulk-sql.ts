@@ -68,28 +68,46 @@ const wellFormedStrings = (_key: string, value: unknown) =>
  * finite (JSON has no NaN: it would read as NULL).
  */
 function columnValues<Row>(col: Column<Row>, rows: readonly Row[]): string {
-  const values = rows.map((row) => {
-    const value = col.value(row);
-    if (value === null || value === undefined) return null;
-    switch (col.type) {
-      case "jsonb":
-        return JSON.stringify(value, wellFormedStrings);
-      case "text[]":
-        return textArrayLiteral(value as readonly string[]).toWellFormed();
-      case "timestamp(3)":
-        // Prisma's DateTime is timestamp(3) without time zone, holding UTC.
-        return new Date(value as number).toISOString();
-      case "int4":
-      case "int8":
+  const convert = converterOf(col);
+  return JSON.stringify(
+    rows.map((row) => {
+      const value = col.value(row);
+      return value === null || value === undefined ? null : convert(value);
+    }),
+  );
+}
+
+/** How a column's non-null values are written, chosen once per column, not per value. */
+function converterOf<Row>(col: Column<Row>): (value: unknown) => unknown {
+  switch (col.type) {
+    case "jsonb":
+      return (value) => JSON.stringify(value, wellFormedStrings);
+    case "text[]":
+      return (value) => textArrayLiteral(value as readonly string[]).toWellFormed();
+    case "timestamp(3)": {
+      // Prisma's DateTime is timestamp(3) without time zone, holding UTC. A batch's rows mostly
+      // share their times (a write's updatedAt): each is formatted once in a row.
+      let last: number | undefined;
+      let iso = "";
+      return (value) => {
+        if (value !== last) {
+          last = value as number;
+          iso = new Date(last).toISOString();
+        }
+        return iso;
+      };
+    }
+    case "int4":
+    case "int8":
+      return (value) => {
         if (typeof value === "bigint") return value.toString();
         if (typeof value !== "number" || !Number.isFinite(value))
           throw new Error(`column ${col.name}: ${String(value)} is not a finite number`);
         return value;
-      default:
-        return typeof value === "string" ? value.toWellFormed() : value;
-    }
-  });
-  return JSON.stringify(values);
+      };
+    default:
+      return (value) => (typeof value === "string" ? value.toWellFormed() : value);
+  }
 }
 
 export const quoted = (name: string) => `"${name}"`;
