@@ -139,8 +139,11 @@ export class NodeStatusTracker implements XdsCallbacks {
   readonly #listeners = new Set<(change: StatusChange) => void>();
   /**
    * Subscriptions by name, shared: nodes of a fleet mostly ask for the same names, so a node's
-   * changed subscription is this set when another node holds one with the same names (the most
-   * recent REQUESTED_SETS kept). One set per distinct subscription, not one per node.
+   * changed subscription is this set when another node holds one with the same names in the same
+   * order (the most recent REQUESTED_SETS kept). One set per distinct subscription, not one per
+   * node. Keyed by the names in the order the set holds them, as the client listed them: the
+   * proxies of a fleet list them alike, and sorting every list (a connecting node's EDS names)
+   * cost more than what another order's set of its own costs.
    */
   readonly #requestedSets = new Map<string, ReadonlySet<string>>();
   #seq = 0;
@@ -412,13 +415,16 @@ export class NodeStatusTracker implements XdsCallbacks {
   ): NodeStatus | undefined {
     const node = this.#nodes.get(nodeId);
     if (node === undefined) return undefined;
-    const ledgers =
-      only === undefined
-        ? [...node.types.values()]
-        : [...only].flatMap((typeUrl) => node.types.get(typeUrl) ?? []);
-    const types = ledgers
-      .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
-      .map((ledger): TypeView => ({ ...ledger, status: this.statusOf(ledger, at) }));
+    const ledgers: TypeLedger[] = [];
+    for (const typeUrl of only ?? node.types.keys()) {
+      const ledger = node.types.get(typeUrl);
+      if (ledger !== undefined) ledgers.push(ledger);
+    }
+    if (ledgers.length > 1)
+      ledgers.sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0));
+    const types = ledgers.map(
+      (ledger): TypeView => ({ ...ledger, status: this.statusOf(ledger, at) }),
+    );
     return { identity: node.identity, connection: node.connection, types };
   }
 
@@ -498,7 +504,7 @@ export class NodeStatusTracker implements XdsCallbacks {
   /** The shared set with the names of `set` (see #requestedSets). */
   #shared(set: ReadonlySet<string>): ReadonlySet<string> {
     if (set.size === 0) return set;
-    const key = [...set].sort().join("\u0000");
+    const key = [...set].join("\u0000");
     const known = this.#requestedSets.get(key);
     if (known !== undefined) {
       // Most recently used last: the oldest goes first when the cache is full.
