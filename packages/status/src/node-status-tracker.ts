@@ -729,8 +729,9 @@ function withoutUnsubscribed(
   let gone: string[];
   if (sotw) {
     if (ledger.wildcard || names.some((name) => name.endsWith("/*"))) return ledger;
-    const wanted = new Set(names);
-    gone = [...acked.held.keys()].filter((name) => !wanted.has(name));
+    // The ledger's `requested` is this request's list already (requestedNames), shared.
+    gone = [];
+    for (const name of acked.held.keys()) if (!ledger.requested.has(name)) gone.push(name);
   } else {
     gone = (unsubscribed ?? []).filter((name) => acked.held.has(name));
   }
