@@ -154,7 +154,10 @@ async function convergence(
         round += 1;
         await target.prepare(round);
         await settled(target.pid);
+        // Each fleet process collects its garbage at the mark (fleet-process.ts) and is let
+        // finish: the load generator starts every timed change alike.
         await Promise.all(fleets.map((fleet) => fleet.mark()));
+        await Promise.all(fleets.map((fleet) => settled(fleet.pid)));
         const cpuBefore = cpuSeconds(target.pid);
         const publishedAt = epochNow();
         await target.publish(round);
