@@ -493,7 +493,6 @@ function sharedPlan(
   held: ReadonlyMap<string, ReadonlyMap<string, XdsResource>>,
   next: ResourceSnapshot,
 ): UpdatePlan {
-  // Numbers, not type URLs: the key is made for every node on every publish.
   // Map numbers in TYPE_ORDER, not type URLs sorted: the key is made for every node on every
   // publish. (A snapshot holds no other type, ResourceSnapshot; any other is keyed by name.)
   let key = "";
