@@ -2,7 +2,15 @@ import { createServer } from "node:net";
 import { createPrismaClient, listenForNotifications } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { NodeStatusTracker } from "@switchyard/status";
-import { CDS, EDS, LDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
+import {
+  CDS,
+  EDS,
+  LDS,
+  nodeLike,
+  RDS,
+  streamOf,
+  trackerWithClock,
+} from "@switchyard/status/fixtures";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 /** A tracker on a hand-driven clock, at a realistic date (rows carry timestamps). */
@@ -536,5 +544,89 @@ describe("StatusWriter", () => {
     ]);
     const events = await database.prisma.xdsNodeEvent.findMany();
     expect(events.some((e) => e.nodeId === "gone-long-ago")).toBe(false);
+  });
+
+  it("a node ACKing a new version rewrites no indexed column of its rows, in tables that keep room in their pages: PostgreSQL can update them in place (HOT)", async () => {
+    const { tracker, now, advance } = trackerAt();
+    const { writer } = writerFor(tracker, { now });
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(RDS, ["routes-0", "routes-1"]);
+    stream.respond(RDS, "v1", "n1", { "routes-0": "a1", "routes-1": "b1" });
+    stream.ack(RDS, "v1");
+    await writer.flush();
+    const rows = () =>
+      database.prisma.$queryRaw<Array<{ table: string; row: Record<string, unknown> }>>`
+        SELECT 'XdsNode' AS "table", to_jsonb(n) AS "row" FROM "XdsNode" n
+        UNION ALL SELECT 'XdsNodeType', to_jsonb(t) FROM "XdsNodeType" t`;
+    const before = await rows();
+
+    advance(5_000);
+    stream.respond(RDS, "v2", "n2", { "routes-0": "a2", "routes-1": "b1" });
+    stream.ack(RDS, "v2");
+    await writer.flush();
+
+    const after = await rows();
+    const changed = new Set<string>();
+    for (const { table, row } of after) {
+      const old = before.find((b) => b.table === table)?.row ?? {};
+      for (const [column, value] of Object.entries(row))
+        if (JSON.stringify(value) !== JSON.stringify(old[column]))
+          changed.add(`${table}.${column}`);
+    }
+    // The write happened, and moved what an ACK moves.
+    expect(changed).toContain("XdsNodeType.ackedVersion");
+    expect(changed).toContain("XdsNodeType.heldKey");
+    expect(changed).toContain("XdsNode.updatedAt");
+    const indexed = await database.prisma.$queryRaw<Array<{ column: string }>>`
+      SELECT c.relname || '.' || a.attname AS "column"
+      FROM pg_index i
+      JOIN pg_class c ON c.oid = i.indrelid
+      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+      WHERE c.relname IN ('XdsNode', 'XdsNodeType')`;
+    expect(indexed.map((i) => i.column)).toContain("XdsNodeType.status");
+    expect(indexed.map((i) => i.column).filter((column) => changed.has(column))).toEqual([]);
+    const options = await database.prisma.$queryRaw<Array<{ name: string; options: string[] }>>`
+      SELECT relname AS "name", reloptions AS "options" FROM pg_class
+      WHERE relname IN ('XdsNode', 'XdsNodeType') ORDER BY relname`;
+    expect(options).toEqual([
+      { name: "XdsNode", options: ["fillfactor=70"] },
+      { name: "XdsNodeType", options: ["fillfactor=70"] },
+    ]);
+  });
+
+  it("a retention pass deletes the held sets no type refers to once unused past the grace, and keeps the rest", async () => {
+    const { tracker, now, advance } = trackerAt();
+    const { writer } = writerFor(tracker, { now, retainDisconnectedMs: 60 * 60_000 });
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(RDS, ["routes-0"]);
+    stream.respond(RDS, "v1", "n1", { "routes-0": "a1" });
+    stream.ack(RDS, "v1");
+    await writer.flush();
+    advance(1_000);
+    stream.respond(RDS, "v2", "n2", { "routes-0": "a2" });
+    stream.ack(RDS, "v2");
+    await writer.flush();
+    const held = async () =>
+      (
+        await database.prisma.xdsNodeType.findUniqueOrThrow({
+          where: { nodeId_typeUrl: { nodeId: "envoy-1", typeUrl: RDS } },
+        })
+      ).heldKey;
+    const current = await held();
+    const sets = async () =>
+      (await database.prisma.xdsHeldSet.findMany({ select: { key: true } })).map((h) => h.key);
+    // v1's set, v2's set and the requested names' set.
+    expect(await sets()).toHaveLength(3);
+    await database.prisma.$executeRaw`
+      UPDATE "XdsHeldSet" SET "touchedAt" = now() - interval '11 minutes'`;
+
+    advance(60_000); // a retention pass comes at most once a minute
+    stream.request(CDS);
+    await writer.flush();
+
+    const left = await sets();
+    expect(left).toHaveLength(2);
+    expect(left).toContain(current);
+    expect(await held()).toBe(current);
   });
 });
