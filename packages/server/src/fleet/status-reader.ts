@@ -98,8 +98,6 @@ export interface NodeFilters {
   readonly connected?: boolean;
   readonly cluster?: string;
   readonly replicaId?: string;
-  /** Only nodes changed at or after this instant (ms). */
-  readonly updatedSince?: number;
   /** At most this many nodes, by id. Default 1,000. */
   readonly limit?: number;
   /** The instant STALE is judged at (ms); default now. */
@@ -195,9 +193,6 @@ export async function listNodes(
       : { disconnectedAt: filters.connected ? null : { not: null } }),
     ...(filters.cluster === undefined ? {} : { cluster: filters.cluster }),
     ...(filters.replicaId === undefined ? {} : { replicaId: filters.replicaId }),
-    ...(filters.updatedSince === undefined
-      ? {}
-      : { updatedAt: { gte: new Date(filters.updatedSince) } }),
   };
   const rows = await prisma.xdsNode.findMany({
     where,
