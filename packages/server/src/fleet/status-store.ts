@@ -165,7 +165,9 @@ const HELD_SET_GRACE = "10 minutes";
 
 async function collectHeldSets(db: TransactionClient): Promise<void> {
   // touchedAt is refreshed under the row lock by every write referring to the set, so a set
-  // written again concurrently is re-checked and kept.
+  // written again concurrently is re-checked and kept. "heldKey" has no index on purpose: every
+  // ACK moves it, and an index would make those writes non-HOT (schema.prisma, XdsNodeType); this
+  // pass, once a minute, scans the table instead.
   await db.$executeRawUnsafe(`
     DELETE FROM "XdsHeldSet" h
     WHERE h."touchedAt" < now() - interval '${HELD_SET_GRACE}'
