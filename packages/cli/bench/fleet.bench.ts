@@ -238,7 +238,11 @@ async function switchyardConvergence(): Promise<{
           await server.api.updateRouteConfiguration(rc);
         },
         async publish(round) {
-          await server.api.publish({ message: `one-route change ${round}` });
+          // As the console and the CLI publish: the answer lists the changes by name only.
+          await server.api.publish({
+            message: `one-route change ${round}`,
+            bodies: { omit: true },
+          });
         },
       },
       spec.routeConfigurations.length,

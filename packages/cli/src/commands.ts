@@ -26,6 +26,12 @@ import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
 import { changeLines, type Output, outputFormat, summarizeChanges, table } from "./output.js";
 
+/**
+ * What publishing commands ask the server to answer with: the changes by name, which is all they
+ * print. Rendering each object's YAML would only make the publish answer later.
+ */
+const NAMES_ONLY = { omit: true } as const;
+
 function patchOf(change: ObjectChange): string {
   const name = `${kindLabel[change.kind]}/${change.name}`;
   return createTwoFilesPatch(
@@ -131,7 +137,7 @@ export async function apply(
     return;
   }
   const pruning = await listPrune(() =>
-    client.apply({ ...sent, dryRun: true, prune: { selector } }),
+    client.apply({ ...sent, dryRun: true, prune: { selector }, bodies: NAMES_ONLY }),
   );
   const published = await located(
     client.apply({
@@ -139,6 +145,7 @@ export async function apply(
       ...pruning,
       message: options.message ?? `apply ${filename}`,
       routeTestOverride: options.overrideRouteTests ?? "",
+      bodies: NAMES_ONLY,
     }),
   );
   if (published.snapshot === undefined) {
@@ -338,6 +345,7 @@ export async function publish(
   const published = await client.publish({
     ...(await pinnedDraft(client, "publish", options.message)),
     routeTestOverride: options.overrideRouteTests ?? "",
+    bodies: NAMES_ONLY,
   });
   for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
   output.out(
@@ -396,6 +404,7 @@ export async function rollback(
     version,
     message: options.message ?? "",
     baseVersion: snapshots[0]?.version ?? 0n,
+    bodies: NAMES_ONLY,
   });
   output.out(
     `published version ${published.snapshot?.version}: the content of version ${version} (${summarizeChanges(published.changes)})\n`,

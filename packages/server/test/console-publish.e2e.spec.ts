@@ -16,6 +16,23 @@ import { seedGrpcService } from "./seed.js";
  * (versions, rollback), Import / export and Topology. The cases run in order and share one
  * server: each starts from what the previous one left.
  */
+/**
+ * Whether each `method` call the page makes from now on asks for its changes by name only
+ * (ChangeBodies.omit), in the order sent (the console's requests are binary protobuf).
+ */
+function bodiesOmitted(page: WatchedPage["page"], method: "Publish" | "Rollback"): boolean[] {
+  const omitted: boolean[] = [];
+  const input =
+    method === "Publish" ? ConfigService.method.publish.input : ConfigService.method.rollback.input;
+  page.on("request", (request) => {
+    if (!request.url().endsWith(`/${method}`)) return;
+    omitted.push(
+      fromBinary(input, request.postDataBuffer() ?? new Uint8Array()).bodies?.omit ?? false,
+    );
+  });
+  return omitted;
+}
+
 describe("the console's release workflow in a real browser", () => {
   let harness: Harness;
   let chromium: TestBrowser;
@@ -59,9 +76,12 @@ describe("the console's release workflow in a real browser", () => {
     await page.getByText("Valid: no errors, no warnings.").waitFor();
     await page.screenshot({ path: artifactPath("console-changes.png"), fullPage: true });
 
+    const omitted = bodiesOmitted(page, "Publish");
     await page.getByLabel("Message").fill("Move the second payments backend to port 50053");
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByText("Version 2 published").waitFor({ timeout: 15_000 });
+    // The diff was reviewed above: the publish asks for its changes by name, rendering nothing.
+    expect(omitted).toEqual([true]);
     await page.getByRole("region", { name: "Rollout of version 2" }).waitFor();
     await page.screenshot({ path: artifactPath("console-changes-published.png"), fullPage: true });
 
@@ -99,12 +119,14 @@ describe("the console's release workflow in a real browser", () => {
     await dialog.waitFor({ state: "hidden" });
     expect((await api.listSnapshots({})).snapshots).toHaveLength(2);
 
+    const omitted = bodiesOmitted(page, "Rollback");
     await page.getByRole("button", { name: "Roll back to this version" }).click();
     await page.screenshot({ path: artifactPath("console-rollback-dialog.png") });
     await dialog.getByRole("button", { name: "Roll back to version 1" }).click();
     await page.getByRole("region", { name: "Rollout of version 3" }).waitFor({ timeout: 15_000 });
     await page.getByRole("heading", { name: /^Version 3/ }).waitFor();
 
+    expect(omitted).toEqual([true]);
     const [latest] = (await api.listSnapshots({})).snapshots;
     expect(latest).toMatchObject({ version: 3n, rolledBackFrom: 1n, author: "admin" });
     const [v1, v3] = await Promise.all([api.export({ version: 1n }), api.export({ version: 3n })]);

@@ -209,6 +209,34 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect(bad.rawMessage).toBe("bodies.only[0]: both kind and name are required");
   });
 
+  it("answers a publish or a rollback by name only on request, with YAML by default, and refuses a malformed selection before publishing", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("a", 1));
+    const first = await api.publish({ message: "a", bodies: { omit: true } });
+    expect(first.snapshot?.version).toBe(1n);
+    expect(first.changes.map((c) => [c.name, c.change, c.before, c.after])).toEqual([
+      ["a", ChangeType.ADDED, "", ""],
+    ]);
+
+    await api.updateCluster(cluster("a", 2));
+    const bad = await refusal(
+      api.publish({ message: "a to 2", bodies: { only: [{ kind: ResourceKind.CLUSTER }] } }),
+    );
+    expect(bad.code).toBe(Code.InvalidArgument);
+    expect(bad.rawMessage).toBe("bodies.only[0]: both kind and name are required");
+    expect((await api.listSnapshots({})).snapshots.map((s) => s.version)).toEqual([1n]);
+
+    const second = await api.publish({ message: "a to 2" });
+    expect(second.changes[0]?.before).toContain("portValue: 1");
+    expect(second.changes[0]?.after).toContain("portValue: 2");
+
+    const back = await api.rollback({ version: 1n, baseVersion: 2n, bodies: { omit: true } });
+    expect(back.snapshot?.version).toBe(3n);
+    expect(back.changes.map((c) => [c.name, c.change, c.before, c.after])).toEqual([
+      ["a", ChangeType.MODIFIED, "", ""],
+    ]);
+  });
+
   it("rejects an invalid object with the field's path and keeps the draft unchanged", async () => {
     const api = harness.api();
     const error = await refusal(api.createCluster(cluster("bad", 70000)));

@@ -11,7 +11,7 @@ import { ApplyDryRun, PublishError } from "../store/publish-transaction.js";
 import type { ConfigServiceOptions } from "./config-options.js";
 import { issueMessage, toConnectError } from "./errors.js";
 import { readImport, withStoredEndpoints } from "./import-export-handlers.js";
-import { objectChanges } from "./object-changes.js";
+import { bodiesSelection, objectChanges } from "./object-changes.js";
 import { pruneDeletions } from "./prune-deletions.js";
 import { guarded, publishResponse } from "./publishing.js";
 
@@ -32,6 +32,7 @@ export function applyHandler(
       const document = request.filename || "the document";
       if (request.content.trim() === "")
         throw new ConnectError(`${document} is empty: nothing to apply`, Code.InvalidArgument);
+      const select = bodiesSelection(request.bodies);
       const imported = await readImport(importer, keyring, request, context.signal);
       let snapshot: Awaited<ReturnType<typeof store.apply>>;
       try {
@@ -53,14 +54,16 @@ export function applyHandler(
         // Nothing to publish is not a failure: the configuration already holds the document.
         if (error instanceof PublishError && error.code === "no-changes")
           return { changes: [], warnings: [] };
-        if (error instanceof ApplyDryRun)
+        if (error instanceof ApplyDryRun) {
+          const selected = select(error.changes);
           return {
-            changes: await objectChanges(error.changes, error),
+            changes: await objectChanges(selected.changes, selected.withBodies ? error : undefined),
             warnings: error.issues.map(issueMessage),
           };
+        }
         throw toConnectError(error);
       }
-      return publishResponse(prisma, snapshot, onPublished);
+      return publishResponse(prisma, snapshot, onPublished, select);
     },
   };
 }

@@ -80,14 +80,18 @@ function yamlOf(spec: ConfigSpec | undefined, kind: SourceKind, name: string): s
   return yaml;
 }
 
+/** Which of a request's changes are answered (`only` those objects, or all), and with YAML or not. */
+export type BodiesSelection = (changes: readonly SourceChange[]) => {
+  readonly changes: readonly SourceChange[];
+  readonly withBodies: boolean;
+};
+
 /**
- * The changes a request's ChangeBodies asks for (`only` those objects, or all) and whether their
- * YAML is wanted. Refuses a malformed `only` entry, naming it.
+ * What a request's ChangeBodies asks for: checked now, so that a request that writes (a publish)
+ * is refused before it writes anything; applied to its changes once they are known. Refuses a
+ * malformed `only` entry, naming it.
  */
-export function selectChanges(
-  changes: readonly SourceChange[],
-  bodies: ChangeBodies | undefined,
-): { readonly changes: readonly SourceChange[]; readonly withBodies: boolean } {
+export function bodiesSelection(bodies: ChangeBodies | undefined): BodiesSelection {
   const only = bodies?.only ?? [];
   only.forEach((ref, i) => {
     if (ref.kind === ResourceKind.UNSPECIFIED || ref.name === "")
@@ -97,13 +101,22 @@ export function selectChanges(
       );
   });
   const wanted = new Set(only.map((ref) => `${ref.kind}/${ref.name}`));
-  return {
+  const withBodies = bodies?.omit !== true;
+  return (changes) => ({
     changes:
       wanted.size === 0
         ? changes
         : changes.filter((c) => wanted.has(`${resourceKindOf[c.kind]}/${c.name}`)),
-    withBodies: bodies?.omit !== true,
-  };
+    withBodies,
+  });
+}
+
+/** The changes a request's ChangeBodies asks for, and whether their YAML is wanted. */
+export function selectChanges(
+  changes: readonly SourceChange[],
+  bodies: ChangeBodies | undefined,
+): ReturnType<BodiesSelection> {
+  return bodiesSelection(bodies)(changes);
 }
 
 /**

@@ -13,7 +13,13 @@ import {
 } from "../store/snapshot-records.js";
 import { getSnapshot, listSnapshots, type SnapshotStore } from "../store/snapshot-store.js";
 import { issueMessage, translated } from "./errors.js";
-import { objectChanges, selectChanges, sourceKindOf } from "./object-changes.js";
+import {
+  type BodiesSelection,
+  bodiesSelection,
+  objectChanges,
+  selectChanges,
+  sourceKindOf,
+} from "./object-changes.js";
 import {
   guarded,
   publishResponse,
@@ -33,7 +39,8 @@ export function publishHandlers(
   onPublished: (snapshot: PublishedSnapshot) => void,
 ) {
   const specsAround = (record: SnapshotRecord) => specsAroundVersion(prisma, record);
-  const published = (snapshot: PublishedSnapshot) => publishResponse(prisma, snapshot, onPublished);
+  const published = (snapshot: PublishedSnapshot, select: BodiesSelection) =>
+    publishResponse(prisma, snapshot, onPublished, select);
 
   return {
     async validate() {
@@ -81,6 +88,7 @@ export function publishHandlers(
           Code.InvalidArgument,
         );
       }
+      const select = bodiesSelection(request.bodies);
       const snapshot = await translated(() =>
         store.publishDraft({
           ...guarded(context, "publish", request.routeTestOverride),
@@ -89,7 +97,7 @@ export function publishHandlers(
           draftRevision: request.draftRevision || undefined,
         }),
       );
-      return published(snapshot);
+      return published(snapshot, select);
     },
 
     async rollback(request, context) {
@@ -98,6 +106,7 @@ export function publishHandlers(
           "name the version to roll back to (see switchyard history)",
           Code.InvalidArgument,
         );
+      const select = bodiesSelection(request.bodies);
       const snapshot = await translated(() =>
         store.rollback({
           ...guarded(context, "rollback"),
@@ -106,7 +115,7 @@ export function publishHandlers(
           baseVersion: version(request.baseVersion, "base_version"),
         }),
       );
-      return published(snapshot);
+      return published(snapshot, select);
     },
 
     async discardDraft(request, context) {

@@ -19,7 +19,12 @@ import { auditActor, recordAudit } from "../auth/index.js";
 import { type PublishHook, specOfVersion } from "../store/publish-transaction.js";
 import type { PublishedSnapshot, SnapshotRecord } from "../store/snapshot-records.js";
 import { issueMessage } from "./errors.js";
-import { objectChanges } from "./object-changes.js";
+import {
+  type BodiesSelection,
+  bodiesSelection,
+  changeNames,
+  objectChanges,
+} from "./object-changes.js";
 import {
   gateOnRouteTests,
   type RouteTestOverride,
@@ -121,30 +126,40 @@ export function specsAroundVersion(
 /**
  * What a publish (rollback, apply) answers, and `onPublished` called to serve the version. The
  * push onPublished starts runs over the next turns of the event loop (SnapshotCache), and the
- * answer is written before it begins: when the store holds both sides in memory (the usual case),
- * the answer is rendered first (a few milliseconds; rendering yields to the event loop, where the
- * push would otherwise get ahead of it) and the version served right after, even if rendering
- * failed; else the version is served first and both sides read after. Either way the publish
- * answers in the time of its transaction and rendering, whatever the size of the fleet.
+ * answer is written before it begins. An answer by names only (`select`, from the request's
+ * ChangeBodies: what the console and the CLI ask for) renders nothing, and the version is served
+ * at once. With YAML, when the store holds both sides in memory (the usual case), the answer is
+ * rendered first (a few milliseconds; rendering yields to the event loop, where the push would
+ * otherwise get ahead of it) and the version served right after, even if rendering failed; else
+ * the version is served first and both sides read after. Either way the publish answers in the
+ * time of its transaction and rendering, whatever the size of the fleet.
  */
 export async function publishResponse(
   prisma: PrismaClient,
   snapshot: PublishedSnapshot,
   onPublished: (snapshot: PublishedSnapshot) => void,
+  select: BodiesSelection = everyBody,
 ) {
   const answer = (changes: ObjectChange[]) => ({
     snapshot: snapshotInfo(snapshot.record),
     changes,
     warnings: snapshot.warnings.map(issueMessage),
   });
+  const selected = select(snapshot.record.changes);
+  if (!selected.withBodies || selected.changes.length === 0) {
+    onPublished(snapshot);
+    return answer(changeNames(selected.changes));
+  }
   if (snapshot.sides !== undefined) {
     try {
-      return answer(await objectChanges(snapshot.record.changes, snapshot.sides));
+      return answer(await objectChanges(selected.changes, snapshot.sides));
     } finally {
       onPublished(snapshot);
     }
   }
   onPublished(snapshot);
   const [before, after] = await specsAroundVersion(prisma, snapshot.record);
-  return answer(await objectChanges(snapshot.record.changes, { before, after }));
+  return answer(await objectChanges(selected.changes, { before, after }));
 }
+
+const everyBody = bodiesSelection(undefined);

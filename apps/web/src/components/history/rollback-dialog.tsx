@@ -54,6 +54,8 @@ export function RollbackDialog({
           version: target.version,
           message: values.message || `Roll back to version ${v}`,
           baseVersion: latest.version,
+          // The new version's changes by name: this page shows them from the History list.
+          bodies: { omit: true },
         });
       } catch (error) {
         throw classifyRefusal(error);
