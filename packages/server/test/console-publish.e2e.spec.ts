@@ -12,11 +12,6 @@ import { type Harness, startHarness } from "../src/testing/harness.js";
 import { seedGrpcService } from "./seed.js";
 
 /**
- * The review-and-release half of the console in real Chromium: Changes (diff, publish), History
- * (versions, rollback), Import / export and Topology. The cases run in order and share one
- * server: each starts from what the previous one left.
- */
-/**
  * Whether each `method` call the page makes from now on asks for its changes by name only
  * (ChangeBodies.omit), in the order sent (the console's requests are binary protobuf).
  */
@@ -33,6 +28,11 @@ function bodiesOmitted(page: WatchedPage["page"], method: "Publish" | "Rollback"
   return omitted;
 }
 
+/**
+ * The review-and-release half of the console in real Chromium: Changes (diff, publish), History
+ * (versions, rollback), Import / export and Topology. The cases run in order and share one
+ * server: each starts from what the previous one left.
+ */
 describe("the console's release workflow in a real browser", () => {
   let harness: Harness;
   let chromium: TestBrowser;

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ClusterInit, catchAllRoutes, edsCluster } from "../src/testing/api-objects.js";
 import { refusal } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
+import { clusterYaml } from "../src/testing/shop.js";
 
 /** This file's clusters: EDS, 1 s connect timeout, one endpoint on 10.0.0.1:`port`. */
 const cluster = (name: string, port: number, overrides: ClusterInit = {}) =>
@@ -209,7 +210,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect(bad.rawMessage).toBe("bodies.only[0]: both kind and name are required");
   });
 
-  it("answers a publish or a rollback by name only on request, with YAML by default, and refuses a malformed selection before publishing", async () => {
+  it("answers a publish, a rollback or an apply by name only on request, with YAML by default, and refuses a malformed selection before publishing", async () => {
     const api = harness.api();
     await api.createCluster(cluster("a", 1));
     const first = await api.publish({ message: "a", bodies: { omit: true } });
@@ -234,6 +235,17 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect(back.snapshot?.version).toBe(3n);
     expect(back.changes.map((c) => [c.name, c.change, c.before, c.after])).toEqual([
       ["a", ChangeType.MODIFIED, "", ""],
+    ]);
+
+    const document = { content: clusterYaml("b", 9300), filename: "b.yaml" };
+    const dry = await api.apply({ ...document, dryRun: true, bodies: { omit: true } });
+    expect(dry.changes.map((c) => [c.name, c.change, c.after])).toEqual([
+      ["b", ChangeType.ADDED, ""],
+    ]);
+    const applied = await api.apply({ ...document, bodies: { omit: true } });
+    expect(applied.snapshot?.version).toBe(4n);
+    expect(applied.changes.map((c) => [c.name, c.change, c.after])).toEqual([
+      ["b", ChangeType.ADDED, ""],
     ]);
   });
 
