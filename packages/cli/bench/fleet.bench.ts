@@ -54,6 +54,8 @@ export interface ConvergencePoint {
   readonly nodes: number;
   /** Publish → each node's ACK of the change, every round pooled (ms). */
   readonly latency: Percentiles;
+  /** Each round's own p99 (ms), in the order run: issue 25 states its goal on their median. */
+  readonly roundP99: readonly number[];
   /** CPU seconds the server spent per change, from the publish until it was idle again. */
   readonly cpuPerChange: number;
   /** Resident set once the nodes were connected and the server at rest. */
@@ -177,6 +179,7 @@ async function convergence(
       points.push({
         nodes: count,
         latency: percentiles(rounds.flatMap((r) => r.latencies)),
+        roundP99: rounds.map((r) => percentiles(r.latencies).p99),
         cpuPerChange: percentiles(rounds.map((r) => r.cpu)).p50,
         firstChange: { latency: percentiles(first.latencies), cpu: first.cpu },
         residentBytes: resident,
@@ -374,6 +377,16 @@ export async function fleetBench(): Promise<FleetResults> {
         note: `floor ${base?.latency[q].toFixed(0)} ms, ×${ratio.toFixed(1)}${q === "p99" ? " (target ≤ ×1.5)" : ""}`,
       });
     }
+    // The pooled p99 above is the stricter figure: one slow round (a full collection in one
+    // worker, say) sets it. Issue 25 states its goal on the median of the rounds.
+    const roundsMedian = percentiles(point.roundP99).p50;
+    const floorMedian = base === undefined ? Number.NaN : percentiles(base.roundP99).p50;
+    figures.push({
+      name: `${n} nodes: one-route change, p99 of each round, their median`,
+      value: roundsMedian,
+      unit: "ms",
+      note: `rounds ${point.roundP99.map((v) => v.toFixed(0)).join(" / ")} ms; floor ${floorMedian.toFixed(0)} ms, ×${(roundsMedian / floorMedian).toFixed(1)} (target ≤ ×1.5)`,
+    });
     figures.push({
       name: `${n} nodes: the Publish call answers, p50 / max`,
       value: point.publishMs.p50,

@@ -97,7 +97,11 @@ describe("Client Status Discovery on the xDS port", () => {
   });
 
   it("reports each resource a node holds as ACKED at the version the StatusService shows it holds, SYNCED with what the server has", async () => {
-    const config = await configOf("envoy-1", (c) => resource(c, EDS, "blue") !== undefined);
+    // Its ACK of blue's endpoints stored, not only the request for them (REQUESTED, below).
+    const config = await configOf(
+      "envoy-1",
+      (c) => resource(c, EDS, "blue")?.clientStatus === ClientResourceStatus.ACKED,
+    );
     const node = await status.getNode({ id: "envoy-1" });
     expect(config?.node?.id).toBe("envoy-1");
     expect(config?.node?.cluster).toBe("edge");
