@@ -111,14 +111,6 @@ export function bodiesSelection(bodies: ChangeBodies | undefined): BodiesSelecti
   });
 }
 
-/** The changes a request's ChangeBodies asks for, and whether their YAML is wanted. */
-export function selectChanges(
-  changes: readonly SourceChange[],
-  bodies: ChangeBodies | undefined,
-): ReturnType<BodiesSelection> {
-  return bodiesSelection(bodies)(changes);
-}
-
 /**
  * Changes with both sides rendered; `before`/`after` are the specs the change goes between.
  * Without specs (`undefined` sides for names only), before and after stay empty.

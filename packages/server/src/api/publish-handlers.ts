@@ -17,7 +17,6 @@ import {
   type BodiesSelection,
   bodiesSelection,
   objectChanges,
-  selectChanges,
   sourceKindOf,
 } from "./object-changes.js";
 import {
@@ -59,7 +58,7 @@ export function publishHandlers(
         );
       }
       const result = await translated(() => store.diff(from, to));
-      const selected = selectChanges(result.changes, request.bodies);
+      const selected = bodiesSelection(request.bodies)(result.changes);
       const sides =
         selected.withBodies && selected.changes.length > 0
           ? await prisma.$transaction(
@@ -172,7 +171,7 @@ export function publishHandlers(
         getSnapshot(prisma, version(request.version, "version")),
       );
       // A names-only request (the History page's first look at a large version) reads no specs.
-      const selected = selectChanges(record.changes, request.bodies);
+      const selected = bodiesSelection(request.bodies)(record.changes);
       let sides: Parameters<typeof objectChanges>[1];
       if (selected.withBodies && selected.changes.length > 0) {
         const [before, after] = await specsAround(record);
