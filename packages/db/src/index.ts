@@ -41,3 +41,4 @@ export {
   type NotificationListener,
   type NotificationListenerOptions,
 } from "./notifications.js";
+export { createSqlPool, type SqlPool, type SqlPoolOptions, type SqlRunner } from "./sql-pool.js";

@@ -369,7 +369,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       keyring,
     });
     const files = startFileDelivery(options, teardown);
-    const status = await startStatusTracking({ ...options, prisma, metrics, teardown });
+    const status = await startStatusTracking({
+      ...options,
+      databaseUrl: database.url,
+      prisma,
+      metrics,
+      teardown,
+    });
     const serving = await startServing({
       prisma,
       keyring,

@@ -6,7 +6,12 @@
  * given as soon as it has started.
  */
 import * as os from "node:os";
-import { createPrismaClient, listenForNotifications, type PrismaClient } from "@switchyard/db";
+import {
+  createPrismaClient,
+  createSqlPool,
+  listenForNotifications,
+  type PrismaClient,
+} from "@switchyard/db";
 import { compile, configSpecOf } from "@switchyard/snapshot";
 import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
 import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
@@ -81,6 +86,8 @@ export interface StatusTracking {
 
 export interface StatusTrackingOptions {
   readonly prisma: PrismaClient;
+  /** The database status is written to, through a connection of its own (writeStatusBatch). */
+  readonly databaseUrl: string;
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly teardown: Teardown;
@@ -108,13 +115,17 @@ export async function startStatusTracking(options: StatusTrackingOptions): Promi
     onConverged: (_version, _nodeId, ms) => metrics.observeConvergence(ms),
   });
   tracker.subscribe((change) => convergence.onChange(change));
+  const pool = createSqlPool(options.databaseUrl, {
+    onIdleError: (error) => logger.warn({ err: error }, "the node status connection was lost"),
+  });
+  teardown.add(() => pool.close());
   const writer = new StatusWriter({
     tracker,
-    prisma,
+    pool,
     ...(options.retainDisconnectedMs === undefined
       ? {}
       : { retainDisconnectedMs: options.retainDisconnectedMs }),
-    write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(prisma, batch)),
+    write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(pool, batch)),
     onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
   });
   // A replica killed outright cannot write its nodes' disconnects: leases let the others do it.

@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import { Prisma, type SqlPool, type SqlRunner } from "@switchyard/db";
 import { type Column, chunks, column, quoted, rowsSource } from "../store/bulk-sql.js";
 import type { EventRow, HeldSetRow, NodeRow, TypeRow } from "./status-rows.js";
 
@@ -120,29 +120,29 @@ const eventColumns: readonly Column<EventRow>[] = [
  * replica: the node moved there, and the old replica's stream closing says nothing about it
  * (status-writer.spec.ts, "a disconnect seen by one replica ...").
  */
-async function upsertNodes(db: TransactionClient, nodes: readonly NodeRow[]): Promise<void> {
+async function upsertNodes(run: SqlRunner, nodes: readonly NodeRow[]): Promise<void> {
   const set = updateAll(nodeColumns, ["id"]);
   for (const chunk of chunks(nodes)) {
-    await db.$executeRaw`
+    await run(Prisma.sql`
       INSERT INTO "XdsNode" ${rowsSource(nodeColumns, chunk)}
       ON CONFLICT ("id") DO UPDATE SET ${set}
       WHERE EXCLUDED."disconnectedAt" IS NULL
          OR "XdsNode"."disconnectedAt" IS NOT NULL
-         OR "XdsNode"."replicaId" = EXCLUDED."replicaId"`;
+         OR "XdsNode"."replicaId" = EXCLUDED."replicaId"`);
   }
 }
 
 /** Moves the `updatedAt` of nodes whose rows are otherwise unchanged (StatusBatch.touched). */
 async function touchNodes(
-  db: TransactionClient,
+  run: SqlRunner,
   nodeIds: readonly string[],
   updatedAt: number,
 ): Promise<void> {
   // Prisma's DateTime is timestamp(3) without time zone, holding UTC (as bulk-sql.ts writes it).
   const at = new Date(updatedAt).toISOString();
   for (const chunk of chunks(nodeIds)) {
-    await db.$executeRaw`
-      UPDATE "XdsNode" SET "updatedAt" = ${at}::timestamp(3) WHERE "id" = ANY(${chunk}::text[])`;
+    await run(Prisma.sql`
+      UPDATE "XdsNode" SET "updatedAt" = ${at}::timestamp(3) WHERE "id" = ANY(${chunk}::text[])`);
   }
 }
 
@@ -152,96 +152,95 @@ const heldSetColumns: readonly Column<HeldSetRow>[] = [
 ];
 
 /** Held sets are immutable; writing one again only marks it as still in use. */
-async function upsertHeldSets(db: TransactionClient, sets: readonly HeldSetRow[]): Promise<void> {
+async function upsertHeldSets(run: SqlRunner, sets: readonly HeldSetRow[]): Promise<void> {
   for (const chunk of chunks(sets)) {
-    await db.$executeRaw`
+    await run(Prisma.sql`
       INSERT INTO "XdsHeldSet" ${rowsSource(heldSetColumns, chunk)}
-      ON CONFLICT ("key") DO UPDATE SET "touchedAt" = now()`;
+      ON CONFLICT ("key") DO UPDATE SET "touchedAt" = now()`);
   }
 }
 
 /** How long an unreferenced held set is kept (a node may come back to it). */
 const HELD_SET_GRACE = "10 minutes";
 
-async function collectHeldSets(db: TransactionClient): Promise<void> {
+async function collectHeldSets(run: SqlRunner): Promise<void> {
   // touchedAt is refreshed under the row lock by every write referring to the set, so a set
   // written again concurrently is re-checked and kept. "heldKey" has no index on purpose: every
   // ACK moves it, and an index would make those writes non-HOT (schema.prisma, XdsNodeType); this
   // pass, once a minute, scans the table instead.
-  await db.$executeRawUnsafe(`
+  await run(
+    Prisma.raw(`
     DELETE FROM "XdsHeldSet" h
     WHERE h."touchedAt" < now() - interval '${HELD_SET_GRACE}'
       AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."heldKey" = h."key")
-      AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."requestedKey" = h."key")`);
+      AND NOT EXISTS (SELECT 1 FROM "XdsNodeType" t WHERE t."requestedKey" = h."key")`),
+  );
 }
 
-async function upsertTypes(db: TransactionClient, types: readonly TypeRow[]): Promise<void> {
+async function upsertTypes(run: SqlRunner, types: readonly TypeRow[]): Promise<void> {
   const set = updateAll(typeColumns, ["nodeId", "typeUrl"]);
   for (const chunk of chunks(types)) {
-    await db.$executeRaw`
+    await run(Prisma.sql`
       INSERT INTO "XdsNodeType" ${rowsSource(typeColumns, chunk)}
-      ON CONFLICT ("nodeId", "typeUrl") DO UPDATE SET ${set}`;
+      ON CONFLICT ("nodeId", "typeUrl") DO UPDATE SET ${set}`);
   }
 }
 
 /** Inserts events, then deletes all but the newest `keep` (ids grow with insertion). */
 async function appendEvents(
-  db: TransactionClient,
+  run: SqlRunner,
   events: readonly EventRow[],
   keep: number,
 ): Promise<void> {
   if (events.length === 0) return;
   for (const chunk of chunks(events)) {
-    await db.$executeRaw`INSERT INTO "XdsNodeEvent" ${rowsSource(eventColumns, chunk)}`;
+    await run(Prisma.sql`INSERT INTO "XdsNodeEvent" ${rowsSource(eventColumns, chunk)}`);
   }
-  await db.$executeRaw`
+  await run(Prisma.sql`
     DELETE FROM "XdsNodeEvent" WHERE "id" <= (
-      SELECT "id" FROM "XdsNodeEvent" ORDER BY "id" DESC OFFSET ${keep} LIMIT 1)`;
+      SELECT "id" FROM "XdsNodeEvent" ORDER BY "id" DESC OFFSET ${keep} LIMIT 1)`);
 }
 
 /** Deletes the nodes disconnected before `before` (types cascade), and their events. */
-async function pruneDisconnected(db: TransactionClient, before: number): Promise<string[]> {
-  const deleted = await db.$queryRaw<Array<{ id: string }>>`
-    DELETE FROM "XdsNode" WHERE "disconnectedAt" < ${new Date(before)} RETURNING "id"`;
+async function pruneDisconnected(run: SqlRunner, before: number): Promise<string[]> {
+  const deleted = await run<{ id: string }>(Prisma.sql`
+    DELETE FROM "XdsNode" WHERE "disconnectedAt" < ${new Date(before).toISOString()}::timestamp(3)
+    RETURNING "id"`);
   const ids = deleted.map((row) => row.id);
   if (ids.length > 0)
-    await db.$executeRaw`DELETE FROM "XdsNodeEvent" WHERE "nodeId" = ANY(${ids}::text[])`;
+    await run(Prisma.sql`DELETE FROM "XdsNodeEvent" WHERE "nodeId" = ANY(${ids}::text[])`);
   return ids;
 }
 
 /**
  * Writes `batch` in one transaction: nodes first, since types refer to them; then notifies every
  * replica (STATUS_CHANNEL) of the nodes it touched. Resolves with the ids of pruned nodes.
+ *
+ * Through a pool of its own (SqlPool, @switchyard/db), not Prisma: this is the write a fan-out
+ * to a fleet makes every second. A busy server (a fleet reconnecting) may take seconds to get a
+ * connection: it is background work, and waiting beats failing and retrying.
  */
-export async function writeStatusBatch(
-  prisma: PrismaClient,
-  batch: StatusBatch,
-): Promise<string[]> {
-  return prisma.$transaction(
-    async (tx) => {
-      await upsertNodes(tx, batch.nodes);
-      if (batch.touched) await touchNodes(tx, batch.touched.nodeIds, batch.touched.updatedAt);
-      await upsertHeldSets(tx, batch.heldSets);
-      await upsertTypes(tx, batch.types);
-      await appendEvents(tx, batch.events, batch.keepEvents);
-      const pruned =
-        batch.pruneDisconnectedBefore === undefined
-          ? []
-          : await pruneDisconnected(tx, batch.pruneDisconnectedBefore);
-      if (batch.pruneDisconnectedBefore !== undefined) await collectHeldSets(tx);
-      const touched = new Set([
-        ...batch.nodes.map((n) => n.id),
-        ...(batch.touched?.nodeIds ?? []),
-        ...batch.types.map((t) => t.nodeId),
-        ...batch.events.map((e) => e.nodeId),
-        ...pruned,
-      ]);
-      if (touched.size > 0)
-        await tx.$executeRaw`SELECT pg_notify(${STATUS_CHANNEL}, ${statusPayload(touched)})`;
-      return pruned;
-    },
-    // A busy server (a fleet reconnecting) may take seconds to get to the transaction: it is
-    // background work, and waiting beats failing and retrying.
-    { timeout: 30_000, maxWait: 15_000 },
-  );
+export async function writeStatusBatch(pool: SqlPool, batch: StatusBatch): Promise<string[]> {
+  return pool.transaction(async (run) => {
+    await upsertNodes(run, batch.nodes);
+    if (batch.touched) await touchNodes(run, batch.touched.nodeIds, batch.touched.updatedAt);
+    await upsertHeldSets(run, batch.heldSets);
+    await upsertTypes(run, batch.types);
+    await appendEvents(run, batch.events, batch.keepEvents);
+    const pruned =
+      batch.pruneDisconnectedBefore === undefined
+        ? []
+        : await pruneDisconnected(run, batch.pruneDisconnectedBefore);
+    if (batch.pruneDisconnectedBefore !== undefined) await collectHeldSets(run);
+    const touched = new Set([
+      ...batch.nodes.map((n) => n.id),
+      ...(batch.touched?.nodeIds ?? []),
+      ...batch.types.map((t) => t.nodeId),
+      ...batch.events.map((e) => e.nodeId),
+      ...pruned,
+    ]);
+    if (touched.size > 0)
+      await run(Prisma.sql`SELECT pg_notify(${STATUS_CHANNEL}, ${statusPayload(touched)})`);
+    return pruned;
+  });
 }

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { createPrismaClient, listenForNotifications } from "@switchyard/db";
+import { createSqlPool, listenForNotifications, type SqlPool } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { NodeStatusTracker } from "@switchyard/status";
 import {
@@ -28,13 +28,16 @@ import {
 import { StatusWriter, type StatusWriterOptions } from "./status-writer.js";
 
 let database: TestDatabase;
+let pool: SqlPool;
 const writers: StatusWriter[] = [];
 beforeEach(async () => {
   database = await createTestDatabase();
+  pool = createSqlPool(database.url);
 });
 afterEach(async () => {
   for (const writer of writers.splice(0)) await writer.close();
   vi.useRealTimers();
+  await pool.close();
   await database.drop();
 });
 
@@ -56,12 +59,12 @@ function writerFor(
   const errors: unknown[] = [];
   const writer = new StatusWriter({
     tracker,
-    prisma: database.prisma,
+    pool,
     intervalMs: 60_000,
     onError: (error) => errors.push(error),
     write: (batch) => {
       transactions += 1;
-      writing = writeStatusBatch(database.prisma, batch);
+      writing = writeStatusBatch(pool, batch);
       return writing;
     },
     ...options,
@@ -89,7 +92,7 @@ function fanOut(start: number) {
     write: (batch) => {
       counts.writes += 1;
       counts.typeRows += batch.types.length;
-      written = writeStatusBatch(database.prisma, batch);
+      written = writeStatusBatch(pool, batch);
       return written;
     },
   });
@@ -420,15 +423,14 @@ describe("StatusWriter", () => {
   });
 
   it("a flush while the database is unreachable keeps the changes and writes them once it is back", async () => {
-    const unreachable = createPrismaClient(
+    const unreachable = createSqlPool(
       `postgresql://postgres:password@127.0.0.1:${await closedPort()}/none`,
     );
     let reachable = false;
     const { tracker, now } = trackerAt();
     const { writer, errors } = writerFor(tracker, {
       now,
-      write: (batch: StatusBatch) =>
-        writeStatusBatch(reachable ? database.prisma : unreachable, batch),
+      write: (batch: StatusBatch) => writeStatusBatch(reachable ? pool : unreachable, batch),
     });
     const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
     stream.request(CDS);
@@ -449,7 +451,7 @@ describe("StatusWriter", () => {
       [CDS, "NACKED", "v2"],
     ]);
     expect(node?.events.map((e) => e.kind)).toEqual(["nack", "connect"]);
-    await unreachable.$disconnect();
+    await unreachable.close();
   });
 
   it("never has more than one flush in flight: flushes asked for during one wait for it", async () => {
@@ -474,7 +476,7 @@ describe("StatusWriter", () => {
         most = Math.max(most, inFlight);
         firstStarted();
         await held;
-        await writeStatusBatch(database.prisma, batch);
+        await writeStatusBatch(pool, batch);
         inFlight -= 1;
       },
     });

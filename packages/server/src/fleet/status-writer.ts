@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@switchyard/db";
+import type { SqlPool } from "@switchyard/db";
 import type { NodeStatusTracker, StatusChange, StatusEvent } from "@switchyard/status";
 import {
   type EventRow,
@@ -29,7 +29,8 @@ const PRUNE_EVERY_MS = 60_000;
 
 export interface StatusWriterOptions {
   readonly tracker: NodeStatusTracker;
-  readonly prisma: PrismaClient;
+  /** Where `write` writes by default. */
+  readonly pool: SqlPool;
   /** How often pending changes are written, in one transaction. */
   readonly intervalMs?: number;
   /** With more than `busyNodes` nodes pending, how long a write waits after the last one. */
@@ -112,8 +113,8 @@ export class StatusWriter {
 
   constructor(options: StatusWriterOptions) {
     this.#tracker = options.tracker;
-    const { prisma } = options;
-    this.#write = options.write ?? ((batch) => writeStatusBatch(prisma, batch));
+    const { pool } = options;
+    this.#write = options.write ?? ((batch) => writeStatusBatch(pool, batch));
     this.#onError =
       options.onError ?? ((error) => console.error("writing node status failed", error));
     this.#now = options.now ?? Date.now;
