@@ -472,7 +472,8 @@ export class NodeStatusTracker implements XdsCallbacks {
 
   /** The kept events, oldest first; only those with `seq` above `afterSeq` when given. */
   events(afterSeq = 0): StatusEvent[] {
-    return this.#events.toArray().filter((e) => e.seq > afterSeq);
+    // Numbered as recorded: those after `afterSeq` are the newest, read without copying the ring.
+    return this.#events.newestWhile((e) => e.seq > afterSeq);
   }
 
   /** Calls `listener` on every change until the returned function is called. */

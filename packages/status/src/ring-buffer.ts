@@ -30,10 +30,24 @@ export class RingBuffer<T> {
 
   /** The items, oldest first; a fresh array on each call. */
   toArray(): T[] {
-    const out: T[] = [];
-    for (let i = 0; i < this.#size; i++) {
-      out.push(this.#items[(this.#start + i) % this.capacity] as T);
-    }
+    return this.newestWhile(() => true);
+  }
+
+  /**
+   * The newest items for which `keep` holds, walking back from the newest to the first that fails
+   * it; oldest first. Reads only those: taking what came since the last look (items numbered as
+   * pushed) costs what came, not the whole ring.
+   */
+  newestWhile(keep: (item: T) => boolean): T[] {
+    let count = 0;
+    while (count < this.#size && keep(this.#at(this.#size - 1 - count))) count += 1;
+    const out = new Array<T>(count);
+    for (let i = 0; i < count; i++) out[i] = this.#at(this.#size - count + i);
     return out;
+  }
+
+  /** The item `index` places after the oldest. */
+  #at(index: number): T {
+    return this.#items[(this.#start + index) % this.capacity] as T;
   }
 }

@@ -101,6 +101,20 @@ describe("EventQueue", () => {
     expect(await settled(onFail)).toBe(true);
   });
 
+  it("a consumer that stops early ends the queue: a waiting producer is released, later events dropped", async () => {
+    const queue = new EventQueue<Event>();
+    queue.push({ t: "request", n: 1 });
+    const waiting = queue.room(1, () => true);
+    expect(await settled(waiting)).toBe(false);
+    for await (const event of queue) {
+      expect(event).toEqual({ t: "request", n: 1 });
+      break;
+    }
+    expect(await settled(waiting)).toBe(true);
+    queue.push({ t: "request", n: 2 });
+    expect(queue.size).toBe(0);
+  });
+
   it("fail ends the iteration with the error once the queued events are taken", async () => {
     const queue = new EventQueue<Event>();
     queue.push({ t: "tick" });

@@ -1,3 +1,6 @@
+const ROOM: Promise<void> = Promise.resolve();
+const DONE: Promise<IteratorResult<never>> = Promise.resolve({ done: true, value: undefined });
+
 /**
  * A single-consumer queue of events, iterated with `for await`. Producers `push` (or
  * `pushLatest`, for an event that supersedes an earlier one of its kind); `close` ends the
@@ -34,14 +37,22 @@ export class EventQueue<T> implements AsyncIterable<T> {
 
   /**
    * Resolves once fewer than `limit` queued items are `counted`, or the queue has ended. One
-   * producer at a time may wait.
+   * producer at a time may wait. With room already, a promise resolved before (a stream's reader
+   * asks after every request it queues, and mostly finds room).
    */
-  async room(limit: number, counted: (queued: T) => boolean): Promise<void> {
-    while (this.#state.t === "open" && this.#items.filter(counted).length >= limit) {
-      await new Promise<void>((resolve) => {
-        this.#roomWake = resolve;
-      });
-    }
+  room(limit: number, counted: (queued: T) => boolean): Promise<void> {
+    if (!this.#full(limit, counted)) return ROOM;
+    return new Promise<void>((resolve) => {
+      this.#roomWake = resolve;
+    }).then(() => this.room(limit, counted));
+  }
+
+  /** Whether the queue is open with at least `limit` items `counted`. */
+  #full(limit: number, counted: (queued: T) => boolean): boolean {
+    if (this.#state.t !== "open") return false;
+    let count = 0;
+    for (const item of this.#items) if (counted(item) && ++count >= limit) return true;
+    return false;
   }
 
   /** Number of queued items (not yet consumed). */
@@ -73,19 +84,43 @@ export class EventQueue<T> implements AsyncIterable<T> {
     wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    for (;;) {
-      const item = this.#items.shift();
-      if (item !== undefined) {
-        this.#wakeProducer();
-        yield item;
-        continue;
-      }
-      if (this.#state.t === "failed") throw this.#state.error;
-      if (this.#state.t === "closed") return;
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
+  /**
+   * The consumer's side. An iterator written out rather than an async generator: every event of
+   * every stream passes here, and a generator's resumption costs promises and turns of its own.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: () => this.#next(),
+      // The consumer stops (a `for await` left early; Connect's client ending a call): what is
+      // queued and pushed later is dropped, as an async generator's would be.
+      return: (value?: unknown) => {
+        this.#stop();
+        return Promise.resolve({ done: true, value: value as never });
+      },
+      throw: (error?: unknown) => {
+        this.#stop();
+        return Promise.reject(error);
+      },
+    };
+  }
+
+  #stop(): void {
+    this.#items.length = 0;
+    this.close();
+  }
+
+  #next(): Promise<IteratorResult<T>> {
+    const item = this.#items.shift();
+    if (item !== undefined) {
+      this.#wakeProducer();
+      return Promise.resolve({ done: false, value: item });
     }
+    if (this.#state.t === "failed") return Promise.reject(this.#state.error);
+    if (this.#state.t === "closed") return DONE;
+    // Taken once woken, not by the producer's call: what it pushes next in the same turn may
+    // still supersede it (pushLatest).
+    return new Promise<void>((resolve) => {
+      this.#wake = resolve;
+    }).then(() => this.#next());
   }
 }

@@ -589,8 +589,11 @@ export class PlanCursor {
 
   /** What the node holds of a type is `map` from now on; undefined: nothing. */
   #hold(typeUrl: string, map: ReadonlyMap<string, XdsResource> | undefined): void {
-    if (map !== undefined) this.#held.set(typeUrl, map);
-    else if (!this.#held.delete(typeUrl)) return;
+    if (map !== undefined) {
+      // A new plan holds every type it leaves alone again: mostly the maps held already.
+      if (this.#held.get(typeUrl) === map) return;
+      this.#held.set(typeUrl, map);
+    } else if (!this.#held.delete(typeUrl)) return;
     this.#heldView = undefined;
   }
 
