@@ -62,16 +62,20 @@ describe("file delivery from a real server process", () => {
     await api.createRouteConfiguration(shopRoutes("blue"));
     await api.createListener(shopListener());
     await api.publish({ message: "shop" });
-    const cds = await until(
-      async () => read("default/cds.yaml"),
+    // The listeners' file comes after the assignments', clusters' and route configurations'
+    // (make-before-break order): once it is in place, so are they.
+    const lds = await until(
+      async () => read("default/lds.yaml"),
       (r) => r.versionInfo === "1",
-      "cds.yaml of version 1",
+      "lds.yaml of version 1",
     );
+    expect(lds.resources).toHaveLength(1);
+    const cds = read("default/cds.yaml");
+    expect(cds.versionInfo).toBe("1");
     expect(cds.typeUrl).toBe(TypeUrl.Cluster);
     expect(cds.resources).toHaveLength(1);
     const eds = read("default/eds/blue.yaml");
     expect(eds.resources).toHaveLength(1);
-    expect(read("default/lds.yaml").resources).toHaveLength(1);
     expect(read("default/rds/shop-routes.yaml").versionInfo).toBe("1");
     // The cluster loads its endpoints from the file beside it, not over ADS.
     expect(readFileSync(join(folder, "default/cds.yaml"), "utf8")).toContain(
