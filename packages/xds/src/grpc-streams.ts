@@ -49,6 +49,7 @@ import {
   parseTimeout,
   setTrailerStatus,
 } from "@connectrpc/connect/protocol-grpc";
+import { DONE } from "./event-queue.js";
 import { withoutFields } from "./wire-fields.js";
 
 export interface GrpcStreamOptions {
@@ -209,8 +210,6 @@ interface Envelope {
   readonly flags: number;
   readonly payload: Buffer;
 }
-
-const DONE: Promise<IteratorResult<never>> = Promise.resolve({ done: true, value: undefined });
 
 /** The trailers of a call that ends well. */
 const TRAILERS_OK = { "grpc-status": String(grpcStatusOk) };

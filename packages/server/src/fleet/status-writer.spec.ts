@@ -59,7 +59,6 @@ function writerFor(
   const errors: unknown[] = [];
   const writer = new StatusWriter({
     tracker,
-    pool,
     intervalMs: 60_000,
     onError: (error) => errors.push(error),
     write: (batch) => {

@@ -1,4 +1,3 @@
-import type { SqlPool } from "@switchyard/db";
 import type { NodeStatusTracker, StatusChange, StatusEvent } from "@switchyard/status";
 import {
   type EventRow,
@@ -9,7 +8,7 @@ import {
   type TypeRow,
   typeRow,
 } from "./status-rows.js";
-import { type StatusBatch, writeStatusBatch } from "./status-store.js";
+import type { StatusBatch } from "./status-store.js";
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 250;
 /**
@@ -29,8 +28,6 @@ const PRUNE_EVERY_MS = 60_000;
 
 export interface StatusWriterOptions {
   readonly tracker: NodeStatusTracker;
-  /** Where `write` writes by default. */
-  readonly pool: SqlPool;
   /** How often pending changes are written, in one transaction. */
   readonly intervalMs?: number;
   /** With more than `busyNodes` nodes pending, how long a write waits after the last one. */
@@ -48,8 +45,11 @@ export interface StatusWriterOptions {
   readonly retainDisconnectedMs?: number;
   /** Receives a failed flush's error; its changes are kept and retried. Default: console.error. */
   readonly onError?: (error: unknown) => void;
-  /** Writes one batch in one transaction; tests inject failures and count calls. */
-  readonly write?: (batch: StatusBatch) => Promise<unknown>;
+  /**
+   * Writes one batch in one transaction (`writeStatusBatch` on a pool; the replica times it, tests
+   * inject failures and count calls).
+   */
+  readonly write: (batch: StatusBatch) => Promise<unknown>;
   /** The clock, in ms since the epoch (for statuses and updatedAt); tests inject the tracker's. */
   readonly now?: () => number;
 }
@@ -113,8 +113,7 @@ export class StatusWriter {
 
   constructor(options: StatusWriterOptions) {
     this.#tracker = options.tracker;
-    const { pool } = options;
-    this.#write = options.write ?? ((batch) => writeStatusBatch(pool, batch));
+    this.#write = options.write;
     this.#onError =
       options.onError ?? ((error) => console.error("writing node status failed", error));
     this.#now = options.now ?? Date.now;
