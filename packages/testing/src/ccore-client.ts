@@ -1,7 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { grpcBootstrap, type XdsClientOptions, type XdsEchoClient } from "./xds-client.js";
+import {
+  CALL_DEADLINE_MS,
+  grpcBootstrap,
+  type XdsClientOptions,
+  type XdsEchoClient,
+} from "./xds-client.js";
 
 const SCRIPT = fileURLToPath(new URL("../python/ccore_echo_client.py", import.meta.url));
 
@@ -127,7 +132,7 @@ export async function startCcoreEchoClient(
   return {
     version,
     stderr: () => stderr,
-    call: (deadlineMs = 2000, callOptions = {}) =>
+    call: (deadlineMs = CALL_DEADLINE_MS, callOptions = {}) =>
       new Promise((resolve, reject) => {
         if (exited) {
           reject(exited);

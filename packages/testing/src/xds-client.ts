@@ -65,7 +65,8 @@ export interface EchoCallOptions {
 export interface XdsEchoClient {
   /**
    * Sends one RPC through the xDS-resolved route (ECHO_METHOD without metadata unless `options`
-   * say otherwise); resolves with the name of the backend that answered.
+   * say otherwise); resolves with the name of the backend that answered. The deadline defaults to
+   * CALL_DEADLINE_MS.
    */
   call(deadlineMs?: number, options?: EchoCallOptions): Promise<string>;
   close(): void;
@@ -88,7 +89,7 @@ export function createXdsEchoClient(target: string, options: XdsClientOptions): 
     ),
   });
   return {
-    call: (deadlineMs = 2000, callOptions = {}) =>
+    call: (deadlineMs = CALL_DEADLINE_MS, callOptions = {}) =>
       new Promise((resolve, reject) => {
         const metadata = new grpc.Metadata();
         for (const [key, value] of Object.entries(callOptions.metadata ?? {})) {
@@ -108,13 +109,20 @@ export function createXdsEchoClient(target: string, options: XdsClientOptions): 
   };
 }
 
+/**
+ * A call's deadline unless a test gives one: generous, as a call the client gives up on is an
+ * error in the load it reports (LRS), and the tests share a slow host's two cores with their
+ * servers. A call still waiting for its route proceeds as soon as it comes, whatever the deadline.
+ */
+export const CALL_DEADLINE_MS = 5_000;
+
 /** Calls until one RPC succeeds or `timeoutMs` passes; returns the answering backend. */
 export async function callUntilReady(client: XdsEchoClient, timeoutMs = 10_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      return await client.call(Math.min(1000, Math.max(100, deadline - Date.now())));
+      return await client.call(Math.min(CALL_DEADLINE_MS, Math.max(100, deadline - Date.now())));
     } catch (error) {
       last = error;
       await new Promise((resolve) => setTimeout(resolve, 50));
