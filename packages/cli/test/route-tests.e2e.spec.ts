@@ -1,8 +1,8 @@
 /**
  * Route tests that gate publishing: a member pins the answers their team relies on, for their
  * team's domains only; a publish that breaks one is refused (API and `switchyard publish`),
- * naming the test, the request and what differs, and changes nothing; an admin may publish
- * anyway with a reason, which the audit log keeps.
+ * naming the test, the request and what differs, and changes nothing, as is a review request of
+ * it; an admin may publish anyway with a reason, which the audit log keeps.
  */
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -127,6 +127,25 @@ describe("route tests that gate publishing", () => {
     expect(failing.stdout).toMatch(
       /^FAIL {2}checkout-pins \(team checkout\)\n\s+case "orders go to v2"\n\s+cluster_name: expected "api-v2", got "api-v1"$/m,
     );
+  });
+
+  it("a review request of a change that breaks a test is refused as its publish would be, and stores no request", async () => {
+    const api = configClient(harness.baseUrl, [bearer(adminToken)]);
+    // The draft still moves /v2/ to api-v1 (the publish before was refused).
+    const diff = await api.diff({});
+    const asked = await refusal(
+      api.requestReview({
+        message: "move v2 to v1",
+        draftRevision: diff.draftRevision,
+        baseVersion: diff.fromVersion,
+      }),
+    );
+    expect(asked?.code).toBe(Code.FailedPrecondition);
+    expect(asked?.rawMessage).toMatch(
+      /^this change breaks 1 route test case\(s\); .*\n {2}route test "checkout-pins" \(team checkout\), case "orders go to v2": GET http:\/\/api\.example\.com\/v2\/orders\n {4}cluster_name: expected "api-v2", got "api-v1"$/,
+    );
+    expect((await api.listReviewRequests({})).requests).toEqual([]);
+    expect((await api.diff({})).draftRevision).toBe(diff.draftRevision);
   });
 
   it("only an admin overrides, with a reason the audit log keeps beside the failures", async () => {

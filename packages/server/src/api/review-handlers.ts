@@ -26,6 +26,7 @@ import type { SnapshotStore } from "../store/snapshot-store.js";
 import { toConnectError, translated } from "./errors.js";
 import { changeNames } from "./object-changes.js";
 import { guarded, version } from "./publishing.js";
+import { gateOnRouteTests } from "./route-test-gate.js";
 
 type StoredState = ReviewRow["state"];
 
@@ -171,6 +172,9 @@ export function reviewHandlers(
                 latestVersion,
               );
               if (decision.t === "deny") assertAllowed(decision);
+              // The route tests the approval would run, run now: a requester whose change breaks
+              // one learns it (and fixes it) before anyone is asked to review it.
+              await gateOnRouteTests(tx, changes, draft, "");
             },
           },
           async (tx, { changes, latestVersion }) => {
