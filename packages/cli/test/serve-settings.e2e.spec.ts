@@ -22,4 +22,14 @@ describe("switchyard serve settings", () => {
     expect(seldom.code).toBe(1);
     expect(seldom.stderr).toMatch(/load report interval of 7200000 ms is out of range/);
   });
+
+  it("refuses a metrics token too short to protect anything, without showing it", async () => {
+    vi.stubEnv("SWITCHYARD_METRICS_TOKEN", "hunter2");
+    const weak = await cli(["serve"]);
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(
+      /SWITCHYARD_METRICS_TOKEN: is 7 characters long; use at least 16 \(e\.g\. openssl rand -hex 32\)/,
+    );
+    expect(weak.stderr + weak.stdout).not.toContain("hunter2");
+  });
 });

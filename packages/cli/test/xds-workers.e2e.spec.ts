@@ -32,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configApi, pgrep, type ServeProcess, startServe, waitFor } from "./processes.js";
 
 const { CDS } = TYPE;
+const METRICS_TOKEN = "scrape-token-0123456789abcdef";
 
 /** The pids of the xDS worker processes of `serve`, from the process table. */
 function workerPids(serve: ServeProcess): number[] {
@@ -67,6 +68,7 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     [blue, green] = await Promise.all([startEchoBackend("blue"), startEchoBackend("green")]);
     serve = await startServe(["--no-console", "--xds-workers", "2"], {
       DATABASE_URL: database.url,
+      SWITCHYARD_METRICS_TOKEN: METRICS_TOKEN,
     });
     token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
@@ -86,7 +88,7 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     await database?.drop();
   });
 
-  it("starts two workers and says so; nodes on either are listed SYNCED with the worker serving them, and /metrics counts every worker's streams", async () => {
+  it("starts two workers and says so; nodes on either are listed SYNCED with the worker serving them, and /metrics (behind its token) counts every worker's streams", async () => {
     expect(serve.output()).toContain("2 worker processes");
     expect(workerPids(serve)).toHaveLength(2);
 
@@ -127,7 +129,13 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     const replicas = new Set(listed.nodes.map((n) => n.replica));
     expect(replicas.size).toBe(2);
 
-    const metrics = await (await fetch(`${serve.baseUrl}/metrics`)).text();
+    // SWITCHYARD_METRICS_TOKEN is set: a scrape without it is refused.
+    expect((await fetch(`${serve.baseUrl}/metrics`)).status).toBe(401);
+    const metrics = await (
+      await fetch(`${serve.baseUrl}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      })
+    ).text();
     expect(sample(metrics, 'switchyard_xds_streams{variant="ads-delta"}')).toBe(4);
     expect(sample(metrics, 'switchyard_xds_streams{variant="ads-sotw"}')).toBe(1);
     expect(sample(metrics, "switchyard_snapshot_version")).toBe(1);

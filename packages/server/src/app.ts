@@ -34,6 +34,7 @@ import type { StatusWriter } from "./fleet/status-writer.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { createEnvoyImporter } from "./import/envoy-importer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
+import { requireMetricsToken } from "./metrics-token.js";
 import {
   listenToDatabase,
   portInUse,
@@ -99,6 +100,8 @@ export interface SwitchyardOptions {
   readonly trustedProxies?: readonly string[];
   /** The longest an API token may live. Default 90 days. */
   readonly tokenMaxLifetimeMs?: number;
+  /** The bearer token a scrape of /metrics must send (metrics-token.ts). Default: none, open. */
+  readonly metricsToken?: string | undefined;
   /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
   readonly xdsRestHosts?: readonly string[];
   /** The interval proxies are asked to report load at (LRS). Default 10 s. */
@@ -314,7 +317,10 @@ async function startApi(
       bodyPolicy: bodyPolicy(prisma),
       contextValues: requestContextValues(trustedProxies(options.trustedProxies ?? [])),
       extraRoutes: {
-        "/metrics": deps.metrics.handler,
+        "/metrics":
+          options.metricsToken === undefined
+            ? deps.metrics.handler
+            : requireMetricsToken(deps.metrics.handler, options.metricsToken),
         [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
       },
       tls: deps.consoleTls,

@@ -2,6 +2,7 @@ import * as os from "node:os";
 import { z } from "zod";
 import { trustedProxies } from "./access/request-context.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
+import { metricsTokenProblem } from "./metrics-token.js";
 import { decodeSecretsKey } from "./secrets-key.js";
 import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "./xds-authority.js";
 
@@ -211,6 +212,22 @@ const EnvSchema = z.object({
         keys.push(key);
       }
       return keys;
+    }),
+  /**
+   * The bearer token a scrape of /metrics must send (metrics-token.ts); unset: /metrics is open.
+   * Never shown back, in an error or otherwise.
+   */
+  SWITCHYARD_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined) return undefined;
+      const problem = metricsTokenProblem(text);
+      if (problem !== undefined) {
+        context.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      return text;
     }),
   /** The console API address the CLI talks to. */
   SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),

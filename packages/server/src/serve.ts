@@ -151,6 +151,7 @@ export async function serve(flags: {
     xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,
     trustedProxies: env.SWITCHYARD_TRUSTED_PROXIES,
     tokenMaxLifetimeMs: env.SWITCHYARD_TOKEN_MAX_LIFETIME,
+    metricsToken: env.SWITCHYARD_METRICS_TOKEN,
     insecure: flags.insecure === true || env.SWITCHYARD_INSECURE,
     consoleTls: {
       enabled: flags.tls === true || env.SWITCHYARD_TLS,
