@@ -63,4 +63,32 @@ describe("SqlPool.transaction", () => {
       await impatient.close();
     }
   });
+
+  it("with an idle timeout, closes a connection left idle and opens another for the next work", async () => {
+    const backend = (of: SqlPool) =>
+      of.transaction(async (run) => {
+        const [row] = await run<{ pid: number }>(Prisma.sql`SELECT pg_backend_pid() AS pid`);
+        return row?.pid;
+      });
+    const alive = async (pid: number | undefined) => {
+      const [row] = await database.prisma.$queryRaw<Array<{ n: number }>>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid}`;
+      return row?.n === 1;
+    };
+    const idle = createSqlPool(database.url, { idleTimeoutMs: 50 });
+    try {
+      const first = await backend(idle);
+      // Polled, not slept on: the bound only ends a run where the connection is never closed.
+      const deadline = Date.now() + 10_000;
+      while ((await alive(first)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(await alive(first)).toBe(false);
+      const second = await backend(idle);
+      expect(second).not.toBe(first);
+      expect(await count()).toBe(3);
+    } finally {
+      await idle.close();
+    }
+  });
 });

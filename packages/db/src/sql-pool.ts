@@ -31,6 +31,11 @@ export interface SqlPoolOptions {
   readonly maxConnections?: number;
   readonly statementTimeoutMs?: number;
   readonly connectTimeoutMs?: number;
+  /**
+   * How long a connection may sit idle before it is closed (the next call opens another).
+   * Default 0: kept open, for a caller that writes every second or so.
+   */
+  readonly idleTimeoutMs?: number;
   /** An idle connection's error (the server went away); the next call reconnects. */
   readonly onIdleError?: (error: Error) => void;
 }
@@ -39,8 +44,7 @@ export function createSqlPool(databaseUrl: string, options: SqlPoolOptions = {})
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.maxConnections ?? 1,
-    // Kept open between writes (a write every second while a fleet is busy), not reopened.
-    idleTimeoutMillis: 0,
+    idleTimeoutMillis: options.idleTimeoutMs ?? 0,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 15_000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
   });

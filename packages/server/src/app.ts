@@ -377,6 +377,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
     const files = startFileDelivery(options, teardown);
     const status = await startStatusTracking({
       ...options,
+      servesStreams: (options.xdsWorkers ?? 0) === 0,
       databaseUrl: database.url,
       prisma,
       metrics,

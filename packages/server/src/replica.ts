@@ -94,6 +94,11 @@ export interface StatusTrackingOptions {
   readonly staleAfterMs?: number | undefined;
   readonly replicaLeaseMs?: number | undefined;
   readonly retainDisconnectedMs?: number | undefined;
+  /**
+   * Whether this process serves xDS streams (false: the main process of `--xds-workers`, whose
+   * writer only runs the once-a-minute retention pass). Default true.
+   */
+  readonly servesStreams?: boolean;
 }
 
 /**
@@ -116,6 +121,9 @@ export async function startStatusTracking(options: StatusTrackingOptions): Promi
   });
   tracker.subscribe((change) => convergence.onChange(change));
   const pool = createSqlPool(options.databaseUrl, {
+    // Kept open where streams are served (a write a second while a fleet is busy); closed when
+    // idle where only the retention pass writes, once a minute.
+    ...(options.servesStreams === false ? { idleTimeoutMs: 5_000 } : {}),
     onIdleError: (error) => logger.warn({ err: error }, "the node status connection was lost"),
   });
   teardown.add(() => pool.close());
