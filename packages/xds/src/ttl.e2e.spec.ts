@@ -21,7 +21,11 @@ import { world } from "./test-world.js";
 const CDS = TypeUrl.Cluster;
 const EDS = TypeUrl.ClusterLoadAssignment;
 
-const TTL_MS = 1000;
+/**
+ * Heartbeats every 100 ms against a TTL a hundred times longer: "well within the TTL" (half of
+ * it) then holds with seconds to spare on a loaded machine, where the test process itself stalls.
+ */
+const TTL_MS = 10_000;
 const HEARTBEAT_MS = 100;
 
 const it = base.extend<{ xds: TestServer }>({
@@ -69,7 +73,7 @@ describe.concurrent("SotW TTL", () => {
     const arrivals: number[] = [];
     let previous = first;
     for (let i = 0; i < 2; i++) {
-      const heartbeat = await stream.next(1000);
+      const heartbeat = await stream.next(TTL_MS / 2);
       arrivals.push(Date.now());
       expect(heartbeat.typeUrl).toBe(EDS);
       expect(heartbeat.versionInfo).toBe(first.versionInfo);
@@ -101,7 +105,7 @@ describe.concurrent("SotW TTL", () => {
     const first = await stream.next();
     expect(wrapped(first).map((r) => r.name)).toEqual(["a", "b"]);
     stream.ack(first, []);
-    const refresh = await stream.next(1000);
+    const refresh = await stream.next(TTL_MS / 2);
     const resources = wrapped(refresh);
     expect(resources.map((r) => r.name)).toEqual(["a", "b"]);
     expect(refresh.versionInfo).toBe(first.versionInfo);
@@ -166,7 +170,7 @@ describe.concurrent("Delta TTL", () => {
     stream.ack(first);
     const arrivals: number[] = [];
     for (let i = 0; i < 2; i++) {
-      const heartbeat = await stream.next(1000);
+      const heartbeat = await stream.next(TTL_MS / 2);
       arrivals.push(Date.now());
       expect(heartbeat.removedResources).toEqual([]);
       expect(deltaNamesOf(heartbeat)).toEqual(["a", "b"]);
