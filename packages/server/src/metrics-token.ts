@@ -7,6 +7,7 @@
  * the database is away.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { bearerToken } from "./auth/tokens.js";
 import type { RequestHandler } from "./http-server.js";
 
 /** The shortest token accepted: a guessable one would protect nothing. */
@@ -35,8 +36,8 @@ export function requireMetricsToken(handler: RequestHandler, token: string): Req
   const expected = digest(token);
   return (request, response) => {
     const header = request.headers.authorization ?? "";
-    const match = /^Bearer +(\S+) *$/i.exec(header);
-    if (match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected)) {
+    const sent = bearerToken(header);
+    if (sent !== null && timingSafeEqual(digest(sent), expected)) {
       handler(request, response);
       return;
     }
