@@ -1,5 +1,6 @@
 /**
- * `switchyard endpoints set|add|remove CLUSTER ADDR:PORT...` and `endpoints get CLUSTER`:
+ * `switchyard endpoints set|add|remove CLUSTER ADDR:PORT...` (or unix://PATH, envoy://LISTENER) and
+ * `endpoints get CLUSTER`:
  * endpoint registration for deploy scripts (ConfigService.SetEndpoints). Each call publishes that
  * cluster's endpoints alone, on top of the latest version.
  */
@@ -11,6 +12,7 @@ import {
   HealthStatusSchema,
   type RegisteredEndpointSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { addressKind, addressTarget, formatAddress } from "@switchyard/snapshot";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { changeLines, type Output, summarizeChanges, table } from "./output.js";
 
@@ -28,14 +30,25 @@ export const OPERATIONS = {
   remove: EndpointOperation.REMOVE,
 } as const;
 
-/** "10.0.0.1:8080", "host.example:80" or "[::1]:8080" as an address and a port. */
+/**
+ * "10.0.0.1:8080", "host.example:80" or "[::1]:8080" as an address and a port; a Unix socket
+ * ("unix:///run/app.sock") or an internal listener ("envoy://NAME") as itself, with no port (0).
+ */
 export function parseEndpoint(text: string): { address: string; port: number } {
+  const trimmed = text.trim();
+  if (addressKind(trimmed) !== "socket") {
+    if (addressTarget(trimmed) === "")
+      throw new CliError(
+        `"${text}" names no ${addressKind(trimmed) === "pipe" ? "socket path (unix:///run/app.sock)" : "internal listener (envoy://NAME)"}`,
+      );
+    return { address: trimmed, port: 0 };
+  }
   const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[3]);
   const address = match?.[1] ?? match?.[2];
   if (!match || address === undefined || port < 1 || port > 65_535)
     throw new CliError(
-      `"${text}" is not ADDRESS:PORT (a port from 1 to 65535; an IPv6 address in brackets: [::1]:8080)`,
+      `"${text}" is not ADDRESS:PORT (a port from 1 to 65535; an IPv6 address in brackets: [::1]:8080), unix://PATH or envoy://LISTENER`,
     );
   return { address, port };
 }
@@ -107,9 +120,7 @@ export async function listEndpoints(
   const stored = await client.getCluster({ name: cluster });
   const rows = stored.localities.flatMap((locality) =>
     locality.endpoints.map((endpoint) => [
-      endpoint.address.includes(":")
-        ? `[${endpoint.address}]:${endpoint.port}`
-        : `${endpoint.address}:${endpoint.port}`,
+      formatAddress(endpoint.address, endpoint.port),
       [locality.region, locality.zone, locality.subZone].filter((part) => part !== "").join("/") ||
         "-",
       String(locality.priority),

@@ -117,6 +117,7 @@ export function routeConfigurationSpec(
 export function filterChainSpec(overrides: Partial<FilterChainSpec> = {}): FilterChainSpec {
   return {
     name: "",
+    isDefault: false,
     serverNames: [],
     tlsSecretName: null,
     networkFilters: [],

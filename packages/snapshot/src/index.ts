@@ -15,6 +15,14 @@ export {
   registrationProblems,
 } from "./endpoint-registration.js";
 export {
+  type AddressKind,
+  addressKind,
+  addressTarget,
+  formatAddress,
+  INTERNAL_PREFIX,
+  PIPE_PREFIX,
+} from "./envoy/envoy-address.js";
+export {
   EnvoyExportError,
   type ExportOptions,
   envoyResourceJson,

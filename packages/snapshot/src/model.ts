@@ -46,7 +46,12 @@ export type HealthStatus =
   | "DEGRADED";
 
 export interface EndpointSpec {
+  /**
+   * An IP literal or a host name (a socket address, with `port`), `unix://PATH` (a Unix domain
+   * socket) or `envoy://LISTENER` (an internal listener of the same proxy): envoy-address.ts.
+   */
   readonly address: string;
+  /** The socket address's port; 0 for a Unix socket or an internal address, which have none. */
   readonly port: number;
   readonly weight: number | null;
   readonly healthStatus: HealthStatus;
@@ -93,6 +98,12 @@ export interface ClusterSpec {
  */
 export interface FilterChainSpec {
   readonly name: string;
+  /**
+   * The listener's `default_filter_chain`: it takes the connections no other chain matches (Envoy
+   * closes them when there is none). At most one chain of a listener is the default; it is stored
+   * among the others (last, as imported) and compiled apart from `filter_chains`.
+   */
+  readonly isDefault: boolean;
   readonly serverNames: readonly string[];
   readonly tlsSecretName: string | null;
   /**
@@ -115,7 +126,13 @@ export interface FilterChainSpec {
 export interface ListenerSpec {
   readonly name: string;
   readonly apiListener: boolean;
+  /**
+   * What the listener binds: an IP literal (with `port`) or `unix://PATH` (envoy-address.ts).
+   * Null for an api_listener (clients dial it by name) and for an internal listener
+   * (`extra.internalListener`: clusters reach it as `envoy://NAME`), which bind nothing.
+   */
   readonly address: string | null;
+  /** The socket address's port; null when `address` is no socket address or is null. */
   readonly port: number | null;
   readonly extra: JsonObject;
   readonly filterChains: readonly FilterChainSpec[];

@@ -36,14 +36,16 @@ describe("source objects", () => {
     expect(specFromSources(sourceObjects(spec))).toEqual(spec);
   });
 
-  it("keeps the key of a listener stored before filter chains had network filters, and rebuilds it with none", () => {
+  it("keeps the key of a listener stored before filter chains had network filters or a default chain, and rebuilds it with neither", () => {
     const spec = grpcServiceSpec("greeter", [endpointSpec("127.0.0.1", 50051)]);
     const listener = spec.listeners[0];
     if (!listener) throw new Error("expected a listener");
     const { filterChains, ...rest } = listener;
     const stored = {
       ...rest,
-      filterChains: filterChains.map(({ networkFilters: _, networkOnly: __, ...chain }) => chain),
+      filterChains: filterChains.map(
+        ({ networkFilters: _, networkOnly: __, isDefault: ___, ...chain }) => chain,
+      ),
     };
     const [source] = sourceObjects(configSpec({ listeners: [listener] }));
     expect(source?.json).toBe(canonicalJson(stored));
@@ -54,6 +56,10 @@ describe("source objects", () => {
     expect(sourceObjects(configSpec({ listeners: [tcp as typeof listener] }))[0]?.key).not.toBe(
       source?.key,
     );
+    const fallback = { ...listener, filterChains: [{ ...filterChains[0], isDefault: true }] };
+    expect(
+      sourceObjects(configSpec({ listeners: [fallback as typeof listener] }))[0]?.key,
+    ).not.toBe(source?.key);
   });
 
   it("lists added, modified and removed objects by kind and name", () => {

@@ -99,15 +99,22 @@ export function canonicalJson(value: unknown): string {
  * did not change keeps its source key (and is not a change in the next diff) when the model grows;
  * `specFromSources` puts the value back.
  */
-const ADDED_CHAIN_FIELDS = { networkFilters: [], networkOnly: false } as const;
+const ADDED_CHAIN_FIELDS = { networkFilters: [], networkOnly: false, isDefault: false } as const;
+
+function atAddedDefault(key: string, value: unknown): boolean {
+  if (!(key in ADDED_CHAIN_FIELDS)) return false;
+  const initial = ADDED_CHAIN_FIELDS[key as keyof typeof ADDED_CHAIN_FIELDS];
+  return Array.isArray(initial) ? Array.isArray(value) && value.length === 0 : value === initial;
+}
 
 function listenerSource(listener: ListenerSpec): unknown {
   return {
     ...listener,
-    filterChains: listener.filterChains.map((chain) => {
-      const { networkFilters, networkOnly, ...rest } = chain;
-      return networkFilters.length === 0 && !networkOnly ? rest : chain;
-    }),
+    filterChains: listener.filterChains.map((chain) =>
+      Object.fromEntries(
+        Object.entries(chain).filter(([key, value]) => !atAddedDefault(key, value)),
+      ),
+    ),
   };
 }
 

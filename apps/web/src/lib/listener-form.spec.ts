@@ -53,4 +53,65 @@ describe("the listener form", () => {
     const paths = listenerFormSchema.safeParse(form).error?.issues.map((i) => i.path.join("."));
     expect(paths).toEqual(["address", "port"]);
   });
+
+  it("gives back an internal listener (no address, internal_listener kept) and its default chain unchanged", () => {
+    const stored = create(ListenerSchema, {
+      name: "inner",
+      filterChains: [
+        { name: "fallback", isDefault: true, statPrefix: "inner", rdsRouteConfigName: "r" },
+      ],
+      extra: { internalListener: {} },
+    });
+    const form = listenerFormOf(stored);
+    expect(form.mode).toBe("internal");
+    expect(form.filterChains[0]?.isDefault).toBe(true);
+    expect(listenerOfForm(form, stored)).toEqual(stored);
+  });
+
+  it("turning a socket listener into an internal one sets internal_listener and drops the address", () => {
+    const stored = create(ListenerSchema, {
+      name: "edge",
+      address: "0.0.0.0",
+      port: 80,
+      filterChains: [{ statPrefix: "edge", rdsRouteConfigName: "r" }],
+      extra: { perConnectionBufferLimitBytes: 1 },
+    });
+    const message = listenerOfForm({ ...listenerFormOf(stored), mode: "internal" }, stored);
+    expect(message.address).toBeUndefined();
+    expect(message.port).toBeUndefined();
+    expect(message.extra).toEqual({ perConnectionBufferLimitBytes: 1, internalListener: {} });
+  });
+
+  it("takes a Unix socket address with no port, and refuses a port beside it", () => {
+    const form = {
+      ...emptyListenerForm("r"),
+      name: "admin",
+      mode: "socket" as const,
+      address: "unix:///run/envoy/admin.sock",
+    };
+    expect(listenerFormSchema.safeParse(form).success).toBe(true);
+    expect(listenerOfForm(form).port).toBeUndefined();
+    const paths = listenerFormSchema
+      .safeParse({ ...form, port: "80" })
+      .error?.issues.map((i) => i.path.join("."));
+    expect(paths).toEqual(["port"]);
+  });
+
+  it("allows one default filter chain", () => {
+    const chain = emptyListenerForm("r").filterChains[0];
+    if (!chain) throw new Error("expected a chain");
+    const form = {
+      ...emptyListenerForm("r"),
+      name: "edge",
+      mode: "socket" as const,
+      address: "0.0.0.0",
+      port: "80",
+      filterChains: [
+        { ...chain, isDefault: true },
+        { ...chain, isDefault: true },
+      ],
+    };
+    const paths = listenerFormSchema.safeParse(form).error?.issues.map((i) => i.path.join("."));
+    expect(paths).toEqual(["filterChains"]);
+  });
 });

@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type JsonObject } from "@bufbuild/protobuf";
 import { type Listener, ListenerSchema } from "@switchyard/proto/switchyard/v1/config_pb";
 import { z } from "zod";
 import {
@@ -20,6 +20,8 @@ import type { FieldMap } from "./issue-path";
 const filterChainSchema = z
   .object({
     name: z.string().trim(),
+    /** The listener's default_filter_chain: it takes the connections no other chain matches. */
+    isDefault: z.boolean(),
     serverNames: z.string(),
     tlsSecretName: z.string().trim(),
     /** "http": network filters, then the HTTP connection manager; "network": network filters only. */
@@ -50,39 +52,68 @@ const filterChainSchema = z
     }
   });
 
+/** A Unix socket address as the model writes it (envoy-address.ts in @switchyard/snapshot). */
+const UNIX_PREFIX = "unix://";
+
 export const listenerFormSchema = z
   .object({
     name: objectName("listener"),
-    mode: z.enum(["api", "socket"]),
+    /**
+     * "api": a gRPC api listener (proxyless gRPC); "socket": an IP address and port, or a Unix
+     * socket; "internal": an internal listener, reached by clusters of the same proxy as
+     * envoy://NAME, which binds nothing.
+     */
+    mode: z.enum(["api", "socket", "internal"]),
     address: z.string().trim(),
     port: z.string(),
     filterChains: z.array(filterChainSchema),
   })
   .superRefine((l, ctx) => {
+    if (l.mode === "api") {
+      if (l.filterChains.length !== 1) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["filterChains"],
+          message: "A gRPC api listener has exactly one filter chain",
+        });
+      }
+      return;
+    }
     if (l.mode === "socket") {
       if (l.address === "") {
         ctx.addIssue({
           code: "custom",
           path: ["address"],
-          message: "Enter the address to listen on, e.g. 0.0.0.0",
+          message: "Enter the address to listen on, e.g. 0.0.0.0, or unix:///run/envoy.sock",
         });
       }
-      const port = uintText({ min: 1, max: 65535, what: "a port" }).safeParse(l.port);
-      if (!port.success) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["port"],
-          message: port.error.issues[0]?.message ?? "Enter a port",
-        });
+      if (l.address.startsWith(UNIX_PREFIX)) {
+        if (l.port.trim() !== "") {
+          ctx.addIssue({
+            code: "custom",
+            path: ["port"],
+            message: "A Unix socket has no port: clear it",
+          });
+        }
+      } else {
+        const port = uintText({ min: 0, max: 65535, what: "a port" }).safeParse(l.port);
+        if (!port.success) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["port"],
+            message: port.error.issues[0]?.message ?? "Enter a port",
+          });
+        }
       }
-      if (l.filterChains.length === 0) {
-        ctx.addIssue({ code: "custom", path: ["filterChains"], message: "Add a filter chain" });
-      }
-    } else if (l.filterChains.length !== 1) {
+    }
+    if (l.filterChains.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["filterChains"], message: "Add a filter chain" });
+    }
+    if (l.filterChains.filter((c) => c.isDefault).length > 1) {
       ctx.addIssue({
         code: "custom",
         path: ["filterChains"],
-        message: "A gRPC api listener has exactly one filter chain",
+        message: "Only one filter chain can be the default",
       });
     }
   });
@@ -92,6 +123,7 @@ export type FilterChainForm = ListenerForm["filterChains"][number];
 
 export const newFilterChain = (routeConfigName = ""): FilterChainForm => ({
   name: "",
+  isDefault: false,
   serverNames: "",
   tlsSecretName: "",
   kind: "http",
@@ -113,14 +145,20 @@ export const emptyListenerForm = (routeConfigName = ""): ListenerForm => ({
   filterChains: [newFilterChain(routeConfigName)],
 });
 
+/** Whether the listener is an internal listener (`internal_listener` in its Envoy fields). */
+function isInternal(listener: Listener): boolean {
+  return listener.extra?.internalListener !== undefined;
+}
+
 export function listenerFormOf(listener: Listener): ListenerForm {
   return {
     name: listener.name,
-    mode: listener.apiListener ? "api" : "socket",
+    mode: listener.apiListener ? "api" : isInternal(listener) ? "internal" : "socket",
     address: listener.address ?? "",
     port: uintToText(listener.port),
     filterChains: listener.filterChains.map((c) => ({
       name: c.name,
+      isDefault: c.isDefault,
       serverNames: joinList(c.serverNames),
       tlsSecretName: c.tlsSecretName ?? "",
       kind: c.networkOnly ? "network" : "http",
@@ -138,16 +176,18 @@ export function listenerFormOf(listener: Listener): ListenerForm {
 
 export function listenerOfForm(form: ListenerForm, original?: Listener): Listener {
   const socket = form.mode === "socket";
+  const unix = socket && form.address.trim().startsWith(UNIX_PREFIX);
   return create(ListenerSchema, {
     name: form.name.trim(),
-    apiListener: !socket,
+    apiListener: form.mode === "api",
     address: socket ? form.address.trim() : undefined,
-    port: socket ? parseUint(form.port) : undefined,
-    extra: original?.extra,
+    port: socket && !unix ? parseUint(form.port) : undefined,
+    extra: withInternalListener(original?.extra, form.mode === "internal"),
     filterChains: form.filterChains.map((c) => {
       const http = c.kind === "http";
       return {
         name: c.name.trim(),
+        isDefault: form.mode !== "api" && c.isDefault,
         serverNames: splitList(c.serverNames),
         tlsSecretName: c.tlsSecretName.trim() || undefined,
         networkFilters: parseJsonObjects(c.networkFilters),
@@ -165,6 +205,19 @@ export function listenerOfForm(form: ListenerForm, original?: Listener): Listene
   });
 }
 
+/**
+ * The listener's Envoy fields with `internal_listener` set (an empty InternalListenerConfig) or
+ * left out, as the listener type says; the other fields are kept as they were.
+ */
+function withInternalListener(
+  extra: JsonObject | undefined,
+  internal: boolean,
+): JsonObject | undefined {
+  if ((extra?.internalListener !== undefined) === internal) return extra;
+  const { internalListener: _, ...rest } = extra ?? {};
+  return internal ? { ...rest, internalListener: {} } : rest;
+}
+
 const chain = "filterChains.*";
 export const listenerFieldMap: FieldMap = {
   fields: [
@@ -174,6 +227,7 @@ export const listenerFieldMap: FieldMap = {
     "filterChains",
     ...[
       "name",
+      "isDefault",
       "serverNames",
       "tlsSecretName",
       "networkFilters",

@@ -143,6 +143,7 @@ export function listenerSpecOf(message: Listener): ListenerSpec {
     extra: object(message.extra),
     filterChains: message.filterChains.map((chain) => ({
       name: chain.name,
+      isDefault: chain.isDefault,
       serverNames: chain.serverNames,
       tlsSecretName: chain.tlsSecretName ?? null,
       networkFilters: chain.networkFilters as JsonValue[],
@@ -167,6 +168,7 @@ export function listenerMessageOf(spec: ListenerSpec, updatedAt?: Date): Listene
     extra: protoObject(spec.extra),
     filterChains: spec.filterChains.map((chain) => ({
       name: chain.name,
+      isDefault: chain.isDefault,
       serverNames: [...chain.serverNames],
       tlsSecretName: optional(chain.tlsSecretName),
       networkFilters: protoObjects(chain.networkFilters),

@@ -16,6 +16,7 @@ import {
 import {
   type ClusterSpec,
   findReferencesInJson,
+  formatAddress,
   type JsonValue,
   type ListenerSpec,
   type RouteConfigurationSpec,
@@ -178,7 +179,9 @@ export function buildTopology(input: TopologyInput): Topology {
     const id = `listener:${listener.name}`;
     const detail = listener.apiListener
       ? "gRPC API listener"
-      : `${listener.address ?? "0.0.0.0"}:${listener.port ?? "?"}`;
+      : listener.address === null
+        ? `internal listener (envoy://${listener.name})`
+        : formatAddress(listener.address, listener.port);
     addNode(
       stored(
         id,
@@ -224,7 +227,15 @@ export function buildTopology(input: TopologyInput): Topology {
     endpoints.slice(0, maxEndpointsShown).forEach((e, i) => {
       const epId = `endpoint:${cluster.name}/${i}`;
       const detail = e.weight === null ? "endpoint" : `weight ${e.weight}`;
-      addNode(stored(epId, TopologyNodeKind.ENDPOINT, `${e.address}:${e.port}`, detail, ...object));
+      addNode(
+        stored(
+          epId,
+          TopologyNodeKind.ENDPOINT,
+          formatAddress(e.address, e.port),
+          detail,
+          ...object,
+        ),
+      );
       addEdge(id, epId);
     });
     const more = endpoints.length - maxEndpointsShown;

@@ -110,6 +110,7 @@ export function listenerSpecOfRow(l: ListenerRow): ListenerSpec {
     extra: object(l.extra),
     filterChains: l.filterChains.map((f) => ({
       name: f.name,
+      isDefault: f.isDefault,
       serverNames: f.serverNames,
       tlsSecretName: f.tlsSecretName,
       networkFilters: array(f.networkFilters),

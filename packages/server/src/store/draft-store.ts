@@ -194,6 +194,7 @@ const filterChainColumns: readonly Column<Child<FilterChainSpec>>[] = [
   column("listenerId", "uuid", (f) => f.parentId),
   column("position", "int4", (f) => f.position),
   column("name", "text", (f) => f.spec.name),
+  column("isDefault", "bool", (f) => f.spec.isDefault),
   column("serverNames", "text[]", (f) => f.spec.serverNames),
   column("tlsSecretName", "text", (f) => f.spec.tlsSecretName),
   column("networkFilters", "jsonb", (f) => f.spec.networkFilters),

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { expectExportsAsNormalized } from "../../test/round-trip.js";
+import { compile } from "../compile.js";
 import {
   apiListenerSpec,
   clusterSpec,
@@ -24,9 +25,10 @@ import {
 } from "../import/envoy-import.js";
 import type { ConfigSpec } from "../model.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
+import { validate } from "../validate/validate.js";
 import { EnvoyExportError, exportEnvoyConfig, exportEnvoyResources } from "./envoy-export.js";
 
-const CORPUS = ["edge-proxy.yaml", "sidecar.yaml", "grpc-proxyless.json"] as const;
+const CORPUS = ["edge-proxy.yaml", "sidecar.yaml", "grpc-proxyless.json", "gateway.yaml"] as const;
 
 function decoded(text: string, filename?: string): readonly DecodedResource[] {
   const result = parseEnvoyConfig(text, filename === undefined ? {} : { filename });
@@ -306,7 +308,50 @@ const EXPECTED_NOTES: Record<(typeof CORPUS)[number], readonly string[]> = {
     "[10].load_assignment.endpoints: a locality without `locality` gets `locality: {}` (proxyless gRPC rejects an unset locality)",
   ],
   "grpc-proxyless.json": [],
+  "gateway.yaml": [],
 };
+
+describe("the shapes generated configs use, stored as what they are", () => {
+  const spec = () => specOf(corpus("gateway.yaml"));
+  const listener = (name: string) => spec().listeners.find((l) => l.name === name);
+  const endpoint = (cluster: string) =>
+    spec().clusters.find((c) => c.name === cluster)?.localities[0]?.endpoints[0];
+
+  it("validate and compile for publishing: no validation error, every snapshot consistent", () => {
+    const compiled = compile(spec());
+    expect(validate(spec(), { compiled }).issues.filter((i) => i.severity === "error")).toEqual([]);
+    expect(compiled.issues).toEqual([]);
+    for (const group of compiled.groups) expect(group.snapshot.danglingReferences()).toEqual([]);
+  });
+
+  it("a listener whose only chain is its default_filter_chain keeps it as its default chain", () => {
+    expect(listener("envoy-gateway/eg/http")?.filterChains.map((c) => c.isDefault)).toEqual([true]);
+    expect(listener("envoy-gateway/eg/http")?.filterChains[0]?.rdsRouteConfigName).toBe(
+      "envoy-gateway/eg/http",
+    );
+  });
+
+  it("an internal listener has no address; an endpoint reaching it is envoy://NAME, its endpoint_id kept", () => {
+    expect(listener("tcproute/default/db/inner")).toMatchObject({
+      address: null,
+      port: null,
+      extra: { internalListener: {} },
+    });
+    expect(endpoint("tcproute/default/db/tunnel")).toMatchObject({
+      address: "envoy://tcproute/default/db/inner",
+      port: 0,
+      extra: { endpoint: { address: { envoyInternalAddress: { endpointId: "db-0" } } } },
+    });
+  });
+
+  it("a Unix socket endpoint is unix://PATH, its mode kept", () => {
+    expect(endpoint("sds-agent")).toMatchObject({
+      address: "unix:///var/run/agent/sds.sock",
+      port: 0,
+      extra: { endpoint: { address: { pipe: { mode: 384 } } } },
+    });
+  });
+});
 
 describe("round trip over the corpus", () => {
   for (const file of CORPUS) {

@@ -25,6 +25,7 @@ import type {
   VirtualHostSpec,
 } from "../model.js";
 import { vhdsResourceName } from "../serving/vhds.js";
+import { addressJson } from "./envoy-address.js";
 
 const TYPE_PREFIX = "type.googleapis.com/";
 export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
@@ -62,27 +63,13 @@ function objectOrEmpty(value: JsonValue | undefined): JsonObject {
     : {};
 }
 
-/**
- * An envoy.config.core.v3.Address with the modelled host and port over the unmodelled
- * SocketAddress fields kept in `extra` (`ipv4Compat`, `protocol`, `resolverName`, ...), so an
- * imported address keeps them (envoy-import.ts, round-trip tests).
- */
-function socketAddressJson(
-  extra: JsonValue | undefined,
-  address: string,
-  port: number,
-): JsonObject {
-  const socketAddress = objectOrEmpty(objectOrEmpty(extra).socketAddress);
-  return { socketAddress: { ...socketAddress, address, portValue: port } };
-}
-
 function endpointJson(endpoint: EndpointSpec): JsonObject {
   const extraEndpoint = objectOrEmpty(endpoint.extra.endpoint);
   return definedEntries({
     ...endpoint.extra,
     endpoint: {
       ...extraEndpoint,
-      address: socketAddressJson(extraEndpoint.address, endpoint.address, endpoint.port),
+      address: addressJson(extraEndpoint.address, endpoint.address, endpoint.port),
     },
     healthStatus: endpoint.healthStatus === "UNKNOWN" ? undefined : endpoint.healthStatus,
     loadBalancingWeight: endpoint.weight ?? undefined,
@@ -479,15 +466,19 @@ export function listenerJson(
         : undefined,
     });
   }
+  const fallback = listener.filterChains.find((chain) => chain.isDefault);
   return definedEntries({
     ...listener.extra,
     name: listener.name,
-    address: socketAddressJson(
-      listener.extra.address,
-      listener.address ?? "0.0.0.0",
-      listener.port ?? 0,
-    ),
-    filterChains: listener.filterChains.map((chain) => filterChainJson(chain, inlineRoutes)),
+    // An internal listener has no address (`internal_listener`, model.ts).
+    address:
+      listener.address === null
+        ? listener.extra.address
+        : addressJson(listener.extra.address, listener.address, listener.port ?? 0),
+    filterChains: listener.filterChains
+      .filter((chain) => !chain.isDefault)
+      .map((chain) => filterChainJson(chain, inlineRoutes)),
+    defaultFilterChain: fallback ? filterChainJson(fallback, inlineRoutes) : undefined,
   });
 }
 

@@ -10,6 +10,7 @@
 
 import { enumValueNames } from "@switchyard/proto/enum-names";
 import * as api from "@switchyard/proto/switchyard/v1/config_pb";
+import { addressFrom } from "../envoy/envoy-address.js";
 import type {
   ClusterSpec,
   DiscoveryType,
@@ -201,27 +202,12 @@ function endpointFrom(json: JsonObject, at: readonly Segment[]): EndpointSpec {
     reject([...at, "endpointName"], "endpoint_name cannot be stored: give the endpoint's address");
   }
   const { address, ...endpointRest } = asObject(endpoint);
-  const socket = asObject(address).socketAddress;
-  if (!isObject(socket)) {
-    reject(
-      [...at, "endpoint", "address"],
-      "only socket addresses can be stored (not pipe or internal addresses)",
-    );
-  }
-  const { address: host, portValue, ...socketRest } = socket;
-  if (socketRest.namedPort !== undefined) {
-    reject(
-      [...at, "endpoint", "address", "socketAddress", "namedPort"],
-      "named_port cannot be stored: give port_value",
-    );
-  }
-  const endpointExtra = compact({
-    ...endpointRest,
-    address: nonEmpty(socketRest) ? { socketAddress: socketRest } : undefined,
-  });
+  const parts = addressFrom(address);
+  if ("problem" in parts) reject([...at, "endpoint", "address"], parts.problem);
+  const endpointExtra = compact({ ...endpointRest, address: parts.extra });
   return {
-    address: asString(host),
-    port: asNumber(portValue) ?? 0,
+    address: parts.address,
+    port: parts.port ?? 0,
     weight: asNumber(loadBalancingWeight),
     healthStatus: oneOf(
       healthStatus,
@@ -621,6 +607,7 @@ function filterChainFrom(
   const tls = downstreamTlsFrom(transportSocket);
   return {
     name: asString(name),
+    isDefault: false,
     serverNames: names,
     tlsSecretName: tls.secretName,
     networkFilters,
@@ -648,6 +635,7 @@ export function listenerFrom(json: JsonObject): {
     const at = ["apiListener", "apiListener"];
     const chain: FilterChainSpec = {
       name: "",
+      isDefault: false,
       serverNames: [],
       tlsSecretName: null,
       networkFilters: [],
@@ -667,34 +655,36 @@ export function listenerFrom(json: JsonObject): {
       routes,
     };
   }
-  const { address, filterChains, ...extra } = rest;
-  const socket = asObject(address).socketAddress;
-  if (!isObject(socket)) {
-    reject(
-      ["address"],
-      "a listener needs a socket address (pipe and internal addresses cannot be stored) or an api_listener",
-    );
+  const { address, filterChains, defaultFilterChain, ...extra } = rest;
+  // An internal listener (`internal_listener`) binds nothing: it has no address, and clusters
+  // reach it by name (envoy_internal_address).
+  const parts =
+    address === undefined && extra.internalListener !== undefined
+      ? undefined
+      : addressFrom(address);
+  if (parts && "problem" in parts) {
+    reject(["address"], `${parts.problem}, or an api_listener or internal_listener`);
   }
-  const { address: host, portValue, ...socketRest } = socket;
-  if (socketRest.namedPort !== undefined) {
-    reject(
-      ["address", "socketAddress", "namedPort"],
-      "named_port cannot be stored: give port_value",
-    );
-  }
+  const chains = asArray(filterChains).map((c, i) =>
+    filterChainFrom(asObject(c), ["filterChains", i], routes),
+  );
   return {
     listener: {
       name: asString(name),
       apiListener: false,
-      address: asString(host),
-      port: asNumber(portValue) ?? 0,
-      extra: compact({
-        ...extra,
-        address: nonEmpty(socketRest) ? { socketAddress: socketRest } : undefined,
-      }),
-      filterChains: asArray(filterChains).map((c, i) =>
-        filterChainFrom(asObject(c), ["filterChains", i], routes),
-      ),
+      address: parts?.address ?? null,
+      port: parts ? (parts.port ?? null) : null,
+      extra: compact({ ...extra, address: parts?.extra }),
+      filterChains:
+        defaultFilterChain === undefined
+          ? chains
+          : [
+              ...chains,
+              {
+                ...filterChainFrom(asObject(defaultFilterChain), ["defaultFilterChain"], routes),
+                isDefault: true,
+              },
+            ],
     },
     routes,
   };

@@ -31,7 +31,7 @@ import {
   resourceSchema,
 } from "./envoy-import.js";
 
-const CORPUS = ["edge-proxy.yaml", "sidecar.yaml", "grpc-proxyless.json"] as const;
+const CORPUS = ["edge-proxy.yaml", "sidecar.yaml", "grpc-proxyless.json", "gateway.yaml"] as const;
 
 function corpusText(file: string): string {
   return readFileSync(new URL(`../../test/corpus/${file}`, import.meta.url), "utf8");

@@ -26,6 +26,7 @@ import {
   HttpProtocolOptions_ExplicitHttpConfigSchema,
   HttpProtocolOptionsSchema,
 } from "@switchyard/proto/envoy/extensions/upstreams/http/v3/http_protocol_options_pb";
+import { addressKind } from "../envoy/envoy-address.js";
 import { edsResourceName, HTTP_PROTOCOL_OPTIONS } from "../envoy/envoy-json.js";
 import type { ClusterSpec, EndpointSpec, JsonObject, LocalitySpec } from "../model.js";
 import { WireWriter } from "./wire-writer.js";
@@ -111,8 +112,9 @@ function uint32Wrapper(writer: WireWriter, field: number, value: number): void {
   writer.join();
 }
 
+/** A socket address with nothing unmodelled: a Unix socket or an internal address takes the generic path. */
 function endpointEligible(endpoint: EndpointSpec): boolean {
-  return isEmpty(endpoint.extra);
+  return isEmpty(endpoint.extra) && addressKind(endpoint.address) === "socket";
 }
 
 function localityEligible(locality: LocalitySpec): boolean {

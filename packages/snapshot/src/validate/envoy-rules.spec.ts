@@ -303,7 +303,7 @@ describe("real-world resources", () => {
       parseYaml(readFileSync(new URL(`../../test/corpus/${file}`, import.meta.url), "utf8"));
     const found = [
       ...broken(schema("envoy.config.bootstrap.v3.Bootstrap"), corpus("edge-proxy.yaml")),
-      ...["sidecar.yaml", "grpc-proxyless.json"].flatMap((file) =>
+      ...["sidecar.yaml", "grpc-proxyless.json", "gateway.yaml"].flatMap((file) =>
         (corpus(file) as JsonObject[]).flatMap(({ "@type": typeUrl, ...resource }) =>
           broken(schema(String(typeUrl).slice(TYPE.length)), resource),
         ),

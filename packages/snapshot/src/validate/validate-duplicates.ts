@@ -3,8 +3,10 @@
  * not), virtual host names and domains within a route configuration, assignment names of EDS
  * clusters, the default node group, and a socket address within what one node group receives.
  */
+
+import { addressFrom, addressKind, formatAddress } from "../envoy/envoy-address.js";
 import { edsResourceName } from "../envoy/envoy-json.js";
-import type { ListenerSpec } from "../model.js";
+import type { JsonValue, ListenerSpec } from "../model.js";
 import type { ValidationContext } from "./validate-context.js";
 import {
   clusterPath,
@@ -15,7 +17,7 @@ import {
   secretPath,
   virtualHostPath,
 } from "./validate-path.js";
-import { ipFamily, isPort } from "./validate-syntax.js";
+import { ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
 
 const quote = JSON.stringify;
 
@@ -128,29 +130,57 @@ export function checkDefaultNodeGroups({ spec, issues }: ValidationContext): voi
   }
 }
 
-/** A socket listener's address, normalised: "0.0.0.0" and "::" are the wildcards of each family. */
+/** One address a listener binds (or, with `bind_to_port: false`, claims), normalised. */
 interface Bound {
   readonly listener: ListenerSpec;
   readonly index: number;
-  readonly address: string;
-  readonly family: 4 | 6;
-  readonly port: number;
-  readonly wildcard: boolean;
+  /** "stream" or "datagram": Envoy compares addresses of one socket type only. */
+  readonly socketType: string;
+  /** `10.0.0.1:80`, `[::1]:80`, `unix:///run/x.sock`: equal for equal addresses. */
+  readonly text: string;
 }
 
-function bound(listener: ListenerSpec, index: number): Bound | undefined {
-  if (listener.apiListener || listener.address === null || listener.port === null) return undefined;
-  const family = ipFamily(listener.address);
-  if (family === 0 || !isPort(listener.port)) return undefined; // reported by checkListenerAddresses
-  // Normalise IPv6 spellings ("0:0::1" and "::1") through the URL parser.
-  const address =
-    family === 6 ? new URL(`http://[${listener.address}]`).hostname.slice(1, -1) : listener.address;
-  const wildcard = address === "0.0.0.0" || address === "::";
-  return { listener, index, address, family, port: listener.port, wildcard };
+function socketTypeOf(address: JsonValue | undefined): string {
+  const socket = isObject(address) ? address.socketAddress : undefined;
+  return isObject(socket) && socket.protocol === "UDP" ? "datagram" : "stream";
 }
 
-function hostPort(b: Bound): string {
-  return b.family === 6 ? `[${b.address}]:${b.port}` : `${b.address}:${b.port}`;
+/** `address` (a model address text) normalised: IPv6 spellings ("0:0::1", "::1") made one. */
+function normalised(address: string): string {
+  return ipFamily(address) === 6 ? new URL(`http://[${address}]`).hostname.slice(1, -1) : address;
+}
+
+/**
+ * The addresses a listener claims: its own and its `additional_addresses`, each with its socket
+ * type. A binding listener on port 0 claims none: the kernel gives each its own free port (Envoy
+ * skips the check for them: "The listener support listening on the zero port address").
+ */
+function bounds(listener: ListenerSpec, index: number): Bound[] {
+  if (listener.apiListener || listener.address === null) return [];
+  const binds = listener.extra.bindToPort !== false;
+  const out: Bound[] = [];
+  const add = (address: string, port: number | null, extra: JsonValue | undefined) => {
+    if (addressKind(address) === "socket") {
+      if (port === null || !isListenerPort(port) || ipFamily(address) === 0) return; // reported elsewhere
+      if (port === 0 && binds) return;
+    }
+    out.push({
+      listener,
+      index,
+      socketType: socketTypeOf(extra),
+      text: formatAddress(normalised(address), port),
+    });
+  };
+  add(listener.address, listener.port, listener.extra.address);
+  const additional = listener.extra.additionalAddresses;
+  if (Array.isArray(additional)) {
+    for (const entry of additional) {
+      const parts = addressFrom(isObject(entry) ? entry.address : undefined);
+      if (!("problem" in parts))
+        add(parts.address, parts.port, isObject(entry) ? entry.address : undefined);
+    }
+  }
+  return out;
 }
 
 /**
@@ -179,10 +209,14 @@ function listenersByGroup(ctx: ValidationContext): Map<string, readonly Listener
 }
 
 /**
- * Two socket listeners a node receives cannot listen on the same address and port: Envoy rejects
- * the second. A wildcard address ("0.0.0.0", "::") overlaps every address of its family on that
- * port. Checked per node group membership, and reported once per pair with the groups involved;
- * each later listener is paired with the first one it overlaps, so this stays linear.
+ * Two listeners a node receives cannot claim the same address: Envoy refuses the second ("has
+ * duplicate address ... as existing listener"; `ListenerImpl::hasDuplicatedAddress` in
+ * source/common/listener_manager/listener_impl.cc). As there, addresses are compared exactly
+ * (0.0.0.0:80 and 10.0.0.1:80 are two addresses, which the kernel lets Envoy bind together with
+ * its default reuse_port), and only within one socket type: a TCP and a UDP (QUIC) listener on one
+ * port are the usual HTTP/3 setup. Listeners that do not bind (`bind_to_port: false`) are compared
+ * too ("This avoids ambiguity about which non-binding listener is used"). Checked per node group
+ * membership, and reported once per pair with the groups involved.
  */
 export function checkListenerConflicts(ctx: ValidationContext): void {
   const positions = new Map<ListenerSpec, number>();
@@ -191,48 +225,34 @@ export function checkListenerConflicts(ctx: ValidationContext): void {
   });
   const conflicts = new Map<string, { later: Bound; earlier: Bound; groups: string[] }>();
   for (const [group, listeners] of listenersByGroup(ctx)) {
-    // port → family → { wildcard holder, first holder, holder by address }
-    const ports = new Map<
-      string,
-      { wildcard?: Bound; first?: Bound; byAddress: Map<string, Bound> }
-    >();
+    const claimed = new Map<string, Bound>();
     for (const listener of listeners) {
-      const b = bound(listener, positions.get(listener) ?? 0);
-      if (!b) continue;
-      const key = `${b.family}/${b.port}`;
-      let slot = ports.get(key);
-      if (!slot) {
-        slot = { byAddress: new Map() };
-        ports.set(key, slot);
-      }
-      const earlier =
-        slot.byAddress.get(b.address) ?? slot.wildcard ?? (b.wildcard ? slot.first : undefined);
-      if (earlier && earlier.listener !== listener) {
+      for (const b of bounds(listener, positions.get(listener) ?? 0)) {
+        const key = `${b.socketType} ${b.text}`;
+        const earlier = claimed.get(key);
+        if (earlier === undefined) {
+          claimed.set(key, b);
+          continue;
+        }
+        if (earlier.listener === listener) continue;
         const id = `${b.index}/${earlier.index}`;
         const conflict = conflicts.get(id);
-        if (conflict) conflict.groups.push(group);
-        else conflicts.set(id, { later: b, earlier, groups: [group] });
-      } else {
-        slot.byAddress.set(b.address, b);
-        slot.first ??= b;
+        if (conflict) {
+          if (!conflict.groups.includes(group)) conflict.groups.push(group);
+        } else conflicts.set(id, { later: b, earlier, groups: [group] });
       }
-      // A wildcard overlaps the addresses after it too, even when it conflicts itself.
-      if (b.wildcard) slot.wildcard ??= b;
     }
   }
   for (const { later, earlier, groups } of conflicts.values()) {
-    const where =
-      later.address === earlier.address
-        ? `listens on ${hostPort(later)}, as listener ${quote(earlier.listener.name)} does`
-        : `listens on ${hostPort(later)}, which overlaps ${hostPort(earlier)} of listener ${quote(earlier.listener.name)}`;
     const receivers =
       groups.length === 1
         ? `node group ${quote(groups[0])} receives both`
         : `node groups ${groups.map((g) => quote(g)).join(", ")} receive both`;
+    const protocol = later.socketType === "datagram" ? "UDP " : "";
     ctx.issues.add(
       "listener-address-conflict",
       `${listenerPath(later.listener.name)}.port`,
-      `listener ${quote(later.listener.name)} ${where}; ${receivers}, and Envoy cannot bind one address and port twice`,
+      `listener ${quote(later.listener.name)} listens on ${protocol}${later.text}, as listener ${quote(earlier.listener.name)} does; ${receivers}, and Envoy refuses a second listener on one address`,
       "use another port, or the same listener with several filter chains",
     );
   }

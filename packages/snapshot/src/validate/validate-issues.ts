@@ -60,12 +60,21 @@ export const VALIDATION_CODES = {
   "invalid-name": error(
     "a name is empty, holds whitespace or control characters, or is longer than 512 characters",
   ),
-  "invalid-port": error("a port is not an integer from 1 to 65535"),
-  "invalid-address": error("an address is empty, or neither an IP address nor a host name"),
+  "invalid-port": error(
+    "a port is out of range (an endpoint's from 1 to 65535, a listener's from 0), or set for a Unix socket or internal address",
+  ),
+  "invalid-address": error(
+    "an address is empty, neither an IP address nor a host name (nor unix://PATH or envoy://LISTENER), or of a kind its owner cannot use",
+  ),
   "socket-address-required": error("a socket listener has no address or no port"),
-  "api-listener-address": error("an api_listener has an address or port (it must have neither)"),
+  "api-listener-address": error(
+    "an api_listener or internal listener has an address or port (it must have neither), or a listener is both",
+  ),
+  "internal-listener-feature": error(
+    "an internal listener sets a socket feature it has no socket for (reuse port, socket options, ...)",
+  ),
   "filter-chain-count": error(
-    "an api_listener has other than one filter chain (an HTTP connection manager), or a TCP socket listener has none",
+    "an api_listener has other than one filter chain, a TCP or QUIC listener has none (its default chain counting), a UDP listener has some, a QUIC chain has no transport socket, or a listener has two default chains",
   ),
   "invalid-route-specifier": error(
     "a filter chain sets not exactly one of rdsRouteConfigName and inlineRouteConfigName, or sets a route specifier in hcmExtra",
@@ -151,7 +160,10 @@ export const VALIDATION_CODES = {
     "a listener names a route configuration that does not exist",
     true,
   ),
-  "dangling-listener-reference": error("a node group names a listener that does not exist", true),
+  "dangling-listener-reference": error(
+    "a node group names a listener that does not exist, or an endpoint an internal listener that does not exist",
+    true,
+  ),
   "dangling-secret-reference": error(
     "a cluster or filter chain names a secret (tlsSecretName, or an SDS secret over ADS in its TLS context) that does not exist",
     true,
@@ -161,7 +173,7 @@ export const VALIDATION_CODES = {
     true,
   ),
   "node-group-missing-cluster": error(
-    "a node group receives a listener, route or cluster that refers to a cluster the group does not receive",
+    "a node group receives a listener, route or cluster that refers to a cluster (or an internal listener) the group does not receive",
     true,
   ),
   "response-too-large": error(

@@ -3,31 +3,54 @@
  * filter chains (how many, the route configuration each names, network filters that end as Envoy
  * requires) and its HTTP filters (the router last). Each is linear in the size of the spec.
  */
+
+import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import { ROUTER_FILTER_NAME } from "../envoy/envoy-json.js";
 import { isOpaqueType } from "../envoy/envoy-proto-json.js";
-import type { FilterChainSpec, JsonObject, ListenerSpec } from "../model.js";
+import type { FilterChainSpec, JsonObject, JsonValue, ListenerSpec } from "../model.js";
 import type { ValidationContext } from "./validate-context.js";
 import { filterChainPath, jsonKey, listenerPath } from "./validate-path.js";
-import { addressProblem, ipFamily, isObject, isPort } from "./validate-syntax.js";
+import { addressProblem, ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
 
 const ROUTER_TYPE_URL = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
 
 const quote = JSON.stringify;
 
 /**
- * A socket listener binds an IP address and a port; an api_listener (proxyless gRPC) has neither,
- * since clients dial it by name.
+ * What a listener binds, as Envoy's listener manager checks it (source/common/listener_manager/
+ * listener_impl.cc, `ListenerImpl::ListenerImpl` and `buildInternalListener`):
+ *   - an api_listener (proxyless gRPC) binds nothing: clients dial it by name, so it has no
+ *     address, and it cannot also be an internal listener;
+ *   - an internal listener (`internal_listener`) binds nothing either: "address should not be used
+ *     when an internal listener config is provided", nor the TCP socket features it has no socket
+ *     for ("has unsupported tcp listener feature", "does not support socket option");
+ *   - any other listener binds an IP literal and a port (0 asks the kernel for a free one), or a
+ *     Unix socket path, which has no port; an `envoy_internal_address` is refused ("use
+ *     internal_listener field instead of address for internal listeners").
  */
 export function checkListenerAddresses({ spec, issues }: ValidationContext): void {
   for (const listener of spec.listeners) {
     const path = listenerPath(listener.name);
     const what = `listener ${quote(listener.name)}`;
-    if (listener.apiListener) {
+    const internal = listener.extra.internalListener !== undefined;
+    if (listener.apiListener || internal) {
+      const kind = listener.apiListener ? "an api_listener" : "an internal listener";
+      const why = listener.apiListener
+        ? "proxyless gRPC clients dial it by name"
+        : "clusters reach it by name (envoy://NAME)";
+      if (listener.apiListener && internal) {
+        issues.add(
+          "api-listener-address",
+          `${path}.extra.internalListener`,
+          `${what} is both an api_listener and an internal listener; Envoy refuses a listener that sets both`,
+          "remove internal_listener",
+        );
+      }
       if (listener.address !== null && listener.address !== "") {
         issues.add(
           "api-listener-address",
           `${path}.address`,
-          `${what} is an api_listener but has address ${quote(listener.address)}; proxyless gRPC clients dial it by name, so it binds nothing`,
+          `${what} is ${kind} but has address ${quote(listener.address)}; ${why}, so it binds nothing`,
           "clear the address",
         );
       }
@@ -35,10 +58,11 @@ export function checkListenerAddresses({ spec, issues }: ValidationContext): voi
         issues.add(
           "api-listener-address",
           `${path}.port`,
-          `${what} is an api_listener but has port ${listener.port}; proxyless gRPC clients dial it by name, so it binds nothing`,
+          `${what} is ${kind} but has port ${listener.port}; ${why}, so it binds nothing`,
           "clear the port",
         );
       }
+      if (internal) checkInternalListenerFeatures(issues, listener, path, what);
       continue;
     }
     if (listener.address === null || listener.address === "") {
@@ -46,26 +70,92 @@ export function checkListenerAddresses({ spec, issues }: ValidationContext): voi
         "socket-address-required",
         `${path}.address`,
         `${what} has no address to listen on`,
-        'use "0.0.0.0" for every IPv4 address, "::" for every IPv6 address',
+        'use "0.0.0.0" for every IPv4 address, "::" for every IPv6 address, or unix://PATH for a Unix socket; an internal listener sets internal_listener instead',
       );
-    } else if (ipFamily(listener.address) === 0) {
+      continue;
+    }
+    const kind = addressKind(listener.address);
+    if (kind === "internal") {
+      issues.add(
+        "invalid-address",
+        `${path}.address`,
+        `${what} listens on internal address ${quote(listener.address)}; Envoy refuses it: an internal listener sets internal_listener and no address`,
+        "clear the address and set internal_listener: {} in the listener's Envoy fields",
+      );
+      continue;
+    }
+    if (kind === "pipe") {
+      if (addressTarget(listener.address) === "") {
+        issues.add(
+          "invalid-address",
+          `${path}.address`,
+          `${what} listens on a Unix socket with no path`,
+          "write unix:///absolute/path.sock, or unix://@name for an abstract socket",
+        );
+      }
+      if (listener.port !== null) {
+        issues.add(
+          "invalid-port",
+          `${path}.port`,
+          `${what} listens on Unix socket ${quote(listener.address)}, which has no port, but sets port ${listener.port}`,
+          "clear the port",
+        );
+      }
+      continue;
+    }
+    if (ipFamily(listener.address) === 0) {
       const problem = addressProblem(listener.address);
       issues.add(
         "invalid-address",
         `${path}.address`,
-        `${what} has address ${quote(listener.address)}, which ${problem ?? "is a host name"}; a listener binds an IP address`,
+        `${what} has address ${quote(listener.address)}, which ${problem ?? "is a host name"}; a listener binds an IP address (Envoy does not resolve names here)`,
         'use an IP address such as "0.0.0.0"',
       );
     }
     if (listener.port === null) {
       issues.add("socket-address-required", `${path}.port`, `${what} has no port to listen on`);
-    } else if (!isPort(listener.port)) {
+    } else if (!isListenerPort(listener.port)) {
       issues.add(
         "invalid-port",
         `${path}.port`,
-        `${what} has port ${listener.port}; a port is an integer from 1 to 65535`,
+        `${what} has port ${listener.port}; a listener's port is an integer from 0 (any free port) to 65535`,
       );
     }
+  }
+}
+
+/**
+ * The Listener fields an internal listener cannot use (`buildInternalListener`: "has unsupported
+ * tcp listener feature", "does not support socket option"), by proto3 JSON name, and when each is
+ * in use.
+ */
+const INTERNAL_LISTENER_UNSUPPORTED: readonly [string, (value: JsonValue) => boolean][] = [
+  ["connectionBalanceConfig", (value) => isObject(value) && value.exactBalance !== undefined],
+  ["enableMptcp", (value) => value === true],
+  ["enableReusePort", () => true],
+  ["freebind", (value) => value === true],
+  ["tcpBacklogSize", () => true],
+  ["tcpFastOpenQueueLength", () => true],
+  ["transparent", (value) => value === true],
+  ["socketOptions", (value) => Array.isArray(value) && value.length > 0],
+  ["additionalAddresses", (value) => Array.isArray(value) && value.length > 0],
+];
+
+function checkInternalListenerFeatures(
+  issues: ValidationContext["issues"],
+  listener: ListenerSpec,
+  path: string,
+  what: string,
+): void {
+  for (const [field, used] of INTERNAL_LISTENER_UNSUPPORTED) {
+    const value = listener.extra[field];
+    if (value === undefined || !used(value)) continue;
+    issues.add(
+      "internal-listener-feature",
+      `${path}.extra${jsonKey(field)}`,
+      `${what} is an internal listener and sets ${field}, a socket feature; Envoy refuses it, as an internal listener has no socket`,
+      `remove ${field}`,
+    );
   }
 }
 
@@ -118,45 +208,84 @@ function checkRouteSpecifier(
 }
 
 /**
- * A UDP listener (a socket address with `protocol: UDP`, or `udp_listener_config`) is served by
- * its listener filters (udp_proxy, dns_filter), not filter chains.
+ * How a listener takes traffic, as Envoy decides it: its socket type comes from its address alone
+ * (`Network::Utility::protobufAddressSocketType`: `protocol: UDP` makes a datagram socket, anything
+ * else a stream), and a UDP listener with `udp_listener_config.quic_options` is a QUIC listener,
+ * connection-oriented like TCP. A plain UDP listener is served by its listener filters
+ * (udp_proxy, dns_filter), not filter chains.
  */
-function isUdpListener(listener: ListenerSpec): boolean {
+function listenerKind(listener: ListenerSpec): "stream" | "quic" | "udp" {
   const address = listener.extra.address;
   const socket = isObject(address) ? address.socketAddress : undefined;
-  return (
-    (isObject(socket) && socket.protocol === "UDP") ||
-    listener.extra.udpListenerConfig !== undefined
-  );
+  if (!(isObject(socket) && socket.protocol === "UDP")) return "stream";
+  const udp = listener.extra.udpListenerConfig;
+  return isObject(udp) && udp.quicOptions !== undefined ? "quic" : "udp";
 }
 
 /**
- * An api_listener has exactly one filter chain (the compiler uses only the first), an HTTP
- * connection manager; a TCP socket listener at least one chain; each HTTP chain names exactly one
- * route configuration, and each chain's network filters end as Envoy requires (checkNetworkFilters).
+ * The filter chains a listener needs (`ListenerImpl::validateFilterChains`): an api_listener has
+ * exactly one, an HTTP connection manager (the compiler uses only the first); a TCP or QUIC
+ * listener at least one, its default chain counting ("no filter chains specified"), and every
+ * chain of a QUIC listener a transport socket ("no transport socket specified for connection
+ * oriented UDP listener"); a plain UDP listener none ("filter chain(s) specified for
+ * connection-less UDP listener"). A listener has at most one default chain (`default_filter_chain`
+ * is one field). Each HTTP chain names exactly one route configuration, and each chain's network
+ * filters end as Envoy requires (checkNetworkFilters).
  */
 export function checkFilterChains(ctx: ValidationContext): void {
   for (const listener of ctx.spec.listeners) {
     const count = listener.filterChains.length;
     const what = `listener ${quote(listener.name)}`;
+    const path = `${listenerPath(listener.name)}.filterChains`;
+    const kind = listener.apiListener ? undefined : listenerKind(listener);
     if (listener.apiListener && (count !== 1 || listener.filterChains[0]?.networkOnly)) {
       ctx.issues.add(
         "filter-chain-count",
-        `${listenerPath(listener.name)}.filterChains`,
+        path,
         count === 1
           ? `${what} is an api_listener whose filter chain has no HTTP connection manager; an api_listener is one HTTP connection manager`
           : `${what} is an api_listener with ${count} filter chains; it carries exactly one HTTP connection manager${count > 1 ? ", so the others would be dropped" : ""}`,
         count > 1 ? "keep one filter chain" : "add a filter chain naming its route configuration",
       );
-    } else if (!listener.apiListener && count === 0 && !isUdpListener(listener)) {
+    } else if (kind !== undefined && kind !== "udp" && count === 0) {
       ctx.issues.add(
         "filter-chain-count",
-        `${listenerPath(listener.name)}.filterChains`,
-        `${what} has no filter chain, so it could accept no connection; Envoy rejects it`,
-        "add a filter chain naming its route configuration",
+        path,
+        `${what} has no filter chain, so it could accept no connection; Envoy rejects it ("no filter chains specified")`,
+        "add a filter chain (or a default filter chain) naming its route configuration",
+      );
+    } else if (kind === "udp" && count > 0) {
+      ctx.issues.add(
+        "filter-chain-count",
+        path,
+        `${what} is a UDP listener with ${count} filter chain${count === 1 ? "" : "s"}; Envoy rejects filter chains on a connection-less UDP listener, which its listener filters serve (udp_proxy, dns_filter)`,
+        "remove the filter chains, or make it a QUIC listener (udp_listener_config.quic_options)",
+      );
+    }
+    const defaults = listener.filterChains.flatMap((chain, index) =>
+      chain.isDefault ? [index] : [],
+    );
+    for (const index of defaults.slice(1)) {
+      ctx.issues.add(
+        "filter-chain-count",
+        `${filterChainPath(listener.name, index)}.isDefault`,
+        `${what} has ${defaults.length} default filter chains (${defaults.map(String).join(", ")}); a listener has one default_filter_chain`,
+        "keep one chain as the default",
       );
     }
     listener.filterChains.forEach((chain, index) => {
+      if (
+        kind === "quic" &&
+        !isObject(chain.extra.transportSocket) &&
+        chain.tlsSecretName === null
+      ) {
+        ctx.issues.add(
+          "filter-chain-count",
+          `${filterChainPath(listener.name, index)}.extra.transportSocket`,
+          `filter chain ${index} of QUIC ${what} has no transport socket; Envoy rejects it ("no transport socket specified for connection oriented UDP listener")`,
+          "give it the QUIC transport socket (envoy.transport_sockets.quic) with its TLS certificate",
+        );
+      }
       if (!chain.networkOnly) checkRouteSpecifier(ctx, listener, chain, index);
       checkNetworkFilters(ctx, listener, chain, index);
     });

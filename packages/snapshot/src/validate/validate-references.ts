@@ -2,6 +2,7 @@
  * References between objects: every name a route, listener or node group uses exists, a named node
  * group receives the clusters its listeners' routes use, and clusters have endpoints.
  */
+import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import type { ClusterSpec } from "../model.js";
 import {
   describeRoute,
@@ -10,7 +11,13 @@ import {
   routeTargets,
   type ValidationContext,
 } from "./validate-context.js";
-import { clusterPath, filterChainPath, nodeGroupPath, routePath } from "./validate-path.js";
+import {
+  clusterPath,
+  endpointPath,
+  filterChainPath,
+  nodeGroupPath,
+  routePath,
+} from "./validate-path.js";
 
 const quote = JSON.stringify;
 
@@ -73,6 +80,53 @@ export function checkNodeGroupReferences(ctx: ValidationContext): void {
         "create the cluster, or remove it from the group",
       );
     });
+  }
+}
+
+/**
+ * Every internal listener an endpoint reaches (`envoy://NAME`, an envoy_internal_address) is a
+ * listener of the config with `internal_listener`, and a named node group that receives the
+ * cluster receives that listener too: Envoy looks the name up among the proxy's own internal
+ * listeners when it connects, and a connection to one it does not have fails.
+ */
+export function checkInternalListenerReferences(ctx: ValidationContext): void {
+  const groups = ctx.spec.nodeGroups.filter((group) => !group.isDefault);
+  for (const cluster of ctx.spec.clusters) {
+    const named = new Set<string>();
+    cluster.localities.forEach((locality, l) => {
+      locality.endpoints.forEach((endpoint, e) => {
+        if (addressKind(endpoint.address) !== "internal") return;
+        const name = addressTarget(endpoint.address);
+        if (name === "") return; // reported by checkEndpoints
+        const listener = ctx.listeners.get(name);
+        if (listener?.extra.internalListener !== undefined) {
+          named.add(name);
+          return;
+        }
+        ctx.issues.add(
+          "dangling-listener-reference",
+          `${endpointPath(cluster.name, l, e)}.address`,
+          listener
+            ? `endpoint ${e} of locality ${l} of cluster ${quote(cluster.name)} reaches internal listener ${quote(name)}, but listener ${quote(name)} is no internal listener (it sets no internal_listener), so Envoy has no internal listener of that name to connect to`
+            : `endpoint ${e} of locality ${l} of cluster ${quote(cluster.name)} reaches internal listener ${quote(name)}, which does not exist${didYouMean(ctx.suggest.listener(name))}`,
+          listener
+            ? `set internal_listener: {} on listener ${quote(name)} (and clear its address)`
+            : "create the internal listener, or name an existing one",
+        );
+      });
+    });
+    for (const group of groups) {
+      if (!group.clusters.includes(cluster.name)) continue;
+      for (const name of named) {
+        if (group.listeners.includes(name)) continue;
+        ctx.issues.add(
+          "node-group-missing-cluster",
+          `${nodeGroupPath(group.name)}.listeners`,
+          `node group ${quote(group.name)} receives cluster ${quote(cluster.name)}, whose endpoints reach internal listener ${quote(name)}, but not that listener, so its nodes could not connect to it`,
+          `add listener ${quote(name)} to the group`,
+        );
+      }
+    }
   }
 }
 

@@ -3,6 +3,8 @@
  * timeouts, localities and endpoints. Each is linear in the size of the spec. Listeners are
  * checked in validate-listener-structure.ts, routes in validate-route-structure.ts.
  */
+import { addressKind, addressTarget } from "../envoy/envoy-address.js";
+import type { ClusterSpec, EndpointSpec } from "../model.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
 import {
   clusterPath,
@@ -22,22 +24,30 @@ import {
   isPort,
   isPositiveWeight,
   nameProblem,
+  partNameProblem,
   quotedName,
   UINT32_MAX,
 } from "./validate-syntax.js";
 
 const quote = JSON.stringify;
 
-/** Every object name, and an EDS service name when set, can name an Envoy resource. */
+/**
+ * Every object name, and an EDS service name when set, can name an xDS resource (nameProblem); a
+ * virtual host's name is a resource name only when its route configuration serves it on demand
+ * (VHDS, where it is `<route configuration>/<virtual host>`), and otherwise a name within the
+ * route configuration (partNameProblem).
+ */
 export function checkNames({ spec, issues }: ValidationContext): void {
-  const check = (what: string, name: string, path: string) => {
-    const problem = nameProblem(name);
+  const check = (what: string, name: string, path: string, problemOf = nameProblem) => {
+    const problem = problemOf(name);
     if (problem) {
       issues.add(
         "invalid-name",
         path,
         `${what} name ${quotedName(name)} ${problem}`,
-        "use a non-empty name without spaces, e.g. payments-v2",
+        problemOf === nameProblem
+          ? "use a non-empty name without spaces, e.g. payments-v2"
+          : "use a non-empty name without control characters",
       );
     }
   };
@@ -61,6 +71,7 @@ export function checkNames({ spec, issues }: ValidationContext): void {
         "virtual host",
         virtualHost.name,
         `${virtualHostPath(routeConfiguration.name, virtualHost.name)}.name`,
+        routeConfiguration.vhds ? nameProblem : partNameProblem,
       );
     }
   }
@@ -137,27 +148,32 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
       locality.endpoints.forEach((endpoint, e) => {
         const path = endpointPath(cluster.name, l, e);
         const where = `endpoint ${e} of locality ${l} of ${what}`;
-        const problem = addressProblem(endpoint.address);
-        if (problem) {
-          issues.add(
-            "invalid-address",
-            `${path}.address`,
-            `${where} has address ${quote(endpoint.address)}, which ${problem}`,
-          );
-        } else if (needsIp && ipFamily(endpoint.address) === 0) {
-          issues.add(
-            "endpoint-not-ip",
-            `${path}.address`,
-            `${where} has host name ${quote(endpoint.address)}, but a ${cluster.discoveryType} cluster takes IP addresses only`,
-            "use the IP address, or make the cluster STRICT_DNS or LOGICAL_DNS to resolve the name",
-          );
-        }
-        if (!isPort(endpoint.port)) {
-          issues.add(
-            "invalid-port",
-            `${path}.port`,
-            `${where} has port ${endpoint.port}; a port is an integer from 1 to 65535`,
-          );
+        const kind = addressKind(endpoint.address);
+        if (kind !== "socket") {
+          checkUnixOrInternalEndpoint(issues, cluster, endpoint, path, where);
+        } else {
+          const problem = addressProblem(endpoint.address);
+          if (problem) {
+            issues.add(
+              "invalid-address",
+              `${path}.address`,
+              `${where} has address ${quote(endpoint.address)}, which ${problem}`,
+            );
+          } else if (needsIp && ipFamily(endpoint.address) === 0) {
+            issues.add(
+              "endpoint-not-ip",
+              `${path}.address`,
+              `${where} has host name ${quote(endpoint.address)}, but a ${cluster.discoveryType} cluster takes IP addresses only`,
+              "use the IP address, or make the cluster STRICT_DNS or LOGICAL_DNS to resolve the name",
+            );
+          }
+          if (!isPort(endpoint.port)) {
+            issues.add(
+              "invalid-port",
+              `${path}.port`,
+              `${where} has port ${endpoint.port}; a port is an integer from 1 to 65535`,
+            );
+          }
         }
         if (endpoint.weight !== null && !isPositiveWeight(endpoint.weight)) {
           issues.add(
@@ -183,5 +199,48 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
         );
       }
     }
+  }
+}
+
+/**
+ * An endpoint on a Unix socket (`unix://PATH`) or an internal listener (`envoy://LISTENER`):
+ * it has a path or a listener name and no port, and only clusters that take the address as given
+ * can use it. The DNS cluster types resolve a socket address's host name and read nothing else
+ * (Envoy's strict_dns and logical_dns clusters take `socket_address.address` of each endpoint).
+ */
+function checkUnixOrInternalEndpoint(
+  issues: ValidationContext["issues"],
+  cluster: ClusterSpec,
+  endpoint: EndpointSpec,
+  path: string,
+  where: string,
+): void {
+  const kind = addressKind(endpoint.address);
+  const noun = kind === "pipe" ? "Unix socket" : "internal listener address";
+  if (addressTarget(endpoint.address) === "") {
+    issues.add(
+      "invalid-address",
+      `${path}.address`,
+      kind === "pipe"
+        ? `${where} is a Unix socket with no path`
+        : `${where} is an internal listener address with no listener name`,
+      kind === "pipe" ? "write unix:///absolute/path.sock" : "write envoy://LISTENER_NAME",
+    );
+  }
+  if (endpoint.port !== 0) {
+    issues.add(
+      "invalid-port",
+      `${path}.port`,
+      `${where} is ${noun} ${quote(endpoint.address)}, which has no port, but sets port ${endpoint.port}`,
+      "clear the port",
+    );
+  }
+  if (cluster.discoveryType === "STRICT_DNS" || cluster.discoveryType === "LOGICAL_DNS") {
+    issues.add(
+      "invalid-address",
+      `${path}.address`,
+      `${where} is ${noun} ${quote(endpoint.address)}, but a ${cluster.discoveryType} cluster resolves host names of socket addresses and reads no other address`,
+      "make the cluster STATIC (or EDS) to use the address as given",
+    );
   }
 }

@@ -15,18 +15,38 @@ const NAME = /^[^\s\p{Cc}]+$/u;
 export const MAX_NAME_LENGTH = 512;
 
 /**
- * Why `name` cannot name an Envoy resource, or undefined when it can. Envoy accepts almost any
- * string, but names travel in xDS requests, URLs (`xds:///NAME`), logs and the CLI: whitespace and
- * control characters would only cause trouble there.
+ * Why `name` cannot name a part of a resource that is no xDS resource of its own (a virtual host
+ * of a route configuration loaded whole, a route, a filter chain), or undefined when it can.
+ * Envoy asks only for a non-empty name (`string.min_len = 1`); Switchyard's policy adds a length a
+ * database index can hold and no control characters (they cannot be typed, shown or logged as
+ * written). Spaces, "*" and "/" are Envoy's to allow: a gateway names its virtual hosts
+ * `listener/*` or `*`.
  */
-export function nameProblem(name: string): string | undefined {
+export function partNameProblem(name: string): string | undefined {
   if (name === "") return "is empty";
-  if (!NAME.test(name)) return "contains whitespace or control characters";
+  if (/\p{Cc}/u.test(name)) return "contains control characters";
   if (name.length > MAX_NAME_LENGTH) {
     return `is ${name.length} characters long, more than the ${MAX_NAME_LENGTH} allowed`;
   }
-  // Every resource is also served as xdstp://AUTHORITY/TYPE/NAME (xdstp.ts): a name must not
-  // read as such a name itself, nor as the wildcard or a glob collection.
+  return undefined;
+}
+
+/**
+ * Why `name` cannot name an xDS resource (a cluster, listener, route configuration, secret,
+ * runtime layer, an on-demand virtual host) or a node group, or undefined when it can. Envoy
+ * accepts almost any string; these are Switchyard's policies, listed in the README:
+ *   - no whitespace or control characters: names travel in xDS requests, URLs (`xds:///NAME`),
+ *     logs and the CLI, where they would only cause trouble;
+ *   - not "*" nor ending in "/*": the xDS protocol reads "*" as the wildcard subscription
+ *     ("How the client specifies what resources to return"), and the xDS transport design reads a
+ *     name ending in "/*" as a glob collection, and every resource is also served under
+ *     xdstp://AUTHORITY/TYPE/NAME (xdstp.ts);
+ *   - not starting with "xdstp:": such a name would read as a structured name itself.
+ */
+export function nameProblem(name: string): string | undefined {
+  const part = partNameProblem(name);
+  if (part) return part;
+  if (!NAME.test(name)) return "contains whitespace or control characters";
   if (name.startsWith("xdstp:")) {
     return 'starts with "xdstp:", the scheme Switchyard serves every resource under (xdstp://AUTHORITY/TYPE/NAME): give the plain name';
   }
@@ -44,6 +64,14 @@ export function quotedName(name: string): string {
 /** A TCP/UDP port a socket can use: an integer from 1 to 65535. */
 export function isPort(port: number): boolean {
   return Number.isInteger(port) && port >= 1 && port <= 65535;
+}
+
+/**
+ * A port a listener can bind: 0 to 65535 (SocketAddress.port_value `uint32.lte = 65535`); 0 asks
+ * the kernel for a free port.
+ */
+export function isListenerPort(port: number): boolean {
+  return Number.isInteger(port) && port >= 0 && port <= 65535;
 }
 
 export const UINT32_MAX = 0xffff_ffff;

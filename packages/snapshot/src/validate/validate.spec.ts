@@ -237,6 +237,31 @@ describe("validate: names", () => {
       expected: [error("invalid-name", 'routeConfigurations["r"].virtualHosts["v\\u0007"].name')],
     },
     {
+      rule: "a virtual host of a route configuration loaded whole may be named * or end in /* (gateways name them listener/host); only VHDS serves virtual hosts by name",
+      spec: withRouteConfiguration(
+        routeConfigurationSpec("r", "c", {
+          virtualHosts: [
+            virtualHostSpec("*", ["*"], [routeSpec("c")]),
+            virtualHostSpec("first-listener/*", ["a.example.com"], [routeSpec("c")]),
+            virtualHostSpec("with space", ["b.example.com"], [routeSpec("c")]),
+          ],
+        }),
+      ),
+      code: "invalid-name",
+      expected: [],
+    },
+    {
+      rule: "an on-demand (VHDS) virtual host named * is refused: its resource name would read as a glob collection",
+      spec: withRouteConfiguration(
+        routeConfigurationSpec("r", "c", {
+          vhds: true,
+          virtualHosts: [virtualHostSpec("*", ["*"], [routeSpec("c")])],
+        }),
+      ),
+      code: "invalid-name",
+      expected: [error("invalid-name", 'routeConfigurations["r"].virtualHosts["*"].name')],
+    },
+    {
       rule: "a node group name longer than 512 characters is an invalid name (the database indexes names)",
       spec: configSpec({ nodeGroups: [nodeGroupSpec("g".repeat(513))] }),
       code: "invalid-name",
@@ -275,12 +300,77 @@ describe("validate: listener addresses", () => {
       expected: [error("socket-address-required", 'listeners["edge"].port')],
     },
     {
-      rule: "a listener port is from 1 to 65535",
-      spec: withListeners(socketListenerSpec("a", 0, "r"), socketListenerSpec("b", 65536, "r")),
+      rule: "a listener port is from 0 (any free port, as Envoy binds it) to 65535",
+      spec: withListeners(
+        socketListenerSpec("a", 0, "r"),
+        socketListenerSpec("b", 65536, "r"),
+        socketListenerSpec("c", -1, "r"),
+      ),
       code: "invalid-port",
       expected: [
-        error("invalid-port", 'listeners["a"].port'),
         error("invalid-port", 'listeners["b"].port'),
+        error("invalid-port", 'listeners["c"].port'),
+      ],
+    },
+    {
+      rule: "a listener may listen on a Unix socket, which has no port",
+      spec: withListeners(
+        socketListenerSpec("ok", 80, "r", { address: "unix:///run/envoy/admin.sock", port: null }),
+        socketListenerSpec("abstract", 80, "r", { address: "unix://@envoy", port: null }),
+        socketListenerSpec("ported", 80, "r", { address: "unix:///run/x.sock", port: 80 }),
+        socketListenerSpec("pathless", 80, "r", { address: "unix://", port: null }),
+      ),
+      code: "invalid-port",
+      expected: [error("invalid-port", 'listeners["ported"].port')],
+    },
+    {
+      rule: "a Unix socket listener needs a path",
+      spec: withListeners(
+        socketListenerSpec("pathless", 80, "r", { address: "unix://", port: null }),
+      ),
+      code: "invalid-address",
+      expected: [error("invalid-address", 'listeners["pathless"].address')],
+    },
+    {
+      rule: "an internal listener has no address: it sets internal_listener (Envoy refuses an envoy_internal_address as a listener's address)",
+      spec: withListeners(
+        socketListenerSpec("inner", 80, "r", {
+          address: null,
+          port: null,
+          extra: { internalListener: {} },
+        }),
+        socketListenerSpec("wrong", 80, "r", { address: "envoy://wrong", port: null }),
+      ),
+      code: "invalid-address",
+      expected: [error("invalid-address", 'listeners["wrong"].address')],
+    },
+    {
+      rule: "an internal listener binds nothing: an address, a port or a socket feature on it is refused",
+      spec: withListeners(
+        socketListenerSpec("inner", 80, "r", {
+          address: "127.0.0.1",
+          extra: { internalListener: {}, enableReusePort: true, socketOptions: [{ level: 1 }] },
+        }),
+      ),
+      code: "api-listener-address",
+      expected: [
+        error("api-listener-address", 'listeners["inner"].address'),
+        error("api-listener-address", 'listeners["inner"].port'),
+      ],
+    },
+    {
+      rule: "an internal listener uses none of the socket features it has no socket for",
+      spec: withListeners(
+        socketListenerSpec("inner", 80, "r", {
+          address: null,
+          port: null,
+          extra: { internalListener: {}, enableReusePort: true, socketOptions: [{ level: 1 }] },
+        }),
+      ),
+      code: "internal-listener-feature",
+      expected: [
+        error("internal-listener-feature", 'listeners["inner"].extra.enableReusePort'),
+        error("internal-listener-feature", 'listeners["inner"].extra.socketOptions'),
       ],
     },
     {
@@ -332,6 +422,82 @@ describe("validate: filter chains and HTTP filters", () => {
       spec: withListeners(socketListenerSpec("edge", 80, "r", { filterChains: [] })),
       code: "filter-chain-count",
       expected: [error("filter-chain-count", 'listeners["edge"].filterChains')],
+    },
+    {
+      rule: "a listener whose only chain is its default filter chain takes connections",
+      spec: withListeners(
+        socketListenerSpec("edge", 80, "r", {
+          filterChains: [filterChainSpec({ rdsRouteConfigName: "r", isDefault: true })],
+        }),
+      ),
+      code: "filter-chain-count",
+      expected: [],
+    },
+    {
+      rule: "a listener has at most one default filter chain",
+      spec: withListeners(
+        socketListenerSpec("edge", 80, "r", {
+          filterChains: [
+            filterChainSpec({ rdsRouteConfigName: "r", isDefault: true }),
+            filterChainSpec({ rdsRouteConfigName: "r", isDefault: true }),
+          ],
+        }),
+      ),
+      code: "filter-chain-count",
+      expected: [error("filter-chain-count", 'listeners["edge"].filterChains[1].isDefault')],
+    },
+    {
+      rule: "a UDP listener has no filter chain (its listener filters serve it), a QUIC listener needs one",
+      spec: withListeners(
+        socketListenerSpec("udp", 53, "r", {
+          extra: { address: { socketAddress: { protocol: "UDP" } } },
+          filterChains: [],
+        }),
+        socketListenerSpec("udp-chains", 54, "r", {
+          extra: { address: { socketAddress: { protocol: "UDP" } } },
+        }),
+        socketListenerSpec("quic", 443, "r", {
+          extra: {
+            address: { socketAddress: { protocol: "UDP" } },
+            udpListenerConfig: { quicOptions: {} },
+          },
+          filterChains: [],
+        }),
+        // udp_listener_config without protocol UDP is a TCP listener: Envoy takes the socket
+        // type from the address alone.
+        socketListenerSpec("tcp", 80, "r", {
+          extra: { udpListenerConfig: {} },
+          filterChains: [],
+        }),
+      ),
+      code: "filter-chain-count",
+      expected: [
+        error("filter-chain-count", 'listeners["udp-chains"].filterChains'),
+        error("filter-chain-count", 'listeners["quic"].filterChains'),
+        error("filter-chain-count", 'listeners["tcp"].filterChains'),
+      ],
+    },
+    {
+      rule: "every filter chain of a QUIC listener has a transport socket",
+      spec: withListeners(
+        socketListenerSpec("quic", 443, "r", {
+          extra: {
+            address: { socketAddress: { protocol: "UDP" } },
+            udpListenerConfig: { quicOptions: {} },
+          },
+          filterChains: [
+            filterChainSpec({
+              rdsRouteConfigName: "r",
+              extra: { transportSocket: { name: "envoy.transport_sockets.quic" } },
+            }),
+            filterChainSpec({ rdsRouteConfigName: "r" }),
+          ],
+        }),
+      ),
+      code: "filter-chain-count",
+      expected: [
+        error("filter-chain-count", 'listeners["quic"].filterChains[1].extra.transportSocket'),
+      ],
     },
     {
       rule: "a filter chain does not set both RDS and inline routes",
@@ -463,6 +629,84 @@ describe("validate: clusters, localities and endpoints", () => {
       spec: withCluster(clusterSpec("c", [ep("db.internal")])),
       code: "endpoint-not-ip",
       expected: [error("endpoint-not-ip", 'clusters["c"].localities[0].endpoints[0].address')],
+    },
+    {
+      rule: "an endpoint may be a Unix socket or an internal listener, with no port",
+      spec: configSpec({
+        clusters: [
+          clusterSpec("sds", [ep("unix:///var/run/sds.sock", 0)], { discoveryType: "STATIC" }),
+          clusterSpec("inner", [ep("envoy://encap", 0)], { discoveryType: "STATIC" }),
+          clusterSpec("ported", [ep("unix:///var/run/x.sock", 80)], { discoveryType: "STATIC" }),
+        ],
+        listeners: [
+          socketListenerSpec("encap", 0, "r", {
+            address: null,
+            port: null,
+            extra: { internalListener: {} },
+          }),
+        ],
+      }),
+      code: "invalid-port",
+      expected: [error("invalid-port", 'clusters["ported"].localities[0].endpoints[0].port')],
+    },
+    {
+      rule: "a DNS cluster resolves socket addresses only: a Unix socket endpoint there is refused",
+      spec: withCluster(
+        clusterSpec("c", [ep("unix:///var/run/x.sock", 0)], { discoveryType: "STRICT_DNS" }),
+      ),
+      code: "invalid-address",
+      expected: [error("invalid-address", 'clusters["c"].localities[0].endpoints[0].address')],
+    },
+    {
+      rule: "an endpoint reaches an internal listener that exists and is one",
+      spec: configSpec({
+        clusters: [
+          clusterSpec("a", [ep("envoy://missing", 0)], { discoveryType: "STATIC" }),
+          clusterSpec("b", [ep("envoy://edge", 0)], { discoveryType: "STATIC" }),
+        ],
+        listeners: [socketListenerSpec("edge", 80, "r")],
+        routeConfigurations: [routeConfigurationSpec("r", "a")],
+      }),
+      code: "dangling-listener-reference",
+      expected: [
+        error("dangling-listener-reference", 'clusters["a"].localities[0].endpoints[0].address'),
+        error("dangling-listener-reference", 'clusters["b"].localities[0].endpoints[0].address'),
+      ],
+    },
+    {
+      rule: "a node group that receives a cluster reaching an internal listener receives that listener",
+      spec: configSpec({
+        clusters: [clusterSpec("encap", [ep("envoy://inner", 0)], { discoveryType: "STATIC" })],
+        listeners: [
+          socketListenerSpec("inner", 0, "r", {
+            address: null,
+            port: null,
+            extra: { internalListener: {} },
+            filterChains: [
+              filterChainSpec({
+                networkOnly: true,
+                networkFilters: [
+                  {
+                    name: "tcp",
+                    typedConfig: {
+                      "@type":
+                        "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+                      statPrefix: "t",
+                      cluster: "encap",
+                    },
+                  },
+                ],
+              }),
+            ],
+          }),
+        ],
+        nodeGroups: [
+          nodeGroupSpec("edge", { clusters: ["encap"], listeners: [] }),
+          nodeGroupSpec("whole", { clusters: ["encap"], listeners: ["inner"] }),
+        ],
+      }),
+      code: "node-group-missing-cluster",
+      expected: [error("node-group-missing-cluster", 'nodeGroups["edge"].listeners')],
     },
     {
       rule: "a STRICT_DNS cluster's endpoints may be host names",
@@ -961,6 +1205,7 @@ describe("validate: Envoy's rules and references in what the model keeps as Envo
 describe("validate: duplicates", () => {
   const listenerOn = (name: string, address: string, port: number) =>
     socketListenerSpec(name, port, "r", { address });
+  const udp = { address: { socketAddress: { protocol: "UDP" } } };
   runCases([
     {
       rule: "two clusters do not share a name",
@@ -1031,17 +1276,58 @@ describe("validate: duplicates", () => {
       expected: [error("listener-address-conflict", 'listeners["b"].port')],
     },
     {
-      rule: "0.0.0.0 overlaps every IPv4 address on its port, before or after it",
+      rule: "0.0.0.0 and another IPv4 address on one port are two addresses, as Envoy compares them",
       spec: withListeners(
         listenerOn("a", "10.0.0.1", 80),
         listenerOn("b", "0.0.0.0", 80),
         listenerOn("c", "10.0.0.2", 80),
       ),
       code: "listener-address-conflict",
-      expected: [
-        error("listener-address-conflict", 'listeners["b"].port'),
-        error("listener-address-conflict", 'listeners["c"].port'),
-      ],
+      expected: [],
+    },
+    {
+      rule: "a TCP and a UDP listener share a port (HTTP/3 beside HTTP/1 and 2); two UDP listeners do not",
+      spec: withListeners(
+        listenerOn("tcp", "0.0.0.0", 443),
+        { ...listenerOn("udp", "0.0.0.0", 443), extra: udp },
+        { ...listenerOn("udp2", "0.0.0.0", 443), extra: udp },
+      ),
+      code: "listener-address-conflict",
+      expected: [error("listener-address-conflict", 'listeners["udp2"].port')],
+    },
+    {
+      rule: "two listeners on one Unix socket conflict",
+      spec: withListeners(
+        { ...listenerOn("a", "0.0.0.0", 1), address: "unix:///run/a.sock", port: null },
+        { ...listenerOn("b", "0.0.0.0", 1), address: "unix:///run/a.sock", port: null },
+        { ...listenerOn("c", "0.0.0.0", 1), address: "unix:///run/c.sock", port: null },
+      ),
+      code: "listener-address-conflict",
+      expected: [error("listener-address-conflict", 'listeners["b"].port')],
+    },
+    {
+      rule: "binding listeners on port 0 each get a free port; listeners that do not bind are compared too",
+      spec: withListeners(
+        listenerOn("a", "127.0.0.1", 0),
+        listenerOn("b", "127.0.0.1", 0),
+        { ...listenerOn("c", "10.0.0.1", 0), extra: { bindToPort: false } },
+        { ...listenerOn("d", "10.0.0.1", 0), extra: { bindToPort: false } },
+      ),
+      code: "listener-address-conflict",
+      expected: [error("listener-address-conflict", 'listeners["d"].port')],
+    },
+    {
+      rule: "an additional address conflicts as the listener's own address does",
+      spec: withListeners(listenerOn("a", "0.0.0.0", 80), {
+        ...listenerOn("b", "0.0.0.0", 81),
+        extra: {
+          additionalAddresses: [
+            { address: { socketAddress: { address: "0.0.0.0", portValue: 80 } } },
+          ],
+        },
+      }),
+      code: "listener-address-conflict",
+      expected: [error("listener-address-conflict", 'listeners["b"].port')],
     },
     {
       rule: "IPv6 spellings of one address conflict",
@@ -1073,7 +1359,7 @@ describe("validate: duplicates", () => {
       nodeGroups: [nodeGroupSpec("edge", { listeners: ["a", "b"], clusters: ["c"] })],
     };
     expect(validate(spec).issues.map((issue) => issue.message)).toEqual([
-      'listener "b" listens on 0.0.0.0:80, as listener "a" does; node groups "edge", "default" receive both, and Envoy cannot bind one address and port twice',
+      'listener "b" listens on 0.0.0.0:80, as listener "a" does; node groups "edge", "default" receive both, and Envoy refuses a second listener on one address',
     ]);
   });
 

@@ -33,6 +33,7 @@ import {
 import { pathPrefixes } from "./validate-path.js";
 import {
   checkClustersHaveEndpoints,
+  checkInternalListenerReferences,
   checkListenerRouteReferences,
   checkNodeGroupReferences,
   checkRouteClusterReferences,
@@ -73,6 +74,7 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
   checkRouteClusterReferences,
   checkListenerRouteReferences,
   checkNodeGroupReferences,
+  checkInternalListenerReferences,
   checkSecretReferences,
   checkClustersHaveEndpoints,
   checkDuplicateNames,

@@ -7,6 +7,7 @@ import {
   DiscoveryType,
   LbPolicy,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { formatAddress } from "@switchyard/snapshot/address";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import { useMemo } from "react";
@@ -108,7 +109,9 @@ export function ClusterList() {
         searchText: (c) =>
           [
             c.name,
-            ...c.localities.flatMap((l) => l.endpoints.map((e) => `${e.address}:${e.port}`)),
+            ...c.localities.flatMap((l) =>
+              l.endpoints.map((e) => formatAddress(e.address, e.port)),
+            ),
           ].join(" "),
       }}
     />

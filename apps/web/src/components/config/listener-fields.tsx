@@ -4,6 +4,7 @@ import { SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useId } from "react";
 import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
 import {
+  CheckboxField,
   ListError,
   NumberField,
   SelectField,
@@ -42,7 +43,7 @@ export function ListenerFields({
       <SecretOptions id="tls-certificate-secrets" type={SecretType.TLS_CERTIFICATE} />
       <FormSection
         title="General"
-        description="A gRPC api listener is what proxyless gRPC clients ask for by name (xds:///NAME); a socket listener is an address and port Envoy binds."
+        description="A gRPC api listener is what proxyless gRPC clients ask for by name (xds:///NAME); a socket listener is an address and port (or a Unix socket) Envoy binds; an internal listener binds nothing: clusters of the same proxy reach it as envoy://NAME."
       >
         <FieldGrid>
           <TextField<F>
@@ -62,13 +63,20 @@ export function ListenerFields({
             label="Listener type"
             options={[
               { value: "api", label: "gRPC api listener (proxyless)" },
-              { value: "socket", label: "Socket (address and port)" },
+              { value: "socket", label: "Socket (address and port, or Unix socket)" },
+              { value: "internal", label: "Internal listener (envoy://NAME)" },
             ]}
           />
         </FieldGrid>
         {mode === "socket" && (
           <FieldGrid>
-            <TextField<F> name="address" label="Address" mono placeholder="0.0.0.0" />
+            <TextField<F>
+              name="address"
+              label="Address"
+              mono
+              placeholder="0.0.0.0"
+              hint="An IP address, or unix:///path.sock for a Unix socket (no port)."
+            />
             <NumberField<F> name="port" label="Port" placeholder="10000" />
           </FieldGrid>
         )}
@@ -79,15 +87,15 @@ export function ListenerFields({
         <FilterChain
           key={field.id}
           index={index}
-          socket={mode === "socket"}
+          socket={mode !== "api"}
           routeList={listId}
           routeConfigNames={routeConfigNames}
           onRemove={
-            mode === "socket" && chains.fields.length > 1 ? () => chains.remove(index) : undefined
+            mode !== "api" && chains.fields.length > 1 ? () => chains.remove(index) : undefined
           }
         />
       ))}
-      {mode === "socket" && (
+      {mode !== "api" && (
         <div>
           <Button onClick={() => chains.append(newFilterChain(routeConfigNames[0] ?? ""))}>
             Add filter chain
@@ -123,12 +131,17 @@ function FilterChain({
     name: `${base}.routeConfigName`,
   });
   const kind = useWatch<F, `filterChains.${number}.kind`>({ name: `${base}.kind` });
+  const isDefault = useWatch<F, `filterChains.${number}.isDefault`>({ name: `${base}.isDefault` });
   const http = kind === "http";
   const known = routeName !== "" && routeConfigNames.includes(routeName?.trim() ?? "");
   return (
     <FormSection
       id={`filter-chain-${index}`}
-      title={socket ? `Filter chain ${index + 1}` : "HTTP connection manager"}
+      title={
+        socket
+          ? `Filter chain ${index + 1}${isDefault ? " (default)" : ""}`
+          : "HTTP connection manager"
+      }
       description={
         http
           ? "The route configuration this listener serves and its HTTP filters. The router filter is added last for you."
@@ -155,6 +168,11 @@ function FilterChain({
               { value: "http", label: "HTTP connection manager" },
               { value: "network", label: "Network filters only (TCP proxy, ...)" },
             ]}
+          />
+          <CheckboxField<F>
+            name={`${base}.isDefault`}
+            label="Default filter chain"
+            hint="Takes the connections no other chain matches (Envoy's default_filter_chain); without one, Envoy closes them."
           />
         </FieldGrid>
       )}

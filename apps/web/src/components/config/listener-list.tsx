@@ -2,6 +2,7 @@
 
 import { useQuery } from "@connectrpc/connect-query";
 import { ConfigService, type Listener } from "@switchyard/proto/switchyard/v1/config_pb";
+import { formatAddress } from "@switchyard/snapshot/address";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import { useMemo } from "react";
@@ -26,13 +27,13 @@ export function ListenerList() {
       {
         id: "type",
         header: "Type",
-        accessorFn: (l) => (l.apiListener ? "gRPC api listener" : "socket"),
+        accessorFn: (l) => listenerType(l),
         cell: ({ row }) =>
           row.original.apiListener ? (
             <Chip tone="accent">gRPC api listener</Chip>
           ) : (
             <span className="flex flex-wrap gap-1">
-              <Chip>socket</Chip>
+              <Chip>{listenerType(row.original)}</Chip>
               {/* Chains of network filters only: a TCP proxy, Redis, ... */}
               {row.original.filterChains.some((c) => c.networkOnly) && <Chip>TCP</Chip>}
             </span>
@@ -41,15 +42,10 @@ export function ListenerList() {
       {
         id: "address",
         header: "Address",
-        accessorFn: (l) => (l.apiListener ? "" : `${l.address ?? ""}:${l.port ?? ""}`),
-        cell: ({ row }) =>
-          row.original.apiListener ? (
-            <span className="font-mono text-xs">xds:///{row.original.name}</span>
-          ) : (
-            <span className="font-mono text-xs">
-              {row.original.address}:{row.original.port}
-            </span>
-          ),
+        accessorFn: (l) => listenerAddress(l),
+        cell: ({ row }) => (
+          <span className="font-mono text-xs">{listenerAddress(row.original)}</span>
+        ),
       },
       {
         id: "routes",
@@ -100,4 +96,16 @@ export function ListenerList() {
       }}
     />
   );
+}
+
+function listenerType(listener: Listener): string {
+  if (listener.apiListener) return "gRPC api listener";
+  return listener.extra?.internalListener !== undefined ? "internal" : "socket";
+}
+
+/** Where a listener is reached: xds:///NAME, envoy://NAME (internal), an address and port, or a Unix socket. */
+function listenerAddress(listener: Listener): string {
+  if (listener.apiListener) return `xds:///${listener.name}`;
+  if (listener.address === undefined) return `envoy://${listener.name}`;
+  return formatAddress(listener.address, listener.port ?? null);
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "FilterChain" ADD COLUMN     "isDefault" BOOLEAN NOT NULL DEFAULT false;
