@@ -40,6 +40,10 @@ describe("switchyard bootstrap", () => {
           socket.value.address?.address.case === "socketAddress" &&
           socket.value.address.address.value.address,
       ).toBe("xds.internal");
+      // Envoy refuses an internal listener unless its bootstrap has this extension.
+      expect(bootstrap.bootstrapExtensions.map((e) => e.typedConfig?.typeUrl)).toEqual([
+        "type.googleapis.com/envoy.extensions.bootstrap.internal_listener.v3.InternalListener",
+      ]);
     }
   });
 

@@ -99,6 +99,19 @@ function layeredRuntime(names: readonly string[], sourceOf: (name: string) => ob
 }
 
 /**
+ * Envoy's internal listener bootstrap extension: without it Envoy refuses every listener with
+ * `internal_listener` ("InternalListener bootstrap extension is mandatory",
+ * `ListenerImpl::buildInternalListener`), so a bootstrap always has it and a published internal
+ * listener just works. It costs nothing until such a listener arrives.
+ */
+const INTERNAL_LISTENER_EXTENSION = {
+  name: "envoy.bootstrap.internal_listener",
+  typedConfig: {
+    "@type": "type.googleapis.com/envoy.extensions.bootstrap.internal_listener.v3.InternalListener",
+  },
+};
+
+/**
  * An Envoy v3 bootstrap that takes every listener and cluster from Switchyard over one ADS stream
  * (SotW, or Delta with `delta`), and the runtime layers it names, in proto3 JSON (Envoy reads
  * JSON as YAML).
@@ -136,6 +149,7 @@ export function envoyBootstrap(options: BootstrapOptions): object {
     ...(options.runtimeLayers && options.runtimeLayers.length > 0
       ? { layeredRuntime: layeredRuntime(options.runtimeLayers, () => ads) }
       : {}),
+    bootstrapExtensions: [INTERNAL_LISTENER_EXTENSION],
     staticResources: {
       clusters: [
         {
@@ -194,6 +208,7 @@ export function envoyFileBootstrap(options: {
   return {
     node: { id: options.nodeId, cluster: options.cluster ?? options.nodeId },
     dynamicResources: { cdsConfig: source("cds"), ldsConfig: source("lds") },
+    bootstrapExtensions: [INTERNAL_LISTENER_EXTENSION],
     ...(options.runtimeLayers && options.runtimeLayers.length > 0
       ? {
           layeredRuntime: layeredRuntime(options.runtimeLayers, (name) =>
