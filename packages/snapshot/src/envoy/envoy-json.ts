@@ -26,6 +26,7 @@ import type {
 } from "../model.js";
 import { vhdsResourceName } from "../serving/vhds.js";
 import { addressJson } from "./envoy-address.js";
+import { typedConfigType } from "./envoy-proto-json.js";
 
 const TYPE_PREFIX = "type.googleapis.com/";
 export const HCM_FILTER_NAME = "envoy.filters.network.http_connection_manager";
@@ -348,11 +349,14 @@ export function vhdsVirtualHostJson(
 }
 
 /** The router, recognised by its name or, whatever it is named, by its typed config. */
-function isRouterFilter(filter: JsonValue): boolean {
-  const object = objectOrEmpty(filter);
-  return (
-    object.name === ROUTER_FILTER_NAME || objectOrEmpty(object.typedConfig)["@type"] === ROUTER_TYPE
-  );
+/**
+ * Whether an HTTP filter is the router: by its typed config's type when it has one (Envoy picks
+ * the factory by type, whatever the filter is named), else by its name.
+ */
+export function isRouterFilter(filter: JsonValue): boolean {
+  const type = typedConfigType(filter);
+  if (type !== undefined) return type === ROUTER_TYPE.slice(TYPE_PREFIX.length);
+  return objectOrEmpty(filter).name === ROUTER_FILTER_NAME;
 }
 
 export const ON_DEMAND_FILTER_NAME = "envoy.filters.http.on_demand";

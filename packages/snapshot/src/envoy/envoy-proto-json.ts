@@ -56,6 +56,23 @@ export function typeNameOf(typeUrl: string): string {
   return typeUrl.slice(typeUrl.lastIndexOf("/") + 1);
 }
 
+/**
+ * The message type of a filter's (or any extension's) `typedConfig`, seen through a TypedStruct,
+ * or undefined when it has none: what Envoy picks the extension's factory by.
+ */
+export function typedConfigType(extension: JsonValue | undefined): string | undefined {
+  const typedConfig = isJsonObject(extension) ? extension.typedConfig : undefined;
+  if (!isJsonObject(typedConfig)) return undefined;
+  const url = typedConfig["@type"];
+  if (typeof url !== "string") return undefined;
+  const name = typeNameOf(url);
+  if (TYPED_STRUCT_TYPES.has(name)) {
+    const named = typedConfig.typeUrl;
+    return typeof named === "string" ? typeNameOf(named) : undefined;
+  }
+  return name;
+}
+
 /** True when the registry has no schema for the type a type URL names. */
 export function isOpaqueType(typeUrl: string): boolean {
   return registry.getMessage(typeNameOf(typeUrl)) === undefined;

@@ -4,7 +4,12 @@
  * changed, so that importing and then exporting gives back exactly the normalized resources.
  */
 
-import { ADS_CONFIG_SOURCE, HCM_FILTER_NAME, ROUTER_FILTER_NAME } from "../envoy/envoy-json.js";
+import {
+  ADS_CONFIG_SOURCE,
+  HCM_FILTER_NAME,
+  isRouterFilter,
+  ROUTER_FILTER_NAME,
+} from "../envoy/envoy-json.js";
 import { envoyFromJson } from "../envoy/envoy-proto-json.js";
 import type { JsonObject, JsonValue } from "../model.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
@@ -133,13 +138,6 @@ function normalizeRouteConfiguration(json: JsonObject): JsonObject {
   };
 }
 
-function isRouter(filter: JsonValue): boolean {
-  const object = asObject(filter);
-  return (
-    object.name === ROUTER_FILTER_NAME || asObject(object.typedConfig)["@type"] === ROUTER_TYPE
-  );
-}
-
 function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
   let out = hcm;
   if (isObject(out.rds) && !jsonEqual(out.rds.configSource, ADS)) {
@@ -152,7 +150,7 @@ function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): J
     });
   }
   const filters = asArray(out.httpFilters);
-  if (!filters.some(isRouter)) {
+  if (!filters.some(isRouterFilter)) {
     out = { ...out, httpFilters: [...filters, DEFAULT_ROUTER] };
     notes.push({
       at: [...at, "httpFilters"],

@@ -17,7 +17,7 @@ import {
   secretPath,
   virtualHostPath,
 } from "./validate-path.js";
-import { ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
+import { asciiLowerCase, ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
 
 const quote = JSON.stringify;
 
@@ -65,15 +65,15 @@ export function checkDuplicateNames({ spec, issues }: ValidationContext): void {
 }
 
 /**
- * No domain is claimed twice in one route configuration, compared case-insensitively as Envoy
- * does (and rejects the route configuration otherwise).
+ * No domain is claimed twice in one route configuration, compared with ASCII case folded as Envoy
+ * does (`RouteMatcher::RouteMatcher`: "Only unique values for domains are permitted").
  */
 export function checkDuplicateDomains({ spec, issues }: ValidationContext): void {
   for (const routeConfiguration of spec.routeConfigurations) {
     const claimedBy = new Map<string, string>();
     for (const virtualHost of routeConfiguration.virtualHosts) {
       virtualHost.domains.forEach((domain, index) => {
-        const key = domain.toLowerCase();
+        const key = asciiLowerCase(domain);
         const owner = claimedBy.get(key);
         if (owner === undefined) {
           claimedBy.set(key, virtualHost.name);

@@ -89,13 +89,16 @@ export const VALIDATION_CODES = {
   "invalid-weight": error(
     "an endpoint or locality weight is not an integer >= 1, or weighted cluster weights are negative, all zero or overflow uint32",
   ),
+  "resolver-name-on-dns-cluster": error(
+    "a STRICT_DNS or LOGICAL_DNS cluster's endpoint names a custom resolver, which Envoy refuses",
+  ),
   "invalid-priority": error("a locality priority is not an integer from 0 to 128"),
   "endpoint-not-ip": error("a STATIC or EDS cluster has an endpoint address that is not an IP"),
   "logical-dns-endpoint-count": error(
     "a LOGICAL_DNS cluster has other than exactly one locality with one endpoint",
   ),
   "invalid-path-match": error(
-    "a PATH or PATH_SEPARATED_PREFIX route match does not start with /, or a CONNECT or PATH_MATCH_POLICY match lacks its matcher in extra.match",
+    "a PATH (other than *) or PATH_SEPARATED_PREFIX route match does not start with /, or a CONNECT or PATH_MATCH_POLICY match lacks its matcher in extra.match",
   ),
   "invalid-regex": error("a SAFE_REGEX route match is not a valid RE2 regular expression"),
   "incomplete-route-action": error(
@@ -104,7 +107,7 @@ export const VALIDATION_CODES = {
   "invalid-direct-response": error("a direct response has no status from 200 to 599"),
   "empty-domains": error("a virtual host has no domains"),
   "invalid-domain": error(
-    'a virtual host domain is empty, holds whitespace, or has a wildcard other than one "*" at its start or end',
+    "a virtual host domain is empty, or holds whitespace or control characters (Envoy refuses NUL, CR and LF)",
   ),
   "invalid-envoy-json": error("Envoy's schema rejects a stored Envoy field (extra, JSON columns)"),
   "inline-secret": error(
@@ -186,6 +189,12 @@ export const VALIDATION_CODES = {
     "an extension of a type Switchyard has no schema for is sent as written (a TypedStruct), unchecked",
   ),
   "ignored-route-action-field": warning("a route sets a field its actionKind ignores"),
+  "literal-wildcard-domain": warning(
+    'a virtual host domain has a "*" that Envoy matches as the character (in the middle, or a second one)',
+  ),
+  "total-weight-mismatch": warning(
+    "a weighted route's deprecated total_weight differs from the sum of its weights (ignored by current Envoy; older Envoy and gRPC C-core refuse it)",
+  ),
   // Proxyless gRPC (@grpc/grpc-js-xds), only for what an api_listener reaches.
   "grpc-unsupported-http-filter": warning(
     "a proxyless gRPC client would reject an HTTP filter",

@@ -5,14 +5,12 @@
  */
 
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
-import { ROUTER_FILTER_NAME } from "../envoy/envoy-json.js";
-import { isOpaqueType } from "../envoy/envoy-proto-json.js";
-import type { FilterChainSpec, JsonObject, JsonValue, ListenerSpec } from "../model.js";
+import { isRouterFilter } from "../envoy/envoy-json.js";
+import { isOpaqueType, typedConfigType } from "../envoy/envoy-proto-json.js";
+import type { FilterChainSpec, JsonValue, ListenerSpec } from "../model.js";
 import type { ValidationContext } from "./validate-context.js";
 import { filterChainPath, jsonKey, listenerPath } from "./validate-path.js";
 import { addressProblem, ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
-
-const ROUTER_TYPE_URL = "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
 
 const quote = JSON.stringify;
 
@@ -103,7 +101,12 @@ export function checkListenerAddresses({ spec, issues }: ValidationContext): voi
       }
       continue;
     }
-    if (ipFamily(listener.address) === 0) {
+    const socket = isObject(listener.extra.address)
+      ? listener.extra.address.socketAddress
+      : undefined;
+    const resolver = isObject(socket) ? socket.resolverName : undefined;
+    // A custom resolver (`resolver_name`) resolves the address itself: then it need not be an IP.
+    if (ipFamily(listener.address) === 0 && (typeof resolver !== "string" || resolver === "")) {
       const problem = addressProblem(listener.address);
       issues.add(
         "invalid-address",
@@ -313,20 +316,6 @@ const TERMINAL_NETWORK_FILTERS = new Set([
   "envoy.extensions.filters.network.rocketmq_proxy.v3.RocketmqProxy",
 ]);
 
-/** The type of a filter's typed config, seen through a TypedStruct. */
-function filterTypeName(filter: JsonObject): string | undefined {
-  const typedConfig = filter.typedConfig;
-  if (!isObject(typedConfig)) return undefined;
-  const url = typedConfig["@type"];
-  if (typeof url !== "string") return undefined;
-  const name = url.slice(url.lastIndexOf("/") + 1);
-  if (name === "xds.type.v3.TypedStruct" || name === "udpa.type.v1.TypedStruct") {
-    const named = typedConfig.typeUrl;
-    return typeof named === "string" ? named.slice(named.lastIndexOf("/") + 1) : undefined;
-  }
-  return name;
-}
-
 const HCM_TYPE_NAME =
   "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager";
 
@@ -362,7 +351,7 @@ function checkNetworkFilters(
       );
       return;
     }
-    const type = filterTypeName(filter);
+    const type = typedConfigType(filter);
     if (type === HCM_TYPE_NAME) {
       issues.add(
         "invalid-network-filter",
@@ -397,14 +386,6 @@ function registryLacks(typeName: string): boolean {
   return isOpaqueType(`${TYPE_URL_PREFIX}${typeName}`);
 }
 
-function isRouter(filter: JsonObject): boolean {
-  const typedConfig = filter.typedConfig ?? filter.typed_config;
-  return (
-    filter.name === ROUTER_FILTER_NAME ||
-    (isObject(typedConfig) && typedConfig["@type"] === ROUTER_TYPE_URL)
-  );
-}
-
 /**
  * Every HTTP filter is an object with a name, and the router (appended by the compiler when the
  * list lacks it) comes last: Envoy rejects a terminal filter before the end of the chain, and a
@@ -424,7 +405,7 @@ export function checkHttpFilters({ spec, issues }: ValidationContext): void {
             `HTTP filter ${index} of ${what} is not an object with a name`,
             'write it as proto3 JSON: { "name": "...", "typedConfig": { "@type": "..." } }',
           );
-        } else if (index < last && isRouter(filter)) {
+        } else if (index < last && isRouterFilter(filter)) {
           issues.add(
             "router-filter-not-last",
             `${path}[${index}]`,

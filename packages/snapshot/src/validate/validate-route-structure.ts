@@ -6,11 +6,20 @@
 import type { RouteSpec } from "../model.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
 import { jsonKey, routePath, virtualHostPath } from "./validate-path.js";
-import { domainProblem, isObject, regexProblem, UINT32_MAX } from "./validate-syntax.js";
+import {
+  domainProblem,
+  isObject,
+  literalWildcard,
+  regexProblem,
+  UINT32_MAX,
+} from "./validate-syntax.js";
 
 const quote = JSON.stringify;
 
-/** Every virtual host has domains, each a valid Envoy domain pattern. */
+/**
+ * Every virtual host has domains (Envoy: `repeated.min_items = 1`), each one Envoy takes (see
+ * domainProblem), and a "*" that Envoy would match as a character is worth a warning.
+ */
 export function checkDomains({ spec, issues }: ValidationContext): void {
   for (const routeConfiguration of spec.routeConfigurations) {
     for (const virtualHost of routeConfiguration.virtualHosts) {
@@ -33,13 +42,28 @@ export function checkDomains({ spec, issues }: ValidationContext): void {
             `domain ${index} of ${what}, ${quote(domain)}, ${problem}`,
             'use a host name, "*.example.com", "example.*" or "*"',
           );
+          return;
+        }
+        const literal = literalWildcard(domain);
+        if (literal) {
+          issues.add(
+            "literal-wildcard-domain",
+            `${path}[${index}]`,
+            `domain ${index} of ${what}, ${quote(domain)}, ${literal}`,
+            'a wildcard is one "*" at the start or the end: "*.example.com", "example.*"',
+          );
         }
       });
     }
   }
 }
 
-/** A PATH match is an absolute path; a SAFE_REGEX match compiles as RE2 (see `regexProblem`). */
+/**
+ * A PATH match is an absolute path or "*" (the request target of `OPTIONS *`); a
+ * PATH_SEPARATED_PREFIX starts with "/" (Envoy's own rule is only its pattern, `^[^?#]+[^?#/]$`:
+ * a prefix without "/" is Switchyard's policy, as no request path starts otherwise); a SAFE_REGEX
+ * match compiles as RE2 (see `regexProblem`).
+ */
 export function checkRouteMatches({ spec, issues }: ValidationContext): void {
   const regexProblems = new Map<string, string | undefined>();
   for (const routeConfiguration of spec.routeConfigurations) {
@@ -59,7 +83,8 @@ export function checkRouteMatches({ spec, issues }: ValidationContext): void {
           }
         } else if (
           (route.matchKind === "PATH" || route.matchKind === "PATH_SEPARATED_PREFIX") &&
-          !route.matchValue.startsWith("/")
+          !route.matchValue.startsWith("/") &&
+          !(route.matchKind === "PATH" && route.matchValue === "*")
         ) {
           issues.add(
             "invalid-path-match",
@@ -251,11 +276,21 @@ function checkWeightedClusters(
   let total = 0;
   let valid = true;
   route.weightedClusters.forEach((weighted, w) => {
-    if (!weighted.name) {
+    // ClusterWeight names its cluster, or the request header holding it (`cluster_header`): one
+    // of the two ("At least one of name or cluster_header need to be specified").
+    const header = weighted.extra?.clusterHeader;
+    if (!weighted.name && (typeof header !== "string" || header === "")) {
       issues.add(
         "incomplete-route-action",
         `${path}.weightedClusters[${w}].name`,
-        `weighted cluster ${w} of ${what} names no cluster`,
+        `weighted cluster ${w} of ${what} names no cluster (nor a cluster_header)`,
+      );
+    } else if (weighted.name && header !== undefined) {
+      issues.add(
+        "incomplete-route-action",
+        `${path}.weightedClusters[${w}].extra.clusterHeader`,
+        `weighted cluster ${w} of ${what} sets both name and cluster_header; Envoy takes only one of them`,
+        "keep one",
       );
     }
     if (
@@ -286,8 +321,9 @@ function checkWeightedClusters(
       "scale the weights down, e.g. to percentages",
     );
   }
-  // total_weight (deprecated, kept in extra) must be the sum when set: Envoy refuses the route
-  // ("Sum of weights in the weighted_cluster must add up to total_weight") and gRPC NACKs it.
+  // total_weight is deprecated and current Envoy ignores it (WeightedClusterSpecifierPlugin sums
+  // the weights), but older Envoy releases refuse a route whose weights do not add up to it, and
+  // gRPC C-core clients NACK it: a warning.
   const weighted = route.extra.route;
   const declared =
     isObject(weighted) && isObject(weighted.weightedClusters)
@@ -295,9 +331,9 @@ function checkWeightedClusters(
       : undefined;
   if (valid && declared !== undefined && Number(declared) !== total) {
     issues.add(
-      "invalid-weight",
+      "total-weight-mismatch",
       `${path}.extra.route.weightedClusters.totalWeight`,
-      `${what} declares total_weight ${String(declared)}, but its weights add up to ${total}: Envoy refuses the route and gRPC clients NACK it`,
+      `${what} declares total_weight ${String(declared)}, but its weights add up to ${total}: current Envoy ignores total_weight, older Envoy releases refuse the route and gRPC C-core clients NACK it`,
       `set total_weight to ${total}, or remove it (it is deprecated: the sum is used)`,
     );
   }

@@ -21,6 +21,7 @@ import {
 import {
   addressProblem,
   ipFamily,
+  isObject,
   isPort,
   isPositiveWeight,
   nameProblem,
@@ -153,13 +154,24 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
           checkUnixOrInternalEndpoint(issues, cluster, endpoint, path, where);
         } else {
           const problem = addressProblem(endpoint.address);
+          const resolver = resolverName(endpoint.extra);
+          if (resolver !== undefined && !needsIp && cluster.discoveryType !== "ORIGINAL_DST") {
+            // StrictDnsClusterImpl and LogicalDnsCluster::create: "... clusters must NOT have a
+            // custom resolver name set".
+            issues.add(
+              "resolver-name-on-dns-cluster",
+              `${path}.extra.endpoint.address.socketAddress.resolverName`,
+              `${where} names resolver ${quote(resolver)}, but a ${cluster.discoveryType} cluster resolves its endpoints with DNS, and Envoy refuses a custom resolver there`,
+              "remove resolver_name, or make the cluster STATIC or EDS",
+            );
+          }
           if (problem) {
             issues.add(
               "invalid-address",
               `${path}.address`,
               `${where} has address ${quote(endpoint.address)}, which ${problem}`,
             );
-          } else if (needsIp && ipFamily(endpoint.address) === 0) {
+          } else if (needsIp && ipFamily(endpoint.address) === 0 && resolver === undefined) {
             issues.add(
               "endpoint-not-ip",
               `${path}.address`,
@@ -200,6 +212,19 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
       }
     }
   }
+}
+
+/**
+ * The custom resolver a socket address names (`socket_address.resolver_name`, kept in the
+ * endpoint's extra): Envoy resolves the address with it instead of reading an IP literal
+ * (`Network::Address::resolveProtoSocketAddress`), so a host name is then no error.
+ */
+function resolverName(extra: EndpointSpec["extra"]): string | undefined {
+  const endpoint = extra.endpoint;
+  const address = isObject(endpoint) ? endpoint.address : undefined;
+  const socket = isObject(address) ? address.socketAddress : undefined;
+  const name = isObject(socket) ? socket.resolverName : undefined;
+  return typeof name === "string" && name !== "" ? name : undefined;
 }
 
 /**

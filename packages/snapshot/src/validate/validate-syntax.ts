@@ -114,19 +114,43 @@ export function addressProblem(address: string): string | undefined {
 }
 
 /**
- * Why `domain` is not a valid virtual host domain, or undefined. Envoy matches "*" alone, or one
- * wildcard at the start ("*.example.com") or the end ("example.*"); it rejects anything else.
+ * Why `domain` cannot be a virtual host domain, or undefined when it can. Envoy's rule is the
+ * domain list's `well_known_regex: HTTP_HEADER_VALUE, strict: false`: no NUL, CR or LF. An empty
+ * domain and whitespace or other control characters are Switchyard's policy: a Host header never
+ * holds them, so such a domain is a typo that matches nothing.
  */
 export function domainProblem(domain: string): string | undefined {
   if (domain === "") return "is empty";
+  if (/[\0\r\n]/.test(domain)) return "holds a NUL, CR or LF, which Envoy refuses in a domain";
   if (/[\s\p{Cc}]/u.test(domain)) return "contains whitespace or control characters";
-  const first = domain.indexOf("*");
-  if (first === -1 || domain === "*") return undefined;
-  if (first !== domain.lastIndexOf("*")) return 'has more than one wildcard "*"';
-  if (first !== 0 && first !== domain.length - 1) {
-    return 'has a wildcard "*" in the middle (only at the start or end)';
+  return undefined;
+}
+
+/**
+ * Why a `*` in `domain` is matched literally, or undefined when it is not. Envoy files a domain by
+ * its first and last character (`RouteMatcher::RouteMatcher`, source/common/router/config_impl.cc):
+ * "*" alone, a leading "*" (a suffix match) or a trailing "*" (a prefix match); any other "*" is
+ * part of an exact (or the remaining) match, so no Host header is likely to reach it.
+ */
+export function literalWildcard(domain: string): string | undefined {
+  if (!domain.includes("*") || domain === "*") return undefined;
+  // Envoy looks at the first character, then the last: that "*" is the wildcard.
+  const rest = domain.startsWith("*")
+    ? domain.slice(1)
+    : domain.endsWith("*")
+      ? domain.slice(0, -1)
+      : undefined;
+  if (rest === undefined)
+    return 'has a "*" in the middle, which Envoy matches as the character "*"';
+  if (rest.includes("*")) {
+    return 'has more than one "*": Envoy reads the one at its start (else its end) as the wildcard and any other as the character "*"';
   }
   return undefined;
+}
+
+/** Lower case as Envoy folds Host headers and domains (`Http::LowerCaseString`): ASCII only. */
+export function asciiLowerCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }
 
 /**

@@ -548,6 +548,37 @@ describe("validate: filter chains and HTTP filters", () => {
       ],
     },
     {
+      rule: "the router is known by its typed config's type, whatever its name (Envoy picks the factory by type)",
+      spec: withListeners(
+        socketListenerSpec("edge", 80, "r", {
+          filterChains: [
+            filterChainSpec({
+              rdsRouteConfigName: "r",
+              httpFilters: [
+                {
+                  name: "envoy.filters.http.router",
+                  typedConfig: {
+                    "@type": "type.googleapis.com/envoy.extensions.filters.http.cors.v3.Cors",
+                  },
+                },
+                {
+                  name: "route",
+                  typedConfig: {
+                    "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router",
+                  },
+                },
+                cors,
+              ],
+            }),
+          ],
+        }),
+      ),
+      code: "router-filter-not-last",
+      expected: [
+        error("router-filter-not-last", 'listeners["edge"].filterChains[0].httpFilters[1]'),
+      ],
+    },
+    {
       rule: "HTTP filters without the router are fine: the compiler appends it",
       spec: withListeners(
         socketListenerSpec("edge", 80, "r", {
@@ -617,6 +648,38 @@ describe("validate: clusters, localities and endpoints", () => {
       expected: [0, 1, 2, 3].map((e) =>
         error("invalid-address", `clusters["c"].localities[0].endpoints[${e}].address`),
       ),
+    },
+    {
+      rule: "a host name resolved by a custom resolver (resolver_name) is taken in a STATIC cluster, and refused in a DNS cluster",
+      spec: configSpec({
+        clusters: [
+          clusterSpec(
+            "static",
+            [
+              ep("db.internal", 5432, {
+                extra: { endpoint: { address: { socketAddress: { resolverName: "custom" } } } },
+              }),
+            ],
+            { discoveryType: "STATIC" },
+          ),
+          clusterSpec(
+            "dns",
+            [
+              ep("db.internal", 5432, {
+                extra: { endpoint: { address: { socketAddress: { resolverName: "custom" } } } },
+              }),
+            ],
+            { discoveryType: "STRICT_DNS" },
+          ),
+        ],
+      }),
+      code: "resolver-name-on-dns-cluster",
+      expected: [
+        error(
+          "resolver-name-on-dns-cluster",
+          'clusters["dns"].localities[0].endpoints[0].extra.endpoint.address.socketAddress.resolverName',
+        ),
+      ],
     },
     {
       rule: "a STATIC cluster's endpoints are IP addresses",
@@ -752,17 +815,34 @@ describe("validate: virtual hosts and domains", () => {
       expected: [error("empty-domains", 'routeConfigurations["r"].virtualHosts["v"].domains')],
     },
     {
-      rule: "a domain has at most one wildcard, at its start or end, and is not empty",
-      spec: host("*.*.example.com", "api.*.com", "", "a b"),
+      rule: "a domain is not empty and holds no whitespace, control character, NUL, CR or LF",
+      spec: host("", "a b", "a\tb", "a\r\nb", "ok.example.com"),
       code: "invalid-domain",
       expected: [0, 1, 2, 3].map((d) =>
         error("invalid-domain", `routeConfigurations["r"].virtualHosts["v"].domains[${d}]`),
       ),
     },
     {
-      rule: 'domains "*", "*.example.com", "example.*" and ones with a port are valid',
+      rule: 'a "*" in the middle of a domain, or a second one, is taken by Envoy and matched as the character: a warning',
+      spec: host("*.*.example.com", "api.*.com", "**", "*.example.com"),
+      code: "literal-wildcard-domain",
+      expected: [0, 1, 2].map((d) =>
+        warning(
+          "literal-wildcard-domain",
+          `routeConfigurations["r"].virtualHosts["v"].domains[${d}]`,
+        ),
+      ),
+    },
+    {
+      rule: 'domains "*", "*.example.com", "example.*", ones with a port, and Unicode ones differing only in non-ASCII case are valid (Envoy folds ASCII case only)',
       spec: host("*", "*.example.com", "example.*", "api.example.com:8080"),
       code: "invalid-domain",
+      expected: [],
+    },
+    {
+      rule: "domains that differ only in non-ASCII case are two domains, as Envoy folds ASCII case only",
+      spec: host("école.example", "École.example"),
+      code: "duplicate-domain",
       expected: [],
     },
   ]);
@@ -780,6 +860,12 @@ describe("validate: route matches", () => {
           'routeConfigurations["r"].virtualHosts["v"].routes[0].matchValue',
         ),
       ],
+    },
+    {
+      rule: 'a PATH match "*" is the request target of OPTIONS *, which Envoy routes',
+      spec: withRoutes(routeSpec("c", { matchKind: "PATH", matchValue: "*" })),
+      code: "invalid-path-match",
+      expected: [],
     },
     {
       rule: "a SAFE_REGEX match compiles as RE2 (no lookahead, no unbalanced groups)",
@@ -869,7 +955,7 @@ describe("validate: route actions", () => {
       expected: [],
     },
     {
-      rule: "a declared total_weight is the sum of the weights (Envoy refuses the route, gRPC NACKs it)",
+      rule: "a declared total_weight that is not the sum of the weights is a warning: current Envoy ignores it, older Envoy and gRPC C-core refuse it",
       spec: withRoutes(
         routeSpec("", {
           actionKind: "WEIGHTED_CLUSTERS",
@@ -890,8 +976,29 @@ describe("validate: route actions", () => {
           extra: { route: { weightedClusters: { totalWeight: 100 } } },
         }),
       ),
-      code: "invalid-weight",
-      expected: [error("invalid-weight", route(0, ".extra.route.weightedClusters.totalWeight"))],
+      code: "total-weight-mismatch",
+      expected: [
+        warning("total-weight-mismatch", route(0, ".extra.route.weightedClusters.totalWeight")),
+      ],
+    },
+    {
+      rule: "a weighted cluster names its cluster or the header holding it (cluster_header), not both",
+      spec: withRoutes(
+        routeSpec("", {
+          actionKind: "WEIGHTED_CLUSTERS",
+          cluster: null,
+          weightedClusters: [
+            { name: "", weight: 50, extra: { clusterHeader: "x-cluster" } },
+            { name: "c", weight: 50, extra: { clusterHeader: "x-cluster" } },
+            { name: "", weight: 50 },
+          ],
+        }),
+      ),
+      code: "incomplete-route-action",
+      expected: [
+        error("incomplete-route-action", route(0, ".weightedClusters[1].extra.clusterHeader")),
+        error("incomplete-route-action", route(0, ".weightedClusters[2].name")),
+      ],
     },
     {
       rule: "a CLUSTER_HEADER route holds its header in extra.route",
