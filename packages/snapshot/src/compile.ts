@@ -1,4 +1,5 @@
-import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { newestSchema } from "@switchyard/proto";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
@@ -16,7 +17,7 @@ import {
   secretJson,
   vhdsVirtualHostJson,
 } from "./envoy/envoy-json.js";
-import { envoyFromJson } from "./envoy/envoy-proto-json.js";
+import { envoyFromBinary, envoyFromJson, envoyToBinary } from "./envoy/envoy-proto-json.js";
 import { findReferences } from "./envoy/envoy-references.js";
 import type {
   ConfigSpec,
@@ -74,7 +75,7 @@ function encode(
   issues: ConfigIssue[],
 ): Uint8Array | undefined {
   try {
-    return toBinary(schema, envoyFromJson(schema, json));
+    return envoyToBinary(schema, envoyFromJson(schema, json));
   } catch (error) {
     issues.push({ path, message: error instanceof Error ? error.message : String(error) });
     return undefined;
@@ -328,7 +329,7 @@ function secretsOf(resource: XdsResource): readonly string[] {
     const schema = resource.typeUrl === TypeUrl.Cluster ? ClusterSchema : ListenerSchema;
     names = [
       ...new Set(
-        findReferences(schema, fromBinary(schema, resource.body))
+        findReferences(newestSchema(schema), envoyFromBinary(schema, resource.body))
           .filter((reference) => reference.kind === "secret")
           .map((reference) => reference.name),
       ),

@@ -16,7 +16,7 @@
  * encodeURIComponent (and "." / ".." escaped); a name too long for a file system is shortened
  * with a hash (fileNameOf).
  */
-import { create, fromBinary, toBinary, toJson } from "@bufbuild/protobuf";
+import { create, toJson } from "@bufbuild/protobuf";
 import { type Any, AnySchema, anyPack, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import { type Cluster, ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
@@ -34,6 +34,7 @@ import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v
 import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { stringify } from "yaml";
+import { envoyFromBinary, envoyToBinary } from "./envoy/envoy-proto-json.js";
 import { fileNameOf } from "./file-names.js";
 import { type ResourceSnapshot, TypeUrl, type XdsResource } from "./serving/resource-snapshot.js";
 import { splitVhdsName } from "./serving/vhds.js";
@@ -159,12 +160,12 @@ function listenerForFiles(listener: Listener, root: string, format: FileFormat):
  * refuses `vhds` over ADS without one), so it gets every virtual host, as it would without VHDS.
  */
 function routeConfigurationBody(resource: XdsResource, snapshot: ResourceSnapshot): Uint8Array {
-  const routeConfiguration = fromBinary(RouteConfigurationSchema, resource.body);
+  const routeConfiguration = envoyFromBinary(RouteConfigurationSchema, resource.body);
   if (routeConfiguration.vhds === undefined) return resource.body;
   const virtualHosts = [...snapshot.resources(TypeUrl.VirtualHost).values()]
     .filter((vhost) => splitVhdsName(vhost.name)?.routeConfiguration === resource.name)
-    .map((vhost) => fromBinary(VirtualHostSchema, vhost.body));
-  return toBinary(RouteConfigurationSchema, {
+    .map((vhost) => envoyFromBinary(VirtualHostSchema, vhost.body));
+  return envoyToBinary(RouteConfigurationSchema, {
     ...routeConfiguration,
     vhds: undefined,
     virtualHosts: [...routeConfiguration.virtualHosts, ...virtualHosts],
@@ -181,12 +182,12 @@ function packed(
     case TypeUrl.Cluster:
       return anyPack(
         ClusterSchema,
-        clusterForFiles(fromBinary(ClusterSchema, resource.body), root, format),
+        clusterForFiles(envoyFromBinary(ClusterSchema, resource.body), root, format),
       );
     case TypeUrl.Listener:
       return anyPack(
         ListenerSchema,
-        listenerForFiles(fromBinary(ListenerSchema, resource.body), root, format),
+        listenerForFiles(envoyFromBinary(ListenerSchema, resource.body), root, format),
       );
     case TypeUrl.RouteConfiguration:
       return create(AnySchema, {

@@ -11,8 +11,8 @@ import {
   type KeyObject,
   X509Certificate,
 } from "node:crypto";
-import { fromBinary } from "@bufbuild/protobuf";
 import { SecretSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
+import { envoyFromBinary } from "./envoy/envoy-proto-json.js";
 
 /** What is shown of a certificate. Dates are ISO 8601 (UTC). */
 export interface CertificateInfo {
@@ -162,7 +162,7 @@ export function certificatePublicKeyFingerprint(certificateChain: string): strin
  * epoch; undefined when it carries none that parse. For expiry alerts on what proxies are served.
  */
 export function secretResourceExpiry(body: Uint8Array): number | undefined {
-  const secret = fromBinary(SecretSchema, body);
+  const secret = envoyFromBinary(SecretSchema, body);
   const source =
     secret.type.case === "tlsCertificate"
       ? secret.type.value.certificateChain

@@ -21,13 +21,15 @@
 import {
   type DescField,
   type DescMessage,
+  fromBinary,
   fromJson,
   type MessageShape,
   type JsonValue as ProtoJson,
+  toBinary,
   toJson,
 } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
-import { registry } from "@switchyard/proto";
+import { newestSchema, registry } from "@switchyard/proto";
 import type { JsonObject, JsonValue } from "../model.js";
 
 const fieldsByKey = new WeakMap<DescMessage, ReadonlyMap<string, DescField>>();
@@ -191,13 +193,15 @@ function uncarry(desc: DescMessage, any: JsonObject): JsonValue {
 }
 
 /**
- * `fromJson` with the registry, carrying extensions the registry lacks as TypedStruct (see the top
- * of this file). Throws what `fromJson` throws for anything else.
+ * `fromJson` with the registry and the newest definition of `given` (newestSchema: the fields of a
+ * newer Envoy API loaded at run time are read), carrying extensions the registry lacks as
+ * TypedStruct (see the top of this file). Throws what `fromJson` throws for anything else.
  */
 export function envoyFromJson<Desc extends DescMessage>(
-  schema: Desc,
+  given: Desc,
   json: JsonValue,
 ): MessageShape<Desc> {
+  const schema = newestSchema(given);
   try {
     return fromJson(schema, json as ProtoJson, { registry });
   } catch (error) {
@@ -209,13 +213,34 @@ export function envoyFromJson<Desc extends DescMessage>(
 }
 
 /**
- * `toJson` with the registry, extensions carried as TypedStruct shown as they were written, and
- * each Any's "@type" first.
+ * `toJson` with the registry and the newest definition of `given`, extensions carried as
+ * TypedStruct shown as they were written, and each Any's "@type" first.
  */
 export function envoyToJson<Desc extends DescMessage>(
-  schema: Desc,
+  given: Desc,
   message: MessageShape<Desc>,
 ): JsonValue {
+  const schema = newestSchema(given);
   const json = toJson(schema, message, { registry }) as JsonValue;
   return mapMessages(schema, json, uncarry);
+}
+
+/**
+ * A resource's bytes decoded with the newest definition of `given`, so that fields of a newer
+ * Envoy API are fields, not unknown bytes that a later `toJson` would drop.
+ */
+export function envoyFromBinary<Desc extends DescMessage>(
+  given: Desc,
+  bytes: Uint8Array,
+  options?: Parameters<typeof fromBinary>[2],
+): MessageShape<Desc> {
+  return fromBinary(newestSchema(given), bytes, options);
+}
+
+/** `message` encoded with the newest definition of `given` (see envoyFromBinary). */
+export function envoyToBinary<Desc extends DescMessage>(
+  given: Desc,
+  message: MessageShape<Desc>,
+): Uint8Array {
+  return toBinary(newestSchema(given), message);
 }

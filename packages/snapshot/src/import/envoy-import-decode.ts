@@ -5,6 +5,7 @@
  * it with the generated types.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
+import { newestSchema } from "@switchyard/proto";
 import {
   Bootstrap_StaticResourcesSchema,
   BootstrapSchema,
@@ -16,7 +17,12 @@ import { TypeUrl } from "../serving/resource-snapshot.js";
 import type { Problem } from "./envoy-import-issue.js";
 import { describe, isRecord, type Segment } from "./envoy-import-json.js";
 import { readLenient } from "./envoy-import-lenient.js";
-import { type EnvoyResource, RESOURCE_SCHEMAS, toResource } from "./envoy-import-resource.js";
+import {
+  type EnvoyResource,
+  RESOURCE_SCHEMAS,
+  resourceSchema,
+  toResource,
+} from "./envoy-import-resource.js";
 import {
   checkField,
   checkMessage,
@@ -51,8 +57,8 @@ function decodeResource(
   source: unknown,
   findings: Findings,
 ): void {
-  const schema = RESOURCE_SCHEMAS.get(typeUrl);
-  if (!schema) return;
+  if (!RESOURCE_SCHEMAS.has(typeUrl)) return;
+  const schema = resourceSchema(typeUrl as EnvoyResource["typeUrl"]);
   const lenient = readLenient(schema, json, at);
   for (const note of lenient.notes) {
     (note.severity === "warning" ? findings.warnings : findings.infos).push(note);
@@ -161,11 +167,11 @@ function decodeStaticResources(json: unknown, at: readonly Segment[], findings: 
     return;
   }
   for (const [key, list] of Object.entries(json)) {
-    const field = fieldByKey(Bootstrap_StaticResourcesSchema, key);
+    const field = fieldByKey(newestSchema(Bootstrap_StaticResourcesSchema), key);
     if (!field) {
       findings.errors.push({
         at: [...at, key],
-        message: unknownField(Bootstrap_StaticResourcesSchema, key),
+        message: unknownField(newestSchema(Bootstrap_StaticResourcesSchema), key),
       });
       continue;
     }
@@ -196,9 +202,12 @@ function decodeStaticResources(json: unknown, at: readonly Segment[], findings: 
 /** A bootstrap: its static_resources are imported, its other parts are named in warnings. */
 function decodeBootstrap(json: Record<string, unknown>, findings: Findings): void {
   for (const [key, value] of Object.entries(json)) {
-    const field = fieldByKey(BootstrapSchema, key);
+    const field = fieldByKey(newestSchema(BootstrapSchema), key);
     if (!field) {
-      findings.errors.push({ at: [key], message: unknownField(BootstrapSchema, key) });
+      findings.errors.push({
+        at: [key],
+        message: unknownField(newestSchema(BootstrapSchema), key),
+      });
     } else if (field.name === "static_resources") {
       decodeStaticResources(value, [key], findings);
     } else {
@@ -224,8 +233,9 @@ export function decodeDocument(value: unknown, findings: Findings): void {
   if ("@type" in value) decodeTypedResource(value, [], findings);
   else if (keyFor(value, DiscoveryResponseSchema, "resources") !== undefined) {
     decodeDiscoveryResponse(value, findings);
-  } else if (keys.some((key) => fieldByKey(BootstrapSchema, key))) decodeBootstrap(value, findings);
-  else if (keys.some((key) => fieldByKey(Bootstrap_StaticResourcesSchema, key))) {
+  } else if (keys.some((key) => fieldByKey(newestSchema(BootstrapSchema), key)))
+    decodeBootstrap(value, findings);
+  else if (keys.some((key) => fieldByKey(newestSchema(Bootstrap_StaticResourcesSchema), key))) {
     decodeStaticResources(value, [], findings);
   } else {
     findings.errors.push({ at: [], message: `unrecognized document: expected ${SHAPES}` });

@@ -4,6 +4,7 @@
  * resource: its name and its canonical proto3 JSON.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
+import { newestSchema } from "@switchyard/proto";
 import { type Cluster, ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import {
   type ClusterLoadAssignment,
@@ -54,11 +55,14 @@ export const RESOURCE_SCHEMAS: ReadonlyMap<string, DescMessage> = new Map<string
   [TypeUrl.Runtime, RuntimeSchema],
 ]);
 
-/** The generated schema of a resource type Switchyard stores. */
+/**
+ * The schema of a resource type Switchyard stores: its newest definition (newestSchema), the
+ * generated one unless a newer Envoy API is loaded.
+ */
 export function resourceSchema(typeUrl: EnvoyResource["typeUrl"]): DescMessage {
   const schema = RESOURCE_SCHEMAS.get(typeUrl);
   if (!schema) throw new Error(`not a stored resource type: ${typeUrl}`);
-  return schema;
+  return newestSchema(schema);
 }
 
 /** The name a resource is served under. */

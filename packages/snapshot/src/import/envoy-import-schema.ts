@@ -3,6 +3,7 @@
  * reads it, but collecting every problem (unknown field, wrong type, bad enum value, unknown
  * "@type") with its path instead of stopping at the first one without saying where it is.
  */
+
 import {
   type DescEnum,
   type DescField,
@@ -11,7 +12,7 @@ import {
   ScalarType,
 } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
-import { registry } from "@switchyard/proto";
+import { envoyApisInUse, registry } from "@switchyard/proto";
 import { fieldByKey } from "../envoy/envoy-proto-json.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import type { Problem } from "./envoy-import-issue.js";
@@ -43,7 +44,8 @@ export function unknownField(desc: DescMessage, key: string): string {
     .filter(({ distance }) => distance <= Math.max(2, Math.floor(key.length / 4)))
     .sort((a, b) => a.distance - b.distance)[0];
   const hint = nearest ? ` (did you mean "${nearest.name}"?)` : "";
-  return `unknown field "${key}" in ${desc.typeName}${hint}`;
+  // A typo, or a field of a newer Envoy: say which API definitions were looked in.
+  return `unknown field "${key}" in ${desc.typeName}${hint}: not in ${envoyApisInUse()}; a field of a newer Envoy release is taken once that release's API is loaded (switchyard schema add)`;
 }
 
 const INT32_RANGE = [-2147483648, 2147483647] as const;

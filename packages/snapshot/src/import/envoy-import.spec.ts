@@ -249,7 +249,7 @@ http_filters:
         error: {
           path: "resources[2].filter_chains[0].filters[0].typed_config.stat_prefx",
           message:
-            'unknown field "stat_prefx" in envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager (did you mean "stat_prefix"?)',
+            'unknown field "stat_prefx" in envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager (did you mean "stat_prefix"?): not in the Envoy API bundled with Switchyard (@grpc/grpc-js-xds 1.14.1); a field of a newer Envoy release is taken once that release\'s API is loaded (switchyard schema add)',
           line: 22,
           column: 15,
         },

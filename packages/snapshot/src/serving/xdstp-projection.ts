@@ -14,21 +14,19 @@
  * that content, the authority and the name, so the version changes exactly when the resource does,
  * and convergence compares it with what the node should hold under the stored name.
  */
-import {
-  type DescMessage,
-  fromBinary,
-  fromJson,
-  type JsonValue as ProtoJson,
-  toBinary,
-  toJson,
-} from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import type { DescMessage } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { SecretSchema } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import { RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
+import {
+  envoyFromBinary,
+  envoyFromJson,
+  envoyToBinary,
+  envoyToJson,
+} from "../envoy/envoy-proto-json.js";
 import type { JsonObject, JsonValue } from "../model.js";
 import { referencedType, TypeUrl, type XdsResource } from "./resource-snapshot.js";
 import { xdstpNameOf } from "./xdstp.js";
@@ -75,7 +73,7 @@ export function projectXdstp(resource: XdsResource, authority: string, name: str
 function project(resource: XdsResource, authority: string, name: string): XdsResource {
   const schema = SCHEMAS.get(resource.typeUrl);
   if (!schema) throw new Error(`${resource.typeUrl} cannot be served under an xdstp:// name`);
-  const json = toJson(schema, fromBinary(schema, resource.body), { registry }) as JsonObject;
+  const json = envoyToJson(schema, envoyFromBinary(schema, resource.body)) as JsonObject;
   const rewritten = rewrite(json, authority) as { [key: string]: JsonValue };
   if (resource.typeUrl === TypeUrl.ClusterLoadAssignment) rewritten.clusterName = name;
   else rewritten.name = name;
@@ -90,7 +88,7 @@ function project(resource: XdsResource, authority: string, name: string): XdsRes
       };
     }
   }
-  const body = toBinary(schema, fromJson(schema, rewritten as ProtoJson, { registry }));
+  const body = envoyToBinary(schema, envoyFromJson(schema, rewritten));
   const dependent = referencedType(resource.typeUrl);
   return {
     typeUrl: resource.typeUrl,

@@ -7,7 +7,7 @@
  * `healthChecks`, ...) and every child removed, then with one field or one child added back at a
  * time. This runs only for resources that failed, so a valid config costs nothing here.
  */
-import { type DescMessage, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
@@ -19,7 +19,7 @@ import {
   listenerJson,
   routeConfigurationJson,
 } from "../envoy/envoy-json.js";
-import { envoyFromJson } from "../envoy/envoy-proto-json.js";
+import { envoyFromJson, envoyToBinary } from "../envoy/envoy-proto-json.js";
 import type {
   ClusterSpec,
   FilterChainSpec,
@@ -50,7 +50,7 @@ export interface EncodingProblem {
 
 function encodingError(schema: DescMessage, json: JsonObject): string | undefined {
   try {
-    toBinary(schema, envoyFromJson(schema, json));
+    envoyToBinary(schema, envoyFromJson(schema, json));
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -11,7 +11,7 @@
  * one route configuration, not the whole config.
  */
 import { type DescMessage, fromBinary } from "@bufbuild/protobuf";
-import { registry } from "@switchyard/proto";
+import { registry, schemaGeneration } from "@switchyard/proto";
 import type { CompiledConfig } from "../compile.js";
 import { inlineSecretsIn } from "../envoy/envoy-data-sources.js";
 import { edsResourceName } from "../envoy/envoy-json.js";
@@ -64,7 +64,14 @@ function decoded(schema: DescMessage, body: Uint8Array) {
   }
 }
 
+/** The schema generation the remembered findings were read under (rules come with the schema). */
+let findingsGeneration = schemaGeneration();
+
 function read(resource: XdsResource): Findings {
+  if (findingsGeneration !== schemaGeneration()) {
+    findingsOf.clear();
+    findingsGeneration = schemaGeneration();
+  }
   const known = findingsOf.get(resource.version);
   if (known) return known;
   const schema = schemaOf(resource.typeUrl);

@@ -1,0 +1,117 @@
+/**
+ * The Envoy fields Switchyard's model maps to its own columns and its compiler writes by name
+ * (envoy-json.ts and envoy-import-map.ts in @switchyard/snapshot, and the fast encoders beside
+ * them): a newer Envoy API loaded at run time (envoy-schemas.ts) must keep each of them with its
+ * number, name and type, or stored configuration would mean something else. Every other field is
+ * the newer edition's to define: Envoy's editions drop, rename and retype the odd field.
+ */
+export const MODELLED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  "envoy.config.cluster.v3.Cluster": [
+    "name",
+    "type",
+    "cluster_type",
+    "connect_timeout",
+    "lb_policy",
+    "load_assignment",
+    "eds_cluster_config",
+    "transport_socket",
+    "typed_extension_protocol_options",
+    "health_checks",
+    "circuit_breakers",
+    "outlier_detection",
+    "lrs_server",
+  ],
+  "envoy.config.cluster.v3.Cluster.EdsClusterConfig": ["eds_config", "service_name"],
+  "envoy.config.endpoint.v3.ClusterLoadAssignment": ["cluster_name", "endpoints"],
+  "envoy.config.endpoint.v3.LocalityLbEndpoints": [
+    "locality",
+    "lb_endpoints",
+    "load_balancing_weight",
+    "priority",
+  ],
+  "envoy.config.endpoint.v3.LbEndpoint": ["endpoint", "health_status", "load_balancing_weight"],
+  "envoy.config.endpoint.v3.Endpoint": ["address"],
+  "envoy.config.core.v3.Address": ["socket_address", "pipe", "envoy_internal_address"],
+  "envoy.config.core.v3.SocketAddress": ["address", "port_value", "protocol", "resolver_name"],
+  "envoy.config.core.v3.Pipe": ["path"],
+  "envoy.config.core.v3.EnvoyInternalAddress": ["server_listener_name"],
+  "envoy.config.core.v3.Locality": ["region", "zone", "sub_zone"],
+  "envoy.config.core.v3.ConfigSource": ["ads", "self", "resource_api_version"],
+  "envoy.config.core.v3.TransportSocket": ["name", "typed_config"],
+  "envoy.config.core.v3.DataSource": ["inline_string", "inline_bytes"],
+  "envoy.config.listener.v3.Listener": [
+    "name",
+    "address",
+    "filter_chains",
+    "default_filter_chain",
+    "api_listener",
+    "internal_listener",
+  ],
+  "envoy.config.listener.v3.ApiListener": ["api_listener"],
+  "envoy.config.listener.v3.FilterChain": [
+    "name",
+    "filter_chain_match",
+    "filters",
+    "transport_socket",
+  ],
+  "envoy.config.listener.v3.FilterChainMatch": ["server_names"],
+  "envoy.config.listener.v3.Filter": ["name", "typed_config"],
+  "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager": [
+    "stat_prefix",
+    "rds",
+    "route_config",
+    "http_filters",
+    "access_log",
+  ],
+  "envoy.extensions.filters.network.http_connection_manager.v3.Rds": [
+    "config_source",
+    "route_config_name",
+  ],
+  "envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter": [
+    "name",
+    "typed_config",
+  ],
+  "envoy.config.route.v3.RouteConfiguration": ["name", "virtual_hosts", "vhds"],
+  "envoy.config.route.v3.VirtualHost": ["name", "domains", "routes"],
+  "envoy.config.route.v3.Route": ["name", "match", "route", "redirect", "direct_response"],
+  "envoy.config.route.v3.RouteMatch": [
+    "prefix",
+    "path",
+    "safe_regex",
+    "path_separated_prefix",
+    "case_sensitive",
+    "headers",
+    "query_parameters",
+  ],
+  "envoy.config.route.v3.RouteAction": [
+    "cluster",
+    "weighted_clusters",
+    "timeout",
+    "retry_policy",
+    "prefix_rewrite",
+  ],
+  "envoy.config.route.v3.WeightedCluster": ["clusters"],
+  "envoy.config.route.v3.WeightedCluster.ClusterWeight": ["name", "weight"],
+  "envoy.extensions.transport_sockets.tls.v3.Secret": [
+    "name",
+    "tls_certificate",
+    "validation_context",
+  ],
+  "envoy.extensions.transport_sockets.tls.v3.TlsCertificate": ["certificate_chain", "private_key"],
+  "envoy.extensions.transport_sockets.tls.v3.CertificateValidationContext": [
+    "trusted_ca",
+    "match_typed_subject_alt_names",
+  ],
+  "envoy.extensions.transport_sockets.tls.v3.CommonTlsContext": [
+    "tls_certificate_sds_secret_configs",
+    "validation_context_sds_secret_config",
+  ],
+  "envoy.extensions.transport_sockets.tls.v3.SdsSecretConfig": ["name", "sds_config"],
+  "envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext": ["common_tls_context"],
+  "envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext": ["common_tls_context"],
+  "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": ["explicit_http_config"],
+  "envoy.extensions.upstreams.http.v3.HttpProtocolOptions.ExplicitHttpConfig": [
+    "http2_protocol_options",
+  ],
+  "envoy.service.runtime.v3.Runtime": ["name", "layer"],
+};
