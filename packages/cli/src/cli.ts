@@ -19,9 +19,10 @@ import * as endpointCommands from "./endpoint-commands.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
 import { KIND_HELP, parseKind } from "./kinds.js";
 import * as loadCommands from "./load-commands.js";
-import type { Output } from "./output.js";
+import { type Output, outputFormat } from "./output.js";
 import * as reviewCommands from "./review-commands.js";
 import * as routeCommands from "./route-commands.js";
+import * as schemaCommands from "./schema-commands.js";
 import * as secretCommands from "./secret-commands.js";
 import * as statusCommands from "./status-commands.js";
 import * as teamCommands from "./team-commands.js";
@@ -593,6 +594,47 @@ export function createCli(): Command {
     .action(
       clientAction(program, (client, kind: string, name: string) =>
         commands.remove(client, stdout, kind, name),
+      ),
+    );
+  const schema = program
+    .command("schema")
+    .description(
+      "Envoy APIs newer than the one bundled with Switchyard (FileDescriptorSets of Envoy's api/ tree): their fields are taken by import, validation, export and what proxies are sent",
+    );
+  schema
+    .command("add")
+    .description(
+      "load a descriptor set (buf build -o envoy.binpb, or protoc --include_imports --descriptor_set_out=envoy.binpb, from Envoy's api/ tree); admins only",
+    )
+    .argument("<file>", "the FileDescriptorSet, imports included")
+    .option("--name <name>", "how it is listed, e.g. envoy-1.37 (default: the file name)")
+    .action(
+      clientAction(program, (client, file: string, options: { name?: string }) =>
+        schemaCommands.addSchema(client, stdout, file, options),
+      ),
+    );
+  schema
+    .command("list")
+    .description("the newer Envoy APIs loaded, oldest first")
+    .option("-o, --output <format>", "table (default), yaml or json")
+    .action(
+      clientAction(program, (client, options: { output?: string }) =>
+        schemaCommands.listSchemas(
+          client,
+          stdout,
+          outputFormat(options.output, ["table", "yaml", "json"], "table"),
+        ),
+      ),
+    );
+  schema
+    .command("remove")
+    .description(
+      "stop using a loaded Envoy API (refused while the draft uses what only it defines); admins only",
+    )
+    .argument("<name>", "the name schema list shows")
+    .action(
+      clientAction(program, (client, name: string) =>
+        schemaCommands.removeSchema(client, stdout, name),
       ),
     );
   const secret = program

@@ -17,6 +17,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { basename, extname } from "node:path";
 import {
   createFileRegistry,
   type DescField,
@@ -34,8 +35,7 @@ export interface StoredEnvoySchema {
 }
 
 /** A checked descriptor set, ready to install. */
-export interface EnvoySchema {
-  readonly name: string;
+export interface EnvoySchema extends StoredEnvoySchema {
   /** Hex SHA-256 of the bytes: the set's identity. */
   readonly sha256: string;
   readonly files: number;
@@ -45,6 +45,11 @@ export interface EnvoySchema {
   readonly newFields: number;
   /** @internal the set's own registry */
   readonly registry: Registry;
+}
+
+/** The name a descriptor set file is loaded under by default: its file name without extension. */
+export function schemaNameOf(file: string): string {
+  return basename(file, extname(file));
 }
 
 /** The largest descriptor set taken: a whole Envoy API with its imports is about 0.6 MB. */
@@ -169,6 +174,7 @@ export function readEnvoySchema(
   return {
     schema: {
       name,
+      bytes,
       sha256: createHash("sha256").update(bytes).digest("hex"),
       files,
       messages,

@@ -133,4 +133,9 @@ export function envoyApisInUse(): string {
     : `${BUNDLED_ENVOY_API} and the schema${installed.length > 1 ? "s" : ""} ${installed.join(", ")}`;
 }
 
-export { type EnvoySchema, MAX_SCHEMA_BYTES, type StoredEnvoySchema } from "./envoy-schemas.js";
+export {
+  type EnvoySchema,
+  MAX_SCHEMA_BYTES,
+  type StoredEnvoySchema,
+  schemaNameOf,
+} from "./envoy-schemas.js";

@@ -36,6 +36,7 @@ import { createEnvoyImporter } from "./import/envoy-importer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { requireMetricsToken } from "./metrics-token.js";
 import {
+  followEnvoySchemas,
   listenToDatabase,
   portInUse,
   readXdsInputs,
@@ -46,6 +47,7 @@ import {
 } from "./replica.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
+import { storeSchemaFiles } from "./store/envoy-schemas.js";
 import { resealSecrets } from "./store/reseal.js";
 import type { PublishedSnapshot } from "./store/snapshot-records.js";
 import { SnapshotStore } from "./store/snapshot-store.js";
@@ -119,6 +121,11 @@ export interface SwitchyardOptions {
    * built server (they run dist/xds-worker-main.js).
    */
   readonly xdsWorkers?: number;
+  /**
+   * Descriptor sets of newer Envoy APIs to store at start (SWITCHYARD_ENVOY_SCHEMA), besides the
+   * ones already stored (switchyard schema add): store/envoy-schemas.ts.
+   */
+  readonly envoySchemaFiles?: readonly string[];
 }
 
 export interface Switchyard {
@@ -367,6 +374,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
           ? "created the first admin account with SWITCHYARD_ADMIN_PASSWORD"
           : "created the first admin account with a generated password (shown once on stdout)",
       );
+    await storeSchemaFiles(prisma, options.envoySchemaFiles ?? []);
+    const schemas = await followEnvoySchemas(prisma, logger);
     const keyring = await openKeyring(prisma, options);
     const metrics = createMetrics();
     // Publishes and rollbacks are timed as database work, without instrumenting Prisma globally.
@@ -403,6 +412,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       databaseUrl: database.url,
       follower: serving.follower,
       feed,
+      schemas,
       logger,
       teardown,
     });

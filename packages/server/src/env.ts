@@ -93,6 +93,19 @@ const EnvSchema = z.object({
   SWITCHYARD_TOKEN_MAX_LIFETIME: duration("90d"),
   /** An API token for the CLI; takes precedence over the one `switchyard login` stored. */
   SWITCHYARD_TOKEN: z.string().optional(),
+  /**
+   * Descriptor sets of newer Envoy APIs for `serve` to load (store/envoy-schemas.ts),
+   * comma-separated paths: stored at start unless already stored, like `switchyard schema add`.
+   */
+  SWITCHYARD_ENVOY_SCHEMA: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((file) => file.trim())
+        .filter((file) => file !== ""),
+    ),
   /** Where the CLI keeps its credentials (switchyard/credentials.json). */
   XDG_CONFIG_HOME: z.string().optional(),
   /**

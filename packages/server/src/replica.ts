@@ -28,6 +28,7 @@ import { loadReportingService } from "./load/lrs-service.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, StartupError } from "./startup-error.js";
+import { ENVOY_SCHEMA_CHANNEL, installStoredSchemas } from "./store/envoy-schemas.js";
 import { SnapshotFollower } from "./store/snapshot-follower.js";
 import {
   type PublishedSnapshot,
@@ -250,24 +251,28 @@ export async function listenToDatabase(options: {
   readonly databaseUrl: string;
   readonly follower: SnapshotFollower;
   readonly feed?: StatusFeed;
+  /** Installs the stored Envoy APIs again (followEnvoySchemas). */
+  readonly schemas: () => Promise<void>;
   readonly logger: Logger;
   readonly teardown: Teardown;
 }): Promise<void> {
   const { follower, feed, logger } = options;
+  const channels = [SNAPSHOT_CHANNEL, ENVOY_SCHEMA_CHANNEL];
   const notifications = await listenForNotifications({
     url: options.databaseUrl,
-    channels: feed ? [STATUS_CHANNEL, SNAPSHOT_CHANNEL] : [SNAPSHOT_CHANNEL],
+    channels: feed ? [STATUS_CHANNEL, ...channels] : channels,
     onNotification: (channel, payload) => {
       if (channel === STATUS_CHANNEL) feed?.nodesChanged(parseStatusPayload(payload));
       else if (channel === SNAPSHOT_CHANNEL) {
         void follower.check();
         feed?.published(Number(payload));
-      }
+      } else if (channel === ENVOY_SCHEMA_CHANNEL) void options.schemas();
     },
     onResync: () => {
       logger.info("database notifications reconnected");
       feed?.refreshAll();
       void follower.check();
+      void options.schemas();
     },
     onError: (error) => logger.warn({ err: error }, "database notifications lost; reconnecting"),
   });
@@ -405,6 +410,32 @@ export interface XdsReplica {
  * publishes to: what an xDS worker runs. Its nodes' status reaches every console through the
  * database, as any replica's does.
  */
+/**
+ * Installs the Envoy APIs the database holds, now and each time the returned function is called
+ * (on ENVOY_SCHEMA_CHANNEL): a replica or worker uses the same definitions as the one that added
+ * them. A stored schema this release no longer takes is left out, with an error in the log.
+ */
+export async function followEnvoySchemas(
+  prisma: PrismaClient,
+  logger: Logger,
+): Promise<() => Promise<void>> {
+  const install = async () => {
+    const installed = await installStoredSchemas(prisma, (name, problem) =>
+      logger.error({ schema: name, problem }, "a stored Envoy API is not taken: it is left out"),
+    );
+    if (installed.length > 0)
+      logger.info(
+        { schemas: installed.map((s) => ({ name: s.name, sha256: s.sha256 })) },
+        "newer Envoy APIs installed",
+      );
+  };
+  await install();
+  return () =>
+    install().catch((error: unknown) =>
+      logger.warn({ err: error }, "reading the stored Envoy APIs failed; the last ones stay"),
+    );
+}
+
 export async function startXdsReplica(
   settings: XdsReplicaSettings,
   logger: Logger,
@@ -416,11 +447,13 @@ export async function startXdsReplica(
     teardown.add(() => prisma.$disconnect());
     const keyring = createKeyring(settings.secretsKey ?? { t: "none" });
     const metrics = createMetrics();
+    const schemas = await followEnvoySchemas(prisma, logger);
     const status = await startStatusTracking({ prisma, metrics, logger, teardown, ...settings });
     const serving = await startServing({ prisma, keyring, metrics, logger, teardown, status });
     await listenToDatabase({
       databaseUrl: settings.databaseUrl,
       follower: serving.follower,
+      schemas,
       logger,
       teardown,
     });

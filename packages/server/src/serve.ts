@@ -159,6 +159,7 @@ export async function serve(flags: {
       keyFile: flags.tlsKey ?? env.SWITCHYARD_TLS_KEY,
     },
     memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
+    envoySchemaFiles: env.SWITCHYARD_ENVOY_SCHEMA.map((file) => path.resolve(file)),
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });

@@ -1,5 +1,5 @@
 import type { DescMessage } from "@bufbuild/protobuf";
-import { newestSchema } from "@switchyard/proto";
+import { newestSchema, schemaGeneration } from "@switchyard/proto";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
 import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
@@ -111,7 +111,12 @@ function virtualHostClusterNames(virtualHosts: readonly VirtualHostSpec[]): stri
  */
 export type CompileMemo = WeakMap<
   object,
-  { readonly resources: readonly XdsResource[]; readonly issues: readonly ConfigIssue[] }
+  {
+    readonly resources: readonly XdsResource[];
+    readonly issues: readonly ConfigIssue[];
+    /** The schema generation it was encoded under: a newer Envoy API encodes anew. */
+    readonly generation: number;
+  }
 >;
 
 /** Encodes one object, or takes it from the memo; `encodeObject` appends to the lists it gets. */
@@ -120,9 +125,10 @@ function memoized(
   key: object | undefined,
   encodeObject: (resources: XdsResource[], issues: ConfigIssue[]) => void,
 ): { readonly resources: readonly XdsResource[]; readonly issues: readonly ConfigIssue[] } {
+  const generation = schemaGeneration();
   const known = key === undefined ? undefined : memo?.get(key);
-  if (known) return known;
-  const result = { resources: [] as XdsResource[], issues: [] as ConfigIssue[] };
+  if (known && known.generation === generation) return known;
+  const result = { resources: [] as XdsResource[], issues: [] as ConfigIssue[], generation };
   encodeObject(result.resources, result.issues);
   if (key !== undefined) memo?.set(key, result);
   return result;

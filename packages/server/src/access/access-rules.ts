@@ -130,6 +130,10 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     // Each imported object is authorized as a write of its own (a member imports only theirs).
     Import: teamWrite,
     Export: readConfig,
+    // The Envoy APIs in use change what every stored object means: admins only.
+    AddEnvoySchema: { t: "fixed", action: "manage", resource: { kind: "envoySchema" } },
+    ListEnvoySchemas: readConfig,
+    RemoveEnvoySchema: { t: "fixed", action: "manage", resource: { kind: "envoySchema" } },
   },
   [StatusService.typeName]: {
     ListNodes: readStatus,

@@ -8,6 +8,7 @@ import { importExportHandlers } from "./import-export-handlers.js";
 import { publishHandlers } from "./publish-handlers.js";
 import { publishResponse } from "./publishing.js";
 import { reviewHandlers } from "./review-handlers.js";
+import { schemaHandlers } from "./schema-handlers.js";
 
 export type { ConfigServiceOptions } from "./config-options.js";
 
@@ -24,5 +25,6 @@ export function createConfigService(
     ),
     ...applyHandler(options),
     ...endpointsHandler(options),
+    ...schemaHandlers(options),
   } satisfies ServiceImpl<typeof ConfigService>;
 }

@@ -43,11 +43,15 @@ export function issueMessage(issue: ApiIssue): Issue {
 }
 
 /**
- * A request refused because of its content: InvalidArgument, with every issue attached as a
- * `switchyard.v1.ValidationErrors` detail so clients can show each at its path.
+ * A request refused because of its content: InvalidArgument (or `code`), with every issue attached
+ * as a `switchyard.v1.ValidationErrors` detail so clients can show each at its path.
  */
-export function invalidArgument(message: string, issues: readonly ApiIssue[]): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument, undefined, [
+export function invalidArgument(
+  message: string,
+  issues: readonly ApiIssue[],
+  code: Code = Code.InvalidArgument,
+): ConnectError {
+  return new ConnectError(message, code, undefined, [
     { desc: ValidationErrorsSchema, value: { issues: issues.map(issueMessage) } },
   ]);
 }

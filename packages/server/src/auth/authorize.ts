@@ -107,6 +107,8 @@ export type Resource =
   | { readonly kind: "team" }
   /** Assigning clusters and domains to teams. */
   | { readonly kind: "ownership" }
+  /** The newer Envoy APIs loaded over the bundled one (switchyard schema). */
+  | { readonly kind: "envoySchema" }
   /** One account (userId) or the list of accounts (null). */
   | { readonly kind: "user"; readonly userId: string | null }
   /** Some user's API tokens. */
@@ -175,6 +177,8 @@ function roleDecision(principal: Principal, action: Action, resource: Resource):
           return adminOnly(principal, "change teams");
         case "ownership":
           return adminOnly(principal, "assign clusters and domains to teams");
+        case "envoySchema":
+          return adminOnly(principal, "load or remove Envoy APIs");
         default:
           return deny(`internal: "manage" does not apply to ${resource.kind}`);
       }

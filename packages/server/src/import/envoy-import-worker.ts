@@ -2,6 +2,12 @@
 // cost a caller chooses (megabytes of YAML), so it runs where it cannot stall xDS and the API, under
 // a memory limit that ends this thread, not the server.
 import {
+  type EnvoySchema,
+  installEnvoySchemas,
+  readEnvoySchema,
+  type StoredEnvoySchema,
+} from "@switchyard/proto";
+import {
   type ConfigSpecFragment,
   type ImportError,
   type ImportedAssignment,
@@ -17,6 +23,33 @@ export interface ImportJob {
    * back unsealed in `spec.secrets`, and the importer seals them on the main thread.
    */
   readonly canSeal: boolean;
+  /**
+   * The newer Envoy APIs the server has installed, oldest first: this thread has a registry of
+   * its own, and reads the document with the same definitions.
+   */
+  readonly schemas: readonly (StoredEnvoySchema & { readonly sha256: string })[];
+}
+
+/** The schemas read in this thread, by digest, so that each is read once. */
+const known = new Map<string, EnvoySchema>();
+let installed = "";
+
+function installSchemas(schemas: ImportJob["schemas"]): void {
+  const key = schemas.map((s) => s.sha256).join(",");
+  if (key === installed) return;
+  installEnvoySchemas(
+    schemas.flatMap((stored) => {
+      let schema = known.get(stored.sha256);
+      if (!schema) {
+        const read = readEnvoySchema(stored.name, stored.bytes);
+        if ("problem" in read) return [];
+        schema = read.schema;
+        known.set(stored.sha256, schema);
+      }
+      return [schema];
+    }),
+  );
+  installed = key;
 }
 
 export type ImportOutcome =
@@ -31,6 +64,7 @@ export type ImportOutcome =
     };
 
 export default function importEnvoyText(job: ImportJob): ImportOutcome {
+  installSchemas(job.schemas);
   const parsed = parseEnvoyConfig(job.content, job.filename ? { filename: job.filename } : {});
   if ("errors" in parsed) return { t: "unparsable", errors: parsed.errors };
   const imported = importEnvoyConfig(

@@ -4,6 +4,7 @@
 // thread (piscina), with a heap limit, a time limit and a bounded queue; a worker that runs out of
 // memory or time is ended and replaced, and the caller gets an error that says which limit it hit.
 import { Code, ConnectError } from "@connectrpc/connect";
+import { installedEnvoySchemas } from "@switchyard/proto";
 import type { ConfigSpecFragment } from "@switchyard/snapshot";
 import type { Logger } from "pino";
 import { Piscina } from "piscina";
@@ -80,7 +81,16 @@ export function createEnvoyImporter(options: EnvoyImporterOptions = {}): EnvoyIm
           Code.ResourceExhausted,
         );
       }
-      const job: ImportJob = { content, filename, canSeal: keyring.keyId !== undefined };
+      const job: ImportJob = {
+        content,
+        filename,
+        canSeal: keyring.keyId !== undefined,
+        schemas: installedEnvoySchemas().map(({ name, sha256, bytes }) => ({
+          name,
+          sha256,
+          bytes,
+        })),
+      };
       const timeout = AbortSignal.timeout(timeoutMs);
       let outcome: ImportOutcome;
       inFlight += 1;

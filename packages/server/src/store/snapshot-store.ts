@@ -4,6 +4,7 @@
  * caches of the latest version (updated only once a transaction commits), so they stay one class.
  */
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
+import { schemaGeneration } from "@switchyard/proto";
 import {
   type ConfigSpec,
   type ConfigSpecFragment,
@@ -196,7 +197,8 @@ export class SnapshotStore {
     const draft = await this.#prisma.$transaction((tx) => this.draft.read(tx), {
       isolationLevel: "RepeatableRead",
     });
-    const revision = draftRevision(sourceManifest(draft.objects));
+    // The Envoy APIs installed are part of what the report says (schema-handlers.ts).
+    const revision = `${draftRevision(sourceManifest(draft.objects))}/${schemaGeneration()}`;
     const now = Date.now();
     const last = this.#validated;
     if (last?.revision === revision && now - last.at < VALIDATION_REUSE_MS) return last.report;
