@@ -110,6 +110,16 @@ describe("a list of resources without @type", () => {
     ]);
   });
 
+  it("refuses a type given for a document the text does not hold", () => {
+    const result = parseEnvoyConfig(stringify(untyped("clusters")), {
+      resourceType: "clusters",
+      documentTypes: new Map([[2, "clusters"]]),
+    });
+    expect("errors" in result && result.errors.map((e) => e.message)).toEqual([
+      "a type is given for document 2 (from 0), but the text holds 1 document",
+    ]);
+  });
+
   it("leaves the other shapes alone under a named type: a bootstrap is still a bootstrap", () => {
     const bootstrap = stringify({ static_resources: { clusters: untyped("clusters") } });
     expect(kinds(bootstrap, { resourceType: "listeners" })).toEqual(["Cluster backend"]);

@@ -187,6 +187,16 @@ export function parseEnvoyConfig(text: string, options: ParseOptions = {}): Pars
   const errors: ImportError[] = [];
   const warnings: ImportError[] = [];
   const resources: DecodedResource[] = [];
+  const last = Math.max(...parsed.documents.map((document) => document.ordinal));
+  for (const position of options.documentTypes?.keys() ?? []) {
+    if (position > last) {
+      errors.push({
+        severity: "error",
+        path: "",
+        message: `a type is given for document ${position} (from 0), but the text holds ${last + 1} document${last === 0 ? "" : "s"}`,
+      });
+    }
+  }
   for (const document of parsed.documents) {
     const findings = emptyFindings();
     decodeDocument(
