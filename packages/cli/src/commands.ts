@@ -163,7 +163,8 @@ export async function apply(
   output.out(
     `${filename}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,
   );
-  for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
+  // The import's notes, then validation's warnings: the notes are at lines of the files.
+  for (const warning of published.warnings) output.out(`${locatedIssue(warning, locate)}\n`);
   output.out(`published version ${published.snapshot.version}\n`);
 }
 

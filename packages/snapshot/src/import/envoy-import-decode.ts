@@ -65,8 +65,12 @@ function decodeItems(
     return;
   }
   for (const [i, item] of items.entries()) {
-    if (typeUrl === undefined || hasType(item)) decodeTypedResource(item, [...at, i], findings);
-    else decodeAs(typeUrl, item, [...at, i], findings);
+    // An item naming its own "@type" is read as that type; as the list's own (a typed Secret in
+    // a list of secrets) it is read as the list's items are.
+    const own = isRecord(item) && typeof item["@type"] === "string" ? item["@type"] : undefined;
+    if (typeUrl !== undefined && (own === undefined || canonicalTypeUrl(own) === typeUrl)) {
+      decodeAs(typeUrl, item, [...at, i], findings);
+    } else decodeTypedResource(item, [...at, i], findings);
   }
 }
 

@@ -136,6 +136,11 @@ describe("a list of resources without @type", () => {
       },
       { name: "ca", validationContext: { trustedCa: { inlineBytes: "Y2E=" } } },
       { name: "hmac", genericSecret: { secret: { inlineString: "s" } } },
+      {
+        "@type": "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
+        name: "typed-ca",
+        validationContext: { trustedCa: { inlineBytes: "Y2E=" } },
+      },
     ];
     const result = read(stringify(secrets), { resourceType: "secrets" });
     expect(result.resources).toEqual([]);
@@ -151,6 +156,10 @@ describe("a list of resources without @type", () => {
       [
         "[2]",
         'secret "hmac" is a generic secret, not imported: Switchyard serves TLS certificates and validation contexts only',
+      ],
+      [
+        "[3]",
+        'secret "typed-ca" is a validation context, not imported: secrets are uploaded on their own. Upload it: switchyard secret create validation typed-ca --ca FILE',
       ],
     ]);
   });
