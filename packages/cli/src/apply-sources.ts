@@ -78,12 +78,15 @@ export function readApplySources(paths: readonly string[], recursive: boolean): 
 export function joinSources(sources: readonly ApplySource[]): {
   readonly content: string;
   readonly locate: (line: number) => string | undefined;
+  /** The index in `sources` of the source a line of the whole is in. */
+  readonly sourceOf: (line: number) => number | undefined;
 } {
   if (sources.length === 1) {
     const only = sources[0] as ApplySource;
     return {
       content: only.content,
       locate: (line) => (line > 0 ? `${only.name}:${line}` : undefined),
+      sourceOf: (line) => (line > 0 ? 0 : undefined),
     };
   }
   const starts: Array<{ readonly name: string; readonly line: number }> = [];
@@ -97,6 +100,11 @@ export function joinSources(sources: readonly ApplySource[]): {
     starts.push({ name: source.name, line: line + 1 });
     line += 1 + text.split("\n").length;
   }
+  const indexOf = (at: number) => {
+    if (at <= 0) return undefined;
+    for (let i = starts.length - 1; i >= 0; i--) if ((starts[i]?.line ?? 0) - 1 <= at) return i;
+    return undefined;
+  };
   return {
     content: parts.join(""),
     locate: (at) => {
@@ -104,5 +112,7 @@ export function joinSources(sources: readonly ApplySource[]): {
       const source = [...starts].reverse().find((s) => s.line <= at);
       return source && `${source.name}:${at - source.line + 1}`;
     },
+    // A source's separator line (the line before its first) begins its first document.
+    sourceOf: indexOf,
   };
 }

@@ -76,6 +76,9 @@ function authorities(value: string): readonly string[] {
 /** The run's standard output (cli/io.ts). */
 const stdout: Output = { out: (text) => cliIo().out(text) };
 
+const TYPE_HELP =
+  'the type of the resources the files give without "@type" (Envoy Gateway\'s per-type files, istioctl proxy-config cluster -o json): listeners, clusters, routes, endpoints or secrets; a file named listeners.yaml, NAME.clusters.yaml, ... holds its own';
+
 /** The server client commands talk to: --server, else SWITCHYARD_SERVER. */
 function serverOf(program: Command): string {
   return (program.opts() as { server?: string }).server ?? readEnv(cliIo().env).SWITCHYARD_SERVER;
@@ -529,7 +532,7 @@ export function createCli(): Command {
   program
     .command("apply")
     .description(
-      "import Envoy v3 resources (YAML or JSON: a list with @type, a DiscoveryResponse, or a bootstrap's static_resources) and publish them",
+      "import Envoy v3 resources (YAML or JSON: a list with @type, a DiscoveryResponse, a bootstrap or its static_resources, an Envoy admin config dump, or a list of one --type) and publish them",
     )
     .requiredOption(
       "-f, --file <path>",
@@ -552,6 +555,7 @@ export function createCli(): Command {
       "--override-route-tests <reason>",
       "publish although route tests fail, for this reason (admins; recorded in the audit log)",
     )
+    .option("-t, --type <type>", TYPE_HELP)
     .action(
       clientAction(
         program,
@@ -565,6 +569,7 @@ export function createCli(): Command {
             prune?: boolean;
             selector?: string;
             overrideRouteTests?: string;
+            type?: string;
           },
         ) => commands.apply(client, stdout, options.file, options),
       ),
@@ -708,6 +713,7 @@ export function createCli(): Command {
     .option("-R, --recursive", "with -f: read the directories below each directory too")
     .option("--prune", "with -f: also show what apply --prune would delete")
     .option("-l, --selector <terms>", "with --prune: as apply's")
+    .option("-t, --type <type>", `with -f: ${TYPE_HELP}`)
     .action(
       clientAction(
         program,
@@ -721,6 +727,7 @@ export function createCli(): Command {
             recursive?: boolean;
             prune?: boolean;
             selector?: string;
+            type?: string;
           },
         ) => {
           if (options.file.length === 0) return commands.showDiff(client, stdout, options);

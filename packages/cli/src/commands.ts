@@ -25,6 +25,7 @@ import { joinSources, readApplySources } from "./apply-sources.js";
 import { CliError, type ConfigClient, formatIssue } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
 import { changeLines, type Output, outputFormat, summarizeChanges, table } from "./output.js";
+import { importTypesOf, parseTypeFlag } from "./resource-types.js";
 
 /**
  * What publishing commands ask the server to answer with: the changes by name, which is all they
@@ -73,19 +74,26 @@ export async function apply(
     selector?: string;
     /** Publish although route tests fail, for this reason (admins). */
     overrideRouteTests?: string;
+    /** The type of the resources without "@type" (resource-types.ts). */
+    type?: string;
   },
 ): Promise<void> {
   if (options.selector !== undefined && !options.prune)
     throw new CliError("--selector narrows what --prune deletes: add --prune");
+  const type = parseTypeFlag(options.type);
   const sources = readApplySources(files, options.recursive === true);
-  const { content, locate } = joinSources(sources);
+  const { content, locate, sourceOf } = joinSources(sources);
   const filename =
     sources.length === 1
       ? sources[0]?.name === "stdin"
         ? "stdin"
         : path.basename(sources[0]?.name ?? "")
       : `${sources.length} files`;
-  const sent = { content, filename: sources.length === 1 ? filename : "apply.yaml" };
+  const sent = {
+    content,
+    filename: sources.length === 1 ? filename : "apply.yaml",
+    ...importTypesOf(sources, content, sourceOf, type),
+  };
   const located = <T>(call: Promise<T>): Promise<T> =>
     call.catch((error: unknown) => {
       throw withLocations(error, locate);
@@ -155,7 +163,8 @@ export async function apply(
   output.out(
     `${filename}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,
   );
-  for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
+  // The import's notes, then validation's warnings: the notes are at lines of the files.
+  for (const warning of published.warnings) output.out(`${locatedIssue(warning, locate)}\n`);
   output.out(`published version ${published.snapshot.version}\n`);
 }
 
@@ -285,18 +294,20 @@ export async function diffFiles(
   client: ConfigClient,
   output: Output,
   files: readonly string[],
-  options: { recursive?: boolean; prune?: boolean; selector?: string },
+  options: { recursive?: boolean; prune?: boolean; selector?: string; type?: string },
 ): Promise<0 | 1 | 2> {
   if (options.selector !== undefined && !options.prune)
     throw new CliError("--selector narrows what --prune deletes: add --prune");
+  const type = parseTypeFlag(options.type);
   const sources = readApplySources(files, options.recursive === true);
-  const { content, locate } = joinSources(sources);
+  const { content, locate, sourceOf } = joinSources(sources);
   const name = sources.length === 1 ? (sources[0]?.name ?? "") : `${sources.length} files`;
   let response: Awaited<ReturnType<ConfigClient["import"]>>;
   try {
     response = await client.import({
       content,
       filename: sources.length === 1 ? path.basename(name) : "apply.yaml",
+      ...importTypesOf(sources, content, sourceOf, type),
       dryRun: true,
       validate: true,
       ...(options.prune ? { prune: { selector: options.selector ?? "" } } : {}),

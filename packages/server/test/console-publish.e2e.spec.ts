@@ -210,6 +210,38 @@ describe("the console's release workflow in a real browser", () => {
     await page.close();
   }, 90_000);
 
+  it("imports resources without @type as the Resource type chosen, and says to choose one when none is", async () => {
+    const yaml = [
+      "- name: gw-inventory",
+      "  type: STATIC",
+      "  connectTimeout: 5s",
+      "  loadAssignment:",
+      "    clusterName: gw-inventory",
+      "    endpoints:",
+      "    - lbEndpoints:",
+      "      - endpoint: { address: { socketAddress: { address: 127.0.0.1, portValue: 50071 } } }",
+      "",
+    ].join("\n");
+
+    const { page, problems } = await openPage("/import");
+    await page.getByLabel("Envoy YAML or JSON").fill(yaml);
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "This cannot be imported" });
+    await alert.getByText('these resources have no "@type"').first().waitFor();
+    expect(await alert.innerText()).toContain('the console\'s "Resource type"');
+
+    await page.getByLabel("Resource type").selectOption("clusters");
+    await page.getByRole("button", { name: "Preview changes" }).click();
+    const card = page.getByRole("article", { name: "cluster gw-inventory" });
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.innerText()).toContain("50071");
+    // The first preview's refusal is the browser's one expected failed request.
+    const refused = (p: string) =>
+      p.includes("status of 400") && p.includes("ConfigService/Import");
+    expect(problems.filter((p) => !refused(p))).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it("draws listeners through routes to clusters on Topology, each node opening its object", async () => {
     const { page, problems } = await openPage("/topology");
     const listener = page.getByRole("link", { name: /Listener\s*payments\s*gRPC API listener/ });

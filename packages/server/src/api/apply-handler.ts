@@ -58,12 +58,17 @@ export function applyHandler(
           const selected = select(error.changes);
           return {
             changes: await objectChanges(selected.changes, selected.withBodies ? error : undefined),
-            warnings: error.issues.map(issueMessage),
+            warnings: [...imported.issues, ...error.issues].map(issueMessage),
           };
         }
         throw toConnectError(error);
       }
-      return publishResponse(prisma, snapshot, onPublished, select);
+      // The import's notes (what the document left out, and why) come before validation's.
+      const published = await publishResponse(prisma, snapshot, onPublished, select);
+      return {
+        ...published,
+        warnings: [...imported.issues.map(issueMessage), ...published.warnings],
+      };
     },
   };
 }

@@ -3,7 +3,12 @@
  * withStoredEndpoints, which Apply shares: apply-handler.ts), and a version written out as one.
  */
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ConfigFormat, type ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  type ApplyRequest,
+  ConfigFormat,
+  type ConfigService,
+  type ImportRequest,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   type ConfigSpec,
   type ConfigSpecFragment,
@@ -32,6 +37,7 @@ import type { ConfigServiceOptions } from "./config-options.js";
 import { specAt } from "./draft-handlers.js";
 import { type ApiIssue, invalidArgument, issueMessage, translated } from "./errors.js";
 import { importScopeProblem } from "./import-scope.js";
+import { importTypes } from "./import-types.js";
 import { objectChanges, sourceKindOf } from "./object-changes.js";
 import { pruneDeletions, withoutPruned } from "./prune-deletions.js";
 import { routeTestIssues } from "./route-test-gate.js";
@@ -145,11 +151,12 @@ export function importExportHandlers(
 export async function readImport(
   importer: EnvoyImporter,
   keyring: SecretKeyring,
-  request: { readonly content: string; readonly filename: string },
+  request: (ImportRequest | ApplyRequest) & { readonly content: string; readonly filename: string },
   signal: AbortSignal,
 ): Promise<Extract<ImportOutcome, { t: "imported" }>> {
   const document = request.filename || "the document";
-  const imported = await importer.read(request.content, request.filename, keyring, signal);
+  const types = importTypes(request, request.$typeName.slice("switchyard.v1.".length));
+  const imported = await importer.read(request.content, request.filename, keyring, signal, types);
   if (imported.t === "unparsable") {
     throw invalidArgument(
       `${document} is not valid Envoy v3 config: ${summarize(imported.errors)}`,

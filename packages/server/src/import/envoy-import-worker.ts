@@ -13,9 +13,19 @@ import {
   type ImportedAssignment,
   importEnvoyConfig,
   parseEnvoyConfig,
+  type ResourceListType,
 } from "@switchyard/snapshot";
 
-export interface ImportJob {
+/**
+ * The type of the resources a document gives without "@type", for all of them and per document
+ * (ParseOptions): plain data, as it crosses to the worker thread.
+ */
+export interface ImportTypes {
+  readonly resourceType?: ResourceListType;
+  readonly documentTypes?: readonly (readonly [number, ResourceListType])[];
+}
+
+export interface ImportJob extends ImportTypes {
   readonly content: string;
   readonly filename: string;
   /**
@@ -65,7 +75,11 @@ export type ImportOutcome =
 
 export default function importEnvoyText(job: ImportJob): ImportOutcome {
   installSchemas(job.schemas);
-  const parsed = parseEnvoyConfig(job.content, job.filename ? { filename: job.filename } : {});
+  const parsed = parseEnvoyConfig(job.content, {
+    ...(job.filename ? { filename: job.filename } : {}),
+    ...(job.resourceType ? { resourceType: job.resourceType } : {}),
+    ...(job.documentTypes ? { documentTypes: new Map(job.documentTypes) } : {}),
+  });
   if ("errors" in parsed) return { t: "unparsable", errors: parsed.errors };
   const imported = importEnvoyConfig(
     parsed.resources,
@@ -74,7 +88,9 @@ export default function importEnvoyText(job: ImportJob): ImportOutcome {
   return {
     t: "imported",
     spec: imported.spec,
-    issues: imported.issues,
+    // The notes of reading the document (what it left out and why, Envoy's lenient forms), then
+    // those of mapping it.
+    issues: [...parsed.warnings, ...imported.issues],
     assignments: imported.assignments,
     withoutAssignment: imported.withoutAssignment,
   };

@@ -9,7 +9,7 @@ import type { ConfigSpecFragment } from "@switchyard/snapshot";
 import type { Logger } from "pino";
 import { Piscina } from "piscina";
 import type { SecretKeyring } from "../secrets-key.js";
-import type { ImportJob, ImportOutcome } from "./envoy-import-worker.js";
+import type { ImportJob, ImportOutcome, ImportTypes } from "./envoy-import-worker.js";
 
 export type { ImportOutcome } from "./envoy-import-worker.js";
 
@@ -31,14 +31,16 @@ export interface EnvoyImporterOptions {
 
 export interface EnvoyImporter {
   /**
-   * Parses and maps `content` (see importEnvoyConfig); private keys found inline come back sealed
-   * with `keyring`. Rejects with a ConnectError when a limit is hit.
+   * Parses and maps `content` (see importEnvoyConfig), its resources without "@type" of `types`;
+   * private keys found inline come back sealed with `keyring`. Rejects with a ConnectError when
+   * a limit is hit.
    */
   read(
     content: string,
     filename: string,
     keyring: SecretKeyring,
     signal?: AbortSignal,
+    types?: ImportTypes,
   ): Promise<ImportOutcome>;
   close(): Promise<void>;
 }
@@ -74,7 +76,7 @@ export function createEnvoyImporter(options: EnvoyImporterOptions = {}): EnvoyIm
   // can be aborted, which every read is.
   let inFlight = 0;
   return {
-    async read(content, filename, keyring, signal) {
+    async read(content, filename, keyring, signal, types = {}) {
       if (inFlight > maxQueue) {
         throw new ConnectError(
           `${maxQueue} imports are already waiting to be read: try again once they are done`,
@@ -82,6 +84,7 @@ export function createEnvoyImporter(options: EnvoyImporterOptions = {}): EnvoyIm
         );
       }
       const job: ImportJob = {
+        ...types,
         content,
         filename,
         canSeal: keyring.keyId !== undefined,

@@ -46,6 +46,38 @@ export function inlineSecretsIn(desc: DescMessage, message: Message): (readonly 
   return found;
 }
 
+/**
+ * What Envoy's admin API shows in place of a sensitive field's text or bytes (the config_dump
+ * page: "sensitive fields are redacted"), a file name or variable name under it included.
+ */
+export const REDACTED = "[redacted]";
+const REDACTED_BYTES = new TextEncoder().encode(REDACTED);
+
+function holdsRedacted(value: unknown, depth = 0): boolean {
+  if (value === REDACTED) return true;
+  if (value instanceof Uint8Array) {
+    return value.length === REDACTED_BYTES.length && value.every((b, i) => b === REDACTED_BYTES[i]);
+  }
+  if (typeof value !== "object" || value === null || depth > 32) return false;
+  return Object.values(value).some((inner) => holdsRedacted(inner, depth + 1));
+}
+
+/**
+ * The paths in `message` (of type `desc`) where a sensitive field holds what a config dump put in
+ * place of the secret: it cannot be imported, the secret is not there.
+ */
+export function redactedSecretsIn(desc: DescMessage, message: Message): (readonly Segment[])[] {
+  const found: (readonly Segment[])[] = [];
+  walkEnvoy(desc, message, {
+    value(field, value, at) {
+      if (!isSensitive(field)) return true;
+      if (holdsRedacted(value)) found.push([...at]);
+      return false;
+    },
+  });
+  return found;
+}
+
 /** A DataSource that makes the proxy read its own host: a file or an environment variable. */
 export interface LocalSource {
   readonly at: readonly Segment[];

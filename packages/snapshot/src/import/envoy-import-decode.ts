@@ -1,228 +1,138 @@
 /**
  * Document shapes → decoded resources: recognizes what a parsed document is (a list of resources
  * with "@type", a DiscoveryResponse or `{ resources: [...] }`, a bootstrap or its
- * static_resources), checks each resource against its schema (envoy-import-schema.ts) and decodes
- * it with the generated types.
+ * static_resources, an Envoy admin config dump (envoy-import-dump.ts), or resources of one type
+ * without "@type" when the caller names the type) and decodes each resource in it
+ * (envoy-import-decode-resource.ts).
  */
-import type { DescMessage } from "@bufbuild/protobuf";
-import { newestSchema } from "@switchyard/proto";
+import { newestSchema, registry } from "@switchyard/proto";
 import {
   Bootstrap_StaticResourcesSchema,
   BootstrapSchema,
 } from "@switchyard/proto/envoy/config/bootstrap/v3/bootstrap_pb";
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
-import { envoyFromJson, fieldByKey } from "../envoy/envoy-proto-json.js";
-import type { JsonValue } from "../model.js";
+import { fieldByKey } from "../envoy/envoy-proto-json.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
-import type { Problem } from "./envoy-import-issue.js";
+import {
+  canonicalTypeUrl,
+  decodeAs,
+  decodeBootstrap,
+  decodeStaticResources,
+  decodeTypedResource,
+  type Findings,
+  listItems,
+} from "./envoy-import-decode-resource.js";
+import { decodeDump } from "./envoy-import-dump.js";
+import { dumpShapeOf, isAdminTypeUrl, wrappedDumps } from "./envoy-import-dump-read.js";
 import { describe, isRecord, type Segment } from "./envoy-import-json.js";
-import { readLenient } from "./envoy-import-lenient.js";
 import {
   type EnvoyResource,
+  RESOURCE_LIST_TYPE_NAMES,
+  RESOURCE_LIST_TYPES,
   RESOURCE_SCHEMAS,
+  type ResourceListType,
   resourceSchema,
-  toResource,
 } from "./envoy-import-resource.js";
-import {
-  checkField,
-  checkMessage,
-  messageForTypeUrl,
-  unknownField,
-} from "./envoy-import-schema.js";
+import { checkMessage } from "./envoy-import-schema.js";
 
-export interface FoundResource {
-  readonly resource: EnvoyResource;
-  readonly at: readonly Segment[];
-  readonly source: unknown;
-}
-
-/** What decoding one document found. Local to one parse. */
-export interface Findings {
-  readonly errors: Problem[];
-  readonly warnings: Problem[];
-  /** How Envoy's lenient forms were read (envoy-import-lenient.ts). */
-  readonly infos: Problem[];
-  readonly resources: FoundResource[];
-}
+export { emptyFindings, type Findings } from "./envoy-import-decode-resource.js";
 
 export const SHAPES =
-  'a list of resources with "@type", a DiscoveryResponse, a bootstrap or its static_resources';
-const RESOURCE_TYPES = [...RESOURCE_SCHEMAS.keys()].map((url) => url.slice(url.indexOf("/") + 1));
+  'a list of resources with "@type" (or of one named type), a DiscoveryResponse, a bootstrap or its static_resources, or an Envoy admin config dump';
 
-/** Checks then decodes one resource of a known type. */
-function decodeResource(
-  typeUrl: string,
-  json: unknown,
+/** Why resources without "@type" cannot be read when nobody said what they are. */
+const UNTYPED = `these resources have no "@type": name their type (switchyard apply --type, ImportRequest.resource_type, the console's "Resource type"), one of ${RESOURCE_LIST_TYPE_NAMES}`;
+
+function keyFor(json: Record<string, unknown>, fieldName: string): string | undefined {
+  return Object.keys(json).find(
+    (key) => fieldByKey(DiscoveryResponseSchema, key)?.name === fieldName,
+  );
+}
+
+const hasType = (item: unknown) => isRecord(item) && "@type" in item;
+
+/**
+ * The items of a list of resources: of type `typeUrl` when they carry no "@type" (each one that
+ * does is read as its own type). Without a type, a list none of whose items names its "@type" is
+ * one error saying how to name the type, not one per item.
+ */
+function decodeItems(
+  items: readonly unknown[],
   at: readonly Segment[],
-  source: unknown,
   findings: Findings,
+  typeUrl: string | undefined,
 ): void {
-  if (!RESOURCE_SCHEMAS.has(typeUrl)) return;
-  const schema = resourceSchema(typeUrl as EnvoyResource["typeUrl"]);
-  const lenient = readLenient(schema, json, at);
-  for (const note of lenient.notes) {
-    (note.severity === "warning" ? findings.warnings : findings.infos).push(note);
-  }
-  const problems: Problem[] = [];
-  checkMessage(schema, lenient.json, at, problems);
-  if (problems.length > 0) {
-    findings.errors.push(...problems);
+  if (typeUrl === undefined && items.length > 0 && items.every((i) => isRecord(i) && !hasType(i))) {
+    findings.errors.push({ at, message: UNTYPED });
     return;
   }
-  try {
-    const message = envoyFromJson(schema, lenient.json as JsonValue);
-    findings.resources.push({ resource: toResource(typeUrl, message), at, source });
-  } catch (error) {
-    // The check above mirrors fromJson; this only catches a case it does not know yet.
-    findings.errors.push({ at, message: error instanceof Error ? error.message : String(error) });
+  for (const [i, item] of items.entries()) {
+    // An item naming its own "@type" is read as that type; as the list's own (a typed Secret in
+    // a list of secrets) it is read as the list's items are.
+    const own = isRecord(item) && typeof item["@type"] === "string" ? item["@type"] : undefined;
+    if (typeUrl !== undefined && (own === undefined || canonicalTypeUrl(own) === typeUrl)) {
+      decodeAs(typeUrl, item, [...at, i], findings);
+    } else decodeTypedResource(item, [...at, i], findings);
   }
 }
 
-/** A resource carrying its type: `{ "@type": "type.googleapis.com/...Cluster", ... }`. */
-function decodeTypedResource(json: unknown, at: readonly Segment[], findings: Findings): void {
-  if (!isRecord(json)) {
-    findings.errors.push({
-      at,
-      message: `expected a resource with "@type", got ${describe(json)}`,
-    });
-    return;
-  }
-  const typeUrl = json["@type"];
-  if (typeof typeUrl !== "string" || typeUrl === "") {
-    findings.errors.push({
-      at,
-      message: `missing "@type": each resource names its type, e.g. "${TypeUrl.Cluster}"`,
-    });
-    return;
-  }
-  const typeName = typeUrl.slice(typeUrl.lastIndexOf("/") + 1);
-  const canonical = `type.googleapis.com/${typeName}`;
-  if (canonical === TypeUrl.Secret) {
-    // Secrets are uploaded on their own, so that their private keys are checked and sealed and
-    // never travel in a config document that is also exported and diffed (model.ts SecretSpec).
-    findings.errors.push({
-      at: [...at, "@type"],
-      message:
-        "a Secret is not applied with the configuration: upload it with `switchyard secret create tls NAME --cert FILE --key FILE` (or `validation NAME --ca FILE`), or on the console's Secrets page, then apply the listeners and clusters that name it",
-    });
-    return;
-  }
-  if (!RESOURCE_SCHEMAS.has(canonical)) {
-    findings.errors.push({
-      at: [...at, "@type"],
-      message: messageForTypeUrl(typeUrl)
-        ? `unsupported resource @type ${JSON.stringify(typeUrl)}: expected one of ${RESOURCE_TYPES.join(", ")}`
-        : `unknown @type ${JSON.stringify(typeUrl)}: not one of the Envoy types Switchyard knows`,
-    });
-    return;
-  }
-  const { "@type": _, ...fields } = json;
-  decodeResource(canonical, fields, at, json, findings);
-}
-
-function keyFor(
+/**
+ * `{ version_info, resources: [Any...], type_url }`, or just `{ resources: [...] }`. Resources
+ * without "@type" are of the response's type_url, or else of `typeUrl`.
+ */
+function decodeDiscoveryResponse(
   json: Record<string, unknown>,
-  desc: DescMessage,
-  fieldName: string,
-): string | undefined {
-  return Object.keys(json).find((key) => fieldByKey(desc, key)?.name === fieldName);
-}
-
-/** `{ version_info, resources: [Any...], type_url }`, or just `{ resources: [...] }`. */
-function decodeDiscoveryResponse(json: Record<string, unknown>, findings: Findings): void {
-  const resourcesKey = keyFor(json, DiscoveryResponseSchema, "resources") ?? "resources";
+  findings: Findings,
+  typeUrl: string | undefined,
+): void {
+  const resourcesKey = keyFor(json, "resources") ?? "resources";
   const { [resourcesKey]: resources, ...rest } = json;
   checkMessage(DiscoveryResponseSchema, rest, [], findings.errors);
-  const typeUrlKey = keyFor(json, DiscoveryResponseSchema, "type_url");
-  const typeUrl = typeUrlKey === undefined ? undefined : json[typeUrlKey];
-  if (!Array.isArray(resources)) {
-    findings.errors.push({
-      at: [resourcesKey],
-      message: `expected a list, got ${describe(resources)}`,
-    });
-    return;
-  }
-  resources.forEach((item, i) => {
+  const typeUrlKey = keyFor(json, "type_url");
+  const responseType = typeUrlKey === undefined ? undefined : json[typeUrlKey];
+  const named = typeof responseType === "string" && responseType !== "" ? responseType : undefined;
+  const items = listItems("resources", resources, [resourcesKey], findings);
+  const mismatched = items.flatMap((item, i) => {
     const type = isRecord(item) ? item["@type"] : undefined;
-    if (
-      typeof typeUrl === "string" &&
-      typeUrl !== "" &&
-      typeof type === "string" &&
-      type !== typeUrl
-    ) {
-      findings.errors.push({
-        at: [resourcesKey, i, "@type"],
-        message: `"@type" ${JSON.stringify(type)} differs from the response's type_url ${JSON.stringify(typeUrl)}`,
-      });
-      return;
-    }
-    decodeTypedResource(item, [resourcesKey, i], findings);
+    return named !== undefined && typeof type === "string" && type !== named ? [i] : [];
   });
+  for (const i of mismatched) {
+    findings.errors.push({
+      at: [resourcesKey, i, "@type"],
+      message: `"@type" ${JSON.stringify((items[i] as Record<string, unknown>)["@type"])} differs from the response's type_url ${JSON.stringify(named)}`,
+    });
+  }
+  if (mismatched.length > 0) return;
+  const ofResponse = named === undefined ? undefined : canonicalTypeUrl(named);
+  const itemType =
+    ofResponse !== undefined && (RESOURCE_SCHEMAS.has(ofResponse) || ofResponse === TypeUrl.Secret)
+      ? ofResponse
+      : typeUrl;
+  decodeItems(items, [resourcesKey], findings, itemType);
 }
 
-/** Bootstrap.StaticResources: `{ clusters: [...], listeners: [...], secrets: [...] }`. */
-function decodeStaticResources(json: unknown, at: readonly Segment[], findings: Findings): void {
-  if (!isRecord(json)) {
-    findings.errors.push({ at, message: `expected an object, got ${describe(json)}` });
-    return;
-  }
-  for (const [key, list] of Object.entries(json)) {
-    const field = fieldByKey(newestSchema(Bootstrap_StaticResourcesSchema), key);
-    if (!field) {
-      findings.errors.push({
-        at: [...at, key],
-        message: unknownField(newestSchema(Bootstrap_StaticResourcesSchema), key),
-      });
-      continue;
-    }
-    if (list === null) continue;
-    if (!Array.isArray(list)) {
-      findings.errors.push({ at: [...at, key], message: `expected a list, got ${describe(list)}` });
-      continue;
-    }
-    const typeUrl =
-      field.name === "clusters"
-        ? TypeUrl.Cluster
-        : field.name === "listeners"
-          ? TypeUrl.Listener
-          : undefined;
-    if (typeUrl === undefined) {
-      checkField(field, list, [...at, key], findings.errors);
-      findings.warnings.push({
-        at: [...at, key],
-        message: `not imported: Switchyard does not store ${field.name}`,
-      });
-      continue;
-    }
-    for (const [i, item] of list.entries())
-      decodeResource(typeUrl, item, [...at, key, i], item, findings);
-  }
+/** Whether every key of `json` is a field of the resource type `typeUrl`: one such resource. */
+function isResourceOf(typeUrl: string, json: Record<string, unknown>): boolean {
+  const desc =
+    (RESOURCE_SCHEMAS.has(typeUrl)
+      ? resourceSchema(typeUrl as EnvoyResource["typeUrl"])
+      : undefined) ?? registry.getMessage(typeUrl.slice(typeUrl.indexOf("/") + 1));
+  const keys = Object.keys(json);
+  return desc !== undefined && keys.length > 0 && keys.every((key) => fieldByKey(desc, key));
 }
 
-/** A bootstrap: its static_resources are imported, its other parts are named in warnings. */
-function decodeBootstrap(json: Record<string, unknown>, findings: Findings): void {
-  for (const [key, value] of Object.entries(json)) {
-    const field = fieldByKey(newestSchema(BootstrapSchema), key);
-    if (!field) {
-      findings.errors.push({
-        at: [key],
-        message: unknownField(newestSchema(BootstrapSchema), key),
-      });
-    } else if (field.name === "static_resources") {
-      decodeStaticResources(value, [key], findings);
-    } else {
-      findings.warnings.push({
-        at: [key],
-        message:
-          "not imported: Switchyard takes only static_resources (clusters and listeners) from a bootstrap",
-      });
-    }
-  }
-}
-
-export function decodeDocument(value: unknown, findings: Findings): void {
+/**
+ * One parsed document. `listType`, when the caller gives it, is the type of the resources in it
+ * that carry no "@type" (a list of one type, as gateways write them, or a single resource).
+ */
+export function decodeDocument(
+  value: unknown,
+  findings: Findings,
+  listType?: ResourceListType,
+): void {
+  const typeUrl = listType === undefined ? undefined : RESOURCE_LIST_TYPES[listType];
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) decodeTypedResource(item, [i], findings);
+    decodeItems(value, [], findings, typeUrl);
     return;
   }
   if (!isRecord(value)) {
@@ -230,14 +140,47 @@ export function decodeDocument(value: unknown, findings: Findings): void {
     return;
   }
   const keys = Object.keys(value);
-  if ("@type" in value) decodeTypedResource(value, [], findings);
-  else if (keyFor(value, DiscoveryResponseSchema, "resources") !== undefined) {
-    decodeDiscoveryResponse(value, findings);
+  if ("@type" in value) {
+    if (isAdminTypeUrl(value["@type"])) decodeDump(value, [], findings);
+    else decodeTypedResource(value, [], findings);
+  } else if (typeUrl !== undefined && isResourceOf(typeUrl, value)) {
+    decodeAs(typeUrl, value, [], findings);
+  } else if (keyFor(value, "resources") !== undefined) {
+    decodeDiscoveryResponse(value, findings, typeUrl);
+  } else if (dumpShapeOf(value)) {
+    decodeDump(value, [], findings, dumpShapeOf(value));
   } else if (keys.some((key) => fieldByKey(newestSchema(BootstrapSchema), key)))
     decodeBootstrap(value, findings);
   else if (keys.some((key) => fieldByKey(newestSchema(Bootstrap_StaticResourcesSchema), key))) {
     decodeStaticResources(value, [], findings);
-  } else {
-    findings.errors.push({ at: [], message: `unrecognized document: expected ${SHAPES}` });
-  }
+  } else decodeWrapped(value, findings, typeUrl);
+}
+
+/**
+ * A document that is none of the shapes: a config dump wrapped in names (egctl's
+ * `{ namespace: { pod: dump } }`) is read, one at a time; else, with a type given, it is checked
+ * as one resource of that type (its errors say what is wrong with it).
+ */
+function decodeWrapped(
+  value: Record<string, unknown>,
+  findings: Findings,
+  typeUrl: string | undefined,
+): void {
+  const dumps = wrappedDumps(value);
+  const [only] = dumps;
+  if (only && dumps.length === 1) {
+    findings.infos.push({
+      at: only.at,
+      message: "the config dump wrapped in names here is read (as egctl prints one per pod)",
+    });
+    decodeDump(only.json, only.at, findings, dumpShapeOf(only.json));
+  } else if (dumps.length > 1) {
+    findings.errors.push({
+      at: [],
+      message: `the document holds the config dumps of ${dumps.length} proxies (${dumps
+        .map((dump) => dump.at.join("/"))
+        .join(", ")}): import one proxy's dump at a time`,
+    });
+  } else if (typeUrl !== undefined) decodeAs(typeUrl, value, [], findings);
+  else findings.errors.push({ at: [], message: `unrecognized document: expected ${SHAPES}` });
 }

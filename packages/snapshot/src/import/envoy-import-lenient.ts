@@ -6,7 +6,8 @@
  * (`allow_legacy_syntax`) and with case-insensitive enum parsing, so real configs rely on:
  *   - enum names in any case (`codec_type: auto`, `lb_policy: round_robin`);
  *   - a single value where a list is expected ("The original ESF parser permits a single element
- *     in place of an array thereof", protobuf's json/internal/parser.cc);
+ *     in place of an array thereof", protobuf's json/internal/parser.cc), in a resource and in
+ *     the document around it (readList: `static_resources.clusters`, `resources`, ...);
  *   - booleans written as the strings "true" and "false";
  *   - a wrapper (`UInt32Value`, ...) written as its message, `{ value: 5 }`, and a Duration as
  *     `{ seconds, nanos }`.
@@ -126,6 +127,11 @@ function readItem(field: DescField, value: unknown, at: readonly Segment[], read
   return read;
 }
 
+/** The note of a single value read as a list of one, in a field or at a document's level. */
+function singleValueNote(name: string): string {
+  return `${name} is a list: a single value is read as a list of one, as Envoy reads it`;
+}
+
 function readField(
   field: DescField,
   value: unknown,
@@ -136,12 +142,7 @@ function readField(
     case "list": {
       let list = value;
       if (!Array.isArray(list)) {
-        note(
-          reader,
-          at,
-          "info",
-          `${field.name} is a list: a single value is read as a list of one, as Envoy reads it`,
-        );
+        note(reader, at, "info", singleValueNote(field.name));
         list = [value];
       }
       const items = list as unknown[];
@@ -198,4 +199,20 @@ export function readLenient(
 ): { readonly json: unknown; readonly notes: readonly LenientNote[] } {
   const reader: Reader = { notes: [], said: new Set() };
   return { json: readMessage(desc, json, at, reader), notes: reader.notes };
+}
+
+/**
+ * A list of a document's own shape (a bootstrap's `static_resources.clusters`, a DiscoveryResponse's
+ * `resources`, a config dump's `configs` and its `dynamic_active_clusters`, ...) read as Envoy's
+ * JSON reading reads every repeated field: a single value is a list of one, with the same note as
+ * in a resource. `name` is the field's proto name; `undefined` and `null` are an empty list.
+ */
+export function readList(
+  name: string,
+  value: unknown,
+  at: readonly Segment[],
+): { readonly items: readonly unknown[]; readonly note?: LenientNote } {
+  if (value === undefined || value === null) return { items: [] };
+  if (Array.isArray(value)) return { items: value };
+  return { items: [value], note: { at, severity: "info", message: singleValueNote(name) } };
 }

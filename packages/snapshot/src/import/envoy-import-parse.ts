@@ -35,6 +35,8 @@ interface Position {
 export interface ParsedDocument {
   readonly value: unknown;
   readonly index: number | undefined;
+  /** Its position among the text's documents, from 0, whether or not the text holds several. */
+  readonly ordinal: number;
   /** Where a path is in the text, as far as it can be followed. */
   readonly locate: (segments: readonly Segment[]) => Position | undefined;
 }
@@ -125,6 +127,7 @@ function parseYamlText(text: Text, tokens: readonly CST.Token[]): TextResult {
       parsed.push({
         value,
         index: several ? i : undefined,
+        ordinal: i,
         locate: (segments) => locateNode(doc.contents, segments, text),
       });
     } catch (error) {
@@ -171,7 +174,12 @@ function parseJsonText(text: Text, tokens: readonly CST.Token[]): TextResult {
   }
   return {
     documents: [
-      { value, index: undefined, locate: (segments) => locateNode(doc.contents, segments, text) },
+      {
+        value,
+        index: undefined,
+        ordinal: 0,
+        locate: (segments) => locateNode(doc.contents, segments, text),
+      },
     ],
   };
 }

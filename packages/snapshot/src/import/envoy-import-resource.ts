@@ -81,3 +81,34 @@ export function resourceJson(resource: EnvoyResource): JsonObject {
 export function toResource(typeUrl: string, message: unknown): EnvoyResource {
   return { typeUrl, message } as EnvoyResource;
 }
+
+/**
+ * The types a document's resources may be named by when they carry no "@type" (`switchyard
+ * apply --type`, ImportRequest.resource_type): Envoy Gateway's per-type `listeners.yaml`,
+ * `clusters.yaml`, ... and `istioctl proxy-config cluster -o json` are such lists. Secrets are
+ * named, never imported (envoy-import-decode-resource.ts, secretNote).
+ */
+export const RESOURCE_LIST_TYPES = {
+  listeners: TypeUrl.Listener,
+  clusters: TypeUrl.Cluster,
+  routes: TypeUrl.RouteConfiguration,
+  endpoints: TypeUrl.ClusterLoadAssignment,
+  secrets: TypeUrl.Secret,
+} as const;
+
+export type ResourceListType = keyof typeof RESOURCE_LIST_TYPES;
+
+/** "listeners, clusters, routes, endpoints or secrets", for messages. */
+export const RESOURCE_LIST_TYPE_NAMES = Object.keys(RESOURCE_LIST_TYPES)
+  .join(", ")
+  .replace(/, (\w+)$/, " or $1");
+
+const TYPED_FILE = /^(?:.*\.)?(listeners|clusters|routes|endpoints|secrets)\.(?:ya?ml|json)$/i;
+
+/**
+ * The type a file's name says its resources are, as Envoy Gateway's translator names its output
+ * (`listeners.yaml`, `http-route.clusters.yaml`, ...): `name` is the file's base name.
+ */
+export function resourceListTypeOfFile(name: string): ResourceListType | undefined {
+  return TYPED_FILE.exec(name)?.[1]?.toLowerCase() as ResourceListType | undefined;
+}

@@ -9,11 +9,16 @@
  * shown (model.ts SecretSpec), and Envoy receives the same certificate over SDS, warming the
  * listener or cluster until it arrives (the "Secret discovery service" docs).
  *
+ * Normalization 14: a certificate whose private key Envoy's config dump redacted ("[redacted]")
+ * has no key to seal. It is replaced by the same SDS reference, and a warning names the secret
+ * to upload; the redacted text is never stored.
+ *
  * Pure: this stage only rewrites the JSON and collects the certificates with their keys in the
  * clear; `sealCertificates` checks each key against its chain and seals it with the function the
  * server gives, so the clear key lives only in memory, for the length of one import.
  */
 import { registry } from "@switchyard/proto";
+import { REDACTED } from "../envoy/envoy-data-sources.js";
 import { ADS_CONFIG_SOURCE as ADS } from "../envoy/envoy-json.js";
 import { mapMessages } from "../envoy/envoy-proto-json.js";
 import type { JsonObject, JsonValue, SecretSpec } from "../model.js";
@@ -54,6 +59,19 @@ function inlineText(source: JsonValue | undefined): string | undefined {
   return undefined;
 }
 
+const REDACTED_BYTES = Buffer.from(REDACTED).toString("base64");
+
+/**
+ * Whether a DataSource (canonical JSON) holds what Envoy's config dump shows in place of a
+ * private key: "[redacted]" as its text, its bytes, or its file or variable name.
+ */
+function isRedacted(source: JsonValue | undefined): boolean {
+  return (
+    isObject(source) &&
+    Object.values(source).some((value) => value === REDACTED || value === REDACTED_BYTES)
+  );
+}
+
 /** Fields of a TlsCertificate a Secret holds; any other makes the certificate stay inline. */
 const MOVABLE = new Set(["certificateChain", "privateKey", "password"]);
 
@@ -85,6 +103,18 @@ export function moveInlineCertificates(
     asArray(context.tlsCertificates).forEach((entry, index) => {
       const certificate = asObject(entry);
       const here = [...at, "tlsCertificates", index];
+      if (isRedacted(certificate.privateKey)) {
+        // Normalization 14: a config dump's certificate, its key redacted. The key is not there
+        // to seal: the context names the SDS secret instead, for the user to upload.
+        const name = nextName();
+        sds.push({ name, sdsConfig: ADS });
+        notes.push({
+          at: here,
+          severity: "warning",
+          message: `the private key is redacted (as Envoy's config dump shows it): the certificate is named over SDS as secret "${name}" instead, which is not imported. Upload it: switchyard secret create tls ${name} --cert FILE --key FILE`,
+        });
+        return;
+      }
       const privateKey = inlineText(certificate.privateKey);
       if (privateKey === undefined) {
         kept.push(entry);

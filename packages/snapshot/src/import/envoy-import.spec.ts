@@ -362,7 +362,7 @@ http_filters:
         error: {
           path: "",
           message:
-            'unrecognized document: expected a list of resources with "@type", a DiscoveryResponse, a bootstrap or its static_resources',
+            'unrecognized document: expected a list of resources with "@type" (or of one named type), a DiscoveryResponse, a bootstrap or its static_resources, or an Envoy admin config dump',
         },
       },
     ];

@@ -4,7 +4,10 @@
  *
  * `parseEnvoyConfig` accepts what people already run (JSON or YAML, one or several YAML documents):
  * a list of resources with "@type" (or `{ resources: [...] }`), a DiscoveryResponse, a bootstrap or
- * just its `static_resources`. Every resource is decoded with the generated Envoy types, typed
+ * just its `static_resources`, an Envoy admin config dump (`/config_dump`, what `istioctl
+ * proxy-config all -o json` prints: its active resources, envoy-import-dump.ts), and lists of one
+ * type without "@type" (Envoy Gateway's `listeners.yaml`, ...) when the caller names the type
+ * (ParseOptions.resourceType). Every resource is decoded with the generated Envoy types, typed
  * configs in `Any` fields included. protobuf-es stops at the first problem and says nothing of
  * where it is, so the document is first checked against the message descriptors here, and every
  * unknown field, wrong type, bad enum value and unknown "@type" is reported with its JSON path in
@@ -42,18 +45,26 @@
  *      context, is moved to an SDS secret (`<resource>-tls`), its key sealed at rest; the context
  *      names the secret over ADS instead (envoy-import-secrets.ts). Needs the server's secrets key.
  *  12. The forms Envoy's own JSON reading accepts are read into canonical proto3 JSON: enum names
- *      in any case, a single value for a list, booleans as strings, a wrapper as `{ value }`, a
- *      Duration as `{ seconds, nanos }` (envoy-import-lenient.ts).
+ *      in any case, a single value for a list (in a resource, and for a document's own lists:
+ *      `static_resources.clusters`, `resources`, a config dump's `configs`, ...), booleans as
+ *      strings, a wrapper as `{ value }`, a Duration as `{ seconds, nanos }`
+ *      (envoy-import-lenient.ts).
  *  13. An extension whose proto Switchyard does not have (Envoy's contrib filters) is kept as
  *      written, with a warning that it is not validated, and sent as the TypedStruct Envoy
  *      converts itself (envoy-proto-json.ts); an explicit TypedStruct of such a type reads back
  *      as the type it names.
+ *  14. A TLS certificate whose private key a config dump redacted (`"[redacted]"`, the admin
+ *      API's config_dump page) is replaced by the SDS reference normalization 11 would give it
+ *      (`<resource>-tls`), with a warning naming the secret to upload; nothing redacted is
+ *      stored (any other redacted secret is refused at its field).
  * On export (envoy-export.ts): an EDS cluster with no endpoints and no assignment settings has no
  * ClusterLoadAssignment, and a route configuration used only inline is not listed on its own.
  *
  * This file is the public entry; the stages live beside it, one per file: envoy-import-parse.ts
  * (text → documents, syntax errors with line and column), envoy-import-decode.ts (document shapes
- * → decoded resources), envoy-import-lenient.ts (Envoy's lenient JSON forms), envoy-import-schema.ts
+ * → decoded resources), envoy-import-dump.ts (Envoy's admin config dumps: what is taken, what is
+ * left out and why; envoy-import-dump-read.ts reads their shape), envoy-import-decode-resource.ts (one resource checked and decoded, what the
+ * shapes share), envoy-import-lenient.ts (Envoy's lenient JSON forms), envoy-import-schema.ts
  * (JSON checked against the descriptors, with paths), envoy-import-normalize.ts (the
  * normalizations above), envoy-import-secrets.ts (inline certificates to SDS secrets),
  * envoy-import-map.ts (normalized JSON → the stored specs and their `extra`) and
@@ -61,7 +72,7 @@
  * unique names); envoy-import-issue.ts, -resource.ts and -json.ts hold what they share.
  */
 
-import { inlineSecretsIn } from "../envoy/envoy-data-sources.js";
+import { inlineSecretsIn, redactedSecretsIn } from "../envoy/envoy-data-sources.js";
 import {
   type ImportedAssignment,
   importClusters,
@@ -81,16 +92,27 @@ import type {
   SecretSpec,
 } from "../model.js";
 import { checkRules } from "../validate/envoy-rules.js";
-import { decodeDocument, type Findings, SHAPES } from "./envoy-import-decode.js";
+import { decodeDocument, emptyFindings, SHAPES } from "./envoy-import-decode.js";
 import { formatPath, type ImportError, issueAt } from "./envoy-import-issue.js";
 import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
 import { located, parseText } from "./envoy-import-parse.js";
-import type { DecodedResource } from "./envoy-import-resource.js";
+import type { DecodedResource, ResourceListType } from "./envoy-import-resource.js";
 import { sealCertificates } from "./envoy-import-secrets.js";
 
 export type { ImportError, ImportSeverity } from "./envoy-import-issue.js";
-export type { DecodedResource, EnvoyResource } from "./envoy-import-resource.js";
-export { resourceJson, resourceName, resourceSchema } from "./envoy-import-resource.js";
+export type {
+  DecodedResource,
+  EnvoyResource,
+  ResourceListType,
+} from "./envoy-import-resource.js";
+export {
+  RESOURCE_LIST_TYPE_NAMES,
+  RESOURCE_LIST_TYPES,
+  resourceJson,
+  resourceListTypeOfFile,
+  resourceName,
+  resourceSchema,
+} from "./envoy-import-resource.js";
 
 import { resourceSchema } from "./envoy-import-resource.js";
 
@@ -131,12 +153,24 @@ export interface ImportResult {
   readonly withoutAssignment: readonly string[];
 }
 
+export interface ParseOptions {
+  /** Says whether the text is JSON or YAML (`.json`, `.yaml`); else the text itself does. */
+  readonly filename?: string;
+  /**
+   * The type of the resources that carry no "@type" (a list of one type, as Envoy Gateway writes
+   * `listeners.yaml`): without it, such a list is refused, saying how to name its type.
+   */
+  readonly resourceType?: ResourceListType;
+  /** Per document (by its position, from 0), over `resourceType`: a file's type in a set of files. */
+  readonly documentTypes?: ReadonlyMap<number, ResourceListType>;
+}
+
 /**
  * Parses Envoy v3 config (JSON or YAML, detected from `filename` or the text) and decodes every
  * Cluster, ClusterLoadAssignment, Listener, RouteConfiguration and Runtime in it with the generated types.
  * Returns every error in the document, or the resources in document order.
  */
-export function parseEnvoyConfig(text: string, options: { filename?: string } = {}): ParseResult {
+export function parseEnvoyConfig(text: string, options: ParseOptions = {}): ParseResult {
   const parsed = parseText(text, options.filename);
   if ("errors" in parsed) return { errors: parsed.errors };
   if (parsed.documents.length === 0) {
@@ -153,9 +187,23 @@ export function parseEnvoyConfig(text: string, options: { filename?: string } = 
   const errors: ImportError[] = [];
   const warnings: ImportError[] = [];
   const resources: DecodedResource[] = [];
+  const last = Math.max(...parsed.documents.map((document) => document.ordinal));
+  for (const position of options.documentTypes?.keys() ?? []) {
+    if (position > last) {
+      errors.push({
+        severity: "error",
+        path: "",
+        message: `a type is given for document ${position} (from 0), but the text holds ${last + 1} document${last === 0 ? "" : "s"}`,
+      });
+    }
+  }
   for (const document of parsed.documents) {
-    const findings: Findings = { errors: [], warnings: [], infos: [], resources: [] };
-    decodeDocument(document.value, findings);
+    const findings = emptyFindings();
+    decodeDocument(
+      document.value,
+      findings,
+      options.documentTypes?.get(document.ordinal) ?? options.resourceType,
+    );
     errors.push(...findings.errors.map((problem) => located("error", problem, document)));
     warnings.push(...findings.warnings.map((problem) => located("warning", problem, document)));
     warnings.push(...findings.infos.map((problem) => located("info", problem, document)));
@@ -220,7 +268,22 @@ export function importEnvoyConfig(
         ),
       );
     }
-    const inline = inlineSecretsIn(schema, decoded.message);
+    // A secret a config dump redacted is not there to import, in whatever form it was given.
+    const redacted = redactedSecretsIn(schema, decoded.message);
+    for (const at of redacted) {
+      issues.push(
+        issueAt(
+          item.resource,
+          at,
+          "error",
+          'this secret is "[redacted]" (Envoy\'s config dump hides every sensitive field): it cannot be imported; give it again here, as a file or over SDS',
+        ),
+      );
+    }
+    const seen = new Set(redacted.map((at) => at.join("\u0000")));
+    const inline = inlineSecretsIn(schema, decoded.message).filter(
+      (at) => !seen.has(at.join("\u0000")),
+    );
     for (const at of inline) {
       issues.push(
         issueAt(
@@ -231,7 +294,7 @@ export function importEnvoyConfig(
         ),
       );
     }
-    return violations.length === 0 && inline.length === 0;
+    return violations.length === 0 && inline.length === 0 && redacted.length === 0;
   });
   const sealed = items.map((item) => ({
     item,

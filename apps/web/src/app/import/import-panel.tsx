@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import type { ImportResponse } from "@switchyard/proto/switchyard/v1/config_pb";
+import { EnvoyResourceType, type ImportResponse } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
 import type { Route } from "next";
 import { type ChangeEvent, useId, useRef } from "react";
@@ -11,7 +11,7 @@ import { z } from "zod";
 import { useConfigClient, useInvalidateConfig } from "@/components/config/use-config-client";
 import { ChangeList } from "@/components/diff/change-list";
 import { IssueList } from "@/components/diff/issue-list";
-import { TextAreaField } from "@/components/form/field";
+import { SelectField, TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon, CheckIcon, UploadIcon } from "@/components/ui/icons";
@@ -19,18 +19,47 @@ import { Link } from "@/components/ui/link";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
 
+/**
+ * The type of resources pasted without "@type" (ImportRequest.resource_type), as Envoy Gateway
+ * writes one type to a file (listeners.yaml, clusters.yaml, ...); "detect" when each names its
+ * own, or the text is a bootstrap, a DiscoveryResponse or a config dump.
+ */
+const RESOURCE_TYPES = [
+  {
+    value: "detect",
+    label: "Detect (resources name their @type)",
+    type: EnvoyResourceType.UNSPECIFIED,
+  },
+  { value: "listeners", label: "Listeners", type: EnvoyResourceType.LISTENERS },
+  { value: "clusters", label: "Clusters", type: EnvoyResourceType.CLUSTERS },
+  { value: "routes", label: "Route configurations", type: EnvoyResourceType.ROUTES },
+  {
+    value: "endpoints",
+    label: "Endpoints (ClusterLoadAssignments)",
+    type: EnvoyResourceType.ENDPOINTS,
+  },
+  { value: "secrets", label: "Secrets (named, not imported)", type: EnvoyResourceType.SECRETS },
+] as const;
+
 const schema = z.object({
   content: z.string().refine((s) => s.trim() !== "", "Paste Envoy YAML or JSON, or choose a file."),
   filename: z.string(),
+  resourceType: z.enum(RESOURCE_TYPES.map((t) => t.value) as [string, ...string[]]),
 });
 type ImportValues = z.infer<typeof schema>;
 
 /** What the last Import call returned, and for which input (a preview is only good for that). */
 type Outcome =
-  | { readonly t: "preview"; readonly response: ImportResponse; readonly content: string }
+  | {
+      readonly t: "preview";
+      readonly response: ImportResponse;
+      readonly content: string;
+      readonly resourceType: string;
+    }
   | { readonly t: "applied"; readonly response: ImportResponse };
 
-const example = `# Envoy v3 resources, a DiscoveryResponse, or a bootstrap's static_resources
+const example = `# Envoy v3 resources, a DiscoveryResponse, a bootstrap or its static_resources,
+# or an Envoy admin config dump (curl localhost:9901/config_dump?include_eds)
 resources:
 - "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
   name: backend
@@ -53,16 +82,25 @@ export function ImportPanel() {
   const fileId = useId();
   const form = useForm<ImportValues>({
     resolver: zodResolver(schema),
-    defaultValues: { content: "", filename: "" },
+    defaultValues: { content: "", filename: "", resourceType: "detect" },
   });
   const content = useWatch({ control: form.control, name: "content" });
   const filename = useWatch({ control: form.control, name: "filename" });
+  const resourceType = useWatch({ control: form.control, name: "resourceType" });
 
   const run = useMutation<Outcome, Refusal, ImportValues & { dryRun: boolean }>({
-    mutationFn: async ({ content, filename, dryRun }) => {
+    mutationFn: async ({ content, filename, resourceType, dryRun }) => {
       try {
-        const response = await client.import({ content, filename, dryRun });
-        return dryRun ? { t: "preview", response, content } : { t: "applied", response };
+        const type = RESOURCE_TYPES.find((t) => t.value === resourceType)?.type;
+        const response = await client.import({
+          content,
+          filename,
+          dryRun,
+          resourceType: type ?? EnvoyResourceType.UNSPECIFIED,
+        });
+        return dryRun
+          ? { t: "preview", response, content, resourceType }
+          : { t: "applied", response };
       } catch (error) {
         throw classifyRefusal(error);
       }
@@ -81,8 +119,11 @@ export function ImportPanel() {
   });
 
   const outcome = run.data;
-  // A preview of other text than what is in the box now is no preview of it.
-  const preview = outcome?.t === "preview" && outcome.content === content ? outcome : undefined;
+  // A preview of other text (or another type) than what is in the form now is no preview of it.
+  const preview =
+    outcome?.t === "preview" && outcome.content === content && outcome.resourceType === resourceType
+      ? outcome
+      : undefined;
 
   const onFile = async (event: ChangeEvent<HTMLInputElement>) => {
     const file = event.target.files?.[0];
@@ -143,6 +184,14 @@ export function ImportPanel() {
               rows={14}
               mono
               disabled={run.isPending}
+            />
+            <SelectField<ImportValues>
+              name="resourceType"
+              label="Resource type"
+              hint='For lists without "@type", one type to a file (Envoy Gateway’s listeners.yaml, clusters.yaml, …)'
+              options={RESOURCE_TYPES.map(({ value, label }) => ({ value, label }))}
+              disabled={run.isPending}
+              className="max-w-sm"
             />
             <div className="flex flex-wrap items-center justify-end gap-3">
               {preview && (
