@@ -1,4 +1,8 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
@@ -29,10 +33,27 @@ import {
 } from "@switchyard/testing";
 import { createTestClient, type DeltaTestStream, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { configApi, pgrep, type ServeProcess, startServe, waitFor } from "./processes.js";
 
 const { CDS } = TYPE;
 const METRICS_TOKEN = "scrape-token-0123456789abcdef";
+
+/**
+ * A descriptor set of a current Envoy API, and resources using its newer fields beside it, read
+ * where they lie (shared/schemas beside the repository, or SWITCHYARD_ENVOY_SCHEMA).
+ */
+const SCHEMA =
+  process.env.SWITCHYARD_ENVOY_SCHEMA ??
+  fileURLToPath(new URL("../../../../shared/schemas/envoy-api.binpb", import.meta.url));
+
+/** RouteConfiguration as the newer API defines it (with RouteMatch.cookies). */
+function newerRouteConfiguration() {
+  const set = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(SCHEMA)));
+  const desc = set.getMessage("envoy.config.route.v3.RouteConfiguration");
+  if (!desc) throw new Error(`${SCHEMA} defines no RouteConfiguration`);
+  return desc;
+}
 
 /** The pids of the xDS worker processes of `serve`, from the process table. */
 function workerPids(serve: ServeProcess): number[] {
@@ -69,6 +90,8 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     serve = await startServe(["--no-console", "--xds-workers", "2"], {
       DATABASE_URL: database.url,
       SWITCHYARD_METRICS_TOKEN: METRICS_TOKEN,
+      // A newer Envoy API, loaded at start: the workers must use it too (the last case).
+      SWITCHYARD_ENVOY_SCHEMA: SCHEMA,
     });
     token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
@@ -220,6 +243,45 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     }, "a replacement worker");
     if (grpc === undefined) throw new Error("no gRPC client");
     await untilAnswerIs(grpc, "green");
+  });
+
+  it("workers use the newer Envoy API loaded at start (SWITCHYARD_ENVOY_SCHEMA): a route configuration with its fields reaches a proxy under its xdstp:// name with them", async () => {
+    const { schemas } = await api.listEnvoySchemas({});
+    expect(schemas.map((s) => [s.name, s.addedBy])).toEqual([
+      ["envoy-api", "SWITCHYARD_ENVOY_SCHEMA"],
+    ]);
+    const { resources } = parseYaml(
+      readFileSync(join(SCHEMA, "..", "newer-fields.yaml"), "utf8"),
+    ) as { resources: unknown };
+    await api.apply({
+      filename: "newer.json",
+      content: JSON.stringify(resources),
+      message: "newer fields",
+    });
+    const client = createTestClient(`http://127.0.0.1:${serve.xdsPort}`);
+    xds.push(client);
+    const stream = client.open("ads", { node: { id: "newer", cluster: "edge" } });
+    const name = "xdstp://switchyard/envoy.config.route.v3.RouteConfiguration/local_route";
+    // A worker loads a publish when its NOTIFY arrives: asked before, it answers with nothing,
+    // then sends the route configuration as a change.
+    stream.request(TYPE.RDS, [name]);
+    let cookies: string[] = [];
+    while (cookies.length === 0) {
+      const response = await stream.next(15_000);
+      stream.ack(response, [name]);
+      const [packed] = response.resources;
+      if (packed === undefined) continue;
+      // Read with the newer definition: this process has not installed it (the server's have).
+      const route = fromBinary(newerRouteConfiguration(), packed.value) as unknown as {
+        virtualHosts: { routes: { match?: unknown }[] }[];
+      };
+      const match = route.virtualHosts[0]?.routes[0]?.match as
+        | { cookies?: { name: string }[] }
+        | undefined;
+      cookies = (match?.cookies ?? []).map((c) => c.name);
+      expect(cookies).not.toEqual([]);
+    }
+    expect(cookies).toEqual(["tier"]);
   });
 
   it("stops on SIGTERM with exit code 0, its workers with it", async () => {

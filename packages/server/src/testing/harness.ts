@@ -56,6 +56,7 @@ export interface HarnessOptions {
       | "loginLimits"
       | "trustedProxies"
       | "loadReportIntervalMs"
+      | "envoySchemaFiles"
     >;
 }
 
