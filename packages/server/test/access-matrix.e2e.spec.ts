@@ -66,6 +66,7 @@ const EXPECTED: Record<string, Set<Who>> = {
       "Export",
       "ListReviewRequests",
       "GetReviewRequest",
+      "ListEnvoySchemas",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, READ]),
   ),
   ...Object.fromEntries(
@@ -102,6 +103,9 @@ const EXPECTED: Record<string, Set<Who>> = {
       "DeleteSecret",
       "ApproveReview",
       "RejectReview",
+      // The Envoy APIs in use change what every stored object means.
+      "AddEnvoySchema",
+      "RemoveEnvoySchema",
     ].map((m) => [`switchyard.v1.ConfigService/${m}`, ADMIN_ONLY]),
   ),
   ...Object.fromEntries(
