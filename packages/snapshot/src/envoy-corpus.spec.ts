@@ -31,7 +31,7 @@ import { validate } from "./validate/validate.js";
 
 /** The server's secrets key, for the inline private keys the import moves to SDS secrets. */
 const box = createSecretBox(randomBytes(32));
-const sealing = { sealPrivateKey: box.seal };
+const sealing = { seal: box.seal };
 
 const CORPUS =
   process.env.SWITCHYARD_ENVOY_CORPUS ??

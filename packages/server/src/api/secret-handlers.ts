@@ -163,6 +163,7 @@ function specOf(
       privateKey: null,
       trustedCa: message.trustedCa,
       matchSubjectAltNames,
+      values: [],
     };
   }
   if (message.type !== SecretType.TLS_CERTIFICATE)
@@ -176,6 +177,7 @@ function specOf(
     certificateChain: message.certificateChain,
     trustedCa: message.trustedCa,
     matchSubjectAltNames,
+    values: [],
   };
   if (message.privateKey !== "") {
     const checked = checkPrivateKey(

@@ -192,6 +192,7 @@ export function secretSpecOfRow(s: SecretRow): SecretSpec {
     privateKey: s.privateKey,
     trustedCa: s.trustedCa,
     matchSubjectAltNames: s.matchSubjectAltNames,
+    values: [],
   };
 }
 

@@ -59,8 +59,10 @@ function decodeResource(
   }
   const problems: Problem[] = [];
   checkMessage(schema, lenient.json, at, problems);
+  // A Secret's fields are its private key and values: a problem never quotes what one holds.
+  const shown = typeUrl === TypeUrl.Secret ? withoutValues : (problem: Problem) => problem;
   if (problems.length > 0) {
-    findings.errors.push(...problems);
+    findings.errors.push(...problems.map(shown));
     return;
   }
   try {
@@ -68,8 +70,25 @@ function decodeResource(
     findings.resources.push({ resource: toResource(typeUrl, message), at, source });
   } catch (error) {
     // The check above mirrors fromJson; this only catches a case it does not know yet.
-    findings.errors.push({ at, message: error instanceof Error ? error.message : String(error) });
+    const message = error instanceof Error ? error.message : String(error);
+    findings.errors.push(
+      typeUrl === TypeUrl.Secret
+        ? {
+            at,
+            message:
+              "the Secret does not decode as envoy.extensions.transport_sockets.tls.v3.Secret",
+          }
+        : { at, message },
+    );
   }
+}
+
+/** `problem` without the value it quotes (describe() writes `got string "..."`). */
+function withoutValues(problem: Problem): Problem {
+  return {
+    ...problem,
+    message: problem.message.replace(/got string ".*$/s, "got a string (not shown)"),
+  };
 }
 
 /** A resource carrying its type: `{ "@type": "type.googleapis.com/...Cluster", ... }`. */
@@ -91,16 +110,6 @@ function decodeTypedResource(json: unknown, at: readonly Segment[], findings: Fi
   }
   const typeName = typeUrl.slice(typeUrl.lastIndexOf("/") + 1);
   const canonical = `type.googleapis.com/${typeName}`;
-  if (canonical === TypeUrl.Secret) {
-    // Secrets are uploaded on their own, so that their private keys are checked and sealed and
-    // never travel in a config document that is also exported and diffed (model.ts SecretSpec).
-    findings.errors.push({
-      at: [...at, "@type"],
-      message:
-        "a Secret is not applied with the configuration: upload it with `switchyard secret create tls NAME --cert FILE --key FILE` (or `validation NAME --ca FILE`), or on the console's Secrets page, then apply the listeners and clusters that name it",
-    });
-    return;
-  }
   if (!RESOURCE_SCHEMAS.has(canonical)) {
     findings.errors.push({
       at: [...at, "@type"],
@@ -154,6 +163,13 @@ function decodeDiscoveryResponse(json: Record<string, unknown>, findings: Findin
   });
 }
 
+/** The Bootstrap.StaticResources lists Switchyard stores, and the type of their items. */
+const STATIC_RESOURCE_TYPES: Readonly<Record<string, string>> = {
+  clusters: TypeUrl.Cluster,
+  listeners: TypeUrl.Listener,
+  secrets: TypeUrl.Secret,
+};
+
 /** Bootstrap.StaticResources: `{ clusters: [...], listeners: [...], secrets: [...] }`. */
 function decodeStaticResources(json: unknown, at: readonly Segment[], findings: Findings): void {
   if (!isRecord(json)) {
@@ -174,12 +190,7 @@ function decodeStaticResources(json: unknown, at: readonly Segment[], findings: 
       findings.errors.push({ at: [...at, key], message: `expected a list, got ${describe(list)}` });
       continue;
     }
-    const typeUrl =
-      field.name === "clusters"
-        ? TypeUrl.Cluster
-        : field.name === "listeners"
-          ? TypeUrl.Listener
-          : undefined;
+    const typeUrl = STATIC_RESOURCE_TYPES[field.name];
     if (typeUrl === undefined) {
       checkField(field, list, [...at, key], findings.errors);
       findings.warnings.push({
@@ -205,7 +216,7 @@ function decodeBootstrap(json: Record<string, unknown>, findings: Findings): voi
       findings.warnings.push({
         at: [key],
         message:
-          "not imported: Switchyard takes only static_resources (clusters and listeners) from a bootstrap",
+          "not imported: Switchyard takes only static_resources (clusters, listeners and secrets) from a bootstrap",
       });
     }
   }

@@ -80,12 +80,15 @@ import type {
   RuntimeLayerSpec,
   SecretSpec,
 } from "../model.js";
+import { TypeUrl } from "../serving/resource-snapshot.js";
 import { checkRules } from "../validate/envoy-rules.js";
 import { decodeDocument, type Findings, SHAPES } from "./envoy-import-decode.js";
 import { formatPath, type ImportError, issueAt } from "./envoy-import-issue.js";
+import type { Normalized } from "./envoy-import-normalize.js";
 import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
 import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource } from "./envoy-import-resource.js";
+import { importSecretResource } from "./envoy-import-secret-resources.js";
 import { sealCertificates } from "./envoy-import-secrets.js";
 
 export type { ImportError, ImportSeverity } from "./envoy-import-issue.js";
@@ -105,16 +108,21 @@ export interface ConfigSpecFragment {
   readonly listeners: readonly ListenerSpec[];
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
   readonly runtimeLayers: readonly RuntimeLayerSpec[];
-  /** The inline certificates moved to SDS secrets (normalization 11), their keys sealed. */
+  /**
+   * The document's Secret resources (envoy-import-secret-resources.ts) and the inline certificates
+   * moved to SDS secrets (normalization 11), their keys and values sealed.
+   */
   readonly secrets: readonly SecretSpec[];
 }
 
 export interface ImportOptions {
   /**
-   * Seals a private key (PKCS#8 PEM) with the server's secrets key (SecretBox.seal). Without it,
-   * an inline private key is an error: it can only be stored sealed.
+   * Seals secret material with the server's secrets key (SecretBox.seal): a private key (PKCS#8
+   * PEM), a generic secret's value or a session ticket key (its bytes as base64, secret-values.ts
+   * sealValue). Without it, an inline private key or value is an error: it can only be stored
+   * sealed.
    */
-  readonly sealPrivateKey?: (pkcs8Pem: string) => string;
+  readonly seal?: (plaintext: string) => string;
 }
 
 export interface ImportResult {
@@ -205,7 +213,8 @@ export function importEnvoyConfig(
   );
   // Envoy's own constraints (validate.rules, RE2): a resource that breaks one is left out, each
   // violation reported at its field, as the proxy would refuse it. So is one holding a secret
-  // inline that the import could not move to an SDS secret: it would be shown back.
+  // inline that the import could not move to an SDS secret: it would be shown back. A Secret
+  // resource holds its material inline by design: it is stored sealed.
   const items = normalized.filter((item) => {
     const decoded = decodeNormalized(item);
     const schema = resourceSchema(decoded.typeUrl);
@@ -220,7 +229,8 @@ export function importEnvoyConfig(
         ),
       );
     }
-    const inline = inlineSecretsIn(schema, decoded.message);
+    const inline =
+      decoded.typeUrl === TypeUrl.Secret ? [] : inlineSecretsIn(schema, decoded.message);
     for (const at of inline) {
       issues.push(
         issueAt(
@@ -235,13 +245,14 @@ export function importEnvoyConfig(
   });
   const sealed = items.map((item) => ({
     item,
-    ...sealCertificates(item.certificates ?? [], options.sealPrivateKey),
+    ...sealCertificates(item.certificates ?? [], options.seal),
   }));
   for (const { item, problems } of sealed) {
     for (const problem of problems) {
       issues.push(issueAt(item.resource, problem.at, "error", problem.message));
     }
   }
+  const secretResources = importSecretResources(items, issues, options.seal);
   const { clusters, assignments, withoutAssignment } = importClusters(items, issues);
   const standalone = importRouteConfigurations(items, issues);
   const { listeners, routes } = importListeners(items, issues);
@@ -253,10 +264,57 @@ export function importEnvoyConfig(
       listeners: uniqueByName(listeners, "listener", issues),
       routeConfigurations: uniqueByName([...standalone, ...inline], "route configuration", issues),
       runtimeLayers: uniqueByName(importRuntimeLayers(items, issues), "runtime layer", issues),
-      secrets: sealed.flatMap(({ secrets }) => secrets).sort((a, b) => (a.name < b.name ? -1 : 1)),
+      secrets: uniqueByName(
+        [
+          ...secretResources,
+          ...sealed.flatMap(({ secrets }) =>
+            secrets.map((object) => ({ object, item: undefined })),
+          ),
+        ],
+        "secret",
+        issues,
+      ),
     },
     issues,
     assignments,
     withoutAssignment,
   };
+}
+
+/**
+ * The document's Secret resources as stored secrets (envoy-import-secret-resources.ts): a TLS
+ * certificate's key checked against its chain and sealed as an inline one is, values sealed with
+ * `seal`. A resource that cannot be stored is left out, with an error at its field.
+ */
+function importSecretResources(
+  items: readonly Normalized[],
+  issues: ImportError[],
+  seal: ((plaintext: string) => string) | undefined,
+): { readonly object: SecretSpec; readonly item: Normalized }[] {
+  const out: { object: SecretSpec; item: Normalized }[] = [];
+  for (const item of items) {
+    if (item.resource.typeUrl !== TypeUrl.Secret) continue;
+    const imported = importSecretResource(item.json, seal);
+    for (const note of imported.notes) {
+      issues.push(issueAt(item.resource, note.at, note.severity, note.message));
+    }
+    if (imported.secret) out.push({ object: imported.secret, item });
+    if (!imported.certificate) continue;
+    const { secrets, problems } = sealCertificates([imported.certificate], seal);
+    for (const problem of problems) {
+      issues.push(issueAt(item.resource, problem.at, "error", problem.message));
+    }
+    for (const object of secrets) {
+      issues.push(
+        issueAt(
+          item.resource,
+          imported.certificate.at,
+          "info",
+          `stored as TLS certificate secret "${object.name}": its private key is sealed at rest and never shown back`,
+        ),
+      );
+      out.push({ object, item });
+    }
+  }
+  return out;
 }
