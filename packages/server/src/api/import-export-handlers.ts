@@ -116,6 +116,7 @@ export function importExportHandlers(
       const validation = checked
         ? validate(result.after, {
             compiled: compile(result.after, { openSecret: keyring.open }),
+            openSecret: keyring.open,
             now: Date.now(),
           }).issues
         : [];

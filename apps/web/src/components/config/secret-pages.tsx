@@ -27,10 +27,14 @@ type F = SecretForm;
 const typeLabels: Record<SecretFormType, string> = {
   TLS_CERTIFICATE: "TLS certificate",
   VALIDATION_CONTEXT: "Validation context",
+  GENERIC_SECRET: "Generic secret",
+  SESSION_TICKET_KEYS: "Session ticket keys",
 };
 const typeChoices: Record<SecretFormType, string> = {
   TLS_CERTIFICATE: "TLS certificate (a listener presents it)",
   VALIDATION_CONTEXT: "Validation context (a cluster checks upstreams with it)",
+  GENERIC_SECRET: "Generic secret (a filter reads it: OAuth2, credential injector, …)",
+  SESSION_TICKET_KEYS: "Session ticket keys (a listener resumes TLS sessions with them)",
 };
 
 const typeLabel = (type: SecretType) =>
