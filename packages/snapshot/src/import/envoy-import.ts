@@ -10,11 +10,13 @@
  * unknown field, wrong type, bad enum value and unknown "@type" is reported with its JSON path in
  * the user's own key spelling (`resources[2].filter_chains[0].filters[0].typed_config.stat_prefx`).
  *
- * `importEnvoyConfig` maps the decoded messages onto ClusterSpec, ListenerSpec and
- * RouteConfigurationSpec. Every modelled field is extracted; every other field is kept in the
- * matching `extra` as canonical proto3 JSON. Nothing is dropped silently: each imported object is
- * compiled back (envoy-json.ts) and compared with the input, and an object that would not come
- * back equal is rejected with an error instead of being stored changed.
+ * `importEnvoyConfig` maps the decoded messages onto ClusterSpec, ListenerSpec,
+ * RouteConfigurationSpec, RuntimeLayerSpec and SecretSpec. Every modelled field is extracted;
+ * every other field is kept in the matching `extra` as canonical proto3 JSON. Nothing is dropped
+ * silently: each imported object is compiled back (envoy-json.ts) and compared with the input, and
+ * an object that would not come back equal is rejected with an error instead of being stored
+ * changed. A Secret has no `extra`: a field of it that a stored secret does not hold is refused at
+ * the field (envoy-import-secret-resources.ts), and its material is sealed, never stored as given.
  *
  * The normalizations, the only differences allowed between an imported resource and what
  * Switchyard serves and exports for it (each one is reported as an issue, and the round-trip tests
@@ -56,6 +58,7 @@
  * → decoded resources), envoy-import-lenient.ts (Envoy's lenient JSON forms), envoy-import-schema.ts
  * (JSON checked against the descriptors, with paths), envoy-import-normalize.ts (the
  * normalizations above), envoy-import-secrets.ts (inline certificates to SDS secrets),
+ * envoy-import-secret-resources.ts (Secret resources to sealed secrets, of all four kinds),
  * envoy-import-map.ts (normalized JSON → the stored specs and their `extra`) and
  * envoy-import-assemble.ts (the compile-back check, EDS assignments joined to their clusters,
  * unique names); envoy-import-issue.ts, -resource.ts and -json.ts hold what they share.
@@ -141,7 +144,8 @@ export interface ImportResult {
 
 /**
  * Parses Envoy v3 config (JSON or YAML, detected from `filename` or the text) and decodes every
- * Cluster, ClusterLoadAssignment, Listener, RouteConfiguration and Runtime in it with the generated types.
+ * Cluster, ClusterLoadAssignment, Listener, RouteConfiguration, Runtime and Secret in it with the
+ * generated types.
  * Returns every error in the document, or the resources in document order.
  */
 export function parseEnvoyConfig(text: string, options: { filename?: string } = {}): ParseResult {
