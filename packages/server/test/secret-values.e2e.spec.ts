@@ -28,7 +28,7 @@ import { createTestCa } from "@switchyard/testing";
 import { createTestClient, namesOf, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Switchyard } from "../src/app.js";
-import { createKeyring } from "../src/secrets-key.js";
+import { createKeyring, MISSING_SECRETS_KEY } from "../src/secrets-key.js";
 import { catchAllRoutes, edsCluster, portListener } from "../src/testing/api-objects.js";
 import { refusal } from "../src/testing/auth.js";
 import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "../src/testing/harness.js";
@@ -376,6 +376,19 @@ describe("generic secrets and session ticket keys through the API, publish and S
 });
 
 describe("the secrets key and secret values", () => {
+  it("without a secrets key: a generic secret and session ticket keys are refused, naming SWITCHYARD_SECRETS_KEY", async () => {
+    const harness = await startHarness();
+    try {
+      for (const secret of [generic("g", token), tickets("t", newest)]) {
+        const error = await refusal(harness.api().createSecret(secret));
+        expect(error.code).toBe(Code.FailedPrecondition);
+        expect(error.rawMessage).toBe(MISSING_SECRETS_KEY);
+      }
+    } finally {
+      await harness.stop();
+    }
+  });
+
   it("rotating the secrets key seals the values again, in the draft and the published snapshot, and the node keeps receiving the same bytes", async () => {
     const keyB = new Uint8Array(randomBytes(32));
     const { xdsSecurity, headers } = xdsTokenAuth();
