@@ -645,7 +645,7 @@ export function createCli(): Command {
   const secret = program
     .command("secret")
     .description(
-      "TLS certificates and validation contexts served over SDS (list: switchyard get secrets); private keys are never shown back",
+      "TLS certificates, validation contexts, generic secrets and session ticket keys served over SDS (list: switchyard get secrets); private keys and values are never shown back",
     );
   const secretWriteOptions = (command: Command) =>
     command
@@ -659,14 +659,18 @@ export function createCli(): Command {
         (value: string, previous: string[]) => [...previous, value],
         [] as string[],
       )
+      .option(
+        "--from-file <files...>",
+        "generic: the file holding the value (at most 64 KiB, any bytes); session-ticket-keys: one file of 80 random bytes per key, the key that encrypts new tickets first (openssl rand 80 > FILE)",
+      )
       .option("--publish <message>", "publish right after, with this message");
   secretWriteOptions(
     secret
       .command("create")
       .description(
-        "create a secret: `tls NAME --cert FILE --key FILE` (a listener presents it) or `validation NAME --ca FILE` (a cluster checks upstreams with it)",
+        "create a secret: `tls NAME --cert FILE --key FILE` (a listener presents it), `validation NAME --ca FILE` (a cluster checks upstreams with it), `generic NAME --from-file FILE` (a filter reads it: OAuth2, credential injector, ...) or `session-ticket-keys NAME --from-file FILE...` (a listener resumes TLS sessions with them)",
       )
-      .argument("<type>", "tls or validation")
+      .argument("<type>", "tls, validation, generic or session-ticket-keys")
       .argument("<name>", "the secret's name (what tlsSecretName refers to)")
       .option("--cert <file>", "tls: the certificate chain, PEM, leaf first")
       .option("--key <file>", "tls: the leaf certificate's private key, PEM")
@@ -682,7 +686,7 @@ export function createCli(): Command {
     secret
       .command("rotate")
       .description(
-        "replace a secret's certificate (and key) or CA bundle under the same name; proxies get the new Secret on publish, their listeners and clusters untouched",
+        "replace a secret's certificate (and key), CA bundle, value (--from-file FILE) or ticket keys (--from-file NEW CURRENT...) under the same name; proxies get the new Secret on publish, their listeners and clusters untouched",
       )
       .argument("<name>", "the secret to rotate")
       .option("--cert <file>", "tls: the new certificate chain, PEM")

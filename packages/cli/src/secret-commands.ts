@@ -1,9 +1,11 @@
 /**
- * `switchyard secret create tls|validation NAME ...`, `switchyard secret rotate NAME ...`, and the
- * secret forms of `get` (a table with type, subject, expiry, fingerprint and users; one secret as
- * YAML). A private key is read from a file and sent once; nothing the CLI prints holds it.
+ * `switchyard secret create tls|validation|generic|session-ticket-keys NAME ...`,
+ * `switchyard secret rotate NAME ...`, and the secret forms of `get` (a table with type, subject,
+ * size, expiry, fingerprint and users; one secret as YAML). A private key or a secret value is
+ * read from a file and sent once; nothing the CLI prints holds it: a value shows as its size and
+ * SHA-256 (compare with `sha256sum FILE`).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { type MessageInitShape, toJson } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Secret, SecretSchema, SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -35,12 +37,69 @@ function expiry(secret: Secret, now = Date.now()): string {
   return days < 30 ? `${date} (in ${days} days)` : date;
 }
 
-const typeWord = (type: SecretType) =>
-  type === SecretType.TLS_CERTIFICATE
-    ? "tls"
-    : type === SecretType.VALIDATION_CONTEXT
-      ? "validation"
-      : "?";
+/** The word `secret create` takes for each type, and the table shows. */
+const TYPE_WORDS: Readonly<Partial<Record<SecretType, string>>> = {
+  [SecretType.TLS_CERTIFICATE]: "tls",
+  [SecretType.VALIDATION_CONTEXT]: "validation",
+  [SecretType.GENERIC_SECRET]: "generic",
+  [SecretType.SESSION_TICKET_KEYS]: "session-ticket-keys",
+};
+const typeWord = (type: SecretType) => TYPE_WORDS[type] ?? "?";
+
+const isValueType = (type: SecretType) =>
+  type === SecretType.GENERIC_SECRET || type === SecretType.SESSION_TICKET_KEYS;
+
+/** The largest generic secret the server takes (secret-values.ts MAX_GENERIC_SECRET_BYTES). */
+const MAX_GENERIC_SECRET_BYTES = 64 * 1024;
+/** The one size of a session ticket key Envoy takes (secret-values.ts). */
+const SESSION_TICKET_KEY_BYTES = 80;
+
+/**
+ * The bytes of each file, in order, each checked for size before it is read: a generic secret is
+ * one file of at most 64 KiB, a session ticket key a file of exactly 80 bytes. A file over the
+ * bound is refused here, without reading it.
+ */
+function readValues(files: readonly string[] | undefined, type: SecretType): Uint8Array[] {
+  const generic = type === SecretType.GENERIC_SECRET;
+  const usage = generic
+    ? "a generic secret needs --from-file FILE (its value: any bytes, at most 64 KiB)"
+    : "session ticket keys need --from-file FILE... (one or more files of 80 random bytes each, the key that encrypts new tickets first: openssl rand 80 > FILE)";
+  if (!files || files.length === 0) throw new CliError(usage);
+  if (generic && files.length > 1)
+    throw new CliError(
+      `a generic secret holds one value: give one --from-file FILE, not ${files.length}`,
+    );
+  return files.map((file) => {
+    let size: number;
+    try {
+      size = statSync(file).size;
+    } catch (error) {
+      throw new CliError(
+        `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    if (generic && size > MAX_GENERIC_SECRET_BYTES)
+      throw new CliError(
+        `${file} is ${size} bytes, above the ${MAX_GENERIC_SECRET_BYTES / 1024} KiB a generic secret may hold: is it the right file?`,
+      );
+    if (generic && size === 0)
+      throw new CliError(`${file} is empty: a generic secret needs a value`);
+    if (!generic && size !== SESSION_TICKET_KEY_BYTES)
+      throw new CliError(
+        `${file} is ${size} bytes: a session ticket key is exactly ${SESSION_TICKET_KEY_BYTES} bytes, as Envoy requires (make one with: openssl rand 80 > ${file})`,
+      );
+    return new Uint8Array(readFileSync(file));
+  });
+}
+
+/** "23 bytes", "2 keys, 80 bytes each": what the table says of a value secret's size. */
+function sizeOf(secret: Secret): string {
+  if (!isValueType(secret.type) || !secret.valueSet) return "";
+  if (secret.type === SecretType.GENERIC_SECRET)
+    return `${secret.valueInfos[0]?.sizeBytes ?? 0} bytes`;
+  const n = secret.valueInfos.length;
+  return `${n} key${n === 1 ? "" : "s"}, ${SESSION_TICKET_KEY_BYTES} bytes each`;
+}
 
 export async function listSecrets(
   client: ConfigClient,
@@ -57,15 +116,17 @@ export async function listSecrets(
     output.out("no secrets stored\n");
     return;
   }
+  // A value secret's fingerprint is its (first) value's SHA-256: `sha256sum FILE` shows the same.
   output.out(
     table(
-      ["NAME", "TYPE", "SUBJECT", "EXPIRES", "SHA-256 FINGERPRINT", "USED BY"],
+      ["NAME", "TYPE", "SUBJECT", "SIZE", "EXPIRES", "SHA-256 FINGERPRINT", "USED BY"],
       secrets.map((s) => [
         s.name,
         typeWord(s.type),
         s.certificates[0]?.subject ?? "",
+        sizeOf(s),
         expiry(s),
-        (s.certificates[0]?.fingerprintSha256 ?? "").slice(0, 23),
+        (s.certificates[0]?.fingerprintSha256 ?? s.valueInfos[0]?.sha256 ?? "").slice(0, 23),
         s.usedBy.join(", "),
       ]),
     ),
@@ -90,6 +151,8 @@ export interface SecretWriteOptions {
   readonly passphraseFile?: string;
   readonly ca?: string;
   readonly matchSan?: readonly string[];
+  /** generic: the value's file; session-ticket-keys: the keys' files, in order. */
+  readonly fromFile?: readonly string[];
   /** Publish right after, with this message (rotation in one step). */
   readonly publish?: string;
 }
@@ -102,8 +165,14 @@ async function finish(
   options: SecretWriteOptions,
 ): Promise<void> {
   const leaf = saved.certificates[0];
+  const values = saved.valueInfos
+    .map(
+      (v, i) =>
+        `${saved.valueInfos.length > 1 ? `key ${i}: ` : ""}${v.sizeBytes} bytes, sha256 ${v.sha256.slice(0, 16)}…`,
+    )
+    .join("; ");
   output.out(
-    `${verb} secret ${saved.name} (${typeWord(saved.type)}${leaf ? `: ${leaf.subject}, expires ${expiry(saved)}` : ""}${saved.privateKeySet ? `, private key set, public key sha256 ${saved.publicKeySha256.slice(0, 16)}…` : ""})\n`,
+    `${verb} secret ${saved.name} (${typeWord(saved.type)}${leaf ? `: ${leaf.subject}, expires ${expiry(saved)}` : ""}${saved.privateKeySet ? `, private key set, public key sha256 ${saved.publicKeySha256.slice(0, 16)}…` : ""}${values ? `: ${values}` : ""})\n`,
   );
   if (options.publish !== undefined) {
     await publish(client, output, { message: options.publish });
@@ -140,16 +209,24 @@ export async function createSecret(
       trustedCa: readPem(options.ca, "CA"),
       matchSubjectAltNames: [...(options.matchSan ?? [])],
     };
+  } else if (type === "generic" || type === "session-ticket-keys") {
+    const secretType =
+      type === "generic" ? SecretType.GENERIC_SECRET : SecretType.SESSION_TICKET_KEYS;
+    request = { name, type: secretType, values: readValues(options.fromFile, secretType) };
   } else {
-    throw new CliError(`unknown secret type "${type}": use tls or validation`);
+    throw new CliError(
+      `unknown secret type "${type}": use tls, validation, generic or session-ticket-keys`,
+    );
   }
   await finish(client, output, await client.createSecret(request), "created", options);
 }
 
 /**
- * A rotation: the stored secret with a new certificate (and key), or for a validation context a
- * new CA bundle. Without --key the stored key is kept, which the server allows only when the new
- * certificate is for it.
+ * A rotation: the stored secret with a new certificate (and key), for a validation context a new
+ * CA bundle, for a generic secret a new value, for session ticket keys the new keys in order (the
+ * new one first; give the current one after it so tickets it issued are still honoured: the
+ * server never shows a stored key back). Without --key the stored key is kept, which the server
+ * allows only when the new certificate is for it.
  */
 export async function rotateSecret(
   client: ConfigClient,
@@ -159,7 +236,14 @@ export async function rotateSecret(
 ): Promise<void> {
   const stored = await client.getSecret({ name });
   let request: MessageInitShape<typeof SecretSchema>;
-  if (stored.type === SecretType.TLS_CERTIFICATE) {
+  if (isValueType(stored.type)) {
+    request = {
+      name,
+      type: stored.type,
+      values: readValues(options.fromFile, stored.type),
+      updateTime: stored.updateTime,
+    };
+  } else if (stored.type === SecretType.TLS_CERTIFICATE) {
     if (!options.cert)
       throw new CliError("rotating a tls secret needs --cert FILE (and --key FILE)");
     request = {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -214,7 +214,7 @@ describe("the switchyard CLI against a running server", () => {
     const list = await cli("get", "secrets");
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(
-      /^NAME\s+TYPE\s+SUBJECT\s+EXPIRES\s+SHA-256 FINGERPRINT\s+USED BY/m,
+      /^NAME\s+TYPE\s+SUBJECT\s+SIZE\s+EXPIRES\s+SHA-256 FINGERPRINT\s+USED BY/m,
     );
     expect(list.stdout).toMatch(/^www-example-com\s+tls\s+CN=www.example.com\s+.*listener\/https/m);
     expect(list.stdout).toMatch(/^internal-ca\s+validation\s+CN=cli test CA\s+.*cluster\/api/m);
@@ -288,6 +288,113 @@ describe("the switchyard CLI against a running server", () => {
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toMatch(/deleted runtime layer faults from the draft/);
     expect((await cli("get", "runtimes")).stdout).toMatch(/no runtime layers stored/);
+  });
+
+  it("creates a generic secret and session ticket keys from files, shows their size and SHA-256 but never a value, and rotates the keys in a step", async () => {
+    const value = randomBytes(32);
+    const [newKey, oldKey, newest] = [randomBytes(80), randomBytes(80), randomBytes(80)];
+    const file = (name: string, bytes: Buffer) => {
+      const at = path.join(work, name);
+      writeFileSync(at, bytes, { mode: 0o600 });
+      return at;
+    };
+    const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+    const shown = (text: string) => {
+      for (const bytes of [value, newKey, oldKey, newest]) {
+        expect(text).not.toContain(bytes.toString("base64"));
+      }
+      expect(text).not.toContain("sy1.");
+    };
+
+    const generic = await cli(
+      "secret",
+      "create",
+      "generic",
+      "api-key",
+      "--from-file",
+      file("api.key", value),
+    );
+    expect(generic.stderr).toBe("");
+    expect(generic.stdout).toMatch(
+      new RegExp(
+        `^created secret api-key \\(generic: 32 bytes, sha256 ${sha(value).slice(0, 16)}…\\)`,
+      ),
+    );
+    const keys = await cli(
+      "secret",
+      "create",
+      "session-ticket-keys",
+      "tickets",
+      "--from-file",
+      file("new.key", newKey),
+      file("old.key", oldKey),
+    );
+    expect(keys.stderr).toBe("");
+    expect(keys.stdout).toContain(
+      `(session-ticket-keys: key 0: 80 bytes, sha256 ${sha(newKey).slice(0, 16)}…; key 1: 80 bytes, sha256 ${sha(oldKey).slice(0, 16)}…)`,
+    );
+
+    const short = await cli(
+      "secret",
+      "create",
+      "session-ticket-keys",
+      "short",
+      "--from-file",
+      file("short.key", randomBytes(32)),
+    );
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toMatch(
+      /short\.key is 32 bytes: a session ticket key is exactly 80 bytes, as Envoy requires \(make one with: openssl rand 80 > /,
+    );
+    const huge = await cli(
+      "secret",
+      "create",
+      "generic",
+      "huge",
+      "--from-file",
+      file("huge.bin", randomBytes(64 * 1024 + 1)),
+    );
+    expect(huge.code).not.toBe(0);
+    expect(huge.stderr).toMatch(
+      /huge\.bin is 65537 bytes, above the 64 KiB a generic secret may hold/,
+    );
+
+    const list = await cli("get", "secrets");
+    expect(list.stdout).toMatch(
+      new RegExp(`^api-key\\s+generic\\s+32 bytes\\s+${sha(value).slice(0, 23)}`, "m"),
+    );
+    expect(list.stdout).toMatch(/^tickets\s+session-ticket-keys\s+2 keys, 80 bytes each\s+/m);
+    shown(list.stdout);
+
+    const one = await cli("get", "secret", "tickets", "-o", "yaml");
+    expect(one.stdout).toMatch(/^name: tickets\ntype: SECRET_TYPE_SESSION_TICKET_KEYS\n/);
+    expect(one.stdout).toContain("valueSet: true");
+    expect(one.stdout).toContain(`sha256: ${sha(newKey)}`);
+    expect(one.stdout).toContain("sizeBytes: 80");
+    shown(one.stdout);
+
+    expect((await cli("publish", "-m", "value secrets")).code).toBe(0);
+    const rotated = await cli(
+      "secret",
+      "rotate",
+      "tickets",
+      "--from-file",
+      file("newest.key", newest),
+      file("new-again.key", newKey),
+      "--publish",
+      "rotate ticket keys",
+    );
+    expect(rotated.stderr).toBe("");
+    expect(rotated.stdout).toMatch(
+      /^rotated secret tickets \(session-ticket-keys: key 0: 80 bytes/,
+    );
+    expect(rotated.stdout).toMatch(/published version \d+: 0 added, 1 modified, 0 removed/);
+    shown(rotated.stdout);
+    const after = await cli("get", "secret", "tickets", "-o", "json");
+    expect(JSON.parse(after.stdout).valueInfos.map((v: { sha256: string }) => v.sha256)).toEqual([
+      sha(newest),
+      sha(newKey),
+    ]);
   });
 
   it("explains an unreachable server in one line and exits non-zero", async () => {

@@ -12,6 +12,7 @@ import {
   clusterLoadAssignmentJson,
   edsResourceName,
   listenerJson,
+  type OpenedSecret,
   routeConfigurationJson,
   runtimeJson,
   secretJson,
@@ -28,6 +29,7 @@ import type {
   VirtualHostSpec,
 } from "./model.js";
 import type { SecretOpener } from "./secret-box.js";
+import { holdsValues } from "./secret-values.js";
 import { encodeAssignmentFast, encodeClusterFast } from "./serving/fast-encode.js";
 import {
   createResource,
@@ -135,8 +137,8 @@ function memoized(
 }
 
 /**
- * The Secret resource of `secret`, its private key opened with `open`. A key that cannot be
- * opened (no secrets key, another key, altered) is an issue at the secret's privateKey, and the
+ * The Secret resource of `secret`, its private key or values opened with `open`. Material that
+ * cannot be opened (no secrets key, another key, altered) is an issue at its field, and the
  * secret is left out, as any resource that does not encode.
  */
 function encodeSecret(
@@ -146,7 +148,26 @@ function encodeSecret(
   found: ConfigIssue[],
 ): void {
   const path = `secrets[${JSON.stringify(secret.name)}]`;
-  let opened: string | undefined;
+  /** The plaintext of the sealed text at `field`, or undefined with an issue there. */
+  const opened = (field: string, what: string, sealed: string): string | undefined => {
+    if (!open) {
+      found.push({
+        path: `${path}.${field}`,
+        message: `${what} is sealed and no secrets key was given to open it`,
+      });
+      return undefined;
+    }
+    try {
+      return open(sealed);
+    } catch (error) {
+      found.push({
+        path: `${path}.${field}`,
+        message: `${what} cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      });
+      return undefined;
+    }
+  };
+  let material: OpenedSecret = {};
   if (secret.type === "TLS_CERTIFICATE") {
     if (secret.privateKey === null) {
       found.push({
@@ -155,24 +176,19 @@ function encodeSecret(
       });
       return;
     }
-    if (!open) {
-      found.push({
-        path: `${path}.privateKey`,
-        message: "the private key is sealed and no secrets key was given to open it",
-      });
-      return;
+    const privateKey = opened("privateKey", "the private key", secret.privateKey);
+    if (privateKey === undefined) return;
+    material = { privateKey };
+  } else if (holdsValues(secret.type)) {
+    const values: string[] = [];
+    for (const [index, sealed] of secret.values.entries()) {
+      const value = opened(`values[${index}]`, `value ${index}`, sealed);
+      if (value === undefined) return;
+      values.push(value);
     }
-    try {
-      opened = open(secret.privateKey);
-    } catch (error) {
-      found.push({
-        path: `${path}.privateKey`,
-        message: `the private key cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
-      });
-      return;
-    }
+    material = { values };
   }
-  const body = encode(SecretSchema, secretJson(secret, opened), path, found);
+  const body = encode(SecretSchema, secretJson(secret, material), path, found);
   if (body) resources.push(createResource(TypeUrl.Secret, secret.name, body, []));
 }
 
@@ -408,8 +424,9 @@ function groupSnapshot(
 export interface CompileOptions {
   readonly memo?: CompileMemo;
   /**
-   * Opens the sealed private keys of TLS certificate secrets (SecretSpec.privateKey). Without it,
-   * each such secret is an issue and left out; a spec without one compiles the same either way.
+   * Opens the sealed material of secrets: TLS certificates' private keys and the values of generic
+   * secrets and session ticket keys (SecretSpec.privateKey, SecretSpec.values). Without it, each
+   * such secret is an issue and left out; a spec without one compiles the same either way.
    */
   readonly openSecret?: SecretOpener;
 }

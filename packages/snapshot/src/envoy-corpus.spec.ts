@@ -43,7 +43,7 @@ import { validate } from "./validate/validate.js";
 
 /** The server's secrets key, for the inline private keys the import moves to SDS secrets. */
 const box = createSecretBox(randomBytes(32));
-const sealing = { sealPrivateKey: box.seal };
+const sealing = { seal: box.seal };
 
 const SHARED = new URL("../../../../shared/", import.meta.url);
 const EXAMPLES =

@@ -236,6 +236,7 @@ export function tlsSecretSpec(
     privateKey,
     trustedCa: "",
     matchSubjectAltNames: [],
+    values: [],
   };
 }
 
@@ -252,6 +253,27 @@ export function validationSecretSpec(
     privateKey: null,
     trustedCa,
     matchSubjectAltNames,
+    values: [],
+  };
+}
+
+/**
+ * A generic secret (GENERIC_SECRET) or session ticket keys (SESSION_TICKET_KEYS) holding `values`,
+ * each already sealed (secret-values.ts sealValue).
+ */
+export function valueSecretSpec(
+  name: string,
+  type: "GENERIC_SECRET" | "SESSION_TICKET_KEYS",
+  values: readonly string[],
+): SecretSpec {
+  return {
+    name,
+    type,
+    certificateChain: "",
+    privateKey: null,
+    trustedCa: "",
+    matchSubjectAltNames: [],
+    values,
   };
 }
 

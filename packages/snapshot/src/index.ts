@@ -36,6 +36,7 @@ export {
   findReferencesInJson,
   type ReferenceKind,
 } from "./envoy/envoy-references.js";
+export { sdsSecretJsonKeys } from "./envoy/envoy-secret-fields.js";
 export {
   type DeliveryFile,
   deliveryFiles,
@@ -162,6 +163,18 @@ export {
   parseCertificates,
   secretResourceExpiry,
 } from "./secret-pem.js";
+export {
+  holdsValues,
+  MAX_GENERIC_SECRET_BYTES,
+  openValue,
+  SESSION_TICKET_KEY_BYTES,
+  sealValue,
+  type ValueInfo,
+  type ValueProblem,
+  type ValueSecretType,
+  valueInfo,
+  valueProblems,
+} from "./secret-values.js";
 export {
   type HoldingChange,
   heldAfter,

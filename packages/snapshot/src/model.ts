@@ -251,34 +251,56 @@ export interface RuntimeLayerSpec {
   readonly entries: readonly RuntimeEntrySpec[];
 }
 
-export type SecretType = "TLS_CERTIFICATE" | "VALIDATION_CONTEXT";
+/**
+ * The kinds of envoy.extensions.transport_sockets.tls.v3.Secret Switchyard serves, one per member
+ * of its `type` oneof: `tls_certificate`, `validation_context`, `generic_secret` and
+ * `session_ticket_keys`.
+ */
+export type SecretType =
+  | "TLS_CERTIFICATE"
+  | "VALIDATION_CONTEXT"
+  | "GENERIC_SECRET"
+  | "SESSION_TICKET_KEYS";
 
 /**
- * A secret (SDS, envoy.extensions.transport_sockets.tls.v3.Secret): a TLS certificate with its
- * private key, which a filter chain presents (downstream TLS, FilterChainSpec.tlsSecretName), or a
- * validation context (trusted CAs, optional SAN matches), with which a cluster checks its
- * upstreams (ClusterSpec.tlsSecretName). Proxies subscribe to secrets by name over ADS.
+ * A secret (SDS, envoy.extensions.transport_sockets.tls.v3.Secret), one of:
+ *   - a TLS certificate with its private key, which a filter chain presents (downstream TLS,
+ *     FilterChainSpec.tlsSecretName);
+ *   - a validation context (trusted CAs, optional SAN matches), with which a cluster checks its
+ *     upstreams (ClusterSpec.tlsSecretName);
+ *   - a generic secret: one value (bytes) a filter reads, such as the OAuth2 filter's token and
+ *     HMAC secrets or a credential injector's credential;
+ *   - session ticket keys: the keys a listener's DownstreamTlsContext encrypts and decrypts TLS
+ *     session tickets with (`session_ticket_keys_sds_secret_config`), each exactly 80 bytes.
+ * Which kind a field that names a secret takes is in envoy-secret-fields.ts. Proxies subscribe to
+ * secrets by name over ADS.
  *
- * The private key is never held in plaintext here: `privateKey` is the key sealed with the
- * server's secrets key (secret-box.ts), and only the compiler opens it, with the opener its caller
- * passes. So a spec, a source object, a diff or a stored snapshot never holds a private key in
- * the clear. Sealing is deterministic (the same key seals to the same text), so an unchanged key
- * is not a change.
+ * Secret material is never held in plaintext here: `privateKey` and every entry of `values` are
+ * sealed with the server's secrets key (secret-box.ts), and only the compiler opens them, with the
+ * opener its caller passes. So a spec, a source object, a diff or a stored snapshot never holds a
+ * private key or a secret value in the clear. Sealing is deterministic (the same plaintext seals
+ * to the same text), so an unchanged key or value is not a change.
  */
 export interface SecretSpec {
   readonly name: string;
   readonly type: SecretType;
-  /** TLS_CERTIFICATE: the certificate chain, PEM, leaf first. "" for a validation context. */
+  /** TLS_CERTIFICATE: the certificate chain, PEM, leaf first. "" for the other types. */
   readonly certificateChain: string;
-  /** TLS_CERTIFICATE: the sealed private key (PKCS#8 PEM inside). Null for a validation context. */
+  /** TLS_CERTIFICATE: the sealed private key (PKCS#8 PEM inside). Null for the other types. */
   readonly privateKey: string | null;
-  /** VALIDATION_CONTEXT: the trusted CA certificates, PEM. "" for a TLS certificate. */
+  /** VALIDATION_CONTEXT: the trusted CA certificates, PEM. "" for the other types. */
   readonly trustedCa: string;
   /**
    * VALIDATION_CONTEXT: a peer certificate must carry one of these DNS SANs (exact match);
-   * empty: any certificate the CAs signed. Empty for a TLS certificate.
+   * empty: any certificate the CAs signed. Empty for the other types.
    */
   readonly matchSubjectAltNames: readonly string[];
+  /**
+   * GENERIC_SECRET: its one value; SESSION_TICKET_KEYS: its keys, in the order Envoy uses them
+   * (the first encrypts new tickets, every one decrypts). Each is sealed (secret-values.ts
+   * sealValue: the bytes, base64, sealed as text). Empty for the TLS types.
+   */
+  readonly values: readonly string[];
 }
 
 /** Everything stored, in a stable order (by name; children by position). */

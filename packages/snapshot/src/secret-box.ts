@@ -1,7 +1,7 @@
 /**
- * Sealing of secret material (private keys) with a 32-byte secrets key: AES-256-GCM, each sealed
- * text naming the key it was sealed with, so opening with another key fails with a message saying
- * so instead of garbage.
+ * Sealing of secret material (private keys, secret values) with a 32-byte secrets key:
+ * AES-256-GCM, each sealed text naming the key it was sealed with, so opening with another key
+ * fails with a message saying so instead of garbage.
  *
  *   sealed = "sy1." keyId "." iv "." tag "." ciphertext        (base64url parts)
  *   keyId  = first 12 hex digits of HMAC-SHA256(key, "switchyard secrets key id")
@@ -105,9 +105,12 @@ export function createSecretBox(key: Uint8Array): SecretBox {
 }
 
 /**
- * What is shown in place of a sealed private key (audit log, anything a person reads): which
- * sealed key it is, so a change of key shows, and nothing of the key or its ciphertext.
+ * What is shown in place of a sealed private key or value (audit log, anything a person reads):
+ * which sealed text it is, so a change shows, and nothing of the plaintext or its ciphertext.
  */
-export function sealedMarker(sealed: string): string {
-  return `(sealed private key ${createHash("sha256").update(sealed).digest("hex").slice(0, 16)})`;
+export function sealedMarker(
+  sealed: string,
+  what: "private key" | "value" = "private key",
+): string {
+  return `(sealed ${what} ${createHash("sha256").update(sealed).digest("hex").slice(0, 16)})`;
 }

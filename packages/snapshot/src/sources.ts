@@ -125,9 +125,26 @@ function listenerFromSource(value: ListenerSpec): ListenerSpec {
   };
 }
 
+/** A secret's `values` (generic secrets, session ticket keys) came after TLS secrets were stored. */
+function secretSource(secret: SecretSpec): unknown {
+  const { values, ...rest } = secret;
+  return values === undefined || values.length === 0 ? rest : secret;
+}
+
+function secretFromSource(value: SecretSpec): SecretSpec {
+  return { ...value, values: value.values ?? [] };
+}
+
+/** The JSON a source object holds of `spec`: without the added fields at their old value. */
+function sourceForm(kind: SourceKind, spec: unknown): unknown {
+  if (kind === "listener") return listenerSource(spec as ListenerSpec);
+  if (kind === "secret") return secretSource(spec as SecretSpec);
+  return spec;
+}
+
 /** One object as a source object (see `sourceObjects`). */
 export function sourceObject(kind: SourceKind, name: string, spec: unknown): SourceObject {
-  const json = canonicalJson(kind === "listener" ? listenerSource(spec as ListenerSpec) : spec);
+  const json = canonicalJson(sourceForm(kind, spec));
   return { kind, name, json, key: `source:${createHash("sha256").update(json).digest("hex")}` };
 }
 
@@ -141,7 +158,8 @@ export function sourceObjects(spec: ConfigSpec): SourceObject[] {
     ...byName(spec.routeConfigurations).map((r) => sourceObject("routeConfiguration", r.name, r)),
     ...byName(spec.nodeGroups).map((g) => sourceObject("nodeGroup", g.name, g)),
     ...byName(spec.runtimeLayers).map((r) => sourceObject("runtimeLayer", r.name, r)),
-    // A secret's source holds its private key sealed, never in the clear (model.ts SecretSpec).
+    // A secret's source holds its private key and values sealed, never in the clear (model.ts
+    // SecretSpec).
     ...byName(spec.secrets).map((s) => sourceObject("secret", s.name, s)),
   ];
 }
@@ -179,11 +197,13 @@ const ADDED_KINDS: ReadonlySet<string> = new Set<SourceKind>(["runtimeLayer", "s
 
 /**
  * The spec object a source object's JSON holds (the inverse of `sourceObject`): fields the source
- * leaves out at their default (ADDED_CHAIN_FIELDS) are put back. The caller knows the kind's type.
+ * leaves out at their default (ADDED_CHAIN_FIELDS, a secret's empty `values`) are put back. The caller knows the kind's type.
  */
 export function specOfSource(kind: SourceKind, json: string): unknown {
   const value = JSON.parse(json) as unknown;
-  return kind === "listener" ? listenerFromSource(value as ListenerSpec) : value;
+  if (kind === "listener") return listenerFromSource(value as ListenerSpec);
+  if (kind === "secret") return secretFromSource(value as SecretSpec);
+  return value;
 }
 
 /** Rebuilds a spec from source objects' JSON (the inverse of `sourceObjects`). */

@@ -187,9 +187,9 @@ export async function claimNewClusters(
 const VERB = { added: "create", modified: "update", removed: "delete" } as const;
 
 /**
- * An object as the audit log keeps it: a secret's sealed private key is replaced by a marker of
- * which sealed key it was (so a key change shows), never the sealed text itself (model.ts
- * SecretSpec: a private key is never shown back, not even encrypted).
+ * An object as the audit log keeps it: a secret's sealed private key and values are replaced by
+ * markers of which sealed text each was (so a change shows), never the sealed text itself
+ * (model.ts SecretSpec: secret material is never shown back, not even encrypted).
  */
 function shownInAudit(kind: SourceKind, object: unknown): unknown {
   if (kind !== "secret" || object === null) return object;
@@ -197,6 +197,7 @@ function shownInAudit(kind: SourceKind, object: unknown): unknown {
   return {
     ...secret,
     privateKey: secret.privateKey === null ? null : sealedMarker(secret.privateKey),
+    values: (secret.values ?? []).map((value) => sealedMarker(value, "value")),
   };
 }
 

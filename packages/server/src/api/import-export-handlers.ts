@@ -122,6 +122,7 @@ export function importExportHandlers(
       const validation = checked
         ? validate(result.after, {
             compiled: compile(result.after, { openSecret: keyring.open }),
+            openSecret: keyring.open,
             now: Date.now(),
           }).issues
         : [];

@@ -1,13 +1,18 @@
 /**
  * ConfigService's secrets (SDS): List/Get/Create/Update/DeleteSecret.
  *
- * Private keys are write-only. A key arrives in a request, is checked against its certificate
- * (secret-pem.ts: it parses, with its passphrase when encrypted, and is the leaf certificate's
- * key), sealed with the secrets key (secrets-key.ts) and stored sealed; no response, error
- * message, audit entry or log line carries it. What is shown instead: that a key is set and the
- * SHA-256 of its public half. An update without a key keeps the stored one only when the new
+ * Private keys and secret values are write-only. A key arrives in a request, is checked against
+ * its certificate (secret-pem.ts: it parses, with its passphrase when encrypted, and is the leaf
+ * certificate's key), sealed with the secrets key (secrets-key.ts) and stored sealed; no response,
+ * error message, audit entry or log line carries it. What is shown instead: that a key is set and
+ * the SHA-256 of its public half. An update without a key keeps the stored one only when the new
  * certificate is for that key (a renewal with the same key); otherwise it is refused, saying to
  * upload the new key.
+ *
+ * The values of a generic secret (one) and of session ticket keys (one or more, in order) are
+ * checked (secret-values.ts: not empty, at most 64 KiB; each ticket key exactly 80 bytes) and
+ * sealed the same way. What is shown instead: that they are set, and each one's size and
+ * SHA-256. An update without values keeps the stored ones.
  *
  * Deleting a secret a cluster or filter chain of the draft names is refused, naming them: the
  * publish would otherwise fail on a dangling reference, or worse, the listener would lose its
@@ -24,13 +29,22 @@ import {
   checkPrivateKey,
   configSpecOf,
   findReferencesInJson,
+  holdsValues,
   type JsonValue,
   nameProblem,
+  openValue,
   parseCertificates,
+  type SecretOpener,
   type SecretSpec,
+  sdsSecretJsonKeys,
+  sealValue,
   VALIDATION_CODES,
   type ValidationCode,
+  type ValueInfo,
+  type ValueSecretType,
   validate,
+  valueInfo,
+  valueProblems,
 } from "@switchyard/snapshot";
 import { auditWrites, authorizeWrites } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
@@ -54,17 +68,48 @@ function certificateMessage(info: CertificateInfo) {
   };
 }
 
-/** The API form of a stored secret: never its private key (not even sealed). */
+/** The API's type of each stored type, and back. */
+const API_TYPE: Readonly<Record<SecretSpec["type"], SecretType>> = {
+  TLS_CERTIFICATE: SecretType.TLS_CERTIFICATE,
+  VALIDATION_CONTEXT: SecretType.VALIDATION_CONTEXT,
+  GENERIC_SECRET: SecretType.GENERIC_SECRET,
+  SESSION_TICKET_KEYS: SecretType.SESSION_TICKET_KEYS,
+};
+const STORED_TYPE = new Map(
+  Object.entries(API_TYPE).map(([stored, api]) => [api, stored as SecretSpec["type"]]),
+);
+
+/**
+ * What is shown of each stored value: its size and SHA-256, read by opening it here (the sealed
+ * text says nothing of either). A value that does not open (no secrets key) shows as set, size 0.
+ */
+function valueInfos(spec: SecretSpec, open: SecretOpener | undefined): ValueInfo[] {
+  return spec.values.map((sealed) => {
+    try {
+      return open ? valueInfo(openValue(open, sealed)) : { sizeBytes: 0, sha256: "" };
+    } catch {
+      return { sizeBytes: 0, sha256: "" };
+    }
+  });
+}
+
+/** The API form of a stored secret: never its private key or values (not even sealed). */
 export function secretMessageOf(
   spec: SecretSpec,
   updatedAt: Date | undefined,
   usedBy: readonly string[],
+  open: SecretOpener | undefined,
 ): Secret {
   const tls = spec.type === "TLS_CERTIFICATE";
-  const parsed = parseCertificates(tls ? spec.certificateChain : spec.trustedCa);
+  const pem = tls
+    ? spec.certificateChain
+    : spec.type === "VALIDATION_CONTEXT"
+      ? spec.trustedCa
+      : "";
+  const parsed = parseCertificates(pem);
   return create(SecretSchema, {
     name: spec.name,
-    type: tls ? SecretType.TLS_CERTIFICATE : SecretType.VALIDATION_CONTEXT,
+    type: API_TYPE[spec.type],
     certificateChain: spec.certificateChain,
     trustedCa: spec.trustedCa,
     matchSubjectAltNames: [...spec.matchSubjectAltNames],
@@ -73,17 +118,21 @@ export function secretMessageOf(
       tls && spec.privateKey !== null
         ? (certificatePublicKeyFingerprint(spec.certificateChain) ?? "")
         : "",
-    certificates: parsed.t === "ok" ? parsed.certificates.map(certificateMessage) : [],
+    certificates:
+      pem !== "" && parsed.t === "ok" ? parsed.certificates.map(certificateMessage) : [],
     usedBy: [...usedBy],
     updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
+    valueSet: spec.values.length > 0,
+    valueInfos: valueInfos(spec, open),
   });
 }
 
 /**
  * "cluster/NAME" and "listener/NAME" naming each secret, in the draft as `db` sees it: by the
- * modelled `tlsSecretName`, or by an SDS secret over ADS in what a cluster or filter chain keeps
- * as Envoy JSON (a cluster's client certificate, a chain's several certificates: an import moves
- * inline keys there). Only the kept JSON that mentions SDS is read.
+ * modelled `tlsSecretName`, or by an SDS secret in what a cluster, listener or filter chain keeps
+ * as Envoy JSON (a cluster's client certificate, a chain's several certificates or its session
+ * ticket keys, an OAuth2 or credential injector filter's secrets). Only the kept JSON that holds a
+ * key under which an SdsSecretConfig can sit (sdsSecretJsonKeys) is read.
  */
 async function referrers(
   db: PrismaClient | TransactionClient,
@@ -100,12 +149,25 @@ async function referrers(
     where,
     select: { tlsSecretName: true, listener: { select: { name: true } } },
   });
-  // Kept JSON that names an SDS config at all: few rows, read with the reference walk.
+  // Kept JSON that can name a secret at all: few rows, read with the reference walk.
+  const named = SDS_KEYS_PATTERN;
   const keptClusters = await db.$queryRaw<Array<{ name: string; extra: JsonValue }>>`
-    SELECT "name", "extra" FROM "Cluster" WHERE "extra"::text LIKE '%sdsConfig%'`;
-  const keptChains = await db.$queryRaw<Array<{ listener: string; extra: JsonValue }>>`
-    SELECT l."name" AS "listener", f."extra" FROM "FilterChain" f
-    JOIN "Listener" l ON l."id" = f."listenerId" WHERE f."extra"::text LIKE '%sdsConfig%'`;
+    SELECT "name", "extra" FROM "Cluster" WHERE "extra"::text ~ ${named}`;
+  const keptListeners = await db.$queryRaw<Array<{ name: string; extra: JsonValue }>>`
+    SELECT "name", "extra" FROM "Listener" WHERE "extra"::text ~ ${named}`;
+  const keptChains = await db.$queryRaw<
+    Array<{
+      listener: string;
+      extra: JsonValue;
+      networkFilters: JsonValue;
+      httpFilters: JsonValue;
+      hcmExtra: JsonValue;
+    }>
+  >`
+    SELECT l."name" AS "listener", f."extra", f."networkFilters", f."httpFilters", f."hcmExtra"
+    FROM "FilterChain" f JOIN "Listener" l ON l."id" = f."listenerId"
+    WHERE f."extra"::text ~ ${named} OR f."networkFilters"::text ~ ${named}
+      OR f."httpFilters"::text ~ ${named} OR f."hcmExtra"::text ~ ${named}`;
   const users = new Map<string, Set<string>>();
   const add = (secret: string | null, user: string) => {
     if (secret === null || (wanted && !wanted.has(secret))) return;
@@ -124,13 +186,36 @@ async function referrers(
       add(name, `cluster/${c.name}`);
     }
   }
-  for (const f of keptChains) {
-    for (const name of secretsIn("envoy.config.listener.v3.FilterChain", f.extra)) {
-      add(name, `listener/${f.listener}`);
+  for (const l of keptListeners) {
+    for (const name of secretsIn("envoy.config.listener.v3.Listener", l.extra)) {
+      add(name, `listener/${l.name}`);
     }
+  }
+  const listOf = (json: JsonValue) => (Array.isArray(json) ? json : []);
+  for (const f of keptChains) {
+    const names = [
+      ...secretsIn("envoy.config.listener.v3.FilterChain", f.extra),
+      ...listOf(f.networkFilters).flatMap((filter) =>
+        secretsIn("envoy.config.listener.v3.Filter", filter),
+      ),
+      ...listOf(f.httpFilters).flatMap((filter) =>
+        secretsIn("envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter", filter),
+      ),
+      ...secretsIn(
+        "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+        f.hcmExtra,
+      ),
+    ];
+    for (const name of names) add(name, `listener/${f.listener}`);
   }
   return new Map([...users].map(([secret, set]) => [secret, [...set].sort()]));
 }
+
+/**
+ * A POSIX regex matching stored JSON that holds a key an SdsSecretConfig can sit under: the rows
+ * the reference walk reads for the users of secrets. Keys are identifiers: no escaping needed.
+ */
+const SDS_KEYS_PATTERN = `"(${sdsSecretJsonKeys().join("|")})"`;
 
 function refuse(path: string, message: string, hint?: string): never {
   throw invalidArgument(message, [
@@ -138,9 +223,17 @@ function refuse(path: string, message: string, hint?: string): never {
   ]);
 }
 
+const TYPE_WORDS: Readonly<Record<SecretSpec["type"], string>> = {
+  TLS_CERTIFICATE: "a TLS certificate",
+  VALIDATION_CONTEXT: "a validation context",
+  GENERIC_SECRET: "a generic secret",
+  SESSION_TICKET_KEYS: "a set of session ticket keys",
+};
+
 /**
  * The spec to store for `message`: its private key checked and sealed, or the stored key kept
- * (`existing`) when none is given and the certificate is still for it.
+ * (`existing`) when none is given and the certificate is still for it; its values checked and
+ * sealed, or the stored ones kept when none are given.
  */
 function specOf(
   message: Secret,
@@ -148,35 +241,41 @@ function specOf(
   keyring: SecretKeyring,
 ): SecretSpec {
   const path = secretPath(message.name);
-  const matchSubjectAltNames = [...message.matchSubjectAltNames];
-  if (message.type === SecretType.VALIDATION_CONTEXT) {
-    if (message.privateKey !== "" || message.privateKeyPassphrase !== "")
-      refuse(
-        `${path}.privateKey`,
-        `secret ${quote(message.name)} is a validation context, which holds no private key`,
-        "leave private_key empty, or make it a TLS certificate",
-      );
-    return {
-      name: message.name,
-      type: "VALIDATION_CONTEXT",
-      certificateChain: message.certificateChain,
-      privateKey: null,
-      trustedCa: message.trustedCa,
-      matchSubjectAltNames,
-    };
-  }
-  if (message.type !== SecretType.TLS_CERTIFICATE)
+  const type = STORED_TYPE.get(message.type);
+  if (type === undefined)
     refuse(
       `${path}.type`,
-      `secret ${quote(message.name)} needs a type: TLS_CERTIFICATE or VALIDATION_CONTEXT`,
+      `secret ${quote(message.name)} needs a type: TLS_CERTIFICATE, VALIDATION_CONTEXT, GENERIC_SECRET or SESSION_TICKET_KEYS`,
     );
-  const base = {
+  if (
+    type !== "TLS_CERTIFICATE" &&
+    (message.privateKey !== "" || message.privateKeyPassphrase !== "")
+  )
+    refuse(
+      `${path}.privateKey`,
+      `secret ${quote(message.name)} is ${TYPE_WORDS[type]}, which holds no private key`,
+      "leave private_key empty, or make it a TLS certificate",
+    );
+  if (!holdsValues(type) && message.values.length > 0)
+    refuse(
+      `${path}.values`,
+      `secret ${quote(message.name)} is ${TYPE_WORDS[type]}, which holds no values`,
+      "leave values empty, or make it a generic secret or session ticket keys",
+    );
+  const matchSubjectAltNames = [...message.matchSubjectAltNames];
+  // The other types' fields go through as given: validation refuses them at their field.
+  const given = {
     name: message.name,
-    type: "TLS_CERTIFICATE" as const,
     certificateChain: message.certificateChain,
+    privateKey: null,
     trustedCa: message.trustedCa,
     matchSubjectAltNames,
+    values: [],
   };
+  if (type === "VALIDATION_CONTEXT") return { ...given, type };
+  if (holdsValues(type))
+    return { ...given, type, values: valuesOf(message, type, existing, keyring) };
+  const base = { ...given, type: "TLS_CERTIFICATE" as const };
   if (message.privateKey !== "") {
     const checked = checkPrivateKey(
       message.privateKey,
@@ -213,6 +312,46 @@ function specOf(
   return { ...base, privateKey: stored };
 }
 
+const VALUE_HINT: Readonly<Record<ValueSecretType, string>> = {
+  GENERIC_SECRET: "upload its value (switchyard secret create generic NAME --from-file FILE)",
+  SESSION_TICKET_KEYS:
+    "upload one or more keys of 80 random bytes each, the newest first (openssl rand 80 > key; switchyard secret create session-ticket-keys NAME --from-file key ...)",
+};
+
+/**
+ * The sealed values to store: those given, checked (secret-values.ts valueProblems: Envoy's 80
+ * bytes a ticket key, a generic secret not empty and at most 64 KiB) and sealed; or, when none are
+ * given, the stored ones of a secret of the same type. Problems name a value by its index and
+ * size, never by what it holds.
+ */
+function valuesOf(
+  message: Secret,
+  type: ValueSecretType,
+  existing: SecretSpec | undefined,
+  keyring: SecretKeyring,
+): string[] {
+  const path = secretPath(message.name);
+  if (message.values.length === 0) {
+    const stored = existing?.type === type ? existing.values : [];
+    if (stored.length === 0)
+      refuse(
+        `${path}.values`,
+        `secret ${quote(message.name)} is ${TYPE_WORDS[type]} and needs ${type === "GENERIC_SECRET" ? "its value" : "at least one key"}`,
+        VALUE_HINT[type],
+      );
+    return [...stored];
+  }
+  for (const { index, problem } of valueProblems(type, message.values))
+    refuse(
+      `${path}.values[${index}]`,
+      type === "GENERIC_SECRET"
+        ? `the value of secret ${quote(message.name)} ${problem}`
+        : `session ticket key ${index} of secret ${quote(message.name)} ${problem}`,
+      VALUE_HINT[type],
+    );
+  return message.values.map((value) => sealValue(keyring.seal, value));
+}
+
 /** Problems within the secret itself (a reference to it is not its problem). */
 function objectProblems(spec: SecretSpec, keyring: SecretKeyring): ApiIssue[] {
   return validate(configSpecOf({ secrets: [spec] }), { openSecret: keyring.open }).issues.filter(
@@ -222,11 +361,13 @@ function objectProblems(spec: SecretSpec, keyring: SecretKeyring): ApiIssue[] {
 }
 
 export function secretHandlers(prisma: PrismaClient, keyring: SecretKeyring) {
+  const open = keyring.keyId === undefined ? undefined : keyring.open;
   const messageOf = async (db: PrismaClient | TransactionClient, stored: Stored<SecretSpec>) =>
     secretMessageOf(
       stored.spec,
       stored.updatedAt,
       (await referrers(db, [stored.spec.name])).get(stored.spec.name) ?? [],
+      open,
     );
 
   const save = async (message: Secret, mode: "create" | "update", context: HandlerContext) => {
@@ -282,7 +423,7 @@ export function secretHandlers(prisma: PrismaClient, keyring: SecretKeyring) {
       const users = await referrers(prisma);
       return {
         secrets: stored.map((s) =>
-          secretMessageOf(s.spec, s.updatedAt, users.get(s.spec.name) ?? []),
+          secretMessageOf(s.spec, s.updatedAt, users.get(s.spec.name) ?? [], open),
         ),
       };
     },

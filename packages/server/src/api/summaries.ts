@@ -85,6 +85,14 @@ function summary(
 const clusterLine = perInstance(clusterSummary);
 const routeConfigurationLine = perInstance(routeConfigurationSummary);
 
+/** How a secret's type reads in a summary. */
+const SECRET_TYPE_WORDS: Readonly<Record<string, string>> = {
+  TLS_CERTIFICATE: "TLS certificate",
+  VALIDATION_CONTEXT: "validation context",
+  GENERIC_SECRET: "generic secret",
+  SESSION_TICKET_KEYS: "session ticket keys",
+};
+
 export async function listSummaries(
   prisma: PrismaClient,
   sources: SummarySources,
@@ -153,8 +161,7 @@ export async function listSummaries(
       select: { name: true, type: true, updatedAt: true },
     });
     for (const s of secrets) {
-      const description =
-        s.type === "VALIDATION_CONTEXT" ? "validation context" : "TLS certificate";
+      const description = SECRET_TYPE_WORDS[s.type] ?? "TLS certificate";
       out.push(summary(ResourceKind.SECRET, s.name, description, [], s.updatedAt));
     }
   }

@@ -29,8 +29,9 @@ export interface ImportJob extends ImportTypes {
   readonly content: string;
   readonly filename: string;
   /**
-   * Whether the server can seal private keys. The key never comes here: inline private keys go
-   * back unsealed in `spec.secrets`, and the importer seals them on the main thread.
+   * Whether the server can seal secret material. The key never comes here: inline private keys
+   * and secret values go back unsealed in `spec.secrets`, and the importer seals them on the main
+   * thread.
    */
   readonly canSeal: boolean;
   /**
@@ -83,7 +84,7 @@ export default function importEnvoyText(job: ImportJob): ImportOutcome {
   if ("errors" in parsed) return { t: "unparsable", errors: parsed.errors };
   const imported = importEnvoyConfig(
     parsed.resources,
-    job.canSeal ? { sealPrivateKey: (pkcs8Pem) => pkcs8Pem } : {},
+    job.canSeal ? { seal: (plaintext) => plaintext } : {},
   );
   return {
     t: "imported",

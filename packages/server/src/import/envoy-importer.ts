@@ -32,8 +32,8 @@ export interface EnvoyImporterOptions {
 export interface EnvoyImporter {
   /**
    * Parses and maps `content` (see importEnvoyConfig), its resources without "@type" of `types`;
-   * private keys found inline come back sealed with `keyring`. Rejects with a ConnectError when
-   * a limit is hit.
+   * private keys and secret values found inline come back sealed with `keyring`. Rejects with a
+   * ConnectError when a limit is hit.
    */
   read(
     content: string,
@@ -115,7 +115,10 @@ export function createEnvoyImporter(options: EnvoyImporterOptions = {}): EnvoyIm
   };
 }
 
-/** The secrets the worker found inline, their private keys sealed here, where the key is. */
+/**
+ * The secrets the worker found, their private keys and values sealed here, where the key is (each
+ * value arrives as the base64 of its bytes, which is what a sealed value holds: secret-values.ts).
+ */
 function sealed(spec: ConfigSpecFragment, keyring: SecretKeyring): ConfigSpecFragment {
   if (spec.secrets.length === 0) return spec;
   return {
@@ -123,6 +126,7 @@ function sealed(spec: ConfigSpecFragment, keyring: SecretKeyring): ConfigSpecFra
     secrets: spec.secrets.map((secret) => ({
       ...secret,
       privateKey: secret.privateKey === null ? null : keyring.seal(secret.privateKey),
+      values: secret.values.map((value) => keyring.seal(value)),
     })),
   };
 }

@@ -184,15 +184,23 @@ export function runtimeLayerSpecOfRow(r: RuntimeLayerRow): RuntimeLayerSpec {
   return { name: r.name, entries: runtimeEntries(r.entries) };
 }
 
-/** A secret as stored: its private key sealed (model.ts SecretSpec). */
+const SECRET_TYPES: ReadonlySet<string> = new Set<SecretSpec["type"]>([
+  "TLS_CERTIFICATE",
+  "VALIDATION_CONTEXT",
+  "GENERIC_SECRET",
+  "SESSION_TICKET_KEYS",
+]);
+
+/** A secret as stored: its private key and values sealed (model.ts SecretSpec). */
 export function secretSpecOfRow(s: SecretRow): SecretSpec {
   return {
     name: s.name,
-    type: s.type === "VALIDATION_CONTEXT" ? "VALIDATION_CONTEXT" : "TLS_CERTIFICATE",
+    type: SECRET_TYPES.has(s.type) ? (s.type as SecretSpec["type"]) : "TLS_CERTIFICATE",
     certificateChain: s.certificateChain,
     privateKey: s.privateKey,
     trustedCa: s.trustedCa,
     matchSubjectAltNames: s.matchSubjectAltNames,
+    values: s.values,
   };
 }
 

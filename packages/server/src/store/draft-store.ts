@@ -262,13 +262,17 @@ const runtimeLayerColumns: readonly Column<RuntimeLayerSpec>[] = [
   ),
 ];
 
-/** The private key column holds the sealed key only (model.ts SecretSpec): never plaintext. */
+/**
+ * The private key and values columns hold sealed texts only (model.ts SecretSpec): never
+ * plaintext.
+ */
 const secretColumns: readonly Column<SecretSpec>[] = [
   column("type", "text", (s) => s.type),
   column("certificateChain", "text", (s) => s.certificateChain),
   column("privateKey", "text", (s) => s.privateKey),
   column("trustedCa", "text", (s) => s.trustedCa),
   column("matchSubjectAltNames", "text[]", (s) => s.matchSubjectAltNames),
+  column("values", "text[]", (s) => s.values),
 ];
 
 interface Membership {

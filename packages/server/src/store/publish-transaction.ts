@@ -264,7 +264,10 @@ export async function checkDraft(
     ...(memo ? { memo } : {}),
     ...(keyring ? { openSecret: keyring.open } : {}),
   });
-  const report = validate(spec, { compiled: config });
+  const report = validate(spec, {
+    compiled: config,
+    ...(keyring ? { openSecret: keyring.open } : {}),
+  });
   if (!report.ok) {
     const errors = report.issues.filter((issue) => issue.severity === "error");
     throw new PublishError(

@@ -1,15 +1,15 @@
 /**
  * Rotating the secrets key: with SWITCHYARD_SECRETS_KEY set to the new key and the old one in
  * SWITCHYARD_SECRETS_KEY_PREVIOUS, the server seals again with the new key, at startup, everything
- * a previous key sealed: the draft's private keys, the published Secret resources and the
- * published source objects of secrets. Then the previous key can be dropped.
+ * a previous key sealed: the draft's private keys and secret values, the published Secret
+ * resources and the published source objects of secrets. Then the previous key can be dropped.
  *
  * Published blobs are rewritten in place, under their keys. A Secret resource's blob key is the
  * hash of the resource itself (its plaintext body), which does not change. A source object's key
  * is the hash of its JSON as first stored; it keeps naming the same object (diffs compare keys),
  * and a rollback to that version restores the key sealed with the new key. The draft's rows
- * change their sealed text, so after a rotation the draft shows each TLS secret as modified until
- * it is published (proxies receive nothing new: the served certificate and key did not change).
+ * change their sealed text, so after a rotation the draft shows each sealed secret as modified
+ * until it is published (proxies receive nothing new: the served certificate and key did not change).
  */
 import type { TransactionClient } from "@switchyard/db";
 import { canonicalJson, isSealed, sealedKeyId, TypeUrl } from "@switchyard/snapshot";
@@ -29,15 +29,22 @@ export async function resealSecrets(
   const previous = new Set(keyring.previousKeyIds);
   const stale = (sealed: string) => previous.has(sealedKeyId(sealed) ?? "");
   const reseal = (sealed: string) => keyring.seal(keyring.open(sealed));
+  const resealIfStale = (sealed: string) => (stale(sealed) ? reseal(sealed) : sealed);
 
   let draftSecrets = 0;
-  for (const row of await tx.secret.findMany({ where: { privateKey: { not: null } } })) {
-    if (row.privateKey === null || !stale(row.privateKey)) continue;
+  const rows = await tx.secret.findMany({
+    where: { OR: [{ privateKey: { not: null } }, { NOT: { values: { isEmpty: true } } }] },
+  });
+  for (const row of rows) {
+    const values = row.values ?? [];
+    const staleKey = row.privateKey !== null && stale(row.privateKey);
+    if (!staleKey && !values.some(stale)) continue;
     // The revision goes up (draft caches reload the row); updatedAt stays: an editor's etag holds.
     await tx.secret.update({
       where: { id: row.id },
       data: {
-        privateKey: reseal(row.privateKey),
+        privateKey: row.privateKey === null ? null : resealIfStale(row.privateKey),
+        values: values.map(resealIfStale),
         revision: { increment: 1 },
         updatedAt: row.updatedAt,
       },
@@ -64,9 +71,17 @@ export async function resealSecrets(
       continue;
     }
     if (!text.includes("sy1.")) continue;
-    const source = JSON.parse(text) as { privateKey?: unknown };
-    if (typeof source.privateKey !== "string" || !stale(source.privateKey)) continue;
-    const json = canonicalJson({ ...source, privateKey: reseal(source.privateKey) });
+    const source = JSON.parse(text) as { privateKey?: unknown; values?: unknown };
+    const key = typeof source.privateKey === "string" ? source.privateKey : undefined;
+    const values = Array.isArray(source.values)
+      ? source.values.filter((v): v is string => typeof v === "string")
+      : [];
+    if (!(key !== undefined && stale(key)) && !values.some(stale)) continue;
+    const json = canonicalJson({
+      ...source,
+      ...(key === undefined ? {} : { privateKey: resealIfStale(key) }),
+      ...(Array.isArray(source.values) ? { values: values.map(resealIfStale) } : {}),
+    });
     await tx.snapshotBlob.update({ where: { key: blob.key }, data: { body: Buffer.from(json) } });
     publishedSources++;
   }

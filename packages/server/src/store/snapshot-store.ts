@@ -206,7 +206,11 @@ export class SnapshotStore {
       memo: this.draft.memo,
       ...(this.keyring ? { openSecret: this.keyring.open } : {}),
     });
-    const report = validate(draft.spec, { compiled, now });
+    const report = validate(draft.spec, {
+      compiled,
+      now,
+      ...(this.keyring ? { openSecret: this.keyring.open } : {}),
+    });
     this.#validated = { revision, at: now, report };
     return report;
   }

@@ -499,29 +499,59 @@ export function runtimeJson(layer: RuntimeLayerSpec): JsonObject {
   };
 }
 
+/** What the compiler opened of a sealed secret (compile.ts): never stored, never shown. */
+export interface OpenedSecret {
+  /** TLS_CERTIFICATE: the private key, PKCS#8 PEM. */
+  readonly privateKey?: string;
+  /** GENERIC_SECRET and SESSION_TICKET_KEYS: each value's bytes as base64 (proto3 JSON bytes). */
+  readonly values?: readonly string[];
+}
+
 /**
- * envoy.extensions.transport_sockets.tls.v3.Secret, with the private key as `opened` (the
- * plaintext PEM from the sealed one; compile.ts opens it). Without `opened` the private key is
- * left out: the form shown to people (envoy-form.ts), never served.
+ * envoy.extensions.transport_sockets.tls.v3.Secret, with the private key or the values as
+ * `opened` (compile.ts opens the sealed ones). Without `opened` they are left out: the form shown
+ * to people (envoy-form.ts), never served.
+ *
+ * A generic secret and ticket keys are served as `inline_bytes`: a value is bytes (a file may be
+ * binary), and Envoy hands a generic secret's bytes to the filter as they are (its
+ * Config::DataSource::read reads inline_bytes and inline_string alike).
  */
-export function secretJson(secret: SecretSpec, opened?: string): JsonObject {
-  if (secret.type === "TLS_CERTIFICATE") {
-    return {
-      name: secret.name,
-      tlsCertificate: definedEntries({
-        certificateChain: { inlineString: secret.certificateChain },
-        privateKey: opened === undefined ? undefined : { inlineString: opened },
-      }),
-    };
+export function secretJson(secret: SecretSpec, opened?: OpenedSecret): JsonObject {
+  const bytes = (values: readonly string[] | undefined) =>
+    values?.map((value) => ({ inlineBytes: value }));
+  switch (secret.type) {
+    case "TLS_CERTIFICATE":
+      return {
+        name: secret.name,
+        tlsCertificate: definedEntries({
+          certificateChain: { inlineString: secret.certificateChain },
+          privateKey:
+            opened?.privateKey === undefined ? undefined : { inlineString: opened.privateKey },
+        }),
+      };
+    case "VALIDATION_CONTEXT":
+      return {
+        name: secret.name,
+        validationContext: definedEntries({
+          trustedCa: { inlineString: secret.trustedCa },
+          matchTypedSubjectAltNames:
+            secret.matchSubjectAltNames.length > 0
+              ? secret.matchSubjectAltNames.map((san) => ({
+                  sanType: "DNS",
+                  matcher: { exact: san },
+                }))
+              : undefined,
+        }),
+      };
+    case "GENERIC_SECRET":
+      return {
+        name: secret.name,
+        genericSecret: definedEntries({ secret: bytes(opened?.values)?.[0] }),
+      };
+    case "SESSION_TICKET_KEYS":
+      return {
+        name: secret.name,
+        sessionTicketKeys: definedEntries({ keys: bytes(opened?.values) }),
+      };
   }
-  return {
-    name: secret.name,
-    validationContext: definedEntries({
-      trustedCa: { inlineString: secret.trustedCa },
-      matchTypedSubjectAltNames:
-        secret.matchSubjectAltNames.length > 0
-          ? secret.matchSubjectAltNames.map((san) => ({ sanType: "DNS", matcher: { exact: san } }))
-          : undefined,
-    }),
-  };
 }

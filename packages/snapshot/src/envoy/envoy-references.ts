@@ -14,8 +14,9 @@
  */
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
-import type { JsonValue } from "../model.js";
+import type { JsonValue, SecretType } from "../model.js";
 import { envoyFromJson } from "./envoy-proto-json.js";
+import { SDS_SECRET_CONFIG, secretTypeOfField } from "./envoy-secret-fields.js";
 import { type EnvoyVisitor, type Segment, walkEnvoy } from "./envoy-walk.js";
 
 export type ReferenceKind = "cluster" | "secret" | "routeConfiguration";
@@ -25,6 +26,11 @@ export interface EnvoyReference {
   readonly kind: ReferenceKind;
   readonly name: string;
   readonly at: readonly Segment[];
+  /**
+   * A secret reference: the kind of secret the field holding its SdsSecretConfig takes
+   * (envoy-secret-fields.ts); absent for a field that table lacks, and for other kinds.
+   */
+  readonly secretType?: SecretType;
 }
 
 /** One row of the table: where a message type holds a name of another resource. */
@@ -267,9 +273,26 @@ export function findReferences(
 
 /** The walk visitor `findReferences` uses, adding to `out`. */
 export function referencesVisitor(out: EnvoyReference[]): EnvoyVisitor {
+  // The field an SdsSecretConfig is held by, set as the walk visits it and read as the walk enters
+  // the message right after (envoy-walk.ts: `value` comes just before the value is walked).
+  let holder: DescField | undefined;
   return {
+    value(field) {
+      if (
+        field.fieldKind !== "scalar" &&
+        field.fieldKind !== "enum" &&
+        field.message?.typeName === SDS_SECRET_CONFIG
+      )
+        holder = field;
+      return true;
+    },
     enter(desc, message, at) {
       const fields = message as unknown as Fields;
+      let secretType: SecretType | undefined;
+      if (desc.typeName === SDS_SECRET_CONFIG) {
+        secretType = holder && secretTypeOfField(holder);
+        holder = undefined;
+      }
       for (const { field, kind, when } of lookupsOf(desc)) {
         if (when && !when(fields)) continue;
         const value = field.oneof
@@ -277,12 +300,13 @@ export function referencesVisitor(out: EnvoyReference[]): EnvoyVisitor {
           : undefined;
         if (value && value.case !== field.localName) continue;
         const names = value ? value.value : fields[field.localName];
+        const typed = kind === "secret" && secretType !== undefined ? { secretType } : {};
         if (typeof names === "string") {
-          if (names !== "") out.push({ kind, name: names, at: [...at, field.jsonName] });
+          if (names !== "") out.push({ kind, name: names, at: [...at, field.jsonName], ...typed });
         } else if (Array.isArray(names)) {
           names.forEach((name: unknown, i) => {
             if (typeof name === "string" && name !== "") {
-              out.push({ kind, name, at: [...at, field.jsonName, i] });
+              out.push({ kind, name, at: [...at, field.jsonName, i], ...typed });
             }
           });
         }

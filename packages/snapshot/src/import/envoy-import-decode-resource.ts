@@ -94,8 +94,10 @@ export function decodeResource(
   for (const note of lenient.notes) addNote(findings, note);
   const problems: Problem[] = [];
   checkMessage(schema, lenient.json, at, problems);
+  // A Secret's fields are its private key and values: a problem never quotes what one holds.
+  const shown = typeUrl === TypeUrl.Secret ? withoutValues : (problem: Problem) => problem;
   if (problems.length > 0) {
-    findings.errors.push(...problems);
+    findings.errors.push(...problems.map(shown));
     return;
   }
   try {
@@ -103,16 +105,32 @@ export function decodeResource(
     findings.resources.push({ resource: toResource(typeUrl, message), at, source });
   } catch (error) {
     // The check above mirrors fromJson; this only catches a case it does not know yet.
-    findings.errors.push({ at, message: error instanceof Error ? error.message : String(error) });
+    const message = error instanceof Error ? error.message : String(error);
+    findings.errors.push(
+      typeUrl === TypeUrl.Secret
+        ? {
+            at,
+            message:
+              "the Secret does not decode as envoy.extensions.transport_sockets.tls.v3.Secret",
+          }
+        : { at, message },
+    );
   }
 }
 
+/** `problem` without the value it quotes (describe() writes `got string "..."`). */
+function withoutValues(problem: Problem): Problem {
+  return {
+    ...problem,
+    message: problem.message.replace(/got string ".*$/s, "got a string (not shown)"),
+  };
+}
+
 /**
- * Why a Secret found in a document is not imported, naming it and how to upload it. Secrets are
- * uploaded on their own, so that their private keys are checked and sealed and never travel in a
- * configuration that is also exported and diffed (model.ts SecretSpec); a config dump has them
- * redacted anyway (the admin API's config_dump page: sensitive fields are "[redacted]"). The
- * listeners and clusters that name the secret keep naming it.
+ * Why a Secret of a config dump is not imported, naming it and how to upload it: a dump has every
+ * secret redacted (the admin API's config_dump page: sensitive fields are "[redacted]"). The
+ * listeners and clusters that name the secret keep naming it. (A Secret written in a document is
+ * imported, sealed: envoy-import-secret-resources.ts.)
  */
 export function secretNote(json: unknown, at: readonly Segment[], findings: Findings): void {
   const secret = isRecord(json) ? json : {};
@@ -123,16 +141,22 @@ export function secretNote(json: unknown, at: readonly Segment[], findings: Find
     : has("validation_context", "validationContext")
       ? ["a validation context", `switchyard secret create validation ${name || "NAME"} --ca FILE`]
       : has("generic_secret", "genericSecret")
-        ? ["a generic secret", undefined]
+        ? [
+            "a generic secret",
+            `switchyard secret create generic ${name || "NAME"} --from-file FILE`,
+          ]
         : has("session_ticket_keys", "sessionTicketKeys")
-          ? ["session ticket keys", undefined]
+          ? [
+              "session ticket keys",
+              `switchyard secret create session-ticket-keys ${name || "NAME"} --from-file FILE...`,
+            ]
           : ["empty", undefined];
   findings.warnings.push({
     at,
     message:
       upload === undefined
-        ? `secret "${name}" is ${kind}, not imported: Switchyard serves TLS certificates and validation contexts only`
-        : `secret "${name}" is ${kind}, not imported: secrets are uploaded on their own${kind === "a TLS certificate" ? ", their private keys checked and sealed (a config dump shows them redacted)" : ""}. Upload it: ${upload}`,
+        ? `secret "${name}" is ${kind}, not imported: a config dump shows no secret's content`
+        : `secret "${name}" is ${kind}, not imported: a config dump shows it redacted. Upload it: ${upload}`,
   });
 }
 
@@ -170,18 +194,6 @@ export function decodeTypedResource(
     });
     return;
   }
-  if (canonical === TypeUrl.Secret) {
-    if (expected === TypeUrl.Secret) {
-      secretNote(json, at, findings);
-      return;
-    }
-    findings.errors.push({
-      at: [...at, "@type"],
-      message:
-        "a Secret is not applied with the configuration: upload it with `switchyard secret create tls NAME --cert FILE --key FILE` (or `validation NAME --ca FILE`), or on the console's Secrets page, then apply the listeners and clusters that name it",
-    });
-    return;
-  }
   if (!RESOURCE_SCHEMAS.has(canonical)) {
     findings.errors.push({
       at: [...at, "@type"],
@@ -207,8 +219,6 @@ export function decodeAs(
 ): void {
   if (isRecord(json) && "@type" in json) {
     decodeTypedResource(json, at, findings, typeUrl);
-  } else if (typeUrl === TypeUrl.Secret) {
-    secretNote(json, at, findings);
   } else if (!isRecord(json)) {
     findings.errors.push({ at, message: `expected a resource, got ${describe(json)}` });
   } else decodeResource(typeUrl, json, at, json, findings);
@@ -225,13 +235,15 @@ export type StaticKind = keyof typeof STATIC_KINDS;
 
 /**
  * Bootstrap.StaticResources: `{ clusters: [...], listeners: [...], secrets: [...] }`, the kinds
- * in `kinds` only (a config dump reads the others from its own lists).
+ * in `kinds` only (a config dump reads the others from its own lists). A dump's bootstrap has its
+ * secrets redacted: `fromDump` names them instead of importing them (secretNote).
  */
 export function decodeStaticResources(
   json: unknown,
   at: readonly Segment[],
   findings: Findings,
   kinds: ReadonlySet<StaticKind> = new Set(["listeners", "clusters", "secrets"]),
+  fromDump = false,
 ): void {
   if (!isRecord(json)) {
     findings.errors.push({ at, message: `expected an object, got ${describe(json)}` });
@@ -257,7 +269,8 @@ export function decodeStaticResources(
     }
     if (!kinds.has(kind)) continue;
     for (const [i, item] of listItems(field.name, value, [...at, key], findings).entries()) {
-      decodeAs(STATIC_KINDS[kind], item, [...at, key, i], findings);
+      if (fromDump && kind === "secrets") secretNote(item, [...at, key, i], findings);
+      else decodeAs(STATIC_KINDS[kind], item, [...at, key, i], findings);
     }
   }
 }
@@ -277,7 +290,7 @@ export function decodeBootstrap(json: Record<string, unknown>, findings: Finding
       findings.warnings.push({
         at: [key],
         message:
-          "not imported: Switchyard takes only static_resources (clusters and listeners) from a bootstrap",
+          "not imported: Switchyard takes only static_resources (clusters, listeners and secrets) from a bootstrap",
       });
     }
   }

@@ -275,8 +275,8 @@ describe("an Envoy admin config dump", () => {
     expect(fragment.secrets).toEqual([]);
     expect(fragment.listeners[0]?.filterChains[0]?.tlsSecretName).toBe("edge-cert");
     expect(notes.filter((n) => n.message.startsWith("secret ")).map((n) => n.message)).toEqual([
-      'secret "edge-cert" is a TLS certificate, not imported: secrets are uploaded on their own, their private keys checked and sealed (a config dump shows them redacted). Upload it: switchyard secret create tls edge-cert --cert FILE --key FILE',
-      'secret "backend-ca" is a validation context, not imported: secrets are uploaded on their own. Upload it: switchyard secret create validation backend-ca --ca FILE',
+      'secret "edge-cert" is a TLS certificate, not imported: a config dump shows it redacted. Upload it: switchyard secret create tls edge-cert --cert FILE --key FILE',
+      'secret "backend-ca" is a validation context, not imported: a config dump shows it redacted. Upload it: switchyard secret create validation backend-ca --ca FILE',
     ]);
     expect(JSON.stringify(fragment)).not.toContain("[redacted]");
   });

@@ -213,5 +213,5 @@ function decodeDumpBootstrap(
     at: [...bootstrap.at, key],
     message: `the bootstrap's static ${[...missing].join(" and ")} are read from it: the dump has none of its own (it was filtered, with ?mask= or ?resource=); Switchyard stores nothing else of a bootstrap`,
   });
-  decodeStaticResources(json[key], [...bootstrap.at, key], findings, missing);
+  decodeStaticResources(json[key], [...bootstrap.at, key], findings, missing, true);
 }

@@ -125,7 +125,7 @@ describe("a list of resources without @type", () => {
     expect(kinds(bootstrap, { resourceType: "listeners" })).toEqual(["Cluster backend"]);
   });
 
-  it("names each secret of a secrets list with the command that uploads it, and imports none", () => {
+  it("reads each secret of a secrets list as a Secret, typed or not (the import seals them)", () => {
     const secrets = [
       {
         name: "edge-cert",
@@ -142,25 +142,11 @@ describe("a list of resources without @type", () => {
         validationContext: { trustedCa: { inlineBytes: "Y2E=" } },
       },
     ];
-    const result = read(stringify(secrets), { resourceType: "secrets" });
-    expect(result.resources).toEqual([]);
-    expect(result.warnings.map((w) => [w.path, w.message])).toEqual([
-      [
-        "[0]",
-        'secret "edge-cert" is a TLS certificate, not imported: secrets are uploaded on their own, their private keys checked and sealed (a config dump shows them redacted). Upload it: switchyard secret create tls edge-cert --cert FILE --key FILE',
-      ],
-      [
-        "[1]",
-        'secret "ca" is a validation context, not imported: secrets are uploaded on their own. Upload it: switchyard secret create validation ca --ca FILE',
-      ],
-      [
-        "[2]",
-        'secret "hmac" is a generic secret, not imported: Switchyard serves TLS certificates and validation contexts only',
-      ],
-      [
-        "[3]",
-        'secret "typed-ca" is a validation context, not imported: secrets are uploaded on their own. Upload it: switchyard secret create validation typed-ca --ca FILE',
-      ],
+    expect(kinds(stringify(secrets), { resourceType: "secrets" })).toEqual([
+      "Secret edge-cert",
+      "Secret ca",
+      "Secret hmac",
+      "Secret typed-ca",
     ]);
   });
 });

@@ -333,6 +333,8 @@ function normalizeOne(resource: DecodedResource): Normalized {
       return { resource, json: normalizeRouteConfiguration(json), notes };
     case TypeUrl.Runtime:
       return { resource, json: flattenRuntime(json, notes), notes };
+    case TypeUrl.Secret:
+      return { resource, json, notes };
   }
 }
 
@@ -387,7 +389,12 @@ function nameListeners(items: readonly Normalized[]): Normalized[] {
 
 /** Normalization 11: inline certificates with inline keys become SDS secrets (envoy-import-secrets.ts). */
 function moveCertificates(items: readonly Normalized[]): Normalized[] {
-  const taken = new Set<string>();
+  // The document's own Secret resources keep their names: a moved certificate takes another.
+  const taken = new Set<string>(
+    items
+      .filter((item) => item.resource.typeUrl === TypeUrl.Secret)
+      .map((item) => asString(item.json.name)),
+  );
   return items.map((item) => {
     const typeUrl = item.resource.typeUrl;
     if (typeUrl !== TypeUrl.Listener && typeUrl !== TypeUrl.Cluster) return item;

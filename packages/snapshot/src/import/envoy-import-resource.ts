@@ -1,6 +1,6 @@
 /**
  * The Envoy resource types Switchyard stores (Cluster, ClusterLoadAssignment, Listener,
- * RouteConfiguration, Runtime), their generated schemas, and what later import stages ask of a decoded
+ * RouteConfiguration, Runtime, Secret), their generated schemas, and what later import stages ask of a decoded
  * resource: its name and its canonical proto3 JSON.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
@@ -18,6 +18,10 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import {
+  type Secret,
+  SecretSchema,
+} from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
 import { type Runtime, RuntimeSchema } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { envoyToJson } from "../envoy/envoy-proto-json.js";
 import type { JsonObject } from "../model.js";
@@ -32,7 +36,8 @@ export type EnvoyResource =
     }
   | { readonly typeUrl: typeof TypeUrl.Listener; readonly message: Listener }
   | { readonly typeUrl: typeof TypeUrl.RouteConfiguration; readonly message: RouteConfiguration }
-  | { readonly typeUrl: typeof TypeUrl.Runtime; readonly message: Runtime };
+  | { readonly typeUrl: typeof TypeUrl.Runtime; readonly message: Runtime }
+  | { readonly typeUrl: typeof TypeUrl.Secret; readonly message: Secret };
 
 /** A resource as found in a user's document. */
 export type DecodedResource = EnvoyResource & {
@@ -53,6 +58,7 @@ export const RESOURCE_SCHEMAS: ReadonlyMap<string, DescMessage> = new Map<string
   [TypeUrl.Listener, ListenerSchema],
   [TypeUrl.RouteConfiguration, RouteConfigurationSchema],
   [TypeUrl.Runtime, RuntimeSchema],
+  [TypeUrl.Secret, SecretSchema],
 ]);
 
 /**

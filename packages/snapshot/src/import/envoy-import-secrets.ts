@@ -208,6 +208,7 @@ export function sealCertificates(
       privateKey: seal(checked.pkcs8),
       trustedCa: "",
       matchSubjectAltNames: [],
+      values: [],
     });
   }
   return { secrets, problems };

@@ -170,7 +170,7 @@ static_resources:
         severity: "warning",
         path: "node",
         message:
-          "not imported: Switchyard takes only static_resources (clusters and listeners) from a bootstrap",
+          "not imported: Switchyard takes only static_resources (clusters, listeners and secrets) from a bootstrap",
         line: 1,
         column: 1,
       },
@@ -288,16 +288,15 @@ http_filters:
         error: {
           path: '[0]["@type"]',
           message:
-            'unsupported resource @type "type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration": expected one of envoy.config.cluster.v3.Cluster, envoy.config.endpoint.v3.ClusterLoadAssignment, envoy.config.listener.v3.Listener, envoy.config.route.v3.RouteConfiguration, envoy.service.runtime.v3.Runtime',
+            'unsupported resource @type "type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration": expected one of envoy.config.cluster.v3.Cluster, envoy.config.endpoint.v3.ClusterLoadAssignment, envoy.config.listener.v3.Listener, envoy.config.route.v3.RouteConfiguration, envoy.service.runtime.v3.Runtime, envoy.extensions.transport_sockets.tls.v3.Secret',
         },
       },
       {
-        rule: "a Secret, which is uploaded on its own (its private key sealed), not applied",
-        text: `- "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret\n  name: s\n`,
+        rule: "a Secret whose bytes are not base64, without quoting them",
+        text: `- "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret\n  name: s\n  generic_secret: { secret: { inline_bytes: "hunter2!!" } }\n`,
         error: {
-          path: '[0]["@type"]',
-          message:
-            "a Secret is not applied with the configuration: upload it with `switchyard secret create tls NAME --cert FILE --key FILE` (or `validation NAME --ca FILE`), or on the console's Secrets page, then apply the listeners and clusters that name it",
+          path: "[0].generic_secret.secret.inline_bytes",
+          message: "expected base64 bytes, got a string (not shown)",
         },
       },
       {

@@ -13,11 +13,13 @@
  * unknown field, wrong type, bad enum value and unknown "@type" is reported with its JSON path in
  * the user's own key spelling (`resources[2].filter_chains[0].filters[0].typed_config.stat_prefx`).
  *
- * `importEnvoyConfig` maps the decoded messages onto ClusterSpec, ListenerSpec and
- * RouteConfigurationSpec. Every modelled field is extracted; every other field is kept in the
- * matching `extra` as canonical proto3 JSON. Nothing is dropped silently: each imported object is
- * compiled back (envoy-json.ts) and compared with the input, and an object that would not come
- * back equal is rejected with an error instead of being stored changed.
+ * `importEnvoyConfig` maps the decoded messages onto ClusterSpec, ListenerSpec,
+ * RouteConfigurationSpec, RuntimeLayerSpec and SecretSpec. Every modelled field is extracted;
+ * every other field is kept in the matching `extra` as canonical proto3 JSON. Nothing is dropped
+ * silently: each imported object is compiled back (envoy-json.ts) and compared with the input, and
+ * an object that would not come back equal is rejected with an error instead of being stored
+ * changed. A Secret has no `extra`: a field of it that a stored secret does not hold is refused at
+ * the field (envoy-import-secret-resources.ts), and its material is sealed, never stored as given.
  *
  * The normalizations, the only differences allowed between an imported resource and what
  * Switchyard serves and exports for it (each one is reported as an issue, and the round-trip tests
@@ -67,6 +69,7 @@
  * shapes share), envoy-import-lenient.ts (Envoy's lenient JSON forms), envoy-import-schema.ts
  * (JSON checked against the descriptors, with paths), envoy-import-normalize.ts (the
  * normalizations above), envoy-import-secrets.ts (inline certificates to SDS secrets),
+ * envoy-import-secret-resources.ts (Secret resources to sealed secrets, of all four kinds),
  * envoy-import-map.ts (normalized JSON → the stored specs and their `extra`) and
  * envoy-import-assemble.ts (the compile-back check, EDS assignments joined to their clusters,
  * unique names); envoy-import-issue.ts, -resource.ts and -json.ts hold what they share.
@@ -91,12 +94,15 @@ import type {
   RuntimeLayerSpec,
   SecretSpec,
 } from "../model.js";
+import { TypeUrl } from "../serving/resource-snapshot.js";
 import { checkRules } from "../validate/envoy-rules.js";
 import { decodeDocument, emptyFindings, SHAPES } from "./envoy-import-decode.js";
 import { formatPath, type ImportError, issueAt } from "./envoy-import-issue.js";
+import type { Normalized } from "./envoy-import-normalize.js";
 import { decodeNormalized, normalizeAll } from "./envoy-import-normalize.js";
 import { located, parseText } from "./envoy-import-parse.js";
 import type { DecodedResource, ResourceListType } from "./envoy-import-resource.js";
+import { importSecretResource } from "./envoy-import-secret-resources.js";
 import { sealCertificates } from "./envoy-import-secrets.js";
 
 export type { ImportError, ImportSeverity } from "./envoy-import-issue.js";
@@ -127,16 +133,21 @@ export interface ConfigSpecFragment {
   readonly listeners: readonly ListenerSpec[];
   readonly routeConfigurations: readonly RouteConfigurationSpec[];
   readonly runtimeLayers: readonly RuntimeLayerSpec[];
-  /** The inline certificates moved to SDS secrets (normalization 11), their keys sealed. */
+  /**
+   * The document's Secret resources (envoy-import-secret-resources.ts) and the inline certificates
+   * moved to SDS secrets (normalization 11), their keys and values sealed.
+   */
   readonly secrets: readonly SecretSpec[];
 }
 
 export interface ImportOptions {
   /**
-   * Seals a private key (PKCS#8 PEM) with the server's secrets key (SecretBox.seal). Without it,
-   * an inline private key is an error: it can only be stored sealed.
+   * Seals secret material with the server's secrets key (SecretBox.seal): a private key (PKCS#8
+   * PEM), a generic secret's value or a session ticket key (its bytes as base64, secret-values.ts
+   * sealValue). Without it, an inline private key or value is an error: it can only be stored
+   * sealed.
    */
-  readonly sealPrivateKey?: (pkcs8Pem: string) => string;
+  readonly seal?: (plaintext: string) => string;
 }
 
 export interface ImportResult {
@@ -167,7 +178,8 @@ export interface ParseOptions {
 
 /**
  * Parses Envoy v3 config (JSON or YAML, detected from `filename` or the text) and decodes every
- * Cluster, ClusterLoadAssignment, Listener, RouteConfiguration and Runtime in it with the generated types.
+ * Cluster, ClusterLoadAssignment, Listener, RouteConfiguration, Runtime and Secret in it with the
+ * generated types.
  * Returns every error in the document, or the resources in document order.
  */
 export function parseEnvoyConfig(text: string, options: ParseOptions = {}): ParseResult {
@@ -253,7 +265,8 @@ export function importEnvoyConfig(
   );
   // Envoy's own constraints (validate.rules, RE2): a resource that breaks one is left out, each
   // violation reported at its field, as the proxy would refuse it. So is one holding a secret
-  // inline that the import could not move to an SDS secret: it would be shown back.
+  // inline that the import could not move to an SDS secret: it would be shown back. A Secret
+  // resource holds its material inline by design: it is stored sealed.
   const items = normalized.filter((item) => {
     const decoded = decodeNormalized(item);
     const schema = resourceSchema(decoded.typeUrl);
@@ -281,9 +294,11 @@ export function importEnvoyConfig(
       );
     }
     const seen = new Set(redacted.map((at) => at.join("\u0000")));
-    const inline = inlineSecretsIn(schema, decoded.message).filter(
-      (at) => !seen.has(at.join("\u0000")),
-    );
+    // A Secret resource holds its secret by design: it is stored sealed (envoy-import-secret-resources.ts).
+    const inline =
+      decoded.typeUrl === TypeUrl.Secret
+        ? []
+        : inlineSecretsIn(schema, decoded.message).filter((at) => !seen.has(at.join("\u0000")));
     for (const at of inline) {
       issues.push(
         issueAt(
@@ -298,13 +313,14 @@ export function importEnvoyConfig(
   });
   const sealed = items.map((item) => ({
     item,
-    ...sealCertificates(item.certificates ?? [], options.sealPrivateKey),
+    ...sealCertificates(item.certificates ?? [], options.seal),
   }));
   for (const { item, problems } of sealed) {
     for (const problem of problems) {
       issues.push(issueAt(item.resource, problem.at, "error", problem.message));
     }
   }
+  const secretResources = importSecretResources(items, issues, options.seal);
   const { clusters, assignments, withoutAssignment } = importClusters(items, issues);
   const standalone = importRouteConfigurations(items, issues);
   const { listeners, routes } = importListeners(items, issues);
@@ -316,10 +332,57 @@ export function importEnvoyConfig(
       listeners: uniqueByName(listeners, "listener", issues),
       routeConfigurations: uniqueByName([...standalone, ...inline], "route configuration", issues),
       runtimeLayers: uniqueByName(importRuntimeLayers(items, issues), "runtime layer", issues),
-      secrets: sealed.flatMap(({ secrets }) => secrets).sort((a, b) => (a.name < b.name ? -1 : 1)),
+      secrets: uniqueByName(
+        [
+          ...secretResources,
+          ...sealed.flatMap(({ secrets }) =>
+            secrets.map((object) => ({ object, item: undefined })),
+          ),
+        ],
+        "secret",
+        issues,
+      ),
     },
     issues,
     assignments,
     withoutAssignment,
   };
+}
+
+/**
+ * The document's Secret resources as stored secrets (envoy-import-secret-resources.ts): a TLS
+ * certificate's key checked against its chain and sealed as an inline one is, values sealed with
+ * `seal`. A resource that cannot be stored is left out, with an error at its field.
+ */
+function importSecretResources(
+  items: readonly Normalized[],
+  issues: ImportError[],
+  seal: ((plaintext: string) => string) | undefined,
+): { readonly object: SecretSpec; readonly item: Normalized }[] {
+  const out: { object: SecretSpec; item: Normalized }[] = [];
+  for (const item of items) {
+    if (item.resource.typeUrl !== TypeUrl.Secret) continue;
+    const imported = importSecretResource(item.json, seal);
+    for (const note of imported.notes) {
+      issues.push(issueAt(item.resource, note.at, note.severity, note.message));
+    }
+    if (imported.secret) out.push({ object: imported.secret, item });
+    if (!imported.certificate) continue;
+    const { secrets, problems } = sealCertificates([imported.certificate], seal);
+    for (const problem of problems) {
+      issues.push(issueAt(item.resource, problem.at, "error", problem.message));
+    }
+    for (const object of secrets) {
+      issues.push(
+        issueAt(
+          item.resource,
+          imported.certificate.at,
+          "info",
+          `stored as TLS certificate secret "${object.name}": its private key is sealed at rest and never shown back`,
+        ),
+      );
+      out.push({ object, item });
+    }
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import type {
   RouteSpec,
   VirtualHostSpec,
 } from "../model.js";
+import type { SecretOpener } from "../secret-box.js";
 import type { IssueList } from "./validate-issues.js";
 import { NameSuggester } from "./validate-syntax.js";
 
@@ -20,6 +21,11 @@ export interface ValidationContext {
   readonly routeConfigurations: ReadonlyMap<string, RouteConfigurationSpec>;
   /** When certificates are judged expired (ms since the epoch; ValidateOptions.now). */
   readonly now: number;
+  /**
+   * Opens sealed secret values (ValidateOptions.openSecret), for the checks that need them in the
+   * clear (a ticket key's length); without it those checks are left to the caller that has one.
+   */
+  readonly openSecret: SecretOpener | undefined;
   /** "did you mean" lookups, built on first use. */
   readonly suggest: {
     cluster(name: string): string | undefined;
@@ -46,6 +52,7 @@ export function createContext(
   spec: ConfigSpec,
   issues: IssueList,
   now: number = Date.now(),
+  openSecret?: SecretOpener,
 ): ValidationContext {
   const clusters = firstByName(spec.clusters);
   const listeners = firstByName(spec.listeners);
@@ -57,6 +64,7 @@ export function createContext(
     listeners,
     routeConfigurations,
     now,
+    openSecret,
     suggest: {
       cluster: lazySuggester(() => clusters.keys()),
       listener: lazySuggester(() => listeners.keys()),

@@ -24,13 +24,14 @@ import {
 } from "../envoy/envoy-model-path.js";
 import { type EnvoyReference, findReferences } from "../envoy/envoy-references.js";
 import type { Segment } from "../envoy/envoy-walk.js";
-import type { ClusterSpec } from "../model.js";
+import type { ClusterSpec, SecretType } from "../model.js";
 import { assignmentEncodesFast, clusterEncodesFast } from "../serving/fast-encode.js";
 import { shortType, TypeUrl, type XdsResource } from "../serving/resource-snapshot.js";
 import { splitVhdsName } from "../serving/vhds.js";
 import { checkRules, type RuleViolation } from "./envoy-rules.js";
 import { didYouMean, type ValidationContext } from "./validate-context.js";
 import { nodeGroupPath, pathPrefixes, runtimeLayerPath, secretPath } from "./validate-path.js";
+import { SECRET_TYPE_WORDS } from "./validate-secrets.js";
 
 const quote = JSON.stringify;
 
@@ -202,7 +203,9 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
   }
   const pathsOf = modelPaths(ctx);
   const modelledOnly = modelledOnlyResources(ctx);
-  const secrets = new Set(ctx.spec.secrets.map((secret) => secret.name));
+  const secretTypes = new Map<string, SecretType>();
+  for (const secret of ctx.spec.secrets)
+    if (!secretTypes.has(secret.name)) secretTypes.set(secret.name, secret.type);
   const reported = new Set<string>();
   const once = (key: string): boolean => {
     if (reported.has(key)) return false;
@@ -256,14 +259,28 @@ export function checkEnvoyResources(ctx: ValidationContext, compiled: CompiledCo
             `${describeResource(resource)} sends traffic to cluster ${quote(reference.name)}, which does not exist${didYouMean(ctx.suggest.cluster(reference.name))}`,
             "create the cluster, or name an existing one",
           );
-        } else if (reference.kind === "secret" && !secrets.has(reference.name)) {
-          if (!once(`dangling\u0000${path}`)) continue;
-          ctx.issues.add(
-            "dangling-secret-reference",
-            path,
-            `${describeResource(resource)} fetches SDS secret ${quote(reference.name)}, which does not exist: Envoy would wait for it, and the ${shortType(resource.typeUrl)} would never become ready`,
-            "create the secret (switchyard secret create, or the console's Secrets page), or name an existing one",
-          );
+        } else if (reference.kind === "secret") {
+          const type = secretTypes.get(reference.name);
+          const wanted = reference.secretType;
+          if (type === undefined) {
+            if (!once(`dangling\u0000${path}`)) continue;
+            ctx.issues.add(
+              "dangling-secret-reference",
+              path,
+              `${describeResource(resource)} fetches SDS secret ${quote(reference.name)}, which does not exist: Envoy would wait for it, and the ${shortType(resource.typeUrl)} would never become ready`,
+              "create the secret (switchyard secret create, or the console's Secrets page), or name an existing one",
+            );
+          } else if (wanted !== undefined && wanted !== type) {
+            // The field names the kind it takes (envoy-secret-fields.ts); Envoy reads only that
+            // member of the Secret, so another kind is never ready, or fails when applied.
+            if (!once(`mismatch\u0000${path}`)) continue;
+            ctx.issues.add(
+              "secret-type-mismatch",
+              path,
+              `${describeResource(resource)} takes ${SECRET_TYPE_WORDS[wanted]} here, but SDS secret ${quote(reference.name)} is ${SECRET_TYPE_WORDS[type]}`,
+              `name a secret that is ${SECRET_TYPE_WORDS[wanted]} here, or create one (switchyard secret create)`,
+            );
+          }
         }
       }
     }

@@ -130,7 +130,13 @@ export const VALIDATION_CODES = {
   "expired-certificate": warning("a certificate in a secret is past its notAfter"),
   "missing-private-key": error("a TLS certificate secret has no private key"),
   "secret-field-for-other-type": error(
-    "a secret sets a field of the other secret type (a key or chain in a validation context, a CA in a TLS certificate)",
+    "a secret sets a field of another secret type (a key or chain in a validation context, a CA in a TLS certificate, a value in either)",
+  ),
+  "missing-secret-value": error(
+    "a generic secret has no value, or session ticket keys no key (or one that is not sealed)",
+  ),
+  "invalid-secret-value": error(
+    "a generic secret is empty or above 64 KiB, or a session ticket key is not exactly 80 bytes",
   ),
   "invalid-subject-alt-name": error("a SAN to match is empty or holds whitespace"),
   // Between objects.
@@ -172,7 +178,7 @@ export const VALIDATION_CODES = {
     true,
   ),
   "secret-type-mismatch": error(
-    "a filter chain names a secret that is not a TLS certificate, or a cluster one that is not a validation context",
+    "a field names a secret of another kind than it takes: a filter chain a secret that is not a TLS certificate, a cluster one that is not a validation context, session_ticket_keys_sds_secret_config one that is not session ticket keys, an OAuth2 or credential injector secret one that is not a generic secret",
     true,
   ),
   "node-group-missing-cluster": error(

@@ -51,7 +51,11 @@ export interface ValidateOptions {
    * config, so a caller that validates then compiles should compile first and pass the result.
    */
   readonly compiled?: CompiledConfig;
-  /** Opens sealed private keys when compiling here (CompileOptions.openSecret). */
+  /**
+   * Opens sealed private keys when compiling here (CompileOptions.openSecret), and sealed secret
+   * values for the checks that need them in the clear (a session ticket key is 80 bytes, a generic
+   * secret is not empty). A caller that has the secrets key should pass it even with `compiled`.
+   */
   readonly openSecret?: SecretOpener;
   /** When certificates are judged expired; the clock by default. */
   readonly now?: number;
@@ -90,7 +94,7 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
  */
 export function validate(spec: ConfigSpec, options: ValidateOptions = {}): ValidationReport {
   const issues = new IssueList();
-  const ctx = createContext(spec, issues, options.now);
+  const ctx = createContext(spec, issues, options.now, options.openSecret);
   for (const check of CHECKS) check(ctx);
   const compiled =
     options.compiled ?? compile(spec, options.openSecret ? { openSecret: options.openSecret } : {});

@@ -12,13 +12,20 @@ import { FormSection } from "@/components/form/section";
 import { KeyIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { enumName } from "@/lib/proto-enum";
-import { expiryOf, SECRET_TYPES, type SecretForm, type SecretFormType } from "@/lib/secret-form";
+import {
+  expiryOf,
+  SECRET_TYPES,
+  type SecretForm,
+  type SecretFormType,
+  valueSizeOf,
+} from "@/lib/secret-form";
 import { ConfigEditor } from "./config-editor";
 import { ConfigList, nameColumn, updatedColumn } from "./config-list";
 import { DeleteRowButton } from "./delete-row-button";
 import { clusterHref, listenerHref, secretHref } from "./hrefs";
 import { Loaded } from "./loaded";
 import { useSecretKind } from "./secret-kind";
+import { GenericValueFields, StoredValues, TicketKeyFields } from "./secret-value-fields";
 import { useConfigClient } from "./use-config-client";
 
 type F = SecretForm;
@@ -27,10 +34,14 @@ type F = SecretForm;
 const typeLabels: Record<SecretFormType, string> = {
   TLS_CERTIFICATE: "TLS certificate",
   VALIDATION_CONTEXT: "Validation context",
+  GENERIC_SECRET: "Generic secret",
+  SESSION_TICKET_KEYS: "Session ticket keys",
 };
 const typeChoices: Record<SecretFormType, string> = {
   TLS_CERTIFICATE: "TLS certificate (a listener presents it)",
   VALIDATION_CONTEXT: "Validation context (a cluster checks upstreams with it)",
+  GENERIC_SECRET: "Generic secret (a filter reads it: OAuth2, credential injector, …)",
+  SESSION_TICKET_KEYS: "Session ticket keys (a listener resumes TLS sessions with them)",
 };
 
 const typeLabel = (type: SecretType) =>
@@ -80,6 +91,12 @@ export function SecretList() {
         accessorFn: (s) => typeLabel(s.type),
       },
       {
+        id: "size",
+        header: "Size",
+        enableSorting: false,
+        cell: ({ row }) => valueSizeOf(row.original) ?? <span className="text-fg-subtle">—</span>,
+      },
+      {
         id: "subject",
         header: "Subject",
         enableSorting: false,
@@ -110,7 +127,12 @@ export function SecretList() {
         header: "SHA-256 fingerprint",
         enableSorting: false,
         cell: ({ row }) => {
-          const fingerprint = row.original.certificates[0]?.fingerprintSha256 ?? "";
+          // A value secret's fingerprint is its first value's SHA-256 (`sha256sum FILE`).
+          const fingerprint =
+            row.original.certificates[0]?.fingerprintSha256 ??
+            row.original.valueInfos[0]?.sha256 ??
+            "";
+          if (fingerprint === "") return <span className="text-fg-subtle">—</span>;
           return (
             <span className="flex flex-col gap-0.5 font-mono text-xs" title={fingerprint}>
               <span>{fingerprint.slice(0, 23)}…</span>
@@ -172,7 +194,7 @@ export function SecretList() {
       query={query}
       rowsOf={(data) => data.secrets}
       title="Secrets"
-      description="TLS certificates that listeners present and CA bundles that clusters check upstreams with, served over SDS. Private keys are stored encrypted and never shown back."
+      description="TLS certificates that listeners present, CA bundles that clusters check upstreams with, generic secrets that filters read (OAuth2, credential injectors) and TLS session ticket keys, served over SDS. Private keys and values are stored encrypted and never shown back."
       newHref={"/secrets/new" as Route}
       newLabel="Upload secret"
       what="secrets"
@@ -181,7 +203,7 @@ export function SecretList() {
         title: "No secrets",
         action: "Upload a secret",
         children:
-          "A TLS certificate (with its private key) is what a listener presents; a validation context (trusted CAs) is what a cluster checks its upstreams with.",
+          "A TLS certificate (with its private key) is what a listener presents; a validation context (trusted CAs) is what a cluster checks its upstreams with; a generic secret is a value a filter reads; session ticket keys let a listener resume TLS sessions across proxies.",
       }}
       table={{
         caption: "Secrets",
@@ -219,6 +241,22 @@ function PemFileInput({ name, label }: { name: Path<F>; label: string }) {
   );
 }
 
+function UsedBy({ stored }: { stored: Secret }) {
+  if (stored.usedBy.length === 0) return null;
+  return (
+    <p className="text-sm">
+      Used by{" "}
+      {stored.usedBy.map((user, i) => (
+        <span key={user}>
+          {i > 0 && ", "}
+          <UserLink user={user} />
+        </span>
+      ))}
+      : a rotation reaches their proxies without touching them.
+    </p>
+  );
+}
+
 function SecretFields({ editing, stored }: { editing: boolean; stored?: Secret }) {
   const { control } = useFormContext<F>();
   const type = useWatch({ control, name: "type" });
@@ -227,7 +265,7 @@ function SecretFields({ editing, stored }: { editing: boolean; stored?: Secret }
     <>
       <FormSection
         title="Secret"
-        description="Listeners and clusters name a secret in their TLS secret field; proxies fetch it by this name over SDS."
+        description="Listeners and clusters name a secret in their TLS secret field, filters and TLS contexts in an SDS config; proxies fetch it by this name over SDS."
       >
         <TextField<F> name="name" label="Name" mono readOnly={editing} />
         <SelectField<F>
@@ -283,6 +321,28 @@ function SecretFields({ editing, stored }: { editing: boolean; stored?: Secret }
             autoComplete="off"
           />
         </FormSection>
+      ) : type === "GENERIC_SECRET" ? (
+        <FormSection
+          title="Value"
+          description={
+            editing
+              ? "To rotate, upload or paste the new value. Leave both empty to keep the stored one."
+              : "The bytes a filter reads (a token, a password, an HMAC key, a credentials file)."
+          }
+        >
+          <GenericValueFields stored={stored} />
+        </FormSection>
+      ) : type === "SESSION_TICKET_KEYS" ? (
+        <FormSection
+          title="Session ticket keys"
+          description={
+            editing
+              ? "To rotate, upload the new key first, then the current one. Add none to keep the stored keys."
+              : "The keys a listener encrypts and decrypts TLS session tickets with."
+          }
+        >
+          <TicketKeyFields stored={stored} />
+        </FormSection>
       ) : (
         <FormSection
           title="Trusted CAs"
@@ -327,19 +387,13 @@ function SecretFields({ editing, stored }: { editing: boolean; stored?: Secret }
               </li>
             ))}
           </ul>
-          {stored.usedBy.length > 0 && (
-            <p className="text-sm">
-              Used by{" "}
-              {stored.usedBy.map((user, i) => (
-                <span key={user}>
-                  {i > 0 && ", "}
-                  <UserLink user={user} />
-                </span>
-              ))}
-              : a rotation reaches their proxies without touching them.
-            </p>
-          )}
+          <UsedBy stored={stored} />
         </FormSection>
+      )}
+      {stored?.valueSet && (
+        <StoredValues stored={stored}>
+          <UsedBy stored={stored} />
+        </StoredValues>
       )}
     </>
   );
