@@ -174,7 +174,7 @@ describe("switchyard apply with per-type lists and Envoy config dumps", () => {
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("not imported: a warming cluster is not serving traffic yet");
     expect(applied.stdout).toContain(
-      'secret "edge-cert" is a TLS certificate, not imported: secrets are uploaded on their own, their private keys checked and sealed (a config dump shows them redacted). Upload it: switchyard secret create tls edge-cert --cert FILE --key FILE',
+      'secret "edge-cert" is a TLS certificate, not imported: a config dump shows it redacted. Upload it: switchyard secret create tls edge-cert --cert FILE --key FILE',
     );
     expect(applied.stdout).toContain(`[${dumped}:`);
     expect((await stored()).clusters).toEqual(["dumped-active", "dumped-static", "gw-a", "gw-tcp"]);
