@@ -30,7 +30,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Switchyard } from "../src/app.js";
 import { createKeyring, MISSING_SECRETS_KEY } from "../src/secrets-key.js";
 import { catchAllRoutes, edsCluster, portListener } from "../src/testing/api-objects.js";
-import { refusal } from "../src/testing/auth.js";
+import {
+  bearer,
+  configClient,
+  createAccount,
+  Role,
+  refusal,
+  tokenFor,
+  USER_PASSWORD,
+} from "../src/testing/auth.js";
 import { type Harness, startAppOn, startHarness, xdsTokenAuth } from "../src/testing/harness.js";
 
 const SDS = TypeUrl.Secret;
@@ -165,6 +173,23 @@ describe("generic secrets and session ticket keys through the API, publish and S
     ]);
     expectNoValue(shown);
     expect(shown).toContain("session ticket keys");
+  });
+
+  it("shows a value's SHA-256 to admins only: a reader sees its size, not a digest that would let a guessable value be found offline", async () => {
+    const admin = await harness.token();
+    await createAccount(harness.baseUrl, admin, "viewer", Role.VIEWER);
+    const viewer = configClient(harness.baseUrl, [
+      bearer(await tokenFor(harness.baseUrl, "viewer", USER_PASSWORD)),
+    ]);
+    const read = await viewer.getSecret({ name: "oauth-token" });
+    expect(read.valueInfos.map((v) => [v.sizeBytes, v.sha256])).toEqual([[token.length, ""]]);
+    const listed = (await viewer.listSecrets({})).secrets.find((s) => s.name === "oauth-token");
+    expect(listed?.valueInfos.map((v) => v.sha256)).toEqual([""]);
+    const digests = (await viewer.listSecrets({})).secrets.flatMap((s) =>
+      s.valueInfos.map((v) => v.sha256),
+    );
+    expect(digests.length).toBeGreaterThan(0);
+    expect(digests.every((digest) => digest === "")).toBe(true);
   });
 
   it("stores the values sealed: the rows hold no value bytes, only sealed texts naming the key id", async () => {

@@ -80,13 +80,22 @@ const STORED_TYPE = new Map(
 );
 
 /**
- * What is shown of each stored value: its size and SHA-256, read by opening it here (the sealed
- * text says nothing of either). A value that does not open (no secrets key) shows as set, size 0.
+ * What is shown of each stored value: its size and, to admins only, its SHA-256, read by opening
+ * it here (the sealed text says nothing of either). A digest of a guessable value (a password, a
+ * short token) is as good as the value to whoever can try guesses offline, so a reader who may not
+ * write the secret sees its size alone; an admin, who may replace it and serve it to a proxy of
+ * their own, learns nothing new. A value that does not open (no secrets key) shows as set, size 0.
  */
-function valueInfos(spec: SecretSpec, open: SecretOpener | undefined): ValueInfo[] {
+function valueInfos(
+  spec: SecretSpec,
+  open: SecretOpener | undefined,
+  digests: boolean,
+): ValueInfo[] {
   return spec.values.map((sealed) => {
     try {
-      return open ? valueInfo(openValue(open, sealed)) : { sizeBytes: 0, sha256: "" };
+      if (!open) return { sizeBytes: 0, sha256: "" };
+      const info = valueInfo(openValue(open, sealed));
+      return digests ? info : { ...info, sha256: "" };
     } catch {
       return { sizeBytes: 0, sha256: "" };
     }
@@ -99,6 +108,8 @@ export function secretMessageOf(
   updatedAt: Date | undefined,
   usedBy: readonly string[],
   open: SecretOpener | undefined,
+  /** Whether the caller sees the SHA-256 of the values (admins: valueInfos). */
+  digests: boolean,
 ): Secret {
   const tls = spec.type === "TLS_CERTIFICATE";
   const pem = tls
@@ -123,7 +134,7 @@ export function secretMessageOf(
     usedBy: [...usedBy],
     updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
     valueSet: spec.values.length > 0,
-    valueInfos: valueInfos(spec, open),
+    valueInfos: valueInfos(spec, open, digests),
   });
 }
 
@@ -362,13 +373,19 @@ function objectProblems(spec: SecretSpec, keyring: SecretKeyring): ApiIssue[] {
 
 export function secretHandlers(prisma: PrismaClient, keyring: SecretKeyring) {
   const open = keyring.keyId === undefined ? undefined : keyring.open;
-  const messageOf = async (db: PrismaClient | TransactionClient, stored: Stored<SecretSpec>) =>
+  const messageOf = async (
+    db: PrismaClient | TransactionClient,
+    stored: Stored<SecretSpec>,
+    digests: boolean,
+  ) =>
     secretMessageOf(
       stored.spec,
       stored.updatedAt,
       (await referrers(db, [stored.spec.name])).get(stored.spec.name) ?? [],
       open,
+      digests,
     );
+  const seesDigests = (context: HandlerContext) => callerOf(context).role === "ADMIN";
 
   const save = async (message: Secret, mode: "create" | "update", context: HandlerContext) => {
     const caller = callerOf(context);
@@ -412,25 +429,26 @@ export function secretHandlers(prisma: PrismaClient, keyring: SecretKeyring) {
         await auditWrites(tx, caller, ipOf(context), writes);
         const saved = await findSecret(tx, spec.name);
         if (!saved) throw new Error(`secret ${quote(spec.name)} vanished while saved`);
-        return messageOf(tx, saved);
+        return messageOf(tx, saved, seesDigests(context));
       }),
     );
   };
 
   return {
-    listSecrets: async () => {
+    listSecrets: async (_request: unknown, context: HandlerContext) => {
       const stored = await listSecrets(prisma);
       const users = await referrers(prisma);
+      const digests = seesDigests(context);
       return {
         secrets: stored.map((s) =>
-          secretMessageOf(s.spec, s.updatedAt, users.get(s.spec.name) ?? [], open),
+          secretMessageOf(s.spec, s.updatedAt, users.get(s.spec.name) ?? [], open, digests),
         ),
       };
     },
-    getSecret: async (request: { name: string }) => {
+    getSecret: async (request: { name: string }, context: HandlerContext) => {
       const found = await findSecret(prisma, request.name);
       if (!found) throw notFound(`secret ${quote(request.name)}`);
-      return messageOf(prisma, found);
+      return messageOf(prisma, found, seesDigests(context));
     },
     createSecret: (request: Secret, context: HandlerContext) => save(request, "create", context),
     updateSecret: (request: Secret, context: HandlerContext) => save(request, "update", context),

@@ -127,7 +127,8 @@ export function SecretList() {
         header: "SHA-256 fingerprint",
         enableSorting: false,
         cell: ({ row }) => {
-          // A value secret's fingerprint is its first value's SHA-256 (`sha256sum FILE`).
+          // A value secret's fingerprint is its first value's SHA-256 (`sha256sum FILE`), which
+          // the API gives admins only.
           const fingerprint =
             row.original.certificates[0]?.fingerprintSha256 ??
             row.original.valueInfos[0]?.sha256 ??

@@ -87,7 +87,7 @@ export function GenericValueFields({ stored }: { stored?: Secret | undefined }) 
           }
           hint={
             valueSet && info
-              ? `Stored value: ${bytesWord(info.sizeBytes)}, SHA-256 ${info.sha256.slice(0, 16)}…`
+              ? `Stored value: ${bytesWord(info.sizeBytes)}${info.sha256 ? `, SHA-256 ${info.sha256.slice(0, 16)}…` : ""}`
               : "Write-only: stored encrypted, never shown back. At most 64 KiB; a file may be binary."
           }
         />
@@ -176,7 +176,9 @@ export function StoredValues({ stored, children }: { stored: Secret; children?: 
           // biome-ignore lint/suspicious/noArrayIndexKey: the stored order is the keys' meaning
           <li key={index} className="font-mono text-xs">
             {keys ? `key ${index}${index === 0 ? " (encrypts new tickets)" : ""}: ` : ""}
-            {bytesWord(info.sizeBytes)} · SHA-256 {info.sha256}
+            {bytesWord(info.sizeBytes)}
+            {/* The digest is shown to admins only (the API leaves it empty for other readers). */}
+            {info.sha256 ? ` · SHA-256 ${info.sha256}` : ""}
           </li>
         ))}
       </ul>
