@@ -38,6 +38,32 @@ const TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
 /** An `ads: {}` config source: the resource comes over the same ADS stream. */
 export const ADS_CONFIG_SOURCE: JsonObject = { ads: {}, resourceApiVersion: "V3" };
 
+/**
+ * The fields of a ConfigSource that say where resources come from (its `config_source_specifier`
+ * oneof) and which API version: what Switchyard sets itself, to ADS and V3. Its other fields
+ * (`initial_fetch_timeout`, `authorities`) are the user's, kept in `extra`.
+ */
+const CONFIG_SOURCE_MODELLED = [
+  "path",
+  "pathConfigSource",
+  "apiConfigSource",
+  "ads",
+  "self",
+  "resourceApiVersion",
+];
+
+/** A ConfigSource's fields other than those Switchyard sets (CONFIG_SOURCE_MODELLED). */
+export function configSourceExtra(source: JsonValue | undefined): JsonObject {
+  return Object.fromEntries(
+    Object.entries(objectOrEmpty(source)).filter(([key]) => !CONFIG_SOURCE_MODELLED.includes(key)),
+  );
+}
+
+/** ADS, over the fields of a config source that `extra` keeps (configSourceExtra). */
+export function adsConfigSource(extra: JsonValue | undefined): JsonObject {
+  return { ...objectOrEmpty(extra), ...ADS_CONFIG_SOURCE };
+}
+
 /** Milliseconds as a proto3 JSON Duration ("1.5s"). */
 export function durationJson(ms: number): string {
   const seconds = ms / 1000;
@@ -180,9 +206,11 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
     type: cluster.discoveryType === "CUSTOM" ? undefined : cluster.discoveryType,
     connectTimeout: durationJson(cluster.connectTimeoutMs),
     lbPolicy: cluster.lbPolicy,
+    // The config source's own fields (initial_fetch_timeout, ...) are kept in extra.
     edsClusterConfig: eds
       ? definedEntries({
-          edsConfig: ADS_CONFIG_SOURCE,
+          ...objectOrEmpty(cluster.extra.edsClusterConfig),
+          edsConfig: adsConfigSource(objectOrEmpty(cluster.extra.edsClusterConfig).edsConfig),
           serviceName: cluster.edsServiceName ?? undefined,
         })
       : undefined,
@@ -402,8 +430,15 @@ export function httpConnectionManagerJson(
 ): JsonObject {
   let routeSpecifier: JsonObject = {};
   if (chain.rdsRouteConfigName !== null) {
+    // What of `rds` the model does not hold (its config source's initial_fetch_timeout, ...) is
+    // kept in hcmExtra.rds.
+    const kept = objectOrEmpty(chain.hcmExtra.rds);
     routeSpecifier = {
-      rds: { configSource: ADS_CONFIG_SOURCE, routeConfigName: chain.rdsRouteConfigName },
+      rds: {
+        ...kept,
+        configSource: adsConfigSource(kept.configSource),
+        routeConfigName: chain.rdsRouteConfigName,
+      },
     };
   } else if (chain.inlineRouteConfigName !== null) {
     const inline = inlineRoutes(chain.inlineRouteConfigName);

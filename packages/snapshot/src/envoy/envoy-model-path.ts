@@ -59,6 +59,15 @@ function endpointPathOf(base: string, path: readonly Segment[]): string {
     if (rest[2] === "address") return at(`${base}.address`, rest.slice(3));
     if (rest[2] === "portValue") return at(`${base}.port`, rest.slice(3));
   }
+  // A Unix socket's path and an internal listener's name are the model's address text too.
+  if (
+    head === "endpoint" &&
+    rest[0] === "address" &&
+    ((rest[1] === "pipe" && rest[2] === "path") ||
+      (rest[1] === "envoyInternalAddress" && rest[2] === "serverListenerName"))
+  ) {
+    return at(`${base}.address`, rest.slice(3));
+  }
   return at(`${base}.extra`, path);
 }
 
@@ -300,15 +309,26 @@ export function listenerModelPath(
     case "address":
       if (rest[0] === "socketAddress" && rest[1] === "address") return `${base}.address`;
       if (rest[0] === "socketAddress" && rest[1] === "portValue") return `${base}.port`;
+      if (rest[0] === "pipe" && rest[1] === "path") return `${base}.address`;
       return at(`${base}.extra`, path);
-    case "filterChains": {
-      const index = rest[0];
-      const chain = typeof index === "number" ? listener.filterChains[index] : undefined;
-      return chain && typeof index === "number"
+    case "filterChains":
+    case "defaultFilterChain": {
+      // The model keeps the default chain among the others (isDefault); Envoy apart from them.
+      const indexes = listener.filterChains.flatMap((chain, i) =>
+        chain.isDefault === (head === "defaultFilterChain") ? [i] : [],
+      );
+      const index =
+        head === "defaultFilterChain"
+          ? indexes[0]
+          : typeof rest[0] === "number"
+            ? indexes[rest[0]]
+            : undefined;
+      const chain = index === undefined ? undefined : listener.filterChains[index];
+      return chain && index !== undefined
         ? filterChainModelPath(
             filterChainPath(listener.name, index),
             chain,
-            rest.slice(1),
+            head === "defaultFilterChain" ? rest : rest.slice(1),
             inlineRoutes,
           )
         : `${base}.filterChains`;

@@ -11,6 +11,7 @@
 import { enumValueNames } from "@switchyard/proto/enum-names";
 import * as api from "@switchyard/proto/switchyard/v1/config_pb";
 import { addressFrom } from "../envoy/envoy-address.js";
+import { configSourceExtra } from "../envoy/envoy-json.js";
 import type {
   ClusterSpec,
   DiscoveryType,
@@ -299,8 +300,20 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
         "an EDS cluster's load_assignment cannot be stored: send the endpoints as a ClusterLoadAssignment",
       );
     }
-    const serviceName = asString(asObject(edsClusterConfig).serviceName);
-    return { ...common, edsServiceName: serviceName || null, assignmentExtra: {}, localities: [] };
+    const { serviceName, edsConfig, ...edsRest } = asObject(edsClusterConfig);
+    // What of eds_cluster_config the model does not hold (its config source's
+    // initial_fetch_timeout, ...), kept in extra.
+    const edsExtra = compact({
+      ...edsRest,
+      edsConfig: nonEmpty(configSourceExtra(edsConfig)) ? configSourceExtra(edsConfig) : undefined,
+    });
+    return {
+      ...common,
+      edsServiceName: asString(serviceName) || null,
+      extra: nonEmpty(edsExtra) ? { ...common.extra, edsClusterConfig: edsExtra } : common.extra,
+      assignmentExtra: {},
+      localities: [],
+    };
   }
   if (edsClusterConfig !== undefined) {
     reject(
@@ -383,8 +396,13 @@ function matchFrom(value: JsonValue | undefined, at: readonly Segment[]) {
 
 function weightedClusterFrom(value: JsonValue, at: readonly Segment[]): WeightedClusterSpec {
   const { name, weight, ...extra } = asObject(value);
+  // Envoy's rule: WeightedClustersConfigEntry reads it with PROTOBUF_GET_WRAPPED_REQUIRED
+  // (source/common/router/weighted_cluster_specifier.cc), "Field 'weight' is missing".
   if (typeof weight !== "number")
-    reject(at, "a weighted cluster without a weight cannot be stored: set its weight");
+    reject(
+      at,
+      "a weighted cluster needs its weight: Envoy refuses one without (\"Field 'weight' is missing\")",
+    );
   return nonEmpty(extra)
     ? { name: asString(name), weight, extra }
     : { name: asString(name), weight };
@@ -551,13 +569,21 @@ function hcmFrom(
     routes.push(inline);
     inlineRouteConfigName = inline.name;
   }
+  // What of `rds` the model does not hold (its config source's initial_fetch_timeout, ...).
+  const { routeConfigName, configSource, ...rdsRest } = asObject(rds);
+  const rdsExtra = compact({
+    ...rdsRest,
+    configSource: nonEmpty(configSourceExtra(configSource))
+      ? configSourceExtra(configSource)
+      : undefined,
+  });
   return {
     statPrefix: asString(statPrefix),
-    rdsRouteConfigName: isObject(rds) ? asString(rds.routeConfigName) : null,
+    rdsRouteConfigName: isObject(rds) ? asString(routeConfigName) : null,
     inlineRouteConfigName,
     httpFilters: withoutDefaultRouter(asArray(httpFilters)),
     accessLog: asArray(accessLog),
-    hcmExtra,
+    hcmExtra: nonEmpty(rdsExtra) ? { ...hcmExtra, rds: rdsExtra } : hcmExtra,
   };
 }
 

@@ -6,6 +6,8 @@
 
 import {
   ADS_CONFIG_SOURCE,
+  adsConfigSource,
+  configSourceExtra,
   HCM_FILTER_NAME,
   isRouterFilter,
   ROUTER_FILTER_NAME,
@@ -92,13 +94,14 @@ function normalizeCluster(json: JsonObject, notes: Note[]): JsonObject {
   const type = out.type;
   if (type === "EDS") {
     const eds = asObject(out.edsClusterConfig);
-    if (!jsonEqual(eds.edsConfig, ADS)) {
-      out = { ...out, edsClusterConfig: { ...eds, edsConfig: ADS } };
+    const served = adsConfigSource(configSourceExtra(eds.edsConfig));
+    if (!jsonEqual(eds.edsConfig, served)) {
+      out = { ...out, edsClusterConfig: { ...eds, edsConfig: served } };
       notes.push({
         at: ["edsClusterConfig", "edsConfig"],
         severity: "info",
         message:
-          "Switchyard serves this cluster's endpoints: eds_config becomes { ads: {}, resource_api_version: V3 }",
+          "Switchyard serves this cluster's endpoints: eds_config becomes { ads: {}, resource_api_version: V3 } (its initial_fetch_timeout and authorities kept)",
       });
     }
   } else if (type === "STATIC" || type === "STRICT_DNS" || type === "LOGICAL_DNS") {
@@ -140,13 +143,16 @@ function normalizeRouteConfiguration(json: JsonObject): JsonObject {
 
 function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
   let out = hcm;
-  if (isObject(out.rds) && !jsonEqual(out.rds.configSource, ADS)) {
-    out = { ...out, rds: { ...out.rds, configSource: ADS } };
+  const served = isObject(out.rds)
+    ? adsConfigSource(configSourceExtra(out.rds.configSource))
+    : undefined;
+  if (isObject(out.rds) && !jsonEqual(out.rds.configSource, served)) {
+    out = { ...out, rds: { ...out.rds, configSource: served ?? ADS } };
     notes.push({
       at: [...at, "rds", "configSource"],
       severity: "info",
       message:
-        "Switchyard serves this route configuration: config_source becomes { ads: {}, resource_api_version: V3 }",
+        "Switchyard serves this route configuration: config_source becomes { ads: {}, resource_api_version: V3 } (its initial_fetch_timeout and authorities kept)",
     });
   }
   const filters = asArray(out.httpFilters);

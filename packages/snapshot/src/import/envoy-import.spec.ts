@@ -19,6 +19,8 @@ import { registry } from "@switchyard/proto";
 import { BootstrapSchema } from "@switchyard/proto/envoy/config/bootstrap/v3/bootstrap_pb";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { expectExportsAsNormalized } from "../../test/round-trip.js";
+import { configSpec } from "../fixtures.js";
 import type { JsonObject } from "../model.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import {
@@ -1010,6 +1012,33 @@ describe("importEnvoyConfig", () => {
       expect(spec.clusters[0]).toMatchObject(stored);
       expect(parseNotes(text).map((note) => note.severity)).toEqual(["info"]);
     });
+  });
+
+  it("serves RDS and EDS over ADS but keeps the rest of their config sources (initial_fetch_timeout, authorities), saying so", () => {
+    const text = `${EDS_CLUSTER_YAML.replace(
+      "eds_config: { ads: {}, resource_api_version: V3 }",
+      "eds_config: { path_config_source: { path: /etc/eds.yaml }, initial_fetch_timeout: 0s }",
+    )}${listenerYaml(
+      "edge",
+      80,
+      "stat_prefix: edge\nrds: { route_config_name: r, config_source: { api_config_source: { api_type: GRPC }, initial_fetch_timeout: 3s, authorities: [{ name: xds.example }] } }",
+    )}`;
+    const input = resourcesOf(text);
+    const { spec, issues } = imported(text);
+    expect(errors(issues)).toEqual([]);
+    expect(issues.map((i) => i.message)).toEqual(
+      expect.arrayContaining([
+        "Switchyard serves this cluster's endpoints: eds_config becomes { ads: {}, resource_api_version: V3 } (its initial_fetch_timeout and authorities kept)",
+        "Switchyard serves this route configuration: config_source becomes { ads: {}, resource_api_version: V3 } (its initial_fetch_timeout and authorities kept)",
+      ]),
+    );
+    expect(spec.clusters[0]?.extra).toEqual({
+      edsClusterConfig: { edsConfig: { initialFetchTimeout: "0s" } },
+    });
+    expect(spec.listeners[0]?.filterChains[0]?.hcmExtra).toEqual({
+      rds: { configSource: { initialFetchTimeout: "3s", authorities: [{ name: "xds.example" }] } },
+    });
+    expectExportsAsNormalized(input, configSpec(spec));
   });
 
   it("reports a repeated name at the later resource", () => {

@@ -5,7 +5,7 @@
  */
 
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
-import { isRouterFilter } from "../envoy/envoy-json.js";
+import { configSourceExtra, isRouterFilter } from "../envoy/envoy-json.js";
 import { isOpaqueType, typedConfigType } from "../envoy/envoy-proto-json.js";
 import type { FilterChainSpec, JsonValue, ListenerSpec } from "../model.js";
 import type { ValidationContext } from "./validate-context.js";
@@ -197,17 +197,31 @@ function checkRouteSpecifier(
   }
   // The modelled route specifier is merged over hcmExtra, so one there clashes with it (Envoy's
   // route_specifier is a oneof). This is also what would take a proxyless gRPC client off RDS over
-  // ADS, the only route source besides inline routes it accepts.
+  // ADS, the only route source besides inline routes it accepts. `rds` may hold what the model
+  // does not (its config source's initial_fetch_timeout, ...), but neither the route
+  // configuration's name nor where it comes from.
   for (const key of ROUTE_SPECIFIER_KEYS) {
-    if (key in chain.hcmExtra) {
-      issues.add(
-        "invalid-route-specifier",
-        `${path}.hcmExtra${jsonKey(key)}`,
-        `${what} sets ${key} in hcmExtra, which clashes with the route configuration it names`,
-        "remove it from hcmExtra and name the route configuration in rdsRouteConfigName or inlineRouteConfigName",
-      );
-    }
+    const value = chain.hcmExtra[key];
+    if (value === undefined) continue;
+    if (key === "rds" && rdsExtraOnly(value)) continue;
+    issues.add(
+      "invalid-route-specifier",
+      `${path}.hcmExtra${jsonKey(key)}`,
+      `${what} sets ${key} in hcmExtra, which clashes with the route configuration it names`,
+      "remove it from hcmExtra and name the route configuration in rdsRouteConfigName or inlineRouteConfigName",
+    );
   }
+}
+
+/** Whether hcmExtra.rds holds only what the model leaves to it (no name, no config source kind). */
+function rdsExtraOnly(value: JsonValue): boolean {
+  if (!isObject(value) || value.routeConfigName !== undefined) return false;
+  const source = value.configSource;
+  return (
+    source === undefined ||
+    (isObject(source) &&
+      Object.keys(configSourceExtra(source)).length === Object.keys(source).length)
+  );
 }
 
 /**

@@ -434,6 +434,39 @@ describe("validate: filter chains and HTTP filters", () => {
       expected: [],
     },
     {
+      rule: "a problem in the default filter chain is reported at that chain, wherever it is stored among the others",
+      spec: withListeners(
+        socketListenerSpec("edge", 80, "r", {
+          filterChains: [
+            filterChainSpec({
+              isDefault: true,
+              networkOnly: true,
+              statPrefix: "",
+              networkFilters: [
+                {
+                  name: "envoy.filters.network.tcp_proxy",
+                  typedConfig: {
+                    "@type":
+                      "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+                    statPrefix: "tcp",
+                    cluster: "nowhere",
+                  },
+                },
+              ],
+            }),
+            filterChainSpec({ rdsRouteConfigName: "r", serverNames: ["a.example.com"] }),
+          ],
+        }),
+      ),
+      code: "dangling-cluster-reference",
+      expected: [
+        error(
+          "dangling-cluster-reference",
+          'listeners["edge"].filterChains[0].networkFilters[0].typedConfig.cluster',
+        ),
+      ],
+    },
+    {
       rule: "a listener has at most one default filter chain",
       spec: withListeners(
         socketListenerSpec("edge", 80, "r", {
