@@ -163,7 +163,30 @@ function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): J
   return out;
 }
 
-/** Where a listener holds HTTP connection managers: each filter chain's filters, the api_listener. */
+/** A listener's filter chains, each mapped with its path: `filter_chains[i]`, then the default one. */
+function mapChains(
+  listener: JsonObject,
+  map: (chain: JsonObject, at: readonly Segment[]) => JsonObject,
+): JsonObject {
+  let out = listener;
+  if (Array.isArray(listener.filterChains)) {
+    out = {
+      ...out,
+      filterChains: listener.filterChains.map((chain, c) =>
+        map(asObject(chain), ["filterChains", c]),
+      ),
+    };
+  }
+  if (isObject(listener.defaultFilterChain)) {
+    out = { ...out, defaultFilterChain: map(listener.defaultFilterChain, ["defaultFilterChain"]) };
+  }
+  return out;
+}
+
+/**
+ * Where a listener holds HTTP connection managers: the api_listener, or each filter chain's
+ * filters (its default_filter_chain's included).
+ */
 function mapHcms(
   listener: JsonObject,
   map: (hcm: JsonObject, at: readonly Segment[], index: number) => JsonObject,
@@ -179,52 +202,42 @@ function mapHcms(
       },
     };
   }
-  if (!Array.isArray(listener.filterChains)) return listener;
-  return {
-    ...listener,
-    filterChains: listener.filterChains.map((chain, c) => {
-      const filters = asObject(chain).filters;
-      if (!Array.isArray(filters)) return chain;
-      return {
-        ...asObject(chain),
-        filters: filters.map((filter, f) => {
-          const typedConfig = asObject(filter).typedConfig;
-          if (!isObject(typedConfig) || typedConfig["@type"] !== HCM_TYPE) return filter;
-          const at = ["filterChains", c, "filters", f, "typedConfig"];
-          return { ...asObject(filter), typedConfig: map(typedConfig, at, index++) };
-        }),
-      };
-    }),
-  };
+  return mapChains(listener, (chain, at) => {
+    const filters = chain.filters;
+    if (!Array.isArray(filters)) return chain;
+    return {
+      ...chain,
+      filters: filters.map((filter, f) => {
+        const typedConfig = asObject(filter).typedConfig;
+        if (!isObject(typedConfig) || typedConfig["@type"] !== HCM_TYPE) return filter;
+        return {
+          ...asObject(filter),
+          typedConfig: map(typedConfig, [...at, "filters", f, "typedConfig"], index++),
+        };
+      }),
+    };
+  });
 }
 
 function normalizeListener(json: JsonObject, notes: Note[]): JsonObject {
-  const named = Array.isArray(json.filterChains)
-    ? {
-        ...json,
-        filterChains: json.filterChains.map((chain, c) => {
-          const filters = asObject(chain).filters;
-          if (!Array.isArray(filters)) return chain;
-          return {
-            ...asObject(chain),
-            filters: filters.map((filter, f) => {
-              const object = asObject(filter);
-              if (
-                asObject(object.typedConfig)["@type"] !== HCM_TYPE ||
-                object.name === HCM_FILTER_NAME
-              )
-                return filter;
-              notes.push({
-                at: ["filterChains", c, "filters", f, "name"],
-                severity: "info",
-                message: `the HTTP connection manager filter is named ${HCM_FILTER_NAME}`,
-              });
-              return { ...object, name: HCM_FILTER_NAME };
-            }),
-          };
-        }),
-      }
-    : json;
+  const named = mapChains(json, (chain, at) => {
+    const filters = chain.filters;
+    if (!Array.isArray(filters)) return chain;
+    return {
+      ...chain,
+      filters: filters.map((filter, f) => {
+        const object = asObject(filter);
+        if (asObject(object.typedConfig)["@type"] !== HCM_TYPE || object.name === HCM_FILTER_NAME)
+          return filter;
+        notes.push({
+          at: [...at, "filters", f, "name"],
+          severity: "info",
+          message: `the HTTP connection manager filter is named ${HCM_FILTER_NAME}`,
+        });
+        return { ...object, name: HCM_FILTER_NAME };
+      }),
+    };
+  });
   return mapHcms(named, (hcm, at) => normalizeHcm(hcm, at, notes));
 }
 

@@ -30,7 +30,8 @@
  *   4. A locality without `locality` gets `locality: {}`: proxyless gRPC rejects an assignment with
  *      an unset locality, so the compiler always sets it (envoy-json.ts, localityJson).
  *   5. The HTTP connection manager's network filter is named
- *      `envoy.filters.network.http_connection_manager` (Envoy picks the factory by "@type").
+ *      `envoy.filters.network.http_connection_manager` (Envoy picks the factory by "@type"), in
+ *      every filter chain, the `default_filter_chain` included (as are 2, 6 and 7).
  *   6. HTTP filters without a router get `envoy.filters.http.router` appended (the compiler's rule).
  *   7. An inline `route_config` without a name is named `<listener>-routes` (`-<chain index>` when
  *      the listener has several); one whose name another route configuration with different
