@@ -418,6 +418,60 @@ describe("every documented normalization holds wherever its field is", () => {
           "[0].defaultFilterChain.filters[0].typedConfig.httpFilters: no router filter: envoy.filters.http.router is appended",
         ],
       },
+      {
+        rule: "an ORIGINAL_DST or extension cluster's inline assignment gets `locality: {}` (4), as a STATIC one's does",
+        resources: [
+          {
+            "@type": TypeUrl.Cluster,
+            name: "c0",
+            connectTimeout: "1s",
+            clusterType: {
+              name: "envoy.clusters.aggregate",
+              typedConfig: {
+                "@type": "type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig",
+                clusters: ["c1"],
+              },
+            },
+            loadAssignment: {
+              clusterName: "c0",
+              endpoints: [{ lbEndpoints: [{ endpoint: { address: { pipe: { path: "/s" } } } }] }],
+            },
+          },
+        ],
+        notes: [
+          "[0].loadAssignment.endpoints: a locality without `locality` gets `locality: {}` (proxyless gRPC rejects an unset locality)",
+        ],
+      },
+      {
+        rule: "an ORIGINAL_DST or extension cluster keeps an inline assignment named otherwise, with no endpoints",
+        resources: [
+          {
+            "@type": TypeUrl.Cluster,
+            name: "c0",
+            type: "ORIGINAL_DST",
+            connectTimeout: "1s",
+            lbPolicy: "CLUSTER_PROVIDED",
+            loadAssignment: { clusterName: "c2" },
+          },
+        ],
+        notes: [],
+      },
+      {
+        rule: "an ORIGINAL_DST or extension cluster's assignment of no endpoints under its own name is left out (3)",
+        resources: [
+          {
+            "@type": TypeUrl.Cluster,
+            name: "c0",
+            type: "ORIGINAL_DST",
+            connectTimeout: "1s",
+            lbPolicy: "CLUSTER_PROVIDED",
+            loadAssignment: { clusterName: "c0" },
+          },
+        ],
+        notes: [
+          "[0].loadAssignment: the load_assignment has no endpoints and names the cluster itself: it is left out, as the cluster finds its hosts itself",
+        ],
+      },
     ];
   for (const { rule, resources, notes } of cases) {
     it(rule, () => {

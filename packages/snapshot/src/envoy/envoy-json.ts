@@ -155,7 +155,8 @@ function http2ProtocolOptionsJson(extra: JsonValue | undefined): JsonObject {
 /**
  * Whether a cluster that is not EDS carries its endpoints inline: always for the types that need
  * them (STATIC, STRICT_DNS, LOGICAL_DNS); for ORIGINAL_DST and extension clusters, which find
- * their hosts themselves, only when some were given.
+ * their hosts themselves, only when some were given, or an assignment named otherwise than the
+ * cluster (`edsServiceName`).
  */
 function inlineAssignment(cluster: ClusterSpec): boolean {
   switch (cluster.discoveryType) {
@@ -163,7 +164,11 @@ function inlineAssignment(cluster: ClusterSpec): boolean {
       return false;
     case "ORIGINAL_DST":
     case "CUSTOM":
-      return cluster.localities.length > 0 || Object.keys(cluster.assignmentExtra).length > 0;
+      return (
+        cluster.localities.length > 0 ||
+        Object.keys(cluster.assignmentExtra).length > 0 ||
+        cluster.edsServiceName !== null
+      );
     default:
       return true;
   }

@@ -110,12 +110,38 @@ function normalizeCluster(json: JsonObject, notes: Note[]): JsonObject {
         message: "no load_assignment: stored with no endpoints",
       });
     }
+  } else if (isEmptyAssignmentOf(out)) {
+    // ORIGINAL_DST and extension clusters find their hosts themselves (envoy-json.ts,
+    // inlineAssignment): an assignment of no endpoints under their own name says nothing.
+    const { loadAssignment: _, ...rest } = out;
+    out = rest;
+    notes.push({
+      at: ["loadAssignment"],
+      severity: "info",
+      message:
+        "the load_assignment has no endpoints and names the cluster itself: it is left out, as the cluster finds its hosts itself",
+    });
+  }
+  // Normalization 4 holds for every assignment a cluster carries inline, whatever its type.
+  if (out.loadAssignment !== undefined && type !== "EDS") {
     out = {
       ...out,
       loadAssignment: withLocalities(asObject(out.loadAssignment), ["loadAssignment"], notes),
     };
   }
   return out;
+}
+
+/** A load_assignment of no endpoints and no settings, named as its cluster. */
+function isEmptyAssignmentOf(cluster: JsonObject): boolean {
+  const assignment = cluster.loadAssignment;
+  if (!isObject(assignment)) return false;
+  const { clusterName, endpoints, ...rest } = assignment;
+  return (
+    clusterName === cluster.name &&
+    asArray(endpoints).length === 0 &&
+    Object.keys(rest).length === 0
+  );
 }
 
 function normalizeRouteConfiguration(json: JsonObject): JsonObject {

@@ -26,9 +26,12 @@
  *      model always holds both, and `type` is a oneof member, so set and unset differ).
  *   2. An EDS cluster's `eds_config` and an HTTP connection manager's `rds.config_source` become
  *      `{ ads: {}, resource_api_version: V3 }`: Switchyard itself serves the endpoints and routes.
- *   3. A STATIC/STRICT_DNS/LOGICAL_DNS cluster without `load_assignment` gets an empty one.
- *   4. A locality without `locality` gets `locality: {}`: proxyless gRPC rejects an assignment with
- *      an unset locality, so the compiler always sets it (envoy-json.ts, localityJson).
+ *   3. A STATIC/STRICT_DNS/LOGICAL_DNS cluster without `load_assignment` gets an empty one; an
+ *      ORIGINAL_DST or extension cluster (which finds its hosts itself) loses one that has no
+ *      endpoints and names the cluster itself.
+ *   4. A locality without `locality` gets `locality: {}`, in every assignment (inline in any
+ *      cluster, or a ClusterLoadAssignment): proxyless gRPC rejects an assignment with an unset
+ *      locality, so the compiler always sets it (envoy-json.ts, localityJson).
  *   5. The HTTP connection manager's network filter is named
  *      `envoy.filters.network.http_connection_manager` (Envoy picks the factory by "@type"), in
  *      every filter chain, the `default_filter_chain` included (as are 2, 6 and 7).
