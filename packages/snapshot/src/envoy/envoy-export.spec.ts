@@ -472,6 +472,19 @@ describe("every documented normalization holds wherever its field is", () => {
           "[0].loadAssignment: the load_assignment has no endpoints and names the cluster itself: it is left out, as the cluster finds its hosts itself",
         ],
       },
+      {
+        rule: "on-demand virtual hosts are served over ADS (2): vhds.config_source becomes ADS",
+        resources: [
+          {
+            "@type": TypeUrl.RouteConfiguration,
+            name: "r0",
+            vhds: { configSource: { initialFetchTimeout: "43s", ads: {} } },
+          },
+        ],
+        notes: [
+          "[0].vhds.configSource: Switchyard serves these virtual hosts: vhds.config_source becomes { ads: {}, resource_api_version: V3 }",
+        ],
+      },
     ];
   for (const { rule, resources, notes } of cases) {
     it(rule, () => {

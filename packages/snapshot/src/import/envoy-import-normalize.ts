@@ -144,7 +144,12 @@ function isEmptyAssignmentOf(cluster: JsonObject): boolean {
   );
 }
 
-function normalizeRouteConfiguration(json: JsonObject): JsonObject {
+function normalizeRouteConfiguration(
+  given: JsonObject,
+  at: readonly Segment[],
+  notes: Note[],
+): JsonObject {
+  const json = withAdsVhds(given, at, notes);
   if (!Array.isArray(json.virtualHosts)) return json;
   return {
     ...json,
@@ -162,6 +167,18 @@ function normalizeRouteConfiguration(json: JsonObject): JsonObject {
       };
     }),
   };
+}
+
+/** Normalization 2 for on-demand virtual hosts: Switchyard serves them, over ADS. */
+function withAdsVhds(json: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
+  if (!isObject(json.vhds) || jsonEqual(json.vhds.configSource, ADS)) return json;
+  notes.push({
+    at: [...at, "vhds", "configSource"],
+    severity: "info",
+    message:
+      "Switchyard serves these virtual hosts: vhds.config_source becomes { ads: {}, resource_api_version: V3 }",
+  });
+  return { ...json, vhds: { ...json.vhds, configSource: ADS } };
 }
 
 function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
@@ -184,8 +201,12 @@ function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): J
       message: `no router filter: ${ROUTER_FILTER_NAME} is appended`,
     });
   }
-  if (isObject(out.routeConfig))
-    out = { ...out, routeConfig: normalizeRouteConfiguration(out.routeConfig) };
+  if (isObject(out.routeConfig)) {
+    out = {
+      ...out,
+      routeConfig: normalizeRouteConfiguration(out.routeConfig, [...at, "routeConfig"], notes),
+    };
+  }
   return out;
 }
 
@@ -369,7 +390,7 @@ function normalizeOne(resource: DecodedResource): Normalized {
     case TypeUrl.Listener:
       return { resource, json: normalizeListener(json, notes), notes };
     case TypeUrl.RouteConfiguration:
-      return { resource, json: normalizeRouteConfiguration(json), notes };
+      return { resource, json: normalizeRouteConfiguration(json, [], notes), notes };
     case TypeUrl.Runtime:
       return { resource, json: flattenRuntime(json, notes), notes };
   }

@@ -24,8 +24,9 @@
  * in envoy-export.spec.ts check that nothing else differs):
  *   1. A cluster without `type` or `connect_timeout` gets Envoy's defaults, STATIC and 5s (the
  *      model always holds both, and `type` is a oneof member, so set and unset differ).
- *   2. An EDS cluster's `eds_config` and an HTTP connection manager's `rds.config_source` become
- *      `{ ads: {}, resource_api_version: V3 }`: Switchyard itself serves the endpoints and routes.
+ *   2. An EDS cluster's `eds_config`, an HTTP connection manager's `rds.config_source` and a route
+ *      configuration's `vhds.config_source` become `{ ads: {}, resource_api_version: V3 }`:
+ *      Switchyard itself serves the endpoints, routes and on-demand virtual hosts.
  *   3. A STATIC/STRICT_DNS/LOGICAL_DNS cluster without `load_assignment` gets an empty one; an
  *      ORIGINAL_DST or extension cluster (which finds its hosts itself) loses one that has no
  *      endpoints and names the cluster itself.
