@@ -485,6 +485,11 @@ describe("every documented normalization holds wherever its field is", () => {
           "[0].vhds.configSource: Switchyard serves these virtual hosts: vhds.config_source becomes { ads: {}, resource_api_version: V3 }",
         ],
       },
+      {
+        rule: "a Runtime without layer gets an empty one (9)",
+        resources: [{ "@type": TypeUrl.Runtime, name: "rt0" }],
+        notes: ["[0].layer: no layer: stored as an empty one"],
+      },
     ];
   for (const { rule, resources, notes } of cases) {
     it(rule, () => {

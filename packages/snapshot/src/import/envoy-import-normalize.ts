@@ -375,6 +375,17 @@ function flattenRuntime(json: JsonObject, notes: Note[]): JsonObject {
   return { ...json, layer: flat };
 }
 
+/** Normalization 9 too: a Runtime without `layer` has an empty one (the model holds its entries). */
+function withLayer(json: JsonObject, notes: Note[]): JsonObject {
+  if (json.layer !== undefined) return json;
+  notes.push({
+    at: ["layer"],
+    severity: "info",
+    message: "no layer: stored as an empty one",
+  });
+  return { ...json, layer: {} };
+}
+
 function isFractionalPercent(value: JsonObject): boolean {
   return "numerator" in value || "denominator" in value;
 }
@@ -392,7 +403,7 @@ function normalizeOne(resource: DecodedResource): Normalized {
     case TypeUrl.RouteConfiguration:
       return { resource, json: normalizeRouteConfiguration(json, [], notes), notes };
     case TypeUrl.Runtime:
-      return { resource, json: flattenRuntime(json, notes), notes };
+      return { resource, json: flattenRuntime(withLayer(json, notes), notes), notes };
   }
 }
 

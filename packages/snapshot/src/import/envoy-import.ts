@@ -43,7 +43,7 @@
  *   8. An explicit `case_sensitive: true` in a route match is dropped: it is the default.
  *   9. A Runtime layer's nested keys are stored flat, joined with "." as Envoy's runtime joins
  *      them (a FractionalPercent value is not nesting, and is refused: the model holds strings,
- *      numbers and booleans).
+ *      numbers and booleans); a Runtime without `layer` gets an empty one.
  *  10. A listener without a name (Envoy names it itself, with a random UUID) is named from its
  *      address, Istio's way: `0.0.0.0_10000`, `_udp` added for a UDP socket, `-2` on a clash.
  *  11. A TLS certificate written inline with its private key, in a listener's or a cluster's TLS
