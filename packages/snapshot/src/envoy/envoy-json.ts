@@ -181,7 +181,8 @@ function http2ProtocolOptionsJson(extra: JsonValue | undefined): JsonObject {
 /**
  * Whether a cluster that is not EDS carries its endpoints inline: always for the types that need
  * them (STATIC, STRICT_DNS, LOGICAL_DNS); for ORIGINAL_DST and extension clusters, which find
- * their hosts themselves, only when some were given.
+ * their hosts themselves, only when some were given, or an assignment named otherwise than the
+ * cluster (`edsServiceName`).
  */
 function inlineAssignment(cluster: ClusterSpec): boolean {
   switch (cluster.discoveryType) {
@@ -189,7 +190,11 @@ function inlineAssignment(cluster: ClusterSpec): boolean {
       return false;
     case "ORIGINAL_DST":
     case "CUSTOM":
-      return cluster.localities.length > 0 || Object.keys(cluster.assignmentExtra).length > 0;
+      return (
+        cluster.localities.length > 0 ||
+        Object.keys(cluster.assignmentExtra).length > 0 ||
+        cluster.edsServiceName !== null
+      );
     default:
       return true;
   }
@@ -333,15 +338,18 @@ function virtualHostJson(virtualHost: VirtualHostSpec): JsonObject {
  * (Envoy refuses VHDS over a SotW ADS stream: "vhds: ADS must use DELTA_GRPC api_type").
  */
 export function routeConfigurationJson(routeConfiguration: RouteConfigurationSpec): JsonObject {
+  // extra.vhds holds what of `vhds` the model does not (its config source's own fields).
+  const { vhds: vhdsExtra, ...extra } = routeConfiguration.extra;
   if (routeConfiguration.vhds) {
+    const kept = objectOrEmpty(vhdsExtra);
     return {
-      ...routeConfiguration.extra,
+      ...extra,
       name: routeConfiguration.name,
-      vhds: { configSource: ADS_CONFIG_SOURCE },
+      vhds: { ...kept, configSource: adsConfigSource(kept.configSource) },
     };
   }
   return {
-    ...routeConfiguration.extra,
+    ...extra,
     name: routeConfiguration.name,
     virtualHosts: routeConfiguration.virtualHosts.map(virtualHostJson),
   };
@@ -411,8 +419,17 @@ function httpFiltersJson(chain: FilterChainSpec, onDemand: boolean): readonly Js
   const filters = chain.httpFilters.some(isRouterFilter)
     ? chain.httpFilters
     : [...chain.httpFilters, router];
-  if (!onDemand || filters.some(isOnDemandFilter)) return filters;
-  const at = filters.findIndex(isRouterFilter);
+  return onDemand ? withOnDemandFilter(filters) : filters;
+}
+
+/**
+ * HTTP filters ending in the router, with Envoy's on_demand filter before the router unless they
+ * have one: what a chain loading an on-demand (VHDS) route configuration needs (httpFiltersJson).
+ */
+export function withOnDemandFilter(filters: readonly JsonValue[]): readonly JsonValue[] {
+  if (filters.some(isOnDemandFilter)) return filters;
+  const router = filters.findIndex(isRouterFilter);
+  const at = router === -1 ? filters.length : router;
   return [
     ...filters.slice(0, at),
     { name: ON_DEMAND_FILTER_NAME, typedConfig: { "@type": ON_DEMAND_TYPE } },

@@ -510,13 +510,20 @@ export function routeConfigurationFrom(
   json: JsonObject,
   at: readonly Segment[],
 ): RouteConfigurationSpec {
-  // `vhds`: on-demand virtual hosts, always over ADS here (envoy-json.ts); its config source is
-  // not kept.
+  // `vhds`: on-demand virtual hosts, always over ADS here (envoy-json.ts); its config source's
+  // own fields (initial_fetch_timeout, ...) are kept in extra.vhds.
   const { name, virtualHosts, vhds, ...extra } = json;
+  const { configSource, ...vhdsRest } = asObject(vhds);
+  const vhdsExtra = compact({
+    ...vhdsRest,
+    configSource: nonEmpty(configSourceExtra(configSource))
+      ? configSourceExtra(configSource)
+      : undefined,
+  });
   return {
     name: asString(name),
     vhds: vhds !== undefined,
-    extra,
+    extra: nonEmpty(vhdsExtra) ? { ...extra, vhds: vhdsExtra } : extra,
     virtualHosts: asArray(virtualHosts).map((v, i) =>
       virtualHostFrom(asObject(v), [...at, "virtualHosts", i]),
     ),
@@ -725,8 +732,8 @@ export function runtimeLayerFrom(json: JsonObject): RuntimeLayerSpec {
     return reject(
       ["layer", key],
       isObject(value) && ("numerator" in value || "denominator" in value)
-        ? `runtime key "${key}" holds a FractionalPercent: Switchyard stores numbers, strings and booleans; give the percentage as a number (e.g. 10 for 10%)`
-        : `runtime key "${key}" holds ${what}: Switchyard stores numbers, strings and booleans`,
+        ? `runtime key ${JSON.stringify(key)} holds a FractionalPercent: Switchyard stores numbers, strings and booleans; give the percentage as a number (e.g. 10 for 10%)`
+        : `runtime key ${JSON.stringify(key)} holds ${what}: Switchyard stores numbers, strings and booleans`,
     );
   });
   return {

@@ -10,7 +10,9 @@ import {
   configSourceExtra,
   HCM_FILTER_NAME,
   isRouterFilter,
+  ON_DEMAND_FILTER_NAME,
   ROUTER_FILTER_NAME,
+  withOnDemandFilter,
 } from "../envoy/envoy-json.js";
 import { envoyFromJson } from "../envoy/envoy-proto-json.js";
 import type { JsonObject, JsonValue } from "../model.js";
@@ -113,6 +115,20 @@ function normalizeCluster(json: JsonObject, notes: Note[]): JsonObject {
         message: "no load_assignment: stored with no endpoints",
       });
     }
+  } else if (isEmptyAssignmentOf(out)) {
+    // ORIGINAL_DST and extension clusters find their hosts themselves (envoy-json.ts,
+    // inlineAssignment): an assignment of no endpoints under their own name says nothing.
+    const { loadAssignment: _, ...rest } = out;
+    out = rest;
+    notes.push({
+      at: ["loadAssignment"],
+      severity: "info",
+      message:
+        "the load_assignment has no endpoints and names the cluster itself: it is left out, as the cluster finds its hosts itself",
+    });
+  }
+  // Normalization 4 holds for every assignment a cluster carries inline, whatever its type.
+  if (out.loadAssignment !== undefined && type !== "EDS") {
     out = {
       ...out,
       loadAssignment: withLocalities(asObject(out.loadAssignment), ["loadAssignment"], notes),
@@ -121,7 +137,24 @@ function normalizeCluster(json: JsonObject, notes: Note[]): JsonObject {
   return out;
 }
 
-function normalizeRouteConfiguration(json: JsonObject): JsonObject {
+/** A load_assignment of no endpoints and no settings, named as its cluster. */
+function isEmptyAssignmentOf(cluster: JsonObject): boolean {
+  const assignment = cluster.loadAssignment;
+  if (!isObject(assignment)) return false;
+  const { clusterName, endpoints, ...rest } = assignment;
+  return (
+    clusterName === cluster.name &&
+    asArray(endpoints).length === 0 &&
+    Object.keys(rest).length === 0
+  );
+}
+
+function normalizeRouteConfiguration(
+  given: JsonObject,
+  at: readonly Segment[],
+  notes: Note[],
+): JsonObject {
+  const json = withAdsVhds(given, at, notes);
   if (!Array.isArray(json.virtualHosts)) return json;
   return {
     ...json,
@@ -139,6 +172,20 @@ function normalizeRouteConfiguration(json: JsonObject): JsonObject {
       };
     }),
   };
+}
+
+/** Normalization 2 for on-demand virtual hosts: Switchyard serves them, over ADS. */
+function withAdsVhds(json: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
+  if (!isObject(json.vhds)) return json;
+  const served = adsConfigSource(configSourceExtra(json.vhds.configSource));
+  if (jsonEqual(json.vhds.configSource, served)) return json;
+  notes.push({
+    at: [...at, "vhds", "configSource"],
+    severity: "info",
+    message:
+      "Switchyard serves these virtual hosts: vhds.config_source becomes { ads: {}, resource_api_version: V3 } (its initial_fetch_timeout and authorities kept)",
+  });
+  return { ...json, vhds: { ...json.vhds, configSource: served } };
 }
 
 function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): JsonObject {
@@ -164,12 +211,39 @@ function normalizeHcm(hcm: JsonObject, at: readonly Segment[], notes: Note[]): J
       message: `no router filter: ${ROUTER_FILTER_NAME} is appended`,
     });
   }
-  if (isObject(out.routeConfig))
-    out = { ...out, routeConfig: normalizeRouteConfiguration(out.routeConfig) };
+  if (isObject(out.routeConfig)) {
+    out = {
+      ...out,
+      routeConfig: normalizeRouteConfiguration(out.routeConfig, [...at, "routeConfig"], notes),
+    };
+  }
   return out;
 }
 
-/** Where a listener holds HTTP connection managers: each filter chain's filters, the api_listener. */
+/** A listener's filter chains, each mapped with its path: `filter_chains[i]`, then the default one. */
+function mapChains(
+  listener: JsonObject,
+  map: (chain: JsonObject, at: readonly Segment[]) => JsonObject,
+): JsonObject {
+  let out = listener;
+  if (Array.isArray(listener.filterChains)) {
+    out = {
+      ...out,
+      filterChains: listener.filterChains.map((chain, c) =>
+        map(asObject(chain), ["filterChains", c]),
+      ),
+    };
+  }
+  if (isObject(listener.defaultFilterChain)) {
+    out = { ...out, defaultFilterChain: map(listener.defaultFilterChain, ["defaultFilterChain"]) };
+  }
+  return out;
+}
+
+/**
+ * Where a listener holds HTTP connection managers: the api_listener, or each filter chain's
+ * filters (its default_filter_chain's included).
+ */
 function mapHcms(
   listener: JsonObject,
   map: (hcm: JsonObject, at: readonly Segment[], index: number) => JsonObject,
@@ -185,52 +259,42 @@ function mapHcms(
       },
     };
   }
-  if (!Array.isArray(listener.filterChains)) return listener;
-  return {
-    ...listener,
-    filterChains: listener.filterChains.map((chain, c) => {
-      const filters = asObject(chain).filters;
-      if (!Array.isArray(filters)) return chain;
-      return {
-        ...asObject(chain),
-        filters: filters.map((filter, f) => {
-          const typedConfig = asObject(filter).typedConfig;
-          if (!isObject(typedConfig) || typedConfig["@type"] !== HCM_TYPE) return filter;
-          const at = ["filterChains", c, "filters", f, "typedConfig"];
-          return { ...asObject(filter), typedConfig: map(typedConfig, at, index++) };
-        }),
-      };
-    }),
-  };
+  return mapChains(listener, (chain, at) => {
+    const filters = chain.filters;
+    if (!Array.isArray(filters)) return chain;
+    return {
+      ...chain,
+      filters: filters.map((filter, f) => {
+        const typedConfig = asObject(filter).typedConfig;
+        if (!isObject(typedConfig) || typedConfig["@type"] !== HCM_TYPE) return filter;
+        return {
+          ...asObject(filter),
+          typedConfig: map(typedConfig, [...at, "filters", f, "typedConfig"], index++),
+        };
+      }),
+    };
+  });
 }
 
 function normalizeListener(json: JsonObject, notes: Note[]): JsonObject {
-  const named = Array.isArray(json.filterChains)
-    ? {
-        ...json,
-        filterChains: json.filterChains.map((chain, c) => {
-          const filters = asObject(chain).filters;
-          if (!Array.isArray(filters)) return chain;
-          return {
-            ...asObject(chain),
-            filters: filters.map((filter, f) => {
-              const object = asObject(filter);
-              if (
-                asObject(object.typedConfig)["@type"] !== HCM_TYPE ||
-                object.name === HCM_FILTER_NAME
-              )
-                return filter;
-              notes.push({
-                at: ["filterChains", c, "filters", f, "name"],
-                severity: "info",
-                message: `the HTTP connection manager filter is named ${HCM_FILTER_NAME}`,
-              });
-              return { ...object, name: HCM_FILTER_NAME };
-            }),
-          };
-        }),
-      }
-    : json;
+  const named = mapChains(json, (chain, at) => {
+    const filters = chain.filters;
+    if (!Array.isArray(filters)) return chain;
+    return {
+      ...chain,
+      filters: filters.map((filter, f) => {
+        const object = asObject(filter);
+        if (asObject(object.typedConfig)["@type"] !== HCM_TYPE || object.name === HCM_FILTER_NAME)
+          return filter;
+        notes.push({
+          at: [...at, "filters", f, "name"],
+          severity: "info",
+          message: `the HTTP connection manager filter is named ${HCM_FILTER_NAME}`,
+        });
+        return { ...object, name: HCM_FILTER_NAME };
+      }),
+    };
+  });
   return mapHcms(named, (hcm, at) => normalizeHcm(hcm, at, notes));
 }
 
@@ -321,6 +385,17 @@ function flattenRuntime(json: JsonObject, notes: Note[]): JsonObject {
   return { ...json, layer: flat };
 }
 
+/** Normalization 9 too: a Runtime without `layer` has an empty one (the model holds its entries). */
+function withLayer(json: JsonObject, notes: Note[]): JsonObject {
+  if (json.layer !== undefined) return json;
+  notes.push({
+    at: ["layer"],
+    severity: "info",
+    message: "no layer: stored as an empty one",
+  });
+  return { ...json, layer: {} };
+}
+
 function isFractionalPercent(value: JsonObject): boolean {
   return "numerator" in value || "denominator" in value;
 }
@@ -336,9 +411,9 @@ function normalizeOne(resource: DecodedResource): Normalized {
     case TypeUrl.Listener:
       return { resource, json: normalizeListener(json, notes), notes };
     case TypeUrl.RouteConfiguration:
-      return { resource, json: normalizeRouteConfiguration(json), notes };
+      return { resource, json: normalizeRouteConfiguration(json, [], notes), notes };
     case TypeUrl.Runtime:
-      return { resource, json: flattenRuntime(json, notes), notes };
+      return { resource, json: flattenRuntime(withLayer(json, notes), notes), notes };
     case TypeUrl.Secret:
       return { resource, json, notes };
   }
@@ -393,6 +468,40 @@ function nameListeners(items: readonly Normalized[]): Normalized[] {
   });
 }
 
+/**
+ * Normalization 6, across resources: a chain that loads over RDS a route configuration of the
+ * document with on-demand virtual hosts (VHDS) gets Envoy's on_demand filter before its router,
+ * as the compiler gives it (envoy-json.ts, httpFiltersJson): without it Envoy never asks for a
+ * virtual host it lacks.
+ */
+function addOnDemandFilters(items: readonly Normalized[]): Normalized[] {
+  const onDemand = new Set(
+    items
+      .filter(
+        (item) => item.resource.typeUrl === TypeUrl.RouteConfiguration && isObject(item.json.vhds),
+      )
+      .map((item) => asString(item.json.name)),
+  );
+  if (onDemand.size === 0) return [...items];
+  return items.map((item) => {
+    if (item.resource.typeUrl !== TypeUrl.Listener) return item;
+    const notes: Note[] = [];
+    const json = mapHcms(item.json, (hcm, at) => {
+      if (!isObject(hcm.rds) || !onDemand.has(asString(hcm.rds.routeConfigName))) return hcm;
+      const filters = asArray(hcm.httpFilters);
+      const added = withOnDemandFilter(filters);
+      if (added === filters) return hcm;
+      notes.push({
+        at: [...at, "httpFilters"],
+        severity: "info",
+        message: `route configuration "${asString(hcm.rds.routeConfigName)}" has on-demand virtual hosts: ${ON_DEMAND_FILTER_NAME} is added before the router (Envoy asks for a virtual host only through it)`,
+      });
+      return { ...hcm, httpFilters: added };
+    });
+    return notes.length === 0 ? item : { ...item, json, notes: [...item.notes, ...notes] };
+  });
+}
+
 /** Normalization 11: inline certificates with inline keys become SDS secrets (envoy-import-secrets.ts). */
 function moveCertificates(items: readonly Normalized[]): Normalized[] {
   // The document's own Secret resources keep their names: a moved certificate takes another.
@@ -421,7 +530,9 @@ function moveCertificates(items: readonly Normalized[]): Normalized[] {
 }
 
 export function normalizeAll(resources: readonly DecodedResource[]): Normalized[] {
-  return nameInlineRoutes(moveCertificates(nameListeners(resources.map(normalizeOne))));
+  return nameInlineRoutes(
+    moveCertificates(addOnDemandFilters(nameListeners(resources.map(normalizeOne)))),
+  );
 }
 
 /** A normalized resource decoded again with the generated types. */

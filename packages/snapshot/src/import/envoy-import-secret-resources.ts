@@ -142,7 +142,11 @@ export function importSecretResource(
     }
     const ca = dataSource(body.trustedCa);
     if (ca.t === "local") return error([kind, "trustedCa", ca.field], upload("the trusted CA"));
-    if (ca.t === "none") return error([kind, "trustedCa"], "a validation context needs trusted_ca");
+    if (ca.t === "none")
+      return error(
+        [kind, "trustedCa"],
+        "a validation context secret is stored as the CAs it trusts: give trusted_ca (other validation settings belong in the TLS context that names the secret)",
+      );
     const sans: string[] = [];
     for (const [index, entry] of asArray(body.matchTypedSubjectAltNames).entries()) {
       const matcher = asObject(asObject(entry).matcher);

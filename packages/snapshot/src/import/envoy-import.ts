@@ -26,21 +26,28 @@
  * in envoy-export.spec.ts check that nothing else differs):
  *   1. A cluster without `type` or `connect_timeout` gets Envoy's defaults, STATIC and 5s (the
  *      model always holds both, and `type` is a oneof member, so set and unset differ).
- *   2. An EDS cluster's `eds_config` and an HTTP connection manager's `rds.config_source` become
- *      `{ ads: {}, resource_api_version: V3 }`: Switchyard itself serves the endpoints and routes.
- *   3. A STATIC/STRICT_DNS/LOGICAL_DNS cluster without `load_assignment` gets an empty one.
- *   4. A locality without `locality` gets `locality: {}`: proxyless gRPC rejects an assignment with
- *      an unset locality, so the compiler always sets it (envoy-json.ts, localityJson).
+ *   2. An EDS cluster's `eds_config`, an HTTP connection manager's `rds.config_source` and a route
+ *      configuration's `vhds.config_source` become `{ ads: {}, resource_api_version: V3 }`:
+ *      Switchyard itself serves the endpoints, routes and on-demand virtual hosts.
+ *   3. A STATIC/STRICT_DNS/LOGICAL_DNS cluster without `load_assignment` gets an empty one; an
+ *      ORIGINAL_DST or extension cluster (which finds its hosts itself) loses one that has no
+ *      endpoints and names the cluster itself.
+ *   4. A locality without `locality` gets `locality: {}`, in every assignment (inline in any
+ *      cluster, or a ClusterLoadAssignment): proxyless gRPC rejects an assignment with an unset
+ *      locality, so the compiler always sets it (envoy-json.ts, localityJson).
  *   5. The HTTP connection manager's network filter is named
- *      `envoy.filters.network.http_connection_manager` (Envoy picks the factory by "@type").
- *   6. HTTP filters without a router get `envoy.filters.http.router` appended (the compiler's rule).
+ *      `envoy.filters.network.http_connection_manager` (Envoy picks the factory by "@type"), in
+ *      every filter chain, the `default_filter_chain` included (as are 2, 6 and 7).
+ *   6. HTTP filters without a router get `envoy.filters.http.router` appended (the compiler's rule),
+ *      and a chain loading over RDS a route configuration of the document with on-demand virtual
+ *      hosts gets `envoy.filters.http.on_demand` before its router (the compiler adds it too).
  *   7. An inline `route_config` without a name is named `<listener>-routes` (`-<chain index>` when
  *      the listener has several); one whose name another route configuration with different
  *      content already uses is renamed the same way. Stored route configuration names are unique.
  *   8. An explicit `case_sensitive: true` in a route match is dropped: it is the default.
  *   9. A Runtime layer's nested keys are stored flat, joined with "." as Envoy's runtime joins
  *      them (a FractionalPercent value is not nesting, and is refused: the model holds strings,
- *      numbers and booleans).
+ *      numbers and booleans); a Runtime without `layer` gets an empty one.
  *  10. A listener without a name (Envoy names it itself, with a random UUID) is named from its
  *      address, Istio's way: `0.0.0.0_10000`, `_udp` added for a UDP socket, `-2` on a clash.
  *  11. A TLS certificate written inline with its private key, in a listener's or a cluster's TLS
