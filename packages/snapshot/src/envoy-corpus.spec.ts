@@ -103,6 +103,7 @@ const DOCUMENTED_NOTES: readonly RegExp[] = [
   /^another route configuration named "[^"]*" has different content: this inline one is stored as /,
   /^the HTTP connection manager filter is named envoy\.filters\.network\.http_connection_manager$/,
   /^no router filter: envoy\.filters\.http\.router is appended$/,
+  /^the HTTP connection manager written as a TypedStruct is read as the message it names/,
   /^route configuration "[^"]*" has on-demand virtual hosts: envoy\.filters\.http\.on_demand is added before the router/,
   /^Switchyard serves this (cluster's endpoints|route configuration): /,
   /^the listener has no name \(Envoy would give it a random one\): stored as /,

@@ -92,7 +92,6 @@ const REFUSALS: readonly RegExp[] = [
   /^endpoint_name cannot be stored: give the endpoint's address$/,
   // Envoy's WeightedClustersConfigEntry: PROTOBUF_GET_WRAPPED_REQUIRED(cluster, weight).
   /^a weighted cluster needs its weight: Envoy refuses one without/,
-  /^eds_cluster_config belongs to EDS clusters: remove it or make the cluster EDS$/,
 ];
 
 /**

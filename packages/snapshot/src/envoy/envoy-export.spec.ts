@@ -419,6 +419,52 @@ describe("every documented normalization holds wherever its field is", () => {
         ],
       },
       {
+        rule: "an HTTP connection manager written as a TypedStruct is read as the message it names (13), and is the chain's modelled part",
+        resources: [
+          {
+            "@type": TypeUrl.Listener,
+            name: "l0",
+            address: { socketAddress: { address: "10.0.0.1", portValue: 8080 } },
+            filterChains: [
+              {
+                filters: [
+                  {
+                    name: "envoy.filters.network.http_connection_manager",
+                    typedConfig: {
+                      "@type": "type.googleapis.com/xds.type.v3.TypedStruct",
+                      typeUrl: HCM_URL,
+                      value: {
+                        stat_prefix: "edge",
+                        rds: { route_config_name: "r0", config_source: { ads: {} } },
+                      },
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+        notes: [
+          "[0].filterChains[0].filters[0].typedConfig: the HTTP connection manager written as a TypedStruct is read as the message it names, as Envoy converts it",
+          "[0].filterChains[0].filters[0].typedConfig.rds.configSource: Switchyard serves this route configuration: config_source becomes { ads: {}, resource_api_version: V3 } (its initial_fetch_timeout and authorities kept)",
+          "[0].filterChains[0].filters[0].typedConfig.httpFilters: no router filter: envoy.filters.http.router is appended",
+        ],
+      },
+      {
+        rule: "eds_cluster_config on a cluster of another type, which Envoy ignores, is kept as written",
+        resources: [
+          {
+            "@type": TypeUrl.Cluster,
+            name: "c0",
+            type: "STATIC",
+            connectTimeout: "1s",
+            edsClusterConfig: { serviceName: "ignored" },
+            loadAssignment: { clusterName: "c0" },
+          },
+        ],
+        notes: [],
+      },
+      {
         rule: "a chain loading over RDS a route configuration with on-demand virtual hosts gets the on_demand filter before its router (6), as the compiler gives it",
         resources: [
           {

@@ -211,14 +211,15 @@ export function clusterJson(cluster: ClusterSpec): JsonObject {
     type: cluster.discoveryType === "CUSTOM" ? undefined : cluster.discoveryType,
     connectTimeout: durationJson(cluster.connectTimeoutMs),
     lbPolicy: cluster.lbPolicy,
-    // The config source's own fields (initial_fetch_timeout, ...) are kept in extra.
+    // The config source's own fields (initial_fetch_timeout, ...) are kept in extra; on another
+    // type (which Envoy ignores it on) eds_cluster_config is as written.
     edsClusterConfig: eds
       ? definedEntries({
           ...objectOrEmpty(cluster.extra.edsClusterConfig),
           edsConfig: adsConfigSource(objectOrEmpty(cluster.extra.edsClusterConfig).edsConfig),
           serviceName: cluster.edsServiceName ?? undefined,
         })
-      : undefined,
+      : cluster.extra.edsClusterConfig,
     loadAssignment: inlineAssignment(cluster) ? clusterLoadAssignmentJson(cluster) : undefined,
     // Partly modelled fields fall back to what `extra` holds when the model leaves them unset.
     typedExtensionProtocolOptions: cluster.http2

@@ -315,18 +315,17 @@ export function clusterFrom(json: JsonObject): ClusterSpec {
       localities: [],
     };
   }
-  if (edsClusterConfig !== undefined) {
-    reject(
-      ["edsClusterConfig"],
-      "eds_cluster_config belongs to EDS clusters: remove it or make the cluster EDS",
-    );
-  }
+  // eds_cluster_config on another type: Envoy ignores it, and it is kept as written.
+  const kept =
+    edsClusterConfig === undefined
+      ? common
+      : { ...common, extra: { ...common.extra, edsClusterConfig } };
   if (loadAssignment === undefined) {
-    return { ...common, edsServiceName: null, assignmentExtra: {}, localities: [] };
+    return { ...kept, edsServiceName: null, assignmentExtra: {}, localities: [] };
   }
   const assignment = assignmentFrom(asObject(loadAssignment), ["loadAssignment"]);
   return {
-    ...common,
+    ...kept,
     // The compiler names an inline assignment edsServiceName ?? name (envoy-json.ts).
     edsServiceName: assignment.clusterName === clusterName ? null : assignment.clusterName,
     assignmentExtra: assignment.extra,

@@ -4,6 +4,8 @@
  * changed, so that importing and then exporting gives back exactly the normalized resources.
  */
 
+import { newestSchema } from "@switchyard/proto";
+import { HttpConnectionManagerSchema } from "@switchyard/proto/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb";
 import {
   ADS_CONFIG_SOURCE,
   adsConfigSource,
@@ -14,7 +16,7 @@ import {
   ROUTER_FILTER_NAME,
   withOnDemandFilter,
 } from "../envoy/envoy-json.js";
-import { envoyFromJson } from "../envoy/envoy-proto-json.js";
+import { envoyFromJson, envoyToJson } from "../envoy/envoy-proto-json.js";
 import type { JsonObject, JsonValue } from "../model.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import type { ImportSeverity } from "./envoy-import-issue.js";
@@ -276,6 +278,31 @@ function mapHcms(
   });
 }
 
+/**
+ * Normalization 13, for the one extension the model holds: an HTTP connection manager written as
+ * a TypedStruct (which Envoy converts to the type it names) is read as that message, so that it is
+ * the chain's modelled part. One that does not convert is left as written, for validation to say
+ * why.
+ */
+function typedStructHcm(typedConfig: JsonValue | undefined): JsonObject | undefined {
+  const config = asObject(typedConfig);
+  const type = config["@type"];
+  if (typeof type !== "string" || !TYPED_STRUCT_TYPE_URLS.has(type) || config.typeUrl !== HCM_TYPE)
+    return undefined;
+  try {
+    const schema = newestSchema(HttpConnectionManagerSchema);
+    const message = envoyFromJson(schema, (config.value ?? {}) as JsonValue);
+    return { "@type": HCM_TYPE, ...asObject(envoyToJson(schema, message)) };
+  } catch {
+    return undefined;
+  }
+}
+
+const TYPED_STRUCT_TYPE_URLS = new Set([
+  `${TYPE_PREFIX}xds.type.v3.TypedStruct`,
+  `${TYPE_PREFIX}udpa.type.v1.TypedStruct`,
+]);
+
 function normalizeListener(json: JsonObject, notes: Note[]): JsonObject {
   const named = mapChains(json, (chain, at) => {
     const filters = chain.filters;
@@ -283,6 +310,16 @@ function normalizeListener(json: JsonObject, notes: Note[]): JsonObject {
     return {
       ...chain,
       filters: filters.map((filter, f) => {
+        const converted = typedStructHcm(asObject(filter).typedConfig);
+        if (converted) {
+          notes.push({
+            at: [...at, "filters", f, "typedConfig"],
+            severity: "info",
+            message:
+              "the HTTP connection manager written as a TypedStruct is read as the message it names, as Envoy converts it",
+          });
+          filter = { ...asObject(filter), typedConfig: converted };
+        }
         const object = asObject(filter);
         if (asObject(object.typedConfig)["@type"] !== HCM_TYPE || object.name === HCM_FILTER_NAME)
           return filter;

@@ -61,7 +61,8 @@
  *  13. An extension whose proto Switchyard does not have (Envoy's contrib filters) is kept as
  *      written, with a warning that it is not validated, and sent as the TypedStruct Envoy
  *      converts itself (envoy-proto-json.ts); an explicit TypedStruct of such a type reads back
- *      as the type it names.
+ *      as the type it names. An HTTP connection manager written as a TypedStruct is read as the
+ *      message it names (it is the chain's modelled part).
  *  14. A TLS certificate whose private key a config dump redacted (`"[redacted]"`, the admin
  *      API's config_dump page) is replaced by the SDS reference normalization 11 would give it
  *      (`<resource>-tls`), with a warning naming the secret to upload; nothing redacted is
