@@ -7,14 +7,10 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Harness, startHarness } from "@switchyard/server/testing";
+import { envoySchemaFile } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.js";
-
-const SCHEMA =
-  process.env.SWITCHYARD_ENVOY_SCHEMA ??
-  fileURLToPath(new URL("../../../../shared/schemas/envoy-api.binpb", import.meta.url));
 
 describe("switchyard schema", () => {
   let harness: Harness;
@@ -55,7 +51,7 @@ describe("switchyard schema", () => {
 
   it("adds one under its file name, lists it with what it adds, and removes it", async () => {
     const file = path.join(work, "envoy-1.37.binpb");
-    copyFileSync(SCHEMA, file);
+    copyFileSync(envoySchemaFile(), file);
     const added = await cli("schema", "add", file);
     expect(added.stderr).toBe("");
     expect(added.code).toBe(0);

@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient } from "@connectrpc/connect";
@@ -28,30 +26,24 @@ import {
   callUntilReady,
   createXdsEchoClient,
   type EchoBackend,
+  envoySchemaBytes,
+  envoySchemaFile,
+  newerFieldsResources,
   startEchoBackend,
   type XdsEchoClient,
 } from "@switchyard/testing";
 import { createTestClient, type DeltaTestStream, type TestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
 import { configApi, pgrep, type ServeProcess, startServe, waitFor } from "./processes.js";
 
 const { CDS } = TYPE;
 const METRICS_TOKEN = "scrape-token-0123456789abcdef";
 
-/**
- * A descriptor set of a current Envoy API, and resources using its newer fields beside it, read
- * where they lie (shared/schemas beside the repository, or SWITCHYARD_ENVOY_SCHEMA).
- */
-const SCHEMA =
-  process.env.SWITCHYARD_ENVOY_SCHEMA ??
-  fileURLToPath(new URL("../../../../shared/schemas/envoy-api.binpb", import.meta.url));
-
 /** RouteConfiguration as the newer API defines it (with RouteMatch.cookies). */
 function newerRouteConfiguration() {
-  const set = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(SCHEMA)));
+  const set = createFileRegistry(fromBinary(FileDescriptorSetSchema, envoySchemaBytes()));
   const desc = set.getMessage("envoy.config.route.v3.RouteConfiguration");
-  if (!desc) throw new Error(`${SCHEMA} defines no RouteConfiguration`);
+  if (!desc) throw new Error(`${envoySchemaFile()} defines no RouteConfiguration`);
   return desc;
 }
 
@@ -91,7 +83,7 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
       DATABASE_URL: database.url,
       SWITCHYARD_METRICS_TOKEN: METRICS_TOKEN,
       // A newer Envoy API, loaded at start: the workers must use it too (the last case).
-      SWITCHYARD_ENVOY_SCHEMA: SCHEMA,
+      SWITCHYARD_ENVOY_SCHEMA: envoySchemaFile(),
     });
     token = await adminToken(serve.baseUrl);
     api = configApi(serve, token);
@@ -250,12 +242,9 @@ describe("serve --xds-workers 2: xDS served by two worker processes sharing the 
     expect(schemas.map((s) => [s.name, s.addedBy])).toEqual([
       ["envoy-api", "SWITCHYARD_ENVOY_SCHEMA"],
     ]);
-    const { resources } = parseYaml(
-      readFileSync(join(SCHEMA, "..", "newer-fields.yaml"), "utf8"),
-    ) as { resources: unknown };
     await api.apply({
       filename: "newer.json",
-      content: JSON.stringify(resources),
+      content: newerFieldsResources(),
       message: "newer fields",
     });
     const client = createTestClient(`http://127.0.0.1:${serve.xdsPort}`);

@@ -3,22 +3,20 @@
  * a FileDescriptorSet, stored, installed, then used by Apply (import, validation), publish and
  * what a real xDS stream carries; removal refused while the draft needs it; kept across a restart;
  * loaded at start from SWITCHYARD_ENVOY_SCHEMA. Reads a descriptor set of a current Envoy API and
- * resources using its newer fields where they lie, beside the repository (shared/schemas), or
- * from SWITCHYARD_ENVOY_SCHEMA; never copied into it.
+ * resources using its newer fields where they lie (@switchyard/testing, envoySchemaFile).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { fromBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { installedEnvoySchemas, newestSchema, registry } from "@switchyard/proto";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
+import { envoySchemaBytes, newerFieldsResources } from "@switchyard/testing";
 import { createTestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
 import {
   accessClient,
   bearer,
@@ -30,26 +28,6 @@ import {
   USER_PASSWORD,
 } from "../src/testing/auth.js";
 import { type Harness, startAppOn, startHarness } from "../src/testing/harness.js";
-
-const SCHEMA =
-  process.env.SWITCHYARD_ENVOY_SCHEMA ??
-  fileURLToPath(new URL("../../../../shared/schemas/envoy-api.binpb", import.meta.url));
-
-function schemaBytes(): Uint8Array {
-  if (!existsSync(SCHEMA)) {
-    throw new Error(
-      `the Envoy API descriptor set is not at ${SCHEMA} (expected shared/schemas/envoy-api.binpb beside the repository, or SWITCHYARD_ENVOY_SCHEMA)`,
-    );
-  }
-  return readFileSync(SCHEMA);
-}
-
-/** The resources of newer-fields.yaml (beside the descriptor set), as a list with "@type". */
-function newerResources(): string {
-  const file = join(SCHEMA, "..", "newer-fields.yaml");
-  const { resources } = parseYaml(readFileSync(file, "utf8")) as { resources: unknown };
-  return JSON.stringify(resources);
-}
 
 describe("newer Envoy APIs through the API, publish and xDS", () => {
   let harness: Harness;
@@ -75,7 +53,9 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
 
   it("without one, a resource using a newer field is refused, naming the field and the API in use", async () => {
     const error = await refusal(
-      harness.api().apply({ filename: "newer.json", content: newerResources(), message: "m" }),
+      harness
+        .api()
+        .apply({ filename: "newer.json", content: newerFieldsResources(), message: "m" }),
     );
     expect(error.code).toBe(Code.InvalidArgument);
     const [details] = error.findDetails(ValidationErrorsSchema);
@@ -97,7 +77,7 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
       expect(error.rawMessage).toMatch(message);
     }
     const named = await refusal(
-      api.addEnvoySchema({ name: "has space", descriptorSet: schemaBytes() }),
+      api.addEnvoySchema({ name: "has space", descriptorSet: envoySchemaBytes() }),
     );
     expect(named.code).toBe(Code.InvalidArgument);
     expect((await api.listEnvoySchemas({})).schemas).toEqual([]);
@@ -106,7 +86,7 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
   it("lets only admins add or remove one, and every reader list them", async () => {
     for (const client of [viewer, member]) {
       const error = await refusal(
-        client.addEnvoySchema({ name: "envoy-current", descriptorSet: schemaBytes() }),
+        client.addEnvoySchema({ name: "envoy-current", descriptorSet: envoySchemaBytes() }),
       );
       expect(error.code).toBe(Code.PermissionDenied);
     }
@@ -115,7 +95,10 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
 
   it("adds one: it is listed with what it adds, audited, and installed", async () => {
     const api = harness.api();
-    const added = await api.addEnvoySchema({ name: "envoy-current", descriptorSet: schemaBytes() });
+    const added = await api.addEnvoySchema({
+      name: "envoy-current",
+      descriptorSet: envoySchemaBytes(),
+    });
     expect(added).toMatchObject({ name: "envoy-current", addedBy: "admin" });
     expect(added.newFields).toBeGreaterThan(100);
     const { schemas, bundled } = await viewer.listEnvoySchemas({});
@@ -125,7 +108,7 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
     expect(bundled).toMatch(/@grpc\/grpc-js-xds/);
     expect(installedEnvoySchemas().map((s) => s.sha256)).toEqual([added.sha256]);
     const again = await refusal(
-      api.addEnvoySchema({ name: "twice", descriptorSet: schemaBytes() }),
+      api.addEnvoySchema({ name: "twice", descriptorSet: envoySchemaBytes() }),
     );
     expect(again.code).toBe(Code.AlreadyExists);
     expect(again.rawMessage).toMatch(/already loaded, as "envoy-current"/);
@@ -141,7 +124,7 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
   it("then applies and publishes resources using its fields, and proxies receive them as fields", async () => {
     const applied = await harness
       .api()
-      .apply({ filename: "newer.json", content: newerResources(), message: "newer fields" });
+      .apply({ filename: "newer.json", content: newerFieldsResources(), message: "newer fields" });
     expect(applied.snapshot?.version).toBeGreaterThan(0n);
     const xds = createTestClient(`http://127.0.0.1:${harness.app.xdsPort}`);
     try {
@@ -195,7 +178,7 @@ describe("SWITCHYARD_ENVOY_SCHEMA at start", () => {
   it("stores each file once, installs it, and refuses a file that is no descriptor set, naming it", async () => {
     const folder = mkdtempSync(join(tmpdir(), "switchyard-schema-"));
     const file = join(folder, "envoy-1.37.binpb");
-    writeFileSync(file, schemaBytes());
+    writeFileSync(file, envoySchemaBytes());
     const harness = await startHarness({ app: { envoySchemaFiles: [file] } });
     try {
       const { schemas } = await harness.api().listEnvoySchemas({});

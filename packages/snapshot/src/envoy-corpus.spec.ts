@@ -19,6 +19,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { envoyApisInUse, installEnvoySchemas, readEnvoySchema, registry } from "@switchyard/proto";
+import { envoySchemaBytes, envoySchemaFile } from "@switchyard/testing/shared-data";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { configDump } from "../test/config-dump.js";
@@ -50,8 +51,6 @@ const EXAMPLES =
   process.env.SWITCHYARD_ENVOY_CORPUS ?? fileURLToPath(new URL("corpus/envoy-examples/", SHARED));
 const CONFIGS =
   process.env.SWITCHYARD_ENVOY_CONFIGS ?? fileURLToPath(new URL("corpus/envoy-configs/", SHARED));
-const SCHEMA =
-  process.env.SWITCHYARD_ENVOY_SCHEMA ?? fileURLToPath(new URL("schemas/envoy-api.binpb", SHARED));
 
 /**
  * The files a corpus's SOURCES.md lists, each a path relative to the corpus: as a list
@@ -136,13 +135,8 @@ const DOCUMENTED_NOTES: readonly RegExp[] = [
 
 /** The newer Envoy API the configurations of Envoy's own repository are read with. */
 function currentEnvoyApi() {
-  if (!existsSync(SCHEMA)) {
-    throw new Error(
-      `the Envoy API descriptor set is not at ${SCHEMA} (expected shared/schemas/envoy-api.binpb beside the repository, or SWITCHYARD_ENVOY_SCHEMA)`,
-    );
-  }
-  const read = readEnvoySchema("envoy-api", readFileSync(SCHEMA));
-  if ("problem" in read) throw new Error(`${SCHEMA}: ${read.problem}`);
+  const read = readEnvoySchema("envoy-api", envoySchemaBytes());
+  if ("problem" in read) throw new Error(`${envoySchemaFile()}: ${read.problem}`);
   return read.schema;
 }
 

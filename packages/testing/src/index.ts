@@ -15,6 +15,7 @@ export {
   startCcoreEchoClient,
 } from "./ccore-client.js";
 export { ECHO_METHOD, type EchoBackend, startEchoBackend } from "./echo-backend.js";
+export { envoySchemaBytes, envoySchemaFile, newerFieldsResources } from "./shared-data.js";
 export { startTcpBalancer, type TcpBalancer } from "./tcp-balancer.js";
 export {
   createTestCa,

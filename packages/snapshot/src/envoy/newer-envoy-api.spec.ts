@@ -1,11 +1,9 @@
 /**
  * A newer Envoy API loaded at run time (`switchyard schema add`): import, validation, compiling
  * and export take the fields it adds, and nothing else changes. Reads the descriptor set of a
- * current Envoy API and the resources using its newer fields where they lie, beside the
- * repository (shared/schemas), or from SWITCHYARD_ENVOY_SCHEMA; never copied into it.
+ * current Envoy API and the resources using its newer fields where they lie (@switchyard/testing,
+ * envoySchemaFile); never copied into the repository.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import {
@@ -16,8 +14,8 @@ import {
   schemaGeneration,
 } from "@switchyard/proto";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
+import { envoySchemaBytes, newerFieldsResources } from "@switchyard/testing/shared-data";
 import { afterEach, describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
 import { expectExportsAsNormalized } from "../../test/round-trip.js";
 import { compile } from "../compile.js";
 import { configSpec } from "../fixtures.js";
@@ -26,30 +24,10 @@ import { TypeUrl } from "../serving/resource-snapshot.js";
 import { validate } from "../validate/validate.js";
 import { exportEnvoyConfig } from "./envoy-export.js";
 
-const SCHEMA =
-  process.env.SWITCHYARD_ENVOY_SCHEMA ??
-  fileURLToPath(new URL("../../../../../shared/schemas/envoy-api.binpb", import.meta.url));
-const NEWER_FIELDS = fileURLToPath(new URL("newer-fields.yaml", new URL(`file://${SCHEMA}`)));
-
-function schemaBytes(): Uint8Array {
-  if (!existsSync(SCHEMA)) {
-    throw new Error(
-      `the Envoy API descriptor set is not at ${SCHEMA} (expected shared/schemas/envoy-api.binpb beside the repository, or SWITCHYARD_ENVOY_SCHEMA)`,
-    );
-  }
-  return readFileSync(SCHEMA);
-}
-
 function loaded() {
-  const read = readEnvoySchema("envoy-2026-01", schemaBytes());
+  const read = readEnvoySchema("envoy-2026-01", envoySchemaBytes());
   if ("problem" in read) throw new Error(read.problem);
   return read.schema;
-}
-
-/** The resources of newer-fields.yaml, as a list of resources with "@type". */
-function newerResources(): string {
-  const { resources } = parseYaml(readFileSync(NEWER_FIELDS, "utf8")) as { resources: unknown };
-  return JSON.stringify(resources);
 }
 
 function parsed(text: string) {
@@ -70,7 +48,7 @@ describe("a newer Envoy API", () => {
   });
 
   it("without it, each field the bundled API lacks is refused, naming the field and the API in use", () => {
-    const result = parseEnvoyConfig(newerResources(), { filename: "newer.json" });
+    const result = parseEnvoyConfig(newerFieldsResources(), { filename: "newer.json" });
     expect("errors" in result).toBe(true);
     const messages = "errors" in result ? result.errors.map((e) => e.message) : [];
     for (const field of [
@@ -88,7 +66,7 @@ describe("a newer Envoy API", () => {
 
   it("once loaded, resources using its fields import, validate, compile and export back equal", () => {
     installEnvoySchemas([loaded()]);
-    const input = parsed(newerResources());
+    const input = parsed(newerFieldsResources());
     const { spec, issues } = importEnvoyConfig(input);
     expect(issues.filter((issue) => issue.severity === "error")).toEqual([]);
     const full = configSpec(spec);
@@ -101,7 +79,7 @@ describe("a newer Envoy API", () => {
 
   it("once loaded, what proxies are sent holds the newer fields as fields of the newer definition", () => {
     installEnvoySchemas([loaded()]);
-    const { spec } = importEnvoyConfig(parsed(newerResources()));
+    const { spec } = importEnvoyConfig(parsed(newerFieldsResources()));
     const [group] = compile(configSpec(spec)).groups;
     const body = group?.snapshot.resources(TypeUrl.RouteConfiguration).get("local_route")?.body;
     expect(body).toBeDefined();
@@ -131,7 +109,7 @@ describe("a newer Envoy API", () => {
   });
 
   describe("is refused, with what is wrong, when it is not a descriptor set of a newer Envoy API", () => {
-    const set = () => fromBinary(FileDescriptorSetSchema, schemaBytes());
+    const set = () => fromBinary(FileDescriptorSetSchema, envoySchemaBytes());
     it.each([
       ["an empty file", new Uint8Array(), /the file is empty/],
       [
