@@ -20,6 +20,7 @@ import { expectExportsAsNormalized } from "../../test/round-trip.js";
 import { compile } from "../compile.js";
 import { configSpec } from "../fixtures.js";
 import { importEnvoyConfig, parseEnvoyConfig } from "../import/envoy-import.js";
+import { routeRequest } from "../routing/route-request.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import { validate } from "../validate/validate.js";
 import { exportEnvoyConfig } from "./envoy-export.js";
@@ -91,6 +92,21 @@ describe("a newer Envoy API", () => {
       cookies: { name: string }[];
     };
     expect(match.cookies.map((cookie) => cookie.name)).toEqual(["tier"]);
+  });
+
+  it("once loaded, the route tester says it cannot evaluate a match condition only it defines, rather than guess", () => {
+    installEnvoySchemas([loaded()]);
+    const { spec } = importEnvoyConfig(parsed(newerFieldsResources()));
+    const answer = routeRequest(configSpec(spec), {
+      listener: "ingress_http",
+      authority: "example.com",
+      path: "/",
+    });
+    expect(answer.t === "refused" ? answer : answer.verdict).toMatchObject({
+      t: "cannot-evaluate",
+      route: { index: 0 },
+      reasons: ["match.cookies is a condition the route tester does not evaluate"],
+    });
   });
 
   it("takes the validate.rules of its own definitions: a rule the newer API dropped no longer refuses", () => {

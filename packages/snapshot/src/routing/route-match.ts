@@ -17,10 +17,13 @@
  * - `connect_matcher` matches CONNECT requests only; a request without a path (CONNECT) is
  *   matched by no other route.
  * A condition a request cannot answer (tls_context: the peer certificate; dynamic_metadata
- * without RouteRequest.dynamicMetadata; a runtime key the layers disagree on) makes the route
- * "undecidable" when every other condition holds: the caller stops there rather than guess.
+ * without RouteRequest.dynamicMetadata; a runtime key the layers disagree on), or one this
+ * simulator does not evaluate (a field of a newer Envoy API loaded at run time: `cookies`,
+ * `filter_state`, ...), makes the route "undecidable" when every other condition holds: the
+ * caller stops there rather than guess.
  */
 import type { JsonValue as ProtoJson } from "@bufbuild/protobuf";
+import { reflect } from "@bufbuild/protobuf/reflect";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import type { Route } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
@@ -196,13 +199,54 @@ function metadataMatches(
   return test(at as ProtoJson | undefined) !== matcher.invert;
 }
 
+/** The RouteMatch fields matchRoute evaluates (proto names); a set one of any other is not. */
+const EVALUATED = new Set([
+  "prefix",
+  "path",
+  "safe_regex",
+  "connect_matcher",
+  "path_separated_prefix",
+  "path_match_policy",
+  "case_sensitive",
+  "runtime_fraction",
+  "headers",
+  "query_parameters",
+  "grpc",
+  "tls_context",
+  "dynamic_metadata",
+]);
+
+/**
+ * The conditions of `match` this simulator does not evaluate: set fields of its (newest)
+ * definition other than EVALUATED, and fields no definition in use knows.
+ */
+function unevaluated(match: Route["match"]): string[] {
+  if (!match) return [];
+  const desc = registry.getMessage(match.$typeName);
+  const out: string[] = [];
+  if (desc) {
+    const fields = reflect(desc, match);
+    for (const field of desc.fields) {
+      if (!EVALUATED.has(field.name) && fields.isSet(field)) {
+        out.push(`match.${field.name} is a condition the route tester does not evaluate`);
+      }
+    }
+  }
+  if ((match.$unknown?.length ?? 0) > 0) {
+    out.push(
+      "match has a field no Envoy API in use defines, a condition the route tester does not evaluate",
+    );
+  }
+  return out;
+}
+
 /** Whether `route` (the `index`th of its virtual host) matches, as Envoy's RouteEntryImplBase::matches. */
 export function matchRoute(route: Route, path: string, context: MatchContext): RouteMatchResult {
   const match = route.match;
   const headers = context.headers;
   const requestPath = headers.get(":path");
   const conditions: string[] = [];
-  const undecidable: string[] = [];
+  const undecidable: string[] = unevaluated(match);
   let rule: PathRule;
   try {
     rule = pathRule(route, path, context.ignorePathParameters);
