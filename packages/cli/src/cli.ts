@@ -575,6 +575,37 @@ export function createCli(): Command {
       ),
     );
   program
+    .command("import")
+    .description(
+      "read Envoy v3 configuration into the draft, as the console's Import page does (nothing is published: review with `switchyard diff`, then `switchyard publish`); every format `apply` reads",
+    )
+    .argument(
+      "<files...>",
+      "files, directories (their .yaml, .yml and .json files), or - for stdin",
+    )
+    .option("-R, --recursive", "read the directories below each directory too")
+    .option(
+      "--dry-run",
+      "change nothing: say what the import would change, and every issue a publish of it would raise (exit 0 nothing, 1 changes, 2 errors)",
+    )
+    .option("-t, --type <type>", TYPE_HELP)
+    .action(
+      clientAction(
+        program,
+        async (
+          client,
+          files: string[],
+          options: { recursive?: boolean; dryRun?: boolean; type?: string },
+        ) => {
+          if (options.dryRun) {
+            cliIo().setExitCode(await commands.diffFiles(client, stdout, files, options));
+            return;
+          }
+          await commands.apply(client, stdout, files, { ...options, draft: true });
+        },
+      ),
+    );
+  program
     .command("get")
     .description(
       `list stored objects of a kind, or print one in its Envoy-native form (kinds: ${KIND_HELP})`,

@@ -179,4 +179,20 @@ describe("switchyard apply with per-type lists and Envoy config dumps", () => {
     expect(applied.stdout).toContain(`[${dumped}:`);
     expect((await stored()).clusters).toEqual(["dumped-active", "dumped-static", "gw-a", "gw-tcp"]);
   });
+  it("switchyard import reads a file into the draft, publishing nothing; --dry-run says what it would change and changes nothing", async () => {
+    const api = configClient(harness.baseUrl, [bearer(token)]);
+    const versions = async () => (await api.listSnapshots({})).snapshots.length;
+    const before = await versions();
+    const listed = file("gw/imported.yaml", edsClusters("gw-imported"));
+    const dry = await cli("import", listed, "--type", "clusters", "--dry-run");
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain("gw-imported");
+    expect((await stored()).clusters).not.toContain("gw-imported");
+    const imported = await cli("import", listed, "--type", "clusters");
+    expect(imported.stderr).toBe("");
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/added\s+cluster gw-imported/);
+    expect((await stored()).clusters).toContain("gw-imported");
+    expect(await versions()).toBe(before);
+  });
 });
