@@ -83,6 +83,29 @@ describe("the cluster form", () => {
     expect(paths).toContain("localities.0.endpoints.0.port");
   });
 
+  it("takes a Unix socket or internal listener endpoint with no port, and refuses a port beside one", () => {
+    for (const address of ["unix:///run/app.sock", "envoy://inner"]) {
+      const form = emptyClusterForm();
+      form.name = "portless";
+      const endpoint = form.localities[0]?.endpoints[0];
+      if (endpoint) Object.assign(endpoint, { address, port: "" });
+      expect(clusterFormSchema.safeParse(form).success).toBe(true);
+      const message = clusterOfForm(form);
+      expect(message.localities[0]?.endpoints[0]?.port).toBe(0);
+      expect(clusterFormOf(message).localities[0]?.endpoints[0]?.port).toBe("");
+      if (endpoint) endpoint.port = "8080";
+      const refused = clusterFormSchema.safeParse(form);
+      expect(refused.error?.issues.map((i) => i.path.join("."))).toEqual([
+        "localities.0.endpoints.0.port",
+      ]);
+    }
+    const form = emptyClusterForm();
+    form.name = "ip";
+    const endpoint = form.localities[0]?.endpoints[0];
+    if (endpoint) Object.assign(endpoint, { address: "10.0.0.1", port: "" });
+    expect(clusterFormSchema.safeParse(form).success).toBe(false);
+  });
+
   it("refuses health checks that are not a JSON list of objects", () => {
     const form = { ...clusterFormOf(cluster()), healthChecks: '{"timeout": "1s"}' };
     expect(clusterFormSchema.safeParse(form).success).toBe(false);

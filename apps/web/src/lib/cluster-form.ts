@@ -40,13 +40,43 @@ export const discoveryTypes = enumValueNames(DiscoveryTypeSchema, DiscoveryType)
 export const lbPolicies = enumValueNames(LbPolicySchema, LbPolicy);
 export const healthStatuses = enumValueNames(HealthStatusSchema, HealthStatus);
 
-const endpointSchema = z.object({
-  address: z.string().trim().min(1, "Enter an IP address or host name"),
-  port: uintText({ min: 1, max: 65535, what: "a port" }),
-  weight: uintText({ min: 1, optional: true }),
-  healthStatus: z.enum(healthStatuses),
-  extra: passthrough,
-});
+/**
+ * An endpoint's address as the model writes it (envoy-address.ts in @switchyard/snapshot): an IP
+ * or host name with a port, or a Unix socket (unix://PATH) or internal listener (envoy://NAME),
+ * which have none.
+ */
+const portless = (address: string) =>
+  address.trim().startsWith("unix://") || address.trim().startsWith("envoy://");
+
+const endpointSchema = z
+  .object({
+    address: z
+      .string()
+      .trim()
+      .min(1, "Enter an IP address or host name, unix:///path.sock or envoy://LISTENER"),
+    port: z.string(),
+    weight: uintText({ min: 1, optional: true }),
+    healthStatus: z.enum(healthStatuses),
+    extra: passthrough,
+  })
+  .superRefine((e, ctx) => {
+    if (portless(e.address)) {
+      if (e.port.trim() !== "" && e.port.trim() !== "0")
+        ctx.addIssue({
+          code: "custom",
+          path: ["port"],
+          message: "A Unix socket or internal listener has no port: clear it",
+        });
+      return;
+    }
+    const port = uintText({ min: 1, max: 65535, what: "a port" }).safeParse(e.port);
+    if (!port.success)
+      ctx.addIssue({
+        code: "custom",
+        path: ["port"],
+        message: port.error.issues[0]?.message ?? "Enter a port",
+      });
+  });
 
 const localitySchema = z.object({
   region: z.string().trim(),
@@ -178,7 +208,7 @@ export function clusterFormOf(cluster: Cluster): ClusterForm {
       extra: l.extra,
       endpoints: l.endpoints.map((e) => ({
         address: e.address,
-        port: String(e.port),
+        port: portless(e.address) ? "" : String(e.port),
         weight: uintToText(e.weight),
         healthStatus: enumName(HealthStatus, e.healthStatus, healthStatuses, "UNKNOWN"),
         extra: e.extra,
