@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { bearer, configClient, type Harness, startHarness } from "@switchyard/server/testing";
+import { configDump, redactedTlsSecret } from "@switchyard/testing/config-dump";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.js";
 
@@ -139,35 +140,12 @@ describe("switchyard apply with per-type lists and Envoy config dumps", () => {
       connect_timeout: "1s",
       load_assignment: { cluster_name: name, endpoints: [] },
     });
-    const dump = {
-      configs: [
-        {
-          "@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump",
-          version_info: "3",
-          static_clusters: [
-            { cluster: cluster("dumped-static"), last_updated: "2026-01-29T10:00:00Z" },
-          ],
-          dynamic_active_clusters: [{ version_info: "3", cluster: cluster("dumped-active") }],
-          dynamic_warming_clusters: [{ version_info: "4", cluster: cluster("dumped-warming") }],
-        },
-        {
-          "@type": "type.googleapis.com/envoy.admin.v3.SecretsConfigDump",
-          dynamic_active_secrets: [
-            {
-              name: "edge-cert",
-              secret: {
-                "@type": "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
-                name: "edge-cert",
-                tls_certificate: {
-                  certificate_chain: { inline_string: "-----BEGIN CERTIFICATE-----" },
-                  private_key: { inline_string: "[redacted]" },
-                },
-              },
-            },
-          ],
-        },
-      ],
-    };
+    const dump = configDump({
+      staticClusters: [cluster("dumped-static")],
+      activeClusters: [cluster("dumped-active")],
+      warmingClusters: [cluster("dumped-warming")],
+      secrets: { active: [redactedTlsSecret("edge-cert", "-----BEGIN CERTIFICATE-----")] },
+    });
     const dumped = file("config_dump.json", JSON.stringify(dump, null, 2));
     const applied = await cli("apply", "-f", dumped, "--draft");
     expect(applied.stderr).toBe("");

@@ -7,6 +7,7 @@
  */
 import { Code, type Interceptor } from "@connectrpc/connect";
 import { EnvoyResourceType } from "@switchyard/proto/switchyard/v1/config_pb";
+import { configDump } from "@switchyard/testing/config-dump";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, configClient, refusal } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
@@ -142,18 +143,10 @@ describe("ImportRequest.resource_type and document_types", () => {
       connect_timeout: "1s",
       load_assignment: { cluster_name: name, endpoints: [] },
     });
-    const dump = {
-      configs: [
-        {
-          "@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump",
-          version_info: "3",
-          dynamic_active_clusters: [
-            { version_info: "3", cluster: cluster("dumped"), last_updated: "2026-01-29T10:00:00Z" },
-          ],
-          dynamic_warming_clusters: [{ version_info: "4", cluster: cluster("warming") }],
-        },
-      ],
-    };
+    const dump = configDump({
+      activeClusters: [cluster("dumped")],
+      warmingClusters: [cluster("warming")],
+    });
     const result = await api().import({
       filename: "config_dump.json",
       content: JSON.stringify(dump),

@@ -2,16 +2,17 @@
  * Envoy admin config dumps (`/config_dump`, what `istioctl proxy-config all -o json` prints) read
  * by parseEnvoyConfig and importEnvoyConfig: what is taken (the active resources), what is left
  * out and said so, and that a dump of a configuration imports back as that configuration. The
- * dumps are built by test/config-dump.ts from resources Switchyard itself exports.
+ * dumps are built by @switchyard/testing/config-dump from resources Switchyard itself exports.
  */
-import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
+
 import {
   configDump,
   type DumpContent,
   redactedTlsSecret,
   resourceDump,
-} from "../../test/config-dump.js";
+} from "@switchyard/testing/config-dump";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { envoyResourceJson, exportEnvoyResources } from "../envoy/envoy-export.js";
 import {
   clusterSpec,

@@ -7,9 +7,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { configDump } from "@switchyard/testing/config-dump";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { configDump } from "../../test/config-dump.js";
 import { envoyResourceJson, exportEnvoyResources } from "../envoy/envoy-export.js";
 import {
   clusterSpec,

@@ -6,7 +6,10 @@
  * (`version_info`, `last_updated`, `client_status`). Resources are given as Envoy JSON with their
  * "@type" (envoyResourceJson of an export).
  */
-import type { JsonObject } from "../src/model.js";
+
+type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
+/** A JSON object, as Envoy's JSON mapping of a message reads it. */
+export type JsonObject = { readonly [key: string]: JsonValue };
 
 const ADMIN = "type.googleapis.com/envoy.admin.v3.";
 const UPDATED = "2026-01-29T10:00:00.000Z";
