@@ -134,15 +134,13 @@ const POLICIES: Readonly<Partial<Record<ValidationCode, RegExp | true>>> = {
   "vhds-virtual-host-name": true,
   // Envoy's RouteMatcher: "Only unique values for domains are permitted".
   "duplicate-domain": true,
-  // An HTTP connection manager written as a TypedStruct (which Envoy converts) is not read as the
-  // modelled one, and is refused among the network filters: a policy not yet in the README.
+  // README: a chain's HTTP connection manager is its modelled part, not among its network filters.
   "invalid-network-filter":
     /is an HTTP connection manager: a chain's HTTP connection manager is its modelled part/,
   // Policies validate-issues.ts states: no empty domain, nor one with whitespace or control
-  // characters; a path match starts with "/"; an endpoint's port from 1; names and runtime keys
-  // without control characters or empty parts.
+  // characters; an endpoint's port from 1; names and runtime keys without control characters or
+  // empty parts.
   "invalid-domain": true,
-  "invalid-path-match": /which no request has/,
   "invalid-port": /endpoint \d+ of locality \d+ of cluster .* has port 0;/,
   "invalid-name": /contains (whitespace or )?control characters|is empty/,
   "invalid-runtime-key": true,

@@ -122,12 +122,8 @@ const routeSchema = z
   .superRefine((r, ctx) => {
     const at = (path: string, message: string) =>
       ctx.addIssue({ code: "custom", path: [path], message });
-    if (
-      (r.matchKind === "PATH" || r.matchKind === "PATH_SEPARATED_PREFIX") &&
-      !r.matchValue.startsWith("/")
-    ) {
-      at("matchValue", "A path starts with /");
-    }
+    // A PATH or PATH_SEPARATED_PREFIX without a leading "/" (a PATH of "*" is OPTIONS *) is Envoy's
+    // to take: the server warns that it never matches, and the review shows it.
     if (r.matchKind === "SAFE_REGEX" && r.matchValue === "")
       at("matchValue", "Enter a regular expression");
     switch (r.actionKind) {

@@ -98,7 +98,10 @@ export const VALIDATION_CODES = {
     "a LOGICAL_DNS cluster has other than exactly one locality with one endpoint",
   ),
   "invalid-path-match": error(
-    "a PATH (other than *) or PATH_SEPARATED_PREFIX route match does not start with /, or a CONNECT or PATH_MATCH_POLICY match lacks its matcher in extra.match",
+    "a CONNECT or PATH_MATCH_POLICY route match lacks its matcher in extra.match",
+  ),
+  "unmatchable-path": warning(
+    "a PATH (other than *) or PATH_SEPARATED_PREFIX route match does not start with /: no request path matches it",
   ),
   "invalid-regex": error("a SAFE_REGEX route match is not a valid RE2 regular expression"),
   "incomplete-route-action": error(

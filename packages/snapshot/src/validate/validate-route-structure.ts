@@ -60,9 +60,9 @@ export function checkDomains({ spec, issues }: ValidationContext): void {
 
 /**
  * A PATH match is an absolute path or "*" (the request target of `OPTIONS *`); a
- * PATH_SEPARATED_PREFIX starts with "/" (Envoy's own rule is only its pattern, `^[^?#]+[^?#/]$`:
- * a prefix without "/" is Switchyard's policy, as no request path starts otherwise); a SAFE_REGEX
- * match compiles as RE2 (see `regexProblem`).
+ * PATH_SEPARATED_PREFIX starts with "/", or it matches no request: Envoy takes it (its rules are
+ * only `path`'s header-value pattern and the prefix's `^[^?#]+[^?#/]$`), so it is a warning, as a
+ * typo that costs a route; a SAFE_REGEX match compiles as RE2 (see `regexProblem`).
  */
 export function checkRouteMatches({ spec, issues }: ValidationContext): void {
   const regexProblems = new Map<string, string | undefined>();
@@ -87,9 +87,9 @@ export function checkRouteMatches({ spec, issues }: ValidationContext): void {
           !(route.matchKind === "PATH" && route.matchValue === "*")
         ) {
           issues.add(
-            "invalid-path-match",
+            "unmatchable-path",
             path,
-            `${describeRoute(virtualHost, index, route)} matches path ${quote(route.matchValue)}, which no request has: paths start with "/"`,
+            `${describeRoute(virtualHost, index, route)} matches path ${quote(route.matchValue)}, which no request has (paths start with "/"), so it never matches`,
             `use ${quote(`/${route.matchValue}`)}`,
           );
         } else if (route.matchKind === "SAFE_REGEX") {

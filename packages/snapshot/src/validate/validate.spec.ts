@@ -884,12 +884,12 @@ describe("validate: virtual hosts and domains", () => {
 describe("validate: route matches", () => {
   runCases([
     {
-      rule: 'a PATH match starts with "/"',
+      rule: 'a PATH match not starting with "/" is a warning: Envoy takes it, and it never matches',
       spec: withRoutes(routeSpec("c", { matchKind: "PATH", matchValue: "api/users" })),
-      code: "invalid-path-match",
+      code: "unmatchable-path",
       expected: [
-        error(
-          "invalid-path-match",
+        warning(
+          "unmatchable-path",
           'routeConfigurations["r"].virtualHosts["v"].routes[0].matchValue',
         ),
       ],
@@ -897,7 +897,7 @@ describe("validate: route matches", () => {
     {
       rule: 'a PATH match "*" is the request target of OPTIONS *, which Envoy routes',
       spec: withRoutes(routeSpec("c", { matchKind: "PATH", matchValue: "*" })),
-      code: "invalid-path-match",
+      code: "unmatchable-path",
       expected: [],
     },
     {
@@ -1791,16 +1791,16 @@ describe("validate: the report", () => {
     expect(report.issues.map(({ severity, code, path }) => ({ severity, code, path }))).toEqual([
       error("invalid-port", 'clusters["payments"].localities[0].endpoints[0].port'),
       error(
-        "invalid-path-match",
-        'routeConfigurations["ingress"].virtualHosts["api"].routes[1].matchValue',
-      ),
-      error(
         "dangling-cluster-reference",
         'routeConfigurations["ingress"].virtualHosts["api"].routes[0].cluster',
       ),
       error("duplicate-name", 'clusters["payments"].name'),
       error("duplicate-domain", 'routeConfigurations["ingress"].virtualHosts["api"].domains[1]'),
       error("listener-address-conflict", 'listeners["edge-2"].port'),
+      warning(
+        "unmatchable-path",
+        'routeConfigurations["ingress"].virtualHosts["api"].routes[1].matchValue',
+      ),
       warning("grpc-unsupported-lb-policy", 'clusters["payments"].lbPolicy'),
     ]);
   });
