@@ -18,6 +18,14 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import {
+  DescriptorProtoSchema,
+  FieldDescriptorProto_Label,
+  FieldDescriptorProto_Type,
+  FieldDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+} from "@bufbuild/protobuf/wkt";
 import { envoyApisInUse, installEnvoySchemas, readEnvoySchema, registry } from "@switchyard/proto";
 import { configDump } from "@switchyard/testing/config-dump";
 import { envoySchemaBytes, envoySchemaFile } from "@switchyard/testing/shared-data";
@@ -132,6 +140,8 @@ const DOCUMENTED_NOTES: readonly RegExp[] = [
   /^not read: "[^"]*" is not a field of envoy\.admin\.v3\./,
   /^the config dump wrapped in names here is read/,
 ];
+
+const JWT_CLAIM_TO_HEADER = "envoy.extensions.filters.http.jwt_authn.v3.JwtClaimToHeader";
 
 /** The newer Envoy API the configurations of Envoy's own repository are read with. */
 function currentEnvoyApi() {
@@ -263,15 +273,62 @@ describe("Envoy's own configurations, read with a current Envoy API loaded", () 
   it("are all there: SOURCES.md lists 29 files", () => {
     expect(files).toHaveLength(29);
   });
-  // jwt_authn.yaml is newer than the API at hand: its `claim_path` came after it.
+  // jwt_authn.yaml is newer than the API at hand: its `claim_path` came after it (the suite below
+  // reads it with an API that has it).
   corpusSuite(CONFIGS, files, {
     "configs/jwt_authn.yaml": [
       {
         path: "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.http_filters[0].typed_config.providers.firebase.claim_to_headers[2].claim_path",
-        field: "envoy.extensions.filters.http.jwt_authn.v3.JwtClaimToHeader.claim_path",
+        field: `${JWT_CLAIM_TO_HEADER}.claim_path`,
       },
     ],
   });
+});
+
+/**
+ * A stand-in for the Envoy API jwt_authn.yaml was written for, which no descriptor set at hand
+ * holds: the current one with what the file needs of it, a `claim_path` of `{ key }` segments in
+ * JwtClaimToHeader beside `claim_name`, which it no longer requires. It shows the file is refused
+ * for its API alone: once an API that has those fields is loaded, it round-trips as the rest do.
+ */
+function apiWithClaimPath() {
+  const set = fromBinary(FileDescriptorSetSchema, envoySchemaBytes());
+  const message = set.file
+    .filter((f) => f.package === "envoy.extensions.filters.http.jwt_authn.v3")
+    .flatMap((f) => f.messageType)
+    .find((m) => m.name === "JwtClaimToHeader");
+  const claimName = message?.field.find((f) => f.name === "claim_name");
+  if (!message || !claimName) throw new Error("the current API has no JwtClaimToHeader.claim_name");
+  claimName.options = undefined;
+  const field = (init: MessageInitShape<typeof FieldDescriptorProtoSchema>) =>
+    create(FieldDescriptorProtoSchema, init);
+  message.nestedType.push(
+    create(DescriptorProtoSchema, {
+      name: "ClaimPathSegment",
+      field: [
+        field({ name: "key", jsonName: "key", number: 1, type: FieldDescriptorProto_Type.STRING }),
+      ],
+    }),
+  );
+  message.field.push(
+    field({
+      name: "claim_path",
+      jsonName: "claimPath",
+      number: 3,
+      label: FieldDescriptorProto_Label.REPEATED,
+      type: FieldDescriptorProto_Type.MESSAGE,
+      typeName: `.${JWT_CLAIM_TO_HEADER}.ClaimPathSegment`,
+    }),
+  );
+  const read = readEnvoySchema("envoy-api with claim_path", toBinary(FileDescriptorSetSchema, set));
+  if ("problem" in read) throw new Error(read.problem);
+  return read.schema;
+}
+
+describe("Envoy's own configuration that is newer than the current API, read with an API that has its fields", () => {
+  beforeAll(() => installEnvoySchemas([apiWithClaimPath()]));
+  afterAll(() => installEnvoySchemas([]));
+  corpusSuite(CONFIGS, ["configs/jwt_authn.yaml"]);
 });
 
 function specOf(resources: readonly DecodedResource[]) {
