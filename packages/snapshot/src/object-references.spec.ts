@@ -93,4 +93,41 @@ describe("the references of a stored object, at their model fields", () => {
       ["cluster", "audit", undefined],
     ]);
   });
+
+  it("marks each field where the request picks the cluster (a header, a plugin), naming none", () => {
+    const routes = routeConfigurationSpec("edge", "unused", {
+      virtualHosts: [
+        virtualHostSpec(
+          "shop",
+          ["shop.example.com"],
+          [
+            routeSpec("", {
+              actionKind: "CLUSTER_HEADER",
+              cluster: null,
+              extra: { route: { clusterHeader: "x-cluster" } },
+            }),
+            routeSpec("", {
+              actionKind: "WEIGHTED_CLUSTERS",
+              cluster: null,
+              weightedClusters: [
+                { name: "shop-web", weight: 50, extra: {} },
+                { name: "", weight: 50, extra: { clusterHeader: "x-pick" } },
+              ],
+            }),
+          ],
+        ),
+      ],
+    });
+    expect(
+      routeConfigurationReferences(routes).map(({ name, path, chosenByRequest }) => [
+        name,
+        path,
+        chosenByRequest,
+      ]),
+    ).toEqual([
+      ["", expect.stringContaining("routes[0]"), true],
+      ["shop-web", expect.stringContaining("routes[1]"), undefined],
+      ["", expect.stringContaining("routes[1]"), true],
+    ]);
+  });
 });
