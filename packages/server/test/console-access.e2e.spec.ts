@@ -29,6 +29,8 @@ describe("the console with accounts (issue 7, done when)", () => {
     await api.createCluster(
       edsCluster("shop-backend", "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
     );
+    // The team's own cluster, so its member's route may name it (references are authorized).
+    await access.setClusterOwner({ cluster: "shop-backend", teamId: team.id });
     await api.createRouteConfiguration(
       routeConfiguration("shop-routes", [
         virtualHost("shop", ["www.shop.example.com"], "shop-backend"),

@@ -38,6 +38,8 @@ describe("virtual hosts owned by teams, in the route editor", () => {
       await api.createCluster(
         edsCluster(name, "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
       );
+    // The team's own cluster, so its member's routes may name it (references are authorized).
+    await access.setClusterOwner({ cluster: "shop-backend", teamId: shop.id });
     await api.createRouteConfiguration(
       routeConfiguration("shared-routes", [
         virtualHost("shop", ["www.shop.example.com"], "shop-backend"),
