@@ -108,6 +108,11 @@ export type {
 export { configSpecOf } from "./model.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
 export {
+  PROXY_LOCAL_FIELDS,
+  type ProxyLocalField,
+  type ProxyLocalKind,
+} from "./proxy-local/proxy-local-fields.js";
+export {
   type ChosenVirtualHost,
   checkRouteTest,
   type DomainMatchKind,
