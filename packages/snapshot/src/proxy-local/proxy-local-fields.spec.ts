@@ -3,7 +3,7 @@
  * picks out of every message type is either a row or listed as not proxy-local, in the bundled
  * API and in a current one (the descriptor set `switchyard schema add` is tested with, read
  * where it lies: @switchyard/testing, envoySchemaFile). A field a newer API adds fails here until
- * it is classified.
+ * it is classified, and counts as proxy-local at run time meanwhile.
  */
 import {
   create,
@@ -27,6 +27,7 @@ import {
   qualifiedName,
 } from "./proxy-local-candidates.js";
 import { PROXY_LOCAL_FIELDS } from "./proxy-local-fields.js";
+import { proxyLocalIn } from "./proxy-local-walk.js";
 
 function currentEnvoyApi() {
   const read = readEnvoySchema("envoy-api", envoySchemaBytes());
@@ -152,5 +153,22 @@ describe("a field of a newer Envoy API that no one has classified", () => {
   it("fails the completeness check, naming the field", () => {
     installEnvoySchemas([apiWithCrashDumpPath()]);
     expect(unclassified()).toEqual([`${HEALTH_CHECK}.crash_dump_path`]);
+  });
+
+  it("counts as proxy-local meanwhile: found where it is set, as unclassified", () => {
+    installEnvoySchemas([apiWithCrashDumpPath()]);
+    const desc = registry.getMessage(HEALTH_CHECK);
+    if (!desc) throw new Error("no HealthCheck");
+    const check = create(desc, { crashDumpPath: "/etc/envoy/envoy.yaml" } as never);
+    expect(proxyLocalIn(desc, check)).toEqual([
+      {
+        at: ["crashDumpPath"],
+        field: `${HEALTH_CHECK}.crash_dump_path`,
+        kind: "unclassified",
+        does: `follow ${HEALTH_CHECK}.crash_dump_path "/etc/envoy/envoy.yaml" (not yet classified by Switchyard, and named or typed like a file, a directory, code or an environment variable)`,
+        reads: null,
+        instead: null,
+      },
+    ]);
   });
 });
