@@ -145,15 +145,15 @@ const NOT_CLASSIFIED =
 
 /** `%ENVIRONMENT(X)%` in a string, as a use of the field holding it. */
 function environmentCommand(
-  field: string,
+  field: DescField | string,
   value: string,
   at: readonly Segment[],
 ): ProxyLocalUse | undefined {
-  const command = ENVIRONMENT_COMMAND.exec(value);
+  const command = value.includes("%ENVIRONMENT(") ? ENVIRONMENT_COMMAND.exec(value) : null;
   if (command === null) return undefined;
   return {
     at: [...at],
-    field,
+    field: typeof field === "string" ? field : qualifiedName(field),
     kind: "reads-env",
     does: `put the environment variable ${JSON.stringify(command[1])} into what it formats (%ENVIRONMENT(${command[1]})%)`,
     reads: null,
@@ -214,15 +214,15 @@ export function proxyLocalIn(desc: DescMessage, message: Message): ProxyLocalUse
     },
     value(field, value, at) {
       const known = classifyField(field);
-      const name = qualifiedName(field);
       if (known.t === "proxy-local") add(rowUse(known.row, field, value, at));
       else if (known.t === "unclassified") {
+        const name = qualifiedName(field);
         add(unclassified(name, `follow ${name}${shown(value)} (${NOT_CLASSIFIED})`, at));
       }
-      if (typeof value === "string") add(environmentCommand(name, value, at));
-      else if (value instanceof Uint8Array) add(environmentCommand(name, text.decode(value), at));
+      if (typeof value === "string") add(environmentCommand(field, value, at));
+      else if (value instanceof Uint8Array) add(environmentCommand(field, text.decode(value), at));
       else if (field.message !== undefined && JSON_VALUE_TYPES.has(field.message.typeName)) {
-        scanJson(value, [...at], name, null);
+        scanJson(value, [...at], qualifiedName(field), null);
       }
       return true;
     },
