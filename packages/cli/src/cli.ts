@@ -396,6 +396,31 @@ export function createCli(): Command {
       ),
     );
   team
+    .command("set-secret-owner <secret> <team>")
+    .description('make a team the owner of a secret: its clusters may name it ("" for no owner)')
+    .action(
+      admin((access, secret: string, name: string) =>
+        teamCommands.secretOwner(access, secret, name, stdout),
+      ),
+    );
+  program
+    .command("share <kind> <name>")
+    .description(
+      `let teams besides its owner name an object (admins): ${[...teamCommands.SHARE_KINDS.keys()].join(", ")}`,
+    )
+    .option(
+      "--team <team>",
+      "a team whose routes and clusters may name it (repeat); replaces the list",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--none", "share it with no team")
+    .action(
+      admin((access, kind: string, name: string, options: { team: string[]; none?: boolean }) =>
+        teamCommands.share(access, kind, name, options, stdout),
+      ),
+    );
+  team
     .command("delete <name>")
     .description("delete a team: its members keep their accounts, its clusters become unowned")
     .action(admin((access, name: string) => teamCommands.teamDelete(access, name, stdout)));

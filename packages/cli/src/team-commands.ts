@@ -7,6 +7,7 @@ import {
   type Team,
   type User,
 } from "@switchyard/proto/switchyard/v1/access_pb";
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { CliError } from "./errors.js";
 import { type Output, table } from "./output.js";
 
@@ -135,11 +136,13 @@ export async function teamList(access: Access, out: Output): Promise<void> {
   const { teams } = await access.listTeams({});
   out.out(
     `${table(
-      ["NAME", "DOMAINS", "CLUSTERS", "MEMBERS", "REVIEW"],
+      ["NAME", "DOMAINS", "CLUSTERS", "SECRETS", "SHARED WITH IT", "MEMBERS", "REVIEW"],
       teams.map((t) => [
         t.name,
         t.domains.join(",") || "-",
         t.clusters.join(",") || "-",
+        t.secrets.join(",") || "-",
+        t.shared.map((o) => `${SHARE_KIND_WORDS.get(o.kind) ?? "?"}/${o.name}`).join(",") || "-",
         String(t.memberCount),
         t.requireReview ? "required" : "-",
       ]),
@@ -197,6 +200,62 @@ export async function teamDomain(
   const updated =
     change === "add" ? await access.addTeamDomain(request) : await access.removeTeamDomain(request);
   out.out(`Team ${updated.name} owns: ${updated.domains.join(", ") || "no domain"}.\n`);
+}
+
+/** `switchyard team set-secret-owner SECRET TEAM` (TEAM "" : no owner). */
+export async function secretOwner(
+  access: Access,
+  secret: string,
+  teamName: string,
+  out: Output,
+): Promise<void> {
+  await access.setSecretOwner({ secret, teamId: await teamIdArg(access, teamName) });
+  out.out(
+    teamName === ""
+      ? `Secret ${secret} is owned by no team.\n`
+      : `Secret ${secret} is owned by team ${teamName}: its clusters may name it.\n`,
+  );
+}
+
+/** The kinds `switchyard share` takes, as the command line writes them. */
+export const SHARE_KINDS: ReadonlyMap<string, ResourceKind> = new Map([
+  ["cluster", ResourceKind.CLUSTER],
+  ["secret", ResourceKind.SECRET],
+  ["listener", ResourceKind.LISTENER],
+  ["route-configuration", ResourceKind.ROUTE_CONFIGURATION],
+]);
+
+const SHARE_KIND_WORDS = new Map([...SHARE_KINDS].map(([word, kind]) => [kind, word]));
+
+/**
+ * `switchyard share KIND NAME --team T...` (or `--none`): the teams besides its owner whose
+ * objects may name it.
+ */
+export async function share(
+  access: Access,
+  kindWord: string,
+  name: string,
+  options: { team: string[]; none?: boolean | undefined },
+  out: Output,
+): Promise<void> {
+  const kind = SHARE_KINDS.get(kindWord);
+  if (kind === undefined)
+    throw new CliError(
+      `${JSON.stringify(kindWord)} is not something a team can name: use ${[...SHARE_KINDS.keys()].join(", ")}`,
+    );
+  if (options.team.length === 0 && options.none !== true)
+    throw new CliError(
+      "name the teams it is shared with (--team TEAM, repeated), or --none to share it with no team",
+    );
+  if (options.team.length > 0 && options.none === true)
+    throw new CliError("--none and --team contradict each other: give one");
+  const teamIds = await Promise.all(options.team.map((t) => teamIdArg(access, t)));
+  const sharing = await access.setSharing({ kind, name, teamIds });
+  out.out(
+    sharing.teams.length === 0
+      ? `${kindWord} ${name} is shared with no team: only its owner's objects may name it.\n`
+      : `${kindWord} ${name} is shared with team${sharing.teams.length > 1 ? "s" : ""} ${sharing.teams.join(", ")}.\n`,
+  );
 }
 
 export async function teamDelete(access: Access, name: string, out: Output): Promise<void> {

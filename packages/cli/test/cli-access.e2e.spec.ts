@@ -62,7 +62,9 @@ describe("switchyard user and switchyard team", () => {
     expect(users).toMatch(/sam\s+member\s+shop\s+active\s+\d{4}-/);
     expect(users).toMatch(/admin\s+admin\s+-\s+active/);
     const teams = (await cli(["team", "list"])).output;
-    expect(teams).toMatch(/shop\s+\*\.shop\.example\.com,api\.shop\.example\.com\s+-\s+1\s+-/);
+    expect(teams).toMatch(
+      /shop\s+\*\.shop\.example\.com,api\.shop\.example\.com\s+-\s+-\s+-\s+1\s+-/,
+    );
   }, 60_000);
 
   it("team update renames and requires review; user update changes a role, and --disable stops the account from signing in", async () => {
@@ -151,5 +153,33 @@ describe("switchyard user and switchyard team", () => {
     expect((await cli(["review", "list"])).output).toBe("no open review requests\n");
     const bad = await cli(["review", "show", "abc"]);
     expect(bad.output).toContain('"abc" is not a review id');
+  }, 60_000);
+
+  it("an admin makes a secret a team's and shares a cluster with it; team list shows both, and a bad kind or a missing choice is refused", async () => {
+    const config = createClient(
+      ConfigService,
+      createConnectTransport({
+        baseUrl: harness.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(adminToken)],
+      }),
+    );
+    await config.createCluster(edsCluster("search", "127.0.0.1:50052"));
+    const shared = await cli(["share", "cluster", "search", "--team", "shop-eu"]);
+    expect(shared.output, shared.output).toBe("cluster search is shared with team shop-eu.\n");
+    expect((await cli(["team", "list"])).output).toMatch(/shop-eu\s+.*cluster\/search/);
+    const owner = await cli(["team", "set-secret-owner", "no-such-secret", "shop-eu"]);
+    expect(owner.code).not.toBe(0);
+    expect(owner.output).toContain('secret "no-such-secret" does not exist in the draft');
+    const kind = await cli(["share", "pods", "search", "--team", "shop-eu"]);
+    expect(kind.output).toContain(
+      '"pods" is not something a team can name: use cluster, secret, listener, route-configuration',
+    );
+    const neither = await cli(["share", "cluster", "search"]);
+    expect(neither.output).toContain("--none to share it with no team");
+    const none = await cli(["share", "cluster", "search", "--none"]);
+    expect(none.output).toBe(
+      "cluster search is shared with no team: only its owner's objects may name it.\n",
+    );
   }, 60_000);
 });

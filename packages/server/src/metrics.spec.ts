@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { NodeSchema } from "@switchyard/proto/envoy/config/core/v3/base_pb";
 import { compile, configSpecOf, TypeUrl } from "@switchyard/snapshot";
-import { validationSecretSpec } from "@switchyard/snapshot/fixtures";
+import { clusterSpec, validationSecretSpec } from "@switchyard/snapshot/fixtures";
 import { createTestCa } from "@switchyard/testing";
 import type { XdsVariant } from "@switchyard/xds";
 import { afterEach, describe, expect, it } from "vitest";
@@ -158,7 +158,11 @@ describe("createMetrics", () => {
   it("exports each served secret's expiry as a Unix time, dropping secrets no longer served", async () => {
     const ca = createTestCa("metrics CA");
     const spec = (names: readonly string[]) =>
-      configSpecOf({ secrets: names.map((name) => validationSecretSpec(name, ca.cert)) });
+      configSpecOf({
+        secrets: names.map((name) => validationSecretSpec(name, ca.cert)),
+        // Only a secret something names is served (README, "Only to the nodes that use them").
+        clusters: names.map((name) => clusterSpec(`to-${name}`, [], { tlsSecretName: name })),
+      });
     const metrics = createMetrics();
     metrics.onServed(compile(spec(["a", "b"])));
     const at = await value(metrics, "switchyard_secret_expiry_timestamp_seconds", { secret: "a" });

@@ -132,6 +132,8 @@ const EXPECTED: Record<string, Set<Who>> = {
   "switchyard.v1.AccessService/AddTeamDomain": ADMIN_ONLY,
   "switchyard.v1.AccessService/RemoveTeamDomain": ADMIN_ONLY,
   "switchyard.v1.AccessService/SetClusterOwner": ADMIN_ONLY,
+  "switchyard.v1.AccessService/SetSecretOwner": ADMIN_ONLY,
+  "switchyard.v1.AccessService/SetSharing": ADMIN_ONLY,
   // Tokens never mint tokens: only a session may (authorize.ts, sessionOnly).
   "switchyard.v1.AccessService/CreateToken": anyone("memberSession"),
   "switchyard.v1.AccessService/ListTokens": READ,

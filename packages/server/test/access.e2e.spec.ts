@@ -49,8 +49,8 @@ describe("ownership, sessions, tokens and the audit log", () => {
   };
   const routes = (aPath: string, bPath: string, bDomains = ["api.b.example.com"]) =>
     routeConfiguration("shared-routes", [
-      virtualHost("a", ["api.a.example.com"], "a-backend", { matchValue: aPath }),
-      virtualHost("b", bDomains, "b-backend", { matchValue: bPath }),
+      virtualHost("a", ["api.a.example.com"], "a-web", { matchValue: aPath }),
+      virtualHost("b", bDomains, "b-web", { matchValue: bPath }),
     ]);
 
   beforeAll(async () => {
@@ -70,6 +70,9 @@ describe("ownership, sessions, tokens and the audit log", () => {
   });
 
   it("a member changes their team's virtual host, and a crafted request touching another team's virtual host is refused and changes nothing", async () => {
+    // Each virtual host sends traffic to a cluster of its own team (grants.ts).
+    await api(member).createCluster(edsCluster("a-web", "127.0.0.1:50051"));
+    await api(admin).createCluster(edsCluster("b-web", "127.0.0.1:50051"));
     await api(admin).createRouteConfiguration(routes("/a", "/b"));
     const stored = await api(member).getRouteConfiguration({ name: "shared-routes" });
     expect(await code(api(member).updateRouteConfiguration(routes("/a2", "/b")))).toBe("ok");

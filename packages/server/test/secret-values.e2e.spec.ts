@@ -434,9 +434,21 @@ describe("the secrets key and secret values", () => {
     try {
       const api = harness.api();
       await api.createSecret(generic("api-key", hmac));
+      await api.createSecret(generic("oauth-hmac", hmac));
       await api.createSecret(tickets("tickets", newest));
+      await api.createSecret(
+        create(SecretSchema, {
+          name: "edge-cert",
+          type: SecretType.TLS_CERTIFICATE,
+          certificateChain: edge.cert,
+          privateKey: edge.key,
+        }),
+      );
       await api.createRouteConfiguration(catchAllRoutes("routes", "backend"));
       await api.createCluster(edsCluster("backend", "10.0.0.1:8080"));
+      await api.createCluster(edsCluster("auth", "10.0.0.2:443"));
+      // A secret is served only where something names it: the listener names these.
+      await api.createListener(edgeListener("tickets", "api-key"));
       await api.publish({ message: "values" });
       const idA = createKeyring({ t: "key", key: keyA, source: "env" }).keyId;
       const idB = createKeyring({ t: "key", key: keyB, source: "env" }).keyId;

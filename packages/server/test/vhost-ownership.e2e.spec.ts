@@ -74,6 +74,8 @@ describe("a virtual host's owner team", () => {
       await api(admin).createCluster(
         edsCluster(name, "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
       );
+    // Team a's routes send traffic to its own cluster (grants.ts).
+    await access.setClusterOwner({ cluster: "a-backend", teamId: teamA.id });
   }, 60_000);
 
   afterAll(async () => {

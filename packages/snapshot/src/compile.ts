@@ -65,6 +65,24 @@ export interface CompiledConfig {
   /** Sorted by priority then name; exactly one is the default. */
   readonly groups: readonly CompiledGroup[];
   readonly issues: readonly ConfigIssue[];
+  /**
+   * The secrets a cluster names that it may not use (CompileOptions.maySecretServe), so that no
+   * node group gets them for it: validation warns of each. Absent in a config read back from
+   * storage.
+   */
+  readonly withheldSecrets?: readonly WithheldSecret[];
+}
+
+/** An object that names a secret it may not use. */
+export interface WithheldSecret {
+  readonly secret: string;
+  readonly referrer: SecretReferrer;
+}
+
+/** What names a secret that a node group would get: one of the group's clusters or listeners. */
+export interface SecretReferrer {
+  readonly kind: "cluster" | "listener";
+  readonly name: string;
 }
 
 /** The group every node falls into when no node group is stored. */
@@ -361,12 +379,62 @@ function secretsOf(resource: XdsResource): readonly string[] {
   return names;
 }
 
+/** Whether `referrer` may have `secret` served for it (CompileOptions.maySecretServe). */
+type SecretUse = (secret: string, referrer: SecretReferrer) => boolean;
+
+/**
+ * The secrets the clusters and listeners among `resources` name and may use: what a node group
+ * holding them gets. A private key goes to no node that does not use it, and to none for an
+ * object not entitled to it (README, "Access control").
+ */
+function secretsFor(resources: Iterable<XdsResource>, mayUse: SecretUse | undefined): string[] {
+  const names = new Set<string>();
+  for (const resource of resources) {
+    const kind =
+      resource.typeUrl === TypeUrl.Cluster
+        ? "cluster"
+        : resource.typeUrl === TypeUrl.Listener
+          ? "listener"
+          : undefined;
+    if (kind === undefined) continue;
+    for (const secret of secretsOf(resource)) {
+      if (!mayUse || mayUse(secret, { kind, name: resource.name })) names.add(secret);
+    }
+  }
+  return [...names];
+}
+
+function withheldSecrets(
+  all: Map<string, XdsResource>,
+  mayUse: SecretUse | undefined,
+): WithheldSecret[] {
+  if (!mayUse) return [];
+  const withheld: WithheldSecret[] = [];
+  for (const resource of all.values()) {
+    if (resource.typeUrl !== TypeUrl.Cluster && resource.typeUrl !== TypeUrl.Listener) continue;
+    const referrer: SecretReferrer = {
+      kind: resource.typeUrl === TypeUrl.Cluster ? "cluster" : "listener",
+      name: resource.name,
+    };
+    for (const secret of secretsOf(resource)) {
+      if (!mayUse(secret, referrer)) withheld.push({ secret, referrer });
+    }
+  }
+  return withheld;
+}
+
 function groupSnapshot(
   all: Map<string, XdsResource>,
   group: NodeGroupSpec | undefined,
+  mayUse: SecretUse | undefined,
 ): ResourceSnapshot {
   if (!group || group.isDefault) {
-    return new ResourceSnapshot(all.values());
+    // The default group gets every listener and cluster, and what they need: every resource but
+    // the secrets no object of it may be served.
+    const served = new Set(secretsFor(all.values(), mayUse));
+    return new ResourceSnapshot(
+      [...all.values()].filter((r) => r.typeUrl !== TypeUrl.Secret || served.has(r.name)),
+    );
   }
   // A named group gets its listeners and clusters, and what those need: the route
   // configurations its listeners load over RDS and the assignments of its EDS clusters. Every
@@ -399,12 +467,7 @@ function groupSnapshot(
       selected.filter((r) => r.typeUrl === TypeUrl.Listener).flatMap((r) => r.references),
     ],
   ]);
-  dependents.set(
-    TypeUrl.Secret,
-    selected
-      .filter((r) => r.typeUrl === TypeUrl.Cluster || r.typeUrl === TypeUrl.Listener)
-      .flatMap(secretsOf),
-  );
+  dependents.set(TypeUrl.Secret, secretsFor(selected, mayUse));
   for (const [typeUrl, names] of dependents) {
     for (const name of new Set(names)) {
       const resource = all.get(`${typeUrl}\u0000${name}`);
@@ -429,6 +492,12 @@ export interface CompileOptions {
    * such secret is an issue and left out; a spec without one compiles the same either way.
    */
   readonly openSecret?: SecretOpener;
+  /**
+   * Whether an object may have a secret it names served for it: a team's cluster only its team's
+   * secrets and those shared with it (the server's grants, auth/grants.ts). Unset: every object
+   * may use every secret, as an admin's do.
+   */
+  readonly maySecretServe?: SecretUse;
 }
 
 /**
@@ -453,7 +522,7 @@ export function compile(spec: ConfigSpec, options: CompileOptions = {}): Compile
       nodeClusters: group.nodeClusters,
       nodeMetadata: group.nodeMetadata,
     },
-    snapshot: groupSnapshot(all, group),
+    snapshot: groupSnapshot(all, group, options.maySecretServe),
   }));
   if (!groups.some((group) => group.isDefault)) {
     groups.push({
@@ -461,8 +530,8 @@ export function compile(spec: ConfigSpec, options: CompileOptions = {}): Compile
       isDefault: true,
       priority: Number.MAX_SAFE_INTEGER,
       selector: { nodeIds: [], nodeClusters: [], nodeMetadata: {} },
-      snapshot: groupSnapshot(all, undefined),
+      snapshot: groupSnapshot(all, undefined, options.maySecretServe),
     });
   }
-  return { groups, issues };
+  return { groups, issues, withheldSecrets: withheldSecrets(all, options.maySecretServe) };
 }

@@ -7,6 +7,8 @@ export {
   compile,
   DEFAULT_GROUP_NAME,
   type NodeSelector,
+  type SecretReferrer,
+  type WithheldSecret,
 } from "./compile.js";
 export {
   type EndpointOperation,
@@ -34,6 +36,7 @@ export { edsResourceName } from "./envoy/envoy-json.js";
 export {
   type EnvoyReference,
   findReferencesInJson,
+  REFERENCE_KINDS,
   type ReferenceKind,
 } from "./envoy/envoy-references.js";
 export { sdsSecretJsonKeys } from "./envoy/envoy-secret-fields.js";
@@ -107,6 +110,12 @@ export type {
 } from "./model.js";
 export { configSpecOf } from "./model.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
+export {
+  clusterReferences,
+  type ModelReference,
+  type RouteConfigurationReference,
+  routeConfigurationReferences,
+} from "./object-references.js";
 export {
   PROXY_LOCAL_FIELDS,
   type ProxyLocalField,

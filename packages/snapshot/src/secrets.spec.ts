@@ -193,17 +193,68 @@ describe("compiling secrets", () => {
       },
       { openSecret: box.open },
     );
-    const names = (group: string) => [
-      ...(compiled.groups
-        .find((g) => g.name === group)
-        ?.snapshot.resources(TypeUrl.Secret)
-        .keys() ?? []),
-    ];
+    const names = (group: string) => secretNames(compiled, group);
     expect(names("plain-only")).toEqual(["backend-ca"]);
     expect(names("tls")).toEqual(["edge-cert"]);
     expect(names("default")).toEqual(["backend-ca", "edge-cert"]);
   });
+
+  it("serves no secret that nothing names, not even to the default group", () => {
+    const compiled = compile(
+      world([edgeCert(), backendCa, validationSecretSpec("unused", ca.cert)]),
+      { openSecret: box.open },
+    );
+    expect(secretNames(compiled, "default")).toEqual(["backend-ca", "edge-cert"]);
+  });
+
+  it("serves a secret for a cluster only when the cluster may use it, to its node group and the default group alike, and validation warns of the one withheld", () => {
+    const spec: ConfigSpec = {
+      ...world(),
+      nodeGroups: [
+        nodeGroupSpec("backend", { listeners: ["plain"], clusters: ["backend", "plain"] }),
+      ],
+    };
+    const maySecretServe = (secret: string, referrer: { kind: string; name: string }) =>
+      !(referrer.kind === "cluster" && secret === "backend-ca");
+    const compiled = compile(spec, { openSecret: box.open, maySecretServe });
+    expect(secretNames(compiled, "backend")).toEqual([]);
+    expect(secretNames(compiled, "default")).toEqual(["edge-cert"]);
+    expect(compiled.withheldSecrets).toEqual([
+      { secret: "backend-ca", referrer: { kind: "cluster", name: "backend" } },
+    ]);
+    const warnings = validate(spec, { compiled, openSecret: box.open }).issues.filter(
+      (i) => i.code === "secret-not-entitled",
+    );
+    expect(warnings.map((w) => [w.severity, w.path])).toEqual([["warning", 'clusters["backend"]']]);
+    // The same secret named by a listener (an admin's object, which may use any) is served.
+    const listened = compile(
+      {
+        ...spec,
+        listeners: spec.listeners.map((l) =>
+          l.name === "plain"
+            ? {
+                ...l,
+                filterChains: [
+                  filterChainSpec({ rdsRouteConfigName: "routes", tlsSecretName: "backend-ca" }),
+                ],
+              }
+            : l,
+        ),
+      },
+      { openSecret: box.open, maySecretServe },
+    );
+    expect(secretNames(listened, "backend")).toEqual(["backend-ca"]);
+  });
 });
+
+function secretNames(compiled: ReturnType<typeof compile>, group: string): string[] {
+  return [
+    ...(compiled.groups
+      .find((g) => g.name === group)
+      ?.snapshot.resources(TypeUrl.Secret)
+      .keys() ?? []),
+  ].sort();
+}
 
 describe("secrets in the make-before-break plan", () => {
   it("sends a rotated certificate alone: the listener and cluster that name it are not resent", () => {

@@ -13,11 +13,13 @@ import {
   type AuditEvent,
   AuditEventSchema,
   Role as RoleMessage,
+  SharedObjectSchema,
   type Team,
   TeamSchema,
   type User,
   UserSchema,
 } from "@switchyard/proto/switchyard/v1/access_pb";
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { ApiTokenInfo, Role } from "../auth/index.js";
 
 export const ROLE_OF: Record<RoleMessage, Role | undefined> = {
@@ -98,8 +100,26 @@ export const TEAM_SELECT = {
   requireReview: true,
   domains: { select: { pattern: true }, orderBy: { pattern: "asc" } },
   clusters: { select: { name: true }, orderBy: { name: "asc" } },
+  secrets: { select: { name: true }, orderBy: { name: "asc" } },
+  shares: { select: { kind: true, name: true }, orderBy: { name: "asc" } },
   _count: { select: { members: true } },
 } as const;
+
+/** A reference kind (auth/grants.ts) as the API names it, and back. */
+export const SHARED_KINDS = [
+  ["cluster", ResourceKind.CLUSTER],
+  ["secret", ResourceKind.SECRET],
+  ["listener", ResourceKind.LISTENER],
+  ["routeConfiguration", ResourceKind.ROUTE_CONFIGURATION],
+] as const;
+
+export type SharedKind = (typeof SHARED_KINDS)[number][0];
+
+export const sharedKindOf = (kind: ResourceKind): SharedKind | undefined =>
+  SHARED_KINDS.find(([, k]) => k === kind)?.[0];
+
+const resourceKindOf = (kind: string): ResourceKind =>
+  SHARED_KINDS.find(([k]) => k === kind)?.[1] ?? ResourceKind.UNSPECIFIED;
 
 export type TeamRow = Prisma.TeamGetPayload<{ select: typeof TEAM_SELECT }>;
 
@@ -111,6 +131,10 @@ export function teamMessage(row: TeamRow): Team {
     domains: row.domains.map((d) => d.pattern),
     clusters: row.clusters.map((c) => c.name),
     memberCount: row._count.members,
+    secrets: row.secrets.map((s) => s.name),
+    shared: row.shares.map((share) =>
+      create(SharedObjectSchema, { kind: resourceKindOf(share.kind), name: share.name }),
+    ),
   });
 }
 

@@ -174,6 +174,8 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     AddTeamDomain: { t: "fixed", action: "manage", resource: { kind: "ownership" } },
     RemoveTeamDomain: { t: "fixed", action: "manage", resource: { kind: "ownership" } },
     SetClusterOwner: { t: "fixed", action: "manage", resource: { kind: "ownership" } },
+    SetSecretOwner: { t: "fixed", action: "manage", resource: { kind: "ownership" } },
+    SetSharing: { t: "fixed", action: "manage", resource: { kind: "ownership" } },
     CreateToken: {
       t: "fixed",
       action: "manage",

@@ -4,10 +4,16 @@
  * (where the rules live) and access-messages.ts (arguments and messages): one map of the
  * service, longer than most files here, rather than its methods scattered by topic.
  */
+
+import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
-import { type AccessService, Role as RoleMessage } from "@switchyard/proto/switchyard/v1/access_pb";
+import {
+  type AccessService,
+  Role as RoleMessage,
+  SharingSchema,
+} from "@switchyard/proto/switchyard/v1/access_pb";
 import {
   assertAllowed,
   auditActor,
@@ -34,6 +40,8 @@ import {
   idArg,
   loadTeam,
   roleArg,
+  type SharedKind,
+  sharedKindOf,
   TEAM_SELECT,
   teamMessage,
   teamNameArg,
@@ -45,6 +53,28 @@ import {
   userMessage,
 } from "./access-messages.js";
 import { callerOf, ipOf, REQUEST_ORIGIN } from "./request-context.js";
+
+const KIND_LABELS: Readonly<Record<SharedKind, string>> = {
+  cluster: "cluster",
+  secret: "secret",
+  listener: "listener",
+  routeConfiguration: "route configuration",
+};
+
+/** Whether the draft holds `name` of `kind`. */
+async function objectExists(tx: TransactionClient, kind: SharedKind, name: string) {
+  const where = { where: { name }, select: { name: true } } as const;
+  switch (kind) {
+    case "cluster":
+      return (await tx.cluster.findUnique(where)) !== null;
+    case "secret":
+      return (await tx.secret.findUnique(where)) !== null;
+    case "listener":
+      return (await tx.listener.findUnique(where)) !== null;
+    case "routeConfiguration":
+      return (await tx.routeConfiguration.findUnique(where)) !== null;
+  }
+}
 
 export interface AccessServiceOptions {
   readonly prisma: PrismaClient;
@@ -449,6 +479,70 @@ export function createAccessService(
         });
       });
       return {};
+    },
+
+    async setSecretOwner(request, context) {
+      const caller = callerOf(context);
+      const teamId = request.teamId === "" ? null : idArg(request.teamId, "team_id");
+      if (request.secret === "") throw new ConnectError("secret is required", Code.InvalidArgument);
+      await prisma.$transaction(async (tx) => {
+        const before = await tx.secret.findUnique({
+          where: { name: request.secret },
+          select: { ownerTeam: { select: { name: true } } },
+        });
+        if (before === null)
+          throw new ConnectError(
+            `secret "${request.secret}" does not exist in the draft`,
+            Code.NotFound,
+          );
+        const team = teamId === null ? null : await loadTeam(tx, teamId);
+        await tx.secret.update({ where: { name: request.secret }, data: { ownerTeamId: teamId } });
+        await audit(tx, context, caller, "secret.owner", `secret/${request.secret}`, {
+          diff: { before: before.ownerTeam?.name ?? null, after: team?.name ?? null },
+        });
+      });
+      return {};
+    },
+
+    async setSharing(request, context) {
+      const caller = callerOf(context);
+      const kind = sharedKindOf(request.kind);
+      if (kind === undefined)
+        throw new ConnectError(
+          "kind must be RESOURCE_KIND_CLUSTER, _SECRET, _LISTENER or _ROUTE_CONFIGURATION: what a team's objects can name",
+          Code.InvalidArgument,
+        );
+      if (request.name === "") throw new ConnectError("name is required", Code.InvalidArgument);
+      const teamIds = [...new Set(request.teamIds.map((id) => idArg(id, "team_ids")))];
+      return prisma.$transaction(async (tx) => {
+        if (!(await objectExists(tx, kind, request.name)))
+          throw new ConnectError(
+            `${KIND_LABELS[kind]} "${request.name}" does not exist in the draft`,
+            Code.NotFound,
+          );
+        const teams = await tx.team.findMany({
+          where: { id: { in: teamIds } },
+          select: { id: true, name: true },
+        });
+        const missing = teamIds.filter((id) => !teams.some((t) => t.id === id));
+        if (missing.length > 0)
+          throw new ConnectError(`team ${missing[0]} does not exist`, Code.NotFound);
+        const where = { kind, name: request.name };
+        const before = await tx.share.findMany({
+          where,
+          select: { team: { select: { name: true } } },
+        });
+        await tx.share.deleteMany({ where });
+        if (teams.length > 0)
+          await tx.share.createMany({
+            data: teams.map((t) => ({ kind, name: request.name, teamId: t.id })),
+          });
+        const names = teams.map((t) => t.name).sort();
+        await audit(tx, context, caller, "share.set", `${kind}/${request.name}`, {
+          diff: { before: before.map((b) => b.team.name).sort(), after: names },
+        });
+        return create(SharingSchema, { kind: request.kind, name: request.name, teams: names });
+      });
     },
 
     async createToken(request, context) {

@@ -19,6 +19,7 @@ import {
   type SourceKind,
   sealedMarker,
 } from "@switchyard/snapshot";
+import { loadGrants, referencesDecision } from "../auth/grants.js";
 import {
   assertAllowed,
   auditActor,
@@ -31,8 +32,13 @@ import {
   recordAudits,
 } from "../auth/index.js";
 import { localSourcesDecision } from "../auth/local-sources.js";
-import { publishedClusterOwners } from "../store/cluster-owners.js";
-import { specOfVersion } from "../store/publish-transaction.js";
+import {
+  type ClusterOwners,
+  type OwnedKind,
+  publishedClusterOwners,
+  publishedOwners,
+} from "../store/cluster-owners.js";
+import { latestManifests, specOfVersion } from "../store/publish-transaction.js";
 
 /** One object written to the draft: its stored spec (null if new) and the new one (null if deleted). */
 export interface ObjectWrite {
@@ -54,16 +60,37 @@ async function draftRowOwner(tx: TransactionClient, name: string) {
 }
 
 /**
- * A write to the draft: a new cluster will be its author's team's (claimNewClusters); any other
- * is its row's.
+ * The owner a cluster or secret the draft adds gets: a name the latest version holds stays its
+ * owner's (an admin's, when no team owned it there) until a published version deletes it, so a
+ * draft deletion never frees it for another team; a new cluster's name is its author's team's
+ * (an admin's own), a new secret's an admin's. README, "Access control".
+ */
+function addedOwner(tx: TransactionClient, principal: Principal) {
+  let latest: ReturnType<typeof latestManifests> | undefined;
+  const published = new Map<OwnedKind, Promise<ClusterOwners>>();
+  return async (kind: OwnedKind, name: string): Promise<string | null> => {
+    latest ??= latestManifests(tx, undefined);
+    const version = await latest;
+    if (version?.sources[kind][name] !== undefined) {
+      let owners = published.get(kind);
+      if (owners === undefined) {
+        owners = publishedOwners(tx, version.version, kind);
+        published.set(kind, owners);
+      }
+      return (await owners)[name] ?? null;
+    }
+    return kind === "cluster" && principal.role === "MEMBER" ? (principal.team?.id ?? null) : null;
+  };
+}
+
+/**
+ * A write to the draft: a new cluster will be the owner addedOwner says (claimNewOwners); any
+ * other is its row's.
  */
 function writeOwner(tx: TransactionClient, principal: Principal): OwnerOf {
+  const added = addedOwner(tx, principal);
   return async (name, change) =>
-    change === "added"
-      ? principal.role === "MEMBER"
-        ? (principal.team?.id ?? null)
-        : null
-      : ((await draftRowOwner(tx, name)) ?? null);
+    change === "added" ? added("cluster", name) : ((await draftRowOwner(tx, name)) ?? null);
 }
 
 /**
@@ -139,11 +166,38 @@ export async function authorizeWrites(
   writes: readonly ObjectWrite[],
   policy: WritePolicy = DEFAULT_WRITE_POLICY,
 ): Promise<void> {
-  await authorizeEdits(tx, principal, writes, writeOwner(tx, principal), (write) => {
+  const ownerOf = writeOwner(tx, principal);
+  await authorizeEdits(tx, principal, writes, ownerOf, (write) => {
     if (principal.role !== "ADMIN") {
       assertAllowed(localSourcesDecision(principal, localSourcesOf(write), policy.memberFileDirs));
     }
   });
+  await authorizeReferences(tx, principal, writes, ownerOf);
+}
+
+/**
+ * Throws PermissionDenied unless a member may make every reference `writes` add or keep in what
+ * they change (auth/grants.ts): each names an object of their team's, or one shared with it.
+ * The clusters the writes add count as the owner `ownerOf` gives them.
+ */
+async function authorizeReferences(
+  tx: TransactionClient,
+  principal: Principal,
+  writes: readonly ObjectWrite[],
+  ownerOf: OwnerOf,
+): Promise<void> {
+  if (principal.role === "ADMIN" || principal.team === null) return;
+  const referencing = writes.filter(
+    (w) => w.after !== null && (w.kind === "cluster" || w.kind === "routeConfiguration"),
+  );
+  if (referencing.length === 0) return;
+  const created = new Map<string, string>();
+  for (const write of writes) {
+    if (write.kind !== "cluster" || changeOf(write) !== "added") continue;
+    const owner = await ownerOf(write.name, "added");
+    if (owner !== null) created.set(write.name, owner);
+  }
+  assertAllowed(referencesDecision(await loadGrants(tx), principal.team, referencing, created));
 }
 
 /**
@@ -168,20 +222,29 @@ async function authorizeEdits(
   }
 }
 
-/** After the writes: new clusters a member made belong to their team (auth/index.ts, step 4). */
-export async function claimNewClusters(
+/**
+ * After the writes: each cluster and secret they added gets its owner (addedOwner): the one the
+ * latest version recorded for its name, else a member author's team (auth/index.ts, step 4).
+ */
+export async function claimNewOwners(
   tx: TransactionClient,
   principal: Principal,
   writes: readonly ObjectWrite[],
 ): Promise<void> {
-  const teamId = principal.role === "MEMBER" ? principal.team?.id : undefined;
-  if (teamId === undefined) return;
-  const names = writes.filter((w) => w.kind === "cluster" && w.before === null && w.after !== null);
-  if (names.length > 0)
-    await tx.cluster.updateMany({
-      where: { name: { in: names.map((w) => w.name) } },
-      data: { ownerTeamId: teamId },
-    });
+  const ownerOf = addedOwner(tx, principal);
+  for (const kind of ["cluster", "secret"] as const) {
+    const byOwner = new Map<string, string[]>();
+    for (const write of writes) {
+      if (write.kind !== kind || write.before !== null || write.after === null) continue;
+      const owner = await ownerOf(kind, write.name);
+      if (owner !== null) byOwner.set(owner, [...(byOwner.get(owner) ?? []), write.name]);
+    }
+    for (const [ownerTeamId, names] of byOwner) {
+      const where = { name: { in: names } };
+      if (kind === "cluster") await tx.cluster.updateMany({ where, data: { ownerTeamId } });
+      else await tx.secret.updateMany({ where, data: { ownerTeamId } });
+    }
+  }
 }
 
 const VERB = { added: "create", modified: "update", removed: "delete" } as const;
@@ -344,9 +407,19 @@ export async function publishDecision(
   const ownerOf = await publishOwner(tx, latestVersion);
   const draftChanges: DraftChange[] = [];
   for (const write of writes) draftChanges.push(await draftChangeOf(write, ownerOf));
-  return authorize(principal, action, {
+  const decision = authorize(principal, action, {
     kind: "draft",
     changes: draftChanges,
     ownership: await loadDomainOwnership(tx),
   });
+  if (decision.t === "deny" || principal.team === null) return decision;
+  // What the changes name must still be the team's to use: an admin may have stopped sharing it
+  // since it was written.
+  const references = referencesDecision(await loadGrants(tx), principal.team, writes);
+  return references.t === "deny"
+    ? {
+        t: "deny",
+        message: `${action === "publish" ? "the draft" : "the rollback"} names what team ${principal.team.name} may not use: ${references.message}`,
+      }
+    : decision;
 }

@@ -3,7 +3,7 @@ import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   auditWrites,
   authorizeWrites,
-  claimNewClusters,
+  claimNewOwners,
   writesBetween,
 } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
@@ -46,7 +46,7 @@ export function applyHandler(
           afterWrite: async (tx, applied) => {
             const writes = writesBetween(applied.changes, applied.before, applied.after);
             await authorizeWrites(tx, caller, writes, options.writePolicy);
-            await claimNewClusters(tx, caller, writes);
+            await claimNewOwners(tx, caller, writes);
             await auditWrites(tx, caller, ipOf(context), writes, { apply: document });
           },
         });

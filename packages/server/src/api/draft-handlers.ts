@@ -32,7 +32,7 @@ import {
 import {
   auditWrites,
   authorizeWrites,
-  claimNewClusters,
+  claimNewOwners,
   DEFAULT_WRITE_POLICY,
   type WritePolicy,
 } from "../access/config-guard.js";
@@ -203,7 +203,7 @@ function crud<
         ];
         await authorizeWrites(tx, caller, writes, policy);
         await ops.write(tx, spec);
-        await claimNewClusters(tx, caller, writes);
+        await claimNewOwners(tx, caller, writes);
         await auditWrites(tx, caller, ipOf(context), writes);
         const saved = await ops.find(tx, spec.name);
         return filledOne(tx, ops.messageOf(saved?.spec ?? spec, saved?.updatedAt));

@@ -24,7 +24,7 @@ import {
 import {
   auditWrites,
   authorizeWrites,
-  claimNewClusters,
+  claimNewOwners,
   DEFAULT_WRITE_POLICY,
   writesBetween,
 } from "../access/config-guard.js";
@@ -91,7 +91,7 @@ export function importExportHandlers(
               after,
             );
             await authorizeWrites(tx, caller, writes, policy);
-            await claimNewClusters(tx, caller, writes);
+            await claimNewOwners(tx, caller, writes);
             await auditWrites(tx, caller, ipOf(context), writes, {
               import: request.filename || "document",
             });

@@ -46,7 +46,7 @@ import {
   valueInfo,
   valueProblems,
 } from "@switchyard/snapshot";
-import { auditWrites, authorizeWrites } from "../access/config-guard.js";
+import { auditWrites, authorizeWrites, claimNewOwners } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { findSecret, listSecrets, type Stored } from "../store/config-store.js";
@@ -426,6 +426,7 @@ export function secretHandlers(prisma: PrismaClient, keyring: SecretKeyring) {
         ];
         await authorizeWrites(tx, caller, writes);
         await writeSecret(tx, spec);
+        await claimNewOwners(tx, caller, writes);
         await auditWrites(tx, caller, ipOf(context), writes);
         const saved = await findSecret(tx, spec.name);
         if (!saved) throw new Error(`secret ${quote(spec.name)} vanished while saved`);

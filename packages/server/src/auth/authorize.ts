@@ -263,7 +263,7 @@ function memberChange(
       if (change.ownerTeamId === team.id) return ALLOW;
       return deny(
         change.change === "added"
-          ? `cluster ${change.name} was added by ${change.ownerTeamId === null ? "an admin" : "another team"}, not team ${team.name}: its owner publishes it`
+          ? `cluster ${change.name} was added by ${change.ownerTeamId === null ? "an admin" : "another team"}, not team ${team.name}: its owner publishes it (a name the latest version holds stays its owner's until a published version deletes it)`
           : `team ${team.name} does not own cluster ${change.name}`,
       );
     case "routeConfiguration":

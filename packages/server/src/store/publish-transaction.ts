@@ -5,6 +5,7 @@
  */
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
+  type CompiledConfig,
   type CompileMemo,
   type ConfigSpec,
   type ConfigSpecFragment,
@@ -28,8 +29,9 @@ import {
   type ValidationIssue,
   validate,
 } from "@switchyard/snapshot";
+import { loadGrants, secretServing } from "../auth/grants.js";
 import type { SecretKeyring } from "../secrets-key.js";
-import { draftClusterOwners } from "./cluster-owners.js";
+import { draftOwners } from "./cluster-owners.js";
 import type { DraftRead } from "./draft-cache.js";
 import {
   expandManifests,
@@ -253,17 +255,24 @@ export async function checkDraft(
     );
   }
   const changes = diffManifests(latest?.sources ?? EMPTY_MANIFEST, manifest);
-  if (changes.length === 0) {
+  const compileDraft = async () =>
+    compile(spec, {
+      ...(memo ? { memo } : {}),
+      ...(keyring ? { openSecret: keyring.open } : {}),
+      // A secret is served only for an object that may use it (auth/grants.ts).
+      maySecretServe: secretServing(await loadGrants(tx)),
+    });
+  // With no object changed, what is served may still have: an admin shared a secret, or gave a
+  // cluster another owner. Only when that is the same too is there nothing to publish.
+  const unchanged = changes.length === 0 ? await compileDraft() : undefined;
+  if (unchanged !== undefined && !servedDiffers(unchanged, latest)) {
     throw new PublishError(
       "no-changes",
       `nothing to publish: the draft is identical to version ${latestVersion}`,
     );
   }
   await input.authorize?.(tx, changes, spec, latestVersion);
-  const config = compile(spec, {
-    ...(memo ? { memo } : {}),
-    ...(keyring ? { openSecret: keyring.open } : {}),
-  });
+  const config = unchanged ?? (await compileDraft());
   const report = validate(spec, {
     compiled: config,
     ...(keyring ? { openSecret: keyring.open } : {}),
@@ -391,9 +400,11 @@ export async function writeSnapshot(
       sources: sourceRefs,
       groups: groupRefs as unknown as object,
       changes: changes as unknown as object,
-      clusterOwners: await draftClusterOwners(tx),
+      clusterOwners: await draftOwners(tx, "cluster"),
+      secretOwners: await draftOwners(tx, "secret"),
     },
   });
+  await endSharesOfDeleted(tx, changes);
   await input.audit?.(tx, toRecord(row));
   await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
   return {
@@ -412,6 +423,48 @@ export async function writeSnapshot(
       ]),
     },
   };
+}
+
+/** Whether any node group of `config` is served other resources than in `latest`. */
+function servedDiffers(config: CompiledConfig, latest: LatestManifests | undefined): boolean {
+  if (latest === undefined) return true;
+  const held = new Map(latest.groups.map((group) => [group.name, group.resources]));
+  if (held.size !== config.groups.length) return true;
+  return config.groups.some((group) => {
+    const resources = held.get(group.name);
+    if (resources === undefined) return true;
+    return TYPE_ORDER.some((typeUrl) => {
+      const previous = resources[typeUrl] ?? {};
+      const current = group.snapshot.resources(typeUrl);
+      if (Object.keys(previous).length !== current.size) return true;
+      for (const resource of current.values()) {
+        if (previous[resource.name] !== resourceKey(resource)) return true;
+      }
+      return false;
+    });
+  });
+}
+
+/**
+ * A published deletion ends the object's shares (auth/grants.ts): its name is free again, and
+ * whoever creates it next decides who may use it.
+ */
+async function endSharesOfDeleted(
+  tx: TransactionClient,
+  changes: readonly { kind: string; name: string; change: string }[],
+): Promise<void> {
+  const removed = changes.filter(
+    (c) =>
+      c.change === "removed" &&
+      (c.kind === "cluster" ||
+        c.kind === "secret" ||
+        c.kind === "listener" ||
+        c.kind === "routeConfiguration"),
+  );
+  if (removed.length === 0) return;
+  await tx.share.deleteMany({
+    where: { OR: removed.map((c) => ({ kind: c.kind, name: c.name })) },
+  });
 }
 
 export function inPublishTransaction<T>(

@@ -22,8 +22,9 @@ import {
   type ValidationReport,
   validate,
 } from "@switchyard/snapshot";
+import { loadGrants, secretServing } from "../auth/grants.js";
 import type { SecretKeyring } from "../secrets-key.js";
-import { publishedClusterOwners, restoreClusterOwners } from "./cluster-owners.js";
+import { restoreOwnersOf } from "./cluster-owners.js";
 import { DraftCache, type DraftRead } from "./draft-cache.js";
 import { deleteObject, replaceDraft, writeObjects } from "./draft-store.js";
 import {
@@ -194,9 +195,10 @@ export class SnapshotStore {
    * expiry warnings depend on the time.
    */
   async validateDraft(): Promise<ValidationReport> {
-    const draft = await this.#prisma.$transaction((tx) => this.draft.read(tx), {
-      isolationLevel: "RepeatableRead",
-    });
+    const [draft, grants] = await this.#prisma.$transaction(
+      async (tx) => [await this.draft.read(tx), await loadGrants(tx)] as const,
+      { isolationLevel: "RepeatableRead" },
+    );
     // The Envoy APIs installed are part of what the report says (schema-handlers.ts).
     const revision = `${draftRevision(sourceManifest(draft.objects))}/${schemaGeneration()}`;
     const now = Date.now();
@@ -205,6 +207,7 @@ export class SnapshotStore {
     const compiled = compile(draft.spec, {
       memo: this.draft.memo,
       ...(this.keyring ? { openSecret: this.keyring.open } : {}),
+      maySecretServe: secretServing(grants),
     });
     const report = validate(draft.spec, {
       compiled,
@@ -393,14 +396,14 @@ export class SnapshotStore {
           sourceObjects(published).filter((o) => restored.has(`${o.kind}/${o.name}`)),
         ),
       );
-      // A cluster the draft had deleted comes back as its owner's, as that version recorded.
-      const recreated = changes.filter((c) => c.kind === "cluster" && c.change === "removed");
-      if (recreated.length > 0 && version > 0)
-        await restoreClusterOwners(
-          tx,
-          await publishedClusterOwners(tx, version),
-          recreated.map((c) => c.name),
-        );
+      // A cluster or secret the draft had deleted comes back as its owner's, as that version
+      // recorded.
+      const recreated = (kind: "cluster" | "secret") =>
+        changes.filter((c) => c.kind === kind && c.change === "removed").map((c) => c.name);
+      await restoreOwnersOf(tx, version, {
+        cluster: recreated("cluster"),
+        secret: recreated("secret"),
+      });
       await input.audit(tx, discarded);
       return { version, changes };
     });
@@ -421,16 +424,23 @@ export class SnapshotStore {
     return this.#timed("rollback", () =>
       this.#publish(async (tx, latest) => {
         const spec = await specOfVersion(tx, input.version);
-        const existing = new Set(
-          (await tx.cluster.findMany({ select: { name: true } })).map((row) => row.name),
-        );
+        const [clusters, secrets] = await Promise.all([
+          tx.cluster.findMany({ select: { name: true } }),
+          tx.secret.findMany({ select: { name: true } }),
+        ]);
+        const existing = new Set([
+          ...clusters.map((row) => `cluster/${row.name}`),
+          ...secrets.map((row) => `secret/${row.name}`),
+        ]);
         await replaceDraft(tx, spec);
-        // Clusters the rollback brings back are their owners' again, as that version recorded.
-        await restoreClusterOwners(
-          tx,
-          await publishedClusterOwners(tx, input.version),
-          spec.clusters.map((cluster) => cluster.name).filter((name) => !existing.has(name)),
-        );
+        // Clusters and secrets the rollback brings back are their owners' again, as that version
+        // recorded.
+        const brought = (kind: string, names: readonly { name: string }[]) =>
+          names.map((o) => o.name).filter((name) => !existing.has(`${kind}/${name}`));
+        await restoreOwnersOf(tx, input.version, {
+          cluster: brought("cluster", spec.clusters),
+          secret: brought("secret", spec.secrets),
+        });
         const objects = sourceObjects(spec);
         return this.#writeContent(tx, { spec: specFromSources(objects), objects }, latest, {
           author: input.author,

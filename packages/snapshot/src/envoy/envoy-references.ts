@@ -1,6 +1,7 @@
 /**
  * The names an Envoy message refers to in other xDS resources: the clusters it sends traffic or
- * calls to, the secrets it fetches over SDS and the route configurations it fetches over RDS.
+ * calls to, the secrets it fetches over SDS, the route configurations it fetches over RDS and the
+ * internal listeners it connects to.
  * Found with the shared walk (envoy-walk.ts), so references inside typed configs (Any and
  * TypedStruct) count: an ext_authz filter's gRPC cluster, a tracer's collector cluster, a TCP proxy
  * cluster in a listener's filter chain.
@@ -19,7 +20,15 @@ import { envoyFromJson } from "./envoy-proto-json.js";
 import { SDS_SECRET_CONFIG, secretTypeOfField } from "./envoy-secret-fields.js";
 import { type EnvoyVisitor, type Segment, walkEnvoy } from "./envoy-walk.js";
 
-export type ReferenceKind = "cluster" | "secret" | "routeConfiguration";
+export type ReferenceKind = "cluster" | "secret" | "routeConfiguration" | "listener";
+
+/** Every kind of reference, for code that must decide on each (a new kind fails its checks). */
+export const REFERENCE_KINDS: readonly ReferenceKind[] = [
+  "cluster",
+  "secret",
+  "routeConfiguration",
+  "listener",
+];
 
 /** A name `at` a path of the message, naming a resource of `kind`. */
 export interface EnvoyReference {
@@ -229,6 +238,15 @@ export const REFERENCE_ROWS: readonly ReferenceRow[] = [
     type: "envoy.config.route.v3.ScopedRouteConfiguration",
     field: "route_configuration_name",
     kind: "routeConfiguration",
+  },
+  // --- Internal listeners ---
+  // config.core.v3.EnvoyInternalAddress.server_listener_name: "the name of the internal listener"
+  // an endpoint or an address connects to, inside the same Envoy (an endpoint written
+  // envoy://NAME, envoy-address.ts).
+  {
+    type: "envoy.config.core.v3.EnvoyInternalAddress",
+    field: "server_listener_name",
+    kind: "listener",
   },
 ];
 

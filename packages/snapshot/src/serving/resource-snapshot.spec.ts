@@ -67,9 +67,12 @@ describe("ResourceSnapshot.reusing", () => {
   });
 
   it("a snapshot without secrets shares the other types' maps", () => {
+    const plain = shop("a");
     const withSecret = snapshotOf(
       configSpec({
-        ...shop("a"),
+        ...plain,
+        // A secret is served only when something of the group names it.
+        clusters: plain.clusters.map((c) => ({ ...c, tlsSecretName: "backend-ca" })),
         secrets: [validationSecretSpec("backend-ca", createTestCa("reusing spec CA").cert)],
       }),
     );

@@ -176,6 +176,9 @@ export const VALIDATION_CODES = {
     "a node group names a listener that does not exist, or an endpoint an internal listener that does not exist",
     true,
   ),
+  "secret-not-entitled": warning(
+    "a team's cluster names a secret its team may not use (neither its own nor shared with it): no node gets the secret for it",
+  ),
   "dangling-secret-reference": error(
     "a cluster or filter chain names a secret (tlsSecretName, or an SDS secret over ADS in its TLS context) that does not exist",
     true,

@@ -16,13 +16,14 @@
  * wire and then fail the handshake, so a mismatch is refused here; the kinds other fields take
  * (ticket keys, OAuth2 secrets, ...) are in envoy-secret-fields.ts, checked in validate-envoy.ts.
  */
+import type { CompiledConfig } from "../compile.js";
 import { secretTypeAt } from "../envoy/envoy-secret-fields.js";
 import type { SecretSpec, SecretType } from "../model.js";
 import { isSealed } from "../secret-box.js";
 import { parseCertificates } from "../secret-pem.js";
 import { holdsValues, openValue, type ValueSecretType, valueProblems } from "../secret-values.js";
 import { didYouMean, type ValidationContext } from "./validate-context.js";
-import { clusterPath, filterChainPath, secretPath } from "./validate-path.js";
+import { clusterPath, filterChainPath, listenerPath, secretPath } from "./validate-path.js";
 import { NameSuggester } from "./validate-syntax.js";
 
 const quote = JSON.stringify;
@@ -255,5 +256,22 @@ export function checkSecretReferences(ctx: ValidationContext): void {
         "presents the certificate of",
       );
     });
+  }
+}
+
+/**
+ * A team's cluster that names a secret its team may not use gets no node the secret for it
+ * (compile.ts, CompileOptions.maySecretServe): it would wait for a secret that never comes.
+ */
+export function checkWithheldSecrets(ctx: ValidationContext, compiled: CompiledConfig): void {
+  for (const { secret, referrer } of compiled.withheldSecrets ?? []) {
+    const path =
+      referrer.kind === "cluster" ? clusterPath(referrer.name) : listenerPath(referrer.name);
+    ctx.issues.add(
+      "secret-not-entitled",
+      path,
+      `${referrer.kind} ${quote(referrer.name)} names secret ${quote(secret)}, which its team may not use: no node gets the secret for it, so its TLS never becomes ready`,
+      `an admin makes the secret usable by the team (switchyard share secret ${secret} --team TEAM), or name one of the team's own secrets`,
+    );
   }
 }

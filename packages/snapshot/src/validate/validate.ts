@@ -40,7 +40,7 @@ import {
 } from "./validate-references.js";
 import { checkDomains, checkRouteActions, checkRouteMatches } from "./validate-route-structure.js";
 import { checkRuntimeLayers } from "./validate-runtime.js";
-import { checkSecretReferences, checkSecrets } from "./validate-secrets.js";
+import { checkSecretReferences, checkSecrets, checkWithheldSecrets } from "./validate-secrets.js";
 import { checkEndpoints, checkNames, checkTimeouts } from "./validate-structure.js";
 import { checkVhds } from "./validate-vhds.js";
 
@@ -99,6 +99,7 @@ export function validate(spec: ConfigSpec, options: ValidateOptions = {}): Valid
   const compiled =
     options.compiled ?? compile(spec, options.openSecret ? { openSecret: options.openSecret } : {});
   checkEncoding(ctx, compiled.issues);
+  checkWithheldSecrets(ctx, compiled);
   checkEnvoyResources(ctx, compiled);
   checkResponseSizes(ctx, compiled);
   checkProxylessGrpc(ctx);

@@ -3,7 +3,8 @@
 /**
  * Teams in the console: the list, New team and a team's page, in one file as each resource's
  * pages are (*-pages.tsx). Long because a team's page is four sections (settings, domains,
- * clusters, members) sharing one confirmation dialog for removals and deletion.
+ * clusters, members) sharing one confirmation dialog for removals and deletion; its secrets and
+ * what is shared with it are team-grants.tsx.
  */
 import { useQuery } from "@connectrpc/connect-query";
 import { AccessService, type Team } from "@switchyard/proto/switchyard/v1/access_pb";
@@ -11,7 +12,7 @@ import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/con
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import { useRouter } from "next/navigation";
-import { type ReactNode, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import { toast } from "sonner";
 import { z } from "zod";
 import { ConfigList } from "@/components/config/config-list";
@@ -28,6 +29,8 @@ import { DOMAIN_FIELD_RULES, messageOf, TEAM_FIELD_RULES } from "@/lib/access-er
 import { splitList } from "@/lib/form-values";
 import { CreatePage, FromList, SectionForm, useAccessForm } from "./access-form";
 import { AdminOnly } from "./admin-only";
+import { OwnedList } from "./owned-list";
+import { TeamGrants } from "./team-grants";
 import { useAccessClient, useInvalidateAccess } from "./use-access-client";
 import { userHref } from "./user-pages";
 
@@ -419,6 +422,8 @@ function TeamEditor({ team, teams }: { team: Team; teams: readonly Team[] }) {
         </FieldGrid>
       </SectionForm>
 
+      <TeamGrants team={team} teams={teams} />
+
       <FormSection
         title="Members"
         description="Members are added and moved on each user’s page."
@@ -512,56 +517,5 @@ function TeamEditor({ team, teams }: { team: Team; teams: readonly Team[] }) {
         cluster is deleted.
       </ConfirmDialog>
     </div>
-  );
-}
-
-/** The names a team owns, each with its remove button. */
-function OwnedList({
-  label,
-  items,
-  none,
-  mono,
-  link,
-  removeLabel,
-  removeText = "Remove",
-  onRemove,
-  busy,
-}: {
-  label: string;
-  items: readonly string[];
-  none: ReactNode;
-  mono?: boolean;
-  link?: (name: string) => Route;
-  removeLabel: (item: string) => string;
-  removeText?: string;
-  onRemove: (item: string) => void;
-  busy: boolean;
-}) {
-  if (items.length === 0) return <p className="text-fg-muted">{none}</p>;
-  return (
-    <ul aria-label={label} className="divide-y rounded-lg border">
-      {items.map((item) => (
-        <li key={item} className="flex items-center justify-between gap-3 px-3 py-1.5">
-          {link ? (
-            <Link
-              href={link(item)}
-              className={`${mono ? "font-mono text-[13px]" : ""} text-fg hover:text-accent hover:underline`}
-            >
-              {item}
-            </Link>
-          ) : (
-            <span className={mono ? "font-mono text-[13px]" : ""}>{item}</span>
-          )}
-          <Button
-            variant="ghost"
-            onClick={() => onRemove(item)}
-            disabled={busy}
-            aria-label={removeLabel(item)}
-          >
-            {removeText}
-          </Button>
-        </li>
-      ))}
-    </ul>
   );
 }
