@@ -117,6 +117,11 @@ export {
   routeConfigurationReferences,
 } from "./object-references.js";
 export {
+  PROXY_LOCAL_FIELDS,
+  type ProxyLocalField,
+  type ProxyLocalKind,
+} from "./proxy-local/proxy-local-fields.js";
+export {
   type ChosenVirtualHost,
   checkRouteTest,
   type DomainMatchKind,

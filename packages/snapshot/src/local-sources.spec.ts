@@ -1,7 +1,6 @@
 import { create, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import { describe, expect, it } from "vitest";
-import { localSourcesIn } from "./envoy/envoy-data-sources.js";
 import {
   clusterSpec,
   endpointSpec,
@@ -10,6 +9,7 @@ import {
   virtualHostSpec,
 } from "./fixtures.js";
 import { clusterLocalSources, routeConfigurationLocalSources } from "./local-sources.js";
+import { proxyLocalIn } from "./proxy-local/proxy-local-walk.js";
 
 const DATA_SOURCE = "envoy.config.core.v3.DataSource";
 
@@ -45,8 +45,10 @@ describe("local sources: what makes a proxy read its own host", () => {
 
   it("are found in every one of them, at its path", () => {
     const missed = fields.filter(({ desc, field }) => {
-      const found = localSourcesIn(desc, withFile(desc, field, "/etc/envoy/envoy.yaml"));
-      return !found.some((s) => s.kind === "file" && s.name === "/etc/envoy/envoy.yaml");
+      const found = proxyLocalIn(desc, withFile(desc, field, "/etc/envoy/envoy.yaml"));
+      return !found.some(
+        (use) => use.at[0] === field.jsonName && use.reads === "/etc/envoy/envoy.yaml",
+      );
     });
     expect(missed.map(({ desc, field }) => `${desc.typeName}.${field.name}`)).toEqual([]);
   });
@@ -80,13 +82,19 @@ describe("local sources: what makes a proxy read its own host", () => {
     expect(routeConfigurationLocalSources(routes)).toEqual([
       {
         path: 'routeConfigurations["r"].virtualHosts["v"].routes[0].directResponse.body',
-        kind: "file",
-        name: "/etc/envoy/envoy.yaml",
+        field: "envoy.config.core.v3.DataSource.filename",
+        kind: "reads-file",
+        does: 'read the file "/etc/envoy/envoy.yaml"',
+        reads: "/etc/envoy/envoy.yaml",
+        instead: "ask an admin, or give the data inline",
       },
       {
         path: 'routeConfigurations["r"].virtualHosts["v"].routes[1].extra.typedPerFilterConfig["envoy.filters.http.lua"].sourceCode',
-        kind: "environment variable",
-        name: "XDS_TOKEN",
+        field: "envoy.extensions.filters.http.lua.v3.LuaPerRoute.source_code",
+        kind: "runs-code",
+        does: 'run the Lua code in the environment variable "XDS_TOKEN"',
+        reads: null,
+        instead: null,
       },
     ]);
   });
@@ -106,11 +114,46 @@ describe("local sources: what makes a proxy read its own host", () => {
         },
       },
     });
-    expect(clusterLocalSources(cluster)).toEqual([
+    expect(clusterLocalSources(cluster)).toMatchObject([
       {
         path: 'clusters["c"].extra.transportSocket.typedConfig.commonTlsContext.validationContext.trustedCa',
-        kind: "file",
-        name: "/etc/ssl/certs/ca.pem",
+        kind: "reads-file",
+        reads: "/etc/ssl/certs/ca.pem",
+      },
+    ]);
+  });
+
+  it("are found in a cluster's health checks: an event log appended to, at the model field", () => {
+    const cluster = clusterSpec("c", [endpointSpec("10.0.0.1", 80)], {
+      healthChecks: [
+        {
+          timeout: "1s",
+          interval: "5s",
+          tcpHealthCheck: {},
+          eventLogPath: "/etc/envoy/envoy.yaml",
+        },
+      ],
+    });
+    expect(clusterLocalSources(cluster)).toEqual([
+      {
+        path: 'clusters["c"].healthChecks[0].eventLogPath',
+        field: "envoy.config.core.v3.HealthCheck.event_log_path",
+        kind: "writes-file",
+        does: 'append health check events to the file "/etc/envoy/envoy.yaml"',
+        reads: null,
+        instead: null,
+      },
+    ]);
+  });
+
+  it("are found in an EDS cluster's endpoints, which it serves apart: a Unix socket, at the endpoint's address", () => {
+    const cluster = clusterSpec("c", [endpointSpec("unix:///var/run/docker.sock", 0)]);
+    expect(clusterLocalSources(cluster)).toMatchObject([
+      {
+        path: 'clusters["c"].localities[0].endpoints[0].address',
+        field: "envoy.config.core.v3.Pipe.path",
+        kind: "local-socket",
+        does: 'connect to (or listen on) the Unix socket "/var/run/docker.sock"',
       },
     ]);
   });

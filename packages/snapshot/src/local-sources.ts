@@ -1,15 +1,23 @@
 /**
- * The files and environment variables a stored object makes a proxy read (envoy-data-sources.ts),
- * each at its field in the model: what the server refuses from a member (README, "Security").
- * Pure: the object is compiled to its Envoy form and walked, every filter and extension included.
+ * What a stored object makes its proxies do on their own host (proxy-local/proxy-local-walk.ts:
+ * read or write a file, read an environment variable, run code, reach a local socket, use the
+ * host's credentials), each at its field in the model: what the server refuses from a member
+ * (README, "Access control"). Pure: the object is compiled to its Envoy form (a cluster with its
+ * endpoints) and walked, every filter and extension included.
  */
 import type { DescMessage, Message } from "@bufbuild/protobuf";
 import { ClusterSchema } from "@switchyard/proto/envoy/config/cluster/v3/cluster_pb";
+import { ClusterLoadAssignmentSchema } from "@switchyard/proto/envoy/config/endpoint/v3/endpoint_pb";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
-import { localSourcesIn } from "./envoy/envoy-data-sources.js";
-import { clusterJson, listenerJson, routeConfigurationFormJson } from "./envoy/envoy-json.js";
 import {
+  clusterJson,
+  clusterLoadAssignmentJson,
+  listenerJson,
+  routeConfigurationFormJson,
+} from "./envoy/envoy-json.js";
+import {
+  assignmentModelPath,
   clusterModelPath,
   listenerModelPath,
   routeConfigurationModelPath,
@@ -17,12 +25,12 @@ import {
 import { envoyFromJson } from "./envoy/envoy-proto-json.js";
 import type { Segment } from "./envoy/envoy-walk.js";
 import type { ClusterSpec, JsonObject, ListenerSpec, RouteConfigurationSpec } from "./model.js";
+import { type ProxyLocalUse, proxyLocalIn } from "./proxy-local/proxy-local-walk.js";
 
-/** A file or environment variable an object makes its proxies read, at its model field. */
-export interface ModelLocalSource {
+/** One place where an object makes its proxies touch their host, at its model field. */
+export interface ModelLocalSource extends Omit<ProxyLocalUse, "at"> {
+  /** The model path: `clusters["shop"].healthChecks[0].eventLogPath`. */
   readonly path: string;
-  readonly kind: "file" | "environment variable";
-  readonly name: string;
 }
 
 function found(
@@ -37,15 +45,20 @@ function found(
     // Envoy's schema refuses the object: validation says why, and nothing of it is stored.
     return [];
   }
-  return localSourcesIn(schema, message).map(({ at, kind, name }) => ({
-    path: pathOf(at),
-    kind,
-    name,
-  }));
+  return proxyLocalIn(schema, message).map(({ at, ...use }) => ({ path: pathOf(at), ...use }));
 }
 
+/** A cluster's own fields and its endpoints (the ClusterLoadAssignment EDS serves, too). */
 export function clusterLocalSources(cluster: ClusterSpec): ModelLocalSource[] {
-  return found(ClusterSchema, clusterJson(cluster), (at) => clusterModelPath(cluster, at));
+  const json = clusterJson(cluster);
+  const own = found(ClusterSchema, json, (at) => clusterModelPath(cluster, at));
+  if (json.loadAssignment !== undefined) return own;
+  return [
+    ...own,
+    ...found(ClusterLoadAssignmentSchema, clusterLoadAssignmentJson(cluster), (at) =>
+      assignmentModelPath(cluster, at),
+    ),
+  ];
 }
 
 export function routeConfigurationLocalSources(

@@ -8,10 +8,10 @@
  *   inline (`inline_string`, `inline_bytes`). Stored that way in a listener, cluster or route, a
  *   secret would be shown back by every read of the object; it belongs in an SDS secret, whose key
  *   is sealed at rest (an import moves inline TLS certificates there itself,
- *   envoy-import-secrets.ts);
- * - local sources: a `filename` or an `environment_variable`, which the proxy reads on its own
- *   host. Served back (a direct response body), a file can leak what the proxy holds (its xDS
- *   token, its client key), so only admins may write them (README, "Security").
+ *   envoy-import-secrets.ts).
+ *
+ * (A `filename` or an `environment_variable`, which the proxy reads on its own host, is one of
+ * the proxy-local fields: proxy-local/proxy-local-fields.ts.)
  */
 import { type DescField, type DescMessage, getOption, type Message } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
@@ -72,34 +72,6 @@ export function redactedSecretsIn(desc: DescMessage, message: Message): (readonl
     value(field, value, at) {
       if (!isSensitive(field)) return true;
       if (holdsRedacted(value)) found.push([...at]);
-      return false;
-    },
-  });
-  return found;
-}
-
-/** A DataSource that makes the proxy read its own host: a file or an environment variable. */
-export interface LocalSource {
-  readonly at: readonly Segment[];
-  readonly kind: "file" | "environment variable";
-  /** The file's path or the variable's name. */
-  readonly name: string;
-}
-
-const DATA_SOURCE = "envoy.config.core.v3.DataSource";
-
-/** Every DataSource in `message` (of type `desc`) that reads a file or an environment variable. */
-export function localSourcesIn(desc: DescMessage, message: Message): LocalSource[] {
-  const found: LocalSource[] = [];
-  walkEnvoy(desc, message, {
-    enter(entered, value, at) {
-      if (entered.typeName !== DATA_SOURCE) return true;
-      const specifier = (value as { specifier?: { case?: string; value?: unknown } }).specifier;
-      if (specifier?.case === "filename" && typeof specifier.value === "string") {
-        found.push({ at: [...at], kind: "file", name: specifier.value });
-      } else if (specifier?.case === "environmentVariable" && typeof specifier.value === "string") {
-        found.push({ at: [...at], kind: "environment variable", name: specifier.value });
-      }
       return false;
     },
   });
