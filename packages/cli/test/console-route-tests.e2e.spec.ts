@@ -115,7 +115,9 @@ describe("route tests in the console", () => {
       domains: ["api.example.com", "*.api.example.com"],
     });
     await createAccount(harness.baseUrl, admin, "carol", Role.MEMBER, team.id);
-    // The draft moves /v2/ to canary: the admin's test pins api-v2.
+    // /v2/ back to api-v2, where the admin's test passes again; then the draft moves it to
+    // canary, which breaks the test.
+    await harness.api().apply({ content: edgeConfig("api-v2"), message: "v2 back" });
     await harness.api().import({ content: edgeConfig("canary"), filename: "edge.yaml" });
     const { page, problems } = await openWatchedPage(world.chromium, {
       session: {
@@ -146,7 +148,7 @@ describe("route tests in the console", () => {
     ).toMatch(/cluster_name: expected "api-v2", got "canary"/);
     expect(await refusal.getByRole("button", { name: "Publish anyway" }).count()).toBe(0);
     expect(await refusal.getByLabel("Reason").count()).toBe(0);
-    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(2);
+    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(3);
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
@@ -158,7 +160,7 @@ describe("route tests in the console", () => {
     const dialog = page.getByRole("dialog", { name: "Delete route test “checkout-pins”?" });
     await dialog.getByRole("button", { name: "Delete route test" }).click();
     await page.getByText("No route tests yet.").waitFor();
-    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(2);
+    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(3);
     expect(problems.splice(0)).toEqual([]);
   }, 60_000);
 });

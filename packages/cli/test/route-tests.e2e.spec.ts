@@ -112,7 +112,7 @@ describe("route tests that gate publishing", () => {
     expect(refused?.code).toBe(Code.FailedPrecondition);
     expect(refused?.rawMessage).toBe(
       [
-        "this change breaks 1 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+        "this change breaks 1 route test case(s) that pass on version 1; fix the change or the tests (an admin may publish anyway with a reason):",
         '  route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders',
         '    cluster_name: expected "api-v2", got "api-v1"',
       ].join("\n"),
@@ -142,7 +142,7 @@ describe("route tests that gate publishing", () => {
     );
     expect(asked?.code).toBe(Code.FailedPrecondition);
     expect(asked?.rawMessage).toMatch(
-      /^this change breaks 1 route test case\(s\); .*\n {2}route test "checkout-pins" \(team checkout\), case "orders go to v2": GET http:\/\/api\.example\.com\/v2\/orders\n {4}cluster_name: expected "api-v2", got "api-v1"$/,
+      /^this change breaks 1 route test case\(s\) that pass on version 1; .*\n {2}route test "checkout-pins" \(team checkout\), case "orders go to v2": GET http:\/\/api\.example\.com\/v2\/orders\n {4}cluster_name: expected "api-v2", got "api-v1"$/,
     );
     expect((await api.listReviewRequests({})).requests).toEqual([]);
     expect((await api.diff({})).draftRevision).toBe(diff.draftRevision);

@@ -49,7 +49,7 @@ function stored(init: Partial<Omit<RouteTest, "$typeName" | "updateTime">> = {})
 
 /** The refusal route-test-gate.ts words for a publish that breaks route tests. */
 const breaks = [
-  "this change breaks 2 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+  "this change breaks 2 route test case(s) that pass on version 4; fix the change or the tests (an admin may publish anyway with a reason):",
   '  route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders',
   '    cluster_name: expected "api-v2", got "api-v1"',
   '    path_rewrite: expected "/orders", got "/v2/orders"',
@@ -261,7 +261,7 @@ describe("a publish refused because route tests fail", () => {
     expect(refusal.failures).toEqual(parseRouteTestRefusal(breaks));
     expect(parseRouteTestRefusal(breaks)).toEqual({
       headline:
-        "this change breaks 2 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+        "this change breaks 2 route test case(s) that pass on version 4; fix the change or the tests (an admin may publish anyway with a reason):",
       count: 2,
       failures: [
         {

@@ -1,3 +1,4 @@
+import { specFromSources } from "@switchyard/snapshot";
 import {
   apiListenerSpec,
   clusterSpec,
@@ -8,7 +9,12 @@ import {
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
 import { runRouteTests, type StoredRouteTest } from "../store/route-tests.js";
-import { routeTestFailures, routeTestRefusalText } from "./route-test-gate.js";
+import {
+  routeTestFailures,
+  routeTestRefusalText,
+  routeTestVerdict,
+  testsWithFailures,
+} from "./route-test-gate.js";
 
 const spec = (v2: string) =>
   configSpec({
@@ -67,8 +73,8 @@ describe("route tests as a publish gate", () => {
         differences: ['cluster_name: expected "api-v2", got "api-v1"'],
       },
     ]);
-    expect(routeTestRefusalText(failures).split("\n")).toEqual([
-      "this change breaks 1 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+    expect(routeTestRefusalText(failures, 3).split("\n")).toEqual([
+      "this change breaks 1 route test case(s) that pass on version 3; fix the change or the tests (an admin may publish anyway with a reason):",
       '  route test "pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders',
       '    cluster_name: expected "api-v2", got "api-v1"',
     ]);
@@ -89,9 +95,75 @@ describe("route tests as a publish gate", () => {
     ).join("")}`;
     const text = routeTestRefusalText(
       routeTestFailures(runRouteTests(spec("api-v1"), [stored("many", many)])),
+      1,
     );
     expect(text).toMatch(/^this change breaks 12 route test case/);
     expect(text.match(/case "case \d+"/g)).toHaveLength(10);
     expect(text.endsWith("  and 2 more")).toBe(true);
+  });
+});
+
+describe("route tests protect, they don't veto: the gate's rule", () => {
+  const verdict = (draft: string, latest: string, tests = [stored("pins", pins)]) => {
+    const onDraft = runRouteTests(spec(draft), tests);
+    return routeTestVerdict(onDraft, runRouteTests(spec(latest), testsWithFailures(onDraft)));
+  };
+
+  it("a case that passes on the latest version and fails on the draft breaks the publish", () => {
+    expect(verdict("api-v1", "api-v2")).toEqual({
+      breaks: [expect.objectContaining({ test: "pins", case: "orders go to v2" })],
+      alreadyFailing: [],
+    });
+  });
+
+  it("a case that fails on the latest version as on the draft is already failing, and breaks nothing", () => {
+    // The veto of issue 44: a test that already failed refused every other team's publish.
+    const { breaks, alreadyFailing } = verdict("api-v1", "api-v1");
+    expect(breaks).toEqual([]);
+    expect(alreadyFailing).toEqual([
+      {
+        test: "pins",
+        team: "checkout",
+        case: "orders go to v2",
+        request: "GET http://api.example.com/v2/orders",
+        differences: ['cluster_name: expected "api-v2", got "api-v1"'],
+      },
+    ]);
+  });
+
+  it("a case the draft fixes, or that passes on both, says nothing", () => {
+    expect(verdict("api-v2", "api-v1")).toEqual({ breaks: [], alreadyFailing: [] });
+    expect(verdict("api-v2", "api-v2")).toEqual({ breaks: [], alreadyFailing: [] });
+  });
+
+  it("cases are judged one by one: a test's case already failing does not excuse another it breaks", () => {
+    const two = `${pins}- test_name: the rest goes to v1 too
+  input: { authority: api.example.com, path: /v2/cart, method: GET }
+  validate: { cluster_name: api-v1 }
+`;
+    // On the latest version /v2/ goes to api-v2: the first case passes, the third fails. The
+    // draft sends /v2/ to canary: the first breaks, the third was failing already.
+    const { breaks, alreadyFailing } = verdict("canary", "api-v2", [stored("pins", two)]);
+    expect(breaks.map((f) => f.case)).toEqual(["orders go to v2"]);
+    expect(alreadyFailing.map((f) => f.case)).toEqual(["the rest goes to v1 too"]);
+  });
+
+  it("before the first version every case fails on the (empty) latest configuration, so none refuses the first publish", () => {
+    const onDraft = runRouteTests(spec("api-v1"), [stored("pins", pins)]);
+    const latest = runRouteTests(specFromSources([]), testsWithFailures(onDraft));
+    expect(routeTestVerdict(onDraft, latest).breaks).toEqual([]);
+  });
+
+  it("a stored test whose cases no longer parse fails on both sides, and refuses nothing", () => {
+    const { breaks, alreadyFailing } = verdict("api-v2", "api-v2", [stored("old", "tests: 7")]);
+    expect(breaks).toEqual([]);
+    expect(alreadyFailing).toMatchObject([{ test: "old", case: "(the test's cases)" }]);
+  });
+
+  it("only the tests with a failing case are run on the latest version, and a case not run there counts as passing", () => {
+    const tests = [stored("pins", pins), stored("fine", pins.replace("api-v2", "api-v1"))];
+    const onDraft = runRouteTests(spec("api-v1"), tests);
+    expect(testsWithFailures(onDraft).map((t) => t.name)).toEqual(["pins"]);
+    expect(routeTestVerdict(onDraft, []).breaks.map((f) => f.test)).toEqual(["pins"]);
   });
 });
