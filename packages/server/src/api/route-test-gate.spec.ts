@@ -1,61 +1,13 @@
 import { specFromSources } from "@switchyard/snapshot";
-import {
-  apiListenerSpec,
-  clusterSpec,
-  configSpec,
-  routeConfigurationSpec,
-  routeSpec,
-  virtualHostSpec,
-} from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
-import { runRouteTests, type StoredRouteTest } from "../store/route-tests.js";
+import { runRouteTests } from "../store/route-tests.js";
+import { pins, spec, stored } from "../testing/route-test-fixtures.js";
 import {
   routeTestFailures,
   routeTestRefusalText,
   routeTestVerdict,
   testsWithFailures,
 } from "./route-test-gate.js";
-
-const spec = (v2: string) =>
-  configSpec({
-    clusters: ["api-v1", "api-v2"].map((name) => clusterSpec(name)),
-    routeConfigurations: [
-      routeConfigurationSpec("edge-routes", "api-v1", {
-        virtualHosts: [
-          virtualHostSpec(
-            "api",
-            ["api.example.com"],
-            [routeSpec(v2, { matchValue: "/v2/" }), routeSpec("api-v1", { matchValue: "/" })],
-          ),
-        ],
-      }),
-    ],
-    listeners: [apiListenerSpec("edge", "edge-routes")],
-  });
-
-const stored = (
-  name: string,
-  content: string,
-  team: string | null = "checkout",
-): StoredRouteTest => ({
-  name,
-  team: team === null ? null : { id: "t1", name: team },
-  content,
-  listener: "edge",
-  routeConfiguration: "",
-  author: "carol",
-  updatedAt: new Date(0),
-});
-
-const pins = `
-tests:
-- test_name: orders go to v2
-  input: { authority: api.example.com, path: /v2/orders, method: GET }
-  validate: { cluster_name: api-v2 }
-- test_name: the rest goes to v1
-  input: { authority: api.example.com, path: /cart, method: POST }
-  validate: { cluster_name: api-v1 }
-`;
 
 describe("route tests as a publish gate", () => {
   it("a configuration that keeps every pinned answer has no failures", () => {
@@ -158,6 +110,12 @@ describe("route tests protect, they don't veto: the gate's rule", () => {
     const { breaks, alreadyFailing } = verdict("api-v2", "api-v2", [stored("old", "tests: 7")]);
     expect(breaks).toEqual([]);
     expect(alreadyFailing).toMatchObject([{ test: "old", case: "(the test's cases)" }]);
+  });
+
+  it("a case stored as known failing gates nothing: it neither breaks the publish nor is reported, and its test is not run on the latest version for it", () => {
+    const known = [stored("pins", pins, "checkout", ["orders go to v2"])];
+    expect(verdict("api-v1", "api-v2", known)).toEqual({ breaks: [], alreadyFailing: [] });
+    expect(testsWithFailures(runRouteTests(spec("api-v1"), known))).toEqual([]);
   });
 
   it("only the tests with a failing case are run on the latest version, and a case not run there counts as passing", () => {
