@@ -1024,7 +1024,7 @@ export function createCli(): Command {
   const tests = route
     .command("tests")
     .description(
-      "stored route tests: cases a team pins (router_check_tool format); every publish runs them and is refused when one fails",
+      "stored route tests: cases a team pins (router_check_tool format); every publish runs them and is refused when it turns one from passing on the latest version to failing",
     );
   tests
     .command("list", { isDefault: true })
@@ -1039,12 +1039,26 @@ export function createCli(): Command {
     .option("--team <team>", "the owning team (admins; a member's tests are their team's)")
     .option("--listener <name>", "the cases route through this listener")
     .option("--route-configuration <name>", "or this route configuration")
+    .option(
+      "--known-failing",
+      "store the cases that fail on the latest version as known failing (they gate nothing) instead of being refused",
+    )
     .action(
       withClient(
         program,
         connectRouting,
         (client, name: string, options: routeCommands.PutTestOptions) =>
           routeCommands.putTest(client, stdout, name, options),
+      ),
+    );
+  tests
+    .command("promote <name>")
+    .description(
+      "store a test again without known failing, once its known-failing cases pass on the latest version: they gate again",
+    )
+    .action(
+      withClient(program, connectRouting, (client, name: string) =>
+        routeCommands.promoteTest(client, stdout, name),
       ),
     );
   tests
@@ -1057,7 +1071,9 @@ export function createCli(): Command {
     );
   tests
     .command("run")
-    .description("run every stored route test on the draft (or --version V); exit 1 if one fails")
+    .description(
+      "run every stored route test on the draft (or --version V); exit 1 if a case not known failing fails",
+    )
     .option("--version <version>", "a published version (default: the draft)")
     .action(
       withClient(program, connectRouting, (client, options: { version?: string }) =>

@@ -2,14 +2,17 @@
  * Route tests in the console, in real Chromium: the admin stores a test on the Route tests page
  * and runs it on the draft; a change that breaks it is refused on the Changes page, naming the
  * failing case and what differs; the admin publishes anyway with a reason. A member sees the
- * failures and that an admin may override, and no override of their own. The gate itself (API,
- * CLI, members' limits, the audit log) is route-tests.e2e.spec.ts.
+ * failures and that an admin may override, and no override of their own. A test failing on the
+ * latest version is stored only as known failing, shown so, and promoted once it passes. The
+ * gate itself (API, CLI, members' limits, the audit log) is route-tests.e2e.spec.ts and
+ * packages/server/test/route-test-veto.e2e.spec.ts.
  */
 import {
   accessClient,
   bearer,
   type ConsoleWorld,
   createAccount,
+  putRouteTest,
   Role,
   signIn,
   startConsoleWorld,
@@ -115,7 +118,9 @@ describe("route tests in the console", () => {
       domains: ["api.example.com", "*.api.example.com"],
     });
     await createAccount(harness.baseUrl, admin, "carol", Role.MEMBER, team.id);
-    // The draft moves /v2/ to canary: the admin's test pins api-v2.
+    // /v2/ back to api-v2, where the admin's test passes again; then the draft moves it to
+    // canary, which breaks the test.
+    await harness.api().apply({ content: edgeConfig("api-v2"), message: "v2 back" });
     await harness.api().import({ content: edgeConfig("canary"), filename: "edge.yaml" });
     const { page, problems } = await openWatchedPage(world.chromium, {
       session: {
@@ -146,7 +151,7 @@ describe("route tests in the console", () => {
     ).toMatch(/cluster_name: expected "api-v2", got "canary"/);
     expect(await refusal.getByRole("button", { name: "Publish anyway" }).count()).toBe(0);
     expect(await refusal.getByLabel("Reason").count()).toBe(0);
-    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(2);
+    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(3);
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
@@ -158,7 +163,87 @@ describe("route tests in the console", () => {
     const dialog = page.getByRole("dialog", { name: "Delete route test “checkout-pins”?" });
     await dialog.getByRole("button", { name: "Delete route test" }).click();
     await page.getByText("No route tests yet.").waitFor();
-    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(2);
+    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(3);
     expect(problems.splice(0)).toEqual([]);
   }, 60_000);
+
+  it("a test failing on the latest version is refused at its cases until stored as known failing, which the page shows; a case failing before a publish refuses nothing, and once the known-failing case passes the admin promotes the test", async () => {
+    const { page, problems } = world;
+    // Version 3 sends /v2/ to api-v2; the draft (left by the member's refused publish) to canary.
+    await page.goto(`${harness.baseUrl}/route-tests`);
+    const form = page.getByRole("region", { name: "New route test" });
+    await form.getByLabel("Name").fill("canary-pins");
+    await form.getByRole("option", { name: "Listener edge" }).waitFor({ state: "attached" });
+    await form.getByLabel("Through").selectOption("listener:edge");
+    await form
+      .getByLabel("Cases", { exact: true })
+      .fill(pins.replace("cluster_name: api-v2, path_rewrite: /orders", "cluster_name: canary"));
+    await form.getByRole("button", { name: "Save test" }).click();
+    await form.getByText("1 case(s) fail on version 3", { exact: false }).waitFor();
+    expect(await form.getByRole("list", { name: "Problems in the cases" }).innerText()).toBe(
+      'tests[0]: case "orders go to v2": GET http://api.example.com/v2/orders: cluster_name: expected "canary", got "api-v2"',
+    );
+    expect((await harness.api().listSnapshots({})).snapshots).toHaveLength(3);
+
+    // The refusal offers to store the failing case as known failing.
+    await form.getByRole("button", { name: "Store as known failing" }).click();
+    const row = page.getByRole("region", { name: "Stored tests" }).getByRole("row", {
+      name: /canary-pins/,
+    });
+    await row.getByText("1 known failing").waitFor();
+
+    // On the draft the known-failing case passes; the latest version still fails it, so the test
+    // cannot gate it yet.
+    await page.getByRole("button", { name: "Run all on the draft" }).click();
+    const result = page
+      .getByRole("region", { name: "Results on the draft" })
+      .getByRole("listitem", { name: "Route test canary-pins" });
+    await result.getByText("Known failing, passing on the draft", { exact: false }).waitFor();
+    await page.screenshot({
+      path: artifactPath("console-route-tests-known-failing.png"),
+      fullPage: true,
+    });
+    await result.getByRole("button", { name: "Promote route test canary-pins" }).click();
+    await page.getByText("Couldn’t promote “canary-pins”").waitFor();
+
+    // A test stored before this rule, failing on version 3 (api-v2) and on the draft (canary),
+    // refuses nothing: the publish says so.
+    await putRouteTest(harness.database.prisma, {
+      name: "legacy-pins",
+      teamId: null,
+      content: pins.replace("cluster_name: api-v2", "cluster_name: api-v1"),
+      listener: "edge",
+      routeConfiguration: "",
+      author: "admin",
+    });
+    await page.goto(`${harness.baseUrl}/changes`);
+    const publish = page.getByRole("form", { name: "Publish" });
+    await publish.getByLabel("Message").fill("canary takes v2");
+    await publish.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Version 4 published").waitFor({ timeout: 15_000 });
+    expect(
+      await page.getByRole("list", { name: "Route test cases already failing" }).innerText(),
+    ).toBe(
+      'route test "legacy-pins", case "orders go to v2": GET http://api.example.com/v2/orders: fails on version 3 too, so it does not refuse this change: cluster_name: expected "api-v1", got "canary"',
+    );
+    await page.screenshot({
+      path: artifactPath("console-route-tests-already-failing.png"),
+      fullPage: true,
+    });
+
+    // Version 4 sends /v2/ to canary: the known-failing case passes there, and the test is
+    // promoted: every case gates again.
+    await page.goto(`${harness.baseUrl}/route-tests`);
+    await page.getByRole("button", { name: "Run all on the draft" }).click();
+    await page.getByRole("button", { name: "Promote route test canary-pins" }).click();
+    await page.getByText("Route test “canary-pins” promoted").waitFor();
+    await page
+      .getByRole("region", { name: "Stored tests" })
+      .getByRole("row", { name: /canary-pins/ })
+      .getByText("known failing")
+      .waitFor({ state: "detached" });
+    const stored = (await world.harness.api().listSnapshots({})).snapshots;
+    expect(stored).toHaveLength(4);
+    expect(problems.splice(0)).toEqual([]);
+  }, 120_000);
 });

@@ -112,7 +112,7 @@ describe("route tests that gate publishing", () => {
     expect(refused?.code).toBe(Code.FailedPrecondition);
     expect(refused?.rawMessage).toBe(
       [
-        "this change breaks 1 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+        "this change breaks 1 route test case(s) that pass on version 1; fix the change or the tests (an admin may publish anyway with a reason):",
         '  route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders',
         '    cluster_name: expected "api-v2", got "api-v1"',
       ].join("\n"),
@@ -142,7 +142,7 @@ describe("route tests that gate publishing", () => {
     );
     expect(asked?.code).toBe(Code.FailedPrecondition);
     expect(asked?.rawMessage).toMatch(
-      /^this change breaks 1 route test case\(s\); .*\n {2}route test "checkout-pins" \(team checkout\), case "orders go to v2": GET http:\/\/api\.example\.com\/v2\/orders\n {4}cluster_name: expected "api-v2", got "api-v1"$/,
+      /^this change breaks 1 route test case\(s\) that pass on version 1; .*\n {2}route test "checkout-pins" \(team checkout\), case "orders go to v2": GET http:\/\/api\.example\.com\/v2\/orders\n {4}cluster_name: expected "api-v2", got "api-v1"$/,
     );
     expect((await api.listReviewRequests({})).requests).toEqual([]);
     expect((await api.diff({})).draftRevision).toBe(diff.draftRevision);
@@ -172,6 +172,73 @@ describe("route tests that gate publishing", () => {
       reason: "v2 is retired; checkout agreed in INC-42",
       failures: [{ test: "checkout-pins", case: "orders go to v2" }],
     });
+  });
+
+  it("a case failing on the latest version is a warning of switchyard diff -f, not an error: the change does not break it", async () => {
+    // checkout-pins fails on version 2 (/v2/ goes to api-v1); canary takes /v2/ in the files.
+    const dry = await cli(["--server", harness.baseUrl, "diff", "-f", "-"], {
+      env: { SWITCHYARD_TOKEN: adminToken },
+      stdin: edgeConfig("canary"),
+    });
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain(
+      '  warning  : route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders: fails on version 2 too, so it does not refuse this change: cluster_name: expected "api-v2", got "canary"',
+    );
+    expect(dry.stdout).not.toMatch(/^ {2}error/m);
+  });
+
+  it("switchyard route tests put refuses cases that fail on the latest version, naming each; --known-failing stores them, listed and run as known failing; once they pass, run says so and promote lets them gate", async () => {
+    const file = pins("api-v2");
+    const put = (...flags: string[]) =>
+      cli(
+        [
+          "--server",
+          harness.baseUrl,
+          "route",
+          "tests",
+          "put",
+          "checkout-pins",
+          "-f",
+          "-",
+          "--listener",
+          "edge",
+          ...flags,
+        ],
+        { env: { SWITCHYARD_TOKEN: memberToken }, stdin: file },
+      );
+    const refused = await put();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /content: 1 case\(s\) fail on version 2, the latest published version, where a stored test must pass: .*\n {2}error {2}content: tests\[0\]: case "orders go to v2": GET http:\/\/api\.example\.com\/v2\/orders: cluster_name: expected "api-v2", got "api-v1"$/m,
+    );
+    const known = await put("--known-failing");
+    expect(known.stderr).toBe("");
+    expect(known.stdout).toBe(
+      'stored route test checkout-pins (1 case(s), team checkout): every publish runs it; known failing on the latest version, gating nothing until it passes and the test is promoted (switchyard route tests promote checkout-pins): "orders go to v2"\n',
+    );
+    expect((await as(memberToken, "route", "tests")).stdout).toMatch(
+      /^checkout-pins\s+checkout\s+1\s+listener edge\s+carol\s+1 of 1\s*$/m,
+    );
+    const run = await as(memberToken, "route", "tests", "run");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^PASS {2}checkout-pins \(team checkout\)\n {6}case "orders go to v2" \(known failing: gates nothing\)\n/,
+    );
+    expect(run.stdout).toMatch(/0 case\(s\) passed, 1 failed \(1 known failing\) \(the draft\)\n$/);
+
+    // /v2/ back to api-v2: the known-failing case passes, and says so.
+    await harness.api().apply({ content: edgeConfig("api-v2"), message: "v2 back" });
+    const passes = await as(memberToken, "route", "tests", "run", "--version", "3");
+    expect(passes.stdout).toContain(
+      'case "orders go to v2" passes, stored as known failing: switchyard route tests promote checkout-pins lets it gate',
+    );
+    const promoted = await as(memberToken, "route", "tests", "promote", "checkout-pins");
+    expect(promoted.stdout).toBe(
+      "promoted route test checkout-pins (1 case(s), team checkout): every publish runs it\n",
+    );
+    expect((await as(memberToken, "route", "tests")).stdout).toMatch(
+      /^checkout-pins\s+checkout\s+1\s+listener edge\s+carol\s+-\s*$/m,
+    );
   });
 
   it("stored cases are capped, 2,000 a team and 10,000 in all: a put past either is refused saying so, and stores nothing", async () => {

@@ -12,6 +12,7 @@ import { classifyRefusal, refusalTitle } from "./refusal";
 import {
   mayWriteRouteTest,
   parseRouteTestRefusal,
+  promoteRouteTestRequest,
   putRouteTestRequest,
   routeTestRows,
   routeTestSaveFailure,
@@ -27,7 +28,13 @@ const cases = `tests:
   input: { authority: api.example.com, path: /v2/orders, method: GET }
   validate: { cluster_name: api-v2 }`;
 
-const valid = { name: "checkout-pins", team: "checkout", through: "listener:edge", content: cases };
+const valid = {
+  name: "checkout-pins",
+  team: "checkout",
+  through: "listener:edge",
+  content: cases,
+  knownFailing: false,
+};
 
 const admin: Writer = { role: "admin" };
 const member: Writer = { role: "member", team: { name: "checkout", clusters: [] } };
@@ -49,7 +56,7 @@ function stored(init: Partial<Omit<RouteTest, "$typeName" | "updateTime">> = {})
 
 /** The refusal route-test-gate.ts words for a publish that breaks route tests. */
 const breaks = [
-  "this change breaks 2 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+  "this change breaks 2 route test case(s) that pass on version 4; fix the change or the tests (an admin may publish anyway with a reason):",
   '  route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders',
   '    cluster_name: expected "api-v2", got "api-v1"',
   '    path_rewrite: expected "/orders", got "/v2/orders"',
@@ -78,6 +85,21 @@ describe("the Route tests page's form", () => {
     const neither = putRouteTestRequest(routeTestSchema.parse({ ...valid, through: "" }), admin);
     expect(neither).not.toHaveProperty("listener");
     expect(neither).not.toHaveProperty("routeConfiguration");
+    // Ticked, failing cases are stored as known failing rather than refused.
+    expect(
+      putRouteTestRequest(routeTestSchema.parse({ ...valid, knownFailing: true }), member),
+    ).toMatchObject({ knownFailing: true });
+  });
+
+  it("promotes a stored test by storing it again as it is, without known failing", () => {
+    const test = stored({ knownFailing: true, knownFailingCases: ["orders go to v2"] });
+    expect(promoteRouteTestRequest(test)).toEqual({
+      name: "checkout-pins",
+      team: "checkout",
+      content: cases,
+      listener: "edge",
+      routeConfiguration: "",
+    });
   });
 
   it("says what is wrong before asking: a name the server refuses, no cases", () => {
@@ -92,8 +114,11 @@ describe("the Route tests page's form", () => {
     });
   });
 
-  it("edits a stored test as it was written", () => {
+  it("edits a stored test as it was written, known failing still if it was", () => {
     expect(routeTestValues(stored())).toEqual(valid);
+    expect(
+      routeTestValues(stored({ knownFailing: true, knownFailingCases: ["orders go to v2"] })),
+    ).toEqual({ ...valid, knownFailing: true });
     expect(routeTestValues(stored({ listener: "", routeConfiguration: "edge-routes" }))).toEqual({
       ...valid,
       through: "route-configuration:edge-routes",
@@ -140,6 +165,42 @@ describe("a refused save, where it belongs", () => {
         { key: "0:tests[0].input.authority", text: "tests[0].input.authority: required" },
         { key: "1:line 3", text: "line 3: bad indentation" },
       ],
+      failingOnLatest: false,
+    });
+  });
+
+  it("puts cases that fail on the latest version at the cases, each with what differs, offering to store them as known failing", () => {
+    const error = new ConnectError(
+      "content: 1 case(s) fail on version 3, the latest published version, where a stored test must pass: fix them, or store them as known failing",
+      Code.FailedPrecondition,
+      undefined,
+      [
+        {
+          desc: ValidationErrorsSchema,
+          value: {
+            issues: [
+              {
+                severity: Severity.ERROR,
+                path: "content: tests[0]",
+                message:
+                  'case "orders go to v2": GET http://api.example.com/v2/orders: cluster_name: expected "api-v2", got "api-v1"',
+              },
+            ],
+          },
+        },
+      ],
+    );
+    expect(routeTestSaveFailure(error)).toEqual({
+      field: "content",
+      message:
+        "1 case(s) fail on version 3, the latest published version, where a stored test must pass: fix them, or store them as known failing",
+      issues: [
+        {
+          key: "0:tests[0]",
+          text: 'tests[0]: case "orders go to v2": GET http://api.example.com/v2/orders: cluster_name: expected "api-v2", got "api-v1"',
+        },
+      ],
+      failingOnLatest: true,
     });
   });
 
@@ -188,6 +249,7 @@ describe("the stored tests and a run", () => {
       key: "checkout-pins",
       team: "checkout",
       cases: 1,
+      knownFailing: 0,
       through: "listener edge",
       author: "carol",
       updated: new Date("2025-01-02T03:04:05Z"),
@@ -225,6 +287,7 @@ describe("the stored tests and a run", () => {
       {
         key: "0:orders",
         name: "orders",
+        knownFailing: false,
         differences: [
           { key: "0:cluster_name", text: 'cluster_name: expected "api-v2", got "api-v1"' },
         ],
@@ -232,6 +295,7 @@ describe("the stored tests and a run", () => {
       {
         key: "1:orders",
         name: "orders",
+        knownFailing: false,
         differences: [
           { key: "refused", text: 'cannot run: listener: listener "gone" does not exist' },
         ],
@@ -248,6 +312,44 @@ describe("the stored tests and a run", () => {
       "No route tests stored: nothing ran on version 3.",
     );
   });
+
+  it("a test failing only known-failing cases passes, saying so; a known-failing case that passes is named, for promotion", () => {
+    const run = create(RunRouteTestsResponseSchema, {
+      version: 0n,
+      passed: 1,
+      failed: 1,
+      knownFailing: 1,
+      tests: [
+        {
+          name: "legacy",
+          team: "checkout",
+          passed: 1,
+          failed: 1,
+          knownFailing: 1,
+          results: [
+            {
+              name: "old",
+              passed: false,
+              knownFailing: true,
+              mismatches: [{ field: "cluster_name", expected: "a", actual: "b" }],
+            },
+            { name: "fixed", passed: true, knownFailing: true },
+          ],
+        },
+      ],
+    });
+    const [legacy] = runRows(run);
+    expect(legacy).toMatchObject({
+      passed: true,
+      summary: "1 of 2 cases failed, known failing",
+      nowPassing: ["fixed"],
+      failures: [{ name: "old", knownFailing: true }],
+    });
+    expect(runSummary(run)).toBe(
+      "The test passes on the draft (1 of 2 cases passed; 1 known failing).",
+    );
+    expect(routeTestRows([stored({ knownFailingCases: ["old"] })])[0]?.knownFailing).toBe(1);
+  });
 });
 
 describe("a publish refused because route tests fail", () => {
@@ -261,7 +363,7 @@ describe("a publish refused because route tests fail", () => {
     expect(refusal.failures).toEqual(parseRouteTestRefusal(breaks));
     expect(parseRouteTestRefusal(breaks)).toEqual({
       headline:
-        "this change breaks 2 route test case(s); fix the change or the tests (an admin may publish anyway with a reason):",
+        "this change breaks 2 route test case(s) that pass on version 4; fix the change or the tests (an admin may publish anyway with a reason):",
       count: 2,
       failures: [
         {

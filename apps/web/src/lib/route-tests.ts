@@ -44,6 +44,11 @@ export const routeTestSchema = z.object({
       (text) => new TextEncoder().encode(text).length <= MAX_CONTENT_BYTES,
       "At most 1 MiB of cases.",
     ),
+  /**
+   * Store the cases that fail on the latest published version as known failing (they gate
+   * nothing) rather than be refused (RouteTest.known_failing).
+   */
+  knownFailing: z.boolean(),
 });
 
 export type RouteTestValues = z.input<typeof routeTestSchema>;
@@ -54,6 +59,7 @@ export const routeTestDefaults: RouteTestValues = {
   team: "",
   through: "",
   content: "",
+  knownFailing: false,
 };
 
 /** An example for the cases' textarea: one case in router_check_tool's format. */
@@ -62,7 +68,7 @@ export const routeTestExample = `tests:
   input: { authority: api.example.com, path: /v2/orders, method: GET }
   validate: { cluster_name: api-v2, path_rewrite: /orders }`;
 
-/** A stored test as the form edits it (to replace it). */
+/** A stored test as the form edits it (to replace it): known failing still, if it was. */
 export function routeTestValues(test: RouteTest): RouteTestValues {
   return {
     name: test.name,
@@ -73,6 +79,7 @@ export function routeTestValues(test: RouteTest): RouteTestValues {
         ? `route-configuration:${test.routeConfiguration}`
         : "",
     content: test.content,
+    knownFailing: test.knownFailingCases.length > 0,
   };
 }
 
@@ -92,6 +99,21 @@ export function putRouteTestRequest(
     content: values.content,
     ...(kind === "listener" ? { listener: name } : {}),
     ...(kind === "route-configuration" ? { routeConfiguration: name } : {}),
+    ...(values.knownFailing ? { knownFailing: true } : {}),
+  };
+}
+
+/**
+ * PutRouteTest's request that promotes `test`: stored again as it is, without known failing. The
+ * server refuses it unless every case passes on the latest version; then every case gates.
+ */
+export function promoteRouteTestRequest(test: RouteTest): MessageInitShape<typeof RouteTestSchema> {
+  return {
+    name: test.name,
+    team: test.team,
+    content: test.content,
+    listener: test.listener,
+    routeConfiguration: test.routeConfiguration,
   };
 }
 
@@ -113,14 +135,21 @@ export interface KeyedText {
 /**
  * Where a refused PutRouteTest belongs. The server names the field first in its message
  * (`name: ...`, `team: ...`, `listener: ...`, `content: ...`; route-test-handlers.ts) and lists
- * malformed cases as ValidationErrors issues at `content: tests[0].input.authority`; a test that
- * belongs to another team is the name's problem. `message` is shown at `field`, or for the whole
- * form when there is none; `issues` under the cases, each with its path in the file.
+ * malformed cases as ValidationErrors issues at `content: tests[0].input.authority`, and cases
+ * that fail on the latest version (FailedPrecondition, route-test-baseline.ts) at
+ * `content: tests[0]`; a test that belongs to another team is the name's problem. `message` is
+ * shown at `field`, or for the whole form when there is none; `issues` under the cases, each with
+ * its path in the file.
  */
 export interface RouteTestSaveFailure {
   readonly field: RouteTestField | undefined;
   readonly message: string;
   readonly issues: readonly KeyedText[];
+  /**
+   * The cases are well formed but `issues` fail on the latest published version: saving again
+   * with known failing stores them so.
+   */
+  readonly failingOnLatest: boolean;
 }
 
 const FIELD_OF: Readonly<Record<string, RouteTestField>> = {
@@ -141,14 +170,28 @@ export function routeTestSaveFailure(error: unknown): RouteTestSaveFailure {
       return { key: `${i}:${path}`, text: path ? `${path}: ${issue.message}` : issue.message };
     });
   const aboutInput =
-    e.code === Code.InvalidArgument || e.code === Code.PermissionDenied || e.code === Code.NotFound;
+    e.code === Code.InvalidArgument ||
+    e.code === Code.PermissionDenied ||
+    e.code === Code.NotFound ||
+    e.code === Code.FailedPrecondition;
   const prefixed = /^([a-z_]+): ([\s\S]*)$/.exec(e.rawMessage);
   const field = prefixed?.[1] === undefined ? undefined : FIELD_OF[prefixed[1]];
   if (aboutInput && field !== undefined && prefixed?.[2] !== undefined)
-    return { field, message: prefixed[2], issues };
+    return {
+      field,
+      message: prefixed[2],
+      issues,
+      failingOnLatest:
+        e.code === Code.FailedPrecondition && field === "content" && issues.length > 0,
+    };
   if (e.code === Code.PermissionDenied && /^route test ".*" belongs to /.test(e.rawMessage))
-    return { field: "name", message: e.rawMessage, issues };
-  return { field: undefined, message: e.rawMessage || "The request failed.", issues };
+    return { field: "name", message: e.rawMessage, issues, failingOnLatest: false };
+  return {
+    field: undefined,
+    message: e.rawMessage || "The request failed.",
+    issues,
+    failingOnLatest: false,
+  };
 }
 
 export interface RouteTestRow {
@@ -157,6 +200,8 @@ export interface RouteTestRow {
   /** The team's name, or "admins" for a test of no team. */
   readonly team: string;
   readonly cases: number;
+  /** How many of its cases are stored as known failing (they gate nothing). */
+  readonly knownFailing: number;
   /** "listener edge", "route configuration edge-routes" or "the only route configuration". */
   readonly through: string;
   readonly author: string;
@@ -177,6 +222,7 @@ export function routeTestRows(tests: readonly RouteTest[]): RouteTestRow[] {
     name: test.name,
     team: test.team || "admins",
     cases: test.cases,
+    knownFailing: test.knownFailingCases.length,
     through: throughText(test),
     author: test.author,
     updated: test.updateTime ? timestampDate(test.updateTime) : undefined,
@@ -192,6 +238,8 @@ export function mismatchText(m: RouteTestMismatch): string {
 export interface FailedCase {
   readonly key: string;
   readonly name: string;
+  /** Stored as known failing: its failure gates nothing. */
+  readonly knownFailing: boolean;
   /** What differs, or why the case could not be asked. */
   readonly differences: readonly KeyedText[];
 }
@@ -201,25 +249,39 @@ export interface RunRow {
   readonly name: string;
   /** The team's name, or "admins". */
   readonly team: string;
+  /** No case failed but those known failing. */
   readonly passed: boolean;
-  /** "2 cases passed", "1 of 3 cases failed". */
+  /** "2 cases passed", "1 of 3 cases failed", "1 of 3 cases failed, known failing". */
   readonly summary: string;
   readonly failures: readonly FailedCase[];
+  /** The cases stored as known failing that pass: the test may be promoted. */
+  readonly nowPassing: readonly string[];
 }
 
 const cases = (n: number) => `${n} ${n === 1 ? "case" : "cases"}`;
 
-/** A run's tests (RunRouteTests), each PASS or FAIL with its failing cases and what differs. */
+/**
+ * A run's tests (RunRouteTests), each PASS or FAIL with its failing cases and what differs; a
+ * test whose only failures are known failing passes, and its known-failing cases that pass are
+ * named.
+ */
 export function runRows(run: RunRouteTestsResponse): RunRow[] {
   return run.tests.map((test) => ({
     key: test.name,
     name: test.name,
     team: test.team || "admins",
-    passed: test.failed === 0,
+    passed: test.failed === test.knownFailing,
     summary:
       test.failed === 0
         ? `${cases(test.passed)} passed`
-        : `${test.failed} of ${cases(test.passed + test.failed)} failed`,
+        : `${test.failed} of ${cases(test.passed + test.failed)} failed${
+            test.knownFailing === 0
+              ? ""
+              : test.knownFailing === test.failed
+                ? ", known failing"
+                : ` (${test.knownFailing} known failing)`
+          }`,
+    nowPassing: test.results.filter((r) => r.passed && r.knownFailing).map((r) => r.name),
     failures: test.results.flatMap((result, i) =>
       result.passed
         ? []
@@ -227,6 +289,7 @@ export function runRows(run: RunRouteTestsResponse): RunRow[] {
             {
               key: `${i}:${result.name}`,
               name: result.name,
+              knownFailing: result.knownFailing,
               differences: result.refused
                 ? [{ key: "refused", text: `cannot run: ${result.refused}` }]
                 : result.mismatches.map((m, j) => ({
@@ -239,9 +302,12 @@ export function runRows(run: RunRouteTestsResponse): RunRow[] {
   }));
 }
 
-/** The run's totals in a line: "1 test failed, 2 passed (4 of 5 cases passed) on the draft". */
+/**
+ * The run's totals in a line: "1 test fails, 2 pass on the draft (4 of 5 cases passed)"; a test
+ * failing only known-failing cases passes.
+ */
 export function runSummary(run: RunRouteTestsResponse): string {
-  const failedTests = run.tests.filter((t) => t.failed > 0).length;
+  const failedTests = run.tests.filter((t) => t.failed > t.knownFailing).length;
   const passedTests = run.tests.length - failedTests;
   const on = run.version === 0n ? "the draft" : `version ${run.version}`;
   if (run.tests.length === 0) return `No route tests stored: nothing ran on ${on}.`;
@@ -249,7 +315,8 @@ export function runSummary(run: RunRouteTestsResponse): string {
     failedTests === 0
       ? `${run.tests.length === 1 ? "The test passes" : `All ${run.tests.length} tests pass`}`
       : `${failedTests} ${failedTests === 1 ? "test fails" : "tests fail"}, ${passedTests} ${passedTests === 1 ? "passes" : "pass"}`;
-  return `${tests} on ${on} (${run.passed} of ${cases(run.passed + run.failed)} passed).`;
+  const known = run.knownFailing === 0 ? "" : `; ${run.knownFailing} known failing`;
+  return `${tests} on ${on} (${run.passed} of ${cases(run.passed + run.failed)} passed${known}).`;
 }
 
 /**

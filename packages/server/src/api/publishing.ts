@@ -34,8 +34,9 @@ import {
 /**
  * The hooks that authorize a publish or rollback against the draft's changes and audit it, both
  * inside the publish transaction. The author of a version is the authenticated caller. A publish
- * (not a rollback) is also gated on the stored route tests (route-test-gate.ts); an admin's
- * `routeTestOverride` lets it through, recorded in the audit event.
+ * (not a rollback) is also gated on the stored route tests (route-test-gate.ts): refused for a
+ * case it turns from passing to failing, unless an admin's `routeTestOverride` lets it through,
+ * recorded in the audit event; a case already failing is a warning of its answer.
  */
 export function guarded(
   context: HandlerContext,
@@ -54,7 +55,10 @@ export function guarded(
     author: caller.username,
     authorize: (async (tx, changes, draft, latestVersion) => {
       await authorizePublish(tx, caller, action, changes, draft, latestVersion);
-      if (action === "publish") overridden = await gateOnRouteTests(tx, changes, draft, override);
+      if (action !== "publish") return [];
+      const gate = await gateOnRouteTests(tx, changes, draft, latestVersion, override);
+      overridden = gate.override;
+      return gate.notes;
     }) satisfies PublishHook,
     audit: (tx: TransactionClient, record: SnapshotRecord) =>
       recordAudit(tx, {

@@ -174,7 +174,7 @@ export function reviewHandlers(
               if (decision.t === "deny") assertAllowed(decision);
               // The route tests the approval would run, run now: a requester whose change breaks
               // one learns it (and fixes it) before anyone is asked to review it.
-              await gateOnRouteTests(tx, changes, draft, "");
+              return (await gateOnRouteTests(tx, changes, draft, latestVersion, "")).notes;
             },
           },
           async (tx, { changes, latestVersion }) => {
@@ -267,7 +267,7 @@ export function reviewHandlers(
               throw notOpen({ id: row.id, state: locked?.state ?? "WITHDRAWN" }, "approved");
             if (latestVersion !== row.baseVersion)
               throw new PublishError("stale-base", "a version was published after the request");
-            await hooks.authorize(tx, changes, draft, latestVersion);
+            return hooks.authorize(tx, changes, draft, latestVersion);
           },
           audit: async (tx: TransactionClient, record) => {
             await hooks.audit(tx, record);

@@ -1,16 +1,29 @@
 /**
- * Route tests gate publishing (issue 28): a publish (apply, approved review) whose changes can
- * move requests (route configurations, listeners, runtime layers) runs every stored route test
- * on the configuration it is about to publish, inside the publish transaction; one failing case
- * refuses it, naming the test, the request and what differs. An admin may publish anyway with a
- * reason, which the audit log records with the failures. Rollbacks are not gated: going back is
- * how a bad version is undone.
+ * Route tests protect, they don't veto (issues 28 and 44). A publish (an apply, an approved
+ * review; a review request is checked as its approval would be) whose changes can move requests
+ * (route configurations, listeners, runtime layers) runs every stored route test on the
+ * configuration it is about to publish, inside the publish transaction. It is refused only for a
+ * case whose outcome it changes from passing to failing: one that passes on the latest published
+ * version and fails on what is about to be published, named with its request and what differs.
+ * A case that fails on the latest version as well was failing before the change: it is reported
+ * (a warning of the publish) and refuses nothing. Otherwise one test that fails, stored so or
+ * broken since (by its own team's change an admin let through, by a rollback), would refuse
+ * every routing publish of every team until an admin overrides: a veto over others' changes. An
+ * admin may publish past the cases a change breaks with a reason, which the audit log records
+ * with them. Rollbacks are not gated: going back is how a bad version is undone.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
-import type { ConfigSpec, SourceChange } from "@switchyard/snapshot";
+import { type ConfigSpec, type SourceChange, specFromSources } from "@switchyard/snapshot";
 import type { Principal } from "../auth/principal.js";
-import { listRouteTests, type RouteTestRunResult, runRouteTests } from "../store/route-tests.js";
+import { specOfVersion } from "../store/publish-transaction.js";
+import {
+  listRouteTests,
+  type RouteTestRunResult,
+  runRouteTests,
+  type StoredRouteTest,
+} from "../store/route-tests.js";
+import { latestVersion, type PublishNote } from "../store/snapshot-records.js";
 import type { ApiIssue } from "./errors.js";
 import { refusedText } from "./route-test-messages.js";
 
@@ -33,23 +46,82 @@ export interface RouteTestFailure {
   readonly differences: readonly string[];
 }
 
-export function routeTestFailures(runs: readonly RouteTestRunResult[]): RouteTestFailure[] {
-  return runs.flatMap(({ test, cases }) =>
-    cases
-      .filter(({ result }) => !result.passed)
-      .map(({ request, result }) => ({
-        test: test.name,
-        team: test.team?.name ?? null,
-        case: result.name,
-        request,
-        differences: result.refused
-          ? [`cannot run: ${refusedText(result.refused)}`]
-          : result.mismatches.map(
-              (m) =>
-                `${m.field}: expected ${JSON.stringify(m.expected)}, got ${JSON.stringify(m.actual)}`,
-            ),
-      })),
+/** A failing case of a run, with its place among its test's cases. */
+export function failingCases(
+  run: RouteTestRunResult,
+): { index: number; failure: RouteTestFailure }[] {
+  return run.cases.flatMap(({ request, result }, index) =>
+    result.passed
+      ? []
+      : [
+          {
+            index,
+            failure: {
+              test: run.test.name,
+              team: run.test.team?.name ?? null,
+              case: result.name,
+              request,
+              differences: result.refused
+                ? [`cannot run: ${refusedText(result.refused)}`]
+                : result.mismatches.map(
+                    (m) =>
+                      `${m.field}: expected ${JSON.stringify(m.expected)}, got ${JSON.stringify(m.actual)}`,
+                  ),
+            },
+          },
+        ],
   );
+}
+
+export function routeTestFailures(runs: readonly RouteTestRunResult[]): RouteTestFailure[] {
+  return runs.flatMap((run) => failingCases(run).map(({ failure }) => failure));
+}
+
+/** What the stored tests say of a publish: the cases it breaks, and those failing before it. */
+export interface RouteTestVerdict {
+  /** Pass on the latest version, fail on what is about to be published: each refuses it. */
+  readonly breaks: readonly RouteTestFailure[];
+  /** Fail on the latest version too: reported, refusing nothing. */
+  readonly alreadyFailing: readonly RouteTestFailure[];
+}
+
+/** Whether a case of `test` is stored as known failing: then it gates nothing. */
+const knownFailing = (test: StoredRouteTest, name: string) => test.knownFailing.includes(name);
+
+/**
+ * The tests of `runs` with a failing case not known failing: those the latest version must be
+ * asked about too.
+ */
+export function testsWithFailures(runs: readonly RouteTestRunResult[]): StoredRouteTest[] {
+  return runs
+    .filter((run) =>
+      run.cases.some((c) => !c.result.passed && !knownFailing(run.test, c.result.name)),
+    )
+    .map((run) => run.test);
+}
+
+/**
+ * The gate's rule, case by case. `draft`: the stored tests run on what is about to be published;
+ * `latest`: run on the latest published version (at least the tests testsWithFailures names; an
+ * empty configuration when none is published, where every case fails). A case stored as known
+ * failing gates nothing. Any other case failing on the draft breaks the publish if it passes on
+ * the latest version, and is already failing if it fails there too. A case with no run on the
+ * latest version is taken as passing there: the gate protects what it was not shown.
+ */
+export function routeTestVerdict(
+  draft: readonly RouteTestRunResult[],
+  latest: readonly RouteTestRunResult[],
+): RouteTestVerdict {
+  const before = new Map(latest.map((run) => [run.test.name, run]));
+  const breaks: RouteTestFailure[] = [];
+  const alreadyFailing: RouteTestFailure[] = [];
+  for (const run of draft)
+    for (const { index, failure } of failingCases(run)) {
+      if (knownFailing(run.test, failure.case)) continue;
+      const then = before.get(run.test.name)?.cases[index]?.result;
+      (then !== undefined && !then.passed ? alreadyFailing : breaks).push(failure);
+    }
+  return { breaks, alreadyFailing };
 }
 
 /** Which case of which test failed, on what request, as refusals and dry runs name it. */
@@ -57,10 +129,13 @@ function failedCase(f: RouteTestFailure): string {
   return `route test "${f.test}"${f.team ? ` (team ${f.team})` : ""}, case "${f.case}": ${f.request}`;
 }
 
-/** The refusal's text: every failure (up to LISTED_FAILURES) on its own lines. */
-export function routeTestRefusalText(failures: readonly RouteTestFailure[]): string {
+/** The refusal's text: every case broken (up to LISTED_FAILURES) on its own lines. */
+export function routeTestRefusalText(
+  failures: readonly RouteTestFailure[],
+  version: number,
+): string {
   const lines = [
-    `this change breaks ${failures.length} route test case(s); fix the change or the tests (an admin may publish anyway with a reason):`,
+    `this change breaks ${failures.length} route test case(s) that pass on version ${version}; fix the change or the tests (an admin may publish anyway with a reason):`,
   ];
   for (const f of failures.slice(0, LISTED_FAILURES)) {
     lines.push(`  ${failedCase(f)}`);
@@ -69,6 +144,17 @@ export function routeTestRefusalText(failures: readonly RouteTestFailure[]): str
   if (failures.length > LISTED_FAILURES)
     lines.push(`  and ${failures.length - LISTED_FAILURES} more`);
   return lines.join("\n");
+}
+
+/** A case that failed before the publish, as the publish's warning: it refuses nothing. */
+export function alreadyFailingNote(f: RouteTestFailure, version: number): PublishNote {
+  return {
+    severity: "warning",
+    code: "route-test-already-failing",
+    path: "",
+    message: `${failedCase(f)}: fails on version ${version} too, so it does not refuse this change: ${f.differences.join("; ")}`,
+    hint: `the test's team fixes its routes or the test (switchyard route tests run --version ${version})`,
+  };
 }
 
 /** An override that took effect: recorded with the publish. */
@@ -91,45 +177,85 @@ function movesRequests(changes: readonly SourceChange[]): boolean {
   return changes.some((c) => ROUTING_KINDS.has(c.kind));
 }
 
+/** The latest published version's configuration; none published yet: an empty one. */
+export function specOfLatest(db: TransactionClient, version: number): Promise<ConfigSpec> {
+  return version === 0 ? Promise.resolve(specFromSources([])) : specOfVersion(db, version);
+}
+
 /**
- * What the route tests would say of a publish of `draft` with `changes`, as issues (one error per
- * failing case, named as the refusal names it): for a dry run, which must say every issue a
- * publish would raise (Import's dry run, `switchyard diff -f`).
+ * The stored tests' verdict on a publish of `draft` over `version` (routeTestVerdict). The latest
+ * version is read, and its cases run, only when a case fails on the draft.
+ */
+async function verdictOn(
+  db: TransactionClient,
+  draft: ConfigSpec,
+  version: number,
+): Promise<RouteTestVerdict> {
+  const onDraft = runRouteTests(draft, await listRouteTests(db));
+  const failing = testsWithFailures(onDraft);
+  if (failing.length === 0) return { breaks: [], alreadyFailing: [] };
+  return routeTestVerdict(onDraft, runRouteTests(await specOfLatest(db, version), failing));
+}
+
+/**
+ * What the route tests would say of a publish of `draft` with `changes` over the latest version,
+ * as issues (an error per case it breaks, named as the refusal names it; a warning per case
+ * already failing): for a dry run, which must say every issue a publish would raise (Import's dry
+ * run, `switchyard diff -f`).
  */
 export async function routeTestIssues(
-  db: TransactionClient | PrismaClient,
+  prisma: PrismaClient,
   changes: readonly SourceChange[],
   draft: ConfigSpec,
 ): Promise<ApiIssue[]> {
   if (!movesRequests(changes)) return [];
-  const tests = await listRouteTests(db);
-  if (tests.length === 0) return [];
-  return routeTestFailures(runRouteTests(draft, tests)).map((f) => ({
-    severity: "error",
-    code: "route-test-failed",
-    path: "",
-    message: `${failedCase(f)}: ${f.differences.join("; ")}`,
-    hint: "a publish of this would be refused: fix the change or the test (an admin may publish anyway with a reason)",
-  }));
+  const { version, verdict } = await prisma.$transaction(
+    async (tx) => {
+      const version = (await latestVersion(tx)) ?? 0;
+      return { version, verdict: await verdictOn(tx, draft, version) };
+    },
+    { isolationLevel: "RepeatableRead" },
+  );
+  return [
+    ...verdict.breaks.map(
+      (f): ApiIssue => ({
+        severity: "error",
+        code: "route-test-failed",
+        path: "",
+        message: `${failedCase(f)}: ${f.differences.join("; ")}`,
+        hint: `it passes on version ${version}: a publish of this would be refused; fix the change or the test (an admin may publish anyway with a reason)`,
+      }),
+    ),
+    ...verdict.alreadyFailing.map((f) => alreadyFailingNote(f, version)),
+  ];
+}
+
+/** What the gate let through: an admin's override of the cases broken, and the notes. */
+export interface RouteTestGate {
+  /** To be recorded with the publish (audit). */
+  readonly override: RouteTestOverride | undefined;
+  /** A warning per case already failing on the latest version, for the publish's answer. */
+  readonly notes: readonly PublishNote[];
 }
 
 /**
- * Runs the stored route tests on `draft` when `changes` can move requests; throws
- * FailedPrecondition when one fails, unless `override` (an admin's reason) is given: then the
- * override is returned, to be recorded.
+ * Runs the stored route tests on `draft` when `changes` can move requests, and throws
+ * FailedPrecondition when the publish breaks a case that passes on `version` (the latest
+ * version, which it replaces), unless `override` (an admin's reason) is given: then the override
+ * is returned, to be recorded.
  */
 export async function gateOnRouteTests(
   tx: TransactionClient,
   changes: readonly SourceChange[],
   draft: ConfigSpec,
+  version: number,
   override: string,
-): Promise<RouteTestOverride | undefined> {
-  if (!movesRequests(changes)) return undefined;
-  const tests = await listRouteTests(tx);
-  if (tests.length === 0) return undefined;
-  const failures = routeTestFailures(runRouteTests(draft, tests));
-  if (failures.length === 0) return undefined;
+): Promise<RouteTestGate> {
+  if (!movesRequests(changes)) return { override: undefined, notes: [] };
+  const { breaks, alreadyFailing } = await verdictOn(tx, draft, version);
+  const notes = alreadyFailing.map((f) => alreadyFailingNote(f, version));
+  if (breaks.length === 0) return { override: undefined, notes };
   if (override === "")
-    throw new ConnectError(routeTestRefusalText(failures), Code.FailedPrecondition);
-  return { reason: override, failures };
+    throw new ConnectError(routeTestRefusalText(breaks, version), Code.FailedPrecondition);
+  return { override: { reason: override, failures: breaks }, notes };
 }

@@ -1,7 +1,9 @@
 /**
  * RoutingService's stored route tests: list, put, delete and run. A member's tests are their
  * team's, and each case's host must be a domain the team owns (auth/ownership.ts): a team pins
- * its own traffic, not another's. Admins write any test, for a team or for none.
+ * its own traffic, not another's. Admins write any test, for a team or for none. A test stored
+ * passes on the latest version, or its failing cases are stored as known failing
+ * (route-test-baseline.ts).
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -26,6 +28,7 @@ import {
   type StoredRouteTest,
 } from "../store/route-tests.js";
 import { version } from "./publishing.js";
+import { checkOnLatest, duplicateCaseNames } from "./route-test-baseline.js";
 import { checkedTarget, routeTestProblems, routeTestResultMessage } from "./route-test-messages.js";
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
@@ -94,6 +97,8 @@ function message(test: StoredRouteTest): RouteTest {
     author: test.author,
     updateTime: timestampFromDate(test.updatedAt),
     cases: casesOf(test.content),
+    knownFailing: test.knownFailing.length > 0,
+    knownFailingCases: [...test.knownFailing],
   });
 }
 
@@ -161,23 +166,29 @@ export function routeTestHandlers(options: {
       const parsed = parseRouterCheckTests(request.content);
       if (parsed.t === "invalid")
         throw routeTestProblems("content", "the route test's cases", parsed.problems);
+      const duplicates = duplicateCaseNames(parsed.tests);
+      if (duplicates.length > 0)
+        throw routeTestProblems("content", "the route test's cases", duplicates);
       countedCases(request.content, parsed.tests.length);
       const hosts = [...new Set(parsed.tests.map((t) => t.input.authority))];
       const teamId = await authorizeTest(prisma, context, request.name, request.team, hosts);
       const caller = callerOf(context);
+      const put = { name: request.name, teamId, cases: parsed.tests.length };
+      const teamName = request.team || (caller.team?.name ?? "");
+      // Past the limits is refused before the cases run on the latest version (and again below,
+      // where puts take turns).
+      checkCaseLimits(await listRouteTests(prisma), put, teamName);
+      const knownFailing = await checkOnLatest(prisma, request, request.knownFailing);
       const stored = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROUTE_TESTS_LOCK})`;
-        checkCaseLimits(
-          await listRouteTests(tx),
-          { name: request.name, teamId, cases: parsed.tests.length },
-          request.team || (caller.team?.name ?? ""),
-        );
+        checkCaseLimits(await listRouteTests(tx), put, teamName);
         const written = await putRouteTest(tx, {
           name: request.name,
           teamId,
           content: request.content,
           listener: request.listener,
           routeConfiguration: request.routeConfiguration,
+          knownFailing,
           author: caller.username,
         });
         await recordAudit(tx, {
@@ -185,7 +196,7 @@ export function routeTestHandlers(options: {
           action: "route-test.put",
           target: `route-test/${request.name}`,
           ip: ipOf(context),
-          detail: { team: written.team?.name ?? null, cases: parsed.tests.length },
+          detail: { team: written.team?.name ?? null, cases: parsed.tests.length, knownFailing },
         });
         return written;
       });
@@ -215,12 +226,17 @@ export function routeTestHandlers(options: {
       const [spec, tests] = await Promise.all([specAt(at), listRouteTests(prisma)]);
       const runs = runRouteTests(spec, tests).map(({ test, cases }) => {
         const passed = cases.filter((c) => c.result.passed).length;
+        const known = (name: string) => test.knownFailing.includes(name);
         return {
           name: test.name,
           team: test.team?.name ?? "",
-          results: cases.map(({ result }) => routeTestResultMessage(result)),
+          results: cases.map(({ result }) => ({
+            ...routeTestResultMessage(result),
+            knownFailing: known(result.name),
+          })),
           passed,
           failed: cases.length - passed,
+          knownFailing: cases.filter((c) => !c.result.passed && known(c.result.name)).length,
         };
       });
       return create(RunRouteTestsResponseSchema, {
@@ -228,6 +244,7 @@ export function routeTestHandlers(options: {
         tests: runs,
         passed: runs.reduce((n, r) => n + r.passed, 0),
         failed: runs.reduce((n, r) => n + r.failed, 0),
+        knownFailing: runs.reduce((n, r) => n + r.knownFailing, 0),
       });
     },
   };

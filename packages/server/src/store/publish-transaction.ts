@@ -40,6 +40,7 @@ import {
   manifestBlob,
   type NameMap,
   type PublishedSnapshot,
+  type PublishNote,
   resourceKey,
   SNAPSHOT_CHANNEL,
   type SnapshotRecord,
@@ -71,12 +72,13 @@ export class PublishError extends Error {
   }
 }
 
+/** Throws to refuse a publish; may give notes (warnings) for the answer of one it lets through. */
 export type PublishHook = (
   tx: TransactionClient,
   changes: readonly SourceChange[],
   draft: ConfigSpec,
   latestVersion: number,
-) => Promise<void>;
+) => Promise<undefined | readonly PublishNote[]>;
 
 export interface PublishInput {
   readonly message: string;
@@ -143,7 +145,7 @@ export function appliedContent(
 
 /**
  * What an apply's dry run found, thrown to roll its transaction back: the changes it would
- * publish, the specs before and after, and the validation's warnings.
+ * publish, the specs before and after, and the validation's warnings and the publish hooks' notes.
  */
 export class ApplyDryRun extends Error {
   override readonly name = "ApplyDryRun";
@@ -151,7 +153,7 @@ export class ApplyDryRun extends Error {
     readonly changes: readonly SourceChange[],
     readonly before: ConfigSpec,
     readonly after: ConfigSpec,
-    readonly issues: readonly ValidationIssue[],
+    readonly issues: readonly (ValidationIssue | PublishNote)[],
   ) {
     super("dry run");
   }
@@ -271,7 +273,7 @@ export async function checkDraft(
       `nothing to publish: the draft is identical to version ${latestVersion}`,
     );
   }
-  await input.authorize?.(tx, changes, spec, latestVersion);
+  const notes = (await input.authorize?.(tx, changes, spec, latestVersion)) ?? [];
   const config = unchanged ?? (await compileDraft());
   const report = validate(spec, {
     compiled: config,
@@ -285,7 +287,7 @@ export async function checkDraft(
       report.issues,
     );
   }
-  return { latestVersion, manifest, changes, config, report };
+  return { latestVersion, manifest, changes, config, report, notes };
 }
 
 /**
@@ -305,7 +307,7 @@ export async function writeSnapshot(
   keyring: SecretKeyring | undefined,
 ): Promise<{ published: PublishedSnapshot; manifests: LatestManifests }> {
   const { objects } = draft;
-  const { latestVersion, manifest, changes, config, report } = await checkDraft(
+  const { latestVersion, manifest, changes, config, report, notes } = await checkDraft(
     tx,
     draft,
     latest,
@@ -411,7 +413,7 @@ export async function writeSnapshot(
     published: {
       record: toRecord(row),
       config,
-      warnings: report.issues.filter((issue) => issue.severity === "warning"),
+      warnings: [...report.issues.filter((issue) => issue.severity === "warning"), ...notes],
     },
     manifests: {
       version: row.version,

@@ -18,6 +18,11 @@ export interface StoredRouteTest {
   readonly content: string;
   readonly listener: string;
   readonly routeConfiguration: string;
+  /**
+   * The cases (by name) stored as known failing: they failed on the latest version when the test
+   * was stored, and gate nothing (route-test-gate.ts).
+   */
+  readonly knownFailing: readonly string[];
   readonly author: string;
   readonly updatedAt: Date;
 }
@@ -27,6 +32,7 @@ const select = {
   content: true,
   listener: true,
   routeConfiguration: true,
+  knownFailing: true,
   author: true,
   updatedAt: true,
   team: { select: { id: true, name: true } },
@@ -47,13 +53,17 @@ export async function getRouteTest(
 
 export async function putRouteTest(
   db: PrismaClient | TransactionClient,
-  test: Omit<StoredRouteTest, "team" | "updatedAt"> & { readonly teamId: string | null },
+  test: Omit<StoredRouteTest, "team" | "updatedAt" | "knownFailing"> & {
+    readonly teamId: string | null;
+    readonly knownFailing?: readonly string[];
+  },
 ): Promise<StoredRouteTest> {
   const data = {
     teamId: test.teamId,
     content: test.content,
     listener: test.listener,
     routeConfiguration: test.routeConfiguration,
+    knownFailing: [...(test.knownFailing ?? [])],
     author: test.author,
   };
   return db.routeTest.upsert({

@@ -138,11 +138,24 @@ export interface SnapshotRecord {
   readonly changes: readonly SourceChange[];
 }
 
+/**
+ * A warning a publish hook gives of a publish it lets through, for the publish's answer beside
+ * validation's (a route test that already failed on the latest version, route-test-gate.ts).
+ */
+export interface PublishNote {
+  readonly severity: "warning";
+  readonly code: string;
+  readonly path: string;
+  readonly message: string;
+  readonly hint?: string;
+}
+
 export interface PublishedSnapshot {
   readonly record: SnapshotRecord;
   /** What proxies get: the compiled node groups, as loaded into the xDS cache. */
   readonly config: CompiledConfig;
-  readonly warnings: readonly ValidationIssue[];
+  /** Validation's warnings, then the publish hooks' notes. */
+  readonly warnings: readonly (ValidationIssue | PublishNote)[];
   /**
    * The content of the previous version (undefined: none) and of this one, when the store holds
    * both in memory (the usual case: the previous version was its own latest), so the answer to

@@ -351,7 +351,10 @@ export class SnapshotStore {
             write,
             this.keyring,
           );
-          throw new ApplyDryRun(changes, base, result, checked.report.issues);
+          throw new ApplyDryRun(changes, base, result, [
+            ...checked.report.issues,
+            ...checked.notes,
+          ]);
         }
         return this.#writeContent(tx, content, latest, write);
       }),

@@ -268,6 +268,7 @@ function PublishedBanner({
   onDismiss: () => void;
 }) {
   const version = response.snapshot?.version.toString() ?? "";
+  const alreadyFailing = response.warnings.filter((w) => w.code === "route-test-already-failing");
   return (
     <div className="flex flex-wrap items-center gap-3 rounded-lg border border-success/30 bg-success/10 px-4 py-3">
       <CheckIcon className="size-4 shrink-0 text-success" />
@@ -290,6 +291,37 @@ function PublishedBanner({
         View in History
       </Link>
       <Button onClick={onDismiss}>Dismiss</Button>
+      {alreadyFailing.length > 0 && (
+        // Route test cases that failed before this publish too: reported, they refused nothing
+        // (route-test-gate.ts), unlike a case the publish breaks, which refuses it.
+        <div className="flex basis-full flex-col gap-1 rounded-md border border-warning-border bg-warning-soft px-3 py-2">
+          <p className="flex items-center gap-2 text-[13px] font-medium text-fg">
+            <AlertTriangleIcon className="size-4 shrink-0 text-warning" />
+            {alreadyFailing.length === 1
+              ? "1 route test case was failing before this publish: it refused nothing."
+              : `${alreadyFailing.length} route test cases were failing before this publish: they refused nothing.`}
+          </p>
+          <ul
+            aria-label="Route test cases already failing"
+            className="flex flex-col gap-0.5 font-mono text-xs text-fg-muted [overflow-wrap:anywhere]"
+          >
+            {alreadyFailing.map((warning) => (
+              // One warning per case, naming its test and case: the message is unique.
+              <li key={warning.message}>{warning.message}</li>
+            ))}
+          </ul>
+          <p className="text-xs text-fg-muted">
+            Their teams fix the routes or the tests on the{" "}
+            <Link
+              href={"/route-tests" as Route}
+              className="font-medium text-accent hover:underline"
+            >
+              Route tests
+            </Link>{" "}
+            page.
+          </p>
+        </div>
+      )}
     </div>
   );
 }

@@ -10,7 +10,7 @@ import { FormProvider, useForm } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
 import { FormAlert } from "@/components/access/access-form";
-import { SelectField, TextAreaField, TextField } from "@/components/form/field";
+import { CheckboxField, SelectField, TextAreaField, TextField } from "@/components/form/field";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import {
@@ -29,9 +29,11 @@ import { useThroughOptions } from "./use-through-options";
 
 /**
  * Creates a route test, or replaces `editing` (PutRouteTest): its name, its team (admins choose;
- * a member's is their team), what its cases route through, and the cases in router_check_tool's
- * format. A refusal is shown at the field the server names, malformed cases each with its path
- * in the file, under the cases.
+ * a member's is their team), what its cases route through, the cases in router_check_tool's
+ * format, and whether those failing on the latest version are stored as known failing. A refusal
+ * is shown at the field the server names, malformed cases (or cases failing on the latest
+ * version) each with its path in the file, under the cases; cases refused for failing there are
+ * offered to be stored as known failing.
  */
 export function RouteTestForm({
   writer,
@@ -54,15 +56,22 @@ export function RouteTestForm({
   });
   const [alert, setAlert] = useState<string | undefined>();
   const [issues, setIssues] = useState<readonly KeyedText[]>([]);
+  const [failingOnLatest, setFailingOnLatest] = useState(false);
   const save = useMutation<RouteTest, unknown, z.output<typeof routeTestSchema>>({
     mutationFn: (values) => routing.putRouteTest(putRouteTestRequest(values, writer)),
     onMutate: () => {
       setAlert(undefined);
       setIssues([]);
+      setFailingOnLatest(false);
     },
     onSuccess: (test) => {
+      const known = test.knownFailingCases.length;
       toast.success(`Route test “${test.name}” saved`, {
-        description: `${test.cases} ${test.cases === 1 ? "case" : "cases"}: every publish that can move requests runs them.`,
+        description: `${test.cases} ${test.cases === 1 ? "case" : "cases"}: every publish that can move requests runs them.${
+          known === 0
+            ? ""
+            : ` ${known} known failing: ${known === 1 ? "it gates" : "they gate"} nothing until the test is promoted.`
+        }`,
       });
       void invalidate();
       onSaved(test);
@@ -70,6 +79,7 @@ export function RouteTestForm({
     onError: (error) => {
       const failure = routeTestSaveFailure(error);
       setIssues(failure.issues);
+      setFailingOnLatest(failure.failingOnLatest);
       if (failure.field === undefined) setAlert(failure.message);
       else {
         form.setError(failure.field, { type: "server", message: failure.message });
@@ -130,7 +140,31 @@ export function RouteTestForm({
                 ))}
               </ul>
             )}
+            {failingOnLatest && (
+              <div className="flex flex-wrap items-center gap-3 rounded-md border border-warning-border bg-warning-soft px-3 py-2 text-[13px] text-fg">
+                <p className="min-w-0 flex-1">
+                  Fix the cases, or store the failing ones as known failing: they gate no publish
+                  until they pass on the latest version and the test is promoted.
+                </p>
+                <Button
+                  variant="secondary"
+                  disabled={save.isPending}
+                  onClick={() => {
+                    form.setValue("knownFailing", true);
+                    void submit();
+                  }}
+                >
+                  Store as known failing
+                </Button>
+              </div>
+            )}
           </div>
+          <CheckboxField<RouteTestValues>
+            name="knownFailing"
+            label="Store the cases that fail on the latest version as known failing"
+            hint="A test must pass on the latest published version to be stored. Known-failing cases gate nothing until they pass and the test is promoted."
+            className="md:col-span-3"
+          />
           <div className="flex flex-wrap items-center justify-end gap-3 md:col-span-3">
             <div className="mr-auto min-w-0">
               <FormAlert message={alert} />

@@ -21,16 +21,23 @@ import { LoadError, LoadingBlock, PageHeader } from "@/components/ui/page-states
 import { RelativeTime } from "@/components/ui/relative-time";
 import { StatusPill } from "@/components/ui/status-pill";
 import { messageOf } from "@/lib/access-errors";
-import { mayWriteRouteTest, routeTestRows, runRows, runSummary } from "@/lib/route-tests";
+import {
+  mayWriteRouteTest,
+  promoteRouteTestRequest,
+  routeTestRows,
+  runRows,
+  runSummary,
+} from "@/lib/route-tests";
 import type { Writer } from "@/lib/write-access";
 import { RouteTestForm } from "./route-test-form";
 import { useInvalidateRouteTests, useRoutingClient } from "./use-routing-client";
 
 /**
- * The Route tests page: the stored route tests (RoutingService.ListRouteTests), every one run on
- * the draft with one button (RunRouteTests), and, for whoever may write them, a form that creates
- * or replaces one and a confirmed delete. Every publish that can move requests runs them too
- * (route-test-gate.ts): one failing refuses it.
+ * The Route tests page: the stored route tests (RoutingService.ListRouteTests), with how many of
+ * their cases are known failing, every one run on the draft with one button (RunRouteTests), and,
+ * for whoever may write them, a form that creates or replaces one, a confirmed delete, and
+ * Promote for a test whose known-failing cases pass. Every publish that can move requests runs
+ * them too (route-test-gate.ts): a case it turns from passing to failing refuses it.
  */
 export function RouteTestsView() {
   const writer = useWriter();
@@ -49,7 +56,7 @@ export function RouteTestsView() {
     <div className="flex flex-col gap-6">
       <PageHeader
         title="Route tests"
-        description="The answers teams rely on, pinned as cases in Envoy's router_check_tool format. Every publish that can move requests runs them; one failing refuses it unless an admin overrides."
+        description="The answers teams rely on, pinned as cases in Envoy's router_check_tool format. Every publish that can move requests runs them; one that turns a passing case into a failing one is refused unless an admin overrides. Known-failing cases gate nothing."
         actions={
           <>
             <Link href={"/route-tester" as Route} className={buttonClass("secondary")}>
@@ -95,7 +102,14 @@ export function RouteTestsView() {
           The tests could not run: {run.error.rawMessage}
         </p>
       )}
-      {run.data && <RunResults run={run.data} />}
+      {run.data && (
+        <RunResults
+          run={run.data}
+          tests={tests.data?.tests ?? []}
+          writer={writer}
+          onPromoted={() => run.mutate()}
+        />
+      )}
       {mayCreate && (
         <div id="route-test-form" className="scroll-mt-4">
           <RouteTestForm
@@ -184,7 +198,15 @@ function TestList({
                   {row.name}
                 </th>
                 <td className="py-2 pr-4">{row.team}</td>
-                <td className="py-2 pr-4 tabular-nums">{row.cases}</td>
+                <td className="py-2 pr-4 tabular-nums">
+                  {row.cases}
+                  {row.knownFailing > 0 && (
+                    <>
+                      {" "}
+                      <StatusPill tone="warning">{row.knownFailing} known failing</StatusPill>
+                    </>
+                  )}
+                </td>
                 <td className="py-2 pr-4 font-mono text-xs">{row.through}</td>
                 <td className="py-2 pr-4">{row.author}</td>
                 <td className="py-2 pr-4 text-fg-muted">
@@ -219,9 +241,23 @@ function TestList({
   );
 }
 
-/** Each test PASS or FAIL on the draft, each failing case with what differs. */
-function RunResults({ run }: { run: RunRouteTestsResponse }) {
+/**
+ * Each test PASS or FAIL on the draft, each failing case with what differs (a known-failing one
+ * marked so); a test whose known-failing cases pass offers Promote to whoever may write it.
+ */
+function RunResults({
+  run,
+  tests,
+  writer,
+  onPromoted,
+}: {
+  run: RunRouteTestsResponse;
+  tests: readonly RouteTest[];
+  writer: Writer;
+  onPromoted: () => void;
+}) {
   const titleId = useId();
+  const stored = new Map(tests.map((test) => [test.name, test]));
   return (
     <Card id={titleId} title="Results on the draft" aside={runSummary(run)}>
       <ul className="flex flex-col">
@@ -240,12 +276,30 @@ function RunResults({ run }: { run: RunRouteTestsResponse }) {
                 {row.team === "admins" ? "admins" : `team ${row.team}`} · {row.summary}
               </span>
             </div>
+            {row.nowPassing.length > 0 && (
+              <NowPassing
+                names={row.nowPassing}
+                test={stored.get(row.name)}
+                writer={writer}
+                onPromoted={onPromoted}
+              />
+            )}
             {row.failures.length > 0 && (
               <ul className="mt-2 flex flex-col gap-1.5 pl-1">
                 {row.failures.map((failure) => (
                   <li key={failure.key} className="[overflow-wrap:anywhere]">
-                    <p className="text-[13px] text-fg">case “{failure.name}”</p>
-                    <ul className="font-mono text-xs text-danger">
+                    <p className="text-[13px] text-fg">
+                      case “{failure.name}”
+                      {failure.knownFailing && (
+                        <>
+                          {" "}
+                          <StatusPill tone="warning">known failing</StatusPill>
+                        </>
+                      )}
+                    </p>
+                    <ul
+                      className={`font-mono text-xs ${failure.knownFailing ? "text-fg-muted" : "text-danger"}`}
+                    >
                       {failure.differences.map((d) => (
                         <li key={d.key}>{d.text}</li>
                       ))}
@@ -258,6 +312,60 @@ function RunResults({ run }: { run: RunRouteTestsResponse }) {
         ))}
       </ul>
     </Card>
+  );
+}
+
+/**
+ * Known-failing cases that pass on the draft, and, for whoever may write the test, Promote: the
+ * test stored again without known failing (as `switchyard route tests promote`), which the server
+ * refuses unless every case passes on the latest published version, which the draft may be ahead
+ * of.
+ */
+function NowPassing({
+  names,
+  test,
+  writer,
+  onPromoted,
+}: {
+  names: readonly string[];
+  test: RouteTest | undefined;
+  writer: Writer;
+  onPromoted: () => void;
+}) {
+  const routing = useRoutingClient();
+  const invalidate = useInvalidateRouteTests();
+  const promote = useMutation<RouteTest, unknown, RouteTest>({
+    mutationFn: (stored) => routing.putRouteTest(promoteRouteTestRequest(stored)),
+    onSuccess: (promoted) => {
+      toast.success(`Route test “${promoted.name}” promoted`, {
+        description:
+          "Every case passes on the latest version and gates: a publish that breaks one is refused.",
+      });
+      void invalidate();
+      onPromoted();
+    },
+    onError: (error, stored) =>
+      toast.error(`Couldn’t promote “${stored.name}”`, { description: messageOf(error) }),
+  });
+  const quoted = names.map((name) => `“${name}”`).join(", ");
+  return (
+    <div className="mt-2 flex flex-wrap items-center gap-3 rounded-md border border-success/30 bg-success/10 px-3 py-2 text-[13px] text-fg">
+      <p className="min-w-0 flex-1">
+        Known failing, passing on the draft: {names.length === 1 ? "case" : "cases"} {quoted}.
+        Promote the test once {names.length === 1 ? "it passes" : "they pass"} on the latest
+        published version too: then {names.length === 1 ? "it gates" : "they gate"} publishes again.
+      </p>
+      {test !== undefined && mayWriteRouteTest(writer, test) && (
+        <Button
+          variant="secondary"
+          aria-label={`Promote route test ${test.name}`}
+          disabled={promote.isPending}
+          onClick={() => promote.mutate(test)}
+        >
+          {promote.isPending ? "Promoting…" : "Promote"}
+        </Button>
+      )}
+    </div>
   );
 }
 

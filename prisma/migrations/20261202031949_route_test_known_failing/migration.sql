@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "RouteTest" ADD COLUMN     "knownFailing" TEXT[] DEFAULT ARRAY[]::TEXT[];
