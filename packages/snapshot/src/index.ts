@@ -1,3 +1,4 @@
+export { truncateUtf8, truncationMarker } from "./bounded-text.js";
 export {
   type CompiledConfig,
   type CompiledGroup,
