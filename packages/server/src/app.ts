@@ -9,6 +9,7 @@ import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
+import { DEFAULT_REGEX_MAX_PROGRAM_SIZE, setRegexMaxProgramSize } from "@switchyard/snapshot";
 import type { NodeStatusTracker } from "@switchyard/status";
 import type { SnapshotCache } from "@switchyard/xds";
 import type { Logger } from "pino";
@@ -95,6 +96,11 @@ export interface SwitchyardOptions {
   readonly xdsAuthorities?: readonly string[];
   /** Directories under which members may make proxies read files (auth/local-sources.ts). */
   readonly memberFileDirs?: readonly string[];
+  /**
+   * The largest RE2 program a caller's regex may compile to (snapshot's match/regex-limit.ts):
+   * set for the whole process, its worker threads included. Default 100, Envoy's.
+   */
+  readonly regexMaxProgramSize?: number;
   /**
    * Proxies in front of the console whose X-Forwarded-For/-Proto are believed: addresses and
    * CIDR ranges (access/request-context.ts). Default none.
@@ -360,6 +366,7 @@ async function startApi(
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
   const { logger } = options;
   const teardown = new Teardown(logger);
+  setRegexMaxProgramSize(options.regexMaxProgramSize ?? DEFAULT_REGEX_MAX_PROGRAM_SIZE);
   try {
     const xdsInputs = readXdsInputs(options);
     const consoleTls = readConsoleTls(options.consoleTls);

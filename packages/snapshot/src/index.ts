@@ -81,6 +81,13 @@ export {
   structMatcher,
   valueMatcher,
 } from "./match/matchers.js";
+export {
+  DEFAULT_REGEX_MAX_PROGRAM_SIZE,
+  REGEX_ERROR_LEVEL_KEY,
+  regexMaxProgramSize,
+  setRegexMaxProgramSize,
+} from "./match/regex-limit.js";
+export { regexProgramSize } from "./match/regex-program-size.js";
 export type {
   ClusterSpec,
   ConfigSpec,
