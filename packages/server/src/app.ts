@@ -46,6 +46,7 @@ import {
   startXdsPort,
   warnAboutXdsExposure,
 } from "./replica.js";
+import { createRouteTestRunner } from "./routing/route-test-runner.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { storeSchemaFiles } from "./store/envoy-schemas.js";
@@ -291,6 +292,8 @@ async function startApi(
   const limiter = new LoginLimiter(options.loginLimits);
   const importer = createEnvoyImporter({ logger });
   teardown.add(() => importer.close());
+  const routeTests = createRouteTestRunner({ logger });
+  teardown.add(() => routeTests.close());
   const routes = (router: ConnectRouter) => {
     router.service(
       ConfigService,
@@ -304,7 +307,7 @@ async function startApi(
       }),
     );
     router.service(StatusService, createStatusService({ prisma, feed: deps.feed }));
-    router.service(RoutingService, createRoutingService({ prisma, store: deps.store }));
+    router.service(RoutingService, createRoutingService({ prisma, store: deps.store, routeTests }));
     router.service(
       AccessService,
       createAccessService({
