@@ -227,17 +227,20 @@ export function nodeQuery(request: {
   return { status, connectedOnly: request.connectedOnly, idContains: request.idContains };
 }
 
+/** The nodes `query` selects, by id, at most `limit` of them, after `afterId` when given. */
 export async function queryNodes(
   prisma: PrismaClient,
   query: NodeQuery,
   limit?: number,
+  afterId?: string,
 ): Promise<NodeRecord[]> {
-  const nodes = await listNodes(prisma, {
+  return listNodes(prisma, {
     ...(query.status === undefined ? {} : { status: query.status }),
     ...(query.connectedOnly ? { connected: true } : {}),
     ...(limit === undefined ? {} : { limit }),
+    ...(afterId === undefined ? {} : { afterId }),
+    idContains: query.idContains,
   });
-  return nodes.filter((node) => matchesQuery(node, query));
 }
 
 /** What listNodes' filters select, for a record read by the feed. */
