@@ -1,4 +1,4 @@
-import { toJson } from "@bufbuild/protobuf";
+import { create, toJson } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -88,7 +88,14 @@ export async function nodes(
   options: { output?: string },
 ): Promise<void> {
   const format = outputFormat(options.output);
-  const response = await client.listNodes({});
+  // Every page (the server answers a bounded page at a time), as one answer.
+  const response = create(ListNodesResponseSchema, {});
+  let pageToken = "";
+  do {
+    const page = await client.listNodes({ pageToken });
+    response.nodes.push(...page.nodes);
+    pageToken = page.nextPageToken;
+  } while (pageToken !== "");
   if (format === "json") {
     output.out(`${JSON.stringify(toJson(ListNodesResponseSchema, response), null, 2)}\n`);
     return;

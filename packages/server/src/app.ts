@@ -9,6 +9,7 @@ import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
+import { DEFAULT_REGEX_MAX_PROGRAM_SIZE, setRegexMaxProgramSize } from "@switchyard/snapshot";
 import type { NodeStatusTracker } from "@switchyard/status";
 import type { SnapshotCache } from "@switchyard/xds";
 import type { Logger } from "pino";
@@ -45,6 +46,7 @@ import {
   startXdsPort,
   warnAboutXdsExposure,
 } from "./replica.js";
+import { createRouteTestRunner } from "./routing/route-test-runner.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
 import { storeSchemaFiles } from "./store/envoy-schemas.js";
@@ -95,6 +97,11 @@ export interface SwitchyardOptions {
   readonly xdsAuthorities?: readonly string[];
   /** Directories under which members may make proxies read files (auth/local-sources.ts). */
   readonly memberFileDirs?: readonly string[];
+  /**
+   * The largest RE2 program a caller's regex may compile to (snapshot's match/regex-limit.ts):
+   * set for the whole process, its worker threads included. Default 100, Envoy's.
+   */
+  readonly regexMaxProgramSize?: number;
   /**
    * Proxies in front of the console whose X-Forwarded-For/-Proto are believed: addresses and
    * CIDR ranges (access/request-context.ts). Default none.
@@ -285,6 +292,8 @@ async function startApi(
   const limiter = new LoginLimiter(options.loginLimits);
   const importer = createEnvoyImporter({ logger });
   teardown.add(() => importer.close());
+  const routeTests = createRouteTestRunner({ logger });
+  teardown.add(() => routeTests.close());
   const routes = (router: ConnectRouter) => {
     router.service(
       ConfigService,
@@ -298,7 +307,7 @@ async function startApi(
       }),
     );
     router.service(StatusService, createStatusService({ prisma, feed: deps.feed }));
-    router.service(RoutingService, createRoutingService({ prisma, store: deps.store }));
+    router.service(RoutingService, createRoutingService({ prisma, store: deps.store, routeTests }));
     router.service(
       AccessService,
       createAccessService({
@@ -360,6 +369,7 @@ async function startApi(
 export async function startSwitchyard(options: SwitchyardOptions): Promise<Switchyard> {
   const { logger } = options;
   const teardown = new Teardown(logger);
+  setRegexMaxProgramSize(options.regexMaxProgramSize ?? DEFAULT_REGEX_MAX_PROGRAM_SIZE);
   try {
     const xdsInputs = readXdsInputs(options);
     const consoleTls = readConsoleTls(options.consoleTls);

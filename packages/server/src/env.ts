@@ -128,6 +128,11 @@ const EnvSchema = z.object({
       return dirs;
     }),
   /**
+   * The largest RE2 program a caller's regular expression may compile to (Envoy's
+   * re2.max_program_size.error_level, whose default this is): snapshot's match/regex-limit.ts.
+   */
+  SWITCHYARD_REGEX_MAX_PROGRAM_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /**
    * Proxies in front of the console whose X-Forwarded-For and X-Forwarded-Proto are believed,
    * comma-separated IP addresses or CIDR ranges (or loopback, linklocal, uniquelocal). Unset:
    * none, and the client is the socket's peer.

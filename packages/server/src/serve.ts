@@ -159,6 +159,7 @@ export async function serve(flags: {
       keyFile: flags.tlsKey ?? env.SWITCHYARD_TLS_KEY,
     },
     memberFileDirs: env.SWITCHYARD_MEMBER_FILE_DIRS,
+    regexMaxProgramSize: env.SWITCHYARD_REGEX_MAX_PROGRAM_SIZE,
     envoySchemaFiles: env.SWITCHYARD_ENVOY_SCHEMA.map((file) => path.resolve(file)),
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,

@@ -22,7 +22,9 @@ import {
   startEchoBackend,
   type XdsEchoClient,
 } from "@switchyard/testing";
+import { CLIENT_TEXT_LIMITS } from "@switchyard/xds";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LRS_NODE_ID_MAX_BYTES } from "../src/load/report-bounds.js";
 import { edsCluster } from "../src/testing/api-objects.js";
 import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
@@ -268,6 +270,63 @@ describe("load reporting (LRS) on the xDS port", () => {
       });
     } finally {
       good.close();
+    }
+  });
+  it("a report's own text is bounded: a node id over 1 KiB is refused naming node.id, megabytes of locality and endpoint are stored cut to 1 KiB, and GetLoad answers meanwhile", async () => {
+    const long = openLrs(harness.app.xdsPort);
+    long.send({ node: { id: "n".repeat(LRS_NODE_ID_MAX_BYTES + 1) } });
+    const refused = await long.ended;
+    expect(refused?.code).toBe(Code.InvalidArgument);
+    expect(refused?.rawMessage).toMatch(/^node\.id is 1025 bytes long/);
+
+    const huge = "r".repeat(4 * 1024 * 1024);
+    const loud = openLrs(harness.app.xdsPort);
+    try {
+      loud.send({ node: { id: "envoy-loud" } });
+      loud.send({
+        clusterStats: [
+          {
+            clusterName: "blue",
+            upstreamLocalityStats: [
+              {
+                locality: { region: huge, zone: "z", subZone: "" },
+                totalSuccessfulRequests: 3n,
+                upstreamEndpointStats: [
+                  {
+                    address: {
+                      address: {
+                        case: "pipe",
+                        value: { path: huge },
+                      },
+                    },
+                    totalSuccessfulRequests: 3n,
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      const started = performance.now();
+      await loadOf(LoadBreakdown.CLUSTER);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      const byLocality = await until(
+        () => successfulBySeries(LoadBreakdown.LOCALITY, "envoy-loud"),
+        (s) => Object.keys(s).length > 0,
+        "the loud report was never stored",
+      );
+      const [locality] = Object.keys(byLocality);
+      expect(locality).toMatch(/^r+… \[truncated \d+ bytes\]\/z\/$/);
+      expect(Buffer.byteLength(locality ?? "")).toBeLessThanOrEqual(
+        CLIENT_TEXT_LIMITS.nodeFieldBytes + 8,
+      );
+      const endpoints = Object.keys(await successfulBySeries(LoadBreakdown.ENDPOINT, "envoy-loud"));
+      expect(endpoints).toHaveLength(1);
+      expect(Buffer.byteLength(endpoints[0] ?? "")).toBeLessThanOrEqual(
+        CLIENT_TEXT_LIMITS.nodeFieldBytes,
+      );
+    } finally {
+      loud.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+export { truncateUtf8, truncationMarker } from "./bounded-text.js";
 export {
   type CompiledConfig,
   type CompiledGroup,
@@ -83,6 +84,13 @@ export {
   structMatcher,
   valueMatcher,
 } from "./match/matchers.js";
+export {
+  DEFAULT_REGEX_MAX_PROGRAM_SIZE,
+  REGEX_ERROR_LEVEL_KEY,
+  regexMaxProgramSize,
+  setRegexMaxProgramSize,
+} from "./match/regex-limit.js";
+export { regexProgramSize } from "./match/regex-program-size.js";
 export type {
   ClusterSpec,
   ConfigSpec,

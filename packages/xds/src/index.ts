@@ -15,6 +15,7 @@ export {
   type XdsCredentials,
   type XdsTokenGrant,
 } from "./client-auth.js";
+export { CLIENT_TEXT_LIMITS, METADATA_TRUNCATED_KEY } from "./client-bounds.js";
 export { callerIdentity, kRemoteAddress } from "./context-keys.js";
 export { type DeltaResponse, DeltaSession, type DeltaTypedRequest } from "./delta-session.js";
 export {
@@ -51,6 +52,7 @@ export {
 export { withoutFields } from "./wire-fields.js";
 export {
   createXdsServer,
+  MAX_REQUEST_BYTES,
   type XdsServer,
   type XdsServerOptions,
   type XdsTlsOptions,

@@ -6,7 +6,6 @@ import {
   type Resource,
   ResourceSchema,
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
-import type { Status } from "@switchyard/proto/google/rpc/status_pb";
 import {
   type HeldBack,
   isXdstp,
@@ -21,6 +20,7 @@ import {
   type ClientAccess,
   identityLabel,
 } from "./client-auth.js";
+import { boundedNode } from "./client-bounds.js";
 import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import type { DeltaVerdict } from "./delta-subscription.js";
 import { EventQueue } from "./event-queue.js";
@@ -196,10 +196,8 @@ export function heartbeatResource(heartbeat: Heartbeat, ttl: ResourceTtl | undef
   });
 }
 
-/** The text of a NACK's `error_detail`, or undefined when the request is no NACK. */
-export function errorDetailText(errorDetail: Status | undefined): string | undefined {
-  return errorDetail ? errorDetail.message || `gRPC status ${errorDetail.code}` : undefined;
-}
+/** The text of a NACK's `error_detail`, cut to size (client-bounds.ts). */
+export { errorDetailText } from "./client-bounds.js";
 
 /**
  * Runs `tick` on a timer while a stream is open, when TTLs are configured (the session decides
@@ -338,7 +336,10 @@ function checkTypeUrl(
   }
 }
 
-/** The node of a stream's first request, which must carry one. */
+/**
+ * The node of a stream's first request, which must carry one, with what status keeps of it cut to
+ * size (client-bounds.ts).
+ */
 function firstNode(request: AnyRequest, requestName: string): Node {
   if (!request.node) {
     throw new ConnectError(
@@ -353,7 +354,7 @@ function firstNode(request: AnyRequest, requestName: string): Node {
       Code.InvalidArgument,
     );
   }
-  return request.node;
+  return boundedNode(request.node);
 }
 
 let streamCounter = 0;

@@ -22,7 +22,7 @@ import type { Writer } from "./write-access";
 const NAME = /^[A-Za-z0-9._-]+$/;
 
 /** RouteTest.content's limit, in UTF-8 bytes. */
-const MAX_CONTENT_BYTES = 1024 * 1024;
+const MAX_CONTENT_BYTES = 768 * 1024;
 
 export const routeTestSchema = z.object({
   name: z
@@ -42,7 +42,7 @@ export const routeTestSchema = z.object({
     .refine((text) => text.trim() !== "", "Write the cases: tests: [{test_name, input, validate}].")
     .refine(
       (text) => new TextEncoder().encode(text).length <= MAX_CONTENT_BYTES,
-      "At most 1 MiB of cases.",
+      "At most 768 KiB of cases.",
     ),
   /**
    * Store the cases that fail on the latest published version as known failing (they gate

@@ -40,6 +40,17 @@ const NAME = /^[A-Za-z0-9._-]{1,100}$/;
  * total only.
  */
 export const ROUTE_TEST_CASE_LIMITS = { total: 10_000, perTeam: 2_000 } as const;
+/**
+ * How large a route test's content may be, and all stored contents together: ListRouteTests
+ * answers every stored test, and every publish that touches routing reads them all, so their
+ * size is bounded as their cases are (test/route-test-bounds.e2e.spec.ts). A content over the
+ * first is InvalidArgument, a put past the second ResourceExhausted, both naming `content`.
+ */
+export const ROUTE_TEST_CONTENT_LIMITS = {
+  bytes: 768 * 1024,
+  totalBytes: 8 * 1024 * 1024,
+} as const;
+
 /** Puts of route tests take turns (pg_advisory_xact_lock), so the limits hold against concurrent puts. */
 const ROUTE_TESTS_LOCK = 0x53_57_52_54; // "SWRT"
 
@@ -62,10 +73,18 @@ function countedCases(content: string, cases: number): void {
   casesByContent.set(content, cases);
 }
 
-/** Refuses a put that would store more cases than ROUTE_TEST_CASE_LIMITS allows. */
+/**
+ * Refuses a put that would store more cases than ROUTE_TEST_CASE_LIMITS allows, or more bytes
+ * than ROUTE_TEST_CONTENT_LIMITS.
+ */
 function checkCaseLimits(
   stored: readonly StoredRouteTest[],
-  put: { readonly name: string; readonly teamId: string | null; readonly cases: number },
+  put: {
+    readonly name: string;
+    readonly teamId: string | null;
+    readonly cases: number;
+    readonly bytes: number;
+  },
   teamName: string,
 ): void {
   const others = stored.filter((test) => test.name !== put.name);
@@ -74,6 +93,12 @@ function checkCaseLimits(
   if (total > ROUTE_TEST_CASE_LIMITS.total)
     throw new ConnectError(
       `content: the stored route tests would hold ${total} cases, more than the ${ROUTE_TEST_CASE_LIMITS.total} allowed (${advice})`,
+      Code.ResourceExhausted,
+    );
+  const bytes = others.reduce((n, test) => n + Buffer.byteLength(test.content, "utf8"), put.bytes);
+  if (bytes > ROUTE_TEST_CONTENT_LIMITS.totalBytes)
+    throw new ConnectError(
+      `content: the stored route tests would hold ${bytes} bytes, more than the ${ROUTE_TEST_CONTENT_LIMITS.totalBytes} allowed (delete some, or shorten them, first)`,
       Code.ResourceExhausted,
     );
   if (put.teamId === null) return;
@@ -163,6 +188,12 @@ export function routeTestHandlers(options: {
           Code.InvalidArgument,
         );
       checkedTarget(request);
+      const bytes = Buffer.byteLength(request.content, "utf8");
+      if (bytes > ROUTE_TEST_CONTENT_LIMITS.bytes)
+        throw new ConnectError(
+          `content: ${bytes} bytes, more than the ${ROUTE_TEST_CONTENT_LIMITS.bytes} a route test may hold (split its cases into several tests)`,
+          Code.InvalidArgument,
+        );
       const parsed = parseRouterCheckTests(request.content);
       if (parsed.t === "invalid")
         throw routeTestProblems("content", "the route test's cases", parsed.problems);
@@ -173,7 +204,7 @@ export function routeTestHandlers(options: {
       const hosts = [...new Set(parsed.tests.map((t) => t.input.authority))];
       const teamId = await authorizeTest(prisma, context, request.name, request.team, hosts);
       const caller = callerOf(context);
-      const put = { name: request.name, teamId, cases: parsed.tests.length };
+      const put = { name: request.name, teamId, cases: parsed.tests.length, bytes };
       const teamName = request.team || (caller.team?.name ?? "");
       // Past the limits is refused before the cases run on the latest version (and again below,
       // where puts take turns).

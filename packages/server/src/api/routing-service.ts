@@ -6,21 +6,17 @@
  * route configuration), and the clusters it does not receive are named (Envoy answers 503 for a
  * cluster it does not have).
  */
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
-import {
-  CheckRouteTestsResponseSchema,
-  type RoutingService,
-} from "@switchyard/proto/switchyard/v1/routing_pb";
+import type { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import {
   type ConfigSpec,
-  checkRouteTest,
   type NodeGroupSpec,
   parseRouterCheckTests,
   type RouteResult,
   routeRequest,
 } from "@switchyard/snapshot";
+import type { RouteTestRunner } from "../routing/route-test-runner.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import { targetOf } from "../store/route-tests.js";
 import type { SnapshotStore } from "../store/snapshot-store.js";
@@ -32,18 +28,20 @@ import {
   refusalError,
   routeQuestion,
   routeTestProblems,
-  routeTestResultMessage,
   testRouteResponse,
 } from "./route-test-messages.js";
 
 export interface RoutingServiceOptions {
   readonly prisma: PrismaClient;
   readonly store: SnapshotStore;
+  /** Where route test cases are checked, off the event loop (routing/route-test-runner.ts). */
+  readonly routeTests: RouteTestRunner;
 }
 
 export function createRoutingService({
   prisma,
   store,
+  routeTests,
 }: RoutingServiceOptions): ServiceImpl<typeof RoutingService> {
   /** The draft's spec (version 0) or a published version's. */
   const specAt = (at: number): Promise<ConfigSpec> =>
@@ -77,14 +75,7 @@ export function createRoutingService({
       const target = targetOf(request);
       const at = version(request.version, "version");
       const spec = await specAt(at);
-      const results = parsed.tests.map((test) => checkRouteTest(spec, test, target));
-      const passed = results.filter((r) => r.passed).length;
-      return create(CheckRouteTestsResponseSchema, {
-        version: BigInt(at),
-        results: results.map(routeTestResultMessage),
-        passed,
-        failed: results.length - passed,
-      });
+      return routeTests.check({ spec, tests: parsed.tests, target, version: at });
     },
   };
 }

@@ -27,7 +27,7 @@ import {
   type TypeStatus,
   TypeStatusSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
-import { storedNameOf } from "@switchyard/snapshot";
+import { storedNameOf, truncateUtf8 } from "@switchyard/snapshot";
 import {
   type ConvergenceResult,
   type GroupManifest,
@@ -58,6 +58,15 @@ export const statusName: Partial<Record<NodeTypeStatus, TypeStatusName>> = Objec
   Object.entries(statusOf).map(([name, value]) => [value, name as TypeStatusName]),
 );
 
+/**
+ * A NACK's text where it is repeated: in each held-back resource's reason and in each event line.
+ * TypeStatus.nack_message carries it once as stored (cut to 16 KiB where it entered,
+ * packages/xds client-bounds.ts); a NACK that holds back a thousand resources would otherwise
+ * repeat those 16 KiB a thousand times in every ListNodes and WatchNodes answer.
+ */
+export const REPEATED_NACK_TEXT_BYTES = 1024;
+const repeatedNackText = (text: string) => truncateUtf8(text, REPEATED_NACK_TEXT_BYTES);
+
 export const time = (ms: number | undefined): Timestamp | undefined =>
   ms === undefined ? undefined : timestampFromMs(ms);
 
@@ -80,7 +89,7 @@ export function typeStatus(type: NodeTypeRecord): TypeStatus {
         version,
         reason:
           reason.t === "rejected"
-            ? { case: "rejected", value: reason.errorDetail }
+            ? { case: "rejected", value: repeatedNackText(reason.errorDetail) }
             : { case: "needs", value: { typeUrl: reason.typeUrl, name: reason.name } },
       }),
     ),
@@ -133,7 +142,7 @@ export function eventText(event: NodeEventRecord): string {
         ? "last stream closed"
         : `stream ${String(detail.streamId ?? "")} closed`;
     case "nack":
-      return `version ${text("rejectedVersion")} rejected: ${text("errorDetail")}`;
+      return `version ${text("rejectedVersion")} rejected: ${repeatedNackText(text("errorDetail"))}`;
     case "recovered":
       return `version ${text("versionInfo")} accepted`;
     default:
@@ -218,17 +227,20 @@ export function nodeQuery(request: {
   return { status, connectedOnly: request.connectedOnly, idContains: request.idContains };
 }
 
+/** The nodes `query` selects, by id, at most `limit` of them, after `afterId` when given. */
 export async function queryNodes(
   prisma: PrismaClient,
   query: NodeQuery,
   limit?: number,
+  afterId?: string,
 ): Promise<NodeRecord[]> {
-  const nodes = await listNodes(prisma, {
+  return listNodes(prisma, {
     ...(query.status === undefined ? {} : { status: query.status }),
     ...(query.connectedOnly ? { connected: true } : {}),
     ...(limit === undefined ? {} : { limit }),
+    ...(afterId === undefined ? {} : { afterId }),
+    idContains: query.idContains,
   });
-  return nodes.filter((node) => matchesQuery(node, query));
 }
 
 /** What listNodes' filters select, for a record read by the feed. */

@@ -24,6 +24,13 @@ import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
 import { loadOf } from "./load-messages.js";
+import {
+  listPageSize,
+  nodeBatches,
+  nodesWithinBytes,
+  pageTokenAfter,
+  pageTokenId,
+} from "./node-answers.js";
 import { RolloutTrafficReader } from "./rollout-traffic.js";
 import {
   convergenceOf,
@@ -127,8 +134,19 @@ export function createStatusService({
 
   return {
     async listNodes(request) {
-      const nodes = await queryNodes(prisma, nodeQuery(request));
-      return { nodes: nodes.map(nodeSummary) };
+      const query = nodeQuery(request);
+      const pageSize = listPageSize(request.pageSize);
+      const afterId = pageTokenId(request.pageToken);
+      // One more than the page: whether a next page exists without counting every node.
+      const read = await queryNodes(prisma, query, pageSize + 1, afterId);
+      const page = read.slice(0, pageSize).map(nodeSummary);
+      const nodes = page.slice(0, nodesWithinBytes(page));
+      const last = nodes.at(-1);
+      const more = nodes.length < page.length || read.length > pageSize;
+      return {
+        nodes,
+        nextPageToken: more && last !== undefined ? pageTokenAfter(last.id) : "",
+      };
     },
 
     async getNode(request): Promise<NodeDetail> {
@@ -163,7 +181,10 @@ export function createStatusService({
         const initial = await watchedNodes(query);
         const sent = new Map<string, NodeSummary>();
         for (const node of initial) sent.set(node.id, nodeSummary(node));
-        yield create(WatchNodesResponseSchema, { reset: true, nodes: [...sent.values()] });
+        // Every matching node, a bounded message at a time (node-answers.ts): the first replaces
+        // what the client holds, the rest add to it.
+        for (const [i, batch] of nodeBatches([...sent.values()], []).entries())
+          yield create(WatchNodesResponseSchema, { reset: i === 0, nodes: batch.nodes });
         for (;;) {
           const changes = await inbox.take(context.signal);
           if (changes === undefined) return;
@@ -183,7 +204,8 @@ export function createStatusService({
           }
           if (nodes.length === 0 && removedIds.length === 0) continue;
           nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-          yield create(WatchNodesResponseSchema, { nodes, removedIds: removedIds.sort() });
+          for (const batch of nodeBatches(nodes, removedIds.sort()))
+            yield create(WatchNodesResponseSchema, batch);
         }
       } finally {
         inbox.close();

@@ -5,6 +5,7 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Prisma, PrismaClient, TransactionClient } from "@switchyard/db";
+import { boundedAuditDetail } from "./audit-bounds.js";
 
 export type ActorKind = "user" | "token" | "system";
 
@@ -30,7 +31,7 @@ export interface AuditInput {
   /** "cluster/payments-api", "snapshot/42", "user/alice"; omit when nothing in particular. */
   readonly target?: string | null;
   readonly ip?: string | null;
-  /** JSON: the diff, the token's name, a failure's reason, ... */
+  /** JSON: the diff, the token's name, a failure's reason, ... Stored cut to size (audit-bounds.ts). */
   readonly detail?: Readonly<Record<string, unknown>>;
   /** Defaults to the database's now(). */
   readonly at?: Date;
@@ -88,7 +89,7 @@ function auditRow(event: AuditInput) {
     action: event.action,
     target: event.target ?? null,
     ip: event.ip ?? null,
-    detail: (event.detail ?? {}) as Prisma.InputJsonObject,
+    detail: boundedAuditDetail(event.detail ?? {}) as Prisma.InputJsonObject,
     ...(event.at === undefined ? {} : { at: event.at }),
   };
 }

@@ -93,6 +93,10 @@ export interface NodeDetail extends NodeRecord {
 export interface NodeFilters {
   /** Only these nodes. */
   readonly ids?: readonly string[];
+  /** Only nodes whose id sorts after this one (paging). */
+  readonly afterId?: string;
+  /** Only nodes whose id contains this text (case-sensitive). */
+  readonly idContains?: string;
   /** Only nodes with at least one type in this status. */
   readonly status?: TypeStatusName;
   readonly connected?: boolean;
@@ -178,13 +182,25 @@ function typeStatusWhere(status: TypeStatusName, at: Date): TypeWhere {
   }
 }
 
+/**
+ * `text` matched literally by Prisma's `contains`, which becomes a LIKE pattern unescaped
+ * (prisma/prisma#19506): Postgres' default escape character before `\`, `%` and `_`.
+ */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 export async function listNodes(
   prisma: PrismaClient,
   filters: NodeFilters = {},
 ): Promise<NodeRecord[]> {
   const at = filters.at ?? Date.now();
   const where: Prisma.XdsNodeWhereInput = {
-    ...(filters.ids === undefined ? {} : { id: { in: [...filters.ids] } }),
+    id: {
+      ...(filters.ids === undefined ? {} : { in: [...filters.ids] }),
+      ...(filters.afterId === undefined ? {} : { gt: filters.afterId }),
+      ...(filters.idContains === undefined || filters.idContains === ""
+        ? {}
+        : { contains: likeLiteral(filters.idContains) }),
+    },
     ...(filters.status === undefined
       ? {}
       : { types: { some: typeStatusWhere(filters.status, new Date(at)) } }),

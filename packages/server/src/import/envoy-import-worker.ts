@@ -14,6 +14,7 @@ import {
   importEnvoyConfig,
   parseEnvoyConfig,
   type ResourceListType,
+  setRegexMaxProgramSize,
 } from "@switchyard/snapshot";
 
 /**
@@ -39,6 +40,8 @@ export interface ImportJob extends ImportTypes {
    * its own, and reads the document with the same definitions.
    */
   readonly schemas: readonly (StoredEnvoySchema & { readonly sha256: string })[];
+  /** The server's regex program size limit (regexMaxProgramSize): this thread keeps its own. */
+  readonly regexMaxProgramSize: number;
 }
 
 /** The schemas read in this thread, by digest, so that each is read once. */
@@ -76,6 +79,7 @@ export type ImportOutcome =
 
 export default function importEnvoyText(job: ImportJob): ImportOutcome {
   installSchemas(job.schemas);
+  setRegexMaxProgramSize(job.regexMaxProgramSize);
   const parsed = parseEnvoyConfig(job.content, {
     ...(job.filename ? { filename: job.filename } : {}),
     ...(job.resourceType ? { resourceType: job.resourceType } : {}),

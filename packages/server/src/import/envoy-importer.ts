@@ -5,7 +5,7 @@
 // memory or time is ended and replaced, and the caller gets an error that says which limit it hit.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { installedEnvoySchemas } from "@switchyard/proto";
-import type { ConfigSpecFragment } from "@switchyard/snapshot";
+import { type ConfigSpecFragment, regexMaxProgramSize } from "@switchyard/snapshot";
 import type { Logger } from "pino";
 import { Piscina } from "piscina";
 import type { SecretKeyring } from "../secrets-key.js";
@@ -93,6 +93,7 @@ export function createEnvoyImporter(options: EnvoyImporterOptions = {}): EnvoyIm
           sha256,
           bytes,
         })),
+        regexMaxProgramSize: regexMaxProgramSize(),
       };
       const timeout = AbortSignal.timeout(timeoutMs);
       let outcome: ImportOutcome;

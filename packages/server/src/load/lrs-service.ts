@@ -7,6 +7,7 @@
  * its requests to them did (lrs.proto). A publish that changes the set is told to the proxy
  * with its next report. Reports go to the LoadWriter; callers authenticate as on the xDS port
  * (`--xds-auth`), and a credential limited to node groups may report only for a node of them.
+ * What a report names of its own is bounded before it is kept (report-bounds.ts).
  */
 import { create } from "@bufbuild/protobuf";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
@@ -30,6 +31,7 @@ import { stringMetadata } from "../fleet/convergence-reader.js";
 import type { Metrics } from "../metrics.js";
 import { FINE_WIDTH_S } from "./load-store.js";
 import type { LoadWriter } from "./load-writer.js";
+import { boundedLoadRow, checkedNodeId } from "./report-bounds.js";
 
 export interface LrsOptions {
   /** The configuration served now (undefined before the first version is loaded). */
@@ -119,7 +121,7 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
                 Code.InvalidArgument,
               );
             node = {
-              id: request.node.id,
+              id: checkedNodeId(request.node.id),
               cluster: request.node.cluster,
               metadata: stringMetadata(request.node.metadata),
             };
@@ -151,9 +153,11 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
             // Only the clusters the node is asked for (now, or in the answer before a publish
             // changed them) are kept: what it reports of others is dropped, so no proxy can fill
             // the database or /metrics with names of its own.
-            const kept = rows.filter(
-              (row) => wanted.names.has(row.cluster) || sent?.names.has(row.cluster) === true,
-            );
+            const kept = rows
+              .filter(
+                (row) => wanted.names.has(row.cluster) || sent?.names.has(row.cluster) === true,
+              )
+              .map(boundedLoadRow);
             if (kept.length > 0) {
               options.writer.add(kept);
               options.metrics.onLoadReport(kept);

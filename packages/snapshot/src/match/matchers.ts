@@ -10,7 +10,8 @@ import type { NodeMatcher } from "@switchyard/proto/envoy/type/matcher/v3/node_p
 import type { StringMatcher } from "@switchyard/proto/envoy/type/matcher/v3/string_pb";
 import type { StructMatcher } from "@switchyard/proto/envoy/type/matcher/v3/struct_pb";
 import type { ValueMatcher } from "@switchyard/proto/envoy/type/matcher/v3/value_pb";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { compileBoundedRegex } from "./regex-limit.js";
 
 /** A matcher that cannot be evaluated; `path` is its field path, as in the request's JSON. */
 export class MatcherError extends Error {
@@ -47,11 +48,11 @@ export function stringMatcher(matcher: StringMatcher, path: string): (value: str
       // ignore_case does not apply to safe_regex (string.proto): RE2 has (?i) for that.
       let re: RE2JS;
       try {
-        re = RE2JS.compile(pattern.value.regex);
+        re = compileBoundedRegex(pattern.value.regex);
       } catch (error) {
         throw new MatcherError(
           `${path}.safe_regex.regex`,
-          `not an RE2 regular expression: ${error instanceof Error ? error.message : String(error)}`,
+          error instanceof Error ? error.message : String(error),
         );
       }
       return (value) => re.matches(value);

@@ -12,8 +12,9 @@ import type {
   HeaderMatcher,
   QueryParameterMatcher,
 } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { stringMatcher } from "../match/matchers.js";
+import { compileBoundedRegex, regexMaxProgramSize } from "../match/regex-limit.js";
 
 /** An ordered, case-insensitive multimap of headers; pseudo-headers (":path") included. */
 export class HeaderMap {
@@ -193,24 +194,26 @@ function describeStringMatch(pattern: { case: string | undefined; value?: unknow
   return `${pattern.case ?? "unset"} ${JSON.stringify(value)}`;
 }
 
-/** Compiled regexes by source: route tests ask the same routes again and again. */
+/** Compiled regexes by limit and source: route tests ask the same routes again and again. */
 const compiled = new Map<string, RE2JS>();
 const COMPILED_KEPT = 4_096;
 
-/** RE2, as Envoy's safe_regex (google_re2); the whole input must match when used with `matches`. */
+/**
+ * RE2, as Envoy's safe_regex (google_re2); the whole input must match when used with `matches`.
+ * A regex whose program is larger than the limit is refused before it is compiled
+ * (match/regex-limit.ts), as Envoy refuses it.
+ */
 export function compileRegex(regex: string, path: string): RE2JS {
-  const known = compiled.get(regex);
+  const key = `${regexMaxProgramSize()}:${regex}`;
+  const known = compiled.get(key);
   if (known !== undefined) return known;
   try {
-    const re = RE2JS.compile(regex);
+    const re = compileBoundedRegex(regex);
     if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
-    compiled.set(regex, re);
+    compiled.set(key, re);
     return re;
   } catch (error) {
-    throw new RoutingConfigError(
-      path,
-      `not an RE2 regular expression: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new RoutingConfigError(path, error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -11,7 +11,9 @@ import type { HeaderMatcher } from "@switchyard/proto/envoy/config/route/v3/rout
 import { HeaderMatcherSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { parseDocument } from "yaml";
 import { envoyFromJson } from "../envoy/envoy-proto-json.js";
+import { MatcherError } from "../match/matchers.js";
 import type { JsonValue } from "../model.js";
+import { compileHeaderMatcher, RoutingConfigError } from "./request-headers.js";
 
 /** Limits on what is read: a test file is small; larger input is refused before parsing. */
 export const ROUTER_CHECK_LIMITS = {
@@ -173,10 +175,16 @@ function headerValues(reader: Reader, field: string): [string, string][] {
   });
 }
 
+/**
+ * HeaderMatcher lists, each compiled once here so that a regex Envoy would refuse (RE2 syntax, or
+ * a program past the size limit: match/regex-limit.ts) is refused with the file, naming its field,
+ * before any case runs.
+ */
 function headerMatchers(reader: Reader, field: string): HeaderMatcher[] {
   return reader.list(field).flatMap(([path, item]) => {
+    let matcher: HeaderMatcher;
     try {
-      return [envoyFromJson(HeaderMatcherSchema, item as JsonValue)];
+      matcher = envoyFromJson(HeaderMatcherSchema, item as JsonValue);
     } catch (error) {
       return (
         reader.problem(
@@ -185,6 +193,13 @@ function headerMatchers(reader: Reader, field: string): HeaderMatcher[] {
         ) ?? []
       );
     }
+    try {
+      compileHeaderMatcher(matcher, path);
+    } catch (error) {
+      if (!(error instanceof RoutingConfigError || error instanceof MatcherError)) throw error;
+      return reader.problem(error.path, error.message.slice(error.path.length + 2)) ?? [];
+    }
+    return [matcher];
   });
 }
 

@@ -143,6 +143,23 @@ tests:
       "bytes",
     );
   });
+
+  it("a header matcher's regex RE2 refuses, or whose program is past the size limit, is refused naming its field before any case runs", () => {
+    const matcher = (regex: string) =>
+      `tests:\n- test_name: t\n  input: {authority: a, path: /, method: GET}\n  validate: {request_header_matches: [{name: x, safe_regex_match: {regex: ${JSON.stringify(regex)}}}]}`;
+    const attack = Array.from({ length: 700 }, (_, i) => `${i}[a-z]{0,1000}`).join("|");
+    expect(problems(matcher(attack))).toEqual([
+      {
+        path: "tests[0].validate.request_header_matches[0].safe_regex_match.regex",
+        message: expect.stringMatching(/^compiles to an RE2 program of more than 100 instructions/),
+      },
+    ]);
+    expect(problems(matcher("(a"))[0]).toMatchObject({
+      path: "tests[0].validate.request_header_matches[0].safe_regex_match.regex",
+      message: expect.stringMatching(/^not an RE2 regular expression/),
+    });
+    expect(problems(matcher("^ok-[0-9]+$"))).toEqual([]);
+  });
 });
 
 describe("checking a test case as router_check_tool does", () => {

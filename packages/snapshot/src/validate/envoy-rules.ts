@@ -29,6 +29,7 @@ import {
   type Segment,
   walkEnvoy,
 } from "../envoy/envoy-walk.js";
+import { regexSizeProblem } from "../match/regex-limit.js";
 import { type CompiledRules, compileFieldRules } from "./envoy-rules-compile.js";
 import { quoted, type RuleSink } from "./envoy-rules-scalar.js";
 import { regexProblem } from "./validate-syntax.js";
@@ -233,16 +234,25 @@ function checkMessage(plan: MessagePlan, message: Message, sink: Sink): void {
   if (plan.regex) checkRegex(fields[plan.regex.localName], plan.regex, sink);
 }
 
-/** A RegexMatcher's `regex` compiles with RE2 (an empty one is `string.min_len = 1`'s job). */
+/**
+ * A RegexMatcher's `regex` compiles with RE2 to a program within the limit (match/regex-limit.ts;
+ * an empty one is `string.min_len = 1`'s job).
+ */
 function checkRegex(regex: unknown, field: DescField, sink: Sink): void {
   if (typeof regex !== "string" || regex === "") return;
-  const problem = regexProblem(regex);
+  const tooLarge = regexSizeProblem(regex);
+  const problem = tooLarge ?? regexProblem(regex);
   if (problem === undefined) return;
   sink.push(field.jsonName);
-  const rule = "regex: RE2 syntax";
-  sink.report(
-    rule,
-    `must be an RE2 regular expression, got ${quoted(regex)}: ${problem} (${rule})`,
-  );
+  if (tooLarge !== undefined) {
+    const rule = "regex: RE2 program size";
+    sink.report(rule, `${quoted(regex)} ${problem} (${rule})`);
+  } else {
+    const rule = "regex: RE2 syntax";
+    sink.report(
+      rule,
+      `must be an RE2 regular expression, got ${quoted(regex)}: ${problem} (${rule})`,
+    );
+  }
   sink.pop();
 }

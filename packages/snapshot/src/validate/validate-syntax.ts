@@ -4,6 +4,7 @@
  */
 import { isIP } from "node:net";
 import { RE2JS } from "re2js";
+import { regexMaxProgramSize, regexSizeProblem } from "../match/regex-limit.js";
 import type { JsonObject, JsonValue } from "../model.js";
 
 const NAME = /^[^\s\p{Cc}]+$/u;
@@ -159,26 +160,30 @@ export function asciiLowerCase(text: string): string {
  * Envoy compiles `safe_regex` with RE2 (C++). This uses re2js, a JavaScript port of RE2 (through
  * RE2/J) that parses the same syntax: it rejects what RE2 rejects and JS accepts (lookaround,
  * backreferences, `\u0041`) and accepts what RE2 accepts and JS rejects (`(?i)`, `\z`, `\Q..\E`,
- * `[[:alpha:]]`, `(?P<name>..)`). It does not check Envoy's limit on the compiled program's size.
+ * `[[:alpha:]]`, `(?P<name>..)`). Envoy's limit on the compiled program's size is checked first,
+ * before anything is compiled (regexSizeProblem, match/regex-limit.ts).
  * re2-wasm (what @grpc/grpc-js-xds uses) was measured and set aside: its RE2 objects are never
  * freed from a fixed 16 MB heap, so a long-running control plane would abort after some thousands
  * of compilations, and each one costs about 0.2 ms, seven times re2js.
  */
 export function regexProblem(pattern: string): string | undefined {
   if (pattern === "") return "is empty";
-  const known = verdicts.get(pattern);
+  const key = `${regexMaxProgramSize()}:${pattern}`;
+  const known = verdicts.get(key);
   if (known !== undefined) return known === VALID ? undefined : known;
-  let verdict: string;
-  try {
-    RE2JS.compile(pattern);
-    verdict = VALID;
-  } catch (error) {
-    verdict = error instanceof Error ? error.message : String(error);
+  let verdict = regexSizeProblem(pattern) ?? VALID;
+  if (verdict === VALID) {
+    try {
+      RE2JS.compile(pattern);
+    } catch (error) {
+      verdict = error instanceof Error ? error.message : String(error);
+    }
   }
   // Patterns rarely change between validations (each publish revalidates the whole draft), so
-  // verdicts are remembered process-wide; the oldest are forgotten past a bound.
+  // verdicts are remembered process-wide, by limit and pattern; the oldest are forgotten past a
+  // bound.
   if (verdicts.size >= MAX_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
-  verdicts.set(pattern, verdict);
+  verdicts.set(key, verdict);
   return verdict === VALID ? undefined : verdict;
 }
 

@@ -9,7 +9,9 @@
  *
  * Issues use the path syntax of validate-path.ts and the codes of validate-issues.ts.
  */
+
 import { type CompiledConfig, type ConfigIssue, compile } from "../compile.js";
+import { runtimeRegexLimit, withRegexLimit } from "../match/regex-limit.js";
 import type { ConfigSpec } from "../model.js";
 import type { SecretOpener } from "../secret-box.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
@@ -93,6 +95,13 @@ const CHECKS: readonly ((ctx: ValidationContext) => void)[] = [
  * stable code and the path of the field at fault. `ok` is true when there is no error.
  */
 export function validate(spec: ConfigSpec, options: ValidateOptions = {}): ValidationReport {
+  // A runtime layer setting re2.max_program_size.error_level lowers the regex limit, as Envoy
+  // reads it; of several, the lowest (a proxy may load any of them last).
+  const regexLimit = runtimeRegexLimit(spec.runtimeLayers.flatMap((layer) => layer.entries));
+  return withRegexLimit(regexLimit, () => validateUnder(spec, options));
+}
+
+function validateUnder(spec: ConfigSpec, options: ValidateOptions): ValidationReport {
   const issues = new IssueList();
   const ctx = createContext(spec, issues, options.now, options.openSecret);
   for (const check of CHECKS) check(ctx);

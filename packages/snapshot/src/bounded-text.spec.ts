@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { truncateUtf8 } from "./bounded-text.js";
+
+const bytes = (text: string) => new TextEncoder().encode(text).length;
+
+describe("truncateUtf8", () => {
+  it("keeps a text that fits as it is", () => {
+    expect(truncateUtf8("short", 64)).toBe("short");
+    expect(truncateUtf8("é".repeat(32), 64)).toBe("é".repeat(32));
+  });
+
+  it("cuts a longer text to the bound, marker included, saying how many bytes were dropped", () => {
+    const cut = truncateUtf8("x".repeat(10_000), 1_024);
+    expect(bytes(cut)).toBeLessThanOrEqual(1_024);
+    const kept = cut.indexOf("…");
+    expect(cut.slice(kept)).toBe(`… [truncated ${10_000 - kept} bytes]`);
+    expect(cut.slice(0, kept)).toBe("x".repeat(kept));
+  });
+
+  it("never cuts inside a code point, so the result is valid UTF-8", () => {
+    for (const unit of ["é", "€", "😀"]) {
+      for (let max = 64; max < 80; max++) {
+        const cut = truncateUtf8(unit.repeat(100), max);
+        expect(bytes(cut)).toBeLessThanOrEqual(max);
+        const kept = cut.slice(0, cut.indexOf("…"));
+        expect(kept).toBe(unit.repeat(kept.length / unit.length));
+        const dropped = Number(/truncated (\d+) bytes/.exec(cut)?.[1]);
+        expect(bytes(kept) + dropped).toBe(bytes(unit.repeat(100)));
+      }
+    }
+  });
+});

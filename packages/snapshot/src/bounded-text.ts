@@ -1,0 +1,33 @@
+/**
+ * Client-supplied text cut to a stated size before Switchyard stores or fans it out (a NACK's
+ * error_detail, a node's metadata and user agent): the bounds are listed in the README's "What is
+ * promised", and each boundary applies them in one place. Pure.
+ */
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The marker that ends a cut text, saying how much was dropped. */
+export function truncationMarker(droppedBytes: number): string {
+  return `… [truncated ${droppedBytes} bytes]`;
+}
+
+/**
+ * `text` when its UTF-8 form is at most `maxBytes` long; otherwise its longest prefix that, with
+ * the marker saying how many bytes were dropped, fits in `maxBytes`. The cut falls between code
+ * points, so the result is valid UTF-8 (a lone surrogate in `text` is encoded as U+FFFD, as every
+ * UTF-8 encoder does). `maxBytes` must leave room for the marker (at least 64).
+ */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most texts are decided without encoding.
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  // The marker's length depends on the count it shows; the count's digits are those of the
+  // whole length at most, so reserve for that.
+  const room = maxBytes - encoder.encode(truncationMarker(bytes.length)).length;
+  let cut = Math.max(0, room);
+  // Back off continuation bytes (10xxxxxx) so the cut falls before a code point's first byte.
+  while (cut > 0 && ((bytes[cut] ?? 0) & 0xc0) === 0x80) cut -= 1;
+  return `${decoder.decode(bytes.subarray(0, cut))}${truncationMarker(bytes.length - cut)}`;
+}
