@@ -75,6 +75,15 @@ tests:
       await api(admin).createCluster(
         edsCluster(name, "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),
       );
+    // Each team's clusters are its own, so its member's routes may name them.
+    for (const [name, team] of [
+      ["shop-v1", shopTeam],
+      ["shop-v2", shopTeam],
+      ["checkout-v1", checkoutTeam],
+      ["checkout-v2", checkoutTeam],
+      ["checkout-v3", checkoutTeam],
+    ] as const)
+      await access.setClusterOwner({ cluster: name, teamId: team.id });
     await api(admin).createRouteConfiguration(edgeRoutes("shop-v1", "checkout-v1"));
     await api(admin).createListener(apiListener("edge", "edge-routes"));
     await api(admin).publish({ message: "the edge" });
