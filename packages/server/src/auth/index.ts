@@ -128,6 +128,7 @@ export {
   createSession,
   DEFAULT_SESSION_TTL_MS,
   deleteExpiredSessions,
+  markSessionAuthenticated,
   resolveSession,
   revokeSession,
   revokeUserSessions,
