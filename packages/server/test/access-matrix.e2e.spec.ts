@@ -122,6 +122,8 @@ const EXPECTED: Record<string, Set<Who>> = {
   "switchyard.v1.AccessService/Login": anyone(...SIGNED_IN, "anonymous"),
   "switchyard.v1.AccessService/Logout": READ,
   "switchyard.v1.AccessService/WhoAmI": READ,
+  // A session's password entered again: API tokens have none.
+  "switchyard.v1.AccessService/Reauthenticate": anyone("memberSession"),
   "switchyard.v1.AccessService/ListUsers": ADMIN_ONLY,
   "switchyard.v1.AccessService/CreateUser": ADMIN_ONLY,
   "switchyard.v1.AccessService/UpdateUser": ADMIN_ONLY,

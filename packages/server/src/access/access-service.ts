@@ -1,6 +1,6 @@
 /**
  * switchyard.v1.AccessService: sign-in, accounts, teams and their domains, API tokens and the
- * audit log. One function holding the service's 17 handlers, each a few checks around auth/
+ * audit log. One function holding the service's 18 handlers, each a few checks around auth/
  * (where the rules live) and access-messages.ts (arguments and messages): one map of the
  * service, longer than most files here, rather than its methods scattered by topic.
  */
@@ -24,6 +24,8 @@ import {
   login,
   normalizeDomainPattern,
   type Principal,
+  REAUTH_WINDOW_MS,
+  reauthenticate,
   recordAudit,
   revokeApiToken,
   sessionCookie,
@@ -156,6 +158,33 @@ export function createAccessService(
           clearSessionCookie({ secure: context.values.get(REQUEST_ORIGIN).secure }),
         );
       return {};
+    },
+
+    async reauthenticate(request, context) {
+      const caller = callerOf(context);
+      if (caller.via.t === "session" && request.password === "")
+        throw new ConnectError("password is required", Code.InvalidArgument);
+      const result = await reauthenticate(prisma, limiter, {
+        principal: caller,
+        password: request.password,
+        ip: ipOf(context),
+        purpose: "Reauthenticate",
+      });
+      switch (result.t) {
+        case "no-session":
+          throw new ConnectError(
+            result.message,
+            caller.via.t === "token" ? Code.PermissionDenied : Code.Unauthenticated,
+          );
+        case "limited":
+          throw new ConnectError(result.message, Code.ResourceExhausted);
+        case "invalid":
+          throw new ConnectError(result.message, Code.PermissionDenied);
+        case "ok":
+          return {
+            expireTime: ts(new Date(result.authenticatedAt.getTime() + REAUTH_WINDOW_MS)),
+          };
+      }
     },
 
     async whoAmI(_request, context) {
