@@ -114,7 +114,7 @@ describe("route tests in the console", () => {
       name: "checkout",
       domains: ["api.example.com", "*.api.example.com"],
     });
-    await createAccount(harness.baseUrl, admin, "carol", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "carol", Role.MEMBER, team.id);
     // The draft moves /v2/ to canary: the admin's test pins api-v2.
     await harness.api().import({ content: edgeConfig("canary"), filename: "edge.yaml" });
     const { page, problems } = await openWatchedPage(world.chromium, {

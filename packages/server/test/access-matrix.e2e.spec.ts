@@ -185,9 +185,9 @@ describe("access control on every API method", () => {
     const access = accessClient(baseUrl, [bearer(admin)]);
     teamA = (await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] })).id;
     teamB = (await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] })).id;
-    await createAccount(baseUrl, admin, "member-a", Role.MEMBER, teamA);
-    await createAccount(baseUrl, admin, "member-b", Role.MEMBER, teamB);
-    await createAccount(baseUrl, admin, "viewer", Role.VIEWER);
+    await createAccount(baseUrl, "member-a", Role.MEMBER, teamA);
+    await createAccount(baseUrl, "member-b", Role.MEMBER, teamB);
+    await createAccount(baseUrl, "viewer", Role.VIEWER);
     who.admin = [bearer(admin)];
     who.member = [bearer(await tokenFor(baseUrl, "member-a", USER_PASSWORD))];
     who.viewer = [bearer(await tokenFor(baseUrl, "viewer", USER_PASSWORD))];

@@ -600,7 +600,7 @@ describe("random and mutated API bodies get a clear error, never crash the serve
     await api.createNodeGroup(fuzzGroup());
     await api.publish({ message: "fuzz seed" });
     const team = await access.createTeam({ name: TEAM, domains: ["*.gone.example"] });
-    const memberId = await createAccount(harness.baseUrl, token, MEMBER, Role.MEMBER, team.id);
+    const memberId = await createAccount(harness.baseUrl, MEMBER, Role.MEMBER, team.id);
     // A token of the member's, for RevokeToken to aim at.
     await tokenFor(harness.baseUrl, MEMBER, USER_PASSWORD, ["config:read"]);
     const memberTokens = await access.listTokens({ userId: memberId });
@@ -611,7 +611,7 @@ describe("random and mutated API bodies get a clear error, never crash the serve
       memberTokenId: memberTokens.tokens[0]?.id ?? "",
       exported: exported.content,
     };
-    await createAccount(harness.baseUrl, token, LOGOUT, Role.ADMIN);
+    await createAccount(harness.baseUrl, LOGOUT, Role.ADMIN);
   });
 
   afterAll(async () => {

@@ -191,7 +191,7 @@ describe("the console's access pages", () => {
   }, 120_000);
 
   it("a viewer sees no admin page in the sidebar, an admin page's address explains itself without any control, and configuration offers no New, Delete or Save", async () => {
-    await createAccount(harness.baseUrl, await harness.token(), "vic", Role.VIEWER);
+    await createAccount(harness.baseUrl, "vic", Role.VIEWER);
     const { page, problems } = await openWatchedPage(chromium, {
       session: {
         url: harness.baseUrl,

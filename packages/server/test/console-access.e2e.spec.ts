@@ -23,8 +23,8 @@ describe("the console with accounts (issue 7, done when)", () => {
     const admin = await harness.token();
     const access = accessClient(harness.baseUrl, [bearer(admin)]);
     const team = await access.createTeam({ name: "shop", domains: ["*.shop.example.com"] });
-    await createAccount(harness.baseUrl, admin, "sam", Role.MEMBER, team.id);
-    await createAccount(harness.baseUrl, admin, "vic", Role.VIEWER);
+    await createAccount(harness.baseUrl, "sam", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "vic", Role.VIEWER);
     const api = harness.api();
     await api.createCluster(
       edsCluster("shop-backend", "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),

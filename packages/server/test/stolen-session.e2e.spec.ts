@@ -6,6 +6,7 @@ import {
   accessClient,
   bearer,
   createAccount,
+  privilegedAccess,
   Role,
   refusal,
   sessionOf,
@@ -24,7 +25,6 @@ const DAY_MS = 86_400_000;
 
 describe("what a session alone cannot do", () => {
   let harness: Harness;
-  let adminToken: string;
   const sessionOfUser = async (username: string, password: string) =>
     accessClient(harness.baseUrl, [
       sessionOf(await signIn(harness.baseUrl, username, password), harness.baseUrl),
@@ -39,9 +39,8 @@ describe("what a session alone cannot do", () => {
         },
       },
     });
-    adminToken = await harness.token();
     for (const name of ["mia", "noor", "oli"])
-      await createAccount(harness.baseUrl, adminToken, name, Role.MEMBER);
+      await createAccount(harness.baseUrl, name, Role.MEMBER);
   });
 
   afterAll(async () => {
@@ -128,7 +127,7 @@ describe("what a session alone cannot do", () => {
   });
 
   it("revokes a user's API tokens when an admin resets their password, unless told to keep them", async () => {
-    const admin = accessClient(harness.baseUrl, [bearer(adminToken)]);
+    const admin = await privilegedAccess(harness.baseUrl);
     const oli = (await admin.listUsers({})).users.find((u) => u.username === "oli");
     const kept = await tokenFor(harness.baseUrl, "oli", USER_PASSWORD);
     await admin.updateUser({ id: oli?.id ?? "", password: "oli-second-pass", keepTokens: true });
