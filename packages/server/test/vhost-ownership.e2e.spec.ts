@@ -103,7 +103,10 @@ describe("a virtual host's owner team", () => {
     });
     const now = await api(admin).getRouteConfiguration({ name: "shared-routes" });
     expect(ownersOf(now)).toEqual({ ...BY_DOMAINS, split: "team-b" });
-    await access.removeTeamDomain({ teamId: teamB?.id ?? "", pattern: "x.a.example.com" });
+    await (await privilegedAccess(harness.baseUrl)).removeTeamDomain({
+      teamId: teamB?.id ?? "",
+      pattern: "x.a.example.com",
+    });
   });
 
   it("an owner_team echoed back, even a wrong one, changes nothing: not what is stored, exported or diffed, nor what a member may change", async () => {

@@ -11,7 +11,6 @@ import { type AccessService, Role as RoleMessage } from "@switchyard/proto/switc
 import {
   assertAllowed,
   auditActor,
-  authenticate,
   authorize,
   checkPasswordPolicy,
   clearSessionCookie,
@@ -46,7 +45,7 @@ import {
   uniqueViolation,
   userMessage,
 } from "./access-messages.js";
-import { callerOf, ipOf, REQUEST_ORIGIN } from "./request-context.js";
+import { callerOf, ipOf, PASSWORD_PROVEN, REQUEST_ORIGIN } from "./request-context.js";
 
 export interface AccessServiceOptions {
   readonly prisma: PrismaClient;
@@ -63,38 +62,6 @@ export function createAccessService(
 ): ServiceImpl<typeof AccessService> {
   const { prisma, limiter } = options;
   const tokenMaxLifetimeMs = options.tokenMaxLifetimeMs ?? DEFAULT_TOKEN_MAX_LIFETIME_MS;
-
-  /**
-   * Throws unless `password` is the caller's: what an action needs that a stolen session or token
-   * must not be enough for. Guesses count against the login limits, as logins do.
-   */
-  const confirmPassword = async (
-    caller: Principal,
-    password: string,
-    context: HandlerContext,
-    purpose: string,
-  ) => {
-    if (password === "")
-      throw new ConnectError(`your current password is required ${purpose}`, Code.InvalidArgument);
-    const ip = ipOf(context);
-    const allowance = await limiter.begin(caller.username, ip);
-    if (allowance.t === "limited")
-      throw new ConnectError(
-        `too many attempts, retry in ${allowance.retryAfterS} s`,
-        Code.ResourceExhausted,
-      );
-    const user = await authenticate(prisma, caller.username, password);
-    if (user === null || user.id !== caller.userId) {
-      await recordAudit(prisma, {
-        ...auditActor(caller),
-        action: "login.failed",
-        ip,
-        detail: { reason: "confirmation", purpose },
-      });
-      throw new ConnectError(`your current password is wrong (${purpose})`, Code.PermissionDenied);
-    }
-    await limiter.succeeded(caller.username, ip);
-  };
 
   const audit = (
     db: PrismaClient | TransactionClient,
@@ -263,8 +230,12 @@ export function createAccessService(
           Code.FailedPrecondition,
         );
       if (request.password !== undefined) checkPasswordPolicy(request.password);
-      if (self && request.password !== undefined)
-        await confirmPassword(caller, request.currentPassword, context, "to change your password");
+      // Checked by the access interceptor when given (UpdateUser's proof, privileged-actions.ts).
+      if (self && request.password !== undefined && !context.values.get(PASSWORD_PROVEN))
+        throw new ConnectError(
+          "your current password is required to change your password",
+          Code.InvalidArgument,
+        );
       const passwordHash =
         request.password === undefined ? undefined : await hashPassword(request.password);
       return prisma.$transaction(async (tx) => {
@@ -481,8 +452,9 @@ export function createAccessService(
     },
 
     async createToken(request, context) {
+      // A privileged action: the access interceptor saw the caller's password entered within the
+      // last minutes, or checked the request's own (privileged-actions.ts).
       const caller = callerOf(context);
-      await confirmPassword(caller, request.password, context, "to create an API token");
       const latest = Date.now() + tokenMaxLifetimeMs;
       const expiresAt =
         request.expireTime === undefined ? new Date(latest) : timestampDate(request.expireTime);

@@ -93,7 +93,10 @@ export async function signIn(baseUrl: string, username: string, password: string
   return cookie;
 }
 
-/** Signs in and creates an API token with `scopes`; answers its secret. */
+/**
+ * Signs in and creates an API token with `scopes` (a privileged action, allowed by the password
+ * just entered to sign in); answers its secret.
+ */
 export async function tokenFor(
   baseUrl: string,
   username: string,
@@ -102,7 +105,7 @@ export async function tokenFor(
 ): Promise<string> {
   const cookie = await signIn(baseUrl, username, password);
   const session = accessClient(baseUrl, [sessionOf(cookie, baseUrl)]);
-  const { secret } = await session.createToken({ name: `test-${username}`, scopes, password });
+  const { secret } = await session.createToken({ name: `test-${username}`, scopes });
   await session.logout({});
   return secret;
 }
