@@ -84,51 +84,54 @@ export function ReauthDialog() {
       }}
       className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-xl border bg-surface p-0 text-fg shadow-xl backdrop:bg-black/40 backdrop:backdrop-blur-[2px]"
     >
-      <form onSubmit={submit} noValidate>
-        <div className="flex flex-col gap-3 px-5 pt-5 pb-4">
-          <h2 id={titleId} className="text-base font-semibold">
-            Re-enter your password
-          </h2>
-          <p className="text-fg-muted">
-            Changing who may do what (accounts, roles, teams, ownership, API tokens) needs your
-            password from the last 5 minutes, so that a session left open is not enough.
-          </p>
-          <div className="flex flex-col gap-1.5">
-            <label htmlFor={inputId} className="text-[13px] font-medium">
-              Your password
-            </label>
-            <input
-              id={inputId}
-              type="password"
-              autoComplete="current-password"
-              autoFocus
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              aria-invalid={error !== undefined}
-              aria-describedby={error === undefined ? undefined : errorId}
-              className={inputClass}
-            />
-            {error !== undefined && (
-              <p
-                id={errorId}
-                role="alert"
-                className="flex items-start gap-1.5 text-xs font-medium text-danger"
-              >
-                <AlertTriangleIcon className="mt-px size-3.5 shrink-0" />
-                {error}
-              </p>
-            )}
+      {/* Nothing inside while closed: its field would be one more "password" on every page. */}
+      {open && (
+        <form onSubmit={submit} noValidate>
+          <div className="flex flex-col gap-3 px-5 pt-5 pb-4">
+            <h2 id={titleId} className="text-base font-semibold">
+              Re-enter your password
+            </h2>
+            <p className="text-fg-muted">
+              Changing who may do what (accounts, roles, teams, ownership, API tokens) needs your
+              password from the last 5 minutes, so that a session left open is not enough.
+            </p>
+            <div className="flex flex-col gap-1.5">
+              <label htmlFor={inputId} className="text-[13px] font-medium">
+                Your password
+              </label>
+              <input
+                id={inputId}
+                type="password"
+                autoComplete="current-password"
+                autoFocus
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                aria-invalid={error !== undefined}
+                aria-describedby={error === undefined ? undefined : errorId}
+                className={inputClass}
+              />
+              {error !== undefined && (
+                <p
+                  id={errorId}
+                  role="alert"
+                  className="flex items-start gap-1.5 text-xs font-medium text-danger"
+                >
+                  <AlertTriangleIcon className="mt-px size-3.5 shrink-0" />
+                  {error}
+                </p>
+              )}
+            </div>
           </div>
-        </div>
-        <div className="flex justify-end gap-2 rounded-b-xl border-t bg-surface-muted px-5 py-3">
-          <Button onClick={() => close(false)} disabled={busy}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="primary" disabled={busy}>
-            {busy ? "Checking…" : "Continue"}
-          </Button>
-        </div>
-      </form>
+          <div className="flex justify-end gap-2 rounded-b-xl border-t bg-surface-muted px-5 py-3">
+            <Button onClick={() => close(false)} disabled={busy}>
+              Cancel
+            </Button>
+            <Button type="submit" variant="primary" disabled={busy}>
+              {busy ? "Checking…" : "Continue"}
+            </Button>
+          </div>
+        </form>
+      )}
     </dialog>
   );
 }
