@@ -84,11 +84,7 @@ async function usernameOf(server: string, input: LoginInput): Promise<string | u
   return undefined;
 }
 
-type SessionWork<T> = (
-  session: Client<typeof AccessService>,
-  username: string,
-  password: string,
-) => Promise<T>;
+type SessionWork<T> = (session: Client<typeof AccessService>, username: string) => Promise<T>;
 
 /**
  * A console session for the CLI, for what API tokens may not do (create or revoke tokens:
@@ -163,7 +159,7 @@ async function signedIn<T>(
     createConnectTransport({ baseUrl: server, httpVersion: "1.1", interceptors: [sessionHeaders] }),
   );
   try {
-    return await work(session, username, password);
+    return await work(session, username);
   } finally {
     await session.logout({});
   }
@@ -171,12 +167,11 @@ async function signedIn<T>(
 
 /** Signs in with a password and stores a new API token for `server` (credentials.ts). */
 export async function login(server: string, input: LoginInput, out: Output): Promise<void> {
-  await withSession(server, input, async (session, username, password) => {
+  await withSession(server, input, async (session, username) => {
+    // A token outlives the session: the server allows it because the password was just entered.
     const created = await session.createToken({
       name: `switchyard CLI on ${os.hostname()}`.slice(0, 100),
       scopes: LOGIN_SCOPES,
-      // A token outlives the session: the server asks for the password again.
-      password,
     });
     storeCredential(server, { token: created.secret, tokenId: created.token?.id ?? "", username });
     out.out(
@@ -230,11 +225,10 @@ export async function tokenCreate(
   options: LoginInput & { name: string; scope: string[] },
   out: Output,
 ): Promise<void> {
-  const created = await withSession(server, options, (session, _username, password) =>
+  const created = await withSession(server, options, (session) =>
     session.createToken({
       name: options.name,
       scopes: options.scope.length > 0 ? options.scope : ["config:read", "status:read"],
-      password,
     }),
   );
   out.out(

@@ -413,9 +413,12 @@ export function createCli(): Command {
     );
   team
     .command("remove-domain <team> <pattern>")
-    .description("take a domain pattern from a team")
+    .description(
+      "take a domain pattern from a team (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
+    .addOption(asAdminOption())
     .action(
-      admin((access, name: string, pattern: string) =>
+      privileged((access, _, name: string, pattern: string) =>
         teamCommands.teamDomain(access, "remove", name, pattern, stdout),
       ),
     );
@@ -432,8 +435,11 @@ export function createCli(): Command {
     );
   team
     .command("delete <name>")
-    .description("delete a team: its members keep their accounts, its clusters become unowned")
-    .action(admin((access, name: string) => teamCommands.teamDelete(access, name, stdout)));
+    .description(
+      "delete a team: its members keep their accounts, its clusters become unowned (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
+    .addOption(asAdminOption())
+    .action(privileged((access, _, name: string) => teamCommands.teamDelete(access, name, stdout)));
   program
     .command("xds-token")
     .description(

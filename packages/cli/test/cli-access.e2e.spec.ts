@@ -69,6 +69,23 @@ describe("switchyard user and switchyard team", () => {
     expect(teams).toMatch(/shop\s+\*\.shop\.example\.com,api\.shop\.example\.com\s+-\s+1\s+-/);
   }, 60_000);
 
+  it("team remove-domain and team delete sign in with the admin's password as well: a host a team gives up may fall to another team's wildcard", async () => {
+    await cli(["team", "create", "scratch", "--domain", "www.shop.example.com"]);
+
+    const removed = await cli(["team", "remove-domain", "scratch", "www.shop.example.com"]);
+    const noPassword = await cli(["team", "delete", "scratch"], "", adminToken, "");
+    const deleted = await cli(["team", "delete", "scratch"]);
+
+    expect(removed.output).toBe("Team scratch owns: no domain.\n");
+    expect(noPassword.code).not.toBe(0);
+    expect(noPassword.output).toContain("no password for admin");
+    expect(deleted.output).toBe(
+      "Deleted team scratch: 0 member(s) left without a team, 0 cluster(s) unowned.\n",
+    );
+    const teams = await accessClient(harness.baseUrl, [bearer(adminToken)]).listTeams({});
+    expect(teams.teams.map((t) => t.name)).not.toContain("scratch");
+  }, 60_000);
+
   it("team update renames and requires review; user update changes a role, and --disable stops the account from signing in", async () => {
     const updated = await cli([
       "team",
