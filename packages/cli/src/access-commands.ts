@@ -1,4 +1,7 @@
-/** `switchyard login`, `logout`, `whoami` and `token ...`: signing the CLI in with an API token. */
+/**
+ * `switchyard login`, `logout`, `whoami` and `token ...`: signing the CLI in with an API token;
+ * and the console session, signed in with a password, that what a token may not do runs on.
+ */
 import * as os from "node:os";
 import { createInterface } from "node:readline";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -11,10 +14,17 @@ import {
 } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService, type ApiToken } from "@switchyard/proto/switchyard/v1/access_pb";
+import { readEnv } from "@switchyard/server/env";
 import { connectAccess } from "./client.js";
-import { forgetCredential, serverKey, storeCredential, storedCredential } from "./credentials.js";
+import {
+  forgetCredential,
+  serverKey,
+  storeCredential,
+  storedCredential,
+  tokenOf,
+} from "./credentials.js";
 import { CliError } from "./errors.js";
-import { readStdin, stdinIsTerminal } from "./io.js";
+import { cliIo, readStdin, stdinIsTerminal } from "./io.js";
 import { type Output, table } from "./output.js";
 
 /** The scopes `switchyard login` asks for: everything; a token never exceeds its user's role. */
@@ -55,29 +65,70 @@ export async function newPassword(
   );
 }
 
+/** Whose password a session is signed in with: --username, the stored login's, the token's. */
+async function usernameOf(server: string, input: LoginInput): Promise<string | undefined> {
+  if (input.username !== undefined) return input.username;
+  const stored = storedCredential(server)?.username;
+  if (stored !== undefined) return stored;
+  if (tokenOf(server) !== undefined) {
+    const me = await connectAccess(server)
+      .whoAmI({})
+      .catch((error: unknown) => {
+        // An expired or revoked token names nobody: ask, as without one.
+        if (ConnectError.from(error).code === Code.Unauthenticated) return undefined;
+        throw error;
+      });
+    if (me?.user !== undefined) return me.user.username;
+  }
+  if (stdinIsTerminal()) return (await ask("Username: ", false)).trim();
+  return undefined;
+}
+
+type SessionWork<T> = (session: Client<typeof AccessService>, username: string) => Promise<T>;
+
 /**
  * A console session for the CLI, for what API tokens may not do (create or revoke tokens:
- * authorize.ts): signs in with a password, runs `work`, and signs out.
+ * authorize.ts): signs in with the user's password (standard input with --password-stdin, else
+ * SWITCHYARD_PASSWORD, else asked on a terminal), runs `work`, and signs out.
  */
-async function withSession<T>(
+function withSession<T>(server: string, input: LoginInput, work: SessionWork<T>): Promise<T> {
+  return signedIn(server, input, ", pipe it with --password-stdin", work);
+}
+
+/**
+ * The same for a privileged action (the server's access/privileged-actions.ts: creating accounts,
+ * changing roles and teams, teams' review and domains, cluster owners), which an API token may
+ * not take and a session only within a few minutes of entering its password, as a login does.
+ * The password is SWITCHYARD_PASSWORD or asked on a terminal: these commands' standard input
+ * is the account's new password when they take one.
+ */
+export function asPrivileged<T>(
+  server: string,
+  username: string | undefined,
+  work: (session: Client<typeof AccessService>) => Promise<T>,
+): Promise<T> {
+  return signedIn(server, { username }, "", (session) => work(session));
+}
+
+async function signedIn<T>(
   server: string,
   input: LoginInput,
-  work: (session: Client<typeof AccessService>, username: string, password: string) => Promise<T>,
+  stdinHint: string,
+  work: SessionWork<T>,
 ): Promise<T> {
   const origin = serverKey(server);
-  const tty = stdinIsTerminal();
-  const username =
-    input.username ??
-    storedCredential(server)?.username ??
-    (tty ? (await ask("Username: ", false)).trim() : undefined);
+  const username = await usernameOf(server, input);
   if (!username)
     throw new CliError("no username: pass --username, or run the command in a terminal");
+  const fromEnv = readEnv(cliIo().env).SWITCHYARD_PASSWORD;
   let password: string;
   if (input.passwordStdin) password = (await readStdin()).replace(/\r?\n$/, "");
-  else if (tty) password = await ask(`Password for ${username}: `, true);
+  else if (fromEnv !== undefined) password = fromEnv;
+  else if (stdinIsTerminal()) password = await ask(`Password for ${username}: `, true);
   else
     throw new CliError(
-      "no password: pipe it with --password-stdin, or run the command in a terminal",
+      `no password for ${username}: this command signs in with it (an API token may not do ` +
+        `this); set SWITCHYARD_PASSWORD${stdinHint}, or run the command in a terminal`,
     );
 
   let cookie: string | undefined;
@@ -108,7 +159,7 @@ async function withSession<T>(
     createConnectTransport({ baseUrl: server, httpVersion: "1.1", interceptors: [sessionHeaders] }),
   );
   try {
-    return await work(session, username, password);
+    return await work(session, username);
   } finally {
     await session.logout({});
   }
@@ -116,12 +167,11 @@ async function withSession<T>(
 
 /** Signs in with a password and stores a new API token for `server` (credentials.ts). */
 export async function login(server: string, input: LoginInput, out: Output): Promise<void> {
-  await withSession(server, input, async (session, username, password) => {
+  await withSession(server, input, async (session, username) => {
+    // A token outlives the session: the server allows it because the password was just entered.
     const created = await session.createToken({
       name: `switchyard CLI on ${os.hostname()}`.slice(0, 100),
       scopes: LOGIN_SCOPES,
-      // A token outlives the session: the server asks for the password again.
-      password,
     });
     storeCredential(server, { token: created.secret, tokenId: created.token?.id ?? "", username });
     out.out(
@@ -175,11 +225,10 @@ export async function tokenCreate(
   options: LoginInput & { name: string; scope: string[] },
   out: Output,
 ): Promise<void> {
-  const created = await withSession(server, options, (session, _username, password) =>
+  const created = await withSession(server, options, (session) =>
     session.createToken({
       name: options.name,
       scopes: options.scope.length > 0 ? options.scope : ["config:read", "status:read"],
-      password,
     }),
   );
   out.out(

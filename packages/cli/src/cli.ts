@@ -27,6 +27,9 @@ import * as secretCommands from "./secret-commands.js";
 import * as statusCommands from "./status-commands.js";
 import * as teamCommands from "./team-commands.js";
 
+/** `switchyard user create`'s flags. */
+type UserCreateFlags = { role: string; team?: string; passwordStdin?: boolean };
+
 /** The options of a command that asks for a password: whose, and read how. */
 const usernameOption = (meaning: string) => new Option("--username <name>", meaning);
 const passwordStdinOption = () =>
@@ -294,6 +297,30 @@ export function createCli(): Command {
   const admin = <A extends unknown[]>(
     run: (client: ReturnType<typeof connectAccess>, ...args: A) => Promise<void>,
   ) => withClient(program, connectAccess, run);
+  /**
+   * A command taking a privileged action (creating accounts, changing roles, teams, teams' review
+   * and domains, cluster owners), which an API token may not: run on a console session signed in
+   * with the user's password (SWITCHYARD_PASSWORD, or asked), then signed out.
+   * `prepare` first reads what the command needs from standard input or the terminal, so the
+   * session's few minutes are not spent waiting for it.
+   */
+  const privileged = <A extends unknown[], P = undefined>(
+    run: (client: ReturnType<typeof connectAccess>, prepared: P, ...args: A) => Promise<void>,
+    prepare?: (...args: A) => Promise<P>,
+  ) =>
+    withClient(
+      program,
+      (server) => server,
+      async (server, ...args: A) => {
+        const prepared = (await prepare?.(...args)) as P;
+        const { username } = (args.at(-1) as Command).opts<{ username?: string }>();
+        await accessCommands.asPrivileged(server, username, (session) =>
+          run(session, prepared, ...args),
+        );
+      },
+    );
+  const asAdminOption = () =>
+    usernameOption("the admin signing in for it (default: the one logged in, or the token's)");
   const user = program.command("user").description("accounts (admins)");
   user
     .command("list")
@@ -301,43 +328,42 @@ export function createCli(): Command {
     .action(admin((access) => teamCommands.userList(access, stdout)));
   user
     .command("create <username>")
-    .description("create an account (the password is asked, or read with --password-stdin)")
+    .description(
+      "create an account (its password is asked, or read with --password-stdin; signs in with yours: SWITCHYARD_PASSWORD, or asked)",
+    )
     .requiredOption("--role <role>", "admin, member or viewer")
     .option("--team <name>", "the member's team")
-    .option("--password-stdin", "read the password from standard input (scripts)")
+    .option("--password-stdin", "read the new account's password from standard input (scripts)")
+    .addOption(asAdminOption())
     .action(
-      admin(
-        async (
-          access,
-          username: string,
-          options: teamCommands.UserCreateOptions & { passwordStdin?: boolean },
-        ) =>
-          teamCommands.userCreate(
-            access,
-            username,
-            options,
-            await accessCommands.newPassword(options.passwordStdin, `Password for ${username}: `),
-            stdout,
-          ),
+      privileged(
+        (access, password: string, username: string, options: UserCreateFlags) =>
+          teamCommands.userCreate(access, username, options, password, stdout),
+        (username, options) =>
+          accessCommands.newPassword(options.passwordStdin, `Password for ${username}: `),
       ),
     );
   user
     .command("update <username>")
-    .description("change an account's role, team or password, or disable or enable it")
+    .description(
+      "change an account's role, team or password, or disable or enable it (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
     .option("--role <role>", "admin, member or viewer")
     .option("--team <name>", 'the member\'s team ("" for none)')
     .option("--disable", "end its sessions and revoke its API tokens at once; it cannot sign in")
     .option("--enable", "let a disabled account sign in again")
     .option("--password-stdin", "set a new password read from standard input")
+    .addOption(asAdminOption())
     .action(
-      admin((access, username: string, options: teamCommands.UserUpdateOptions) =>
-        teamCommands.userUpdate(
+      privileged(
+        (
           access,
-          username,
-          options,
-          () => accessCommands.newPassword(true, ""),
-          stdout,
-        ),
+          password: string | undefined,
+          username: string,
+          options: teamCommands.UserUpdateOptions,
+        ) => teamCommands.userUpdate(access, username, options, password, stdout),
+        async (_username, options) =>
+          options.passwordStdin ? accessCommands.newPassword(true, "") : undefined,
       ),
     );
   const team = program.command("team").description("teams and what they own (admins)");
@@ -362,52 +388,68 @@ export function createCli(): Command {
     );
   team
     .command("update <name>")
-    .description("rename a team, or change whether it requires review")
+    .description(
+      "rename a team, or change whether it requires review (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
     .option("--rename <name>", "the team's new name")
     .option("--require-review", "its members' publishes wait for an admin")
     .option("--no-require-review", "its members publish their own changes")
+    .addOption(asAdminOption())
     .action(
-      admin((access, name: string, options: { rename?: string; requireReview?: boolean }) =>
+      privileged((access, _, name: string, options: { rename?: string; requireReview?: boolean }) =>
         teamCommands.teamUpdate(access, name, options, stdout),
       ),
     );
   team
     .command("add-domain <team> <pattern>")
-    .description("give a team a domain pattern (api.example.com or *.example.com)")
+    .description(
+      "give a team a domain pattern, api.example.com or *.example.com (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
+    .addOption(asAdminOption())
     .action(
-      admin((access, name: string, pattern: string) =>
+      privileged((access, _, name: string, pattern: string) =>
         teamCommands.teamDomain(access, "add", name, pattern, stdout),
       ),
     );
   team
     .command("remove-domain <team> <pattern>")
-    .description("take a domain pattern from a team")
+    .description(
+      "take a domain pattern from a team (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
+    .addOption(asAdminOption())
     .action(
-      admin((access, name: string, pattern: string) =>
+      privileged((access, _, name: string, pattern: string) =>
         teamCommands.teamDomain(access, "remove", name, pattern, stdout),
       ),
     );
   team
     .command("set-owner <cluster> <team>")
-    .description('make a team the owner of a cluster ("" for no owner)')
+    .description(
+      'make a team the owner of a cluster, "" for no owner (signs in with your password: SWITCHYARD_PASSWORD, or asked)',
+    )
+    .addOption(asAdminOption())
     .action(
-      admin((access, cluster: string, name: string) =>
+      privileged((access, _, cluster: string, name: string) =>
         teamCommands.clusterOwner(access, cluster, name, stdout),
       ),
     );
   team
     .command("set-secret-owner <secret> <team>")
-    .description('make a team the owner of a secret: its clusters may name it ("" for no owner)')
+    .description(
+      'make a team the owner of a secret: its clusters may name it, "" for no owner (signs in with your password: SWITCHYARD_PASSWORD, or asked)',
+    )
+    .addOption(asAdminOption())
     .action(
-      admin((access, secret: string, name: string) =>
+      privileged((access, _, secret: string, name: string) =>
         teamCommands.secretOwner(access, secret, name, stdout),
       ),
     );
   program
     .command("share <kind> <name>")
     .description(
-      `let teams besides its owner name an object (admins): ${[...teamCommands.SHARE_KINDS.keys()].join(", ")}`,
+      `let teams besides its owner name an object (admins; signs in with your password: SWITCHYARD_PASSWORD, or asked): ${[...teamCommands.SHARE_KINDS.keys()].join(", ")}`,
     )
+    .addOption(asAdminOption())
     .option(
       "--team <team>",
       "a team whose routes and clusters may name it (repeat); replaces the list",
@@ -416,14 +458,18 @@ export function createCli(): Command {
     )
     .option("--none", "share it with no team")
     .action(
-      admin((access, kind: string, name: string, options: { team: string[]; none?: boolean }) =>
-        teamCommands.share(access, kind, name, options, stdout),
+      privileged(
+        (access, _, kind: string, name: string, options: { team: string[]; none?: boolean }) =>
+          teamCommands.share(access, kind, name, options, stdout),
       ),
     );
   team
     .command("delete <name>")
-    .description("delete a team: its members keep their accounts, its clusters become unowned")
-    .action(admin((access, name: string) => teamCommands.teamDelete(access, name, stdout)));
+    .description(
+      "delete a team: its members keep their accounts, its clusters become unowned (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+    )
+    .addOption(asAdminOption())
+    .action(privileged((access, _, name: string) => teamCommands.teamDelete(access, name, stdout)));
   program
     .command("xds-token")
     .description(

@@ -1,4 +1,7 @@
-/** `switchyard user ...` and `switchyard team ...`: accounts and teams, for admins (API tokens). */
+/**
+ * `switchyard user ...` and `switchyard team ...`: accounts and teams, for admins (reads with the
+ * API token; the privileged changes on a session signed in with the admin's password: cli.ts).
+ */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import {
@@ -107,11 +110,12 @@ export interface UserUpdateOptions {
   readonly passwordStdin?: boolean | undefined;
 }
 
+/** `password`: the new one, read from standard input with --password-stdin. */
 export async function userUpdate(
   access: Access,
   username: string,
   options: UserUpdateOptions,
-  readPassword: () => Promise<string>,
+  password: string | undefined,
   out: Output,
 ): Promise<void> {
   if (options.disable && options.enable)
@@ -122,13 +126,13 @@ export async function userUpdate(
     ...(options.role === undefined ? {} : { role: roleArg(options.role) }),
     ...(options.team === undefined ? {} : { teamId: await teamIdArg(access, options.team) }),
     ...(options.disable ? { disabled: true } : options.enable ? { disabled: false } : {}),
-    ...(options.passwordStdin ? { password: await readPassword() } : {}),
+    ...(password === undefined ? {} : { password }),
   });
   out.out(
     `Updated ${updated.username}: ${ROLE_NAMES[updated.role]}` +
       `${updated.teamName ? `, team ${updated.teamName}` : ""}` +
       `${updated.disableTime ? ", disabled" : ""}` +
-      `${options.passwordStdin ? ", new password (their sessions ended)" : ""}.\n`,
+      `${password === undefined ? "" : ", new password (their sessions ended)"}.\n`,
   );
 }
 

@@ -2,6 +2,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
+  ADMIN_PASSWORD,
   accessClient,
   bearer,
   edsCluster,
@@ -18,10 +19,13 @@ describe("switchyard user and switchyard team", () => {
   let harness: Harness;
   let adminToken = "";
 
-  /** The real CLI acting with `token` (SWITCHYARD_TOKEN); `stdin` is piped in. */
-  const cli = (args: string[], stdin = "", token = adminToken) =>
+  /**
+   * The real CLI acting with `token` (SWITCHYARD_TOKEN), its user's password in
+   * SWITCHYARD_PASSWORD for the commands that sign in with it; `stdin` is piped in.
+   */
+  const cli = (args: string[], stdin = "", token = adminToken, password = ADMIN_PASSWORD) =>
     runInProcess(["--server", harness.baseUrl, ...args], {
-      env: { SWITCHYARD_TOKEN: token },
+      env: { SWITCHYARD_TOKEN: token, SWITCHYARD_PASSWORD: password },
       stdin,
     });
 
@@ -67,6 +71,23 @@ describe("switchyard user and switchyard team", () => {
     );
   }, 60_000);
 
+  it("team remove-domain and team delete sign in with the admin's password as well: a host a team gives up may fall to another team's wildcard", async () => {
+    await cli(["team", "create", "scratch", "--domain", "www.shop.example.com"]);
+
+    const removed = await cli(["team", "remove-domain", "scratch", "www.shop.example.com"]);
+    const noPassword = await cli(["team", "delete", "scratch"], "", adminToken, "");
+    const deleted = await cli(["team", "delete", "scratch"]);
+
+    expect(removed.output).toBe("Team scratch owns: no domain.\n");
+    expect(noPassword.code).not.toBe(0);
+    expect(noPassword.output).toContain("no password for admin");
+    expect(deleted.output).toBe(
+      "Deleted team scratch: 0 member(s) left without a team, 0 cluster(s) unowned.\n",
+    );
+    const teams = await accessClient(harness.baseUrl, [bearer(adminToken)]).listTeams({});
+    expect(teams.teams.map((t) => t.name)).not.toContain("scratch");
+  }, 60_000);
+
   it("team update renames and requires review; user update changes a role, and --disable stops the account from signing in", async () => {
     const updated = await cli([
       "team",
@@ -108,8 +129,48 @@ describe("switchyard user and switchyard team", () => {
     const list = await cli(["user", "list"], "", member);
     expect(list.code).not.toBe(0);
     expect(list.output).toContain("only an admin may see other accounts");
-    const add = await cli(["team", "add-domain", "shop-eu", "www.example.com"], "", member);
+    const add = await cli(
+      ["team", "add-domain", "shop-eu", "www.example.com"],
+      "",
+      member,
+      USER_PASSWORD,
+    );
     expect(add.code).not.toBe(0);
+    expect(add.output).toContain("only an admin may assign clusters and domains to teams");
+  }, 60_000);
+
+  it("the commands that change who may do what sign in with the admin's password, and out again; without it they say how to give it, and change nothing", async () => {
+    const sessions = () => harness.database.prisma.session.count();
+    const before = await sessions();
+
+    const noPassword = await cli(
+      ["user", "create", "ned", "--role", "viewer", "--password-stdin"],
+      `${USER_PASSWORD}\n`,
+      adminToken,
+      "",
+    );
+    const wrong = await cli(
+      ["team", "set-owner", "shop-backend", "shop-eu"],
+      "",
+      adminToken,
+      "not the password",
+    );
+    const created = await cli(
+      ["user", "create", "ned", "--role", "viewer", "--password-stdin"],
+      `${USER_PASSWORD}\n`,
+    );
+
+    expect(noPassword.code).not.toBe(0);
+    expect(noPassword.output).toContain(
+      "no password for admin: this command signs in with it (an API token may not do this); set SWITCHYARD_PASSWORD, or run the command in a terminal",
+    );
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.output).toContain("wrong username or password");
+    expect(created.output).toBe("Created ned (viewer).\n");
+    const users = await accessClient(harness.baseUrl, [bearer(adminToken)]).listUsers({});
+    expect(users.users.filter((u) => u.username === "ned")).toHaveLength(1);
+    // Each signed out after: no session is left behind.
+    expect(await sessions()).toBe(before);
   }, 60_000);
 
   it("a member of a team that requires review requests one with switchyard review request; the admin lists, shows and approves it, and the version goes out as theirs", async () => {

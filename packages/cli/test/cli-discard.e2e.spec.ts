@@ -41,7 +41,7 @@ describe("discarding the draft's unpublished changes", () => {
       name: "payments",
       domains: ["*.payments.example.com"],
     });
-    await createAccount(harness.baseUrl, adminToken, "pat", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "pat", Role.MEMBER, team.id);
     memberToken = await tokenFor(harness.baseUrl, "pat", USER_PASSWORD);
     const api = admin();
     await api.createCluster(cluster("kept"));

@@ -39,7 +39,7 @@ describe("switchyard endpoints", () => {
       name: "payments",
       domains: ["*.payments.example.com"],
     });
-    await createAccount(harness.baseUrl, admin, "pat", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "pat", Role.MEMBER, team.id);
     member = await tokenFor(harness.baseUrl, "pat", USER_PASSWORD);
     for (let i = 1; i <= 5; i++) await api().createCluster(cluster(`svc-${i}`));
     await api().publish({ message: "five clusters" });

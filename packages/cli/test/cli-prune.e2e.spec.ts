@@ -56,7 +56,7 @@ describe("switchyard apply --prune", () => {
       ["search", "sam"],
     ] as const) {
       const team = await access.createTeam({ name, domains: [`*.${name}.example.com`] });
-      await createAccount(harness.baseUrl, admin, user, Role.MEMBER, team.id);
+      await createAccount(harness.baseUrl, user, Role.MEMBER, team.id);
     }
     pat = await tokenFor(harness.baseUrl, "pat", USER_PASSWORD);
     sam = await tokenFor(harness.baseUrl, "sam", USER_PASSWORD);

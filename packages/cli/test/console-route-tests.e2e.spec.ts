@@ -7,11 +7,14 @@
  * gate itself (API, CLI, members' limits, the audit log) is route-tests.e2e.spec.ts and
  * packages/server/test/route-test-veto.e2e.spec.ts.
  */
+
+import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   accessClient,
   bearer,
   type ConsoleWorld,
   createAccount,
+  privilegedAccess,
   putRouteTest,
   Role,
   signIn,
@@ -117,7 +120,11 @@ describe("route tests in the console", () => {
       name: "checkout",
       domains: ["api.example.com", "*.api.example.com"],
     });
-    await createAccount(harness.baseUrl, admin, "carol", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "carol", Role.MEMBER, team.id);
+    // The team's routes may name the edge's clusters (references are authorized).
+    const access = await privilegedAccess(harness.baseUrl);
+    for (const name of ["api-v1", "api-v2", "canary"])
+      await access.setSharing({ kind: ResourceKind.CLUSTER, name, teamIds: [team.id] });
     // /v2/ back to api-v2, where the admin's test passes again; then the draft moves it to
     // canary, which breaks the test.
     await harness.api().apply({ content: edgeConfig("api-v2"), message: "v2 back" });

@@ -55,7 +55,7 @@ describe("route tests that gate publishing", () => {
     adminToken = await harness.token();
     const access = accessClient(harness.baseUrl, [bearer(adminToken)]);
     const team = await access.createTeam({ name: "checkout", domains: ["api.example.com"] });
-    await createAccount(harness.baseUrl, adminToken, "carol", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "carol", Role.MEMBER, team.id);
     memberToken = await tokenFor(harness.baseUrl, "carol", USER_PASSWORD);
     await harness.api().apply({ content: edgeConfig("api-v2"), message: "the edge" });
   }, 60_000);

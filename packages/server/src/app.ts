@@ -328,7 +328,7 @@ async function startApi(
       // Every method of every service passes the access gate (access/access-rules.ts).
       interceptors: [
         errorInterceptor(logger),
-        createAccessInterceptor({ prisma, tokenUse: new TokenUseRecorder(prisma) }),
+        createAccessInterceptor({ prisma, limiter, tokenUse: new TokenUseRecorder(prisma) }),
       ],
       bodyPolicy: bodyPolicy(prisma),
       contextValues: requestContextValues(trustedProxies(options.trustedProxies ?? [])),

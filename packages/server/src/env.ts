@@ -94,6 +94,12 @@ const EnvSchema = z.object({
   /** An API token for the CLI; takes precedence over the one `switchyard login` stored. */
   SWITCHYARD_TOKEN: z.string().optional(),
   /**
+   * The CLI user's own password, for scripts of the commands that sign in with it (login, token
+   * create and revoke, and the privileged ones: user create, team add-domain, ...), which ask for
+   * it on a terminal otherwise. Never a flag: `ps` shows arguments.
+   */
+  SWITCHYARD_PASSWORD: z.string().optional(),
+  /**
    * Descriptor sets of newer Envoy APIs for `serve` to load (store/envoy-schemas.ts),
    * comma-separated paths: stored at start unless already stored, like `switchyard schema add`.
    */

@@ -27,15 +27,34 @@ import { type Harness, startHarness } from "../src/testing/harness.js";
 
 const SERVICES: DescService[] = [ConfigService, StatusService, RoutingService, AccessService];
 
-type Who = "admin" | "member" | "viewer" | "readOnlyToken" | "memberSession" | "anonymous";
+type Who =
+  | "admin"
+  | "member"
+  | "viewer"
+  | "readOnlyToken"
+  | "memberSession"
+  | "adminSession"
+  | "anonymous";
 type Outcome = "allowed" | "denied" | "unauthenticated";
 
-const SIGNED_IN: Who[] = ["admin", "member", "viewer", "readOnlyToken", "memberSession"];
+const SIGNED_IN: Who[] = [
+  "admin",
+  "member",
+  "viewer",
+  "readOnlyToken",
+  "memberSession",
+  "adminSession",
+];
 /** Who passes the gate; everyone else signed in is denied, the anonymous are unauthenticated. */
 const anyone = (...who: Who[]) => new Set<Who>(who);
 const READ = anyone(...SIGNED_IN);
-const TEAM_WRITE = anyone("admin", "member", "memberSession");
-const ADMIN_ONLY = anyone("admin");
+const TEAM_WRITE = anyone("admin", "member", "memberSession", "adminSession");
+const ADMIN_ONLY = anyone("admin", "adminSession");
+/**
+ * Privileged actions (privileged-actions.ts): an admin's session whose password was just entered
+ * (at login), never a token.
+ */
+const PRIVILEGED_ADMIN = anyone("adminSession");
 
 /**
  * The expected rule of every method, written here independently of access-rules.ts. A method
@@ -122,23 +141,31 @@ const EXPECTED: Record<string, Set<Who>> = {
   "switchyard.v1.AccessService/Login": anyone(...SIGNED_IN, "anonymous"),
   "switchyard.v1.AccessService/Logout": READ,
   "switchyard.v1.AccessService/WhoAmI": READ,
+  // A session's password entered again: API tokens have none.
+  "switchyard.v1.AccessService/Reauthenticate": anyone("memberSession", "adminSession"),
   "switchyard.v1.AccessService/ListUsers": ADMIN_ONLY,
-  "switchyard.v1.AccessService/CreateUser": ADMIN_ONLY,
-  "switchyard.v1.AccessService/UpdateUser": ADMIN_ONLY,
+  "switchyard.v1.AccessService/CreateUser": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/UpdateUser": PRIVILEGED_ADMIN,
   "switchyard.v1.AccessService/ListTeams": READ,
   "switchyard.v1.AccessService/CreateTeam": ADMIN_ONLY,
-  "switchyard.v1.AccessService/UpdateTeam": ADMIN_ONLY,
-  "switchyard.v1.AccessService/DeleteTeam": ADMIN_ONLY,
-  "switchyard.v1.AccessService/AddTeamDomain": ADMIN_ONLY,
-  "switchyard.v1.AccessService/RemoveTeamDomain": ADMIN_ONLY,
-  "switchyard.v1.AccessService/SetClusterOwner": ADMIN_ONLY,
-  "switchyard.v1.AccessService/SetSecretOwner": ADMIN_ONLY,
-  "switchyard.v1.AccessService/SetSharing": ADMIN_ONLY,
+  "switchyard.v1.AccessService/UpdateTeam": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/DeleteTeam": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/AddTeamDomain": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/RemoveTeamDomain": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/SetClusterOwner": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/SetSecretOwner": PRIVILEGED_ADMIN,
+  "switchyard.v1.AccessService/SetSharing": PRIVILEGED_ADMIN,
   // Tokens never mint tokens: only a session may (authorize.ts, sessionOnly).
-  "switchyard.v1.AccessService/CreateToken": anyone("memberSession"),
+  "switchyard.v1.AccessService/CreateToken": anyone("memberSession", "adminSession"),
   "switchyard.v1.AccessService/ListTokens": READ,
   // Passes the gate with scope "admin"; the handler then checks the token's owner.
-  "switchyard.v1.AccessService/RevokeToken": anyone("admin", "member", "viewer", "memberSession"),
+  "switchyard.v1.AccessService/RevokeToken": anyone(
+    "admin",
+    "member",
+    "viewer",
+    "memberSession",
+    "adminSession",
+  ),
   "switchyard.v1.AccessService/ListAuditEvents": ADMIN_ONLY,
 };
 
@@ -185,9 +212,9 @@ describe("access control on every API method", () => {
     const access = accessClient(baseUrl, [bearer(admin)]);
     teamA = (await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] })).id;
     teamB = (await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] })).id;
-    await createAccount(baseUrl, admin, "member-a", Role.MEMBER, teamA);
-    await createAccount(baseUrl, admin, "member-b", Role.MEMBER, teamB);
-    await createAccount(baseUrl, admin, "viewer", Role.VIEWER);
+    await createAccount(baseUrl, "member-a", Role.MEMBER, teamA);
+    await createAccount(baseUrl, "member-b", Role.MEMBER, teamB);
+    await createAccount(baseUrl, "viewer", Role.VIEWER);
     who.admin = [bearer(admin)];
     who.member = [bearer(await tokenFor(baseUrl, "member-a", USER_PASSWORD))];
     who.viewer = [bearer(await tokenFor(baseUrl, "viewer", USER_PASSWORD))];
@@ -195,6 +222,7 @@ describe("access control on every API method", () => {
       bearer(await tokenFor(baseUrl, "admin", ADMIN_PASSWORD, ["config:read", "status:read"])),
     ];
     who.memberSession = [sessionOf(await signIn(baseUrl, "member-a", USER_PASSWORD), baseUrl)];
+    who.adminSession = [sessionOf(await signIn(baseUrl, "admin", ADMIN_PASSWORD), baseUrl)];
     who.anonymous = [];
   }, 60_000);
 
@@ -232,6 +260,6 @@ describe("access control on every API method", () => {
       }
     }
     expect(wrong).toEqual([]);
-    expect(seen.length).toBe(SERVICES.flatMap((s) => s.methods).length * 6);
+    expect(seen.length).toBe(SERVICES.flatMap((s) => s.methods).length * (SIGNED_IN.length + 1));
   }, 120_000);
 });

@@ -20,6 +20,7 @@ import {
   accessClient,
   bearer,
   createAccount,
+  privilegedAccess,
   Role,
   sessionOf,
   signIn,
@@ -60,7 +61,7 @@ describe("ownership, sessions, tokens and the audit log", () => {
     const access = accessClient(harness.baseUrl, admin);
     teamA = (await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] })).id;
     await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] });
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, teamA);
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, teamA);
     memberToken = await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD);
     member = [bearer(memberToken)];
   }, 60_000);
@@ -122,7 +123,8 @@ describe("ownership, sessions, tokens and the audit log", () => {
   });
 
   it("a team that requires review cannot publish: the refusal says an admin must review it", async () => {
-    await accessClient(harness.baseUrl, admin).updateTeam({ id: teamA, requireReview: true });
+    const privileged = await privilegedAccess(harness.baseUrl);
+    await privileged.updateTeam({ id: teamA, requireReview: true });
     await api(member).updateCluster(
       edsCluster("a-backend", "127.0.0.1:50052", { lbPolicy: LbPolicy.ROUND_ROBIN }),
     );
@@ -131,7 +133,7 @@ describe("ownership, sessions, tokens and the audit log", () => {
       .catch((e) => ConnectError.from(e));
     expect((refused as ConnectError).code).toBe(Code.FailedPrecondition);
     expect((refused as ConnectError).rawMessage).toContain("requires an admin's review");
-    await accessClient(harness.baseUrl, admin).updateTeam({ id: teamA, requireReview: false });
+    await privileged.updateTeam({ id: teamA, requireReview: false });
   });
 
   it("a cookie-authenticated change needs the console's own Origin (CSRF), and logout ends the session at once", async () => {
@@ -190,7 +192,7 @@ describe("ownership, sessions, tokens and the audit log", () => {
 
   it("ListUsers gives each account's latest successful sign-in, from the audit log, and none for an account that never signed in", async () => {
     const access = accessClient(harness.baseUrl, admin);
-    await createAccount(harness.baseUrl, await harness.token(), "never-in", Role.VIEWER);
+    await createAccount(harness.baseUrl, "never-in", Role.VIEWER);
     const before = Date.now();
     await signIn(harness.baseUrl, "member-a", USER_PASSWORD);
     const lastLogin = async (username: string) => {

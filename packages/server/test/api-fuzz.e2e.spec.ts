@@ -1,6 +1,7 @@
 /**
  * Property-based tests (fast-check) of malformed API bodies. Every method of every service,
- * signed in as an admin with an API token, is sent over HTTP: random JSON, bodies built from its
+ * signed in as an admin with an API token (the privileged ones, which a token may not call, on an
+ * admin's console session signed in for them), is sent over HTTP: random JSON, bodies built from its
  * request type with fields mutated (wrong types, unknown fields, U+0000, unpaired surrogates,
  * huge strings, deep nesting), valid requests with one mutation, binary protobuf that does not
  * decode, and wrong content types. The rules:
@@ -39,12 +40,15 @@ import {
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privilegeOf } from "../src/access/privileged-actions.js";
 import { apiListener, catchAllRoutes, edsCluster } from "../src/testing/api-objects.js";
 import {
+  ADMIN_PASSWORD,
   accessClient,
   bearer,
   createAccount,
   Role,
+  signIn,
   tokenFor,
   USER_PASSWORD,
 } from "../src/testing/auth.js";
@@ -476,7 +480,12 @@ interface Answer {
 }
 
 /** A unary call over the Connect protocol. */
-async function callUnary(url: string, token: string, body: Body): Promise<Answer> {
+/** The headers a call is authenticated with: an API token's, or a console session's. */
+type Credential = Readonly<Record<string, string>>;
+
+const tokenHeaders = (token: string): Credential => ({ authorization: `Bearer ${token}` });
+
+async function callUnary(url: string, credential: Credential, body: Body): Promise<Answer> {
   const contentType =
     body.t === "json"
       ? "application/json"
@@ -485,7 +494,7 @@ async function callUnary(url: string, token: string, body: Body): Promise<Answer
         : body.contentType;
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": contentType, authorization: `Bearer ${token}` },
+    headers: { "content-type": contentType, ...credential },
     body: body.t === "binary" ? body.bytes : body.text,
   });
   const text = await response.text();
@@ -498,7 +507,7 @@ async function callUnary(url: string, token: string, body: Body): Promise<Answer
  * A server-streaming call over the Connect protocol: the first message or the end of the stream,
  * whichever comes first; the stream is then abandoned.
  */
-async function callStream(url: string, token: string, body: Body): Promise<Answer> {
+async function callStream(url: string, credential: Credential, body: Body): Promise<Answer> {
   const payload = body.t === "binary" ? body.bytes : new TextEncoder().encode(body.text);
   const contentType =
     body.t === "json"
@@ -513,7 +522,7 @@ async function callStream(url: string, token: string, body: Body): Promise<Answe
   try {
     const response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": contentType, authorization: `Bearer ${token}` },
+      headers: { "content-type": contentType, ...credential },
       body: envelope,
       signal: abort.signal,
     });
@@ -590,7 +599,15 @@ describe("random and mutated API bodies get a clear error, never crash the serve
   beforeAll(async () => {
     process.on("uncaughtException", record);
     process.on("unhandledRejection", record);
-    harness = await startHarness();
+    // Privileged bodies carry random current passwords, each counted as a login attempt.
+    harness = await startHarness({
+      app: {
+        loginLimits: {
+          perUserIp: { points: 100_000, durationS: 900 },
+          perIp: { points: 100_000, durationS: 900 },
+        },
+      },
+    });
     token = await harness.token();
     const api = harness.api();
     const access = accessClient(harness.baseUrl, [bearer(token)]);
@@ -600,7 +617,7 @@ describe("random and mutated API bodies get a clear error, never crash the serve
     await api.createNodeGroup(fuzzGroup());
     await api.publish({ message: "fuzz seed" });
     const team = await access.createTeam({ name: TEAM, domains: ["*.gone.example"] });
-    const memberId = await createAccount(harness.baseUrl, token, MEMBER, Role.MEMBER, team.id);
+    const memberId = await createAccount(harness.baseUrl, MEMBER, Role.MEMBER, team.id);
     // A token of the member's, for RevokeToken to aim at.
     await tokenFor(harness.baseUrl, MEMBER, USER_PASSWORD, ["config:read"]);
     const memberTokens = await access.listTokens({ userId: memberId });
@@ -611,7 +628,7 @@ describe("random and mutated API bodies get a clear error, never crash the serve
       memberTokenId: memberTokens.tokens[0]?.id ?? "",
       exported: exported.content,
     };
-    await createAccount(harness.baseUrl, token, LOGOUT, Role.ADMIN);
+    await createAccount(harness.baseUrl, LOGOUT, Role.ADMIN);
   });
 
   afterAll(async () => {
@@ -625,13 +642,24 @@ describe("random and mutated API bodies get a clear error, never crash the serve
     async (_, method) => {
       const url = `${harness.baseUrl}/${method.parent.typeName}/${method.name}`;
       const streaming = method.methodKind === "server_streaming";
+      // Privileged methods on a console session whose password was just entered (signing in).
+      const session: Credential | undefined =
+        privilegeOf(method)?.t === "privileged"
+          ? {
+              cookie: await signIn(harness.baseUrl, "admin", ADMIN_PASSWORD),
+              origin: harness.baseUrl,
+            }
+          : undefined;
       await fc.assert(
         fc.asyncProperty(bodies(method, seeded), async (body) => {
           // Logout revokes the token it is called with: spend a fresh one of another account.
           const caller =
-            method.name === "Logout"
-              ? await tokenFor(harness.baseUrl, LOGOUT, USER_PASSWORD)
-              : token;
+            session ??
+            tokenHeaders(
+              method.name === "Logout"
+                ? await tokenFor(harness.baseUrl, LOGOUT, USER_PASSWORD)
+                : token,
+            );
           const before = await storedState();
           const answer = await (streaming ? callStream : callUnary)(url, caller, body);
           const contentType = body.t === "other" ? body.contentType : undefined;

@@ -2,7 +2,7 @@ import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { launchBrowser, openWatchedPage, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
-import { accessClient, bearer, createAccount, Role, USER_PASSWORD } from "../src/testing/auth.js";
+import { createAccount, privilegedAccess, Role, USER_PASSWORD } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
 describe("the console with accounts (issue 7, done when)", () => {
@@ -20,11 +20,10 @@ describe("the console with accounts (issue 7, done when)", () => {
   });
 
   it("an admin creates a team owning a domain and its member; the member signs in on /login, is sent back where they were, and publishes their own route; a viewer sees no Publish; the audit log shows it all", async () => {
-    const admin = await harness.token();
-    const access = accessClient(harness.baseUrl, [bearer(admin)]);
+    const access = await privilegedAccess(harness.baseUrl);
     const team = await access.createTeam({ name: "shop", domains: ["*.shop.example.com"] });
-    await createAccount(harness.baseUrl, admin, "sam", Role.MEMBER, team.id);
-    await createAccount(harness.baseUrl, admin, "vic", Role.VIEWER);
+    await createAccount(harness.baseUrl, "sam", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "vic", Role.VIEWER);
     const api = harness.api();
     await api.createCluster(
       edsCluster("shop-backend", "127.0.0.1:50051", { lbPolicy: LbPolicy.ROUND_ROBIN }),

@@ -8,9 +8,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
 import {
-  accessClient,
-  bearer,
   createAccount,
+  privilegedAccess,
   Role,
   signIn,
   USER_PASSWORD,
@@ -28,11 +27,10 @@ describe("virtual hosts owned by teams, in the route editor", () => {
   beforeAll(async () => {
     harness = await startHarness({ webConsole: true });
     chromium = await launchBrowser();
-    const admin = await harness.token();
-    const access = accessClient(harness.baseUrl, [bearer(admin)]);
+    const access = await privilegedAccess(harness.baseUrl);
     const shop = await access.createTeam({ name: "shop", domains: ["*.shop.example.com"] });
     await access.createTeam({ name: "payments", domains: ["*.pay.example.com"] });
-    await createAccount(harness.baseUrl, admin, "sam", Role.MEMBER, shop.id);
+    await createAccount(harness.baseUrl, "sam", Role.MEMBER, shop.id);
     const api = harness.api();
     for (const name of ["shop-backend", "pay-backend"])
       await api.createCluster(

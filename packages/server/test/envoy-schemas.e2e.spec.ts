@@ -36,9 +36,8 @@ describe("newer Envoy APIs through the API, publish and xDS", () => {
 
   beforeAll(async () => {
     harness = await startHarness();
-    const admin = await harness.token();
-    await createAccount(harness.baseUrl, admin, "viewer", Role.VIEWER);
-    await createAccount(harness.baseUrl, admin, "member", Role.MEMBER);
+    await createAccount(harness.baseUrl, "viewer", Role.VIEWER);
+    await createAccount(harness.baseUrl, "member", Role.MEMBER);
     viewer = configClient(harness.baseUrl, [
       bearer(await tokenFor(harness.baseUrl, "viewer", USER_PASSWORD)),
     ]);

@@ -34,7 +34,7 @@ describe("imports a hostile member sends", () => {
     const token = await harness.token();
     const access = accessClient(harness.baseUrl, [bearer(token)]);
     const team = await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] });
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, team.id);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
   }, 60_000);
 

@@ -55,7 +55,7 @@ describe("members and the files proxies read", () => {
     admin = [bearer(token)];
     const access = accessClient(harness.baseUrl, admin);
     const team = await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] });
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, team.id);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
     await api(admin).createCluster(edsCluster("a-backend", "127.0.0.1:50051"));
     await api(member).createRouteConfiguration(routes({ inlineString: "hello" }));

@@ -7,6 +7,7 @@ import {
   bearer,
   configClient,
   createAccount,
+  privilegedAccess,
   Role,
   refusal,
   tokenFor,
@@ -40,9 +41,12 @@ describe("who may publish a cluster", () => {
     const access = accessClient(harness.baseUrl, admin);
     teamA = (await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] })).id;
     const teamB = await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] });
-    await access.updateTeam({ id: teamB.id, requireReview: true });
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, teamA);
-    await createAccount(harness.baseUrl, token, "member-b", Role.MEMBER, teamB.id);
+    await (await privilegedAccess(harness.baseUrl)).updateTeam({
+      id: teamB.id,
+      requireReview: true,
+    });
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, teamA);
+    await createAccount(harness.baseUrl, "member-b", Role.MEMBER, teamB.id);
     memberA = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
     memberB = [bearer(await tokenFor(harness.baseUrl, "member-b", USER_PASSWORD))];
   }, 60_000);

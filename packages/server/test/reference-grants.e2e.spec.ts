@@ -8,9 +8,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
-import { Code, type Interceptor } from "@connectrpc/connect";
+import { type Client, Code, type Interceptor } from "@connectrpc/connect";
 import { registry } from "@switchyard/proto";
 import type { Secret as EnvoySecret } from "@switchyard/proto/envoy/extensions/transport_sockets/tls/v3/secret_pb";
+import type { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import {
   ResourceKind,
   RouteActionKind,
@@ -22,10 +23,10 @@ import { createTestClient } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
 import {
-  accessClient,
   bearer,
   configClient,
   createAccount,
+  privilegedAccess,
   Role,
   refusal,
   tokenFor,
@@ -65,7 +66,7 @@ describe("references are authorized, not only objects", () => {
   let payTeam: string;
   let xdsHeaders: Readonly<Record<string, string>>;
   const api = (interceptors: Interceptor[]) => configClient(harness.baseUrl, interceptors);
-  const access = () => accessClient(harness.baseUrl, admin);
+  let access: () => Client<typeof AccessService>;
   const clusterNames = async () => (await api(admin).listClusters({})).clusters.map((c) => c.name);
   const teamOf = async (id: string) =>
     (await access().listTeams({})).teams.find((t) => t.id === id);
@@ -81,10 +82,13 @@ describe("references are authorized, not only objects", () => {
     });
     const token = await harness.token();
     admin = [bearer(token)];
+    // Owners and sharing are privileged: an admin's session with a fresh password.
+    const privileged = await privilegedAccess(harness.baseUrl);
+    access = () => privileged;
     shopTeam = (await access().createTeam({ name: "shop", domains: ["*.shop.example.com"] })).id;
     payTeam = (await access().createTeam({ name: "pay", domains: ["*.pay.example.com"] })).id;
-    await createAccount(harness.baseUrl, token, "shopper", Role.MEMBER, shopTeam);
-    await createAccount(harness.baseUrl, token, "payer", Role.MEMBER, payTeam);
+    await createAccount(harness.baseUrl, "shopper", Role.MEMBER, shopTeam);
+    await createAccount(harness.baseUrl, "payer", Role.MEMBER, payTeam);
     shop = [bearer(await tokenFor(harness.baseUrl, "shopper", USER_PASSWORD))];
     pay = [bearer(await tokenFor(harness.baseUrl, "payer", USER_PASSWORD))];
     await api(admin).createSecret({

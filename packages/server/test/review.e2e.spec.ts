@@ -62,9 +62,9 @@ describe("review requests", () => {
       await access.createTeam({ name: "team-a", domains: ["*.a.example.com"], requireReview: true })
     ).id;
     const teamC = (await access.createTeam({ name: "team-c", requireReview: true })).id;
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, teamA);
-    await createAccount(harness.baseUrl, token, "member-c", Role.MEMBER, teamC);
-    await createAccount(harness.baseUrl, token, "viewer", Role.VIEWER);
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, teamA);
+    await createAccount(harness.baseUrl, "member-c", Role.MEMBER, teamC);
+    await createAccount(harness.baseUrl, "viewer", Role.VIEWER);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
     other = [bearer(await tokenFor(harness.baseUrl, "member-c", USER_PASSWORD))];
     viewer = [bearer(await tokenFor(harness.baseUrl, "viewer", USER_PASSWORD))];

@@ -15,10 +15,10 @@ import {
   virtualHost,
 } from "../src/testing/api-objects.js";
 import {
-  accessClient,
   bearer,
   configClient,
   createAccount,
+  privilegedAccess,
   Role,
   refusal,
   tokenFor,
@@ -61,14 +61,14 @@ tests:
     harness = await startHarness();
     const token = await harness.token();
     admin = [bearer(token)];
-    const access = accessClient(harness.baseUrl, admin);
+    const access = await privilegedAccess(harness.baseUrl);
     const shopTeam = await access.createTeam({ name: "shop", domains: ["shop.example.com"] });
     const checkoutTeam = await access.createTeam({
       name: "checkout",
       domains: ["checkout.example.com"],
     });
-    await createAccount(harness.baseUrl, token, "sam", Role.MEMBER, shopTeam.id);
-    await createAccount(harness.baseUrl, token, "carol", Role.MEMBER, checkoutTeam.id);
+    await createAccount(harness.baseUrl, "sam", Role.MEMBER, shopTeam.id);
+    await createAccount(harness.baseUrl, "carol", Role.MEMBER, checkoutTeam.id);
     shop = [bearer(await tokenFor(harness.baseUrl, "sam", USER_PASSWORD))];
     checkout = [bearer(await tokenFor(harness.baseUrl, "carol", USER_PASSWORD))];
     for (const name of ["shop-v1", "shop-v2", "checkout-v1", "checkout-v2", "checkout-v3"])

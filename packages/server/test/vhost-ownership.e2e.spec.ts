@@ -14,6 +14,7 @@ import {
   accessClient,
   bearer,
   createAccount,
+  privilegedAccess,
   Role,
   tokenFor,
   USER_PASSWORD,
@@ -65,10 +66,10 @@ describe("a virtual host's owner team", () => {
     harness = await startHarness();
     const token = await harness.token();
     admin = [bearer(token)];
-    const access = accessClient(harness.baseUrl, admin);
+    const access = await privilegedAccess(harness.baseUrl);
     const teamA = await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] });
     await access.createTeam({ name: "team-b", domains: ["*.b.example.com"] });
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, teamA.id);
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, teamA.id);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
     for (const name of ["a-backend", "b-backend"])
       await api(admin).createCluster(
@@ -98,10 +99,16 @@ describe("a virtual host's owner team", () => {
     // The owner follows the teams' patterns, not the stored object.
     const access = accessClient(harness.baseUrl, admin);
     const teamB = (await access.listTeams({})).teams.find((t) => t.name === "team-b");
-    await access.addTeamDomain({ teamId: teamB?.id ?? "", pattern: "x.a.example.com" });
+    await (await privilegedAccess(harness.baseUrl)).addTeamDomain({
+      teamId: teamB?.id ?? "",
+      pattern: "x.a.example.com",
+    });
     const now = await api(admin).getRouteConfiguration({ name: "shared-routes" });
     expect(ownersOf(now)).toEqual({ ...BY_DOMAINS, split: "team-b" });
-    await access.removeTeamDomain({ teamId: teamB?.id ?? "", pattern: "x.a.example.com" });
+    await (await privilegedAccess(harness.baseUrl)).removeTeamDomain({
+      teamId: teamB?.id ?? "",
+      pattern: "x.a.example.com",
+    });
   });
 
   it("an owner_team echoed back, even a wrong one, changes nothing: not what is stored, exported or diffed, nor what a member may change", async () => {

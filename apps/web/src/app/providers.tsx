@@ -12,20 +12,25 @@ import {
 } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Toaster } from "sonner";
+import { ReauthDialog } from "@/components/access/reauth-dialog";
 import { classifyError } from "@/lib/classify-error";
 import { earlyFetch } from "@/lib/early-fetch";
 import { loginUrl } from "@/lib/next-path";
+import { reauthInterceptor } from "@/lib/reauth-prompt";
 
 /**
  * The API is served on the console's own origin (by @switchyard/server), so a path-only base URL
  * is enough and works unchanged behind any proxy or port. A page's first calls may already be
  * under way from the document's head (early-requests.ts). Binary protobuf, not JSON: decoding a
  * large list (thousands of routes) from JSON took the browser's main thread several times longer.
+ * A privileged action refused for want of a recent password asks for it (ReauthDialog) and is
+ * made again (reauth-prompt.ts).
  */
 const transport = createConnectTransport({
   baseUrl: "/",
   fetch: earlyFetch,
   useBinaryFormat: true,
+  interceptors: [reauthInterceptor],
 });
 
 /** Retry only failures that may go away by themselves, and only a little: errors show fast. */
@@ -76,6 +81,7 @@ export function Providers({ children }: { children: ReactNode }) {
     <TransportProvider transport={transport}>
       <QueryClientProvider client={queryClient}>
         {children}
+        <ReauthDialog />
         {/* One toaster for the whole console: "saved to the draft", deletes, failures. */}
         <Toaster theme="system" position="bottom-right" closeButton richColors={false} />
       </QueryClientProvider>

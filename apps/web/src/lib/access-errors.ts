@@ -57,11 +57,8 @@ export const DOMAIN_FIELD_RULES: readonly FieldRule<"pattern">[] = [
 ];
 
 /** CreateToken (tokens.ts createApiToken). */
-export const TOKEN_FIELD_RULES: readonly FieldRule<
-  "name" | "scopes" | "password" | "expiresInDays"
->[] = [
+export const TOKEN_FIELD_RULES: readonly FieldRule<"name" | "scopes" | "expiresInDays">[] = [
   { field: "name", match: /^a token name / },
   { field: "scopes", match: /scope/ },
-  { field: "password", match: /^your current password / },
   { field: "expiresInDays", match: /^expire_time / },
 ];

@@ -1,24 +1,33 @@
 /**
  * The one gate in front of every API method (auth/index.ts, "On every API request"):
  * credentials, then CSRF for cookie-authenticated mutations, then the method's access rule
- * (access-rules.ts). Handlers of "per-object" methods then authorize against the stored objects
- * (config-guard.ts). Nothing is cached: a revoked token or ended session fails on the next call.
+ * (access-rules.ts), then, for a privileged method (privileged-actions.ts), a password entered
+ * within the re-authentication window. Handlers of "per-object" methods then authorize against
+ * the stored objects (config-guard.ts). Nothing is cached: a revoked token or ended session fails
+ * on the next call.
  */
+import { create, type DescMethod } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
+import { ReauthenticationRequiredSchema } from "@switchyard/proto/switchyard/v1/access_pb";
 import {
   assertAllowed,
   authorize,
   bearerToken,
+  freshAuthentication,
+  type LoginLimiter,
   type Principal,
+  REAUTH_WINDOW_MS,
   readSessionCookie,
+  reauthenticate,
   recordAudit,
   resolveApiToken,
   resolveSession,
 } from "../auth/index.js";
 import { accessRuleOf } from "./access-rules.js";
-import { PRINCIPAL, REQUEST_ORIGIN } from "./request-context.js";
+import { type Privilege, privilegeOf } from "./privileged-actions.js";
+import { PASSWORD_PROVEN, PRINCIPAL, REQUEST_ORIGIN } from "./request-context.js";
 
 export const NOT_SIGNED_IN =
   "not signed in: sign in to the console, run `switchyard login`, or send an API token " +
@@ -110,17 +119,76 @@ export class TokenUseRecorder {
   }
 }
 
+/**
+ * A privileged method's gate (issue 44, point 6): the caller's password entered on their session
+ * within REAUTH_WINDOW_MS, or given in the request's own password field, which is then checked
+ * here as a re-authentication (counted by the login limits). An API token never passes. Answers
+ * the caller as it now stands, and whether the request's password was checked.
+ */
+async function requireFreshPassword(
+  deps: { readonly prisma: PrismaClient; readonly limiter: LoginLimiter },
+  principal: Principal,
+  method: DescMethod,
+  privilege: Extract<Privilege, { t: "privileged" }>,
+  message: unknown,
+  ip: string,
+): Promise<{ readonly principal: Principal; readonly proven: boolean }> {
+  const given =
+    privilege.proof === undefined
+      ? undefined
+      : (message as Record<string, unknown> | null)?.[privilege.proof];
+  if (typeof given === "string" && given !== "" && principal.via.t === "session") {
+    const result = await reauthenticate(deps.prisma, deps.limiter, {
+      principal,
+      password: given,
+      ip,
+      purpose: method.name,
+    });
+    switch (result.t) {
+      case "invalid":
+        throw new ConnectError(result.message, Code.PermissionDenied);
+      case "limited":
+        throw new ConnectError(result.message, Code.ResourceExhausted);
+      case "no-session":
+        throw new ConnectError(result.message, Code.Unauthenticated);
+      case "ok":
+        return {
+          principal: {
+            ...principal,
+            via: { ...principal.via, authenticatedAt: result.authenticatedAt },
+          },
+          proven: true,
+        };
+    }
+  }
+  const decision = freshAuthentication(principal, privilege.what, new Date());
+  if (decision.t === "reauthenticate")
+    throw new ConnectError(decision.message, Code.PermissionDenied, undefined, [
+      {
+        desc: ReauthenticationRequiredSchema,
+        value: create(ReauthenticationRequiredSchema, {
+          method: `${method.parent.typeName}/${method.name}`,
+          windowSeconds: REAUTH_WINDOW_MS / 1000,
+        }),
+      },
+    ]);
+  assertAllowed(decision);
+  return { principal, proven: false };
+}
+
 export function createAccessInterceptor(options: {
   readonly prisma: PrismaClient;
+  readonly limiter: LoginLimiter;
   readonly tokenUse: TokenUseRecorder;
 }): Interceptor {
   const { prisma, tokenUse } = options;
   return (next) => async (request) => {
     const methodName = `${request.method.parent.typeName}/${request.method.name}`;
     const rule = accessRuleOf(request.method);
-    if (rule === undefined)
+    const privilege = privilegeOf(request.method);
+    if (rule === undefined || privilege === undefined)
       throw new ConnectError(
-        `internal: ${methodName} has no access rule, so it is refused (access-rules.ts)`,
+        `internal: ${methodName} has no ${rule === undefined ? "access rule (access-rules.ts)" : "privilege classification (privileged-actions.ts)"}, so it is refused`,
         Code.PermissionDenied,
       );
     if (rule.t === "public") return next(request);
@@ -167,8 +235,22 @@ export function createAccessInterceptor(options: {
         break;
       }
     }
-    request.contextValues.set(PRINCIPAL, principal);
-    await tokenUse.seen(principal, methodName, request.contextValues.get(REQUEST_ORIGIN).ip);
+    const ip = request.contextValues.get(REQUEST_ORIGIN).ip;
+    let caller = principal;
+    if (privilege.t === "privileged") {
+      const fresh = await requireFreshPassword(
+        options,
+        principal,
+        request.method,
+        privilege,
+        request.stream ? null : request.message,
+        ip,
+      );
+      caller = fresh.principal;
+      request.contextValues.set(PASSWORD_PROVEN, fresh.proven);
+    }
+    request.contextValues.set(PRINCIPAL, caller);
+    await tokenUse.seen(caller, methodName, ip);
     return next(request);
   };
 }

@@ -159,6 +159,8 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     Login: { t: "public" },
     Logout: { t: "signed-in" },
     WhoAmI: { t: "signed-in" },
+    // A session's own password, entered again; the handler refuses API tokens.
+    Reauthenticate: { t: "signed-in" },
     ListUsers: { t: "fixed", action: "read", resource: { kind: "user", userId: null } },
     CreateUser: { t: "fixed", action: "manage", resource: { kind: "user", userId: null } },
     // A user may change their own password (sessions only); the handler refuses the rest.

@@ -1,6 +1,6 @@
 /**
  * switchyard.v1.AccessService: sign-in, accounts, teams and their domains, API tokens and the
- * audit log. One function holding the service's 17 handlers, each a few checks around auth/
+ * audit log. One function holding the service's 18 handlers, each a few checks around auth/
  * (where the rules live) and access-messages.ts (arguments and messages): one map of the
  * service, longer than most files here, rather than its methods scattered by topic.
  */
@@ -17,7 +17,6 @@ import {
 import {
   assertAllowed,
   auditActor,
-  authenticate,
   authorize,
   checkPasswordPolicy,
   clearSessionCookie,
@@ -30,6 +29,8 @@ import {
   login,
   normalizeDomainPattern,
   type Principal,
+  REAUTH_WINDOW_MS,
+  reauthenticate,
   recordAudit,
   revokeApiToken,
   sessionCookie,
@@ -52,7 +53,7 @@ import {
   uniqueViolation,
   userMessage,
 } from "./access-messages.js";
-import { callerOf, ipOf, REQUEST_ORIGIN } from "./request-context.js";
+import { callerOf, ipOf, PASSWORD_PROVEN, REQUEST_ORIGIN } from "./request-context.js";
 
 const KIND_LABELS: Readonly<Record<SharedKind, string>> = {
   cluster: "cluster",
@@ -91,38 +92,6 @@ export function createAccessService(
 ): ServiceImpl<typeof AccessService> {
   const { prisma, limiter } = options;
   const tokenMaxLifetimeMs = options.tokenMaxLifetimeMs ?? DEFAULT_TOKEN_MAX_LIFETIME_MS;
-
-  /**
-   * Throws unless `password` is the caller's: what an action needs that a stolen session or token
-   * must not be enough for. Guesses count against the login limits, as logins do.
-   */
-  const confirmPassword = async (
-    caller: Principal,
-    password: string,
-    context: HandlerContext,
-    purpose: string,
-  ) => {
-    if (password === "")
-      throw new ConnectError(`your current password is required ${purpose}`, Code.InvalidArgument);
-    const ip = ipOf(context);
-    const allowance = await limiter.begin(caller.username, ip);
-    if (allowance.t === "limited")
-      throw new ConnectError(
-        `too many attempts, retry in ${allowance.retryAfterS} s`,
-        Code.ResourceExhausted,
-      );
-    const user = await authenticate(prisma, caller.username, password);
-    if (user === null || user.id !== caller.userId) {
-      await recordAudit(prisma, {
-        ...auditActor(caller),
-        action: "login.failed",
-        ip,
-        detail: { reason: "confirmation", purpose },
-      });
-      throw new ConnectError(`your current password is wrong (${purpose})`, Code.PermissionDenied);
-    }
-    await limiter.succeeded(caller.username, ip);
-  };
 
   const audit = (
     db: PrismaClient | TransactionClient,
@@ -186,6 +155,33 @@ export function createAccessService(
           clearSessionCookie({ secure: context.values.get(REQUEST_ORIGIN).secure }),
         );
       return {};
+    },
+
+    async reauthenticate(request, context) {
+      const caller = callerOf(context);
+      if (caller.via.t === "session" && request.password === "")
+        throw new ConnectError("password is required", Code.InvalidArgument);
+      const result = await reauthenticate(prisma, limiter, {
+        principal: caller,
+        password: request.password,
+        ip: ipOf(context),
+        purpose: "Reauthenticate",
+      });
+      switch (result.t) {
+        case "no-session":
+          throw new ConnectError(
+            result.message,
+            caller.via.t === "token" ? Code.PermissionDenied : Code.Unauthenticated,
+          );
+        case "limited":
+          throw new ConnectError(result.message, Code.ResourceExhausted);
+        case "invalid":
+          throw new ConnectError(result.message, Code.PermissionDenied);
+        case "ok":
+          return {
+            expireTime: ts(new Date(result.authenticatedAt.getTime() + REAUTH_WINDOW_MS)),
+          };
+      }
     },
 
     async whoAmI(_request, context) {
@@ -264,8 +260,12 @@ export function createAccessService(
           Code.FailedPrecondition,
         );
       if (request.password !== undefined) checkPasswordPolicy(request.password);
-      if (self && request.password !== undefined)
-        await confirmPassword(caller, request.currentPassword, context, "to change your password");
+      // Checked by the access interceptor when given (UpdateUser's proof, privileged-actions.ts).
+      if (self && request.password !== undefined && !context.values.get(PASSWORD_PROVEN))
+        throw new ConnectError(
+          "your current password is required to change your password",
+          Code.InvalidArgument,
+        );
       const passwordHash =
         request.password === undefined ? undefined : await hashPassword(request.password);
       return prisma.$transaction(async (tx) => {
@@ -546,8 +546,9 @@ export function createAccessService(
     },
 
     async createToken(request, context) {
+      // A privileged action: the access interceptor saw the caller's password entered within the
+      // last minutes, or checked the request's own (privileged-actions.ts).
       const caller = callerOf(context);
-      await confirmPassword(caller, request.password, context, "to create an API token");
       const latest = Date.now() + tokenMaxLifetimeMs;
       const expiresAt =
         request.expireTime === undefined ? new Date(latest) : timestampDate(request.expireTime);

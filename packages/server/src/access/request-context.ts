@@ -39,6 +39,15 @@ export const PRINCIPAL = createContextKey<Principal | null>(null, {
 });
 
 /**
+ * Whether the request carried the caller's current password in its own field (a privileged
+ * method's `proof`, privileged-actions.ts) and the interceptor found it right: the handler needs
+ * not, and must not, check it again (a second check would count twice against the login limits).
+ */
+export const PASSWORD_PROVEN = createContextKey<boolean>(false, {
+  description: "the request's own password field was checked and right",
+});
+
+/**
  * Which addresses are proxies whose X-Forwarded-* headers are believed (SWITCHYARD_TRUSTED_PROXIES:
  * IP addresses and CIDR ranges, or the names proxy-addr knows: loopback, linklocal, uniquelocal).
  * Throws, naming the entry, when one is not an address or a range.

@@ -4,8 +4,24 @@
  * suite decides on the same principals, clusters, route changes and drafts defined at the top.
  */
 import { describe, expect, it } from "vitest";
-import { type Action, authorize, type DraftChange, type Resource } from "./authorize.js";
-import { edgeRoutes, ORDERS, OWNERSHIP, PAYMENTS, principal, vhost, viaToken } from "./fixtures.js";
+import {
+  type Action,
+  authorize,
+  type DraftChange,
+  freshAuthentication,
+  REAUTH_WINDOW_MS,
+  type Resource,
+} from "./authorize.js";
+import {
+  edgeRoutes,
+  ORDERS,
+  OWNERSHIP,
+  PAYMENTS,
+  principal,
+  T0,
+  vhost,
+  viaToken,
+} from "./fixtures.js";
 import type { Role } from "./principal.js";
 
 const admin = principal("ADMIN");
@@ -475,5 +491,48 @@ describe("authorize: API token scopes narrow the user", () => {
     const token = viaToken(member, ["status:read"]);
     expect(authorize(token, "read", { kind: "user", userId: member.userId }).t).toBe("allow");
     expect(authorize(token, "read", { kind: "token", ownerUserId: member.userId }).t).toBe("allow");
+  });
+});
+
+describe("freshAuthentication: privileged actions need a password entered within the window", () => {
+  // `admin` signed in (entered the password) at T0.
+  const after = (ms: number) => new Date(T0 + ms);
+
+  it("a session whose password was entered less than 5 minutes ago may", () => {
+    expect(REAUTH_WINDOW_MS).toBe(5 * 60_000);
+    expect(freshAuthentication(admin, "create accounts", after(0)).t).toBe("allow");
+    expect(freshAuthentication(admin, "create accounts", after(REAUTH_WINDOW_MS - 1)).t).toBe(
+      "allow",
+    );
+  });
+
+  it("from 5 minutes on, the session is asked to re-enter the password, saying how", () => {
+    const decision = freshAuthentication(admin, "create accounts", after(REAUTH_WINDOW_MS));
+    expect(decision).toEqual({
+      t: "reauthenticate",
+      message:
+        "re-enter your password: to create accounts, it must have been entered in the last 5 " +
+        "minutes (it was 5 minutes ago); the console asks for it, the switchyard command asks " +
+        "(or reads SWITCHYARD_PASSWORD), and the API takes it with AccessService.Reauthenticate",
+    });
+    expect(freshAuthentication(admin, "create accounts", after(11 * 3_600_000)).t).toBe(
+      "reauthenticate",
+    );
+  });
+
+  it("the window is the one given", () => {
+    expect(freshAuthentication(admin, "create accounts", after(60_000), 30_000).t).toBe(
+      "reauthenticate",
+    );
+    expect(freshAuthentication(admin, "create accounts", after(20_000), 30_000).t).toBe("allow");
+  });
+
+  it("an API token never may, whatever its scopes and however recent its user's sign-in", () => {
+    const token = viaToken(admin, ["admin", "config:read", "config:write", "publish"]);
+    const decision = freshAuthentication(token, "create accounts", after(0));
+    expect(decision.t).toBe("deny");
+    expect(decision.t === "deny" && decision.message).toMatch(
+      /^an API token cannot create accounts: that needs a person's password/,
+    );
   });
 });

@@ -12,6 +12,9 @@
  * - VIEWER: reads (as a member does).
  * - An API token acts as its user narrowed to its scopes; tokens never create or revoke tokens
  *   and never change a password.
+ * - Privileged actions (access/privileged-actions.ts: those that escalate or persist access) also
+ *   need the caller's password entered on their session within REAUTH_WINDOW_MS
+ *   (freshAuthentication); an API token never takes them.
  */
 
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -118,7 +121,9 @@ export type Decision =
   | { readonly t: "allow" }
   | { readonly t: "deny"; readonly message: string }
   /** Publish or rollback is fine once an admin reviews it (Team.requireReview). */
-  | { readonly t: "review"; readonly message: string };
+  | { readonly t: "review"; readonly message: string }
+  /** Fine once the caller enters their password again (freshAuthentication). */
+  | { readonly t: "reauthenticate"; readonly message: string };
 
 const ALLOW: Decision = { t: "allow" };
 const deny = (message: string): Decision => ({ t: "deny", message });
@@ -132,7 +137,9 @@ export function authorize(principal: Principal, action: Action, resource: Resour
 
 /**
  * Throws PermissionDenied with the decision's message unless it allows. A "review" decision also
- * throws (FailedPrecondition): callers that support review requests check for it first.
+ * throws (FailedPrecondition): callers that support review requests check for it first; so does a
+ * "reauthenticate" one (PermissionDenied): the access interceptor adds the detail clients prompt
+ * on.
  */
 export function assertAllowed(decision: Decision): void {
   if (decision.t === "allow") return;
@@ -351,4 +358,48 @@ function scopeDecision(principal: Principal, action: Action, resource: Resource)
     `API token ${principal.via.tokenName} of ${principal.username} lacks scope ${scope} ` +
       `(it has ${principal.via.scopes.join(", ") || "none"}); create a token with it`,
   );
+}
+
+/**
+ * How long an entered password lets a session take privileged actions: long enough to finish
+ * what one signed in or re-entered it for, short enough that a cookie taken later is not enough.
+ * Fixed on purpose: a setting would let the protection be stretched to a whole session.
+ */
+export const REAUTH_WINDOW_MS = 5 * 60_000;
+
+/**
+ * Whether the caller may take a privileged action (`what`: "create accounts"), by how recently
+ * they entered their password: on a session, at login or by Reauthenticate, less than `windowMs`
+ * before `now`. An API token never may: it cannot enter a password, and a lasting credential is
+ * what a stolen session would be turned into.
+ */
+export function freshAuthentication(
+  principal: Principal,
+  what: string,
+  now: Date,
+  windowMs: number = REAUTH_WINDOW_MS,
+): Decision {
+  const window = formatMinutes(windowMs);
+  if (principal.via.t === "token")
+    return deny(
+      `an API token cannot ${what}: that needs a person's password entered in the last ${window}, ` +
+        "on a console session (sign in to the console; the switchyard command asks for your " +
+        "password, or reads SWITCHYARD_PASSWORD)",
+    );
+  const elapsedMs = now.getTime() - principal.via.authenticatedAt.getTime();
+  if (elapsedMs < windowMs) return ALLOW;
+  return {
+    t: "reauthenticate",
+    message:
+      `re-enter your password: to ${what}, it must have been entered in the last ${window} ` +
+      `(it was ${formatMinutes(elapsedMs)} ago); the console asks for it, the switchyard ` +
+      "command asks (or reads SWITCHYARD_PASSWORD), and the API takes it with " +
+      "AccessService.Reauthenticate",
+  };
+}
+
+function formatMinutes(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return `${Math.max(0, Math.floor(ms / 1000))} s`;
+  return minutes === 1 ? "1 minute" : `${minutes} minutes`;
 }

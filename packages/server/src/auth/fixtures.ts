@@ -31,7 +31,7 @@ export function principal(role: Role, overrides: Partial<Omit<Principal, "role">
     username,
     role,
     team: role === "MEMBER" ? PAYMENTS : null,
-    via: { t: "session", sessionId: `session-${username}` },
+    via: { t: "session", sessionId: `session-${username}`, authenticatedAt: new Date(T0) },
     ...overrides,
   };
 }

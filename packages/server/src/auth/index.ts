@@ -63,8 +63,10 @@ export {
   type ClusterChange,
   type Decision,
   type DraftChange,
+  freshAuthentication,
   type ListenerChange,
   type NodeGroupChange,
+  REAUTH_WINDOW_MS,
   type Resource,
   type RouteConfigurationChange,
   type RuntimeLayerChange,
@@ -123,11 +125,17 @@ export {
   type TokenScope,
 } from "./principal.js";
 export {
+  type ReauthenticateRequest,
+  type ReauthenticateResult,
+  reauthenticate,
+} from "./reauthenticate.js";
+export {
   type CreatedSession,
   type CreateSessionOptions,
   createSession,
   DEFAULT_SESSION_TTL_MS,
   deleteExpiredSessions,
+  markSessionAuthenticated,
   resolveSession,
   revokeSession,
   revokeUserSessions,

@@ -73,7 +73,11 @@ export async function login(
   });
   return {
     t: "ok",
-    principal: principalOf(user, { t: "session", sessionId: session.id }),
+    principal: principalOf(user, {
+      t: "session",
+      sessionId: session.id,
+      authenticatedAt: session.authenticatedAt,
+    }),
     session,
   };
 }

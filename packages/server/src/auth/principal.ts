@@ -29,7 +29,15 @@ export interface PrincipalTeam {
 }
 
 export type Credential =
-  | { readonly t: "session"; readonly sessionId: string }
+  | {
+      readonly t: "session";
+      readonly sessionId: string;
+      /**
+       * When the password was last entered in this session (login, Reauthenticate): privileged
+       * actions need it recent (authorize.ts, freshAuthentication).
+       */
+      readonly authenticatedAt: Date;
+    }
   | {
       readonly t: "token";
       readonly tokenId: string;

@@ -6,6 +6,7 @@ import { sha256Hex } from "./secrets.js";
 import {
   createSession,
   DEFAULT_SESSION_TTL_MS,
+  markSessionAuthenticated,
   resolveSession,
   revokeSession,
   revokeUserSessions,
@@ -48,7 +49,7 @@ describe("sessions", () => {
       username: "alice",
       role: "MEMBER",
       team: { id: alice.team?.id, name: "payments", requireReview: false },
-      via: { t: "session", sessionId: session.id },
+      via: { t: "session", sessionId: session.id, authenticatedAt: new Date(T0) },
     });
   });
 
@@ -86,6 +87,23 @@ describe("sessions", () => {
     expect(await lastSeen()).toBe(61_000);
     await resolveSession(database.prisma, session.secret, { now: at(90_000) });
     expect(await lastSeen()).toBe(61_000);
+  });
+
+  it("count their login as the time the password was entered, until it is entered again", async () => {
+    const session = await createSession(database.prisma, { userId: alice.id, now: at(0) });
+    const enteredAt = async (ms: number) => {
+      const principal = await resolveSession(database.prisma, session.secret, { now: at(ms) });
+      return principal?.via.t === "session" ? principal.via.authenticatedAt.getTime() - T0 : null;
+    };
+    expect(await enteredAt(120_000)).toBe(0);
+
+    expect(
+      await markSessionAuthenticated(database.prisma, session.id, new Date(T0 + 600_000)),
+    ).toBe(true);
+
+    expect(await enteredAt(660_000)).toBe(600_000);
+    await revokeSession(database.prisma, session.id);
+    expect(await markSessionAuthenticated(database.prisma, session.id, new Date(T0))).toBe(false);
   });
 
   it("of a disabled user resolve to nothing", async () => {

@@ -26,6 +26,8 @@ export interface CreatedSession {
   /** The stored row's id (sha256 of the secret), for revokeSession and audit. */
   readonly id: string;
   readonly expiresAt: Date;
+  /** The login's time: the password was entered then. */
+  readonly authenticatedAt: Date;
 }
 
 export async function createSession(
@@ -42,13 +44,15 @@ export async function createSession(
       userId: options.userId,
       createdAt: now,
       lastSeenAt: now,
+      // A login is an entered password.
+      authenticatedAt: now,
       expiresAt,
       ip: options.ip ?? null,
       // User agents are client-chosen text: bound what one login can store.
       userAgent: options.userAgent?.slice(0, 512) ?? null,
     },
   });
-  return { secret, id, expiresAt };
+  return { secret, id, expiresAt, authenticatedAt: now };
 }
 
 /**
@@ -66,7 +70,12 @@ export async function resolveSession(
   const id = sha256Hex(secret);
   const session = await prisma.session.findUnique({
     where: { id },
-    select: { expiresAt: true, lastSeenAt: true, user: { select: PRINCIPAL_SELECT } },
+    select: {
+      expiresAt: true,
+      lastSeenAt: true,
+      authenticatedAt: true,
+      user: { select: PRINCIPAL_SELECT },
+    },
   });
   if (session === null || session.expiresAt <= now || session.user.disabledAt !== null) return null;
   if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
@@ -76,7 +85,28 @@ export async function resolveSession(
       data: { lastSeenAt: now },
     });
   }
-  return principalOf(session.user, { t: "session", sessionId: id });
+  return principalOf(session.user, {
+    t: "session",
+    sessionId: id,
+    authenticatedAt: session.authenticatedAt,
+  });
+}
+
+/**
+ * Records that the session's password was just entered again (Reauthenticate): privileged actions
+ * are allowed on it for the re-authentication window from `at`. Answers whether the session
+ * still exists.
+ */
+export async function markSessionAuthenticated(
+  prisma: PrismaClient,
+  sessionId: string,
+  at: Date,
+): Promise<boolean> {
+  const { count } = await prisma.session.updateMany({
+    where: { id: sessionId },
+    data: { authenticatedAt: at },
+  });
+  return count > 0;
 }
 
 /** Ends one session (logout). Answers whether it existed. */

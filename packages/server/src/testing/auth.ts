@@ -1,11 +1,16 @@
 /**
  * Signing in for tests, through the real API: Login (a session cookie), then CreateToken with that
- * cookie, exactly as the console and `switchyard login` do. Nothing is written to the database
- * behind the server's back.
+ * cookie, exactly as the console and `switchyard login` do; privileged calls on a session that
+ * enters its password again when asked, as the console prompts for it. Nothing is written to the
+ * database behind the server's back.
  */
 import { type Client, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { AccessService, Role } from "@switchyard/proto/switchyard/v1/access_pb";
+import {
+  AccessService,
+  ReauthenticationRequiredSchema,
+  Role,
+} from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 
@@ -88,7 +93,10 @@ export async function signIn(baseUrl: string, username: string, password: string
   return cookie;
 }
 
-/** Signs in and creates an API token with `scopes`; answers its secret. */
+/**
+ * Signs in and creates an API token with `scopes` (a privileged action, allowed by the password
+ * just entered to sign in); answers its secret.
+ */
 export async function tokenFor(
   baseUrl: string,
   username: string,
@@ -97,22 +105,58 @@ export async function tokenFor(
 ): Promise<string> {
   const cookie = await signIn(baseUrl, username, password);
   const session = accessClient(baseUrl, [sessionOf(cookie, baseUrl)]);
-  const { secret } = await session.createToken({ name: `test-${username}`, scopes, password });
+  const { secret } = await session.createToken({ name: `test-${username}`, scopes });
   await session.logout({});
   return secret;
 }
 
 export const adminToken = (baseUrl: string) => tokenFor(baseUrl, "admin", ADMIN_PASSWORD);
 
-/** Creates an account as the admin holding `adminTokenSecret`; answers its id. */
+/**
+ * Enters `password` again on the session `cookie` when the server refuses a call for it (the
+ * ReauthenticationRequired detail: a privileged call whose password is older than the window),
+ * then makes the call once more: what the console's prompt does.
+ */
+export const reauthenticating =
+  (baseUrl: string, cookie: string, password: string): Interceptor =>
+  (next) =>
+  async (request) => {
+    try {
+      return await next(request);
+    } catch (error) {
+      if (ConnectError.from(error).findDetails(ReauthenticationRequiredSchema).length === 0)
+        throw error;
+      await accessClient(baseUrl, [sessionOf(cookie, baseUrl)]).reauthenticate({ password });
+      return next(request);
+    }
+  };
+
+/**
+ * AccessService as `username` (default: the first admin) on a console session of its own, a real
+ * Login, that enters the password again whenever a call asks for it: for the privileged calls
+ * (creating accounts, changing roles, teams' domains and review, cluster owners: the README's
+ * Access control), which an API token may not make.
+ */
+export async function privilegedAccess(
+  baseUrl: string,
+  username = "admin",
+  password = ADMIN_PASSWORD,
+): Promise<Client<typeof AccessService>> {
+  const cookie = await signIn(baseUrl, username, password);
+  return accessClient(baseUrl, [
+    reauthenticating(baseUrl, cookie, password),
+    sessionOf(cookie, baseUrl),
+  ]);
+}
+
+/** Creates an account as the first admin (privilegedAccess); answers its id. */
 export async function createAccount(
   baseUrl: string,
-  adminTokenSecret: string,
   username: string,
   role: Role,
   teamId = "",
 ): Promise<string> {
-  const user = await accessClient(baseUrl, [bearer(adminTokenSecret)]).createUser({
+  const user = await (await privilegedAccess(baseUrl)).createUser({
     username,
     password: USER_PASSWORD,
     role,

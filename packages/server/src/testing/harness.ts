@@ -31,6 +31,11 @@ export interface Harness {
   token(username?: string): Promise<string>;
   /** A new console session of `admin` (a real Login): the "name=value" cookie. */
   sessionCookie(): Promise<string>;
+  /**
+   * Sets every session's password as entered `ms` ago (the stored time), to see what the
+   * re-authentication window allows without waiting for it.
+   */
+  passwordEnteredAgo(ms: number): Promise<void>;
   /** The console's base URL, e.g. http://127.0.0.1:41234 */
   readonly baseUrl: string;
   stop(): Promise<void>;
@@ -121,10 +126,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       secret =
         username === "admin"
           ? adminToken(baseUrl)
-          : token("admin").then(async (admin) => {
-              await createAccount(baseUrl, admin, username, Role.ADMIN);
-              return tokenFor(baseUrl, username, USER_PASSWORD);
-            });
+          : createAccount(baseUrl, username, Role.ADMIN).then(() =>
+              tokenFor(baseUrl, username, USER_PASSWORD),
+            );
       tokens.set(username, secret);
     }
     return secret;
@@ -149,6 +153,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ),
     token,
     sessionCookie: () => signIn(baseUrl, "admin", ADMIN_PASSWORD),
+    passwordEnteredAgo: async (ms) => {
+      await database.prisma.session.updateMany({
+        data: { authenticatedAt: new Date(Date.now() - ms) },
+      });
+    },
     stop: async () => {
       await app.stop();
       await database.drop();

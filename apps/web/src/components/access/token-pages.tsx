@@ -37,7 +37,8 @@ function stateOf(token: ApiToken, now: number): TokenState {
 
 /**
  * API tokens: the caller's own (everyone), or, for an admin, another user's (`?user=NAME`).
- * A token is created with the caller's session (the API refuses tokens minting tokens), its
+ * A token is created with the caller's session (the API refuses tokens minting tokens), after the
+ * password is asked again when it was not entered in the last few minutes (ReauthDialog), its
  * secret shown once, and revoked after a confirmation.
  */
 export function TokensView() {
@@ -214,7 +215,6 @@ const newTokenSchema = z.object({
   name: z.string().trim().min(1, "Name the token after what will use it, e.g. “ci-deploy”"),
   scopes: z.array(z.string()).min(1, "Choose at least one scope"),
   expiresInDays: z.string(),
-  password: z.string().min(1, "Enter your password: a token outlives this session"),
 });
 type NewTokenForm = z.infer<typeof newTokenSchema>;
 
@@ -236,7 +236,6 @@ function CreateTokenForm({
       name: "",
       scopes: ["config:read", "status:read"],
       expiresInDays: "90",
-      password: "",
     },
     rules: TOKEN_FIELD_RULES,
   });
@@ -245,7 +244,7 @@ function CreateTokenForm({
     <SectionForm
       form={form}
       title="New token"
-      description="A token outlives your session, so it takes your password; a token can never create or revoke tokens."
+      description="A token outlives your session, so it takes your password from the last 5 minutes (you are asked for it if need be); a token can never create or revoke tokens."
       submitLabel="Create token"
       busy={busy}
       error={error}
@@ -257,7 +256,6 @@ function CreateTokenForm({
             name: values.name,
             scopes: values.scopes,
             expireTime: timestampFromDate(new Date(Date.now() + days * DAY_MS)),
-            password: values.password,
           });
           created = { name: response.token?.name ?? values.name, secret: response.secret };
         });
@@ -272,12 +270,6 @@ function CreateTokenForm({
           name="expiresInDays"
           label="Expires"
           options={TOKEN_EXPIRY_DAYS}
-        />
-        <TextField<NewTokenForm>
-          name="password"
-          label="Your password"
-          type="password"
-          autoComplete="current-password"
         />
       </FieldGrid>
       <fieldset className="flex flex-col gap-1.5">
