@@ -37,6 +37,16 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "Referrer-Policy": "same-origin",
 };
 
+/**
+ * Sent with every response when the console port serves HTTPS itself (`--tls`): browsers that
+ * saw it reach this host only over HTTPS for a year (RFC 6797, section 6.1.1; a year is what
+ * preload lists ask for), so a network attacker cannot strip TLS from a later visit. Never sent
+ * over plain HTTP, where RFC 6797 section 7.2 has browsers ignore it. No includeSubDomains: other
+ * hosts under the console's name are not Switchyard's to speak for. Behind a TLS-terminating proxy
+ * the proxy sends it (README, "Hardening for production").
+ */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+
 /** How long an idle keep-alive connection is kept open (see where it is set). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
@@ -98,8 +108,14 @@ export async function startHttpServer(options: {
       options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
   });
   const extraRoutes = options.extraRoutes ?? {};
+  const headers = Object.entries({
+    ...SECURITY_HEADERS,
+    ...(options.tls === undefined
+      ? {}
+      : { "Strict-Transport-Security": STRICT_TRANSPORT_SECURITY }),
+  });
   const listener: RequestHandler = (request, response) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+    for (const [name, value] of headers) response.setHeader(name, value);
     const path = (request.url ?? "").split("?", 1)[0] ?? "";
     const extra = Object.hasOwn(extraRoutes, path) ? extraRoutes[path] : undefined;
     if (extra) extra(request, response);
