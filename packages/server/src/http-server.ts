@@ -3,6 +3,7 @@ import * as https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { hostAllowed, requestHostName } from "@switchyard/xds";
 import {
   API_READ_MAX_BYTES,
   type BodyPolicy,
@@ -47,6 +48,12 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  */
 export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
+/** Why a request naming `host` is refused (421 Misdirected Request, RFC 9110 section 15.5.20). */
+function wrongHost(host: string | undefined): string {
+  const named = host === undefined ? "no valid Host" : `host "${host}"`;
+  return `this Switchyard console does not answer to ${named}: it answers at IP addresses, localhost and the host names in SWITCHYARD_CONSOLE_HOSTS (--console-hosts), so that a web page on another name cannot read it through DNS rebinding; add the name you reach it by there, comma-separated`;
+}
+
 /** How long an idle keep-alive connection is kept open (see where it is set). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
@@ -76,6 +83,11 @@ export async function startHttpServer(options: {
   readonly extraRoutes?: Readonly<Record<string, RequestHandler>>;
   /** Serve HTTPS with this certificate and key (console-tls.ts); plain HTTP without. */
   readonly tls?: ConsoleTls | undefined;
+  /**
+   * Host names answered besides IP addresses and localhost (SWITCHYARD_CONSOLE_HOSTS); a request
+   * naming any other host is refused (DNS rebinding, @switchyard/xds host-check.ts).
+   */
+  readonly hosts?: readonly string[] | undefined;
 }): Promise<HttpServer> {
   const handler = connectNodeAdapter({
     routes: (router) => {
@@ -114,8 +126,19 @@ export async function startHttpServer(options: {
       ? {}
       : { "Strict-Transport-Security": STRICT_TRANSPORT_SECURITY }),
   });
+  const hosts = options.hosts ?? [];
   const listener: RequestHandler = (request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);
+    const host = requestHostName(request.headers);
+    if (!hostAllowed(host, hosts)) {
+      response
+        .writeHead(421, {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-store",
+        })
+        .end(`${wrongHost(host)}\n`);
+      return;
+    }
     const path = (request.url ?? "").split("?", 1)[0] ?? "";
     const extra = Object.hasOwn(extraRoutes, path) ? extraRoutes[path] : undefined;
     if (extra) extra(request, response);

@@ -55,6 +55,7 @@ export interface HarnessOptions {
       | "xdsSecurity"
       | "loginLimits"
       | "trustedProxies"
+      | "consoleHosts"
       | "loadReportIntervalMs"
       | "envoySchemaFiles"
     >;
