@@ -233,7 +233,11 @@ export function createAccessService(
           "an admin cannot demote or disable their own account: ask another admin",
           Code.FailedPrecondition,
         );
-      if (request.password !== undefined) checkPasswordPolicy(request.password);
+      if (request.password !== undefined) {
+        const target = await prisma.user.findUnique({ where: { id }, select: { username: true } });
+        if (target === null) throw new ConnectError(`user ${id} does not exist`, Code.NotFound);
+        await checkPasswordPolicy(request.password, target.username);
+      }
       if (self && request.password !== undefined)
         await confirmPassword(caller, request.currentPassword, context, "to change your password");
       const passwordHash =
