@@ -145,6 +145,7 @@ export {
 } from "./routing/routing-api.js";
 export {
   createSecretBox,
+  isCurrentSeal,
   isSealed,
   type SecretBox,
   SecretBoxError,
