@@ -11,28 +11,16 @@ import {
   createRequestCheckInterceptor,
 } from "./api/request-checks.js";
 import type { ConsoleTls } from "./console-tls.js";
+import { contentSecurityPolicy, NONCE_HEADER, newNonce } from "./content-security-policy.js";
 
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 /**
- * Sent with every response of the console's port (issue 22, point 10). The console runs only its
- * own scripts, styles, fonts and API (Next.js's inline bootstrap scripts and React Flow's inline
- * styles need 'unsafe-inline'); no other site may frame it (clickjacking), no response is sniffed
- * as another type, and no page leaks its address to another origin.
+ * Sent with every response of the console's port (issue 22, point 10), beside its
+ * Content-Security-Policy (content-security-policy.ts): no other site may frame it (clickjacking),
+ * no response is sniffed as another type, and no page leaks its address to another origin.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": [
-    "default-src 'self'",
-    "script-src 'self' 'unsafe-inline'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join("; "),
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "same-origin",
@@ -129,6 +117,16 @@ export async function startHttpServer(options: {
   const hosts = options.hosts ?? [];
   const listener: RequestHandler = (request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);
+    // A policy with a nonce of its own for each response, sent to the browser and handed to the
+    // console in the request: Next.js takes the nonce from the request's Content-Security-Policy
+    // for the scripts it writes, the root layout from NONCE_HEADER for its own. Whatever the
+    // client sent under those names is replaced.
+    const nonce = newNonce();
+    const policy = contentSecurityPolicy(nonce);
+    response.setHeader("Content-Security-Policy", policy);
+    request.headers["content-security-policy"] = policy;
+    delete request.headers["content-security-policy-report-only"];
+    request.headers[NONCE_HEADER] = nonce;
     const host = requestHostName(request.headers);
     if (!hostAllowed(host, hosts)) {
       response
