@@ -70,6 +70,13 @@ function duration(value: string): number {
   return ms;
 }
 
+function hostNames(value: string): readonly string[] {
+  return value
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+}
+
 function authorities(value: string): readonly string[] {
   const parsed = parseAuthorities(value);
   if (typeof parsed === "string") throw new InvalidArgumentError(parsed);
@@ -203,11 +210,12 @@ export function createCli(): Command {
     .option(
       "--xds-rest-hosts <names>",
       "host names REST-JSON discovery answers to besides IP addresses and localhost, comma-separated (env SWITCHYARD_XDS_REST_HOSTS)",
-      (value: string) =>
-        value
-          .split(",")
-          .map((name) => name.trim())
-          .filter((name) => name !== ""),
+      hostNames,
+    )
+    .option(
+      "--console-hosts <names>",
+      "host names the console port answers to besides IP addresses and localhost, comma-separated: the names people reach it by (env SWITCHYARD_CONSOLE_HOSTS)",
+      hostNames,
     )
     .option(
       "--insecure",

@@ -24,6 +24,8 @@ describe("switchyard serve --tls: the console over HTTPS", () => {
     return at;
   };
 
+  /** The Strict-Transport-Security of every answer `post` had. */
+  const hsts: string[] = [];
   /** A Connect JSON call over HTTPS trusting only the test CA: status, Set-Cookie and body. */
   const post = (method: string, body: unknown) =>
     new Promise<{ status: number; cookie: string; body: string }>((resolve, reject) => {
@@ -31,6 +33,7 @@ describe("switchyard serve --tls: the console over HTTPS", () => {
         `${serve.baseUrl}/switchyard.v1.AccessService/${method}`,
         { method: "POST", ca: ca.cert, headers: { "content-type": "application/json" } },
         (response) => {
+          hsts.push(String(response.headers["strict-transport-security"]));
           let text = "";
           response.on("data", (chunk) => {
             text += chunk;
@@ -83,6 +86,15 @@ describe("switchyard serve --tls: the console over HTTPS", () => {
     expect(login.status).toBe(200);
     expect(login.cookie).toMatch(/^switchyard_session=[^;]+;.*\bSecure\b/);
     expect(login.cookie).toMatch(/HttpOnly/);
+  });
+
+  it("tells browsers to come back only over HTTPS for a year (HSTS), on every answer, including a refusal", async () => {
+    hsts.length = 0;
+    await post("Login", { username: "admin", password: ADMIN_PASSWORD });
+    const refused = await post("WhoAmI", {});
+
+    expect(refused.status).toBe(401);
+    expect(hsts).toEqual(["max-age=31536000", "max-age=31536000"]);
   });
 
   it("answers nothing in clear on the console port", async () => {

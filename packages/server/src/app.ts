@@ -44,6 +44,7 @@ import {
   startServing,
   startStatusTracking,
   startXdsPort,
+  warnAboutConsoleHosts,
   warnAboutXdsExposure,
 } from "./replica.js";
 import { createRouteTestRunner } from "./routing/route-test-runner.js";
@@ -113,6 +114,8 @@ export interface SwitchyardOptions {
   readonly metricsToken?: string | undefined;
   /** Host names REST-JSON discovery answers to besides IP addresses and localhost. */
   readonly xdsRestHosts?: readonly string[];
+  /** Host names the console port answers to besides IP addresses and localhost. */
+  readonly consoleHosts?: readonly string[];
   /** The interval proxies are asked to report load at (LRS). Default 10 s. */
   readonly loadReportIntervalMs?: number;
   /** HTTPS on the console port (console-tls.ts); plain HTTP without. */
@@ -340,6 +343,7 @@ async function startApi(
         [AUDIT_EXPORT_PATH]: auditExportHandler(prisma),
       },
       tls: deps.consoleTls,
+      hosts: options.consoleHosts,
       fallback:
         web ??
         ((_request, response) => {
@@ -432,6 +436,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       database.url,
     );
     warnAboutXdsExposure(logger, options.host, xdsInputs, xds.port);
+    warnAboutConsoleHosts(logger, options.host, options.consoleHosts ?? []);
     const http = await startApi(options, {
       prisma,
       store,

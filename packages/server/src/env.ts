@@ -23,6 +23,17 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+/** Host names, comma-separated. */
+const hostNames = z
+  .string()
+  .default("")
+  .transform((text) =>
+    text
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+  );
+
 /**
  * Every environment variable Switchyard reads, validated once. Nothing else reads process.env.
  * Flags given to the CLI take precedence over these.
@@ -166,15 +177,12 @@ const EnvSchema = z.object({
    * Host names the xDS port's REST-JSON discovery answers to besides IP addresses and localhost,
    * comma-separated (Envoy's REST fetcher sends its cluster's name as Host).
    */
-  SWITCHYARD_XDS_REST_HOSTS: z
-    .string()
-    .default("")
-    .transform((text) =>
-      text
-        .split(",")
-        .map((name) => name.trim())
-        .filter((name) => name !== ""),
-    ),
+  SWITCHYARD_XDS_REST_HOSTS: hostNames,
+  /**
+   * Host names the console port answers to besides IP addresses and localhost, comma-separated:
+   * any other Host is refused (DNS rebinding).
+   */
+  SWITCHYARD_CONSOLE_HOSTS: hostNames,
   /**
    * `true`: start even though the xDS port is bound beyond loopback with no client
    * authentication (--insecure). Anything else: refuse to.

@@ -3,6 +3,7 @@ import * as https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { hostAllowed, requestHostName } from "@switchyard/xds";
 import {
   API_READ_MAX_BYTES,
   type BodyPolicy,
@@ -10,32 +11,36 @@ import {
   createRequestCheckInterceptor,
 } from "./api/request-checks.js";
 import type { ConsoleTls } from "./console-tls.js";
+import { contentSecurityPolicy, NONCE_HEADER, newNonce } from "./content-security-policy.js";
 
 export type RequestHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 /**
- * Sent with every response of the console's port (issue 22, point 10). The console runs only its
- * own scripts, styles, fonts and API (Next.js's inline bootstrap scripts and React Flow's inline
- * styles need 'unsafe-inline'); no other site may frame it (clickjacking), no response is sniffed
- * as another type, and no page leaks its address to another origin.
+ * Sent with every response of the console's port (issue 22, point 10), beside its
+ * Content-Security-Policy (content-security-policy.ts): no other site may frame it (clickjacking),
+ * no response is sniffed as another type, and no page leaks its address to another origin.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": [
-    "default-src 'self'",
-    "script-src 'self' 'unsafe-inline'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join("; "),
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "same-origin",
 };
+
+/**
+ * Sent with every response when the console port serves HTTPS itself (`--tls`): browsers that
+ * saw it reach this host only over HTTPS for a year (RFC 6797, section 6.1.1; a year is what
+ * preload lists ask for), so a network attacker cannot strip TLS from a later visit. Never sent
+ * over plain HTTP, where RFC 6797 section 7.2 has browsers ignore it. No includeSubDomains: other
+ * hosts under the console's name are not Switchyard's to speak for. Behind a TLS-terminating proxy
+ * the proxy sends it (README, "Hardening for production").
+ */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+
+/** Why a request naming `host` is refused (421 Misdirected Request, RFC 9110 section 15.5.20). */
+function wrongHost(host: string | undefined): string {
+  const named = host === undefined ? "no valid Host" : `host "${host}"`;
+  return `this Switchyard console does not answer to ${named}: it answers at IP addresses, localhost and the host names in SWITCHYARD_CONSOLE_HOSTS (--console-hosts), so that a web page on another name cannot read it through DNS rebinding; add the name you reach it by there, comma-separated`;
+}
 
 /** How long an idle keep-alive connection is kept open (see where it is set). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -66,6 +71,11 @@ export async function startHttpServer(options: {
   readonly extraRoutes?: Readonly<Record<string, RequestHandler>>;
   /** Serve HTTPS with this certificate and key (console-tls.ts); plain HTTP without. */
   readonly tls?: ConsoleTls | undefined;
+  /**
+   * Host names answered besides IP addresses and localhost (SWITCHYARD_CONSOLE_HOSTS); a request
+   * naming any other host is refused (DNS rebinding, @switchyard/xds host-check.ts).
+   */
+  readonly hosts?: readonly string[] | undefined;
 }): Promise<HttpServer> {
   const handler = connectNodeAdapter({
     routes: (router) => {
@@ -98,8 +108,35 @@ export async function startHttpServer(options: {
       options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
   });
   const extraRoutes = options.extraRoutes ?? {};
+  const headers = Object.entries({
+    ...SECURITY_HEADERS,
+    ...(options.tls === undefined
+      ? {}
+      : { "Strict-Transport-Security": STRICT_TRANSPORT_SECURITY }),
+  });
+  const hosts = options.hosts ?? [];
   const listener: RequestHandler = (request, response) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+    for (const [name, value] of headers) response.setHeader(name, value);
+    // A policy with a nonce of its own for each response, sent to the browser and handed to the
+    // console in the request: Next.js takes the nonce from the request's Content-Security-Policy
+    // for the scripts it writes, the root layout from NONCE_HEADER for its own. Whatever the
+    // client sent under those names is replaced.
+    const nonce = newNonce();
+    const policy = contentSecurityPolicy(nonce);
+    response.setHeader("Content-Security-Policy", policy);
+    request.headers["content-security-policy"] = policy;
+    delete request.headers["content-security-policy-report-only"];
+    request.headers[NONCE_HEADER] = nonce;
+    const host = requestHostName(request.headers);
+    if (!hostAllowed(host, hosts)) {
+      response
+        .writeHead(421, {
+          "content-type": "text/plain; charset=utf-8",
+          "cache-control": "no-store",
+        })
+        .end(`${wrongHost(host)}\n`);
+      return;
+    }
     const path = (request.url ?? "").split("?", 1)[0] ?? "";
     const extra = Object.hasOwn(extraRoutes, path) ? extraRoutes[path] : undefined;
     if (extra) extra(request, response);

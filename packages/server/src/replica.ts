@@ -386,6 +386,23 @@ export function warnAboutXdsExposure(
   }
 }
 
+/**
+ * The console port bound beyond loopback answers only at IP addresses and localhost until told
+ * the names people reach it by (http-server.ts): says so at start, rather than leaving them to
+ * find the 421 in a browser.
+ */
+export function warnAboutConsoleHosts(
+  logger: Logger,
+  host: string,
+  consoleHosts: readonly string[],
+): void {
+  if (isLoopback(host) || consoleHosts.length > 0) return;
+  logger.warn(
+    { host },
+    "the console port is reachable beyond this machine, and answers only requests addressed to an IP address or localhost (DNS rebinding): set SWITCHYARD_CONSOLE_HOSTS (--console-hosts) to the names people and scrapers reach it by, e.g. switchyard.example.com",
+  );
+}
+
 /** What an xDS-only replica is started with: plain data, so it can cross a process boundary. */
 export interface XdsReplicaSettings extends XdsPortOptions {
   /** The database the main process migrated (an xDS replica never migrates). */

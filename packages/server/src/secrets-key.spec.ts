@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConnectError } from "@connectrpc/connect";
+import { legacySealed } from "@switchyard/snapshot/fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { readEnv } from "./env.js";
 import {
@@ -89,5 +90,23 @@ describe("the secrets key", () => {
     expect(() => keyring.seal("x")).toThrow(ConnectError);
     expect(() => keyring.seal("x")).toThrow(MISSING_SECRETS_KEY);
     expect(() => keyring.open("sy1.a.b.c.d")).toThrow(MISSING_SECRETS_KEY);
+  });
+
+  it("a stored text is written back sealed in the current form with the current key: an older form or a previous key's is sealed again, a current one kept as it is", () => {
+    const key = new Uint8Array(randomBytes(32));
+    const old = new Uint8Array(randomBytes(32));
+    const keyring = createKeyring({ t: "key", key, source: "env", previous: [old] });
+    const current = keyring.seal("a private key");
+
+    expect(keyring.reseal(current)).toBe(current);
+    for (const stored of [
+      legacySealed(key, "a private key"),
+      legacySealed(old, "a private key"),
+      createKeyring({ t: "key", key: old, source: "env" }).seal("a private key"),
+    ])
+      expect(keyring.reseal(stored)).toBe(current);
+    expect(() => keyring.reseal(legacySealed(new Uint8Array(32), "x"))).toThrow(
+      "but the configured secrets key is",
+    );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The secrets key: what seals TLS private keys at rest (AES-256-GCM, @switchyard/snapshot
+ * The secrets key: what seals TLS private keys at rest (AES-256-GCM-SIV, @switchyard/snapshot
  * secret-box.ts). It comes from SWITCHYARD_SECRETS_KEY (env.ts), or, for the embedded database
  * only, from a key file made on first start in the data folder: a zero-setup `npm start` keeps
  * working across restarts. With an external DATABASE_URL and no key, writing a secret and
@@ -12,6 +12,7 @@ import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   createSecretBox,
+  isCurrentSeal,
   type SecretBox,
   type SecretOpener,
   sealedKeyId,
@@ -45,6 +46,12 @@ export interface SecretKeyring {
   seal(plaintext: string): string;
   /** Throws an Error saying what to set (without a key) or which key sealed it (another key). */
   readonly open: SecretOpener;
+  /**
+   * `sealed` as it is to be stored now: sealed again with the current key, in the current form,
+   * when a previous key or the older form (sy1) sealed it; else unchanged. What every write of a
+   * stored sealed text goes through, so old texts go as they are written. Throws as open does.
+   */
+  reseal(sealed: string): string;
 }
 
 export function createKeyring(key: SecretsKey): SecretKeyring {
@@ -55,18 +62,24 @@ export function createKeyring(key: SecretsKey): SecretKeyring {
       return [old.keyId, old] as const;
     }),
   );
+  const seal = (plaintext: string) => {
+    if (!box) throw new ConnectError(MISSING_SECRETS_KEY, Code.FailedPrecondition);
+    return box.seal(plaintext);
+  };
+  const open = (sealed: string) => {
+    if (!box) throw new Error(MISSING_SECRETS_KEY);
+    const old = previous.get(sealedKeyId(sealed) ?? "");
+    return (old ?? box).open(sealed);
+  };
   return {
     keyId: box?.keyId,
     previousKeyIds: [...previous.keys()],
-    seal(plaintext) {
-      if (!box) throw new ConnectError(MISSING_SECRETS_KEY, Code.FailedPrecondition);
-      return box.seal(plaintext);
-    },
-    open(sealed) {
-      if (!box) throw new Error(MISSING_SECRETS_KEY);
-      const old = previous.get(sealedKeyId(sealed) ?? "");
-      return (old ?? box).open(sealed);
-    },
+    seal,
+    open,
+    reseal: (sealed) =>
+      box && isCurrentSeal(sealed) && sealedKeyId(sealed) === box.keyId
+        ? sealed
+        : seal(open(sealed)),
   };
 }
 

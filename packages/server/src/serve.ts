@@ -70,6 +70,7 @@ export async function serve(flags: {
   fileDeliveryEnvoyDir?: string;
   xdsAuthority?: readonly string[];
   xdsRestHosts?: readonly string[];
+  consoleHosts?: readonly string[];
   insecure?: boolean;
   tls?: boolean;
   tlsCert?: string;
@@ -149,6 +150,7 @@ export async function serve(flags: {
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
     xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,
+    consoleHosts: flags.consoleHosts ?? env.SWITCHYARD_CONSOLE_HOSTS,
     trustedProxies: env.SWITCHYARD_TRUSTED_PROXIES,
     tokenMaxLifetimeMs: env.SWITCHYARD_TOKEN_MAX_LIFETIME,
     metricsToken: env.SWITCHYARD_METRICS_TOKEN,

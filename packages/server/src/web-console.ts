@@ -21,9 +21,10 @@ let shared: Promise<RequestHandler> | undefined;
 
 /**
  * Loads the production build of the Next.js console in this process, so one port serves both the
- * console and its API (no CORS, one origin for cookies). Its pages are static and call the API
- * from the browser, on the origin they were loaded from, so the app needs no host or port of its
- * own: Next takes a request's from its Host header.
+ * console and its API (no CORS, one origin for cookies). Its pages are rendered per request, for
+ * the nonce of their Content-Security-Policy (content-security-policy.ts), but hold no data: they
+ * call the API from the browser, on the origin they were loaded from, so the app needs no host or
+ * port of its own: Next takes a request's from its Host header.
  */
 export async function loadWebConsole(): Promise<RequestHandler> {
   const dir = webConsoleDir();

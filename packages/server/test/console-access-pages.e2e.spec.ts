@@ -103,6 +103,13 @@ describe("the console's access pages", () => {
     expect(await fieldError(admin, "Password")).toBe(
       "the password is 9 characters long; use at least 12",
     );
+    await admin.getByLabel("Password").fill("passwordpassword");
+    await admin.getByRole("button", { name: "Create user" }).click();
+    await admin.getByText(/^the password is too easy to guess/).waitFor();
+    expect(await fieldError(admin, "Password")).toContain("Avoid repeated words and characters.");
+    await admin.getByLabel("Password").fill("Sam-Sam-Sam-Sam!");
+    await admin.getByRole("button", { name: "Create user" }).click();
+    await admin.getByText(/^the password contains the username "sam"/).waitFor();
     await admin.getByLabel("Password").fill(USER_PASSWORD);
     await admin.getByRole("button", { name: "Create user" }).click();
     await admin.waitForURL(/\/users\/sam$/);

@@ -2,7 +2,13 @@ import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
 import { launchBrowser, openWatchedPage, type TestBrowser } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
-import { createAccount, privilegedAccess, Role, USER_PASSWORD } from "../src/testing/auth.js";
+import {
+  ADMIN_PASSWORD,
+  createAccount,
+  privilegedAccess,
+  Role,
+  USER_PASSWORD,
+} from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
 describe("the console with accounts (issue 7, done when)", () => {
@@ -117,4 +123,36 @@ describe("the console with accounts (issue 7, done when)", () => {
       expect(summary).toContain(line);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it.each([
+    "/.//evil.example/owned",
+    "/x/..//evil.example/owned",
+    "/%2e%2e//evil.example/owned",
+    "/./\\evil.example/owned",
+    "/.\t//evil.example/owned",
+    "/x/.%2e/\\/evil.example/owned",
+  ])(
+    "after signing in with ?next=%j, Chromium stays on the console's overview and never asks another site",
+    async (next) => {
+      const { page, problems } = await openWatchedPage(chromium);
+      // Were the console to follow `next` off its origin, the request would show up here.
+      const offsite: string[] = [];
+      await page.context().route("http://evil.example/**", (route) => {
+        offsite.push(route.request().url());
+        return route.fulfill({ status: 200, contentType: "text/plain", body: "owned" });
+      });
+      await page.goto(`${harness.baseUrl}/login?next=${encodeURIComponent(next)}`);
+      await page.getByLabel("Username").fill("admin");
+      await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL((url) => url.pathname !== "/login");
+
+      expect(page.url()).toBe(`${harness.baseUrl}/`);
+      expect(offsite).toEqual([]);
+      await page.getByRole("button", { name: "Sign out" }).waitFor();
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    60_000,
+  );
 });

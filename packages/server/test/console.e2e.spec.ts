@@ -57,6 +57,8 @@ describe("the console in a real browser", () => {
     expect(headers["content-security-policy"]).toContain("default-src 'self'");
     expect(headers["x-frame-options"]).toBe("DENY");
     expect(headers["x-content-type-options"]).toBe("nosniff");
+    // HSTS only over HTTPS (console-tls.e2e in @switchyard/cli): a browser ignores it over HTTP.
+    expect(headers["strict-transport-security"]).toBeUndefined();
     // The console works under that policy: a page that draws, calls the API and loads its fonts,
     // with no violation in the browser console.
     await page.getByRole("link", { name: /Listener\s*payments/ }).waitFor({ timeout: 15_000 });

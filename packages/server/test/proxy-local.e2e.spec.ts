@@ -54,7 +54,7 @@ describe("members and what proxies do on their own host", () => {
     admin = [bearer(token)];
     const access = accessClient(harness.baseUrl, admin);
     const team = await access.createTeam({ name: "team-a", domains: ["*.a.example.com"] });
-    await createAccount(harness.baseUrl, token, "member-a", Role.MEMBER, team.id);
+    await createAccount(harness.baseUrl, "member-a", Role.MEMBER, team.id);
     member = [bearer(await tokenFor(harness.baseUrl, "member-a", USER_PASSWORD))];
     await api(member).createCluster(edsCluster("a-api", "10.0.0.1:8080"));
     await api(member).createRouteConfiguration(routes({}));

@@ -9,6 +9,7 @@ import {
   privilegedAccess,
   Role,
   refusal,
+  STRONG_PASSWORDS,
   sessionOf,
   signIn,
   tokenFor,
@@ -23,6 +24,9 @@ import { type Harness, startHarness } from "../src/testing/harness.js";
  * privileged actions); tokens expire; a password reset revokes the tokens made before it.
  */
 const DAY_MS = 86_400_000;
+
+/** A password the policy takes, for the changes these tests ask for. */
+const [NEW_PASSWORD = ""] = STRONG_PASSWORDS;
 
 describe("what a session alone cannot do", () => {
   let harness: Harness;
@@ -53,9 +57,9 @@ describe("what a session alone cannot do", () => {
     const { user } = await admin.whoAmI({});
     const id = user?.id ?? "";
 
-    const missing = await refusal(admin.updateUser({ id, password: "a-new-password-1" }));
+    const missing = await refusal(admin.updateUser({ id, password: NEW_PASSWORD }));
     const wrong = await refusal(
-      admin.updateUser({ id, password: "a-new-password-1", currentPassword: "not it at all" }),
+      admin.updateUser({ id, password: NEW_PASSWORD, currentPassword: "not it at all" }),
     );
 
     expect(missing.code).toBe(Code.InvalidArgument);
@@ -79,7 +83,7 @@ describe("what a session alone cannot do", () => {
       refusal(
         mia.updateUser({
           id: user?.id ?? "",
-          password: "a-new-password-2",
+          password: NEW_PASSWORD,
           currentPassword: "a guess",
         }),
       );
@@ -134,10 +138,11 @@ describe("what a session alone cannot do", () => {
     const admin = await privilegedAccess(harness.baseUrl);
     const oli = (await admin.listUsers({})).users.find((u) => u.username === "oli");
     const kept = await tokenFor(harness.baseUrl, "oli", USER_PASSWORD);
-    await admin.updateUser({ id: oli?.id ?? "", password: "oli-second-pass", keepTokens: true });
+    const [second = "", third = ""] = STRONG_PASSWORDS;
+    await admin.updateUser({ id: oli?.id ?? "", password: second, keepTokens: true });
     expect((await accessClient(harness.baseUrl, [bearer(kept)]).whoAmI({})).via).toBe("token");
 
-    await admin.updateUser({ id: oli?.id ?? "", password: "oli-third-password" });
+    await admin.updateUser({ id: oli?.id ?? "", password: third });
 
     const refused = await refusal(accessClient(harness.baseUrl, [bearer(kept)]).whoAmI({}));
     expect(refused.code).toBe(Code.Unauthenticated);

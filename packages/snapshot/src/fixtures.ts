@@ -2,6 +2,7 @@
  * Builders of stored specs for tests in every package: defaults that compile, overridden per
  * case. Exposed as `@switchyard/snapshot/fixtures`.
  */
+import { createCipheriv, createHmac, hkdfSync } from "node:crypto";
 import type {
   ClusterSpec,
   ConfigSpec,
@@ -18,6 +19,7 @@ import type {
   SecretSpec,
   VirtualHostSpec,
 } from "./model.js";
+import { secretKeyId } from "./secret-box.js";
 
 export function endpointSpec(
   address: string,
@@ -221,6 +223,27 @@ export function runtimeLayerSpec(
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, value]) => ({ key, value })),
   };
+}
+
+/**
+ * `plaintext` sealed in the form before sy2 ("sy1.<key id>.<iv>.<tag>.<data>": AES-256-GCM with
+ * an HMAC of the plaintext as its IV), as a database written before the change holds it: what
+ * tests of opening and sealing again such texts store. Nothing but this seals that form any more
+ * (secret-box.ts); secret-box.spec.ts checks it against texts the old code sealed.
+ */
+export function legacySealed(key: Uint8Array, plaintext: string): string {
+  const derive = (info: string) => Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), info, 32));
+  const keyId = secretKeyId(key);
+  const data = Buffer.from(plaintext, "utf8");
+  const iv = createHmac("sha256", derive("switchyard secrets synthetic iv"))
+    .update(data)
+    .digest()
+    .subarray(0, 12);
+  const cipher = createCipheriv("aes-256-gcm", derive("switchyard secrets aes-256-gcm"), iv);
+  cipher.setAAD(Buffer.from(`sy1.${keyId}`));
+  const ciphertext = Buffer.concat([cipher.update(data), cipher.final()]);
+  const parts = [iv, cipher.getAuthTag(), ciphertext].map((b) => b.toString("base64url"));
+  return ["sy1", keyId, ...parts].join(".");
 }
 
 /** A TLS certificate secret; `privateKey` is the sealed key (secret-box.ts). */

@@ -167,6 +167,7 @@ export {
 } from "./routing/routing-api.js";
 export {
   createSecretBox,
+  isCurrentSeal,
   isSealed,
   type SecretBox,
   SecretBoxError,

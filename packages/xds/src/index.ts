@@ -25,6 +25,7 @@ export {
   type DeltaVerdict,
 } from "./delta-subscription.js";
 export { type GrpcStreamOptions, GrpcStreams } from "./grpc-streams.js";
+export { type HostHeaders, hostAllowed, requestHostName } from "./host-check.js";
 export { nodeIdentity } from "./node-identity.js";
 export {
   type ConfigWatcher,

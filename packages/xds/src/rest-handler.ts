@@ -1,6 +1,5 @@
 import type * as http from "node:http";
 import type * as http2 from "node:http2";
-import { isIP } from "node:net";
 import { type JsonValue, toJson } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
 import {
@@ -10,6 +9,7 @@ import {
 import { TypeUrl } from "@switchyard/snapshot";
 import type { XdsCallbacks } from "./callbacks.js";
 import { type Authentication, type ClientAccess, identityLabel } from "./client-auth.js";
+import { hostAllowed, requestHostName } from "./host-check.js";
 import { fetchResources } from "./rest-fetch.js";
 import { decodeJson, type JsonProblem } from "./rest-json.js";
 import type { ConfigWatcher } from "./snapshot-cache.js";
@@ -117,7 +117,7 @@ async function serve(
   // rebinding its own host name resolves here. Neither passes: only application/json (which a
   // cross-origin page cannot send without a preflight this server never answers), only at a
   // host this server is known by.
-  const host = hostOf(request);
+  const host = requestHostName(request.headers);
   if (!hostAllowed(host, options.hosts ?? [])) {
     sendJson(response, 421, {
       message: `this xDS server does not answer to host "${host ?? ""}": REST-JSON discovery is served at IP addresses, localhost and the host names it is given (--xds-rest-hosts, SWITCHYARD_XDS_REST_HOSTS); add the name proxies use for it there`,
@@ -294,28 +294,6 @@ async function readBody(request: HttpRequest): Promise<string | undefined> {
 
 function headerValue(value: string | readonly string[] | undefined): string {
   return typeof value === "string" ? value : (value?.[0] ?? "");
-}
-
-/** The request's host name, without port (HTTP/1.1 Host, or HTTP/2 :authority). */
-function hostOf(request: HttpRequest): string | undefined {
-  const raw = headerValue(request.headers.host ?? request.headers[":authority"]);
-  if (raw === "") return undefined;
-  try {
-    return new URL(`http://${raw}`).hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * IP addresses (a rebinding page always uses a name), localhost, and the names configured. A
- * trailing dot is the same name.
- */
-export function hostAllowed(host: string | undefined, hosts: readonly string[]): boolean {
-  if (host === undefined) return false;
-  const name = host.replace(/\.$/, "");
-  if (isIP(name) !== 0 || name === "localhost") return true;
-  return hosts.some((allowed) => allowed.toLowerCase().replace(/\.$/, "") === name);
 }
 
 function sendJson(

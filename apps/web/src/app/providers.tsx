@@ -12,11 +12,17 @@ import {
 } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Toaster } from "sonner";
+import { config as zodConfig } from "zod";
 import { ReauthDialog } from "@/components/access/reauth-dialog";
 import { classifyError } from "@/lib/classify-error";
 import { earlyFetch } from "@/lib/early-fetch";
 import { loginUrl } from "@/lib/next-path";
 import { reauthInterceptor } from "@/lib/reauth-prompt";
+
+// Zod compiles object schemas with `new Function` when it finds it allowed, and finds out by
+// trying: under the console's Content-Security-Policy (no 'unsafe-eval') the try is a reported
+// violation (console-csp.e2e.spec.ts in @switchyard/server). Told it is jitless, it never tries.
+zodConfig({ jitless: true });
 
 /**
  * The API is served on the console's own origin (by @switchyard/server), so a path-only base URL

@@ -15,6 +15,8 @@ const refused = (message: string, code = Code.InvalidArgument) => new ConnectErr
 describe("a refused access call's message goes to the field it concerns", () => {
   it.each([
     ["the password is 5 characters long; use at least 12", "password"],
+    ["the password is too easy to guess (strength 0 of 4, at least 3 needed): ...", "password"],
+    ['the password contains the username "sam", the first thing an attacker tries', "password"],
     [
       'username "Bad Name" must be 1 to 64 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit',
       "username",

@@ -259,7 +259,11 @@ export function createAccessService(
           "an admin cannot demote or disable their own account: ask another admin",
           Code.FailedPrecondition,
         );
-      if (request.password !== undefined) checkPasswordPolicy(request.password);
+      if (request.password !== undefined) {
+        const target = await prisma.user.findUnique({ where: { id }, select: { username: true } });
+        if (target === null) throw new ConnectError(`user ${id} does not exist`, Code.NotFound);
+        await checkPasswordPolicy(request.password, target.username);
+      }
       // Checked by the access interceptor when given (UpdateUser's proof, privileged-actions.ts).
       if (self && request.password !== undefined && !context.values.get(PASSWORD_PROVEN))
         throw new ConnectError(

@@ -320,7 +320,8 @@ function specOf(
         : `the new certificate of secret ${quote(message.name)} is for another key than the stored one: upload its private key with it`,
     );
   }
-  return { ...base, privateKey: stored };
+  // Written again: sealed anew if an older form or a previous key sealed it (keyring.reseal).
+  return { ...base, privateKey: keyring.reseal(stored) };
 }
 
 const VALUE_HINT: Readonly<Record<ValueSecretType, string>> = {
@@ -350,7 +351,7 @@ function valuesOf(
         `secret ${quote(message.name)} is ${TYPE_WORDS[type]} and needs ${type === "GENERIC_SECRET" ? "its value" : "at least one key"}`,
         VALUE_HINT[type],
       );
-    return [...stored];
+    return stored.map((sealed) => keyring.reseal(sealed));
   }
   for (const { index, problem } of valueProblems(type, message.values))
     refuse(

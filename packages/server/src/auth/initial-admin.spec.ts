@@ -3,7 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listAudit } from "./audit.js";
 import { seedUser } from "./fixtures.js";
-import { ensureInitialAdmin } from "./initial-admin.js";
+import { ensureInitialAdmin, INITIAL_ADMIN_USERNAME } from "./initial-admin.js";
+import { checkPasswordPolicy } from "./passwords.js";
 import { authenticate } from "./users.js";
 
 let database: TestDatabase;
@@ -63,9 +64,29 @@ describe("ensureInitialAdmin", () => {
     }
   });
 
-  it("rejects a SWITCHYARD_ADMIN_PASSWORD that is too short, saying so", async () => {
+  it("rejects a SWITCHYARD_ADMIN_PASSWORD that is too short, too easy to guess or holds the username, saying so, and creates no account", async () => {
     await expect(ensureInitialAdmin(database.prisma, { password: "admin" })).rejects.toThrow(
       /at least 12/,
     );
+    await expect(
+      ensureInitialAdmin(database.prisma, { password: "passwordpassword" }),
+    ).rejects.toThrow(/too easy to guess/);
+    await expect(
+      ensureInitialAdmin(database.prisma, { password: "Admin-Kestrel-Pavilion" }),
+    ).rejects.toThrow(/contains the username "admin"/);
+    expect(await database.prisma.user.count()).toBe(0);
+  });
+
+  it("a generated password passes the password policy", async () => {
+    for (let i = 0; i < 20; i++) {
+      const result = await ensureInitialAdmin(database.prisma);
+      if (result.t !== "created" || result.generatedPassword === null)
+        throw new Error(`got ${JSON.stringify(result)}`);
+      await expect(
+        checkPasswordPolicy(result.generatedPassword, INITIAL_ADMIN_USERNAME),
+      ).resolves.toBeUndefined();
+      await database.prisma.auditEvent.deleteMany();
+      await database.prisma.user.deleteMany();
+    }
   });
 });

@@ -9,7 +9,10 @@ export const INITIAL_ADMIN_USERNAME = "admin";
 const INITIAL_ADMIN_LOCK = 0x53_57_41_44; // "SWAD"
 
 export interface EnsureInitialAdminOptions {
-  /** SWITCHYARD_ADMIN_PASSWORD when set (checked against the policy); else one is generated. */
+  /**
+   * SWITCHYARD_ADMIN_PASSWORD when set (checked against the policy); else one is generated, which
+   * passes it (initial-admin.spec.ts).
+   */
   readonly password?: string | undefined;
 }
 
@@ -32,7 +35,8 @@ export async function ensureInitialAdmin(
   options: EnsureInitialAdminOptions = {},
 ): Promise<InitialAdmin> {
   if ((await prisma.user.count()) > 0) return { t: "exists" };
-  if (options.password !== undefined) checkPasswordPolicy(options.password);
+  if (options.password !== undefined)
+    await checkPasswordPolicy(options.password, INITIAL_ADMIN_USERNAME);
   // 18 random bytes: 24 base64url characters, 144 bits.
   const generatedPassword =
     options.password === undefined ? randomBytes(18).toString("base64url") : null;

@@ -1,8 +1,16 @@
+import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
+import {
+  ADMIN_PASSWORD,
+  STRONG_PASSWORDS,
+  USER_PASSWORD,
+  WEAK_PASSWORDS,
+} from "../testing/auth.js";
+import { PASSWORD } from "./fixtures.js";
 import {
   checkPasswordPolicy,
   hashPassword,
-  PASSWORD_MIN_LENGTH,
+  PASSWORD_MAX_LENGTH,
   verifyAgainstDummy,
   verifyPassword,
 } from "./passwords.js";
@@ -43,9 +51,63 @@ describe("passwords", () => {
     expect(dummy / real).toBeGreaterThan(0.25);
     expect(dummy / real).toBeLessThan(4);
   });
+});
 
-  it(`a new password has at least ${PASSWORD_MIN_LENGTH} characters`, () => {
-    expect(() => checkPasswordPolicy("short")).toThrow(/at least 12/);
-    expect(() => checkPasswordPolicy("twelve chars")).not.toThrow();
+describe("the password policy (every password set: first admin, CreateUser, UpdateUser)", () => {
+  /** The refusal of `password` for `username`: an InvalidArgument about "the password". */
+  const refusal = async (password: string, username: string) => {
+    const error = await checkPasswordPolicy(password, username).then(
+      () => undefined,
+      (caught: unknown) => ConnectError.from(caught),
+    );
+    expect(error?.code, `${password} for ${username}`).toBe(Code.InvalidArgument);
+    // The console shows a refusal starting so at the password field (access-errors.ts).
+    expect(error?.rawMessage).toMatch(/^the password /);
+    return error?.rawMessage ?? "";
+  };
+
+  it.each([
+    ["short", /is 5 characters long; use at least 12/],
+    [
+      "aaaaaaaaaaaa",
+      /too easy to guess \(strength 0 of 4, at least 3 needed\): Repeated characters/,
+    ],
+    ["passwordpassword", /too easy to guess \(strength 0 of 4.*: Repeated character patterns/],
+    ["abcdefghijkl", /too easy to guess.*: Common character sequences/],
+    ["password1234", /too easy to guess.*: This is similar to a commonly used password/],
+    ["123456789012", /too easy to guess.*: This is a commonly used password/],
+    ["1qaz2wsx3edc", /too easy to guess.*: This is a commonly used password/],
+    ["P@ssw0rd2024", /too easy to guess.*predictable letter substitutions/],
+    ["switchyard2024!", /too easy to guess.*personal or page related data/],
+    ["x".repeat(PASSWORD_MAX_LENGTH + 1), /longer than 1024 characters/],
+  ])("%j is refused, saying why and what to do", async (password, why) => {
+    const message = await refusal(password, "alice");
+
+    expect(message).toMatch(why);
+    if (message.includes("too easy")) expect(message).toContain("A few random words");
+  });
+
+  it("a password that is, or holds, the username is refused whatever its case", async () => {
+    expect(await refusal("samantha-gardener", "samantha-gardener")).toContain(
+      'contains the username "samantha-gardener"',
+    );
+    expect(await refusal("Kestrel-Pavilion-42", "KESTREL")).toContain('the username "kestrel"');
+    expect(await refusal("plum orbit ALICE fennel", "alice")).toContain("the username");
+    // A two-letter name inside a long password is chance; as the whole of it, it is too short.
+    await expect(checkPasswordPolicy("plum orbit basket fennel", "or")).resolves.toBeUndefined();
+  });
+
+  it.each(WEAK_PASSWORDS.map((password) => [password]))(
+    "%j (a test fixture of a weak password) is refused as too easy to guess",
+    async (password) => {
+      expect(await refusal(password, "alice")).toContain("too easy to guess");
+    },
+  );
+
+  it.each(
+    [...STRONG_PASSWORDS, ADMIN_PASSWORD, USER_PASSWORD, PASSWORD].map((password) => [password]),
+  )("%j (a test fixture) is accepted", async (password) => {
+    await expect(checkPasswordPolicy(password, "alice")).resolves.toBeUndefined();
+    await expect(checkPasswordPolicy(password, "admin")).resolves.toBeUndefined();
   });
 });

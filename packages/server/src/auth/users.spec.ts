@@ -52,4 +52,37 @@ describe("users", () => {
       user.id,
     );
   });
+
+  it("an account's password is checked against the policy with its username: a weak one, or the username, is refused and nothing changes", async () => {
+    await expect(
+      createUser(database.prisma, {
+        username: "samantha",
+        password: "samantha",
+        role: "VIEWER",
+      }),
+    ).rejects.toThrow(/at least 12/);
+    await expect(
+      createUser(database.prisma, {
+        username: "samantha-gardener",
+        password: "Samantha-Gardener",
+        role: "VIEWER",
+      }),
+    ).rejects.toThrow(/contains the username "samantha-gardener"/);
+    await expect(
+      createUser(database.prisma, { username: "sam", password: "aaaaaaaaaaaa", role: "VIEWER" }),
+    ).rejects.toThrow(/too easy to guess/);
+    expect(await database.prisma.user.count()).toBe(0);
+    const user = await createUser(database.prisma, {
+      username: "alice",
+      password: PASSWORD,
+      role: "ADMIN",
+    });
+    await expect(setPassword(database.prisma, user.id, "passwordpassword")).rejects.toThrow(
+      /too easy to guess/,
+    );
+    await expect(setPassword(database.prisma, user.id, "alice-alice-alice")).rejects.toThrow(
+      /contains the username "alice"/,
+    );
+    expect((await authenticate(database.prisma, "alice", PASSWORD))?.id).toBe(user.id);
+  });
 });

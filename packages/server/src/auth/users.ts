@@ -44,7 +44,7 @@ export async function createUser(
   options: CreateUserOptions,
 ): Promise<PrincipalRow> {
   const username = checkUsername(options.username);
-  checkPasswordPolicy(options.password);
+  await checkPasswordPolicy(options.password, username);
   const teamId = options.teamId ?? null;
   if (teamId !== null && options.role !== "MEMBER")
     throw new ConnectError(
@@ -99,7 +99,11 @@ export async function setPassword(
   userId: string,
   password: string,
 ): Promise<void> {
-  checkPasswordPolicy(password);
+  const { username } = await prisma.user.findUniqueOrThrow({
+    where: { id: userId },
+    select: { username: true },
+  });
+  await checkPasswordPolicy(password, username);
   await prisma.user.update({
     where: { id: userId },
     data: { passwordHash: await hashPassword(password) },

@@ -1,7 +1,7 @@
 /**
  * Rotating the secrets key: with SWITCHYARD_SECRETS_KEY set to the new key and the old one in
  * SWITCHYARD_SECRETS_KEY_PREVIOUS, the server seals again with the new key, at startup, everything
- * a previous key sealed: the draft's private keys and secret values, the published Secret
+ * a previous key sealed (and anything still sealed in the older sy1 form, secret-box.ts): the draft's private keys and secret values, the published Secret
  * resources and the published source objects of secrets. Then the previous key can be dropped.
  *
  * Published blobs are rewritten in place, under their keys. A Secret resource's blob key is the
@@ -12,7 +12,7 @@
  * until it is published (proxies receive nothing new: the served certificate and key did not change).
  */
 import type { TransactionClient } from "@switchyard/db";
-import { canonicalJson, isSealed, sealedKeyId, TypeUrl } from "@switchyard/snapshot";
+import { canonicalJson, isCurrentSeal, isSealed, sealedKeyId, TypeUrl } from "@switchyard/snapshot";
 import type { SecretKeyring } from "../secrets-key.js";
 
 export interface ResealCounts {
@@ -27,8 +27,11 @@ export async function resealSecrets(
   keyring: SecretKeyring,
 ): Promise<ResealCounts> {
   const previous = new Set(keyring.previousKeyIds);
-  const stale = (sealed: string) => previous.has(sealedKeyId(sealed) ?? "");
-  const reseal = (sealed: string) => keyring.seal(keyring.open(sealed));
+  // What a previous key sealed, and (the rotation rewriting these rows anyway) any text still in
+  // the older form (secret-box.ts): both are sealed again with the current key, in the current form.
+  const stale = (sealed: string) =>
+    previous.has(sealedKeyId(sealed) ?? "") || (isSealed(sealed) && !isCurrentSeal(sealed));
+  const reseal = (sealed: string) => keyring.reseal(sealed);
   const resealIfStale = (sealed: string) => (stale(sealed) ? reseal(sealed) : sealed);
 
   let draftSecrets = 0;
@@ -70,7 +73,7 @@ export async function resealSecrets(
       publishedResources++;
       continue;
     }
-    if (!text.includes("sy1.")) continue;
+    if (!/"sy[12]\./.test(text)) continue;
     const source = JSON.parse(text) as { privateKey?: unknown; values?: unknown };
     const key = typeof source.privateKey === "string" ? source.privateKey : undefined;
     const values = Array.isArray(source.values)

@@ -231,7 +231,10 @@ export function sealedBlob(
   return Buffer.from(keyring.seal(Buffer.from(body).toString("base64")));
 }
 
-/** The inverse of sealedBlob: an encoded Secret starts with a field tag, never with "sy1.". */
+/**
+ * The inverse of sealedBlob: an encoded Secret starts with a field tag, never with "sy2." (nor
+ * "sy1.", the older form, which still opens).
+ */
 export function openedBlob(body: Uint8Array, keyring: SecretKeyring | undefined): Uint8Array {
   const text = Buffer.from(body).toString("latin1");
   if (!isSealed(text)) return body;

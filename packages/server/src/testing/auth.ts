@@ -15,9 +15,27 @@ import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 
 /** SWITCHYARD_ADMIN_PASSWORD of every test server: the first admin is "admin" with it. */
-export const ADMIN_PASSWORD = "test-admin-password";
+export const ADMIN_PASSWORD = "first-operator-test-password";
 /** The password tests give the accounts they create. */
 export const USER_PASSWORD = "test-user-password";
+/**
+ * Passwords the server's policy takes (auth/passwords.ts: 12 characters or more, zxcvbn score 3
+ * or more, not the username), for tests that set one; passwords.spec.ts checks each, and the two
+ * above.
+ */
+export const STRONG_PASSWORDS = [
+  "correct horse battery staple",
+  "plum basket orbit fennel",
+  "kCTmq6hCbFV9TTeXzdSKXL6n",
+  "a brand new password",
+] as const;
+/** Passwords of 12 characters or more that the policy refuses as too easy to guess. */
+export const WEAK_PASSWORDS = [
+  "aaaaaaaaaaaa",
+  "passwordpassword",
+  "password1234",
+  "1qaz2wsx3edc",
+] as const;
 export const ALL_SCOPES = ["config:read", "config:write", "publish", "status:read", "admin"];
 
 /** Sends an API token. */

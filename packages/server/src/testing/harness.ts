@@ -60,6 +60,7 @@ export interface HarnessOptions {
       | "xdsSecurity"
       | "loginLimits"
       | "trustedProxies"
+      | "consoleHosts"
       | "loadReportIntervalMs"
       | "envoySchemaFiles"
     >;

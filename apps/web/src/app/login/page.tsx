@@ -1,14 +1,14 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
 import { LoginForm } from "@/components/access/login-form";
+import { BrowserOnly } from "@/components/ui/browser-only";
 
 export const metadata: Metadata = { title: "Sign in" };
 
 export default function LoginPage() {
-  // useSearchParams (the page to return to) needs a suspense boundary in a static page.
+  // The page to return to is read from the URL (useSearchParams): drawn in the browser.
   return (
-    <Suspense>
+    <BrowserOnly fallback={null}>
       <LoginForm />
-    </Suspense>
+    </BrowserOnly>
   );
 }

@@ -1,15 +1,15 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
 import { NodesView } from "@/components/nodes/nodes-view";
+import { BrowserOnly } from "@/components/ui/browser-only";
 import { TableSkeleton } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "Nodes" };
 
 export default function NodesPage() {
-  // The filters are read from the URL (useSearchParams), which needs a Suspense boundary.
+  // The filters are read from the URL (useSearchParams): drawn in the browser.
   return (
-    <Suspense fallback={<TableSkeleton label="the nodes" />}>
+    <BrowserOnly fallback={<TableSkeleton label="the nodes" />}>
       <NodesView />
-    </Suspense>
+    </BrowserOnly>
   );
 }

@@ -1,16 +1,16 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
 import { ReviewsView } from "@/components/reviews/reviews-view";
+import { BrowserOnly } from "@/components/ui/browser-only";
 import { LoadingBlock } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "Reviews" };
 
 export default function ReviewsPage() {
-  // The state filter and the selected request are read from the URL (useSearchParams), which
-  // needs a Suspense boundary.
+  // The state filter and the selected request are read from the URL (useSearchParams): drawn in
+  // the browser.
   return (
-    <Suspense fallback={<LoadingBlock label="Loading the review requests…" rows={6} />}>
+    <BrowserOnly fallback={<LoadingBlock label="Loading the review requests…" rows={6} />}>
       <ReviewsView />
-    </Suspense>
+    </BrowserOnly>
   );
 }

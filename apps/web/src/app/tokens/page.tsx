@@ -1,15 +1,15 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
 import { TokensView } from "@/components/access/token-pages";
+import { BrowserOnly } from "@/components/ui/browser-only";
 import { LoadingBlock } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "API tokens" };
 
 export default function TokensPage() {
-  // An admin may look at another user's tokens (?user=NAME): useSearchParams needs a boundary.
+  // An admin may look at another user's tokens (?user=NAME, useSearchParams): drawn in the browser.
   return (
-    <Suspense fallback={<LoadingBlock label="Loading API tokens…" />}>
+    <BrowserOnly fallback={<LoadingBlock label="Loading API tokens…" />}>
       <TokensView />
-    </Suspense>
+    </BrowserOnly>
   );
 }

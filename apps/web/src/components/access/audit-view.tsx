@@ -30,9 +30,8 @@ import { AdminOnly } from "./admin-only";
 const PAGE_SIZE = 50;
 
 export function AuditView() {
-  // Read here, outside AdminOnly, so that the static render leaves the whole page to the browser
-  // (useSearchParams bails out of prerendering); read only under AdminOnly, the prerendered
-  // placeholder could hydrate after WhoAmI answered, and mismatch.
+  // The page draws this in the browser only (BrowserOnly in app/audit/page.tsx): a placeholder
+  // drawn on the server could hydrate after WhoAmI answered, and mismatch.
   const params = useSearchParams();
   return (
     <AdminOnly title="Audit log" what="read the audit log">

@@ -1,15 +1,16 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
 import { NewListener } from "@/components/config/listener-pages";
+import { BrowserOnly } from "@/components/ui/browser-only";
 import { EditorSkeleton } from "@/components/ui/page-states";
 
 export const metadata: Metadata = { title: "New listener" };
 
 export default function NewListenerPage() {
-  // useSearchParams needs a Suspense boundary to prerender the page.
+  // The route configuration to start from (?routes=) is read from the URL (useSearchParams):
+  // drawn in the browser.
   return (
-    <Suspense fallback={<EditorSkeleton label="the form" />}>
+    <BrowserOnly fallback={<EditorSkeleton label="the form" />}>
       <NewListener />
-    </Suspense>
+    </BrowserOnly>
   );
 }
