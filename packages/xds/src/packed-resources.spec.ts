@@ -6,6 +6,7 @@ import {
 } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { compile, TypeUrl, type XdsResource } from "@switchyard/snapshot";
 import {
+  clusterSpec,
   largeConfigSpec,
   runtimeLayerSpec,
   validationSecretSpec,
@@ -22,7 +23,12 @@ const large = largeConfigSpec(20, 40);
 const onDemand = vhdsSpec();
 const snapshot = compile({
   ...large,
-  clusters: [...large.clusters, ...onDemand.clusters],
+  // A cluster naming the secret, which is served only to those that name it.
+  clusters: [
+    ...large.clusters,
+    ...onDemand.clusters,
+    clusterSpec("to-upstream", [], { tlsSecretName: "upstream-ca" }),
+  ],
   routeConfigurations: [...large.routeConfigurations, ...onDemand.routeConfigurations],
   listeners: [...large.listeners, ...onDemand.listeners],
   runtimeLayers: [runtimeLayerSpec("flags", { "feature.on": true, "fault.percent": 10 })],
