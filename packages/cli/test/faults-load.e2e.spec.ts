@@ -9,7 +9,11 @@ import type { Client } from "@connectrpc/connect";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import type { DiscoveryResponse } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
 import { type ConfigService, LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
-import { NodeConvergenceState, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  NodeConvergenceState,
+  type NodeSummary,
+  NodeTypeStatus,
+} from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   adminToken,
   bearer,
@@ -47,6 +51,18 @@ async function publish(api: Client<typeof ConfigService>, message: string): Prom
   return Number((await api.publish({ message })).snapshot?.version ?? 0);
 }
 
+/** Every node listed, page by page (ListNodes answers a page at a time). */
+async function allNodes(status: StatusClient): Promise<NodeSummary[]> {
+  const nodes: NodeSummary[] = [];
+  let pageToken = "";
+  do {
+    const page = await status.listNodes({ pageToken, pageSize: 1000 });
+    nodes.push(...page.nodes);
+    pageToken = page.nextPageToken;
+  } while (pageToken !== "");
+  return nodes;
+}
+
 /**
  * Waits until every node of `ids` is ACKED on `version` (GetConvergence) and listed connected
  * with every type it requested SYNCED (ListNodes): the server's own account of convergence.
@@ -67,9 +83,9 @@ async function convergedOn(
     timeoutMs,
   );
   await until(
-    () => status.listNodes({}),
-    (r) => {
-      const listed = r.nodes.filter((n) => wanted.has(n.id));
+    () => allNodes(status),
+    (nodes) => {
+      const listed = nodes.filter((n) => wanted.has(n.id));
       return (
         listed.length === wanted.size &&
         listed.every(

@@ -120,7 +120,7 @@ describe("the console asks for the password again before a privileged action", (
     await page.getByText("lee is now").waitFor({ timeout: 15_000 });
     expect((await lee())?.role).toBe(Role.ADMIN);
 
-    const newPassword = "lee-new-password-1";
+    const newPassword = "plum basket orbit fennel";
     await harness.passwordEnteredAgo(10 * MINUTE);
     await page.getByLabel("New password", { exact: true }).fill(newPassword);
     await page.getByRole("button", { name: "Reset password…" }).click();

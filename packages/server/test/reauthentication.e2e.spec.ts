@@ -27,6 +27,7 @@ import {
   sessionOf,
   signIn,
   tokenFor,
+  USER_PASSWORD,
 } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
@@ -96,7 +97,7 @@ describe("privileged actions need a password entered in the last 5 minutes", () 
     await harness.passwordEnteredAgo(30 * MINUTE);
 
     const account = await refusal(
-      session.createUser({ username: "mallory", password: "mallory-password-1", role: Role.ADMIN }),
+      session.createUser({ username: "mallory", password: USER_PASSWORD, role: Role.ADMIN }),
     );
     const token = await refusal(session.createToken({ name: "forever", scopes: ["admin"] }));
 
@@ -123,7 +124,7 @@ describe("privileged actions need a password entered in the last 5 minutes", () 
     ]);
 
     const account = await refusal(
-      admin.createUser({ username: "mallory", password: "mallory-password-1", role: Role.ADMIN }),
+      admin.createUser({ username: "mallory", password: USER_PASSWORD, role: Role.ADMIN }),
     );
     const again = await refusal(admin.reauthenticate({ password: ADMIN_PASSWORD }));
 
@@ -138,13 +139,13 @@ describe("privileged actions need a password entered in the last 5 minutes", () 
     await harness.passwordEnteredAgo(4 * MINUTE);
     await session.createUser({
       username: "fresh",
-      password: "fresh-password-1",
+      password: USER_PASSWORD,
       role: Role.VIEWER,
     });
 
     await harness.passwordEnteredAgo(5 * MINUTE + 1_000);
     const refused = await refusal(
-      session.createUser({ username: "stale", password: "stale-password-1", role: Role.VIEWER }),
+      session.createUser({ username: "stale", password: USER_PASSWORD, role: Role.VIEWER }),
     );
 
     expect(askedFor(refused)).toBe("switchyard.v1.AccessService/CreateUser");
@@ -157,11 +158,11 @@ describe("privileged actions need a password entered in the last 5 minutes", () 
 
     const wrong = await refusal(session.reauthenticate({ password: "not the password" }));
     const stillRefused = await refusal(
-      session.createUser({ username: "ida", password: "ida-password-12", role: Role.VIEWER }),
+      session.createUser({ username: "ida", password: USER_PASSWORD, role: Role.VIEWER }),
     );
     const before = Date.now();
     const { expireTime } = await session.reauthenticate({ password: ADMIN_PASSWORD });
-    await session.createUser({ username: "ida", password: "ida-password-12", role: Role.VIEWER });
+    await session.createUser({ username: "ida", password: USER_PASSWORD, role: Role.VIEWER });
 
     expect(wrong.code).toBe(Code.PermissionDenied);
     expect(wrong.rawMessage).toBe("your current password is wrong (Reauthenticate)");
@@ -188,7 +189,7 @@ describe("privileged actions need a password entered in the last 5 minutes", () 
       password: ADMIN_PASSWORD,
     });
     // The session's password now counts as just entered.
-    await session.createUser({ username: "jo", password: "jo-password-123", role: Role.VIEWER });
+    await session.createUser({ username: "jo", password: USER_PASSWORD, role: Role.VIEWER });
 
     expect(wrong.code).toBe(Code.PermissionDenied);
     expect(wrong.rawMessage).toBe("your current password is wrong (CreateToken)");
