@@ -10,14 +10,13 @@
 import { useQuery } from "@connectrpc/connect-query";
 import type { Team } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
-import { useState } from "react";
 import { toast } from "sonner";
 import { z } from "zod";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { SelectField } from "@/components/form/field";
 import { FieldGrid } from "@/components/form/section";
-import { messageOf } from "@/lib/access-errors";
 import { SectionForm, useAccessForm } from "./access-form";
+import { useConfirmedChange } from "./confirmed-change";
 import { OwnedList } from "./owned-list";
 import { useAccessClient, useInvalidateAccess } from "./use-access-client";
 
@@ -43,8 +42,7 @@ type Pending =
 export function TeamGrants({ team, teams }: { team: Team; teams: readonly Team[] }) {
   const client = useAccessClient();
   const invalidate = useInvalidateAccess();
-  const [pending, setPending] = useState<Pending | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { pending, setPending, busy, run: confirmRun } = useConfirmedChange<Pending>();
   const secret = useAccessForm<SecretForm>({
     schema: secretSchema,
     defaults: { secret: "" },
@@ -94,20 +92,6 @@ export function TeamGrants({ team, teams }: { team: Team; teams: readonly Team[]
       name: key.slice(slash + 1),
       teamIds,
     });
-  };
-
-  const confirmRun = async (what: string, call: () => Promise<unknown>, done: () => void) => {
-    setBusy(true);
-    try {
-      await call();
-      await invalidate();
-      done();
-    } catch (e) {
-      toast.error(`Couldn’t ${what}`, { description: messageOf(e) });
-    } finally {
-      setBusy(false);
-      setPending(undefined);
-    }
   };
 
   return (

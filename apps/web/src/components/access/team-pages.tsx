@@ -12,7 +12,7 @@ import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/con
 import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { toast } from "sonner";
 import { z } from "zod";
 import { ConfigList } from "@/components/config/config-list";
@@ -25,10 +25,11 @@ import { Button, buttonClass } from "@/components/ui/button";
 import { UsersIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
 import { PageHeader } from "@/components/ui/page-states";
-import { DOMAIN_FIELD_RULES, messageOf, TEAM_FIELD_RULES } from "@/lib/access-errors";
+import { DOMAIN_FIELD_RULES, TEAM_FIELD_RULES } from "@/lib/access-errors";
 import { splitList } from "@/lib/form-values";
 import { CreatePage, FromList, SectionForm, useAccessForm } from "./access-form";
 import { AdminOnly } from "./admin-only";
+import { useConfirmedChange } from "./confirmed-change";
 import { OwnedList } from "./owned-list";
 import { TeamGrants } from "./team-grants";
 import { useAccessClient, useInvalidateAccess } from "./use-access-client";
@@ -246,8 +247,7 @@ function TeamEditor({ team, teams }: { team: Team; teams: readonly Team[] }) {
   const router = useRouter();
   const client = useAccessClient();
   const invalidate = useInvalidateAccess();
-  const [pending, setPending] = useState<Pending | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { pending, setPending, busy, run: confirmRun } = useConfirmedChange<Pending>();
 
   const settings = useAccessForm<SettingsForm>({
     schema: settingsSchema,
@@ -278,21 +278,6 @@ function TeamEditor({ team, teams }: { team: Team; teams: readonly Team[] }) {
         return { value: c.name, label: owner ? `${c.name} (now ${owner}’s)` : c.name };
       }),
   ];
-
-  /** Runs a confirmed change; a refusal is a toast (the dialog's change has no field). */
-  const confirmRun = async (what: string, call: () => Promise<unknown>, done: () => void) => {
-    setBusy(true);
-    try {
-      await call();
-      await invalidate();
-      done();
-    } catch (e) {
-      toast.error(`Couldn’t ${what}`, { description: messageOf(e) });
-    } finally {
-      setBusy(false);
-      setPending(undefined);
-    }
-  };
 
   return (
     <div className="flex flex-col gap-6">
