@@ -397,6 +397,25 @@ describe("the switchyard CLI against a running server", () => {
     ]);
   });
 
+  it("takes a reader that stops early (| head) as the end of its output: exit 0, no EPIPE trace", async () => {
+    const token = await harness.token();
+    const result = await new Promise<Result>((resolve) => {
+      const child = spawn(process.execPath, [bin, "--server", harness.baseUrl, "history"], {
+        env: { ...process.env, SWITCHYARD_TOKEN: token },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      // The reader is gone before the command writes a line, as `head` is after its lines.
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      child.on("exit", (code) => resolve({ code, stdout: "", stderr }));
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+
   it("explains an unreachable server in one line and exits non-zero", async () => {
     const result = await new Promise<Result>((resolve) => {
       const child = spawn(process.execPath, [bin, "--server", "http://127.0.0.1:9", "history"], {
