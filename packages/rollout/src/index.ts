@@ -1,4 +1,12 @@
 export {
+  ackMembers,
+  ackVerdictOf,
+  type GateStatus,
+  gateStatus,
+  trafficVerdictOf,
+  wakeAt,
+} from "./gate-status.js";
+export {
   type AckGateInput,
   type AckMember,
   type AckStatus,
