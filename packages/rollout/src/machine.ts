@@ -89,10 +89,7 @@ function connect(t: Transition, node: GroupNode): void {
   if (entry.sent) {
     // It is served its wave's version again, and must ACK it again: a proxy that crashes on
     // the version and restarts must not pass the ACK gate on its first ACK.
-    draft.nodes[node.id] = {
-      ...entry,
-      sent: { ...entry.sent, at: t.now, ack: { t: "pending" } },
-    };
+    t.setSent(node.id, { ...entry.sent, at: t.now, ack: { t: "pending" } });
   } else if (phase.t !== "paused" && phase.wave === draft.plan.waves.length) {
     t.markSent(node.id, phase.wave);
     t.record(phase.wave, { sent: (draft.waves.at(-1)?.sent ?? 0) + 1 });
@@ -128,7 +125,7 @@ function answer(t: Transition, event: Extract<RolloutEvent, { t: "ack" | "nack" 
     event.t === "ack"
       ? ({ t: "acked", at: t.now } as const)
       : ({ t: "nacked", at: t.now, detail: event.detail } as const);
-  draft.nodes[event.nodeId] = { ...entry, sent: { ...entry.sent, ack } };
+  t.setSent(event.nodeId, { ...entry.sent, ack });
 }
 
 function load(t: Transition, event: Extract<RolloutEvent, { t: "load" }>): void {
@@ -180,8 +177,7 @@ function command(
 /** A resumed wave gives the nodes that have not ACKed a fresh ACK timeout. */
 function restartClocks(t: Transition): void {
   for (const [id, entry] of Object.entries(t.draft.nodes))
-    if (entry.sent?.ack.t === "pending")
-      t.draft.nodes[id] = { ...entry, sent: { ...entry.sent, at: t.now } };
+    if (entry.sent?.ack.t === "pending") t.setSent(id, { ...entry.sent, at: t.now });
 }
 
 /** Why a person's command does not apply in `phase`; undefined for every other event. */

@@ -6,7 +6,8 @@
  * or pauses as the plan says; machine.ts turns events into calls of these.
  */
 
-import { ackVerdictOf, trafficVerdictOf } from "./gate-status.js";
+import { AckLedger, type Sent } from "./ack-ledger.js";
+import { trafficVerdictOf } from "./gate-status.js";
 import type { AckVerdict, TrafficVerdict } from "./gates.js";
 import type { WavePlan } from "./plan.js";
 import { describeFailure, type FailureReason } from "./reasons.js";
@@ -32,6 +33,7 @@ export type Draft = {
 /** One step's work: a draft of the next state (copied once, then changed) and the actions. */
 export class Transition {
   readonly actions: RolloutAction[] = [];
+  #ledger: AckLedger | undefined;
 
   constructor(readonly draft: Draft) {}
 
@@ -109,12 +111,30 @@ export class Transition {
   }
 
   markSent(nodeId: string, wave: number): void {
+    this.setSent(nodeId, { wave, at: this.now, ack: { t: "pending" } });
+  }
+
+  /** The ACK ledger of the draft, made on first use and kept in step by `setSent`. */
+  get ledger(): AckLedger {
+    this.#ledger ??= AckLedger.of(this.draft.nodes);
+    return this.#ledger;
+  }
+
+  /** Records what `nodeId` was sent and its answer: every change of `sent` goes through here. */
+  setSent(nodeId: string, sent: Sent): void {
     const entry = this.draft.nodes[nodeId] ?? { connected: true };
-    this.draft.nodes[nodeId] = { ...entry, sent: { wave, at: this.now, ack: { t: "pending" } } };
+    this.draft.nodes[nodeId] = { ...entry, sent };
+    this.#ledger?.update(nodeId, entry.sent, sent);
   }
 
   ackVerdict(wave: number): AckVerdict {
-    return ackVerdictOf(this.draft, wave);
+    return this.ledger.verdict({
+      timeoutMs: this.wavePlan(wave).ackTimeoutMs,
+      now: this.now,
+      wave,
+      version: this.draft.toVersion,
+      connected: (nodeId) => this.draft.nodes[nodeId]?.connected === true,
+    });
   }
 
   trafficVerdict(wave: number): TrafficVerdict | undefined {
