@@ -35,6 +35,7 @@ export {
   DEFAULT_BAKE,
   DEFAULT_MIN_REQUESTS,
   durationMs,
+  durationText,
   type InlinePlanFlags,
   inlinePlan,
   MAX_ACK_TIMEOUT_MS,
@@ -53,6 +54,12 @@ export {
   type WavePlan,
   type WaveShare,
 } from "./plan.js";
+export {
+  describePlan,
+  type PlanDocument,
+  planDocument,
+  type WaveDocument,
+} from "./plan-document.js";
 export {
   describeFailure,
   type EmptySelectorFailure,

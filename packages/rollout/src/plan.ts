@@ -19,7 +19,7 @@
  * traffic: { maxErrorIncrease: 2, minRequests: 100, withoutTraffic: pass }
  * waves:
  *   - nodes: { ids: ["edge-canary-*"], zone: eu-west-1a, metadata: { canary: "true" } }
- *   - 10%
+ *   - { share: 5, traffic: false }   # judged by ACKs alone
  *   - { share: 50%, bake: 10m }
  *   - 100%
  * ```
@@ -126,7 +126,8 @@ export function durationMs(text: string): number | undefined {
   return Math.round(Number(match[1]) * unit);
 }
 
-function formatMs(ms: number): string {
+/** `ms` in the largest unit that says it exactly: "2m", "90s", "500ms" (durationMs reads it back). */
+export function durationText(ms: number): string {
   if (ms === 0) return "0s";
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
@@ -148,7 +149,7 @@ const duration = (what: string, min: number, max: number) =>
     if (ms < min || ms > max) {
       context.addIssue({
         code: "custom",
-        message: `${what} ${formatMs(ms)} is out of bounds: from ${formatMs(min)} to ${formatMs(max)}`,
+        message: `${what} ${durationText(ms)} is out of bounds: from ${durationText(min)} to ${durationText(max)}`,
       });
       return z.NEVER;
     }
@@ -218,7 +219,8 @@ const wave = z.preprocess(
     nodes: selector.optional(),
     bake: bake.optional(),
     ackTimeout: ackTimeout.optional(),
-    traffic: traffic.optional(),
+    /** `false`: this wave is judged by ACKs alone, whatever the plan's `traffic`. */
+    traffic: z.union([z.literal(false), traffic]).optional(),
   }),
 );
 
@@ -252,7 +254,7 @@ const document = z
       ...(doc.name !== undefined ? { name: doc.name } : {}),
       onFailure: doc.onFailure,
       waves: doc.waves.map((w) => {
-        const gate = w.traffic ?? doc.traffic;
+        const gate = w.traffic === false ? undefined : (w.traffic ?? doc.traffic);
         return {
           // checkWaves refused a wave with neither a share nor a selector.
           share: w.nodes ? { t: "selector", selector: selectorOf(w.nodes) } : (w.share ?? FULL),
