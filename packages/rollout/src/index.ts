@@ -31,8 +31,8 @@ export {
 } from "./gates.js";
 export { startRollout, step, stepAll } from "./machine.js";
 export {
-  DEFAULT_ACK_TIMEOUT,
-  DEFAULT_BAKE,
+  DEFAULT_ACK_TIMEOUT_MS,
+  DEFAULT_BAKE_MS,
   DEFAULT_MIN_REQUESTS,
   durationMs,
   durationText,

@@ -107,8 +107,8 @@ export const MIN_ACK_TIMEOUT_MS = 1_000;
 export const MAX_ACK_TIMEOUT_MS = 10 * 60_000;
 export const MAX_WAVE_COUNT = 1_000_000;
 export const MAX_MIN_REQUESTS = 1_000_000_000;
-export const DEFAULT_BAKE = "2m";
-export const DEFAULT_ACK_TIMEOUT = "30s";
+export const DEFAULT_BAKE_MS = 2 * 60_000;
+export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 export const DEFAULT_MIN_REQUESTS = 100;
 
 const DURATION_HINT = "use e.g. 500ms, 30s, 2m or 1h";
@@ -240,8 +240,8 @@ const document = z
       .regex(NAME, "a plan's name is 1-100 letters, digits, '.', '_' or '-'")
       .optional(),
     onFailure: z.enum(["rollback", "pause"]).default("rollback"),
-    bake: bake.default(durationMs(DEFAULT_BAKE) ?? 0),
-    ackTimeout: ackTimeout.default(durationMs(DEFAULT_ACK_TIMEOUT) ?? 0),
+    bake: bake.default(DEFAULT_BAKE_MS),
+    ackTimeout: ackTimeout.default(DEFAULT_ACK_TIMEOUT_MS),
     traffic: traffic.optional(),
     waves: z
       .array(wave)
