@@ -405,6 +405,54 @@ describe("nodes that come and go", () => {
     expect(d.state.phase.t).toBe("completed");
   });
 
+  it("waits for a first node when none was connected at the publish, and bakes only once it ACKed", () => {
+    const d = new Driver(plan({ waves: "1,100%" }), []);
+    expect(d.state.phase).toEqual({ t: "baking", wave: 1, since: T0 });
+    d.advance(30 * SECOND);
+    d.send({ t: "connect", now: d.now, node: groupNode("first") });
+    expect(d.last.actions).toEqual([{ t: "send", version: TO, nodeIds: ["first"] }]);
+    expect(d.state.phase).toEqual({ t: "applying", wave: 1, since: T0 + 30 * SECOND });
+    d.advance(10 * SECOND);
+    d.ack(["first"]);
+    d.advance(MINUTE - SECOND);
+    expect(d.state.phase).toMatchObject({ t: "baking", wave: 1 });
+    d.advance(SECOND);
+    // Wave 2 has no node that wave 1 did not: it bakes at once.
+    expect(d.state.phase).toMatchObject({ t: "baking", wave: 2 });
+  });
+
+  it("lets a wave whose node left take the next node that connects", () => {
+    const d = new Driver(plan(), ten);
+    const canary = order[0] ?? "";
+    d.ackAll();
+    d.send({ t: "disconnect", now: d.now, nodeId: canary });
+    d.send({ t: "connect", now: d.now, node: groupNode("late") });
+    expect(d.last.actions).toEqual([{ t: "send", version: TO, nodeIds: ["late"] }]);
+    expect(d.state.phase).toMatchObject({ t: "applying", wave: 1 });
+  });
+
+  it("grows a percentage wave with the group, by the nodes that connect while it is short", () => {
+    const d = new Driver(plan({ waves: "50%,100%" }), groupNodes(2));
+    d.send({ t: "connect", now: d.now, node: groupNode("late-1") });
+    expect(versionFor(d.state, "late-1")).toBe(TO);
+    d.send({ t: "connect", now: d.now, node: groupNode("late-2") });
+    expect(versionFor(d.state, "late-2")).toBe(FROM);
+    expect(d.state.waves[0]?.sent).toBe(2);
+  });
+
+  it("takes a node matching wave 1's selector when it connects during wave 1", () => {
+    const p = planOf({ waves: [{ nodes: { metadata: { canary: "true" } } }, "100%"] });
+    const canary = groupNode("canary-1", { metadata: { canary: "true" } });
+    const d = new Driver(p, [...ten, canary]);
+    d.send({
+      t: "connect",
+      now: d.now,
+      node: groupNode("canary-2", { metadata: { canary: "true" } }),
+    });
+    d.send({ t: "connect", now: d.now, node: groupNode("plain") });
+    expect(d.onNew()).toEqual(["canary-1", "canary-2"]);
+  });
+
   it("keeps a reconnecting node on its wave's version, and it must ACK it again", () => {
     const d = new Driver(plan(), ten);
     const first = order[0] ?? "";

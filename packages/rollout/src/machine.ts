@@ -7,9 +7,11 @@
  * The course of a rollout:
  *
  * - A wave starts (applying): it is sent to the nodes waves.ts adds to reach its share of the
- *   nodes connected then. Nodes that connect later are served the previous version until a
- *   wave starts that reaches them, except in the last wave (100%), which any newcomer is in.
- *   A node that has the version keeps it when it reconnects, and must ACK it again.
+ *   nodes connected then. A node that connects later is served the previous version until a
+ *   wave reaches it: a wave starts whose share takes it by its hash, or it connects while the
+ *   current wave is short of its share (too few nodes were connected when it started, some of
+ *   its nodes left, or it is the last wave, 100%). A node that has the version keeps it when
+ *   it reconnects, and must ACK it again.
  * - When every node that has the version has ACKed it, the wave bakes: after its bake time, if
  *   its gates pass (gates.ts), the next wave starts, or after the last the rollout completes.
  *   A NACK, a missed ACK deadline or the traffic gate's verdict fails the wave at once; a bake
@@ -72,36 +74,48 @@ function apply(t: Transition, event: RolloutEvent): string | undefined {
   return undefined;
 }
 
+/**
+ * A node connects (or again). One that has the version keeps it and must ACK it again; one
+ * without it is sent it when the current wave takes it (Transition.takes), else it stays on the
+ * previous version until a wave does. When it is the first connected node to have the version,
+ * a wave that was baking with none goes back to applying: it baked on nothing.
+ */
 function connect(t: Transition, node: GroupNode): void {
   const { draft } = t;
   const selector = firstWaveSelector(draft.plan);
-  const known = draft.nodes[node.id];
-  const base: NodeEntry = known ?? { connected: true };
+  const base: NodeEntry = draft.nodes[node.id] ?? { connected: true };
   const { selected: _, ...rest } = base;
   const entry: NodeEntry = {
     ...rest,
     connected: true,
     ...(selector && matchesSelector(selector, node) ? { selected: true } : {}),
   };
-  draft.nodes[node.id] = entry;
   const { phase } = draft;
-  if (!isActive(phase)) return;
-  if (entry.sent) {
-    // It is served its wave's version again, and must ACK it again: a proxy that crashes on
-    // the version and restarts must not pass the ACK gate on its first ACK.
-    t.setSent(node.id, { ...entry.sent, at: t.now, ack: { t: "pending" } });
-  } else if (phase.t !== "paused" && phase.wave === draft.plan.waves.length) {
-    t.markSent(node.id, phase.wave);
-    t.record(phase.wave, { sent: (draft.waves.at(-1)?.sent ?? 0) + 1 });
-    t.actions.push({ t: "send", version: draft.toVersion, nodeIds: [node.id] });
+  if (!isActive(phase)) {
+    t.setEntry(node.id, entry);
+    return;
   }
+  if (entry.sent) {
+    // Served its wave's version again, it must ACK it again: a proxy that crashes on the
+    // version and restarts must not pass the ACK gate on its first ACK.
+    t.setEntry(node.id, { ...entry, sent: { ...entry.sent, at: t.now, ack: { t: "pending" } } });
+    return;
+  }
+  t.setEntry(node.id, entry);
+  if (phase.t === "paused" || !t.takes(phase.wave, node.id)) return;
+  const first = t.counts.reached === 0;
+  t.markSent(node.id, phase.wave);
+  t.record(phase.wave, { sent: (draft.waves.at(-1)?.sent ?? 0) + 1 });
+  t.actions.push({ t: "send", version: draft.toVersion, nodeIds: [node.id] });
+  if (first && phase.t === "baking")
+    draft.phase = { t: "applying", wave: phase.wave, since: t.now };
 }
 
 function disconnect(t: Transition, nodeId: string): void {
   const { draft } = t;
   const entry = draft.nodes[nodeId];
   if (!entry) return;
-  draft.nodes[nodeId] = { ...entry, connected: false };
+  t.setEntry(nodeId, { ...entry, connected: false });
   const { phase } = draft;
   if (phase.t === "rolling-back" && phase.waiting.includes(nodeId))
     draft.phase = { ...phase, waiting: phase.waiting.filter((id) => id !== nodeId) };

@@ -30,10 +30,29 @@ export type Draft = {
   waves: WaveRecord[];
 };
 
+/** Connected nodes, and of them those that have the version and those wave 1's selector matched. */
+export interface NodeCounts {
+  connected: number;
+  reached: number;
+  selected: number;
+}
+
+function countsOf(nodes: { readonly [nodeId: string]: NodeEntry }): NodeCounts {
+  const counts = { connected: 0, reached: 0, selected: 0 };
+  for (const entry of Object.values(nodes)) {
+    if (!entry.connected) continue;
+    counts.connected += 1;
+    if (entry.sent) counts.reached += 1;
+    if (entry.selected) counts.selected += 1;
+  }
+  return counts;
+}
+
 /** One step's work: a draft of the next state (copied once, then changed) and the actions. */
 export class Transition {
   readonly actions: RolloutAction[] = [];
   #ledger: AckLedger | undefined;
+  #counts: NodeCounts | undefined;
 
   constructor(readonly draft: Draft) {}
 
@@ -120,11 +139,47 @@ export class Transition {
     return this.#ledger;
   }
 
-  /** Records what `nodeId` was sent and its answer: every change of `sent` goes through here. */
+  /** How many nodes are connected, and how many of them have the version or match wave 1's selector. */
+  get counts(): NodeCounts {
+    this.#counts ??= countsOf(this.draft.nodes);
+    return this.#counts;
+  }
+
+  /**
+   * Replaces `nodeId`'s entry: every change of the node table goes through here, so that the
+   * ACK ledger and the counts stay in step with it.
+   */
+  setEntry(nodeId: string, next: NodeEntry): void {
+    const before = this.draft.nodes[nodeId];
+    this.draft.nodes[nodeId] = next;
+    if (next.sent && next.sent !== before?.sent)
+      this.#ledger?.update(nodeId, before?.sent, next.sent);
+    const counts = this.#counts;
+    if (!counts) return;
+    const one = (entry: NodeEntry | undefined, what: (e: NodeEntry) => boolean) =>
+      entry?.connected && what(entry) ? 1 : 0;
+    counts.connected += one(next, () => true) - one(before, () => true);
+    counts.reached +=
+      one(next, (e) => e.sent !== undefined) - one(before, (e) => e.sent !== undefined);
+    counts.selected +=
+      one(next, (e) => e.selected === true) - one(before, (e) => e.selected === true);
+  }
+
+  /** Records what `nodeId` was sent and its answer. */
   setSent(nodeId: string, sent: Sent): void {
-    const entry = this.draft.nodes[nodeId] ?? { connected: true };
-    this.draft.nodes[nodeId] = { ...entry, sent };
-    this.#ledger?.update(nodeId, entry.sent, sent);
+    this.setEntry(nodeId, { ...(this.draft.nodes[nodeId] ?? { connected: true }), sent });
+  }
+
+  /**
+   * Whether the current `wave` takes `nodeId`, connected and without the version: a selector
+   * wave takes the nodes it matches; a share takes nodes while it is short of its share of the
+   * connected nodes (it started with too few connected, or some of its nodes left).
+   */
+  takes(wave: number, nodeId: string): boolean {
+    const { share } = this.wavePlan(wave);
+    if (share.t === "selector") return this.draft.nodes[nodeId]?.selected === true;
+    const { connected, reached, selected } = this.counts;
+    return reached < waveTarget(this.draft.plan, wave, connected, selected);
   }
 
   ackVerdict(wave: number): AckVerdict {

@@ -10,8 +10,9 @@
  *
  * `nodesInWaves` is the rule on a fixed set of nodes. A running rollout (machine.ts) meets nodes
  * that come and go: it never takes the version back from a node that has it, and fills each new
- * wave up to T(k) with the next nodes of the order that do not have it yet (`fillWave`); on a
- * set of nodes that does not change, the two agree (waves.spec.ts).
+ * wave up to T(k) with the next nodes of the order that do not have it yet (`fillWave`), and
+ * with a node that connects while the wave is short of T(k); on a set of nodes that does not
+ * change, the two agree (machine.spec.ts, "reaches the nodes nodesInWaves names").
  */
 import { createHash } from "node:crypto";
 import { minimatch } from "minimatch";
