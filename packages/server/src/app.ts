@@ -295,8 +295,12 @@ async function startApi(
   const limiter = new LoginLimiter(options.loginLimits);
   const importer = createEnvoyImporter({ logger });
   teardown.add(() => importer.close());
+  // Callers' checks and runs of route tests, and the publish gate's, each on a pool of its own:
+  // no number of the first delays a publish.
   const routeTests = createRouteTestRunner({ logger });
   teardown.add(() => routeTests.close());
+  const gateRouteTests = createRouteTestRunner({ logger });
+  teardown.add(() => gateRouteTests.close());
   const routes = (router: ConnectRouter) => {
     router.service(
       ConfigService,
@@ -307,6 +311,7 @@ async function startApi(
         keyring: deps.keyring,
         writePolicy: { memberFileDirs: options.memberFileDirs ?? [] },
         importer,
+        routeTests: { gate: gateRouteTests, dryRun: routeTests },
       }),
     );
     router.service(StatusService, createStatusService({ prisma, feed: deps.feed }));

@@ -281,4 +281,27 @@ describe("references are authorized, not only objects", () => {
     const audit = await access().listAuditEvents({ action: "share.set" });
     expect(audit.events.map((e) => e.target)).toContain("cluster/common");
   });
+
+  it("validates the draft by the grants of the moment: sharing a team's cluster's secret with the team takes back its warning at once, unsharing brings it back", async () => {
+    await api(admin).createSecret({
+      name: "vault-cert",
+      type: SecretType.TLS_CERTIFICATE,
+      certificateChain: edge.cert,
+      privateKey: edge.key,
+    });
+    await api(admin).createCluster(presenting("shop-vault", "vault-cert"));
+    await access().setClusterOwner({ cluster: "shop-vault", teamId: shopTeam });
+    const withheld = async () =>
+      (await api(admin).validate({})).issues
+        .filter((i) => i.code === "secret-not-entitled")
+        .map((i) => i.path);
+    expect(await withheld()).toContain('clusters["shop-vault"]');
+    // The draft is unchanged: only the sharing is, and the answer follows it.
+    const share = (teamIds: string[]) =>
+      access().setSharing({ kind: ResourceKind.SECRET, name: "vault-cert", teamIds });
+    await share([shopTeam]);
+    expect(await withheld()).not.toContain('clusters["shop-vault"]');
+    await share([]);
+    expect(await withheld()).toContain('clusters["shop-vault"]');
+  });
 });

@@ -20,7 +20,8 @@ import {
   UserSchema,
 } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { ApiTokenInfo, Role } from "../auth/index.js";
+import { ANSWER_MAX_BYTES, itemsWithinBytes } from "../api/answer-bytes.js";
+import type { ApiTokenInfo, AuditPage, Role } from "../auth/index.js";
 
 export const ROLE_OF: Record<RoleMessage, Role | undefined> = {
   [RoleMessage.UNSPECIFIED]: undefined,
@@ -149,6 +150,26 @@ export function tokenMessage(token: ApiTokenInfo): ApiToken {
     expireTime: ts(token.expiresAt),
     revokeTime: ts(token.revokedAt),
   });
+}
+
+/**
+ * A page of audit events as ListAuditEvents answers it: the events that fit in 4 MiB encoded
+ * (api/answer-bytes.ts; each event's detail is at most 64 KiB, auth/audit-bounds.ts, but a page
+ * may hold 1000), and the token of the next page: after the last event sent, when the page was
+ * cut or more are stored.
+ */
+export function auditPageMessage(
+  page: AuditPage,
+  maxBytes = ANSWER_MAX_BYTES,
+): { events: AuditEvent[]; nextPageToken: string } {
+  const all = page.events.map(auditEventMessage);
+  const events = all.slice(0, itemsWithinBytes(AuditEventSchema, all, maxBytes));
+  const last = events.at(-1);
+  return {
+    events,
+    nextPageToken:
+      events.length < all.length && last !== undefined ? last.id : (page.nextCursor ?? ""),
+  };
 }
 
 export function auditEventMessage(event: {

@@ -36,7 +36,7 @@ import {
   sessionCookie,
 } from "../auth/index.js";
 import {
-  auditEventMessage,
+  auditPageMessage,
   formatLifetime,
   idArg,
   loadTeam,
@@ -614,10 +614,7 @@ export function createAccessService(
         ...(request.startTime === undefined ? {} : { since: timestampDate(request.startTime) }),
         ...(request.endTime === undefined ? {} : { until: timestampDate(request.endTime) }),
       });
-      return {
-        events: page.events.map(auditEventMessage),
-        nextPageToken: page.nextCursor ?? "",
-      };
+      return auditPageMessage(page);
     },
   };
 }

@@ -25,7 +25,7 @@ import { guarded, publishResponse } from "./publishing.js";
 export function applyHandler(
   options: ConfigServiceOptions,
 ): Pick<ServiceImpl<typeof ConfigService>, "apply"> {
-  const { prisma, store, keyring, importer, onPublished } = options;
+  const { prisma, store, keyring, importer, onPublished, routeTests } = options;
   return {
     async apply(request, context) {
       const caller = callerOf(context);
@@ -37,7 +37,11 @@ export function applyHandler(
       let snapshot: Awaited<ReturnType<typeof store.apply>>;
       try {
         snapshot = await store.apply({
-          ...guarded(context, "publish", request.routeTestOverride),
+          ...guarded(context, {
+            action: "publish",
+            routeTests: routeTests.gate,
+            routeTestOverride: request.routeTestOverride,
+          }),
           message: request.message.trim() || `apply ${document}`,
           prepare: async (_tx, latest) => withStoredEndpoints(latest, imported, document),
           remove: (tx, latest, version, fragment) =>

@@ -19,9 +19,12 @@ export function createConfigService(
   return {
     ...draftHandlers(options),
     ...importExportHandlers(options),
-    ...publishHandlers(options.prisma, options.store, options.onPublished),
-    ...reviewHandlers(options.prisma, options.store, (snapshot) =>
-      publishResponse(options.prisma, snapshot, options.onPublished),
+    ...publishHandlers(options.prisma, options.store, options.onPublished, options.routeTests.gate),
+    ...reviewHandlers(
+      options.prisma,
+      options.store,
+      (snapshot) => publishResponse(options.prisma, snapshot, options.onPublished),
+      options.routeTests.gate,
     ),
     ...applyHandler(options),
     ...endpointsHandler(options),

@@ -32,7 +32,7 @@ const operations: Partial<Record<EndpointOperation, Operation>> = {
 export function endpointsHandler(
   options: ConfigServiceOptions,
 ): Pick<ServiceImpl<typeof ConfigService>, "setEndpoints"> {
-  const { prisma, store, onPublished } = options;
+  const { prisma, store, onPublished, routeTests } = options;
   return {
     async setEndpoints(request, context) {
       const caller = callerOf(context);
@@ -59,7 +59,7 @@ export function endpointsHandler(
         );
       try {
         const snapshot = await store.apply({
-          ...guarded(context, "publish"),
+          ...guarded(context, { action: "publish", routeTests: routeTests.gate }),
           message: request.message.trim() || `endpoints ${operation} ${request.cluster}`,
           prepare: async (_tx, latest) => {
             const cluster = latest.clusters.find((c) => c.name === request.cluster);

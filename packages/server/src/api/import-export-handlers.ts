@@ -53,7 +53,7 @@ class DryRun extends Error {
 export function importExportHandlers(
   options: ConfigServiceOptions,
 ): Pick<ServiceImpl<typeof ConfigService>, "import" | "export"> {
-  const { prisma, keyring, importer } = options;
+  const { prisma, keyring, importer, routeTests: runners } = options;
   const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   return {
     async import(request, context) {
@@ -126,7 +126,9 @@ export function importExportHandlers(
             now: Date.now(),
           }).issues
         : [];
-      const routeTests = checked ? await routeTestIssues(prisma, changes, result.after) : [];
+      const routeTests = checked
+        ? await routeTestIssues(prisma, runners.dryRun, changes, result.after)
+        : [];
       return {
         changes: await objectChanges(changes, { before: result.before, after: result.after }),
         issues: [...imported.issues, ...validation, ...routeTests].map(issueMessage),

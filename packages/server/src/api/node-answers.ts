@@ -1,6 +1,12 @@
-import { toBinary } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type NodeSummary, NodeSummarySchema } from "@switchyard/proto/switchyard/v1/status_pb";
+import {
+  type NodeSummary,
+  NodeSummarySchema,
+  type WatchNodesResponse,
+  WatchNodesResponseSchema,
+} from "@switchyard/proto/switchyard/v1/status_pb";
+import { ANSWER_MAX_BYTES, FIELD_OVERHEAD, itemsWithinBytes } from "./answer-bytes.js";
 
 /**
  * The size bounds of ListNodes and WatchNodes answers, in one place: however many nodes are
@@ -14,11 +20,10 @@ export const LIST_NODES_MAX_PAGE_SIZE = 1_000;
 /** A WatchNodes message without paging holds at most this many nodes. */
 export const WATCH_MESSAGE_MAX_NODES = 500;
 /**
- * An answer stops adding nodes before it passes this many encoded bytes: gRPC's default receive
- * limit (4 MiB), so no client is sent a message its defaults refuse. One node larger than this is
- * still sent, alone.
+ * An answer stops adding nodes before it passes this many encoded bytes (answer-bytes.ts). One
+ * node larger than this is still sent, alone.
  */
-export const NODE_ANSWER_MAX_BYTES = 4 * 1024 * 1024;
+export const NODE_ANSWER_MAX_BYTES = ANSWER_MAX_BYTES;
 
 /** ListNodesRequest.page_size, checked: 0 is the default; InvalidArgument over the maximum. */
 export function listPageSize(requested: number): number {
@@ -48,9 +53,6 @@ export function pageTokenId(token: string): string | undefined {
   return text.slice(TOKEN_PREFIX.length);
 }
 
-/** A protobuf field's overhead around an embedded message: its tag and length (at most 1 + 5). */
-const FIELD_OVERHEAD = 6;
-
 /**
  * How many of `nodes`, from the first, fit in one answer of at most `maxBytes` encoded; at least
  * one when there is any, so an answer always makes progress.
@@ -59,12 +61,7 @@ export function nodesWithinBytes(
   nodes: readonly NodeSummary[],
   maxBytes = NODE_ANSWER_MAX_BYTES,
 ): number {
-  let bytes = 0;
-  for (const [i, node] of nodes.entries()) {
-    bytes += toBinary(NodeSummarySchema, node).length + FIELD_OVERHEAD;
-    if (bytes > maxBytes) return Math.max(1, i);
-  }
-  return nodes.length;
+  return itemsWithinBytes(NodeSummarySchema, nodes, maxBytes);
 }
 
 /** One WatchNodes message's nodes and removed ids. */
@@ -106,4 +103,30 @@ export function nodeBatches(
   if (current.length > 0) batches.push({ nodes: [], removedIds: current });
   if (batches.length === 0) batches.push({ nodes: [], removedIds: [] });
   return batches;
+}
+
+/** What a paged WatchNodes sends for one page: its nodes, how many match, its number, the counts. */
+export type NodePageAnswer = Pick<WatchNodesResponse, "nodes" | "total" | "page" | "counts">;
+
+/**
+ * A page of a paged WatchNodes as messages of about `maxBytes` each: the first (reset) holds the
+ * page's first nodes with its total, number and counts, the ones after it (not reset) the rest of
+ * the page's nodes. One message when the page fits, as it does unless its nodes' statuses are
+ * large (the fleet's NACK texts).
+ */
+export function pageMessages(
+  page: NodePageAnswer,
+  maxBytes = NODE_ANSWER_MAX_BYTES,
+): WatchNodesResponse[] {
+  const [first = { nodes: [], removedIds: [] }, ...rest] = nodeBatches(page.nodes, [], maxBytes);
+  return [
+    create(WatchNodesResponseSchema, {
+      reset: true,
+      nodes: first.nodes,
+      total: page.total,
+      page: page.page,
+      ...(page.counts === undefined ? {} : { counts: page.counts }),
+    }),
+    ...rest.map((batch) => create(WatchNodesResponseSchema, { reset: false, nodes: batch.nodes })),
+  ];
 }

@@ -26,6 +26,7 @@ import {
   specsAroundVersion,
   version,
 } from "./publishing.js";
+import type { StoredTestRunner } from "./route-test-gate.js";
 
 /** The latest published version (0: none yet), as a discard authorizes against it. */
 async function latestVersionOf(tx: TransactionClient): Promise<number> {
@@ -36,6 +37,7 @@ export function publishHandlers(
   prisma: PrismaClient,
   store: SnapshotStore,
   onPublished: (snapshot: PublishedSnapshot) => void,
+  routeTests: StoredTestRunner,
 ) {
   const specsAround = (record: SnapshotRecord) => specsAroundVersion(prisma, record);
   const published = (snapshot: PublishedSnapshot, select: BodiesSelection) =>
@@ -90,7 +92,11 @@ export function publishHandlers(
       const select = bodiesSelection(request.bodies);
       const snapshot = await translated(() =>
         store.publishDraft({
-          ...guarded(context, "publish", request.routeTestOverride),
+          ...guarded(context, {
+            action: "publish",
+            routeTests,
+            routeTestOverride: request.routeTestOverride,
+          }),
           message: request.message.trim(),
           baseVersion: version(request.baseVersion, "base_version"),
           draftRevision: request.draftRevision || undefined,
@@ -108,7 +114,7 @@ export function publishHandlers(
       const select = bodiesSelection(request.bodies);
       const snapshot = await translated(() =>
         store.rollback({
-          ...guarded(context, "rollback"),
+          ...guarded(context, { action: "rollback" }),
           version: version(request.version, "version"),
           message: request.message.trim(),
           baseVersion: version(request.baseVersion, "base_version"),

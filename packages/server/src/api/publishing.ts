@@ -29,7 +29,17 @@ import {
   gateOnRouteTests,
   type RouteTestOverride,
   refuseOverrideUnlessAdmin,
+  type StoredTestRunner,
 } from "./route-test-gate.js";
+
+/** What is guarded: a publish, gated on the stored route tests run by `routeTests`; a rollback. */
+export type GuardedAction =
+  | {
+      readonly action: "publish";
+      readonly routeTests: StoredTestRunner;
+      readonly routeTestOverride?: string;
+    }
+  | { readonly action: "rollback" };
 
 /**
  * The hooks that authorize a publish or rollback against the draft's changes and audit it, both
@@ -40,23 +50,30 @@ import {
  */
 export function guarded(
   context: HandlerContext,
-  action: "publish" | "rollback",
-  routeTestOverride = "",
+  guard: GuardedAction,
 ): {
   readonly author: string;
   readonly authorize: PublishHook;
   readonly audit: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
 } {
   const caller = callerOf(context);
-  const override = routeTestOverride.trim();
+  const { action } = guard;
+  const override = guard.action === "publish" ? (guard.routeTestOverride ?? "").trim() : "";
   refuseOverrideUnlessAdmin(caller, override);
   let overridden: RouteTestOverride | undefined;
   return {
     author: caller.username,
     authorize: (async (tx, changes, draft, latestVersion) => {
       await authorizePublish(tx, caller, action, changes, draft, latestVersion);
-      if (action !== "publish") return [];
-      const gate = await gateOnRouteTests(tx, changes, draft, latestVersion, override);
+      if (guard.action !== "publish") return [];
+      const gate = await gateOnRouteTests(
+        tx,
+        guard.routeTests,
+        changes,
+        draft,
+        latestVersion,
+        override,
+      );
       overridden = gate.override;
       return gate.notes;
     }) satisfies PublishHook,

@@ -26,7 +26,7 @@ import type { SnapshotStore } from "../store/snapshot-store.js";
 import { toConnectError, translated } from "./errors.js";
 import { changeNames } from "./object-changes.js";
 import { guarded, version } from "./publishing.js";
-import { gateOnRouteTests } from "./route-test-gate.js";
+import { gateOnRouteTests, type StoredTestRunner } from "./route-test-gate.js";
 
 type StoredState = ReviewRow["state"];
 
@@ -94,6 +94,7 @@ export function reviewHandlers(
   prisma: PrismaClient,
   store: SnapshotStore,
   published: (snapshot: PublishedSnapshot) => Promise<Omit<PublishResponse, "$typeName">>,
+  routeTests: StoredTestRunner,
 ) {
   const head = async (): Promise<DraftHead> => {
     const diff = await store.diff(undefined, undefined);
@@ -174,7 +175,8 @@ export function reviewHandlers(
               if (decision.t === "deny") assertAllowed(decision);
               // The route tests the approval would run, run now: a requester whose change breaks
               // one learns it (and fixes it) before anyone is asked to review it.
-              return (await gateOnRouteTests(tx, changes, draft, latestVersion, "")).notes;
+              return (await gateOnRouteTests(tx, routeTests, changes, draft, latestVersion, ""))
+                .notes;
             },
           },
           async (tx, { changes, latestVersion }) => {
@@ -250,7 +252,11 @@ export function reviewHandlers(
       const row = await load(request.id);
       if (row.state !== "OPEN") throw notOpen(row, "approved");
       const caller = callerOf(context);
-      const hooks = guarded(context, "publish", request.routeTestOverride);
+      const hooks = guarded(context, {
+        action: "publish",
+        routeTests,
+        routeTestOverride: request.routeTestOverride,
+      });
       const comment = request.comment.trim();
       let snapshot: PublishedSnapshot;
       try {

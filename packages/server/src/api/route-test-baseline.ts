@@ -9,14 +9,10 @@
 import { Code } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import type { RouterCheckProblem, RouterCheckTest } from "@switchyard/snapshot";
-import {
-  type RouteTestRunResult,
-  runRouteTests,
-  type StoredRouteTest,
-} from "../store/route-tests.js";
+import type { RouteTestRunResult, StoredRouteTest } from "../store/route-tests.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { type ApiIssue, invalidArgument } from "./errors.js";
-import { failingCases, specOfLatest } from "./route-test-gate.js";
+import { failingCases, type StoredTestRunner, specOfLatest } from "./route-test-gate.js";
 
 /** The second and later cases of each name, as problems at their test_name. */
 export function duplicateCaseNames(tests: readonly RouterCheckTest[]): RouterCheckProblem[] {
@@ -76,6 +72,7 @@ function refuse(message: string, issues: readonly ApiIssue[]): never {
  */
 export async function checkOnLatest(
   prisma: PrismaClient,
+  runner: StoredTestRunner,
   test: Pick<StoredRouteTest, "name" | "content" | "listener" | "routeConfiguration">,
   knownFailing: boolean,
 ): Promise<string[]> {
@@ -96,6 +93,6 @@ export async function checkOnLatest(
     author: "",
     updatedAt: new Date(0),
   };
-  const [run] = runRouteTests(spec, [stored]);
+  const [run] = await runner.run(spec, [stored]);
   return run === undefined ? [] : knownFailingCases(run, version, knownFailing);
 }

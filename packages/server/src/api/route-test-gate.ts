@@ -10,17 +10,19 @@
  * broken since (by its own team's change an admin let through, by a rollback), would refuse
  * every routing publish of every team until an admin overrides: a veto over others' changes. An
  * admin may publish past the cases a change breaks with a reason, which the audit log records
- * with them. Rollbacks are not gated: going back is how a bad version is undone.
+ * with them. Rollbacks are not gated: going back is how a bad version is undone. The cases run in
+ * the route test worker thread (routing/route-test-runner.ts), never on the event loop that
+ * serves the API and xDS (test/route-test-gate-load.e2e.spec.ts).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import { type ConfigSpec, type SourceChange, specFromSources } from "@switchyard/snapshot";
 import type { Principal } from "../auth/principal.js";
+import type { RouteTestRunner } from "../routing/route-test-runner.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import {
   listRouteTests,
   type RouteTestRunResult,
-  runRouteTests,
   type StoredRouteTest,
 } from "../store/route-tests.js";
 import { latestVersion, type PublishNote } from "../store/snapshot-records.js";
@@ -33,6 +35,9 @@ const ROUTING_KINDS: ReadonlySet<SourceChange["kind"]> = new Set([
   "listener",
   "runtimeLayer",
 ]);
+
+/** Where the gate's cases run: off the event loop (routing/route-test-runner.ts). */
+export type StoredTestRunner = Pick<RouteTestRunner, "run">;
 
 /** Failures listed in a refusal at most; the rest are counted. */
 const LISTED_FAILURES = 10;
@@ -188,13 +193,14 @@ export function specOfLatest(db: TransactionClient, version: number): Promise<Co
  */
 async function verdictOn(
   db: TransactionClient,
+  runner: StoredTestRunner,
   draft: ConfigSpec,
   version: number,
 ): Promise<RouteTestVerdict> {
-  const onDraft = runRouteTests(draft, await listRouteTests(db));
+  const onDraft = await runner.run(draft, await listRouteTests(db));
   const failing = testsWithFailures(onDraft);
   if (failing.length === 0) return { breaks: [], alreadyFailing: [] };
-  return routeTestVerdict(onDraft, runRouteTests(await specOfLatest(db, version), failing));
+  return routeTestVerdict(onDraft, await runner.run(await specOfLatest(db, version), failing));
 }
 
 /**
@@ -205,6 +211,7 @@ async function verdictOn(
  */
 export async function routeTestIssues(
   prisma: PrismaClient,
+  runner: StoredTestRunner,
   changes: readonly SourceChange[],
   draft: ConfigSpec,
 ): Promise<ApiIssue[]> {
@@ -212,9 +219,10 @@ export async function routeTestIssues(
   const { version, verdict } = await prisma.$transaction(
     async (tx) => {
       const version = (await latestVersion(tx)) ?? 0;
-      return { version, verdict: await verdictOn(tx, draft, version) };
+      return { version, verdict: await verdictOn(tx, runner, draft, version) };
     },
-    { isolationLevel: "RepeatableRead" },
+    // As long as a publish's transaction (publish-transaction.ts): the cases may take seconds.
+    { isolationLevel: "RepeatableRead", timeout: 60_000, maxWait: 10_000 },
   );
   return [
     ...verdict.breaks.map(
@@ -246,13 +254,14 @@ export interface RouteTestGate {
  */
 export async function gateOnRouteTests(
   tx: TransactionClient,
+  runner: StoredTestRunner,
   changes: readonly SourceChange[],
   draft: ConfigSpec,
   version: number,
   override: string,
 ): Promise<RouteTestGate> {
   if (!movesRequests(changes)) return { override: undefined, notes: [] };
-  const { breaks, alreadyFailing } = await verdictOn(tx, draft, version);
+  const { breaks, alreadyFailing } = await verdictOn(tx, runner, draft, version);
   const notes = alreadyFailing.map((f) => alreadyFailingNote(f, version));
   if (breaks.length === 0) return { override: undefined, notes };
   if (override === "")

@@ -24,11 +24,11 @@ import {
   getRouteTest,
   listRouteTests,
   putRouteTest,
-  runRouteTests,
   type StoredRouteTest,
 } from "../store/route-tests.js";
 import { version } from "./publishing.js";
 import { checkOnLatest, duplicateCaseNames } from "./route-test-baseline.js";
+import type { StoredTestRunner } from "./route-test-gate.js";
 import { checkedTarget, routeTestProblems, routeTestResultMessage } from "./route-test-messages.js";
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
@@ -171,11 +171,13 @@ async function authorizeTest(
 export function routeTestHandlers(options: {
   readonly prisma: PrismaClient;
   readonly specAt: (version: number) => Promise<ConfigSpec>;
+  /** Where stored tests run, off the event loop (routing/route-test-runner.ts). */
+  readonly routeTests: StoredTestRunner;
 }): Pick<
   ServiceImpl<typeof RoutingService>,
   "listRouteTests" | "putRouteTest" | "deleteRouteTest" | "runRouteTests"
 > {
-  const { prisma, specAt } = options;
+  const { prisma, specAt, routeTests } = options;
   return {
     async listRouteTests() {
       return { tests: (await listRouteTests(prisma)).map(message) };
@@ -209,7 +211,7 @@ export function routeTestHandlers(options: {
       // Past the limits is refused before the cases run on the latest version (and again below,
       // where puts take turns).
       checkCaseLimits(await listRouteTests(prisma), put, teamName);
-      const knownFailing = await checkOnLatest(prisma, request, request.knownFailing);
+      const knownFailing = await checkOnLatest(prisma, routeTests, request, request.knownFailing);
       const stored = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROUTE_TESTS_LOCK})`;
         checkCaseLimits(await listRouteTests(tx), put, teamName);
@@ -255,7 +257,7 @@ export function routeTestHandlers(options: {
     async runRouteTests(request) {
       const at = version(request.version, "version");
       const [spec, tests] = await Promise.all([specAt(at), listRouteTests(prisma)]);
-      const runs = runRouteTests(spec, tests).map(({ test, cases }) => {
+      const runs = (await routeTests.run(spec, tests)).map(({ test, cases }) => {
         const passed = cases.filter((c) => c.result.passed).length;
         const known = (name: string) => test.knownFailing.includes(name);
         return {

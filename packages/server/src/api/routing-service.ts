@@ -54,7 +54,7 @@ export function createRoutingService({
     );
 
   return {
-    ...routeTestHandlers({ prisma, specAt }),
+    ...routeTestHandlers({ prisma, specAt, routeTests }),
 
     async testRoute(request) {
       const question = routeQuestion(request);

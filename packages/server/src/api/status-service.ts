@@ -28,6 +28,7 @@ import {
   listPageSize,
   nodeBatches,
   nodesWithinBytes,
+  pageMessages,
   pageTokenAfter,
   pageTokenId,
 } from "./node-answers.js";
@@ -114,7 +115,8 @@ export function createStatusService({
         });
         if (last === undefined || !equals(WatchNodesResponseSchema, last, next)) {
           last = next;
-          yield next;
+          // The page in messages of at most 4 MiB (node-answers.ts), the first a reset.
+          yield* pageMessages(next);
         }
         const changes = await inbox.take(signal);
         if (changes === undefined) return;

@@ -7,7 +7,13 @@ import {
   virtualHostSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
-import { type Grants, mayUse, referencesDecision, secretServing } from "./grants.js";
+import {
+  type Grants,
+  grantsRevision,
+  mayUse,
+  referencesDecision,
+  secretServing,
+} from "./grants.js";
 
 const SHOP = { id: "t-shop", name: "shop" };
 
@@ -154,5 +160,34 @@ describe("what a team may name", () => {
     expect(serve("edge-cert", { kind: "cluster", name: "shop-web" })).toBe(false);
     expect(serve("shop-ca", { kind: "cluster", name: "shop-web" })).toBe(true);
     expect(serve("shop-ca", { kind: "cluster", name: "pay-api" })).toBe(false);
+  });
+});
+
+describe("grantsRevision", () => {
+  it("is the same for the same grants read in another order", () => {
+    const one = grants({}, [
+      ["secret", "edge-cert", "t-shop"],
+      ["secret", "edge-cert", "t-pay"],
+    ]);
+    const reversed = (map: ReadonlyMap<string, string | null>) => new Map([...map].reverse());
+    const other = grants(
+      {
+        cluster: reversed(one.owners.cluster),
+        secret: reversed(one.owners.secret),
+      },
+      [
+        ["secret", "edge-cert", "t-pay"],
+        ["secret", "edge-cert", "t-shop"],
+      ],
+    );
+    expect(grantsRevision(other)).toBe(grantsRevision(one));
+  });
+
+  it("changes with a share, an owner or a team's name", () => {
+    const base = grantsRevision(grants());
+    expect(grantsRevision(grants({}, [["secret", "edge-cert", "t-shop"]]))).not.toBe(base);
+    expect(grantsRevision(grants({ secret: new Map([["edge-cert", "t-shop"]]) }))).not.toBe(base);
+    const renamed = { ...grants(), teamNames: new Map([["t-shop", "shoppe"]]) };
+    expect(grantsRevision(renamed)).not.toBe(base);
   });
 });

@@ -11,6 +11,7 @@
  * @switchyard/snapshot); every kind of it is decided here, so a new kind must be decided before
  * it compiles.
  */
+import { createHash } from "node:crypto";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ClusterSpec,
@@ -35,6 +36,24 @@ export interface Grants {
 }
 
 const shareKey = (kind: ReferenceKind, name: string) => `${kind}\u0000${name}`;
+
+/**
+ * A digest of everything in `grants`, in an order of its own (not the rows'): equal for equal
+ * grants, so a result computed from them (the draft's validation report, snapshot-store.ts) is
+ * reused only while they are unchanged.
+ */
+export function grantsRevision(grants: Grants): string {
+  const hash = createHash("sha256");
+  const entries = <V>(map: ReadonlyMap<string, V>): [string, V][] =>
+    [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const kind of Object.keys(grants.owners).sort() as ReferenceKind[])
+    hash.update(JSON.stringify([kind, entries(grants.owners[kind])]));
+  hash.update(
+    JSON.stringify(entries(grants.shares).map(([key, teams]) => [key, [...teams].sort()])),
+  );
+  hash.update(JSON.stringify(entries(grants.teamNames)));
+  return hash.digest("base64url");
+}
 
 /**
  * Whether objects of the kind have an owner team. Exhaustive over ReferenceKind: a new kind of

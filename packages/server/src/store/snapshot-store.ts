@@ -22,7 +22,7 @@ import {
   type ValidationReport,
   validate,
 } from "@switchyard/snapshot";
-import { loadGrants, secretServing } from "../auth/grants.js";
+import { grantsRevision, loadGrants, secretServing } from "../auth/grants.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { restoreOwnersOf } from "./cluster-owners.js";
 import { DraftCache, type DraftRead } from "./draft-cache.js";
@@ -191,16 +191,18 @@ export class SnapshotStore {
   /**
    * The draft's validation report, as a publish judges it: read through the draft cache and
    * compiled with its memo (an unchanged object is not encoded again). The report is reused while
-   * the draft's content (its revision) is unchanged, for up to VALIDATION_REUSE_MS: certificate
-   * expiry warnings depend on the time.
+   * the draft's content (its revision), the grants it was judged with (which team may use which
+   * secret: owners and shares, grantsRevision) and the Envoy APIs installed are unchanged, for up
+   * to VALIDATION_REUSE_MS: certificate expiry warnings depend on the time.
    */
   async validateDraft(): Promise<ValidationReport> {
     const [draft, grants] = await this.#prisma.$transaction(
       async (tx) => [await this.draft.read(tx), await loadGrants(tx)] as const,
       { isolationLevel: "RepeatableRead" },
     );
-    // The Envoy APIs installed are part of what the report says (schema-handlers.ts).
-    const revision = `${draftRevision(sourceManifest(draft.objects))}/${schemaGeneration()}`;
+    // The Envoy APIs installed are part of what the report says (schema-handlers.ts), and so are
+    // the grants (a secret withheld from a team's cluster is warned of).
+    const revision = `${draftRevision(sourceManifest(draft.objects))}/${grantsRevision(grants)}/${schemaGeneration()}`;
     const now = Date.now();
     const last = this.#validated;
     if (last?.revision === revision && now - last.at < VALIDATION_REUSE_MS) return last.report;

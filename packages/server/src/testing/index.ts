@@ -6,8 +6,10 @@
  * (raw-ads-client) and the two real proxyless gRPC clients (clients).
  */
 
-// Route tests stored, and the publish gate that runs them, for the config benchmark.
+// Route tests stored, and the publish gate that runs them in a worker thread, for the config
+// benchmark.
 export { gateOnRouteTests } from "../api/route-test-gate.js";
+export { createRouteTestRunner } from "../routing/route-test-runner.js";
 // A database's draft and versions written directly, for a test or benchmark that seeds one before
 // a server (often a `switchyard serve` process) opens it.
 export { writeCluster, writeObjects, writeRouteConfiguration } from "../store/draft-store.js";

@@ -17,7 +17,8 @@ export type NodePageRequest = MessageInitShape<typeof WatchNodesRequestSchema>;
  * filters, sorts and counts, and sends the page whole whenever it changes, so the page costs the
  * same with ten nodes or ten thousand. Undefined until the first message; a new `request` (a
  * filter, a sort, another page) opens a new stream, and the previous page stays shown until the
- * new one arrives. `key` must change exactly when the request does.
+ * new one arrives. `key` must change exactly when the request does. A page too large for one
+ * message (past about 4 MiB) comes as a reset and messages adding the rest of its nodes.
  */
 export function useNodePage(
   request: NodePageRequest,
@@ -36,13 +37,26 @@ export function useNodePage(
     (signal: AbortSignal) => tagged(key, client.watchNodes(request, { signal })),
     [client, key],
   );
-  const { state, reconnectNow } = useLiveStream(open, setReceived);
+  const onMessage = useCallback(
+    (next: Tagged) => setReceived((previous) => withMessage(previous, next)),
+    [],
+  );
+  const { state, reconnectNow } = useLiveStream(open, onMessage);
   return { page: received?.message, current: received?.key === key, state, reconnectNow };
 }
 
 interface Tagged {
   readonly key: string;
   readonly message: WatchNodesResponse;
+}
+
+/** The page after `next`: a reset replaces it, a message that is not adds its nodes. */
+function withMessage(previous: Tagged | undefined, next: Tagged): Tagged {
+  if (next.message.reset || previous?.key !== next.key) return next;
+  return {
+    key: next.key,
+    message: { ...previous.message, nodes: [...previous.message.nodes, ...next.message.nodes] },
+  };
 }
 
 /** Each message with the request it answers, so a late one is never taken for the new page's. */
