@@ -159,6 +159,25 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect(await groups(3)).toEqual(await groups(1));
   });
 
+  it("a rollback changes only what it changes: an object it does not alter keeps its update time", async () => {
+    const api = harness.api();
+    await api.createCluster(cluster("kept", 1));
+    await api.createCluster(cluster("moved", 2));
+    await api.publish({ message: "v1" });
+    await api.updateCluster(cluster("moved", 3));
+    await api.publish({ message: "v2" });
+    const before = await api.getCluster({ name: "kept" });
+    const moved = await api.getCluster({ name: "moved" });
+
+    await api.rollback({ version: 1n, baseVersion: 2n });
+
+    const kept = await api.getCluster({ name: "kept" });
+    expect(kept.updateTime).toEqual(before.updateTime);
+    const back = await api.getCluster({ name: "moved" });
+    expect(back.localities[0]?.endpoints[0]?.port).toBe(2);
+    expect(back.updateTime).not.toEqual(moved.updateTime);
+  });
+
   it("lists every version newest first with its author, message and change counts", async () => {
     await harness.api("alice").createCluster(cluster("a", 1));
     await harness.api("alice").publish({ message: "add a" });

@@ -15,7 +15,9 @@ import type {
   SourceKind,
   VirtualHostSpec,
 } from "@switchyard/snapshot";
+import { sourceObjects } from "@switchyard/snapshot";
 import { type Column, chunks, column, quoted, rowsSource } from "./bulk-sql.js";
+import { readConfigSpec } from "./config-store.js";
 
 /**
  * Writes to the draft. Every object is written whole (replace by name), children in the order
@@ -511,8 +513,21 @@ export async function deleteObject(
   }
 }
 
-/** Makes the draft exactly `spec`: what rollback does before publishing. */
+/**
+ * Makes the draft exactly `spec`: what rollback does before publishing. Only the objects whose
+ * content differs are written, so an object the rollback does not change keeps its update time.
+ */
 export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Promise<void> {
+  const now = new Map(
+    sourceObjects(await readConfigSpec(db)).map((o) => [`${o.kind}/${o.name}`, o.key]),
+  );
+  const changed = new Set(
+    sourceObjects(spec)
+      .filter((o) => now.get(`${o.kind}/${o.name}`) !== o.key)
+      .map((o) => `${o.kind}/${o.name}`),
+  );
+  const only = <T extends { name: string }>(kind: SourceKind, objects: readonly T[]) =>
+    objects.filter((o) => changed.has(`${kind}/${o.name}`));
   await db.nodeGroup.deleteMany({ where: { name: { notIn: spec.nodeGroups.map((g) => g.name) } } });
   await db.listener.deleteMany({ where: { name: { notIn: spec.listeners.map((l) => l.name) } } });
   await db.routeConfiguration.deleteMany({
@@ -523,5 +538,12 @@ export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Pro
     where: { name: { notIn: spec.runtimeLayers.map((r) => r.name) } },
   });
   await db.secret.deleteMany({ where: { name: { notIn: spec.secrets.map((s) => s.name) } } });
-  await writeObjects(db, spec);
+  await writeObjects(db, {
+    clusters: only("cluster", spec.clusters),
+    listeners: only("listener", spec.listeners),
+    routeConfigurations: only("routeConfiguration", spec.routeConfigurations),
+    nodeGroups: only("nodeGroup", spec.nodeGroups),
+    runtimeLayers: only("runtimeLayer", spec.runtimeLayers),
+    secrets: only("secret", spec.secrets),
+  });
 }
