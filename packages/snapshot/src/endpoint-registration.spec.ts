@@ -65,7 +65,7 @@ describe("endpoint registration", () => {
     ]);
     expect(endpointsOf(set)).toEqual([
       { locality: "eu/a/0", weight: 3, endpoints: ["10.0.0.2:80"] },
-      { locality: "us/b/1", weight: null, endpoints: ["10.0.1.1:80"] },
+      { locality: "us/b/1", weight: 1, endpoints: ["10.0.1.1:80"] },
     ]);
   });
 
@@ -87,8 +87,27 @@ describe("endpoint registration", () => {
     const moved = registerEndpoints(stored, "add", [at("10.0.0.1", 80, { region: "us" })]);
     expect(endpointsOf(moved)).toEqual([
       { locality: "eu/a/0", weight: 3, endpoints: ["10.0.0.2:80"] },
-      { locality: "us//0", weight: null, endpoints: ["10.0.0.1:80"] },
+      { locality: "us//0", weight: 1, endpoints: ["10.0.0.1:80"] },
     ]);
+  });
+
+  it("gives a locality it creates a weight of 1 when named or beside weighted ones (gRPC sends nothing to one without), and leaves the unnamed one of an unweighted cluster unweighted", () => {
+    const plain = clusterSpec("plain");
+    const unnamed = registerEndpoints(plain, "set", [at("10.0.0.1", 80)]);
+    expect(endpointsOf(unnamed)).toEqual([
+      { locality: "//0", weight: null, endpoints: ["10.0.0.1:80"] },
+    ]);
+    expect(
+      endpointsOf(registerEndpoints(unnamed, "add", [at("10.0.0.2", 80, { zone: "z1" })])),
+    ).toEqual([
+      { locality: "//0", weight: null, endpoints: ["10.0.0.1:80"] },
+      { locality: "/z1/0", weight: 1, endpoints: ["10.0.0.2:80"] },
+    ]);
+    expect(endpointsOf(registerEndpoints(stored, "add", [at("10.0.0.9", 80)]))).toContainEqual({
+      locality: "//0",
+      weight: 1,
+      endpoints: ["10.0.0.9:80"],
+    });
   });
 
   it("remove takes endpoints out by address and port, drops an emptied locality, and ignores one not registered", () => {

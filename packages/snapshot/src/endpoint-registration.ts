@@ -30,6 +30,19 @@ const localityKey = (l: Pick<LocalitySpec, "region" | "zone" | "subZone" | "prio
 const endpointKey = (e: { readonly address: string; readonly port: number }) =>
   `${e.address.toLowerCase()}|${e.port}`;
 
+/**
+ * The weight of a locality a registration creates. A proxyless gRPC client sends nothing to a
+ * locality without `load_balancing_weight` (gRFC A27's weighted target, one child per locality),
+ * and neither does Envoy under `locality_weighted_lb_config`; so a named locality (`--zone`,
+ * `--region`, `--sub-zone`) and any locality of a cluster whose localities are weighted starts
+ * at 1, an equal share. The unnamed locality of a cluster without weights stays unweighted, as
+ * Envoy writes it. A weight is changed with the cluster itself (apply, the console).
+ */
+function newLocalityWeight(cluster: ClusterSpec, at: RegisteredEndpoint): number | null {
+  const named = at.region !== "" || at.zone !== "" || at.subZone !== "";
+  return named || cluster.localities.some((l) => l.weight !== null) ? 1 : null;
+}
+
 /** The cluster's endpoints after the operation; the cluster itself when nothing changes. */
 export function registerEndpoints(
   cluster: ClusterSpec,
@@ -73,7 +86,7 @@ export function registerEndpoints(
           zone: endpoint.zone,
           subZone: endpoint.subZone,
           priority: endpoint.priority,
-          weight: null,
+          weight: newLocalityWeight(cluster, endpoint),
           extra: {},
           endpoints: [spec],
         });
