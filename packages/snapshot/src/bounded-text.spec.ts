@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { truncateUtf8 } from "./bounded-text.js";
+import { quotedInput, truncateUtf8 } from "./bounded-text.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
@@ -28,5 +28,13 @@ describe("truncateUtf8", () => {
         expect(bytes(kept) + dropped).toBe(bytes(unit.repeat(100)));
       }
     }
+  });
+
+  it("quotes a caller's value whole up to 80 characters, and past that cut with its length in characters", () => {
+    expect(quotedInput("shop")).toBe('"shop"');
+    expect(quotedInput("é".repeat(80))).toBe(JSON.stringify("é".repeat(80)));
+    expect(quotedInput(`${"ab".repeat(50)}`)).toBe(
+      `${JSON.stringify("ab".repeat(40))}… (100 characters)`,
+    );
   });
 });

@@ -31,3 +31,16 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   while (cut > 0 && ((bytes[cut] ?? 0) & 0xc0) === 0x80) cut -= 1;
   return `${decoder.decode(bytes.subarray(0, cut))}${truncationMarker(bytes.length - cut)}`;
 }
+
+/** Characters of a caller's value a refusal quotes at most (the rest is counted). */
+export const QUOTED_INPUT_CHARS = 80;
+
+/**
+ * A caller's value as a refusal quotes it: JSON-quoted, cut to `max` characters with how long it
+ * was, so a 10,000-character name is not echoed back whole.
+ */
+export function quotedInput(value: string, max = QUOTED_INPUT_CHARS): string {
+  const chars = [...value];
+  if (chars.length <= max) return JSON.stringify(value);
+  return `${JSON.stringify(chars.slice(0, max).join(""))}… (${chars.length} characters)`;
+}

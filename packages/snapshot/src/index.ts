@@ -1,4 +1,4 @@
-export { truncateUtf8, truncationMarker } from "./bounded-text.js";
+export { quotedInput, truncateUtf8, truncationMarker } from "./bounded-text.js";
 export {
   type CompiledConfig,
   type CompiledGroup,

@@ -3,6 +3,7 @@
  * and mapping accounts, teams, tokens and audit events to their API messages. The handlers are in
  * access-service.ts.
  */
+
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -20,6 +21,7 @@ import {
   UserSchema,
 } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
+import { quotedInput } from "@switchyard/snapshot";
 import { ANSWER_MAX_BYTES, itemsWithinBytes } from "../api/answer-bytes.js";
 import type { ApiTokenInfo, AuditPage, Role } from "../auth/index.js";
 
@@ -50,7 +52,7 @@ export function idArg(value: string, field: string): string {
     throw new ConnectError(
       value === ""
         ? `${field} is required`
-        : `${field} ${JSON.stringify(value)} is not an id this server gave`,
+        : `${field} ${quotedInput(value)} is not an id this server gave`,
       Code.InvalidArgument,
     );
   return value.toLowerCase();
@@ -62,7 +64,7 @@ export function teamNameArg(name: string): string {
   const trimmed = name.trim();
   if (!TEAM_NAME.test(trimmed))
     throw new ConnectError(
-      `team name ${JSON.stringify(name)} must be 1 to 64 characters without control characters`,
+      `team name ${quotedInput(name)} must be 1 to 64 characters without control characters`,
       Code.InvalidArgument,
     );
   return trimmed;

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
+import { quotedInput } from "@switchyard/snapshot";
 import { type AuditFilter, assertAllowed, authorize, exportAudit } from "../auth/index.js";
 import { authenticateRequest } from "./access-interceptor.js";
 
@@ -21,7 +22,7 @@ function dateParam(params: URLSearchParams, name: string): Date | undefined {
   const date = new Date(value);
   if (Number.isNaN(date.getTime()))
     throw new ConnectError(
-      `query parameter ${name}=${JSON.stringify(value)} is not a date (ISO 8601, e.g. 2026-01-31T12:00:00Z)`,
+      `query parameter ${name}=${quotedInput(value)} is not a date (ISO 8601, e.g. 2026-01-31T12:00:00Z)`,
       Code.InvalidArgument,
     );
   return date;
@@ -47,7 +48,7 @@ export function auditExportHandler(prisma: PrismaClient) {
         const format = params.get("format") ?? "ndjson";
         if (format !== "ndjson" && format !== "csv")
           throw new ConnectError(
-            `query parameter format=${JSON.stringify(format)} must be ndjson or csv`,
+            `query parameter format=${quotedInput(format)} must be ndjson or csv`,
             Code.InvalidArgument,
           );
         const filter: AuditFilter = {

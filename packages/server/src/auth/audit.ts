@@ -5,6 +5,7 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Prisma, PrismaClient, TransactionClient } from "@switchyard/db";
+import { quotedInput } from "@switchyard/snapshot";
 import { boundedAuditDetail } from "./audit-bounds.js";
 
 export type ActorKind = "user" | "token" | "system";
@@ -138,7 +139,7 @@ export async function listAudit(
   if (options.cursor != null && options.cursor !== "") {
     if (!/^\d{1,19}$/.test(options.cursor))
       throw new ConnectError(
-        `cursor ${JSON.stringify(options.cursor)} is not one this server gave`,
+        `cursor ${quotedInput(options.cursor)} is not one this server gave`,
         Code.InvalidArgument,
       );
     before = BigInt(options.cursor);

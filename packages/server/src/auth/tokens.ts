@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
+import { quotedInput } from "@switchyard/snapshot";
 import {
   isTokenScope,
   PRINCIPAL_SELECT,
@@ -65,7 +66,7 @@ export async function createApiToken(
   const unknown = options.scopes.filter((scope) => !isTokenScope(scope));
   if (unknown.length > 0)
     throw new ConnectError(
-      `unknown token scope ${unknown.map((s) => JSON.stringify(s)).join(", ")}; ` +
+      `unknown token scope ${unknown.map((s) => quotedInput(s)).join(", ")}; ` +
         `scopes are ${TOKEN_SCOPES.join(", ")}`,
       Code.InvalidArgument,
     );

@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PASSWORD } from "./fixtures.js";
-import { authenticate, createUser, setPassword } from "./users.js";
+import { authenticate, checkUsername, createUser, setPassword } from "./users.js";
 
 let database: TestDatabase;
 beforeEach(async () => {
@@ -35,6 +35,13 @@ describe("users", () => {
         teamId: team.id,
       }),
     ).rejects.toThrow(/only members belong to a team/);
+  });
+
+  it("a refused username is quoted cut to 80 characters with its length, not echoed back whole", () => {
+    const long = `${"x".repeat(9_999)}!`;
+    expect(() => checkUsername(long)).toThrow(
+      `username "${"x".repeat(80)}"… (10000 characters) must be 1 to 64 characters`,
+    );
   });
 
   it("the password is stored only as an argon2id hash, and a new one replaces it", async () => {

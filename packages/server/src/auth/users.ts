@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import { quotedInput } from "@switchyard/snapshot";
 import {
   checkPasswordPolicy,
   hashPassword,
@@ -20,7 +21,7 @@ export function checkUsername(username: string): string {
   const name = normalizeUsername(username);
   if (!USERNAME.test(name))
     throw new ConnectError(
-      `username ${JSON.stringify(username)} must be 1 to 64 characters of a-z, 0-9, ".", "_" ` +
+      `username ${quotedInput(username)} must be 1 to 64 characters of a-z, 0-9, ".", "_" ` +
         `and "-", starting with a letter or digit`,
       Code.InvalidArgument,
     );
