@@ -195,7 +195,12 @@ export async function serve(flags: {
     );
   }
   const bound = flags.host ?? env.SWITCHYARD_HOST;
-  const shown = bound === "127.0.0.1" || bound === "::1" ? "localhost" : bound;
+  const shown =
+    bound === "127.0.0.1" || bound === "::1"
+      ? "localhost"
+      : bound.includes(":") && !bound.startsWith("[")
+        ? `[${bound}]`
+        : bound;
   process.stdout.write(
     [
       "",
