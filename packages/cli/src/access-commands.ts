@@ -173,9 +173,16 @@ export async function login(server: string, input: LoginInput, out: Output): Pro
       name: `switchyard CLI on ${os.hostname()}`.slice(0, 100),
       scopes: LOGIN_SCOPES,
     });
-    storeCredential(server, { token: created.secret, tokenId: created.token?.id ?? "", username });
+    storeCredential(server, {
+      token: created.secret,
+      tokenId: created.token?.id ?? "",
+      username,
+      server: serverKey(server),
+      loggedInAt: new Date().toISOString(),
+    });
     out.out(
-      `Logged in to ${serverKey(server)} as ${username}. The API token is stored for this server.\n`,
+      `Logged in to ${serverKey(server)} as ${username}. The API token is stored for this server, ` +
+        "and commands talk to it unless --server or SWITCHYARD_SERVER names another.\n",
     );
   });
 }

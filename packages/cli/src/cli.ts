@@ -6,14 +6,16 @@
 import { DbError } from "@switchyard/db/errors";
 import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { DURATION_HINT, durationMs } from "@switchyard/server/duration";
-import { MAX_XDS_WORKERS, readEnv } from "@switchyard/server/env";
+import { MAX_XDS_WORKERS } from "@switchyard/server/env";
 import { StartupError } from "@switchyard/server/startup-error";
 import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "@switchyard/server/xds-authority";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import * as accessCommands from "./access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./bootstrap.js";
+import { askServer, checkReach } from "./bootstrap-server.js";
 import { CliError, connect, connectAccess, connectRouting, explain } from "./client.js";
 import * as commands from "./commands.js";
+import { chooseServer, type ServerChoice } from "./credentials.js";
 import type { EndpointOptions } from "./endpoint-commands.js";
 import * as endpointCommands from "./endpoint-commands.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
@@ -89,9 +91,9 @@ const stdout: Output = { out: (text) => cliIo().out(text) };
 const TYPE_HELP =
   'the type of the resources the files give without "@type" (Envoy Gateway\'s per-type files, istioctl proxy-config cluster -o json): listeners, clusters, routes, endpoints or secrets; a file named listeners.yaml, NAME.clusters.yaml, ... holds its own';
 
-/** The server client commands talk to: --server, else SWITCHYARD_SERVER. */
-function serverOf(program: Command): string {
-  return (program.opts() as { server?: string }).server ?? readEnv(cliIo().env).SWITCHYARD_SERVER;
+/** The server client commands talk to (credentials.ts's chooseServer). */
+function serverOf(program: Command): ServerChoice {
+  return chooseServer((program.opts() as { server?: string }).server);
 }
 
 /**
@@ -106,7 +108,7 @@ function withClient<C, A extends unknown[]>(
   return async (...args: A) => {
     const server = serverOf(program);
     try {
-      await run(connectTo(server), ...args);
+      await run(connectTo(server.url), ...args);
     } catch (error) {
       throw error instanceof CliError ? error : explain(error, server);
     }
@@ -132,7 +134,7 @@ export function createCli(): Command {
     .description("Switchyard: an Envoy control plane with a web console")
     .option(
       "--server <url>",
-      "the Switchyard server for client commands (env SWITCHYARD_SERVER, default http://localhost:3000)",
+      "the Switchyard server for client commands (env SWITCHYARD_SERVER; default: the one `switchyard login` last signed in to, else http://localhost:3000)",
     )
     .showHelpAfterError();
   program
@@ -146,6 +148,10 @@ export function createCli(): Command {
       port,
     )
     .option("--xds-port <port>", "xDS gRPC port (env SWITCHYARD_XDS_PORT, default 18000)", port)
+    .option(
+      "--advertise-xds-address <host:port>",
+      "where proxies reach the xDS port, when not --host and --xds-port (a load balancer, a published container port): what `switchyard bootstrap` and the console write (env SWITCHYARD_ADVERTISE_XDS_ADDRESS)",
+    )
     .option(
       "--xds-workers <count>",
       "worker processes serving xDS on the xDS port, so a change reaches the fleet on every core while the API stays responsive; 0 serves xDS in this process (env SWITCHYARD_XDS_WORKERS, default: one per core)",
@@ -515,8 +521,7 @@ export function createCli(): Command {
     .option("--delta", "Envoy over Delta (incremental) ADS instead of state of the world")
     .option(
       "--xds-address <host:port>",
-      "where proxies reach Switchyard's xDS server",
-      "localhost:18000",
+      "where proxies reach Switchyard's xDS server (default: asked of the server, --server or the one logged in to, which answers its --advertise-xds-address, else its xDS bind address and port)",
     )
     .option("--xds-ca <file>", "reach the xDS server over TLS, trusting this PEM CA")
     .option("--client-cert <file>", "PEM client certificate for an xDS server requiring mTLS")
@@ -540,7 +545,7 @@ export function createCli(): Command {
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(
-      (options: {
+      async (options: {
         runtimeLayer?: string[];
         files?: string;
         fileFormat?: "yaml" | "json";
@@ -548,7 +553,7 @@ export function createCli(): Command {
         cluster?: string;
         grpc?: boolean;
         delta?: boolean;
-        xdsAddress: string;
+        xdsAddress?: string;
         xdsCa?: string;
         clientCert?: string;
         clientKey?: string;
@@ -591,8 +596,15 @@ export function createCli(): Command {
           throw new CliError("gRPC xDS clients speak state-of-the-world ADS only: drop --delta");
         if (options.xdsCa === undefined && options.clientCert !== undefined)
           throw new CliError("--client-cert needs TLS: give --xds-ca, the CA of the xDS server");
+        let { xdsAddress } = options;
+        if (xdsAddress === undefined) {
+          const info = await askServer(serverOf(program));
+          for (const note of checkReach(info, options)) cliIo().err(`note: ${note}\n`);
+          xdsAddress = info.xdsAddress;
+        }
         const common = {
           ...options,
+          xdsAddress,
           tls:
             options.xdsCa === undefined
               ? undefined

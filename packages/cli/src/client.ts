@@ -15,8 +15,17 @@ import {
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
-import { tokenOf } from "./credentials.js";
+import { readEnv } from "@switchyard/server/env";
+import {
+  latestLogin,
+  type ServerChoice,
+  type StoredCredential,
+  serverKey,
+  storedCredential,
+  tokenOf,
+} from "./credentials.js";
 import { CliError } from "./errors.js";
+import { cliIo } from "./io.js";
 
 export type ConfigClient = Client<typeof ConfigService>;
 
@@ -61,21 +70,60 @@ export function formatIssue(issue: Issue): string {
   return `  ${severity}  ${issue.path}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}`;
 }
 
-/** Turns an API error into a CliError with the server's message and every issue at its path. */
-export function explain(error: unknown, server: string): CliError {
+/** How to name a stored login in a message: "admin, logged in 2026-12-02". */
+function loginOf(credential: StoredCredential): string {
+  const date = credential.loggedInAt?.slice(0, 10);
+  return `${credential.username}${date === undefined ? "" : `, logged in ${date}`}`;
+}
+
+/** The connection failed: nobody answers at the server's address. */
+export function unreachable(error: ConnectError): boolean {
+  return (
+    error.code === Code.Unavailable ||
+    (error.code === Code.Unknown && /ECONNREFUSED|fetch failed/.test(error.message))
+  );
+}
+
+/**
+ * Turns an API error into a CliError with the server's message and every issue at its path.
+ * A failure to reach or sign in to the server says which server was asked and why that one
+ * (the flag, the variable, or the latest login), and which server the stored login is for, so
+ * a server that moved to another port is a message saying how to follow it, not a refusal.
+ */
+export function explain(error: unknown, choice: ServerChoice): CliError {
+  const server = choice.url;
   const connectError = ConnectError.from(error);
-  if (
-    connectError.code === Code.Unavailable ||
-    (connectError.code === Code.Unknown && /ECONNREFUSED|fetch failed/.test(connectError.message))
-  ) {
+  const login = `switchyard login --server ${server}`;
+  if (unreachable(connectError)) {
+    const stored = storedCredential(server);
+    if (choice.from === "login" && stored !== undefined)
+      return new CliError(
+        `cannot reach the Switchyard server at ${server}, the one \`switchyard login\` signed in to ` +
+          `(${loginOf(stored)}): is it running? If it moved (another host or port), run ` +
+          "`switchyard login --server NEW_URL`, or pass --server",
+      );
     return new CliError(
-      `cannot reach the Switchyard server at ${server} (set --server or SWITCHYARD_SERVER): is it running? Start one with \`npm start\``,
+      `cannot reach the Switchyard server at ${server} (${choice.from === "default" ? "the default; set --server or SWITCHYARD_SERVER" : `from ${choice.from}`}): is it running? Start one with \`npm start\``,
     );
   }
   if (connectError.code === Code.Unauthenticated) {
-    const login = `switchyard login --server ${server}`;
-    if (tokenOf(server) === undefined)
+    if (tokenOf(server) === undefined) {
+      const latest = latestLogin();
+      if (latest !== undefined && latest.server !== serverKey(server))
+        return new CliError(
+          `not logged in to ${server} (from ${choice.from}): your login is for ${latest.server} ` +
+            `(${loginOf(latest.credential)}). Pass --server ${latest.server} if that is the server ` +
+            `you mean, or run \`${login}\``,
+        );
       return new CliError(`not logged in: run \`${login}\` or set SWITCHYARD_TOKEN`);
+    }
+    const stored = storedCredential(server);
+    if (readEnv(cliIo().env).SWITCHYARD_TOKEN === undefined && stored !== undefined)
+      return new CliError(
+        `the server at ${server} refuses the login stored for it (${loginOf(stored)}): ` +
+          `${connectError.rawMessage}\n  the login expired or was revoked, or another server ` +
+          `answers at this address now: run \`${login}\` again`,
+      );
     return new CliError(
       `${connectError.rawMessage}\n  run \`${login}\` again, or set SWITCHYARD_TOKEN to a valid token`,
     );

@@ -1,7 +1,9 @@
 /**
  * Where `switchyard login` keeps API tokens: `$XDG_CONFIG_HOME/switchyard/credentials.json`
  * (default `~/.config`), one token per server origin, readable by the user only (0600 in a 0700
- * folder). `SWITCHYARD_TOKEN` takes precedence over the file.
+ * folder). `SWITCHYARD_TOKEN` takes precedence over the file. The latest login names the server
+ * client commands talk to when neither --server nor SWITCHYARD_SERVER does, so a server started
+ * on another port is logged in to once and then followed (test/cli-server-moves.e2e.spec.ts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -14,11 +16,20 @@ export interface StoredCredential {
   readonly token: string;
   readonly tokenId: string;
   readonly username: string;
+  /** The server the login was made for, as given to `switchyard login` (unset in older files). */
+  readonly server?: string | undefined;
+  /** When, ISO 8601 (unset in older files). */
+  readonly loggedInAt?: string | undefined;
 }
 
 interface CredentialsFile {
   readonly servers: Record<string, StoredCredential>;
+  /** The origin of the latest login: the server client commands talk to unless told another. */
+  readonly current?: string | undefined;
 }
+
+/** The server client commands talk to when neither --server nor SWITCHYARD_SERVER names one. */
+export const DEFAULT_SERVER = "http://localhost:3000";
 
 export function credentialsPath(): string {
   const base = readEnv(cliIo().env).XDG_CONFIG_HOME ?? path.join(os.homedir(), ".config");
@@ -47,7 +58,7 @@ function readFile(): CredentialsFile {
   }
   try {
     const parsed = JSON.parse(text) as Partial<CredentialsFile>;
-    return { servers: parsed.servers ?? {} };
+    return { servers: parsed.servers ?? {}, current: parsed.current };
   } catch (error) {
     throw new CliError(`${file} is not valid JSON: fix or delete it, then run switchyard login`, {
       cause: error,
@@ -68,9 +79,11 @@ export function storedCredential(server: string): StoredCredential | undefined {
   return readFile().servers[serverKey(server)];
 }
 
+/** Stores `credential` for `server`, which becomes the server of the latest login. */
 export function storeCredential(server: string, credential: StoredCredential): void {
   const content = readFile();
-  writeFile({ servers: { ...content.servers, [serverKey(server)]: credential } });
+  const key = serverKey(server);
+  writeFile({ servers: { ...content.servers, [key]: credential }, current: key });
 }
 
 export function forgetCredential(server: string): boolean {
@@ -78,8 +91,35 @@ export function forgetCredential(server: string): boolean {
   const key = serverKey(server);
   if (!(key in content.servers)) return false;
   const { [key]: _, ...rest } = content.servers;
-  writeFile({ servers: rest });
+  writeFile({ servers: rest, current: content.current === key ? undefined : content.current });
   return true;
+}
+
+/** The latest login still stored: the server it names (its origin) and its credential. */
+export function latestLogin(): { server: string; credential: StoredCredential } | undefined {
+  const { servers, current } = readFile();
+  const credential = current === undefined ? undefined : servers[current];
+  return current === undefined || credential === undefined
+    ? undefined
+    : { server: current, credential };
+}
+
+/**
+ * The server client commands talk to, and what named it: --server, else SWITCHYARD_SERVER, else
+ * the latest `switchyard login`'s, else DEFAULT_SERVER.
+ */
+export type ServerChoice = {
+  readonly url: string;
+  readonly from: "--server" | "SWITCHYARD_SERVER" | "login" | "default";
+};
+
+export function chooseServer(flag: string | undefined): ServerChoice {
+  if (flag !== undefined) return { url: flag, from: "--server" };
+  const env = readEnv(cliIo().env).SWITCHYARD_SERVER;
+  if (env !== undefined) return { url: env, from: "SWITCHYARD_SERVER" };
+  const latest = latestLogin();
+  if (latest !== undefined) return { url: latest.server, from: "login" };
+  return { url: DEFAULT_SERVER, from: "default" };
 }
 
 /** The token client commands send: SWITCHYARD_TOKEN, else the one stored for `server`. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ADMIN_PASSWORD, type Harness, startHarness } from "@switchyard/server/testing";
@@ -62,5 +62,28 @@ describe("switchyard login, whoami and logout", () => {
     });
     expect(revoked.status).toBe(401);
     expect((await cli(["history"])).output).toContain("not logged in");
+  }, 60_000);
+
+  it("a login the server refuses (revoked, expired, or another server at that address now) says which login it was and to log in again", async () => {
+    const login = await cli(
+      ["login", "--username", "admin", "--password-stdin"],
+      `${ADMIN_PASSWORD}\n`,
+    );
+    expect(login.code).toBe(0);
+    const file = path.join(config, "switchyard", "credentials.json");
+    const stored = JSON.parse(readFileSync(file, "utf8")) as {
+      servers: Record<string, { token: string }>;
+    };
+    const own = stored.servers[harness.baseUrl];
+    if (own === undefined) throw new Error(`no login stored for ${harness.baseUrl}`);
+    own.token = "sy_not-a-token-this-server-made";
+    writeFileSync(file, JSON.stringify(stored));
+
+    const refused = await cli(["history"]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain(
+      `the server at ${harness.baseUrl} refuses the login stored for it (admin, logged in `,
+    );
+    expect(refused.output).toContain(`run \`switchyard login --server ${harness.baseUrl}\` again`);
   }, 60_000);
 });

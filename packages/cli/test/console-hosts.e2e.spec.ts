@@ -2,12 +2,39 @@
  * Issue 44, point 8: the console port answers only at IP addresses, localhost and the names in
  * SWITCHYARD_CONSOLE_HOSTS (DNS rebinding; the rules are pinned in @switchyard/server's
  * console-hosts.e2e.spec.ts). Here: the address `serve` prints is one it answers at, the variable
- * and the flag reach the port, and a port bound beyond loopback with no names says what to set.
+ * and the flag reach the port, and a port bound beyond loopback with no names says what to set;
+ * such a port names the xDS address it tells proxies by the name the console was reached by.
  */
 import * as http from "node:http";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import { adminToken } from "@switchyard/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServe, waitFor } from "./processes.js";
+
+/**
+ * Where WhoAmI says proxies reach the xDS port, asked on `port` as a caller that reached the
+ * console by `host`.
+ */
+const xdsAddressFor = (port: string, host: string, token: string) =>
+  new Promise<string>((resolve, reject) => {
+    const request = http.request(`http://127.0.0.1:${port}/switchyard.v1.AccessService/WhoAmI`, {
+      method: "POST",
+      headers: { host, "content-type": "application/json", authorization: `Bearer ${token}` },
+    });
+    request.on("response", (response) => {
+      let body = "";
+      response.on("data", (chunk) => {
+        body += chunk;
+      });
+      response.on("end", () =>
+        resolve(
+          (JSON.parse(body) as { server?: { xdsAddress?: string } }).server?.xdsAddress ?? "",
+        ),
+      );
+    });
+    request.on("error", reject);
+    request.end("{}");
+  });
 
 /** GET `path` on `port` of this machine, as a browser that reached it by `host` sends it. */
 const get = (port: string, host: string, path = "/metrics") =>
@@ -83,6 +110,11 @@ describe("switchyard serve: the host names the console port answers to", () => {
       expect(await get(port, "ops.example")).toBe(200);
       expect(await get(port, "rebind.attacker.example")).toBe(421);
       expect(serve.output()).not.toContain("SWITCHYARD_CONSOLE_HOSTS");
+      // Bound to all interfaces, the xDS port is named as the console was reached (issue 46).
+      const token = await adminToken(serve.baseUrl);
+      expect(await xdsAddressFor(port, `switchyard.example.com:${port}`, token)).toBe(
+        `switchyard.example.com:${serve.xdsPort}`,
+      );
     } finally {
       expect(await serve.stop()).toBe(0);
     }

@@ -56,12 +56,18 @@ import type { PublishedSnapshot } from "./store/snapshot-records.js";
 import { SnapshotStore } from "./store/snapshot-store.js";
 import { Teardown } from "./teardown.js";
 import { loadWebConsole } from "./web-console.js";
+import { type XdsAdvertisement, xdsServerInfo } from "./xds-advertise.js";
 import type { XdsSecurityOptions } from "./xds-security.js";
 import { startXdsWorkers } from "./xds-workers.js";
 
 export interface SwitchyardOptions {
   readonly httpPort: number;
   readonly xdsPort: number;
+  /**
+   * HOST:PORT proxies dial for xDS, when not the bind address and port (xds-advertise.ts):
+   * what WhoAmI tells the CLI's bootstrap and the console's hints.
+   */
+  readonly advertiseXdsAddress?: string | undefined;
   readonly host: string;
   /** An external database; when undefined an embedded PostgreSQL is started in `dataDir`. */
   readonly databaseUrl: string | undefined;
@@ -287,6 +293,7 @@ async function startApi(
     readonly consoleTls: ReturnType<typeof readConsoleTls>;
     readonly onPublished: (snapshot: PublishedSnapshot) => void;
     readonly teardown: Teardown;
+    readonly xds: XdsAdvertisement;
   },
 ): Promise<HttpServer> {
   const { logger } = options;
@@ -321,6 +328,7 @@ async function startApi(
       createAccessService({
         prisma,
         limiter,
+        serverInfo: (requestHost) => xdsServerInfo(deps.xds, requestHost),
         ...(options.tokenMaxLifetimeMs === undefined
           ? {}
           : { tokenMaxLifetimeMs: options.tokenMaxLifetimeMs }),
@@ -450,6 +458,13 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       feed,
       consoleTls,
       teardown,
+      xds: {
+        advertised: options.advertiseXdsAddress,
+        host: options.host,
+        port: xds.port,
+        tls: options.xdsSecurity?.tlsCertFile !== undefined,
+        auth: options.xdsSecurity?.mode ?? "none",
+      },
       onPublished: (snapshot) => {
         metrics.onPublished(snapshot.record.version);
         serving.serve(snapshot);

@@ -4,6 +4,7 @@ import { trustedProxies } from "./access/request-context.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
 import { metricsTokenProblem } from "./metrics-token.js";
 import { decodeSecretsKey } from "./secrets-key.js";
+import { xdsAddressProblem } from "./xds-advertise.js";
 import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "./xds-authority.js";
 
 /** A duration such as "10s" or "24h", as ms. */
@@ -56,6 +57,17 @@ const EnvSchema = z.object({
     .min(0)
     .max(MAX_XDS_WORKERS)
     .default(os.availableParallelism()),
+  /**
+   * HOST:PORT proxies dial for xDS when it differs from the bind address and port (a load
+   * balancer, a published container port): what bootstraps write (xds-advertise.ts).
+   */
+  SWITCHYARD_ADVERTISE_XDS_ADDRESS: z
+    .string()
+    .optional()
+    .superRefine((text, context) => {
+      const problem = text === undefined ? undefined : xdsAddressProblem(text);
+      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    }),
   /** Address both servers bind to. Loopback by default: expose deliberately. */
   SWITCHYARD_HOST: z.string().min(1).default("127.0.0.1"),
   /** Where the embedded PostgreSQL keeps its data (ignored when DATABASE_URL is set). */
@@ -261,8 +273,11 @@ const EnvSchema = z.object({
       }
       return text;
     }),
-  /** The console API address the CLI talks to. */
-  SWITCHYARD_SERVER: z.string().url().default("http://localhost:3000"),
+  /**
+   * The console API address the CLI talks to. Unset: the server `switchyard login` signed in to,
+   * else http://localhost:3000 (the CLI's credentials.ts).
+   */
+  SWITCHYARD_SERVER: z.string().url().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -9,6 +9,7 @@ import { readEnv } from "./env.js";
 import type { FileDeliveryOptions } from "./file-delivery.js";
 import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
 import { StartupError } from "./startup-error.js";
+import { xdsAddressProblem } from "./xds-advertise.js";
 import { describeAuthorities } from "./xds-authority.js";
 import { xdsAuthMode } from "./xds-security.js";
 
@@ -53,6 +54,7 @@ function defaultDataDir(): string {
 export async function serve(flags: {
   httpPort?: number;
   xdsPort?: number;
+  advertiseXdsAddress?: string;
   xdsWorkers?: number;
   dataDir?: string;
   host?: string;
@@ -77,6 +79,13 @@ export async function serve(flags: {
   tlsKey?: string;
 }): Promise<void> {
   const env = readEnv();
+  const advertiseXdsAddress = flags.advertiseXdsAddress ?? env.SWITCHYARD_ADVERTISE_XDS_ADDRESS;
+  const advertiseProblem =
+    flags.advertiseXdsAddress === undefined
+      ? undefined
+      : xdsAddressProblem(flags.advertiseXdsAddress);
+  if (advertiseProblem !== undefined)
+    throw new StartupError(`--advertise-xds-address: ${advertiseProblem}`);
   const loadReportIntervalMs = loadReportInterval(
     flags.loadReportInterval ?? env.SWITCHYARD_LOAD_REPORT_INTERVAL,
   );
@@ -138,6 +147,7 @@ export async function serve(flags: {
     xdsSecurity,
     httpPort: flags.httpPort ?? env.SWITCHYARD_HTTP_PORT,
     xdsPort: flags.xdsPort ?? env.SWITCHYARD_XDS_PORT,
+    advertiseXdsAddress,
     xdsWorkers,
     host: flags.host ?? env.SWITCHYARD_HOST,
     databaseUrl: env.DATABASE_URL,
@@ -184,16 +194,22 @@ export async function serve(flags: {
       ].join("\n"),
     );
   }
+  const bound = flags.host ?? env.SWITCHYARD_HOST;
   const shown =
-    env.SWITCHYARD_HOST === "127.0.0.1" || env.SWITCHYARD_HOST === "::1"
+    bound === "127.0.0.1" || bound === "::1"
       ? "localhost"
-      : (flags.host ?? env.SWITCHYARD_HOST);
+      : bound.includes(":") && !bound.startsWith("[")
+        ? `[${bound}]`
+        : bound;
   process.stdout.write(
     [
       "",
       "  Switchyard is running",
       `  ${flags.console ? "Console: " : "API:     "} ${app.httpScheme}://${shown}:${app.httpPort}`,
       `  xDS:      ${shown}:${app.xdsPort}  (gRPC, ${xdsSecurity.tlsCertFile === undefined ? "plaintext" : "TLS"}; ADS; client authentication: ${xdsSecurity.mode}${xdsWorkers === 0 ? "" : `; ${xdsWorkers} worker process${xdsWorkers === 1 ? "" : "es"}`})`,
+      ...(advertiseXdsAddress === undefined
+        ? []
+        : [`  Proxies:  dial ${advertiseXdsAddress} (--advertise-xds-address)`]),
       `  xdstp://: ${describeAuthorities(flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY)}`,
       `  Database: ${app.embeddedDataDir === undefined ? "DATABASE_URL" : `embedded PostgreSQL in ${app.embeddedDataDir}`}`,
       `  Secrets:  ${secretsKey.t === "none" ? `no key: TLS secrets cannot be written (set ${SECRETS_KEY_VARIABLE})` : secretsKey.source === "env" ? `encrypted with ${SECRETS_KEY_VARIABLE}` : `encrypted with the key file in ${dataDir}`}`,

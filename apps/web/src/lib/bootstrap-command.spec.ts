@@ -10,6 +10,17 @@ describe("shellQuote", () => {
 });
 
 describe("bootstrapCommand", () => {
+  it("names the xDS address the server gives, so the bootstrap dials the port it serves on", () => {
+    expect(
+      bootstrapCommand({
+        id: "edge-1",
+        cluster: "",
+        variant: "",
+        userAgentName: "",
+        xdsAddress: "127.0.0.1:18100",
+      }),
+    ).toBe("npx switchyard bootstrap --node-id edge-1 --xds-address 127.0.0.1:18100");
+  });
   it("asks for a gRPC bootstrap for a gRPC client", () => {
     expect(
       bootstrapCommand({

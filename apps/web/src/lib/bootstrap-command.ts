@@ -13,6 +13,8 @@ export interface BootstrapTarget {
   readonly userAgentName: string;
   /** The authority of the xdstp:// names the node holds its listeners by, if it does. */
   readonly xdstpAuthority?: string | undefined;
+  /** Where proxies reach the xDS port, as the server says (WhoAmI's ServerInfo), once known. */
+  readonly xdsAddress?: string | undefined;
 }
 
 /**
@@ -30,9 +32,10 @@ export function xdstpAuthorityIn(names: Iterable<string>): string | undefined {
 /**
  * The `switchyard bootstrap` command that prints a bootstrap for this node: a gRPC one for a gRPC
  * client (its user agent starts with "grpc"), an Envoy one otherwise, over Delta when the node
- * last spoke Delta. The xDS address is left to the CLI's default (the console does not know under
- * which address proxies reach the xDS port): `--xds-address` overrides it. A gRPC client that holds
- * its listener by an xdstp:// name gets the federation bootstrap for that authority.
+ * last spoke Delta. The xDS address is the server's own answer (`serve --advertise-xds-address`,
+ * else its xDS bind address and port), so the command is right wherever it is run; until the
+ * answer is in, it is left out, and the CLI asks the server itself. A gRPC client that holds its
+ * listener by an xdstp:// name gets the federation bootstrap for that authority.
  */
 export function bootstrapCommand(node: BootstrapTarget): string {
   const grpc = node.userAgentName.toLowerCase().startsWith("grpc");
@@ -43,5 +46,6 @@ export function bootstrapCommand(node: BootstrapTarget): string {
     // A federated gRPC client (its listener held by an xdstp:// name) keeps its authority.
     if (node.xdstpAuthority) words.push("--xdstp-authority", shellQuote(node.xdstpAuthority));
   } else if (node.variant.includes("delta")) words.push("--delta");
+  if (node.xdsAddress) words.push("--xds-address", shellQuote(node.xdsAddress));
   return words.join(" ");
 }

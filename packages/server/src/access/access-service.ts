@@ -35,6 +35,7 @@ import {
   revokeApiToken,
   sessionCookie,
 } from "../auth/index.js";
+import type { XdsServerInfo } from "../xds-advertise.js";
 import {
   auditPageMessage,
   formatLifetime,
@@ -82,6 +83,11 @@ export interface AccessServiceOptions {
   readonly limiter: LoginLimiter;
   /** The longest an API token may live (SWITCHYARD_TOKEN_MAX_LIFETIME). Default 90 days. */
   readonly tokenMaxLifetimeMs?: number;
+  /**
+   * How proxies reach this server's xDS port, for a caller that reached the API by `requestHost`
+   * (its Host header): WhoAmI's `server` (xds-advertise.ts).
+   */
+  readonly serverInfo?: (requestHost: string | undefined) => XdsServerInfo;
 }
 
 export const DEFAULT_TOKEN_MAX_LIFETIME_MS = 90 * 86_400_000;
@@ -196,6 +202,9 @@ export function createAccessService(
           caller.team === null ? undefined : teamMessage(await loadTeam(prisma, caller.team.id)),
         via: caller.via.t,
         scopes: caller.via.t === "token" ? [...caller.via.scopes] : [],
+        server: options.serverInfo?.(
+          context.requestHeader.get("host") ?? context.requestHeader.get(":authority") ?? undefined,
+        ),
       };
     },
 

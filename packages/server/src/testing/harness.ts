@@ -63,6 +63,7 @@ export interface HarnessOptions {
       | "consoleHosts"
       | "loadReportIntervalMs"
       | "envoySchemaFiles"
+      | "advertiseXdsAddress"
     >;
 }
 

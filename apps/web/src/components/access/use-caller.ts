@@ -28,5 +28,7 @@ export function useCaller() {
     /** The role as the API's enum (undefined until known). */
     roleValue: user?.role,
     team: query.data?.team,
+    /** How proxies reach the server's xDS port (bootstrap hints). */
+    server: query.data?.server,
   };
 }

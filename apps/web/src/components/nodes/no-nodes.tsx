@@ -1,8 +1,13 @@
+"use client";
+
+import { useCaller } from "@/components/access/use-caller";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { TerminalIcon } from "@/components/ui/icons";
+import { bootstrapCommand } from "@/lib/bootstrap-command";
 
 /** No proxy was ever seen: the commands that connect the first one. */
 export function NoNodes() {
+  const xdsAddress = useCaller().server?.xdsAddress;
   return (
     <section
       aria-labelledby="no-nodes-title"
@@ -21,7 +26,9 @@ export function NoNodes() {
         <code className="font-mono text-fg">GRPC_XDS_BOOTSTRAP</code>):
       </p>
       <div className="mt-5 w-full max-w-xl text-left">
-        <CopyCommand command="npx switchyard bootstrap --node-id edge-1 > envoy.json" />
+        <CopyCommand
+          command={`${bootstrapCommand({ id: "edge-1", cluster: "", variant: "", userAgentName: "", xdsAddress })} > envoy.json`}
+        />
       </div>
       <p className="mt-4 text-xs text-fg-subtle">
         Then <code className="font-mono">envoy -c envoy.json</code>. The node shows up here the

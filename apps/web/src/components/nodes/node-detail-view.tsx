@@ -16,6 +16,7 @@ import {
   type TypeStatus,
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { ReactNode } from "react";
+import { useCaller } from "@/components/access/use-caller";
 import { LoadPanel } from "@/components/load/load-panel";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
@@ -47,6 +48,7 @@ const when = (t: Timestamp | undefined) => (t ? <RelativeTime date={timestampDat
  */
 export function NodeDetailView({ id }: { id: string }) {
   const { node, state, reconnectNow } = useNode(id);
+  const caller = useCaller();
   const eyebrow = (
     <Link href="/nodes" className="hover:text-fg hover:underline">
       Nodes
@@ -84,7 +86,13 @@ export function NodeDetailView({ id }: { id: string }) {
           </p>
           <div className="mx-auto mt-5 max-w-lg text-left">
             <CopyCommand
-              command={bootstrapCommand({ id, cluster: "", variant: "", userAgentName: "" })}
+              command={bootstrapCommand({
+                id,
+                cluster: "",
+                variant: "",
+                userAgentName: "",
+                xdsAddress: caller.server?.xdsAddress,
+              })}
             />
           </div>
           <Link
@@ -480,19 +488,28 @@ function Timeline({ events }: { events: readonly NodeEvent[] }) {
 }
 
 function Bootstrap({ node }: { node: NodeDetail }) {
+  const xdsAddress = useCaller().server?.xdsAddress;
   const s = node.summary;
   if (!s) return null;
   return (
     <Card title="Bootstrap" id="bootstrap-title">
       <div className="flex flex-col gap-3 px-5 py-4">
         <p className="text-fg-muted">
-          Prints a bootstrap that connects a proxy as this node; add{" "}
-          <code className="font-mono text-fg">--xds-address HOST:PORT</code> when proxies reach the
-          xDS port under another address than <code className="font-mono">localhost:18000</code>.
+          Prints a bootstrap that connects a proxy as this node
+          {xdsAddress ? (
+            <>
+              {" "}
+              to the xDS port at <code className="font-mono text-fg">{xdsAddress}</code>, where the
+              server says proxies reach it (
+              <code className="font-mono">serve --advertise-xds-address</code> changes it)
+            </>
+          ) : null}
+          .
         </p>
         <CopyCommand
           command={bootstrapCommand({
             ...s,
+            xdsAddress,
             xdstpAuthority: xdstpAuthorityIn(
               node.held.flatMap((held) => Object.keys(held.resources)),
             ),
