@@ -47,6 +47,7 @@ import {
   warnAboutConsoleHosts,
   warnAboutXdsExposure,
 } from "./replica.js";
+import type { ServingCommand } from "./rollout-serving.js";
 import { createRouteTestRunner } from "./routing/route-test-runner.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
@@ -154,6 +155,11 @@ export interface Switchyard {
   readonly embeddedDataDir: string | undefined;
   readonly prisma: PrismaClient;
   readonly cache: SnapshotCache;
+  /**
+   * Serves a node group's nodes a rollout's versions (rollout-serving.ts): in this process and
+   * in every xDS worker. What the rollout driver carries its `send` and `settle` actions out by.
+   */
+  rollout(command: ServingCommand): Promise<void>;
   /** This replica's view of its connected nodes, and the writer persisting it. */
   readonly status: { readonly tracker: NodeStatusTracker; readonly writer: StatusWriter };
   /**
@@ -252,15 +258,22 @@ async function startXds(
   options: SwitchyardOptions,
   step: Parameters<typeof startXdsPort>[0],
   databaseUrl: string,
-): Promise<{ readonly port: number; drain(): Promise<void> }> {
+): Promise<{
+  readonly port: number;
+  drain(): Promise<void>;
+  /** Carries a rollout's step to whoever serves the xDS port (rollout-serving.ts). */
+  rollout(command: ServingCommand): Promise<void>;
+}> {
   const workers = options.xdsWorkers ?? 0;
+  const { rollouts } = step.serving;
   if (workers === 0) {
     const { xds, port } = await startXdsPort(step);
-    return { port, drain: () => xds.close() };
+    return { port, drain: () => xds.close(), rollout: (command) => rollouts.command(command) };
   }
   const started = await startXdsWorkers({
     count: workers,
     logger: options.logger,
+    rollouts: () => rollouts.replay(),
     settings: {
       databaseUrl,
       xdsPort: options.xdsPort,
@@ -278,7 +291,16 @@ async function startXds(
   });
   step.teardown.add(() => started.close());
   step.metrics.addSource(() => started.metrics());
-  return { port: started.port, drain: () => started.close() };
+  return {
+    port: started.port,
+    drain: () => started.close(),
+    // This process's cache too: file delivery and metrics read it, and its replay is what a
+    // worker started later is given.
+    rollout: (command) => {
+      started.rollout(command);
+      return rollouts.command(command);
+    },
+  };
 }
 
 /** The console API (and the console itself) on the HTTP port, with /metrics and audit export. */
@@ -482,6 +504,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       embeddedDataDir: database.embeddedDataDir,
       prisma,
       cache: serving.cache,
+      rollout: (command) => xds.rollout(command),
       status,
       initialAdmin,
       // Draining first: proxies move to another replica while the rest shuts down (the status

@@ -12,7 +12,7 @@ import {
   listenForNotifications,
   type PrismaClient,
 } from "@switchyard/db";
-import { compile, configSpecOf } from "@switchyard/snapshot";
+import { compile, configSpecOf, type NodeIdentity } from "@switchyard/snapshot";
 import { ConvergenceTracker, NodeStatusTracker } from "@switchyard/status";
 import { combineCallbacks, createXdsServer, SnapshotCache, type XdsServer } from "@switchyard/xds";
 import type { Logger } from "pino";
@@ -26,6 +26,7 @@ import { StatusWriter } from "./fleet/status-writer.js";
 import { LoadWriter } from "./load/load-writer.js";
 import { loadReportingService } from "./load/lrs-service.js";
 import { createMetrics, type Metrics } from "./metrics.js";
+import { RolloutServing, type ServingCommand } from "./rollout-serving.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, StartupError } from "./startup-error.js";
 import { ENVOY_SCHEMA_CHANNEL, installStoredSchemas } from "./store/envoy-schemas.js";
@@ -172,6 +173,8 @@ export interface Serving {
   readonly follower: SnapshotFollower;
   /** Serves `snapshot` if it is newer than what is served (never goes back). */
   serve(snapshot: PublishedSnapshot): void;
+  /** Node groups held by rollouts, and their nodes' versions (rollout-serving.ts). */
+  readonly rollouts: RolloutServing;
 }
 
 export interface ServingOptions {
@@ -194,6 +197,10 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   const { prisma, keyring, metrics, logger, teardown, status, files } = options;
   const cache = new SnapshotCache();
   const reader = new SnapshotReader(prisma, keyring);
+  const rollouts = new RolloutServing({
+    cache,
+    readVersion: async (version) => (await reader.at(version))?.config,
+  });
   const latest = await metrics.timeDb("load_latest_snapshot", () => reader.latest());
   metrics.onLoaded(latest?.record.version ?? 0);
   cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
@@ -217,7 +224,14 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
       status.tracker,
       snapshot.record.createdAt.getTime(),
     );
-    cache.setConfig(snapshot.config, snapshot.record.version);
+    rollouts
+      .install(snapshot.config, snapshot.record.version)
+      .catch((error: unknown) =>
+        logger.warn(
+          { err: error, version: snapshot.record.version },
+          "reading the version a rollout holds its node group on failed: serving the new version waits for the next check",
+        ),
+      );
     reader.remember(snapshot.config);
     setImmediate(() => status.convergence.publish(publication));
     metrics.onServed(snapshot.config);
@@ -239,7 +253,7 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     onError: (error) => logger.warn({ err: error }, "loading the latest snapshot failed"),
   });
   teardown.add(() => follower.close());
-  return { cache, follower, serve };
+  return { cache, follower, serve, rollouts };
 }
 
 /**
@@ -301,7 +315,8 @@ export async function startXdsPort(
   },
 ): Promise<{ readonly xds: XdsServer; readonly port: number }> {
   const { inputs, logger, teardown } = options;
-  const config = () => options.serving.cache.config;
+  const { cache } = options.serving;
+  const served = (node: NodeIdentity) => cache.servedTo(node);
   const loadWriter = new LoadWriter({ prisma: options.prisma, logger });
   loadWriter.start();
   // Registered before the port, so closed after it (teardown runs in reverse): the reports of
@@ -320,9 +335,9 @@ export async function startXdsPort(
     auth: { mode: inputs.security.mode, credentials: inputs.credentials },
     restHosts: options.xdsRestHosts ?? [],
     services: [
-      csdsService({ prisma: options.prisma, config }),
+      csdsService({ prisma: options.prisma, served }),
       loadReportingService({
-        config,
+        served,
         intervalMs: options.loadReportIntervalMs ?? 10_000,
         writer: loadWriter,
         metrics: options.metrics,
@@ -418,6 +433,8 @@ export interface XdsReplicaSettings extends XdsPortOptions {
 export interface XdsReplica {
   readonly xdsPort: number;
   readonly metrics: Metrics;
+  /** Node groups held by rollouts (rollout-serving.ts): commands from the main process. */
+  readonly rollouts: RolloutServing;
   /** Drains the xDS port first, then stops the rest in reverse order of start. */
   stop(): Promise<void>;
 }
@@ -456,6 +473,8 @@ export async function followEnvoySchemas(
 export async function startXdsReplica(
   settings: XdsReplicaSettings,
   logger: Logger,
+  /** Rollouts under way (RolloutServing.replay of the main process), applied before serving. */
+  rollouts: readonly ServingCommand[] = [],
 ): Promise<XdsReplica> {
   const teardown = new Teardown(logger);
   try {
@@ -474,6 +493,8 @@ export async function startXdsReplica(
       logger,
       teardown,
     });
+    // Before the port listens: a node connecting is served its rollout version from the start.
+    for (const command of rollouts) await serving.rollouts.command(command);
     const { xds, port } = await startXdsPort({
       ...settings,
       prisma,
@@ -487,6 +508,7 @@ export async function startXdsReplica(
     return {
       xdsPort: port,
       metrics,
+      rollouts: serving.rollouts,
       stop: async () => {
         await xds.close();
         await teardown.run();

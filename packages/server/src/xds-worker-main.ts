@@ -33,7 +33,7 @@ const stop = async () => {
 process.on("message", (message: ToWorker) => {
   if (message.t === "start") {
     const logger = pino({ level: message.logLevel, base: { worker: cluster.worker?.id } });
-    starting = startXdsReplica(message.settings, logger).then(
+    starting = startXdsReplica(message.settings, logger, message.rollouts).then(
       (replica) => {
         send({ t: "listening", port: replica.xdsPort });
         return replica;
@@ -47,6 +47,15 @@ process.on("message", (message: ToWorker) => {
         process.send?.(failed, () => process.exit(1));
         return undefined;
       },
+    );
+  } else if (message.t === "rollout") {
+    // After the start, in the order sent (RolloutServing carries commands out in order).
+    void starting?.then((replica) =>
+      replica?.rollouts
+        .command(message.command)
+        .catch((error: unknown) =>
+          send({ t: "rollout-failed", command: message.command, message: String(error) }),
+        ),
     );
   } else if (message.t === "metrics") {
     void starting

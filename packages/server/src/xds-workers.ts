@@ -28,11 +28,20 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { MetricsJson } from "./metrics.js";
 import type { XdsReplicaSettings } from "./replica.js";
+import type { ServingCommand } from "./rollout-serving.js";
 import { StartupError } from "./startup-error.js";
 
 /** What the main process tells a worker. */
 export type ToWorker =
-  | { readonly t: "start"; readonly settings: XdsReplicaSettings; readonly logLevel: string }
+  | {
+      readonly t: "start";
+      readonly settings: XdsReplicaSettings;
+      readonly logLevel: string;
+      /** The rollouts under way when it starts (RolloutServing.replay). */
+      readonly rollouts: readonly ServingCommand[];
+    }
+  /** A rollout's next step, in the order the main process was given them. */
+  | { readonly t: "rollout"; readonly command: ServingCommand }
   | { readonly t: "metrics"; readonly id: number }
   | { readonly t: "stop" };
 
@@ -41,6 +50,8 @@ export type FromWorker =
   | { readonly t: "ready" }
   | { readonly t: "listening"; readonly port: number }
   | { readonly t: "failed"; readonly message: string }
+  /** A rollout's step could not be carried out (RolloutServing.command rejected). */
+  | { readonly t: "rollout-failed"; readonly command: ServingCommand; readonly message: string }
   | { readonly t: "metrics"; readonly id: number; readonly metrics: MetricsJson };
 
 /**
@@ -65,6 +76,11 @@ export interface XdsWorkersOptions {
   readonly logger: Logger;
   /** How long a worker may take to drain and stop before it is killed. Default 30 s. */
   readonly stopTimeoutMs?: number;
+  /**
+   * The rollouts under way, for a worker starting now (the main process's
+   * RolloutServing.replay): a worker replaced mid-rollout serves each node its version.
+   */
+  readonly rollouts?: () => readonly ServingCommand[];
 }
 
 export interface XdsWorkers {
@@ -72,6 +88,11 @@ export interface XdsWorkers {
   readonly port: number;
   /** Each live worker's metrics; a worker that does not answer within 2 s is left out. */
   metrics(): Promise<MetricsJson[]>;
+  /**
+   * Carries a rollout's step to every worker (rollout-serving.ts), as the main process carries
+   * it out on its own cache; a worker started later gets the rollouts then under way instead.
+   */
+  rollout(command: ServingCommand): void;
   /** Asks every worker to drain its streams and stop, and waits until they have. Idempotent. */
   close(): Promise<void>;
 }
@@ -128,12 +149,22 @@ export async function startXdsWorkers(options: XdsWorkersOptions): Promise<XdsWo
       worker.on("message", (message: FromWorker) => {
         if (message.t === "ready") {
           ready.add(worker);
-          const start: ToWorker = { t: "start", settings, logLevel: logger.level };
+          const start: ToWorker = {
+            t: "start",
+            settings,
+            logLevel: logger.level,
+            rollouts: options.rollouts?.() ?? [],
+          };
           worker.send(start);
         } else if (message.t === "listening") {
           listening = true;
           resolve(message.port);
         } else if (message.t === "failed") reject(new StartupError(message.message));
+        else if (message.t === "rollout-failed")
+          logger.error(
+            { worker: worker.id, command: message.command, problem: message.message },
+            "an xDS worker could not carry out a rollout's step",
+          );
       });
       worker.once("exit", (code, signal) => {
         live.delete(worker);
@@ -202,6 +233,11 @@ export async function startXdsWorkers(options: XdsWorkersOptions): Promise<XdsWo
     return {
       port,
       close,
+      rollout: (command) => {
+        const message: ToWorker = { t: "rollout", command };
+        for (const worker of live)
+          if (ready.has(worker) && worker.isConnected()) worker.send(message);
+      },
       metrics: () => {
         const id = ++metricsRequest;
         return Promise.all(

@@ -29,6 +29,9 @@ export { type HostHeaders, hostAllowed, requestHostName } from "./host-check.js"
 export { nodeIdentity } from "./node-identity.js";
 export {
   type ConfigWatcher,
+  type GroupHold,
+  type Served,
+  type SetConfigOptions,
   SnapshotCache,
   type SnapshotListener,
   type SnapshotWatch,

@@ -21,12 +21,13 @@ import {
   ClientStatusResponseSchema,
 } from "@switchyard/proto/envoy/service/status/v3/csds_pb";
 import {
-  type CompiledConfig,
   MatcherError,
+  type NodeIdentity,
   nodeMatcher,
-  selectNodeGroup,
+  type ResourceSnapshot,
   TYPE_ORDER,
 } from "@switchyard/snapshot";
+import type { Served } from "@switchyard/xds";
 import { authenticateRequest } from "../access/access-interceptor.js";
 import { assertAllowed, authorize } from "../auth/index.js";
 import { clientConfigOf, type ServedResources } from "../fleet/client-status.js";
@@ -40,8 +41,11 @@ export const MAX_NODE_MATCHERS = 100;
 
 export interface CsdsOptions {
   readonly prisma: PrismaClient;
-  /** The configuration served now (undefined before the first version is loaded). */
-  readonly config: () => CompiledConfig | undefined;
+  /**
+   * What a node is served now (SnapshotCache.servedTo: its own version while its group is held
+   * by a rollout); undefined before the first version is loaded.
+   */
+  readonly served: (node: NodeIdentity) => Served | undefined;
 }
 
 /** Registers the service on a Connect router (the xDS server's `services`). */
@@ -93,38 +97,39 @@ export async function clientStatus(
     );
   const nodes =
     ids.length === 0 ? [] : await listNodes(options.prisma, { ids, held: true, limit: ids.length });
-  const config = options.config();
-  const served = config && servedResources(config);
+  const served = servedResources(options.served);
   return create(ClientStatusResponseSchema, {
-    config: nodes.map((node) => clientConfigOf(node, served?.(node))),
+    config: nodes.map((node) => clientConfigOf(node, served(node))),
   });
 }
 
 /**
- * What each node's group is served now, per type (name → version): computed once per group and
- * type for a whole answer, whatever the number of nodes.
+ * What each node is served now, per type (name → version): computed once per snapshot and type
+ * for a whole answer, whatever the number of nodes (a group held by a rollout has two).
  */
-function servedResources(config: CompiledConfig): (node: NodeRecord) => ServedResources {
-  const byGroup = new Map<object, Map<string, ReadonlyMap<string, string>>>();
+function servedResources(
+  servedTo: CsdsOptions["served"],
+): (node: NodeRecord) => ServedResources | undefined {
+  const bySnapshot = new Map<ResourceSnapshot, Map<string, ReadonlyMap<string, string>>>();
   return (node) => {
-    const group = selectNodeGroup(config.groups, {
+    const served = servedTo({
       id: node.id,
       cluster: node.cluster,
       metadata: stringMetadata(node.metadata),
     });
-    let byType = byGroup.get(group);
+    if (served === undefined) return undefined;
+    const { snapshot } = served;
+    let byType = bySnapshot.get(snapshot);
     if (byType === undefined) {
       byType = new Map();
-      byGroup.set(group, byType);
+      bySnapshot.set(snapshot, byType);
     }
     const types = byType;
     return (typeUrl) => {
       if (!(TYPE_ORDER as readonly string[]).includes(typeUrl)) return undefined;
       let versions = types.get(typeUrl);
       if (versions === undefined) {
-        versions = new Map(
-          [...group.snapshot.resources(typeUrl)].map(([name, r]) => [name, r.version]),
-        );
+        versions = new Map([...snapshot.resources(typeUrl)].map(([name, r]) => [name, r.version]));
         types.set(typeUrl, versions);
       }
       return versions;

@@ -19,14 +19,9 @@ import {
   LoadReportingService,
   LoadStatsResponseSchema,
 } from "@switchyard/proto/envoy/service/load_stats/v3/lrs_pb";
-import {
-  type CompiledConfig,
-  type ResourceSnapshot,
-  selectNodeGroup,
-  TypeUrl,
-} from "@switchyard/snapshot";
+import { type NodeIdentity, type ResourceSnapshot, TypeUrl } from "@switchyard/snapshot";
 import { LoadReportError, type LoadRow, loadRowsOf } from "@switchyard/status";
-import { ANY_NODE_GROUP, callerIdentity } from "@switchyard/xds";
+import { ANY_NODE_GROUP, callerIdentity, type Served } from "@switchyard/xds";
 import { stringMetadata } from "../fleet/convergence-reader.js";
 import type { Metrics } from "../metrics.js";
 import { FINE_WIDTH_S } from "./load-store.js";
@@ -34,8 +29,11 @@ import type { LoadWriter } from "./load-writer.js";
 import { boundedLoadRow, checkedNodeId } from "./report-bounds.js";
 
 export interface LrsOptions {
-  /** The configuration served now (undefined before the first version is loaded). */
-  readonly config: () => CompiledConfig | undefined;
+  /**
+   * What a node is served now (SnapshotCache.servedTo: a node of a group held by a rollout
+   * reports the clusters of its own version); undefined before the first version is loaded.
+   */
+  readonly served: (node: NodeIdentity) => Served | undefined;
   /** The interval proxies are asked to report at (load_reporting_interval). */
   readonly intervalMs: number;
   readonly writer: LoadWriter;
@@ -127,20 +125,19 @@ export function loadReportingService(options: LrsOptions): (router: ConnectRoute
             };
             sendAll = asksForAll(request.node);
           }
-          const config = options.config();
-          const group = config && selectNodeGroup(config.groups, node);
+          const served = options.served(node);
           if (
-            group !== undefined &&
+            served !== undefined &&
             identity.t !== "anonymous" &&
             !identity.nodeGroups.includes(ANY_NODE_GROUP) &&
-            !identity.nodeGroups.includes(group.name)
+            !identity.nodeGroups.includes(served.group)
           )
             throw new ConnectError(
-              `node "${node.id}" selects node group "${group.name}", which its credential may not report for`,
+              `node "${node.id}" selects node group "${served.group}", which its credential may not report for`,
               Code.PermissionDenied,
             );
           const wanted =
-            group === undefined ? NOTHING_REPORTED : clustersReportingLoad(group.snapshot);
+            served === undefined ? NOTHING_REPORTED : clustersReportingLoad(served.snapshot);
           if (request.clusterStats.length > 0) {
             let rows: LoadRow[];
             try {

@@ -342,6 +342,24 @@ export class SnapshotReader {
     return resources;
   }
 
+  /**
+   * Published version `version` (undefined: there is none), read beside the latest: a node group
+   * held by a rollout is served the version it ran before. What the next `latest` reuses is left
+   * as it was.
+   */
+  at(version: number): Promise<PublishedSnapshot | undefined> {
+    return this.#prisma.$transaction(
+      async (tx) => {
+        const row = await tx.snapshot.findUnique({ where: { version } });
+        if (!row) return undefined;
+        const { groups } = await expandManifests(tx, row, this.#manifests);
+        const config = await configOf(tx, groups, this.#keyring, this.#known());
+        return { record: toRecord(row), config, warnings: [] };
+      },
+      { isolationLevel: "RepeatableRead" },
+    );
+  }
+
   /** The latest published snapshot, or undefined before the first publish. */
   latest(): Promise<PublishedSnapshot | undefined> {
     return this.#prisma.$transaction(
