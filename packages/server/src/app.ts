@@ -11,7 +11,7 @@ import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { DEFAULT_REGEX_MAX_PROGRAM_SIZE, setRegexMaxProgramSize } from "@switchyard/snapshot";
 import type { NodeStatusTracker } from "@switchyard/status";
-import type { SnapshotCache } from "@switchyard/xds";
+import { peerWentAway, type SnapshotCache } from "@switchyard/xds";
 import type { Logger } from "pino";
 import { createAccessInterceptor, TokenUseRecorder } from "./access/access-interceptor.js";
 import { createAccessService } from "./access/access-service.js";
@@ -360,6 +360,11 @@ async function startApi(
   let http: HttpServer;
   try {
     http = await startHttpServer({
+      onHandlerFailure: (method, reason) => {
+        if (peerWentAway(reason))
+          logger.debug({ method, err: reason }, "API call ended by the client");
+        else logger.error({ method, err: reason }, "API call failed");
+      },
       port: options.httpPort,
       host: options.host,
       routes,

@@ -2,8 +2,12 @@ import * as http from "node:http";
 import * as https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, ContextValues, Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { hostAllowed, requestHostName } from "@switchyard/xds";
+import {
+  type HandlerFailure,
+  hostAllowed,
+  loggedNodeAdapter,
+  requestHostName,
+} from "@switchyard/xds";
 import {
   API_READ_MAX_BYTES,
   type BodyPolicy,
@@ -76,37 +80,46 @@ export async function startHttpServer(options: {
    * naming any other host is refused (DNS rebinding, @switchyard/xds host-check.ts).
    */
   readonly hosts?: readonly string[] | undefined;
+  /**
+   * A call's handler failed after its request was taken (@switchyard/xds node-adapter.ts): the
+   * app logs it as JSON, at debug when the client went away. Without it, such failures pass
+   * unlogged.
+   */
+  readonly onHandlerFailure?: HandlerFailure | undefined;
 }): Promise<HttpServer> {
-  const handler = connectNodeAdapter({
-    routes: (router) => {
-      options.routes(router);
-      // Every method's body is checked before Connect decodes it, to say what is wrong and where
-      // (api/request-checks.ts); the adapter serves `router.handlers` once this returns.
-      router.handlers.splice(
-        0,
-        router.handlers.length,
-        ...router.handlers.map((handler) => checkRequestBodies(handler, options.bodyPolicy)),
-      );
+  const handler = loggedNodeAdapter(
+    {
+      routes: (router) => {
+        options.routes(router);
+        // Every method's body is checked before Connect decodes it, to say what is wrong and where
+        // (api/request-checks.ts); the adapter serves `router.handlers` once this returns.
+        router.handlers.splice(
+          0,
+          router.handlers.length,
+          ...router.handlers.map((handler) => checkRequestBodies(handler, options.bodyPolicy)),
+        );
+      },
+      readMaxBytes: API_READ_MAX_BYTES,
+      // A field this server does not know is refused, naming it, rather than dropped unseen: a
+      // misspelt field would otherwise leave a request doing less than it says.
+      jsonOptions: { ignoreUnknownFields: false },
+      // The content checks run first, as Connect's own decoding would: a request that cannot be
+      // read is refused as such whoever sends it.
+      interceptors: [createRequestCheckInterceptor(), ...(options.interceptors ?? [])],
+      ...(options.contextValues === undefined
+        ? {}
+        : {
+            contextValues: (request) =>
+              (options.contextValues as NonNullable<typeof options.contextValues>)(
+                request as http.IncomingMessage,
+              ),
+          }),
+      // This server speaks HTTP/1.1 only, so every request is an IncomingMessage.
+      fallback: (request, response) =>
+        options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
     },
-    readMaxBytes: API_READ_MAX_BYTES,
-    // A field this server does not know is refused, naming it, rather than dropped unseen: a
-    // misspelt field would otherwise leave a request doing less than it says.
-    jsonOptions: { ignoreUnknownFields: false },
-    // The content checks run first, as Connect's own decoding would: a request that cannot be
-    // read is refused as such whoever sends it.
-    interceptors: [createRequestCheckInterceptor(), ...(options.interceptors ?? [])],
-    ...(options.contextValues === undefined
-      ? {}
-      : {
-          contextValues: (request) =>
-            (options.contextValues as NonNullable<typeof options.contextValues>)(
-              request as http.IncomingMessage,
-            ),
-        }),
-    // This server speaks HTTP/1.1 only, so every request is an IncomingMessage.
-    fallback: (request, response) =>
-      options.fallback(request as http.IncomingMessage, response as http.ServerResponse),
-  });
+    options.onHandlerFailure ?? (() => {}),
+  );
   const extraRoutes = options.extraRoutes ?? {};
   const headers = Object.entries({
     ...SECURITY_HEADERS,

@@ -25,6 +25,10 @@ export function xdsLogCallbacks(logger: Logger): XdsCallbacks {
         "xDS stream opened",
       );
     },
+    onHandlerFailed({ method, reason, peerGone }) {
+      if (peerGone) logger.debug({ method, err: reason }, "xDS call ended by the client");
+      else logger.error({ method, err: reason }, "xDS call failed");
+    },
     onAuthRefused(refusal) {
       logger.warn(refusal, "xDS client refused");
     },

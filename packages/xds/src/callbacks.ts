@@ -57,6 +57,12 @@ export interface XdsCallbacks {
   onHeldBack?(event: { streamId: number; heldBack: readonly HeldBack[] }): void;
   onStreamClosed?(event: { streamId: number }): void;
   /**
+   * A call's handler failed after its request was taken, most often because the client went
+   * away mid-stream (`peerGone`: a reset or closed connection, a cancel), which is no fault of
+   * the server's; `method` is "package.Service/Method".
+   */
+  onHandlerFailed?(event: { method: string; reason: unknown; peerGone: boolean }): void;
+  /**
    * A call (stream or REST request) was refused, or a stream ended, for want of a credential
    * (`unauthenticated`) or because its credential does not cover the node group its node selects
    * (`permission_denied`). `nodeId` and `identity` are known only for permission_denied and

@@ -26,6 +26,7 @@ export {
 } from "./delta-subscription.js";
 export { type GrpcStreamOptions, GrpcStreams } from "./grpc-streams.js";
 export { type HostHeaders, hostAllowed, requestHostName } from "./host-check.js";
+export { type HandlerFailure, loggedNodeAdapter, peerWentAway } from "./node-adapter.js";
 export { nodeIdentity } from "./node-identity.js";
 export {
   type ConfigWatcher,

@@ -11,7 +11,7 @@ import * as net from "node:net";
 import type * as tls from "node:tls";
 import type { DescService } from "@bufbuild/protobuf";
 import { type ConnectRouter, createContextValues, type ServiceImpl } from "@connectrpc/connect";
-import { compressionGzip, connectNodeAdapter } from "@connectrpc/connect-node";
+import { compressionGzip } from "@connectrpc/connect-node";
 import { ClusterDiscoveryService } from "@switchyard/proto/envoy/service/cluster/v3/cds_pb";
 import { AggregatedDiscoveryService } from "@switchyard/proto/envoy/service/discovery/v3/ads_pb";
 import { EndpointDiscoveryService } from "@switchyard/proto/envoy/service/endpoint/v3/eds_pb";
@@ -34,6 +34,7 @@ import {
 import { kAuthentication, kRemoteAddress } from "./context-keys.js";
 import { type DeltaStreamOptions, serveDeltaStream } from "./delta-transport.js";
 import { GrpcStreams } from "./grpc-streams.js";
+import { loggedNodeAdapter, peerWentAway } from "./node-adapter.js";
 import { packedFrame } from "./packed-resources.js";
 import {
   createRestHandler,
@@ -359,14 +360,18 @@ export function createXdsServer(options: XdsServerOptions): XdsServer {
     firstRequestOnly: ["node"],
     contextValues,
   });
-  const connect = connectNodeAdapter({
-    ...grpcLimits(options),
-    grpc: true,
-    connect: false,
-    grpcWeb: false,
-    routes: xdsRoutes(options, access, closing.signal, streams),
-    contextValues,
-  });
+  const connect = loggedNodeAdapter(
+    {
+      ...grpcLimits(options),
+      grpc: true,
+      connect: false,
+      grpcWeb: false,
+      routes: xdsRoutes(options, access, closing.signal, streams),
+      contextValues,
+    },
+    (method, reason) =>
+      options.callbacks?.onHandlerFailed?.({ method, reason, peerGone: peerWentAway(reason) }),
+  );
   const longPollTimeoutMs = options.restLongPollTimeoutMs ?? DEFAULT_REST_LONG_POLL_TIMEOUT_MS;
   if (
     !Number.isInteger(longPollTimeoutMs) ||
