@@ -175,6 +175,24 @@ describe("stored rollout plans", () => {
     expect(tooLarge.code).toBe(Code.InvalidArgument);
     expect(tooLarge.rawMessage).toMatch(/^document: \d+ bytes, more than the 65536 /);
 
+    // YAML aliases that would repeat a node a billion times ("billion laughs").
+    const laughs = [
+      "a: &a [lol]",
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `b${i}: &b${i} [${Array(9)
+            .fill(i === 0 ? "*a" : `*b${i - 1}`)
+            .join(", ")}]`,
+      ),
+      'waves: ["100%"]',
+    ].join("\n");
+    const bomb = await refusal(admin.putRolloutPlan({ name: "new-one", document: laughs }));
+    expect(bomb.code).toBe(Code.InvalidArgument);
+    expect(problems(bomb)).toEqual([
+      "document: Excessive alias count indicates a resource exhaustion attack",
+    ]);
+
     expect(await admin.getRolloutPlan({ name: "steady" })).toEqual(stored);
     expect((await admin.listRolloutPlans({})).plans.map((p) => p.name)).toEqual(["steady"]);
     expect((await audit("rollout-plan.put")).map((e) => e.target)).not.toContain(
