@@ -13,7 +13,14 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import * as accessCommands from "./access-commands.js";
 import { envoyBootstrap, envoyFileBootstrap, grpcBootstrap } from "./bootstrap.js";
 import { askServer, checkReach } from "./bootstrap-server.js";
-import { CliError, connect, connectAccess, connectRouting, explain } from "./client.js";
+import {
+  CliError,
+  connect,
+  connectAccess,
+  connectRollout,
+  connectRouting,
+  explain,
+} from "./client.js";
 import * as commands from "./commands.js";
 import { chooseServer, type ServerChoice } from "./credentials.js";
 import type { EndpointOptions } from "./endpoint-commands.js";
@@ -23,6 +30,7 @@ import { KIND_HELP, parseKind } from "./kinds.js";
 import * as loadCommands from "./load-commands.js";
 import { type Output, outputFormat } from "./output.js";
 import * as reviewCommands from "./review-commands.js";
+import * as rolloutCommands from "./rollout-commands.js";
 import * as routeCommands from "./route-commands.js";
 import * as schemaCommands from "./schema-commands.js";
 import * as secretCommands from "./secret-commands.js";
@@ -403,14 +411,19 @@ export function createCli(): Command {
   team
     .command("update <name>")
     .description(
-      "rename a team, or change whether it requires review (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
+      "rename a team, or change whether it requires review or rollouts (signs in with your password: SWITCHYARD_PASSWORD, or asked)",
     )
     .option("--rename <name>", "the team's new name")
     .option("--require-review", "its members' publishes wait for an admin")
     .option("--no-require-review", "its members publish their own changes")
+    .option(
+      "--require-rollout",
+      "its changes are to go out as rollouts (stored and shown; publish does not run rollouts yet)",
+    )
+    .option("--no-require-rollout", "its changes may go out to every node at once")
     .addOption(asAdminOption())
     .action(
-      privileged((access, _, name: string, options: { rename?: string; requireReview?: boolean }) =>
+      privileged((access, _, name: string, options: teamCommands.TeamUpdateOptions) =>
         teamCommands.teamUpdate(access, name, options, stdout),
       ),
     );
@@ -1144,6 +1157,62 @@ export function createCli(): Command {
     .action(
       withClient(program, connectRouting, (client, options: { version?: string }) =>
         routeCommands.runTests(client, stdout, options),
+      ),
+    );
+  const rollout = program
+    .command("rollout")
+    .description(
+      "rollouts: a version reaching a node group in waves, each gated on ACKs and live traffic (plans are stored now; publish does not run them yet)",
+    );
+  const plans = rollout
+    .command("plans")
+    .description(
+      "stored rollout plans: waves, bake times, gates and what a failure does; admins write them and pick the default",
+    );
+  plans
+    .command("list", { isDefault: true })
+    .description("list the stored plans: each one's waves, and the default")
+    .action(
+      withClient(program, connectRollout, (client) => rolloutCommands.listPlans(client, stdout)),
+    );
+  plans
+    .command("get <name>")
+    .description("print a plan as its document (put reads it back)")
+    .option("-o, --output <format>", "yaml (default) or json")
+    .action(
+      withClient(program, connectRollout, (client, name: string, options: { output?: string }) =>
+        rolloutCommands.getPlan(client, stdout, name, options),
+      ),
+    );
+  plans
+    .command("put <name>")
+    .description(
+      "store (or replace) a plan from a YAML or JSON document (admins); each problem is named at its place in it",
+    )
+    .requiredOption("-f, --file <file>", "the plan (YAML or JSON, at most 64 KiB; - for stdin)")
+    .action(
+      withClient(program, connectRollout, (client, name: string, options: { file: string }) =>
+        rolloutCommands.putPlan(client, stdout, name, options),
+      ),
+    );
+  plans
+    .command("delete <name>")
+    .description("delete a plan (admins); the default plan cannot be deleted")
+    .action(
+      withClient(program, connectRollout, (client, name: string) =>
+        rolloutCommands.deletePlan(client, stdout, name),
+      ),
+    );
+  plans
+    .command("default [name]")
+    .description("make a plan the default plan, or --none for no default (admins)")
+    .option("--none", "no default plan")
+    .action(
+      withClient(
+        program,
+        connectRollout,
+        (client, name: string | undefined, options: { none?: boolean }) =>
+          rolloutCommands.setDefaultPlan(client, stdout, name, options),
       ),
     );
   program

@@ -14,6 +14,7 @@ import {
   Severity,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { readEnv } from "@switchyard/server/env";
 import {
@@ -59,6 +60,9 @@ export const connectAccess = (server: string): Client<typeof AccessService> =>
 
 export type RoutingClient = Client<typeof RoutingService>;
 export const connectRouting = (server: string): RoutingClient => connectTo(RoutingService, server);
+
+export type RolloutClient = Client<typeof RolloutService>;
+export const connectRollout = (server: string): RolloutClient => connectTo(RolloutService, server);
 
 export function formatIssue(issue: Issue): string {
   const severity =

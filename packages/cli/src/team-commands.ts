@@ -140,7 +140,7 @@ export async function teamList(access: Access, out: Output): Promise<void> {
   const { teams } = await access.listTeams({});
   out.out(
     `${table(
-      ["NAME", "DOMAINS", "CLUSTERS", "SECRETS", "SHARED WITH IT", "MEMBERS", "REVIEW"],
+      ["NAME", "DOMAINS", "CLUSTERS", "SECRETS", "SHARED WITH IT", "MEMBERS", "REVIEW", "ROLLOUTS"],
       teams.map((t) => [
         t.name,
         t.domains.join(",") || "-",
@@ -149,6 +149,7 @@ export async function teamList(access: Access, out: Output): Promise<void> {
         t.shared.map((o) => `${SHARE_KIND_WORDS.get(o.kind) ?? "?"}/${o.name}`).join(",") || "-",
         String(t.memberCount),
         t.requireReview ? "required" : "-",
+        t.requireRollout ? "required" : "-",
       ]),
     )}\n`,
   );
@@ -171,24 +172,36 @@ export async function teamCreate(
   );
 }
 
+export interface TeamUpdateOptions {
+  readonly rename?: string | undefined;
+  readonly requireReview?: boolean | undefined;
+  readonly requireRollout?: boolean | undefined;
+}
+
 export async function teamUpdate(
   access: Access,
   name: string,
-  options: { rename?: string | undefined; requireReview?: boolean | undefined },
+  options: TeamUpdateOptions,
   out: Output,
 ): Promise<void> {
-  if (options.rename === undefined && options.requireReview === undefined)
+  if (
+    options.rename === undefined &&
+    options.requireReview === undefined &&
+    options.requireRollout === undefined
+  )
     throw new CliError(
-      "nothing to change: pass --rename NAME, --require-review or --no-require-review",
+      "nothing to change: pass --rename NAME, --[no-]require-review or --[no-]require-rollout",
     );
   const team = await teamByName(access, name);
   const updated = await access.updateTeam({
     id: team.id,
     ...(options.rename === undefined ? {} : { name: options.rename }),
     ...(options.requireReview === undefined ? {} : { requireReview: options.requireReview }),
+    ...(options.requireRollout === undefined ? {} : { requireRollout: options.requireRollout }),
   });
   out.out(
-    `Updated team ${updated.name}: ${updated.requireReview ? "requires review" : "members publish"}.\n`,
+    `Updated team ${updated.name}: ${updated.requireReview ? "requires review" : "members publish"}` +
+      `${updated.requireRollout ? "; its changes are to go out as rollouts" : ""}.\n`,
   );
 }
 

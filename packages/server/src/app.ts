@@ -7,6 +7,7 @@ import {
 } from "@switchyard/db";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { DEFAULT_REGEX_MAX_PROGRAM_SIZE, setRegexMaxProgramSize } from "@switchyard/snapshot";
@@ -20,6 +21,7 @@ import { bodyPolicy } from "./access/body-policy.js";
 import { requestContextValues, trustedProxies } from "./access/request-context.js";
 import { createConfigService } from "./api/config-service.js";
 import { errorInterceptor } from "./api/error-interceptor.js";
+import { createRolloutService } from "./api/rollout-service.js";
 import { createRoutingService } from "./api/routing-service.js";
 import { createStatusService } from "./api/status-service.js";
 import {
@@ -345,6 +347,7 @@ async function startApi(
     );
     router.service(StatusService, createStatusService({ prisma, feed: deps.feed }));
     router.service(RoutingService, createRoutingService({ prisma, store: deps.store, routeTests }));
+    router.service(RolloutService, createRolloutService({ prisma }));
     router.service(
       AccessService,
       createAccessService({

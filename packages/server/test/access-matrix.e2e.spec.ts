@@ -8,6 +8,7 @@ import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +26,13 @@ import {
 } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
-const SERVICES: DescService[] = [ConfigService, StatusService, RoutingService, AccessService];
+const SERVICES: DescService[] = [
+  ConfigService,
+  StatusService,
+  RoutingService,
+  RolloutService,
+  AccessService,
+];
 
 type Who =
   | "admin"
@@ -138,6 +145,12 @@ const EXPECTED: Record<string, Set<Who>> = {
   // Members write their own team's tests (the handler checks the team and the hosts).
   "switchyard.v1.RoutingService/PutRouteTest": TEAM_WRITE,
   "switchyard.v1.RoutingService/DeleteRouteTest": TEAM_WRITE,
+  // Rollout plans: everyone reads them (a publish names one); admins write them and the default.
+  "switchyard.v1.RolloutService/ListRolloutPlans": READ,
+  "switchyard.v1.RolloutService/GetRolloutPlan": READ,
+  "switchyard.v1.RolloutService/PutRolloutPlan": ADMIN_ONLY,
+  "switchyard.v1.RolloutService/DeleteRolloutPlan": ADMIN_ONLY,
+  "switchyard.v1.RolloutService/SetDefaultRolloutPlan": ADMIN_ONLY,
   "switchyard.v1.AccessService/Login": anyone(...SIGNED_IN, "anonymous"),
   "switchyard.v1.AccessService/Logout": READ,
   "switchyard.v1.AccessService/WhoAmI": READ,

@@ -28,6 +28,8 @@ import {
   toBinary,
   toJson,
 } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import {
   ClusterSchema,
@@ -37,6 +39,7 @@ import {
   NodeGroupSchema,
   RouteConfigurationSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,7 +57,12 @@ import {
 } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
-const SERVICES: readonly DescService[] = [ConfigService, StatusService, AccessService];
+const SERVICES: readonly DescService[] = [
+  ConfigService,
+  StatusService,
+  RolloutService,
+  AccessService,
+];
 const METHODS: readonly DescMethod[] = SERVICES.flatMap((service) => service.methods);
 
 /** Codes that say "the server failed", not "your request is wrong". */
@@ -76,6 +84,7 @@ const CLUSTER = "fuzz-cluster";
 const ROUTES = "fuzz-routes";
 const LISTENER = "fuzz-listener";
 const GROUP = "fuzz-group";
+const PLAN = "fuzz-plan";
 const TEAM = "fuzz-team";
 const MEMBER = "fuzz-member";
 /** An admin whose tokens Logout calls spend. */
@@ -310,6 +319,10 @@ function validExample(method: DescMethod, seeded: Seeded): JsonValue {
     ListTokens: { userId: seeded.memberId },
     RevokeToken: { id: seeded.memberTokenId },
     ListAuditEvents: { actor: "admin", action: "login" },
+    GetRolloutPlan: { name: PLAN },
+    PutRolloutPlan: { name: PLAN, document: "bake: 1m\nwaves: [1, 50%, 100%]\n" },
+    DeleteRolloutPlan: { name: "gone" },
+    SetDefaultRolloutPlan: { name: PLAN },
   };
   return examples[method.name] ?? {};
 }
@@ -585,6 +598,8 @@ describe("random and mutated API bodies get a clear error, never crash the serve
       // Refreshed by every use of a token, at most once a minute.
       ApiToken: ["lastUsedAt"],
       ReviewRequest: [],
+      RolloutPlan: [],
+      RolloutSettings: [],
     };
     const parts = Object.entries(tables).map(([table, volatile]) => {
       const row = `(to_jsonb(t)${volatile.map((c) => ` - '${c}'`).join("")})::text`;
@@ -616,6 +631,14 @@ describe("random and mutated API bodies get a clear error, never crash the serve
     await api.createListener(fuzzListener());
     await api.createNodeGroup(fuzzGroup());
     await api.publish({ message: "fuzz seed" });
+    await createClient(
+      RolloutService,
+      createConnectTransport({
+        baseUrl: harness.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [bearer(token)],
+      }),
+    ).putRolloutPlan({ name: PLAN, document: "waves: [1, 100%]\n" });
     const team = await access.createTeam({ name: TEAM, domains: ["*.gone.example"] });
     const memberId = await createAccount(harness.baseUrl, MEMBER, Role.MEMBER, team.id);
     // A token of the member's, for RevokeToken to aim at.

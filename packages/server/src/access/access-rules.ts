@@ -15,6 +15,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Action, Principal, Resource, Role, TokenScope } from "../auth/index.js";
@@ -49,6 +50,12 @@ const adminWrite: AccessRule = {
   action: "write",
   roles: ["ADMIN"],
   scope: "config:write",
+};
+/** Rollout plans: how versions are to reach the fleet, for every change; admins write them. */
+const writeRolloutPlans: AccessRule = {
+  t: "fixed",
+  action: "write",
+  resource: { kind: "rolloutPlan" },
 };
 const manageTeams: AccessRule = { t: "fixed", action: "manage", resource: { kind: "team" } };
 
@@ -154,6 +161,13 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     // Members write their team's tests, for their team's domains (route-test-handlers.ts).
     PutRouteTest: teamWrite,
     DeleteRouteTest: teamWrite,
+  },
+  [RolloutService.typeName]: {
+    ListRolloutPlans: readConfig,
+    GetRolloutPlan: readConfig,
+    PutRolloutPlan: writeRolloutPlans,
+    DeleteRolloutPlan: writeRolloutPlans,
+    SetDefaultRolloutPlan: writeRolloutPlans,
   },
   [AccessService.typeName]: {
     Login: { t: "public" },

@@ -401,14 +401,19 @@ export function createAccessService(
               ...(request.requireReview === undefined
                 ? {}
                 : { requireReview: request.requireReview }),
+              ...(request.requireRollout === undefined
+                ? {}
+                : { requireRollout: request.requireRollout }),
             },
             select: TEAM_SELECT,
           });
+          const fields = (team: typeof before) => ({
+            name: team.name,
+            requireReview: team.requireReview,
+            requireRollout: team.requireRollout,
+          });
           await audit(tx, context, caller, "team.update", `team/${before.name}`, {
-            diff: {
-              before: { name: before.name, requireReview: before.requireReview },
-              after: { name: after.name, requireReview: after.requireReview },
-            },
+            diff: { before: fields(before), after: fields(after) },
           });
           return teamMessage(after);
         });

@@ -15,6 +15,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { AccessService } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 
@@ -43,6 +44,10 @@ const CONFIG = ordinary(
 const ADMIN_CONFIG = ordinary(
   "configuration only admins change (listeners, node groups, runtime layers, secrets, reviews): " +
     "audited and undone by a rollback; it gives no one a credential, a role or ownership",
+);
+const ROLLOUT_PLAN = ordinary(
+  "configuration only admins change: how versions are to reach the fleet, checked when put and " +
+    "audited with its diff; it gives no one a credential, a role or ownership",
 );
 const ENVOY_API = ordinary(
   "which Envoy fields configuration may use, not who may do what: a schema that changes a field " +
@@ -119,6 +124,13 @@ const byMethod: Record<string, Record<string, Privilege>> = {
     PutRouteTest: CONFIG,
     DeleteRouteTest: CONFIG,
   },
+  [RolloutService.typeName]: {
+    ListRolloutPlans: READ,
+    GetRolloutPlan: READ,
+    PutRolloutPlan: ROLLOUT_PLAN,
+    DeleteRolloutPlan: ROLLOUT_PLAN,
+    SetDefaultRolloutPlan: ROLLOUT_PLAN,
+  },
   // A method added to AccessService goes here too (privileged-actions.spec.ts fails until it
   // does): privileged when some request of it gives an account, a role, a team or a team's
   // members more than they had, or makes a credential; otherwise ordinary, saying why not.
@@ -153,7 +165,9 @@ const byMethod: Record<string, Record<string, Privilege>> = {
     UpdateTeam: {
       t: "privileged",
       what: "change a team",
-      why: "turning its review off lets its members publish without an admin",
+      why:
+        "turning its review off lets its members publish without an admin (and turning its " +
+        "required rollouts off, all at once)",
     },
     DeleteTeam: {
       t: "privileged",

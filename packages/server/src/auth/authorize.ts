@@ -8,7 +8,7 @@
  *   (Cluster.ownerTeamId; a new cluster is allowed when it will be created owned by their team)
  *   and the virtual hosts whose domains their team owns (ownership.ts); publishes or rolls back
  *   when every change in the draft is theirs, or asks for review when their team requires it;
- *   never listeners, node groups, runtime layers, teams, users or ownership.
+ *   never listeners, node groups, runtime layers, rollout plans, teams, users or ownership.
  * - VIEWER: reads (as a member does).
  * - An API token acts as its user narrowed to its scopes; tokens never create or revoke tokens
  *   and never change a password.
@@ -112,6 +112,8 @@ export type Resource =
   | { readonly kind: "ownership" }
   /** The newer Envoy APIs loaded over the bundled one (switchyard schema). */
   | { readonly kind: "envoySchema" }
+  /** Stored rollout plans and the default plan: read by all, written by admins. */
+  | { readonly kind: "rolloutPlan" }
   /** One account (userId) or the list of accounts (null). */
   | { readonly kind: "user"; readonly userId: string | null }
   /** Some user's API tokens. */
@@ -204,6 +206,8 @@ function roleDecision(principal: Principal, action: Action, resource: Resource):
             resource,
             resource.kind === "routeConfiguration" ? resource.ownership : null,
           );
+        case "rolloutPlan":
+          return deny(`only an admin may change rollout plans`);
         default:
           return deny(`internal: "write" does not apply to ${resource.kind}`);
       }

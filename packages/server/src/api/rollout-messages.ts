@@ -1,0 +1,116 @@
+/**
+ * Rollout plans between @switchyard/rollout and the API: a stored plan as its RolloutPlan
+ * message (the structured fields, its YAML document and its one-line summary), and a plan that
+ * does not read as InvalidArgument with each problem at its place in the document.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  type RolloutPlan as ApiRolloutPlan,
+  RolloutFailureAction,
+  RolloutPlanSchema,
+  type RolloutWave,
+  RolloutWaveSchema,
+} from "@switchyard/proto/switchyard/v1/rollout_pb";
+import {
+  describePlan,
+  PlanError,
+  planDocument,
+  planOf,
+  type RolloutPlan,
+  type WavePlan,
+} from "@switchyard/rollout";
+import { stringify } from "yaml";
+import type { StoredRolloutPlan } from "../store/rollout-plans.js";
+import { invalidArgument } from "./errors.js";
+
+function waveMessage(wave: WavePlan): RolloutWave {
+  const share = wave.share;
+  return create(RolloutWaveSchema, {
+    share:
+      share.t === "count"
+        ? { case: "count", value: share.count }
+        : share.t === "percent"
+          ? { case: "percent", value: share.percent }
+          : {
+              case: "nodes",
+              value: {
+                ids: [...share.selector.ids],
+                zone: share.selector.zone ?? "",
+                metadata: { ...share.selector.metadata },
+              },
+            },
+    bakeMs: wave.bakeMs,
+    ackTimeoutMs: wave.ackTimeoutMs,
+    ...(wave.traffic
+      ? {
+          traffic: {
+            maxErrorIncrease: wave.traffic.maxErrorIncrease,
+            minRequests: wave.traffic.minRequests,
+            failWithoutTraffic: wave.traffic.withoutTraffic === "fail",
+          },
+        }
+      : {}),
+  });
+}
+
+/** The document of `plan` as YAML, the text `rollout plans get` prints and a put reads back. */
+export function planYaml(plan: RolloutPlan): string {
+  return stringify(planDocument(plan), { lineWidth: 0 });
+}
+
+/**
+ * The stored plan read back. Every stored document was read by this version's rules before it
+ * was written; one that no longer reads (rules tightened since) is FailedPrecondition naming it,
+ * so that it is put again rather than served half-understood.
+ */
+export function storedPlan(row: StoredRolloutPlan): RolloutPlan {
+  try {
+    return planOf(row.document);
+  } catch (error) {
+    if (error instanceof PlanError)
+      throw new ConnectError(
+        `rollout plan "${row.name}" as stored no longer reads (${error.message}): put it again`,
+        Code.FailedPrecondition,
+        undefined,
+        undefined,
+        error,
+      );
+    throw error;
+  }
+}
+
+export function planMessage(row: StoredRolloutPlan, defaultName: string | null): ApiRolloutPlan {
+  const plan = storedPlan(row);
+  return create(RolloutPlanSchema, {
+    name: row.name,
+    onFailure:
+      plan.onFailure === "rollback" ? RolloutFailureAction.ROLLBACK : RolloutFailureAction.PAUSE,
+    waves: plan.waves.map(waveMessage),
+    document: planYaml(plan),
+    summary: describePlan(plan),
+    isDefault: row.name === defaultName,
+    createdBy: row.createdBy,
+    createTime: timestampFromDate(row.createdAt),
+    updatedBy: row.updatedBy,
+    updateTime: timestampFromDate(row.updatedAt),
+  });
+}
+
+/**
+ * A plan that does not read, as InvalidArgument: every problem a ValidationErrors issue at
+ * `document: <where>` (a field path such as `waves[2].share`, or a YAML syntax error's line and
+ * column), as route tests report theirs (route-test-messages.ts, routeTestProblems).
+ */
+export function planProblems(error: PlanError): ConnectError {
+  return invalidArgument(
+    `document: ${error.issues.length} problem(s) in the rollout plan`,
+    error.issues.map((issue) => ({
+      severity: "error",
+      code: "invalid-rollout-plan",
+      path: issue.path === "" ? "document" : `document: ${issue.path}`,
+      message: issue.message,
+    })),
+  );
+}
