@@ -128,6 +128,23 @@ waves:
     });
   });
 
+  it("refuses a YAML alias bomb as a PlanError of the document, not a crash", () => {
+    const laughs = [
+      "a: &a [lol]",
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `b${i}: &b${i} [${Array(9)
+            .fill(i === 0 ? "*a" : `*b${i - 1}`)
+            .join(", ")}]`,
+      ),
+      'waves: ["100%"]',
+    ].join("\n");
+    expect(issues(() => parsePlanDocument(laughs))).toEqual([
+      ": Excessive alias count indicates a resource exhaustion attack",
+    ]);
+  });
+
   it("reads JSON as the same plan as YAML", () => {
     const yaml = parsePlanDocument("waves: [1, 25%, 100%]\nbake: 90s\n");
     const json = parsePlanDocument('{"waves": [1, "25%", "100%"], "bake": "90s"}');

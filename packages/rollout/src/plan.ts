@@ -353,6 +353,10 @@ export function parsePlanDocument(text: string): RolloutPlan {
         },
       );
     }
+    // An alias bomb (aliases that expand past the yaml package's maxAliasCount) is refused with a
+    // ReferenceError of its own, not a YAMLError: the document's fault all the same.
+    if (error instanceof ReferenceError && /alias/i.test(error.message))
+      throw new PlanError([{ path: "", message: error.message }], { cause: error });
     throw error;
   }
   return planOf(value);

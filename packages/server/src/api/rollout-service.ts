@@ -58,10 +58,6 @@ function readPlan(name: string, document: string): RolloutPlan {
     plan = parsePlanDocument(document);
   } catch (error) {
     if (error instanceof PlanError) throw planProblems(error);
-    // The yaml package refuses an alias bomb with a ReferenceError of its own, not a YAMLError,
-    // which parsePlanDocument passes on: the document's fault all the same.
-    if (error instanceof ReferenceError && /alias/i.test(error.message))
-      throw planProblems(new PlanError([{ path: "", message: error.message }], { cause: error }));
     throw error;
   }
   if (plan.name !== undefined && plan.name !== name)
