@@ -131,3 +131,19 @@ export class Driver {
     return this.actions.flatMap((a) => (a.t === "audit" ? [a.kind] : []));
   }
 }
+
+/**
+ * A plan document whose YAML aliases would repeat a node 9^9 times ("billion laughs"): the yaml
+ * package refuses it past its alias count, and so must everything that reads plans.
+ */
+export const ALIAS_BOMB_PLAN = [
+  "a: &a [lol]",
+  ...Array.from(
+    { length: 9 },
+    (_, i) =>
+      `b${i}: &b${i} [${Array(9)
+        .fill(i === 0 ? "*a" : `*b${i - 1}`)
+        .join(", ")}]`,
+  ),
+  'waves: ["100%"]',
+].join("\n");

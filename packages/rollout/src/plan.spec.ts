@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ALIAS_BOMB_PLAN } from "./fixtures.js";
 import { durationMs, inlinePlan, PlanError, parsePlanDocument, planOf } from "./plan.js";
 
 /** The issues a plan is refused with, as "path: message". */
@@ -129,18 +130,7 @@ waves:
   });
 
   it("refuses a YAML alias bomb as a PlanError of the document, not a crash", () => {
-    const laughs = [
-      "a: &a [lol]",
-      ...Array.from(
-        { length: 9 },
-        (_, i) =>
-          `b${i}: &b${i} [${Array(9)
-            .fill(i === 0 ? "*a" : `*b${i - 1}`)
-            .join(", ")}]`,
-      ),
-      'waves: ["100%"]',
-    ].join("\n");
-    expect(issues(() => parsePlanDocument(laughs))).toEqual([
+    expect(issues(() => parsePlanDocument(ALIAS_BOMB_PLAN))).toEqual([
       ": Excessive alias count indicates a resource exhaustion attack",
     ]);
   });

@@ -4,10 +4,12 @@
  * the default plan, which cannot be deleted, and every write is audited; everyone signed in reads
  * them. A team's require_rollout is set by UpdateTeam.
  */
+
 import { type Client, Code, type ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RolloutFailureAction, RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
+import { ALIAS_BOMB_PLAN } from "@switchyard/rollout/fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ROLLOUT_PLAN_LIMITS } from "../src/api/rollout-service.js";
 import {
@@ -176,18 +178,9 @@ describe("stored rollout plans", () => {
     expect(tooLarge.rawMessage).toMatch(/^document: \d+ bytes, more than the 65536 /);
 
     // YAML aliases that would repeat a node a billion times ("billion laughs").
-    const laughs = [
-      "a: &a [lol]",
-      ...Array.from(
-        { length: 9 },
-        (_, i) =>
-          `b${i}: &b${i} [${Array(9)
-            .fill(i === 0 ? "*a" : `*b${i - 1}`)
-            .join(", ")}]`,
-      ),
-      'waves: ["100%"]',
-    ].join("\n");
-    const bomb = await refusal(admin.putRolloutPlan({ name: "new-one", document: laughs }));
+    const bomb = await refusal(
+      admin.putRolloutPlan({ name: "new-one", document: ALIAS_BOMB_PLAN }),
+    );
     expect(bomb.code).toBe(Code.InvalidArgument);
     expect(problems(bomb)).toEqual([
       "document: Excessive alias count indicates a resource exhaustion attack",
