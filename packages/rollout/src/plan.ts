@@ -115,8 +115,8 @@ const DURATION_HINT = "use e.g. 500ms, 30s, 2m or 1h";
 
 /**
  * "30s", "500ms", "2m", "1h", "1d" (or a bare number of seconds) → ms; undefined when not a
- * duration. The grammar of every other duration Switchyard reads (packages/server/src/duration.ts,
- * `wait --timeout`), so that `--bake 2m` reads as `--timeout 2m` does.
+ * duration. The grammar of every duration Switchyard reads (the server's settings and `wait
+ * --timeout` read it from here), so that `--bake 2m` reads as `--timeout 2m` does.
  */
 export function durationMs(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
