@@ -1,7 +1,8 @@
 "use client";
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useState } from "react";
+import { useModal } from "@/components/form/confirm-dialog";
 import { inputClass } from "@/components/form/field";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon } from "@/components/ui/icons";
@@ -16,7 +17,6 @@ import { useAccessClient } from "./use-access-client";
  */
 export function ReauthDialog() {
   const client = useAccessClient();
-  const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const inputId = useId();
   const errorId = useId();
@@ -38,12 +38,7 @@ export function ReauthDialog() {
   }, []);
 
   const open = answer !== undefined;
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModal(open);
 
   const close = (entered: boolean) => {
     answer?.(entered);
