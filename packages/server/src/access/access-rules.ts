@@ -168,6 +168,14 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     PutRolloutPlan: writeRolloutPlans,
     DeleteRolloutPlan: writeRolloutPlans,
     SetDefaultRolloutPlan: writeRolloutPlans,
+    ListRollouts: readStatus,
+    GetRollout: readStatus,
+    WatchRollout: readStatus,
+    // Admins, and members for the rollouts they started (rollout-service.ts).
+    PauseRollout: teamWrite,
+    ResumeRollout: teamWrite,
+    PromoteRollout: teamWrite,
+    AbortRollout: teamWrite,
   },
   [AccessService.typeName]: {
     Login: { t: "public" },

@@ -130,6 +130,15 @@ const byMethod: Record<string, Record<string, Privilege>> = {
     PutRolloutPlan: ROLLOUT_PLAN,
     DeleteRolloutPlan: ROLLOUT_PLAN,
     SetDefaultRolloutPlan: ROLLOUT_PLAN,
+    ListRollouts: READ,
+    GetRollout: READ,
+    WatchRollout: READ,
+    // Steering a rollout changes which version nodes are served, as a publish does; skipping
+    // the plan (promote all) is an admin's, audited with its reason.
+    PauseRollout: CONFIG,
+    ResumeRollout: CONFIG,
+    PromoteRollout: CONFIG,
+    AbortRollout: CONFIG,
   },
   // A method added to AccessService goes here too (privileged-actions.spec.ts fails until it
   // does): privileged when some request of it gives an account, a role, a team or a team's

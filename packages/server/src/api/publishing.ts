@@ -165,6 +165,7 @@ export async function publishResponse(
     snapshot: snapshotInfo(snapshot.record),
     changes,
     warnings: snapshot.warnings.map(issueMessage),
+    rolloutIds: (snapshot.rollouts ?? []).map((id) => BigInt(id)),
   });
   const selected = select(snapshot.record.changes);
   if (!selected.withBodies || selected.changes.length === 0) {

@@ -86,7 +86,7 @@ export function createRolloutService({
   prisma,
 }: {
   readonly prisma: PrismaClient;
-}): ServiceImpl<typeof RolloutService> {
+}): Partial<ServiceImpl<typeof RolloutService>> {
   const audit = (
     tx: TransactionClient,
     context: HandlerContext,

@@ -162,6 +162,8 @@ export interface PublishedSnapshot {
    * the publish needs no further reads; absent otherwise.
    */
   readonly sides?: { readonly before: ConfigSpec | undefined; readonly after: ConfigSpec };
+  /** The ids of the rollouts the publish started (one per node group it changes), if any. */
+  readonly rollouts?: readonly number[];
 }
 
 export function resourceKey(resource: XdsResource): string {
