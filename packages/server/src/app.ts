@@ -50,6 +50,8 @@ import {
   warnAboutXdsExposure,
 } from "./replica.js";
 import type { ServingCommand } from "./rollout-serving.js";
+import { RolloutDriver } from "./rollouts/rollout-driver.js";
+import { RolloutHub } from "./rollouts/rollout-hub.js";
 import { createRouteTestRunner } from "./routing/route-test-runner.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, redactUrl, StartupError } from "./startup-error.js";
@@ -80,6 +82,11 @@ export interface SwitchyardOptions {
   readonly logger: Logger;
   /** How long a response may go unanswered before its type is STALE. Default 30 s. */
   readonly staleAfterMs?: number;
+  /**
+   * How long a replica's hold on the rollouts it drives lasts without renewal: another takes them
+   * over after (rollout-driver.ts). Default 15 s; a replica that stops gives them up at once.
+   */
+  readonly rolloutLeaseMs?: number;
   /**
    * How long this replica's lease lasts without renewal before other replicas mark its nodes
    * disconnected (fleet/replica-lease.ts). Default 20 s; renewed every quarter of it.
@@ -316,6 +323,8 @@ async function startApi(
     readonly feed: StatusFeed;
     readonly consoleTls: ReturnType<typeof readConsoleTls>;
     readonly onPublished: (snapshot: PublishedSnapshot) => void;
+    /** Rollout notifications for the watches, and the steps' stored transitions (metrics). */
+    readonly rolloutHub: RolloutHub;
     readonly teardown: Teardown;
     readonly xds: XdsAdvertisement;
   },
@@ -347,7 +356,17 @@ async function startApi(
     );
     router.service(StatusService, createStatusService({ prisma, feed: deps.feed }));
     router.service(RoutingService, createRoutingService({ prisma, store: deps.store, routeTests }));
-    router.service(RolloutService, createRolloutService({ prisma }));
+    router.service(
+      RolloutService,
+      createRolloutService({
+        prisma,
+        store: deps.store,
+        onPublished: deps.onPublished,
+        hub: deps.rolloutHub,
+        onTransition: (kind) => deps.metrics.onRolloutTransition(kind),
+        logger,
+      }),
+    );
     router.service(
       AccessService,
       createAccessService({
@@ -465,14 +484,42 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
       onError: (error) => logger.warn({ err: error }, "reading node status for live views failed"),
     });
     teardown.add(() => feed.close());
+    const onPublished = (snapshot: PublishedSnapshot) => {
+      metrics.onPublished(snapshot.record.version);
+      serving.serve(snapshot);
+      logger.info(
+        { version: snapshot.record.version, author: snapshot.record.author },
+        "published",
+      );
+    };
+    // Rollouts: this replica drives those whose lease it holds (rollout-driver.ts); every
+    // process serves them from their rows (rollout-follower.ts).
+    const rolloutHub = new RolloutHub();
+    const driver = new RolloutDriver({
+      prisma,
+      store,
+      onPublished,
+      replicaId: status.replicaId,
+      feed,
+      onTransition: (kind) => metrics.onRolloutTransition(kind),
+      logger,
+      ...(options.rolloutLeaseMs === undefined ? {} : { leaseMs: options.rolloutLeaseMs }),
+    });
+    teardown.add(() => driver.close());
     await listenToDatabase({
       databaseUrl: database.url,
       follower: serving.follower,
       feed,
       schemas,
+      rollouts: (id) => {
+        void serving.followRollouts.sync().catch(() => undefined);
+        rolloutHub.changed(id);
+        driver.nudge();
+      },
       logger,
       teardown,
     });
+    driver.start();
     const xds = await startXds(
       options,
       { ...options, prisma, inputs: xdsInputs, serving, status, metrics, logger, teardown },
@@ -495,14 +542,8 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
         tls: options.xdsSecurity?.tlsCertFile !== undefined,
         auth: options.xdsSecurity?.mode ?? "none",
       },
-      onPublished: (snapshot) => {
-        metrics.onPublished(snapshot.record.version);
-        serving.serve(snapshot);
-        logger.info(
-          { version: snapshot.record.version, author: snapshot.record.author },
-          "published",
-        );
-      },
+      onPublished,
+      rolloutHub,
     });
     return {
       httpPort: http.port,

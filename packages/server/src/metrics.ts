@@ -34,6 +34,8 @@ export interface Metrics {
   onServed(config: CompiledConfig): void;
   /** The snapshot loaded at startup (sets the version, counts no publish). */
   onLoaded(version: number): void;
+  /** A rollout's transition was stored (wave-started, baking, promoted, failed, ...). */
+  onRolloutTransition(kind: string): void;
   /** A load report's rows (LRS): counts the cluster's requests by outcome. */
   onLoadReport(rows: readonly LoadRow[]): void;
   /** One database operation (e.g. "status_flush", "publish") took `seconds`. */
@@ -66,6 +68,12 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
+  const rolloutTransitions = new Counter({
+    name: "switchyard_rollout_transitions_total",
+    help: "Rollout transitions stored, by kind: wave-started, baking, paused, resumed, promoted, rolling-back, completed, failed, aborted.",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
   const streams = new Gauge({
     name: "switchyard_xds_streams",
     help: "Connected xDS streams, by protocol variant.",
@@ -214,6 +222,7 @@ export function createMetrics(): Metrics {
       setVersion(version);
     },
     onLoaded: setVersion,
+    onRolloutTransition: (kind) => rolloutTransitions.inc({ kind }),
     onLoadReport: (rows) => {
       loadReports.inc();
       for (const row of rows) {

@@ -27,6 +27,8 @@ import { LoadWriter } from "./load/load-writer.js";
 import { loadReportingService } from "./load/lrs-service.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { RolloutServing, type ServingCommand } from "./rollout-serving.js";
+import { RolloutFollower } from "./rollouts/rollout-follower.js";
+import { ROLLOUT_CHANNEL } from "./rollouts/rollout-rows.js";
 import { createKeyring, type SecretKeyring, type SecretsKey } from "./secrets-key.js";
 import { hasErrorCode, StartupError } from "./startup-error.js";
 import { ENVOY_SCHEMA_CHANNEL, installStoredSchemas } from "./store/envoy-schemas.js";
@@ -175,6 +177,8 @@ export interface Serving {
   serve(snapshot: PublishedSnapshot): void;
   /** Node groups held by rollouts, and their nodes' versions (rollout-serving.ts). */
   readonly rollouts: RolloutServing;
+  /** Serves the stored rollouts (rollout-follower.ts): sync on every rollout notification. */
+  readonly followRollouts: RolloutFollower;
 }
 
 export interface ServingOptions {
@@ -201,9 +205,13 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     cache,
     readVersion: async (version) => (await reader.at(version))?.config,
   });
+  const followRollouts = new RolloutFollower({ prisma, serving: rollouts, logger });
+  // The rollouts under way first: the version one of them rolls out is installed held.
+  await followRollouts.sync();
   const latest = await metrics.timeDb("load_latest_snapshot", () => reader.latest());
   metrics.onLoaded(latest?.record.version ?? 0);
-  cache.setConfig(latest?.config ?? compile(configSpecOf({})), latest?.record.version ?? 0);
+  if (latest) await rollouts.install(latest.config, latest.record.version);
+  else cache.setConfig(compile(configSpecOf({})), 0);
   if (latest) {
     metrics.onServed(latest.config);
     void files?.deliver(latest.config, latest.record.version);
@@ -212,36 +220,56 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     { version: latest?.record.version ?? 0 },
     latest ? "serving the latest published snapshot" : "nothing published yet",
   );
-  const serve = (snapshot: PublishedSnapshot) => {
-    if ((cache.version ?? 0) >= snapshot.record.version) return;
+  /** The latest version given to serve; installs run one after another, in order. */
+  let scheduled = latest?.record.version ?? 0;
+  let installs: Promise<void> = Promise.resolve();
+  const install = async (snapshot: PublishedSnapshot) => {
+    const { version } = snapshot.record;
+    try {
+      // A rollout a version starts is committed with it: read before the version is installed.
+      await followRollouts.sync();
+    } catch (error) {
+      logger.warn(
+        { err: error, version },
+        "reading the rollouts failed: serving the new version waits for the next check",
+      );
+      if (scheduled === version) scheduled = cache.version ?? 0;
+      return;
+    }
+    if ((cache.version ?? 0) >= version) return;
     // Targets are the nodes connected before the push; times count from the publish, wherever it
     // happened. Evaluated on the turn the push starts (SnapshotCache: the streams are told over
     // the next turns, and no ACK of the version can be read before), not before the publish
     // answers: at 10,000 nodes that is a few hundred milliseconds.
     const publication = publicationOf(
       snapshot.config,
-      snapshot.record.version,
+      version,
       status.tracker,
       snapshot.record.createdAt.getTime(),
     );
     rollouts
-      .install(snapshot.config, snapshot.record.version)
+      .install(snapshot.config, version)
       .catch((error: unknown) =>
         logger.warn(
-          { err: error, version: snapshot.record.version },
+          { err: error, version },
           "reading the version a rollout holds its node group on failed: serving the new version waits for the next check",
         ),
       );
     reader.remember(snapshot.config);
     setImmediate(() => status.convergence.publish(publication));
     metrics.onServed(snapshot.config);
-    void files?.deliver(snapshot.config, snapshot.record.version);
+    void files?.deliver(snapshot.config, version);
+  };
+  const serve = (snapshot: PublishedSnapshot) => {
+    if (Math.max(cache.version ?? 0, scheduled) >= snapshot.record.version) return;
+    scheduled = snapshot.record.version;
+    installs = installs.then(() => install(snapshot));
   };
   // Publishes by other replicas (and rollbacks) reach this one through the database.
   const follower = new SnapshotFollower({
     prisma,
     reader,
-    current: () => cache.version ?? 0,
+    current: () => Math.max(cache.version ?? 0, scheduled),
     onNewer: (snapshot) => {
       metrics.onLoaded(snapshot.record.version);
       serve(snapshot);
@@ -253,7 +281,7 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
     onError: (error) => logger.warn({ err: error }, "loading the latest snapshot failed"),
   });
   teardown.add(() => follower.close());
-  return { cache, follower, serve, rollouts };
+  return { cache, follower, serve, rollouts, followRollouts };
 }
 
 /**
@@ -267,11 +295,13 @@ export async function listenToDatabase(options: {
   readonly feed?: StatusFeed;
   /** Installs the stored Envoy APIs again (followEnvoySchemas). */
   readonly schemas: () => Promise<void>;
+  /** A rollout's row was written (`id`), or notifications were lost (undefined). */
+  readonly rollouts: (id: number | undefined) => void;
   readonly logger: Logger;
   readonly teardown: Teardown;
 }): Promise<void> {
   const { follower, feed, logger } = options;
-  const channels = [SNAPSHOT_CHANNEL, ENVOY_SCHEMA_CHANNEL];
+  const channels = [SNAPSHOT_CHANNEL, ENVOY_SCHEMA_CHANNEL, ROLLOUT_CHANNEL];
   const notifications = await listenForNotifications({
     url: options.databaseUrl,
     channels: feed ? [STATUS_CHANNEL, ...channels] : channels,
@@ -281,12 +311,14 @@ export async function listenToDatabase(options: {
         void follower.check();
         feed?.published(Number(payload));
       } else if (channel === ENVOY_SCHEMA_CHANNEL) void options.schemas();
+      else if (channel === ROLLOUT_CHANNEL) options.rollouts(Number(payload));
     },
     onResync: () => {
       logger.info("database notifications reconnected");
       feed?.refreshAll();
       void follower.check();
       void options.schemas();
+      options.rollouts(undefined);
     },
     onError: (error) => logger.warn({ err: error }, "database notifications lost; reconnecting"),
   });
@@ -490,6 +522,7 @@ export async function startXdsReplica(
       databaseUrl: settings.databaseUrl,
       follower: serving.follower,
       schemas,
+      rollouts: () => void serving.followRollouts.sync().catch(() => undefined),
       logger,
       teardown,
     });

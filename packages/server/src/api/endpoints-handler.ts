@@ -59,7 +59,11 @@ export function endpointsHandler(
         );
       try {
         const snapshot = await store.apply({
-          ...guarded(context, { action: "publish", routeTests: routeTests.gate }),
+          ...guarded(context, {
+            action: "publish",
+            routeTests: routeTests.gate,
+            rollout: "immediate",
+          }),
           message: request.message.trim() || `endpoints ${operation} ${request.cluster}`,
           prepare: async (_tx, latest) => {
             const cluster = latest.clusters.find((c) => c.name === request.cluster);

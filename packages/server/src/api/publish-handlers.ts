@@ -96,6 +96,8 @@ export function publishHandlers(
             action: "publish",
             routeTests,
             routeTestOverride: request.routeTestOverride,
+            rollout: request.rollout,
+            abortRollout: request.abortRollout,
           }),
           message: request.message.trim(),
           baseVersion: version(request.baseVersion, "base_version"),

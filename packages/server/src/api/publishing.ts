@@ -12,11 +12,12 @@ import {
   type SnapshotInfo,
   SnapshotInfoSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { RolloutRequest } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import type { ConfigSpec } from "@switchyard/snapshot";
 import { authorizePublish } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
-import { type PublishHook, specOfVersion } from "../store/publish-transaction.js";
+import { type PublishHook, type RolloutHook, specOfVersion } from "../store/publish-transaction.js";
 import type { PublishedSnapshot, SnapshotRecord } from "../store/snapshot-records.js";
 import { issueMessage } from "./errors.js";
 import {
@@ -25,6 +26,7 @@ import {
   changeNames,
   objectChanges,
 } from "./object-changes.js";
+import { rolloutHook } from "./rollout-start.js";
 import {
   gateOnRouteTests,
   type RouteTestOverride,
@@ -38,6 +40,9 @@ export type GuardedAction =
       readonly action: "publish";
       readonly routeTests: StoredTestRunner;
       readonly routeTestOverride?: string;
+      /** How it goes out (rollout-start.ts); `immediate`: to every node at once, no plan. */
+      readonly rollout?: RolloutRequest | "immediate" | undefined;
+      readonly abortRollout?: boolean;
     }
   | { readonly action: "rollback" };
 
@@ -55,14 +60,29 @@ export function guarded(
   readonly author: string;
   readonly authorize: PublishHook;
   readonly audit: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
+  readonly rollouts: RolloutHook;
 } {
   const caller = callerOf(context);
   const { action } = guard;
   const override = guard.action === "publish" ? (guard.routeTestOverride ?? "").trim() : "";
   refuseOverrideUnlessAdmin(caller, override);
   let overridden: RouteTestOverride | undefined;
+  const rollouts = rolloutHook(
+    caller,
+    guard.action === "rollback"
+      ? { rollback: true }
+      : {
+          ...(guard.rollout === "immediate"
+            ? { immediate: true }
+            : guard.rollout === undefined
+              ? {}
+              : { request: guard.rollout }),
+          abortRollout: guard.abortRollout === true,
+        },
+  );
   return {
     author: caller.username,
+    rollouts,
     authorize: (async (tx, changes, draft, latestVersion) => {
       await authorizePublish(tx, caller, action, changes, draft, latestVersion);
       if (guard.action !== "publish") return [];

@@ -265,6 +265,7 @@ export function reviewHandlers(
           message: `${row.message} (review #${row.id}, approved by ${caller.username})`,
           baseVersion: row.baseVersion || undefined,
           draftRevision: row.draftRevision,
+          rollouts: hooks.rollouts,
           authorize: async (tx, changes, draft, latestVersion) => {
             // Two admins approving at once: the second waits here, then finds it closed.
             const [locked] = await tx.$queryRaw<Array<{ state: StoredState }>>`

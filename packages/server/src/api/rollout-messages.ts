@@ -81,15 +81,21 @@ export function storedPlan(row: StoredRolloutPlan): RolloutPlan {
   }
 }
 
-export function planMessage(row: StoredRolloutPlan, defaultName: string | null): ApiRolloutPlan {
-  const plan = storedPlan(row);
+/** A plan's structured fields, document and summary (a stored plan adds who wrote it when). */
+export function rolloutPlanMessage(plan: RolloutPlan, name: string): ApiRolloutPlan {
   return create(RolloutPlanSchema, {
-    name: row.name,
+    name,
     onFailure:
       plan.onFailure === "rollback" ? RolloutFailureAction.ROLLBACK : RolloutFailureAction.PAUSE,
     waves: plan.waves.map(waveMessage),
     document: planYaml(plan),
     summary: describePlan(plan),
+  });
+}
+
+export function planMessage(row: StoredRolloutPlan, defaultName: string | null): ApiRolloutPlan {
+  return create(RolloutPlanSchema, {
+    ...rolloutPlanMessage(storedPlan(row), row.name),
     isDefault: row.name === defaultName,
     createdBy: row.createdBy,
     createTime: timestampFromDate(row.createdAt),

@@ -3,11 +3,11 @@
  * README, "Rollout plans"). A plan is put as a document (YAML or JSON) and stored only when it
  * reads (@switchyard/rollout, parsePlanDocument), as its normalised document; a refused put
  * stores nothing. Writes are admins' (access-rules.ts) and audited in their transaction. Running
- * rollouts (Get, Watch, Pause, Resume, Promote, Abort) are not served yet.
+ * rollouts (List, Get, Watch, Pause, Resume, Promote, Abort) are rollout-handlers.ts'.
  */
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { Prisma, type PrismaClient, type TransactionClient } from "@switchyard/db";
+import { Prisma, type TransactionClient } from "@switchyard/db";
 import type { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { PlanError, parsePlanDocument, planDocument, type RolloutPlan } from "@switchyard/rollout";
 import { callerOf, ipOf } from "../access/request-context.js";
@@ -21,6 +21,7 @@ import {
   putRolloutPlan,
   setDefaultPlanName,
 } from "../store/rollout-plans.js";
+import { type RolloutHandlersOptions, rolloutHandlers } from "./rollout-handlers.js";
 import { planMessage, planProblems, storedPlan } from "./rollout-messages.js";
 
 /** A plan's name: as route tests' and as plan.ts reads a document's `name`. */
@@ -45,8 +46,11 @@ function checkedName(name: string, field = "name"): string {
   return name;
 }
 
-/** The plan the document describes, named `name`; InvalidArgument with each problem otherwise. */
-function readPlan(name: string, document: string): RolloutPlan {
+/**
+ * The plan the document describes, named `name` (undefined: a plan given with a publish, whose
+ * document names none or any); InvalidArgument with each problem otherwise.
+ */
+export function readPlan(name: string | undefined, document: string): RolloutPlan {
   const bytes = Buffer.byteLength(document, "utf8");
   if (bytes > ROLLOUT_PLAN_LIMITS.documentBytes)
     throw new ConnectError(
@@ -60,6 +64,7 @@ function readPlan(name: string, document: string): RolloutPlan {
     if (error instanceof PlanError) throw planProblems(error);
     throw error;
   }
+  if (name === undefined) return plan;
   if (plan.name !== undefined && plan.name !== name)
     throw planProblems(
       new PlanError([
@@ -82,11 +87,10 @@ const notFound = (name: string) =>
 const isForeignKeyViolation = (error: unknown) =>
   error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2003";
 
-export function createRolloutService({
-  prisma,
-}: {
-  readonly prisma: PrismaClient;
-}): Partial<ServiceImpl<typeof RolloutService>> {
+export function createRolloutService(
+  options: RolloutHandlersOptions,
+): ServiceImpl<typeof RolloutService> {
+  const { prisma } = options;
   const audit = (
     tx: TransactionClient,
     context: HandlerContext,
@@ -105,6 +109,7 @@ export function createRolloutService({
     tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLOUT_PLANS_LOCK})`;
 
   return {
+    ...rolloutHandlers(options),
     async listRolloutPlans() {
       // One snapshot of both; one query at a time, as a transaction's connection runs them.
       const [rows, name] = await prisma.$transaction(

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "@switchyard/db";
+import type { Prisma, PrismaClient, TransactionClient } from "@switchyard/db";
 import type { HeldBackResource } from "@switchyard/status";
 
 /**
@@ -118,7 +118,7 @@ const heldCache = new Map<string, Readonly<Record<string, string | null>>>();
 
 /** The bodies of held sets by key; a key no longer stored reads as nothing held. */
 async function loadHeldSets(
-  prisma: PrismaClient,
+  prisma: PrismaClient | TransactionClient,
   keys: Iterable<string>,
 ): Promise<Map<string, Readonly<Record<string, string | null>>>> {
   const found = new Map<string, Readonly<Record<string, string | null>>>();
@@ -148,7 +148,10 @@ async function loadHeldSets(
 }
 
 /** `nodes` with what each holds read from the held sets. */
-async function withHeld<N extends NodeRecord>(prisma: PrismaClient, nodes: N[]): Promise<N[]> {
+async function withHeld<N extends NodeRecord>(
+  prisma: PrismaClient | TransactionClient,
+  nodes: N[],
+): Promise<N[]> {
   const sets = await loadHeldSets(
     prisma,
     nodes.flatMap((node) => node.types.flatMap((type) => [type.heldKey, type.requestedKey])),
@@ -189,7 +192,7 @@ function typeStatusWhere(status: TypeStatusName, at: Date): TypeWhere {
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listNodes(
-  prisma: PrismaClient,
+  prisma: PrismaClient | TransactionClient,
   filters: NodeFilters = {},
 ): Promise<NodeRecord[]> {
   const at = filters.at ?? Date.now();

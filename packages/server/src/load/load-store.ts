@@ -208,3 +208,30 @@ export async function readLoadAround(
   }
   return out;
 }
+
+/**
+ * Per node and cluster, the load of `clusters` in the 10 s buckets that start in [from, to): what
+ * a rollout's traffic gate counts (the core splits it between the wave's nodes and the others).
+ */
+export async function readLoadByNode(
+  prisma: PrismaClient,
+  query: { readonly clusters: readonly string[]; readonly from: number; readonly to: number },
+): Promise<{ nodeId: string; cluster: string; successful: number; errored: number }[]> {
+  if (query.clusters.length === 0 || query.to <= query.from) return [];
+  const rows = await prisma.$queryRaw<
+    { nodeId: string; cluster: string; successful: bigint; errored: bigint }[]
+  >`
+    SELECT "nodeId", "cluster", sum("successful") AS "successful", sum("errored") AS "errored"
+    FROM "LoadSample"
+    WHERE "endpoint" = '' AND "widthS" = ${FINE_WIDTH_S}
+      AND "cluster" = ANY(${query.clusters as string[]}::text[])
+      AND "bucket" >= ${new Date(query.from).toISOString()}::timestamp(3)
+      AND "bucket" < ${new Date(query.to).toISOString()}::timestamp(3)
+    GROUP BY 1, 2`;
+  return rows.map((r) => ({
+    nodeId: r.nodeId,
+    cluster: r.cluster,
+    successful: Number(r.successful),
+    errored: Number(r.errored),
+  }));
+}

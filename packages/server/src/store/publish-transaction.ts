@@ -94,6 +94,8 @@ export interface PublishInput {
   readonly authorize?: PublishHook | undefined;
   /** Records the publish (audit) in the publish transaction, once the snapshot row is written. */
   readonly audit?: ((tx: TransactionClient, record: SnapshotRecord) => Promise<void>) | undefined;
+  /** Rollouts of the version (RolloutHook), once the snapshot row is written. */
+  readonly rollouts?: RolloutHook | undefined;
 }
 
 /** What #publish's work gives: the version written, and the content it holds. */
@@ -224,8 +226,47 @@ export async function latestManifests(
   return { version, ...expanded, keys: manifestKeysOf(row) };
 }
 
+/** A version just written, as the rollout hook reads it (api/rollout-start.ts). */
+export interface WrittenVersion {
+  readonly record: SnapshotRecord;
+  readonly config: CompiledConfig;
+  /** What was published (the draft, a rollback's or an apply's content). */
+  readonly draft: ConfigSpec;
+  /** The version's node groups, with their manifests (type → name → blob key). */
+  readonly groups: readonly StoredGroup[];
+  /** The previous version's manifests, by group. */
+  readonly previous: ReadonlyMap<string, StoredGroup["resources"]>;
+  /** An earlier version's manifests, by group. */
+  readonly groupsOf: (
+    tx: TransactionClient,
+    version: number,
+  ) => Promise<ReadonlyMap<string, StoredGroup["resources"]>>;
+}
+
+/**
+ * Refuses or supersedes the rollouts under way the version touches and starts its own, in the
+ * publish transaction once the version row is written; answers the ids of those started.
+ */
+export type RolloutHook = (
+  tx: TransactionClient,
+  written: WrittenVersion,
+) => Promise<readonly number[]>;
+
 export interface WriteInput extends PublishInput {
   readonly rolledBackFrom?: number;
+}
+
+/** Each node group of a stored version with its manifests. */
+async function groupsOfVersion(
+  tx: TransactionClient,
+  version: number,
+): Promise<ReadonlyMap<string, StoredGroup["resources"]>> {
+  const row = await tx.snapshot.findUniqueOrThrow({
+    where: { version },
+    select: { sources: true, groups: true },
+  });
+  const expanded = await expandManifests(tx, row);
+  return new Map(expanded.groups.map((group) => [group.name, group.resources]));
 }
 
 /**
@@ -407,6 +448,15 @@ export async function writeSnapshot(
     },
   });
   await endSharesOfDeleted(tx, changes);
+  const rollouts =
+    (await input.rollouts?.(tx, {
+      record: toRecord(row),
+      config,
+      draft: draft.spec,
+      groups,
+      previous: new Map(latest?.groups.map((group) => [group.name, group.resources])),
+      groupsOf: groupsOfVersion,
+    })) ?? [];
   await input.audit?.(tx, toRecord(row));
   await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
   return {
@@ -414,6 +464,7 @@ export async function writeSnapshot(
       record: toRecord(row),
       config,
       warnings: [...report.issues.filter((issue) => issue.severity === "warning"), ...notes],
+      ...(rollouts.length > 0 ? { rollouts } : {}),
     },
     manifests: {
       version: row.version,

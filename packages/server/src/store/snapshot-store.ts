@@ -16,6 +16,7 @@ import {
   type SourceChange,
   type SourceKind,
   type SourceManifest,
+  SPEC_FIELD,
   sourceManifest,
   sourceObjects,
   specFromSources,
@@ -38,6 +39,7 @@ import {
   PublishError,
   type PublishHook,
   type PublishInput,
+  type RolloutHook,
   selectChanges,
   specOfVersion,
   type WriteInput,
@@ -297,6 +299,7 @@ export class SnapshotStore {
     ) => Promise<void>;
     readonly authorize?: PublishHook;
     readonly audit?: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
+    readonly rollouts?: RolloutHook;
   }): Promise<PublishedSnapshot> {
     return this.#timed("publish", () =>
       this.#publish(async (tx, latest) => {
@@ -343,6 +346,7 @@ export class SnapshotStore {
           message: input.message,
           authorize: input.authorize,
           audit: input.audit,
+          rollouts: input.rollouts,
         };
         if (input.dryRun) {
           const checked = await checkDraft(
@@ -415,6 +419,60 @@ export class SnapshotStore {
   }
 
   /**
+   * Takes a version's changes back (a rollout that failed or was aborted): publishes the latest
+   * version with every object `to` changed (against `from`) as it was in `from`, leaving the
+   * draft as it is, so that the change is still there to fix and publish again. Objects later
+   * versions changed that `to` did not keep their content. `afterWrite` runs in the same
+   * transaction once the version is written. PublishError "no-changes" when the latest version
+   * already holds those objects as `from` did.
+   */
+  revert(input: {
+    readonly from: number;
+    readonly to: number;
+    readonly author: string;
+    readonly message: string;
+    readonly afterWrite: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
+  }): Promise<PublishedSnapshot> {
+    return this.#timed("rollback", () =>
+      this.#publish(async (tx, latest) => {
+        const base = await this.#latestRead(tx, latest?.version ?? 0);
+        const manifestOf = async (version: number) =>
+          (
+            await expandManifests(
+              tx,
+              await tx.snapshot.findUniqueOrThrow({
+                where: { version },
+                select: { sources: true, groups: true },
+              }),
+            )
+          ).sources;
+        const changes = diffManifests(await manifestOf(input.from), await manifestOf(input.to));
+        const before = await specOfVersion(tx, input.from);
+        const fragment: Record<string, unknown[]> = {};
+        const removed: { kind: SourceKind; name: string }[] = [];
+        for (const change of changes) {
+          if (change.change === "added") {
+            removed.push({ kind: change.kind, name: change.name });
+            continue;
+          }
+          const field = SPEC_FIELD[change.kind];
+          const object = (before[field] as readonly { readonly name: string }[]).find(
+            (o) => o.name === change.name,
+          );
+          if (object !== undefined) fragment[field] = [...(fragment[field] ?? []), object];
+        }
+        const content = appliedContent(base, fragment as Partial<ConfigSpecFragment>, removed);
+        return this.#writeContent(tx, content, latest, {
+          author: input.author,
+          message: input.message,
+          rolledBackFrom: input.from,
+          audit: input.afterWrite,
+        });
+      }),
+    );
+  }
+
+  /**
    * Publishes an older version's content as a new version, and makes the draft that content, in
    * one transaction.
    */
@@ -425,6 +483,7 @@ export class SnapshotStore {
     readonly baseVersion?: number;
     readonly authorize?: PublishHook;
     readonly audit?: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
+    readonly rollouts?: RolloutHook;
   }): Promise<PublishedSnapshot> {
     return this.#timed("rollback", () =>
       this.#publish(async (tx, latest) => {
@@ -454,6 +513,7 @@ export class SnapshotStore {
           rolledBackFrom: input.version,
           authorize: input.authorize,
           audit: input.audit,
+          rollouts: input.rollouts,
         });
       }),
     );
