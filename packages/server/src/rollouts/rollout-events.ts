@@ -80,6 +80,8 @@ export function nodeEvents(input: NodeEventsInput): RolloutEvent[] {
     const y = orderKey(b.id);
     return x < y ? -1 : x > y ? 1 : 0;
   });
+  /** Nodes this batch (re)connects: the core asks them to ACK again, whatever they did before. */
+  const connecting = new Set<string>();
   for (const record of byHash) {
     const entry = state.nodes[record.id];
     if (record.connection.t !== "connected") {
@@ -92,10 +94,12 @@ export function nodeEvents(input: NodeEventsInput): RolloutEvent[] {
     seen.set(record.id, since);
     if (!entry?.connected) {
       events.push({ t: "connect", now, node: groupNodeOf(record) });
+      connecting.add(record.id);
     } else if (last !== undefined && last !== since) {
       // Reconnected between two reads: it must ACK again (the core's rule for a reconnect).
       events.push({ t: "disconnect", now, nodeId: record.id });
       events.push({ t: "connect", now, node: groupNodeOf(record) });
+      connecting.add(record.id);
     }
   }
   if (connected.length === 0) return events;
@@ -116,11 +120,17 @@ export function nodeEvents(input: NodeEventsInput): RolloutEvent[] {
   const result = classifyConvergence({ ...input.to, publishedAt: state.startedAt }, connected);
   for (const node of result.nodes) {
     const sent = state.nodes[node.nodeId]?.sent;
-    if (node.state === "ACKED" && sent?.ack.t !== "acked") {
+    const answered = !connecting.has(node.nodeId) && sent !== undefined;
+    if (node.state === "ACKED" && !(answered && sent.ack.t === "acked")) {
       events.push({ t: "ack", now, nodeId: node.nodeId, version: state.toVersion });
-    } else if (node.state === "NACKED" && sent !== undefined && sent.ack.t !== "nacked") {
+    } else if (
+      node.state === "NACKED" &&
+      sent !== undefined &&
+      !(answered && sent.ack.t === "nacked")
+    ) {
       const record = records.get(node.nodeId);
-      const detail = record && nackSince(record, sent.at);
+      // A node connecting again answers anew: a NACK from before says nothing of this stream.
+      const detail = record && nackSince(record, connecting.has(node.nodeId) ? now : sent.at);
       if (detail !== undefined)
         events.push({ t: "nack", now, nodeId: node.nodeId, version: state.toVersion, detail });
     }

@@ -12,6 +12,7 @@ import {
   Role,
 } from "@switchyard/proto/switchyard/v1/access_pb";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
 
 /** SWITCHYARD_ADMIN_PASSWORD of every test server: the first admin is "admin" with it. */
@@ -72,6 +73,15 @@ export type StatusClient = Client<typeof StatusService>;
 export function statusClient(baseUrl: string, interceptors: Interceptor[] = []): StatusClient {
   return createClient(
     StatusService,
+    createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+  );
+}
+
+export type RolloutClient = Client<typeof RolloutService>;
+
+export function rolloutClient(baseUrl: string, interceptors: Interceptor[] = []): RolloutClient {
+  return createClient(
+    RolloutService,
     createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
   );
 }
