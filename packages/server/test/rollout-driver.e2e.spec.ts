@@ -22,7 +22,7 @@ import {
 } from "@switchyard/xds/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster } from "../src/testing/api-objects.js";
-import { bearer } from "../src/testing/auth.js";
+import { bearer, statusClient } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 import { TYPE, until as untilRead } from "../src/testing/shop.js";
 
@@ -156,6 +156,18 @@ describe("a rollout driven by the server over real ADS streams", () => {
     const id = published.rolloutIds[0] ?? 0n;
     expect(await ackNext(FIRST)).toEqual(["blue", "green", "red"]);
     await until(id, (r) => r.phase === RolloutPhase.BAKING, "baking");
+    // Each node's page says the version its wave has reached, and the rollout.
+    const status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
+    const canaryPage = await status.getNode({ id: FIRST });
+    expect([canaryPage.intendedVersion, canaryPage.rolloutId]).toEqual([
+      published.snapshot?.version,
+      id,
+    ]);
+    const otherPage = await status.getNode({ id: REST[0] ?? "" });
+    expect(otherPage.intendedVersion).toBe(published.snapshot?.previousVersion);
+    expect(
+      otherPage.held.every((h) => JSON.stringify(h.resources) === JSON.stringify(h.intended)),
+    ).toBe(true);
 
     await api.createCluster(edsCluster("yellow", "127.0.0.1:9004"));
     const refused = await api.publish({ message: "yellow" }).catch((e: unknown) => e);

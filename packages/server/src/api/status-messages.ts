@@ -27,6 +27,7 @@ import {
   type TypeStatus,
   TypeStatusSchema,
 } from "@switchyard/proto/switchyard/v1/status_pb";
+import { versionFor } from "@switchyard/rollout";
 import { storedNameOf, truncateUtf8 } from "@switchyard/snapshot";
 import {
   type ConvergenceResult,
@@ -44,6 +45,7 @@ import {
   type NodeTypeRecord,
   type TypeStatusName,
 } from "../fleet/index.js";
+import { listRollouts } from "../rollouts/rollout-rows.js";
 import { latestVersion } from "../store/snapshot-records.js";
 
 export const statusOf: Record<TypeStatusName, NodeTypeStatus> = {
@@ -292,7 +294,19 @@ export async function nodeDetail(
   node: NodeDetailRecord,
 ): Promise<NodeDetail> {
   const latest = await latestVersion(prisma);
-  const manifests = latest === undefined ? undefined : await readVersionManifests(prisma, latest);
+  const latestManifests =
+    latest === undefined ? undefined : await readVersionManifests(prisma, latest);
+  const latestGroup = latestManifests === undefined ? undefined : groupFor(latestManifests, node);
+  // While a rollout runs in the group, the node is to run the version its wave has reached.
+  const [rollout] =
+    latestGroup === undefined
+      ? []
+      : await listRollouts(prisma, { limit: 1, activeOnly: true, group: latestGroup.name });
+  const intended = rollout === undefined ? latest : versionFor(rollout.state, node.id);
+  const manifests =
+    intended === undefined || intended === latest
+      ? latestManifests
+      : await readVersionManifests(prisma, intended);
   const group = manifests === undefined ? undefined : groupFor(manifests, node);
   return create(NodeDetailSchema, {
     summary: nodeSummary(node),
@@ -301,8 +315,9 @@ export async function nodeDetail(
     locality: localityOf(node.locality),
     metadata: metadataOf(node.metadata),
     clientFeatures: [...node.clientFeatures],
-    intendedVersion: BigInt(latest ?? 0),
+    intendedVersion: BigInt(intended ?? 0),
     intendedGroup: group?.name ?? "",
+    rolloutId: BigInt(rollout?.id ?? 0),
   });
 }
 

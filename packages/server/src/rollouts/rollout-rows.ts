@@ -101,11 +101,17 @@ export async function readRollout(db: Db, id: number): Promise<RolloutRow | unde
 /** Newest first. */
 export async function listRollouts(
   db: Db,
-  options: { readonly limit: number; readonly activeOnly?: boolean; readonly toVersion?: number },
+  options: {
+    readonly limit: number;
+    readonly activeOnly?: boolean;
+    readonly toVersion?: number;
+    readonly group?: string;
+  },
 ): Promise<RolloutRow[]> {
   const rows = await db.rollout.findMany({
     where: {
       ...(options.activeOnly ? { active: true } : {}),
+      ...(options.group === undefined ? {} : { group: options.group }),
       ...(options.toVersion === undefined ? {} : { toVersion: options.toVersion }),
     },
     orderBy: { id: "desc" },
