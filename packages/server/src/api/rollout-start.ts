@@ -177,6 +177,16 @@ export function rolloutHook(caller: Principal, choice: RolloutChoice): RolloutHo
     const now = Date.now();
     const { record, groups, previous } = written;
     const chosen = await choosePlan(tx, caller, choice);
+    const skipped = (choice.request?.skipReason ?? "").trim();
+    if (skipped !== "")
+      await recordAudits(tx, [
+        {
+          ...auditActor(caller),
+          action: "rollout.skip",
+          target: `snapshot/${record.version}`,
+          detail: { reason: skipped, version: record.version },
+        },
+      ]);
     const under = await activeRolloutsOf(
       tx,
       groups.map((g) => g.name),
