@@ -29,8 +29,12 @@ import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
 import { KIND_HELP, parseKind } from "./kinds.js";
 import * as loadCommands from "./load-commands.js";
 import { type Output, outputFormat } from "./output.js";
+import * as publishCommands from "./publish-commands.js";
+import type { PublishRolloutFlags } from "./publish-rollout.js";
 import * as reviewCommands from "./review-commands.js";
 import * as rolloutCommands from "./rollout-commands.js";
+import * as rolloutRunCommands from "./rollout-run-commands.js";
+import * as rolloutWait from "./rollout-wait.js";
 import * as routeCommands from "./route-commands.js";
 import * as schemaCommands from "./schema-commands.js";
 import * as secretCommands from "./secret-commands.js";
@@ -129,6 +133,29 @@ function clientAction<A extends unknown[]>(
 ): (...args: A) => Promise<void> {
   return withClient(program, connect, run);
 }
+
+/** A command that publishes: the config client, and the rollout client to print what it started. */
+function publishAction<A extends unknown[]>(
+  program: Command,
+  run: (
+    client: ReturnType<typeof connect>,
+    rollouts: ReturnType<typeof connectRollout>,
+    ...args: A
+  ) => Promise<void>,
+): (...args: A) => Promise<void> {
+  return withClient(
+    program,
+    (server) => ({ config: connect(server), rollouts: connectRollout(server) }),
+    (clients, ...args: A) => run(clients.config, clients.rollouts, ...args),
+  );
+}
+
+/** --abort-rollout, on every command that publishes a change of its own. */
+const abortRolloutOption = () =>
+  new Option(
+    "--abort-rollout",
+    "a node group the version changes has a rollout running: abort it (its nodes get this version) instead of being refused",
+  );
 
 export function createCli(): Command {
   const program = new Command("switchyard")
@@ -418,7 +445,7 @@ export function createCli(): Command {
     .option("--no-require-review", "its members publish their own changes")
     .option(
       "--require-rollout",
-      "its changes are to go out as rollouts (stored and shown; publish does not run rollouts yet)",
+      "its members' changes go out as rollouts: a publish without a plan (--rollout, --waves) is refused unless the admins set a default plan",
     )
     .option("--no-require-rollout", "its changes may go out to every node at once")
     .addOption(asAdminOption())
@@ -660,11 +687,13 @@ export function createCli(): Command {
       "publish although route tests fail, for this reason (admins; recorded in the audit log)",
     )
     .option("-t, --type <type>", TYPE_HELP)
+    .addOption(abortRolloutOption())
     .action(
-      clientAction(
+      publishAction(
         program,
         (
           client,
+          rollouts,
           options: {
             file: string[];
             draft?: boolean;
@@ -674,8 +703,9 @@ export function createCli(): Command {
             selector?: string;
             overrideRouteTests?: string;
             type?: string;
+            abortRollout?: boolean;
           },
-        ) => commands.apply(client, stdout, options.file, options),
+        ) => commands.apply(client, stdout, options.file, options, rollouts),
       ),
     );
   program
@@ -876,15 +906,56 @@ export function createCli(): Command {
     );
   program
     .command("publish")
-    .description("validate the draft and publish it as the next version")
+    .description(
+      "validate the draft and publish it as the next version: to every node at once, or as a rollout in waves (--rollout PLAN, --waves ..., or the admins' default plan)",
+    )
     .requiredOption("-m, --message <message>", "what changed and why")
     .option(
       "--override-route-tests <reason>",
       "publish although route tests fail, for this reason (admins; recorded in the audit log)",
     )
+    .option(
+      "--rollout <plan>",
+      "go out as a rollout by this stored plan (switchyard rollout plans)",
+    )
+    .option(
+      "--waves <shares>",
+      "go out as a rollout in these waves, each a count of nodes or a percentage of the group's connected nodes, e.g. 1,10%,50%,100%",
+    )
+    .option(
+      "--bake <duration>",
+      "with --waves: how long each wave runs once its nodes ACKed (default 2m)",
+    )
+    .option(
+      "--ack-timeout <duration>",
+      "with --waves: how long each node has to ACK the version (default 30s)",
+    )
+    .option(
+      "--max-error-increase <points>",
+      "with --waves: a traffic gate: each wave's error ratio on the clusters the version touches may exceed the previous version's nodes' by at most this many percentage points",
+    )
+    .option(
+      "--min-requests <n>",
+      "with --max-error-increase: requests each side needs per cluster before the ratios are compared (default 100)",
+    )
+    .option("--on-failure <action>", "with --waves: rollback (default) or pause")
+    .addOption(abortRolloutOption())
+    .option(
+      "--skip-rollout <reason>",
+      "publish to every node at once, past the default plan and the team's requirement (admins; recorded in the audit log)",
+    )
     .action(
-      clientAction(program, (client, options: { message: string; overrideRouteTests?: string }) =>
-        commands.publish(client, stdout, options),
+      publishAction(
+        program,
+        (
+          client,
+          rollouts,
+          options: PublishRolloutFlags & {
+            message: string;
+            overrideRouteTests?: string;
+            abortRollout?: boolean;
+          },
+        ) => publishCommands.publish(client, stdout, options, rollouts),
       ),
     );
   const review = program
@@ -923,11 +994,16 @@ export function createCli(): Command {
       "--override-route-tests <reason>",
       "publish although route tests fail, for this reason (admins; recorded in the audit log)",
     )
+    .addOption(abortRolloutOption())
     .action(
-      clientAction(
+      publishAction(
         program,
-        (client, id: string, options: { comment?: string; overrideRouteTests?: string }) =>
-          reviewCommands.reviewApprove(client, stdout, id, options),
+        (
+          client,
+          rollouts,
+          id: string,
+          options: { comment?: string; overrideRouteTests?: string; abortRollout?: boolean },
+        ) => reviewCommands.reviewApprove(client, stdout, id, options, rollouts),
       ),
     );
   review
@@ -1042,32 +1118,32 @@ export function createCli(): Command {
   program
     .command("wait")
     .description(
-      "wait until every connected node ACKed a published version (exit 1 on a NACK or the timeout), for CI pipelines",
+      "wait until every connected node ACKed a published version (exit 1 on a NACK or the timeout), for CI pipelines; a version that went out as a rollout: until the rollout ends (exit 0 completed, 1 failed, rolled back or aborted, saying why)",
     )
     .option("--version <version>", "the published version to wait for (default: the latest)")
-    .option("--timeout <duration>", "give up after this long, e.g. 500ms, 30s, 2m", "30s")
+    .option("--rollout <id>", "wait for this rollout to end")
+    .option(
+      "--timeout <duration>",
+      "give up after this long, e.g. 500ms, 30s, 2m (default 30s; a rollout: until it ends)",
+    )
     .option(
       "--watch",
-      "print the rollout as it goes, then the error ratio of the clusters the version touched (before and after the publish) until the timeout",
+      "print the rollout as it goes, then the error ratio of the clusters the version touched (before and after the publish) until the timeout; a rollout: each change of its summary",
     )
     .option(
       "--max-error-ratio <ratio>",
-      "watch the touched clusters' traffic until the timeout and exit 1 as soon as one's error ratio after the publish is above this (0.05 or 5%)",
+      "watch the touched clusters' traffic until the timeout and exit 1 as soon as one's error ratio after the publish is above this (0.05 or 5%; not for a rollout, whose traffic gate judges it)",
     )
     .action(
       withClient(
         program,
-        (server) => ({ status: statusCommands.connectStatus(server), config: connect(server) }),
-        async (
-          clients,
-          options: { version?: string; timeout?: string; watch?: boolean; maxErrorRatio?: string },
-        ) => {
-          const version =
-            options.version ??
-            String((await clients.config.listSnapshots({ limit: 1 })).snapshots[0]?.version ?? "");
-          if (version === "") throw new CliError("nothing published yet: no version to wait for");
-          await statusCommands.waitForVersion(clients.status, stdout, { ...options, version });
-        },
+        (server) => ({
+          status: statusCommands.connectStatus(server),
+          config: connect(server),
+          rollout: connectRollout(server),
+        }),
+        (clients, options: rolloutWait.WaitCommandOptions) =>
+          rolloutWait.wait(clients, stdout, options),
       ),
     );
   const route = program
@@ -1162,8 +1238,74 @@ export function createCli(): Command {
   const rollout = program
     .command("rollout")
     .description(
-      "rollouts: a version reaching a node group in waves, each gated on ACKs and live traffic (plans are stored now; publish does not run them yet)",
+      "rollouts: a version reaching a node group in waves, each gated on ACKs and live traffic (publish --rollout PLAN or --waves ... starts one)",
     );
+  const idOption = () =>
+    new Option("--id <id>", "the rollout (default: the one running; rollout list shows them)");
+  rollout
+    .command("status")
+    .description(
+      "the running rollout (else the latest): phase, waves, the current gates with their figures, which node runs which version, why it failed",
+    )
+    .addOption(idOption())
+    .option(
+      "--watch",
+      "print it again at each change until it ends: exit 0 when it completes, 1 when it fails or is aborted",
+    )
+    .option("--nodes <n>", "list this many of the group's nodes (default 20; -o json 100)")
+    .option("-o, --output <format>", "text (default) or json (the API's Rollout message)")
+    .action(
+      withClient(
+        program,
+        connectRollout,
+        async (client, options: rolloutRunCommands.StatusOptions) => {
+          cliIo().setExitCode(await rolloutRunCommands.status(client, stdout, options));
+        },
+      ),
+    );
+  rollout
+    .command("list")
+    .description("recent rollouts, newest first: group, versions, phase, wave, summary")
+    .option("--limit <n>", "how many (default 20)")
+    .option("--active", "only those not ended")
+    .option("-o, --output <format>", "table (default) or json (the API's ListRolloutsResponse)")
+    .action(
+      withClient(
+        program,
+        connectRollout,
+        (client, options: { limit?: string; active?: boolean; output?: string }) =>
+          rolloutRunCommands.list(client, stdout, options),
+      ),
+    );
+  for (const [command, what] of [
+    [
+      "pause",
+      "hold the rollout where it is: nothing is decided until someone resumes, promotes or aborts it",
+    ],
+    ["resume", "go on with a paused rollout"],
+    [
+      "promote",
+      "end the current wave as passed: the next one starts now (or the rollout completes); --all --reason: every wave at once (admins)",
+    ],
+    ["abort", "roll back: every node that got the version is served the previous one again"],
+  ] as const) {
+    const steer = rollout
+      .command(command)
+      .description(`${what} (admins and the rollout's author)`)
+      .addOption(idOption());
+    if (command === "promote")
+      steer
+        .option("--all", "promote every remaining wave at once, skipping the plan (admins)")
+        .option("--reason <text>", "with --all: why (recorded in the audit log)");
+    steer.action(
+      withClient(
+        program,
+        connectRollout,
+        (client, options: { id?: string; all?: boolean; reason?: string }) =>
+          rolloutRunCommands.steer(client, stdout, command, options),
+      ),
+    );
+  }
   const plans = rollout
     .command("plans")
     .description(

@@ -1,7 +1,8 @@
 /**
- * The config commands: apply, get, delete, diff, publish, history, rollback, discard and export
- * of the draft's and published versions' objects. How they print is in output.ts. One file, at
- * about 450 lines, because the nine share one shape (read the flags, call ConfigService, print).
+ * The config commands: apply, get, delete, diff, history, rollback, discard and export of the
+ * draft's and published versions' objects (publish is publish-commands.ts). How they print is in
+ * output.ts. One file, at about 450 lines, because the eight share one shape (read the flags,
+ * call ConfigService, print).
  */
 import * as path from "node:path";
 import { toJson } from "@bufbuild/protobuf";
@@ -22,16 +23,12 @@ import {
 import { createTwoFilesPatch } from "diff";
 import { stringify as toYaml } from "yaml";
 import { joinSources, readApplySources } from "./apply-sources.js";
-import { CliError, type ConfigClient, formatIssue } from "./client.js";
+import { CliError, type ConfigClient, formatIssue, type RolloutClient } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
 import { changeLines, type Output, outputFormat, summarizeChanges, table } from "./output.js";
+import { NAMES_ONLY } from "./publish-commands.js";
+import { printStartedRollouts } from "./publish-rollout.js";
 import { importTypesOf, parseTypeFlag } from "./resource-types.js";
-
-/**
- * What publishing commands ask the server to answer with: the changes by name, which is all they
- * print. Rendering each object's YAML would only make the publish answer later.
- */
-const NAMES_ONLY = { omit: true } as const;
 
 function patchOf(change: ObjectChange): string {
   const name = `${kindLabel[change.kind]}/${change.name}`;
@@ -61,6 +58,8 @@ function versionArgument(value: string): bigint {
  *
  * With --prune, what the files do not hold is deleted (within the selector, and a member's team):
  * a dry run lists the deletions first, and the apply is refused if it would delete anything else.
+ * A version that goes out as a rollout (the admins' default plan) is followed by its rollouts'
+ * lines; --abort-rollout supersedes a rollout running in a node group it changes.
  */
 export async function apply(
   client: ConfigClient,
@@ -76,10 +75,15 @@ export async function apply(
     overrideRouteTests?: string;
     /** The type of the resources without "@type" (resource-types.ts). */
     type?: string;
+    /** End a rollout running in a node group the version changes, instead of being refused. */
+    abortRollout?: boolean;
   },
+  rollouts?: RolloutClient,
 ): Promise<void> {
   if (options.selector !== undefined && !options.prune)
     throw new CliError("--selector narrows what --prune deletes: add --prune");
+  if (options.abortRollout && options.draft)
+    throw new CliError("--abort-rollout: --draft publishes nothing, so there is nothing to abort");
   const type = parseTypeFlag(options.type);
   const sources = readApplySources(files, options.recursive === true);
   const { content, locate, sourceOf } = joinSources(sources);
@@ -153,6 +157,7 @@ export async function apply(
       ...pruning,
       message: options.message ?? `apply ${filename}`,
       routeTestOverride: options.overrideRouteTests ?? "",
+      abortRollout: options.abortRollout === true,
       bodies: NAMES_ONLY,
     }),
   );
@@ -166,6 +171,7 @@ export async function apply(
   // The import's notes, then validation's warnings: the notes are at lines of the files.
   for (const warning of published.warnings) output.out(`${locatedIssue(warning, locate)}\n`);
   output.out(`published version ${published.snapshot.version}\n`);
+  await printStartedRollouts(output, published.rolloutIds, rollouts);
 }
 
 /** An issue as the CLI prints it, with the file and line it is at when the server says. */
@@ -329,39 +335,6 @@ export async function diffFiles(
   for (const change of response.changes) output.out(patchOf(change));
   for (const issue of response.issues) output.out(`${locatedIssue(issue, locate)}\n`);
   return errors.length > 0 ? 2 : response.changes.length > 0 ? 1 : 0;
-}
-
-/**
- * The draft as it is now, pinned for a publish or a review request (its base version and
- * revision: refused if either moves before the call lands); refused when there is nothing to do.
- */
-export async function pinnedDraft(
-  client: ConfigClient,
-  what: "publish" | "review",
-  message: string,
-): Promise<{ message: string; baseVersion: bigint; draftRevision: string }> {
-  const reviewed = await client.diff({ bodies: { omit: true } });
-  if (reviewed.changes.length === 0)
-    throw new CliError(
-      `nothing to ${what}: the draft is identical to version ${reviewed.fromVersion}`,
-    );
-  return { message, baseVersion: reviewed.fromVersion, draftRevision: reviewed.draftRevision };
-}
-
-export async function publish(
-  client: ConfigClient,
-  output: Output,
-  options: { message: string; overrideRouteTests?: string },
-): Promise<void> {
-  const published = await client.publish({
-    ...(await pinnedDraft(client, "publish", options.message)),
-    routeTestOverride: options.overrideRouteTests ?? "",
-    bodies: NAMES_ONLY,
-  });
-  for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);
-  output.out(
-    `published version ${published.snapshot?.version}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,
-  );
 }
 
 function when(info: SnapshotInfo): string {

@@ -6,6 +6,7 @@
  */
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
   EndpointOperation,
   HealthStatus,
@@ -71,6 +72,20 @@ export interface EndpointOptions {
   message?: string;
 }
 
+/**
+ * A registration refused because a rollout runs in a node group it changes: the server's reason
+ * (which names the rollout), and that a registration, unlike a publish, cannot abort it.
+ */
+function duringRollout(error: unknown, operation: string): unknown {
+  const refused = ConnectError.from(error);
+  if (refused.code !== Code.FailedPrecondition || !refused.rawMessage.includes("--abort-rollout"))
+    return error;
+  return new CliError(
+    `${refused.rawMessage}\n  endpoints ${operation} cannot abort a rollout: run it again once the rollout has ended (switchyard wait, or switchyard rollout status)`,
+    { cause: error },
+  );
+}
+
 export async function setEndpoints(
   client: ConfigClient,
   output: Output,
@@ -96,12 +111,16 @@ export async function setEndpoints(
     subZone: options.subZone ?? "",
     priority,
   }));
-  const published = await client.setEndpoints({
-    cluster,
-    operation: OPERATIONS[operation],
-    endpoints,
-    message: options.message ?? "",
-  });
+  const published = await client
+    .setEndpoints({
+      cluster,
+      operation: OPERATIONS[operation],
+      endpoints,
+      message: options.message ?? "",
+    })
+    .catch((error: unknown) => {
+      throw duringRollout(error, operation);
+    });
   if (published.snapshot === undefined) {
     output.out(`cluster ${cluster}: no changes (its endpoints were already so)\n`);
     return;

@@ -5,9 +5,10 @@
  */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type ReviewRequest, ReviewState } from "@switchyard/proto/switchyard/v1/config_pb";
-import { CliError, type ConfigClient, formatIssue } from "./client.js";
-import { pinnedDraft } from "./commands.js";
+import { CliError, type ConfigClient, formatIssue, type RolloutClient } from "./client.js";
 import { changeLines, type Output, summarizeChanges, table } from "./output.js";
+import { pinnedDraft } from "./publish-commands.js";
+import { printStartedRollouts } from "./publish-rollout.js";
 
 const STATE_NAMES: Record<ReviewState, string> = {
   [ReviewState.UNSPECIFIED]: "-",
@@ -126,17 +127,20 @@ export async function reviewApprove(
   client: ConfigClient,
   output: Output,
   idText: string,
-  options: { comment?: string; overrideRouteTests?: string },
+  options: { comment?: string; overrideRouteTests?: string; abortRollout?: boolean },
+  rollouts?: RolloutClient,
 ): Promise<void> {
   const { request, publish } = await client.approveReview({
     id: reviewIdArg(idText),
     comment: options.comment ?? "",
     routeTestOverride: options.overrideRouteTests ?? "",
+    abortRollout: options.abortRollout === true,
   });
   for (const warning of publish?.warnings ?? []) output.out(`${formatIssue(warning)}\n`);
   output.out(
     `approved review #${request?.id}: published version ${publish?.snapshot?.version} (${summarizeChanges(publish?.changes ?? [])})\n`,
   );
+  await printStartedRollouts(output, publish?.rolloutIds ?? [], rollouts);
 }
 
 export async function reviewClose(

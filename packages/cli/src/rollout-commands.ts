@@ -1,7 +1,8 @@
 /**
  * `switchyard rollout plans ...`: the stored rollout plans (RolloutService) and the admins'
  * default plan. A plan is written as a YAML or JSON document and checked by the server, which
- * names each problem at its place in the document. Publish does not run rollouts yet.
+ * names each problem at its place in the document. The rollouts publishes start are
+ * rollout-run-commands.ts's.
  */
 import { parse as parseYaml } from "yaml";
 import { readApplySources } from "./apply-sources.js";

@@ -11,8 +11,8 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type Secret, SecretSchema, SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { stringify as toYaml } from "yaml";
 import { CliError, type ConfigClient } from "./client.js";
-import { publish } from "./commands.js";
 import { type Output, outputFormat, table } from "./output.js";
+import { publish } from "./publish-commands.js";
 
 function readPem(file: string, what: string): string {
   try {

@@ -41,6 +41,7 @@ export function applyHandler(
             action: "publish",
             routeTests: routeTests.gate,
             routeTestOverride: request.routeTestOverride,
+            abortRollout: request.abortRollout,
           }),
           message: request.message.trim() || `apply ${document}`,
           prepare: async (_tx, latest) => withStoredEndpoints(latest, imported, document),

@@ -256,6 +256,7 @@ export function reviewHandlers(
         action: "publish",
         routeTests,
         routeTestOverride: request.routeTestOverride,
+        abortRollout: request.abortRollout,
       });
       const comment = request.comment.trim();
       let snapshot: PublishedSnapshot;
