@@ -420,6 +420,25 @@ describe("rollouts in the console, live in a real browser", () => {
     const aborted = await until(id, (r) => r.phase === RolloutPhase.ABORTED, "aborted");
     expect(aborted.supersededBy).toBeGreaterThan(first.toVersion);
   });
+
+  it("an admin skips the plan with a reason: every wave at once, the rollout completed", async () => {
+    // The superseding publish went out with the default plan too.
+    const [running] = (await rollouts.listRollouts({ activeOnly: true })).rollouts;
+    if (!running) throw new Error("no rollout runs");
+    await page.goto(`${harness.baseUrl}/rollouts`);
+    await detail()
+      .getByRole("heading", { name: `Rollout ${running.id}` })
+      .waitFor({ timeout: 15_000 });
+    await page.getByRole("button", { name: "Skip plan" }).click();
+    const dialog = page.getByRole("dialog", { name: `Skip the plan of rollout ${running.id}?` });
+    await dialog.getByRole("button", { name: "Promote every wave now" }).click();
+    await dialog.getByRole("alert").getByText("Give a reason").waitFor();
+    expect((await rolloutNow(running.id)).phase).not.toBe(RolloutPhase.COMPLETED);
+    await dialog.getByLabel("Reason").fill("incident 42: every proxy needs orange now");
+    await dialog.getByRole("button", { name: "Promote every wave now" }).click();
+    await until(running.id, (r) => r.phase === RolloutPhase.COMPLETED, "completed");
+    await detail().getByText("Completed", { exact: true }).waitFor({ timeout: 15_000 });
+  });
 });
 
 /** A raw LRS stream for node `id`, as Envoy holds one: `send` a report, `close` to hang up. */

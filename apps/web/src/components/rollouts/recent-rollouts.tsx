@@ -81,7 +81,7 @@ export function RecentRollouts({
                     key={r.id.toString()}
                     className={r.id === selected ? "bg-accent-soft" : undefined}
                   >
-                    <th scope="row" className="px-4 py-2.5 font-normal">
+                    <th scope="row" className="px-4 py-2.5 font-normal whitespace-nowrap">
                       <Link
                         href={rolloutHref(r.id) as Route}
                         aria-current={r.id === selected ? "true" : undefined}
