@@ -67,6 +67,14 @@ describe("classifyRefusal", () => {
     );
   });
 
+  it("recognises a publish refused because a rollout runs in a group it changes, naming the rollout", () => {
+    const message =
+      'node group "default" has rollout 4 (version 7 → 8, baking wave 1 of 2): wait for it to end, abort it (switchyard rollout abort 4), or publish with --abort-rollout';
+    const r = classifyRefusal(new ConnectError(message, Code.FailedPrecondition));
+    expect(r).toEqual({ t: "rollout-running", message, rolloutId: 4n });
+    expect(refusalTitle(r)).toMatch(/rollout 4 is under way.*abort it and publish/);
+  });
+
   it("says what to do next in the reader's own terms", () => {
     const r = classifyRefusal(
       new ConnectError("the draft changed after you reviewed it", Code.FailedPrecondition),

@@ -12,6 +12,8 @@ import { isRouteTestRefusal, parseRouteTestRefusal, type RouteTestRefusal } from
  *   request one instead of publishing;
  * - `route-tests`: the change breaks stored route tests, each failing case in `failures`; an
  *   admin may publish anyway with a reason (PublishRequest.route_test_override);
+ * - `rollout-running`: a node group the version changes has a rollout under way (`rolloutId`,
+ *   the first named); the publish may abort it (PublishRequest.abort_rollout);
  * - `other`: anything else; `message` is the server's.
  */
 export type Refusal =
@@ -21,12 +23,14 @@ export type Refusal =
   | { readonly t: "invalid"; readonly message: string; readonly issues: readonly Issue[] }
   | { readonly t: "review-required"; readonly message: string }
   | { readonly t: "route-tests"; readonly message: string; readonly failures: RouteTestRefusal }
+  | { readonly t: "rollout-running"; readonly message: string; readonly rolloutId: bigint }
   | { readonly t: "other"; readonly message: string; readonly code: Code };
 
 /**
  * Classifies an API error. The FailedPrecondition refusals share a code; they are told apart by
  * the server's message (packages/server/src/store/snapshot-store.ts, writeSnapshot,
- * src/auth/authorize.ts for review, and src/api/route-test-gate.ts for route tests).
+ * src/auth/authorize.ts for review, src/api/route-test-gate.ts for route tests, and
+ * src/api/rollout-start.ts for a running rollout).
  */
 export function classifyRefusal(error: unknown): Refusal {
   const e = ConnectError.from(error);
@@ -45,6 +49,8 @@ export function classifyRefusal(error: unknown): Refusal {
       return { t: "review-required", message };
     if (isRouteTestRefusal(message))
       return { t: "route-tests", message, failures: parseRouteTestRefusal(message) };
+    const running = /has rollout (\d+) .*--abort-rollout/.exec(message);
+    if (running) return { t: "rollout-running", message, rolloutId: BigInt(running[1] ?? "0") };
   }
   return { t: "other", message, code: e.code };
 }
@@ -71,6 +77,8 @@ export function refusalTitle(refusal: Refusal, then = "publish"): string {
       const n = refusal.failures.count;
       return `Refused: this change breaks ${n} route test ${n === 1 ? "case" : "cases"}. Fix the change or the tests.`;
     }
+    case "rollout-running":
+      return `Refused: rollout ${refusal.rolloutId} is under way in a node group this version changes. Wait for it to end, or abort it and ${then}.`;
     case "other":
       return refusal.message || "The request failed.";
   }

@@ -20,6 +20,7 @@ import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui
 import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
+import { rolloutHref } from "@/lib/rollouts";
 import { DiscardButton } from "./discard-button";
 import { OwnReview } from "./own-review";
 import { PublishForm } from "./publish-form";
@@ -284,6 +285,15 @@ function PublishedBanner({
           </span>
         )}
       </p>
+      {response.rolloutIds.map((id) => (
+        <Link
+          key={id.toString()}
+          href={rolloutHref(id) as Route}
+          className="text-sm font-medium text-accent hover:underline"
+        >
+          Follow rollout {id.toString()}
+        </Link>
+      ))}
       <Link
         href={`/history?version=${version}` as Route}
         className="text-sm font-medium text-accent hover:underline"

@@ -3,6 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { DiffResponse } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
+import type { Route } from "next";
 import type { ReactNode } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
@@ -18,7 +19,9 @@ import {
 } from "@/components/routing/route-test-failures";
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
+import { Link } from "@/components/ui/link";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
+import { rolloutHref } from "@/lib/rollouts";
 
 const schema = z.object({
   message: z
@@ -36,6 +39,9 @@ type MessageValues = z.input<typeof schema>;
  * (config.proto, PublishRequest); the refusal says to review again, with a button for it. A
  * change that breaks stored route tests is refused listing each failing case; when `override`
  * is given (an admin publishing), a reason sends the same call again with route_test_override.
+ * A publish refused because a rollout runs in a group it changes links to the rollout and, when
+ * `abortRollout` is given, sends the same call again with abort_rollout. `fields` sit under the
+ * message (how the version goes out).
  */
 export function DraftMessageForm<R>({
   reviewed,
@@ -50,6 +56,8 @@ export function DraftMessageForm<R>({
   onRefused,
   onReviewAgain,
   override,
+  abortRollout,
+  fields,
 }: {
   reviewed: DiffResponse;
   /** Why the call is not possible now (validation errors, nothing to publish), or undefined. */
@@ -68,12 +76,17 @@ export function DraftMessageForm<R>({
     draftRevision: string;
     /** An admin's reason to publish past failing route tests; "" for none. */
     routeTestOverride: string;
+    /** End the rollouts under way in the groups the version changes (abort_rollout). */
+    abortRollout: boolean;
   }) => Promise<R>;
   onSent: (response: R) => void;
   onRefused?: (refusal: Refusal) => void;
   onReviewAgain: () => void;
   /** The button that sends again past failing route tests ("Publish anyway"); unset: no override. */
   override?: string | undefined;
+  /** The button that sends again aborting a running rollout ("Abort it and publish"). */
+  abortRollout?: string | undefined;
+  fields?: ReactNode;
 }) {
   const invalidate = useInvalidateConfig();
   const form = useForm<MessageValues>({
@@ -84,7 +97,10 @@ export function DraftMessageForm<R>({
   const mutation = useMutation<
     R,
     Refusal,
-    z.output<typeof schema> & { readonly routeTestOverride?: string }
+    z.output<typeof schema> & {
+      readonly routeTestOverride?: string;
+      readonly abortRollout?: boolean;
+    }
   >({
     mutationFn: async (values) => {
       try {
@@ -93,6 +109,7 @@ export function DraftMessageForm<R>({
           baseVersion: reviewed.fromVersion,
           draftRevision: reviewed.draftRevision,
           routeTestOverride: values.routeTestOverride ?? "",
+          abortRollout: values.abortRollout ?? false,
         });
       } catch (error) {
         throw classifyRefusal(error);
@@ -119,6 +136,10 @@ export function DraftMessageForm<R>({
     void form.handleSubmit((values) =>
       mutation.mutate({ ...(values as z.output<typeof schema>), routeTestOverride: reason }),
     )();
+  const sendAborting = () =>
+    void form.handleSubmit((values) =>
+      mutation.mutate({ ...(values as z.output<typeof schema>), abortRollout: true }),
+    )();
   return (
     <FormProvider {...form}>
       <UnsavedChangesGuard dirty={message.trim() !== ""} />
@@ -135,6 +156,7 @@ export function DraftMessageForm<R>({
           rows={3}
           disabled={busy}
         />
+        {fields}
         {refusal && (
           <div
             role="alert"
@@ -156,6 +178,26 @@ export function DraftMessageForm<R>({
               ) : (
                 <RouteTestOverride action={override} busy={busy} onOverride={sendAnyway} />
               ))}
+            {refusal.t === "rollout-running" && (
+              <>
+                <p className="mt-1 text-xs text-fg-muted [overflow-wrap:anywhere]">
+                  {refusal.message}
+                </p>
+                <div className="mt-2.5 flex flex-wrap items-center gap-3">
+                  {abortRollout !== undefined && (
+                    <Button variant="danger" disabled={busy} onClick={sendAborting}>
+                      {abortRollout}
+                    </Button>
+                  )}
+                  <Link
+                    href={rolloutHref(refusal.rolloutId) as Route}
+                    className="text-sm font-medium text-accent hover:underline"
+                  >
+                    See rollout {refusal.rolloutId.toString()}
+                  </Link>
+                </div>
+              </>
+            )}
             {(refusal.t === "stale-base" || refusal.t === "draft-changed") && (
               <Button
                 className="mt-2.5"

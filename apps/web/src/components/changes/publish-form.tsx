@@ -6,10 +6,12 @@ import { useInvalidateAccess } from "@/components/access/use-access-client";
 import { useCaller } from "@/components/access/use-caller";
 import { useConfigClient } from "@/components/config/use-config-client";
 import { DraftMessageForm } from "./draft-message-form";
+import { useRolloutChoice } from "./rollout-choice";
 
 /**
- * Publishes the reviewed draft (DraftMessageForm). The version's author is the signed-in user:
- * the server takes it from the session.
+ * Publishes the reviewed draft (DraftMessageForm), to every node at once or as a rollout
+ * (rollout-choice.tsx). The version's author is the signed-in user: the server takes it from the
+ * session. Refused because a rollout runs in a group it changes, it can abort that rollout.
  */
 export function PublishForm({
   reviewed,
@@ -26,6 +28,7 @@ export function PublishForm({
   const client = useConfigClient();
   const caller = useCaller();
   const invalidateAccess = useInvalidateAccess();
+  const choice = useRolloutChoice(blocked !== undefined);
   if (caller.role === "viewer")
     return (
       <p role="note" className="text-sm text-fg-muted">
@@ -35,7 +38,8 @@ export function PublishForm({
   return (
     <DraftMessageForm
       reviewed={reviewed}
-      blocked={blocked}
+      blocked={blocked ?? choice.problem}
+      fields={choice.fields}
       action="Publish"
       busyLabel="Publishing…"
       then="publish"
@@ -51,11 +55,20 @@ export function PublishForm({
         )
       }
       // By name only: the diff was reviewed above, and the answer is shown as a banner.
-      send={(request) => client.publish({ ...request, bodies: { omit: true } })}
+      send={(request) =>
+        client.publish({
+          ...request,
+          ...(choice.request === undefined ? {} : { rollout: choice.request }),
+          bodies: { omit: true },
+        })
+      }
       onSent={(response) => {
         const version = response.snapshot?.version.toString() ?? "?";
         toast.success(`Published version ${version}`, {
-          description: "Proxies are receiving it now: follow the rollout below.",
+          description:
+            response.rolloutIds.length > 0
+              ? `It goes out in waves: rollout ${response.rolloutIds.join(", ")}.`
+              : "Proxies are receiving it now: follow the rollout below.",
         });
         onPublished(response);
       }}
@@ -67,6 +80,7 @@ export function PublishForm({
       onReviewAgain={onReviewAgain}
       // Only an admin may publish past failing route tests (route-test-gate.ts).
       override={caller.role === "admin" ? "Publish anyway" : undefined}
+      abortRollout="Abort it and publish"
     />
   );
 }

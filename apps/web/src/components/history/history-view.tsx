@@ -7,11 +7,13 @@ import {
   type PublishResponse,
   type SnapshotInfo,
 } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { Rollout } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import type { Route } from "next";
 import { useRouter, useSearchParams } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList, type LazyBodies, OPEN_BY_DEFAULT_MAX } from "@/components/diff/change-list";
+import { RolloutMarks, useRolloutsByVersion } from "@/components/rollouts/rollout-marks";
 import { buttonClass } from "@/components/ui/button";
 import { HistoryIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
@@ -36,6 +38,7 @@ export function HistoryView() {
   const params = useSearchParams();
   const snapshots = useQuery(ConfigService.method.listSnapshots, { limit: 200 });
   const [rolledBack, setRolledBack] = useState<PublishResponse | undefined>();
+  const rollouts = useRolloutsByVersion();
 
   const list = snapshots.data?.snapshots ?? [];
   const requested = parseVersion(params.get("version"));
@@ -73,12 +76,13 @@ export function HistoryView() {
   } else {
     body = (
       <>
-        <VersionTable snapshots={list} selected={selected?.version} />
+        <VersionTable snapshots={list} selected={selected?.version} rollouts={rollouts} />
         {selected && latest && (
           <VersionDetail
             key={selected.version.toString()}
             snapshot={selected}
             latest={latest}
+            rollouts={rollouts.get(selected.version)}
             onRolledBack={(response) => {
               setRolledBack(response);
               if (response.snapshot)
@@ -117,10 +121,12 @@ export function HistoryView() {
 function VersionDetail({
   snapshot,
   latest,
+  rollouts,
   onRolledBack,
 }: {
   snapshot: SnapshotInfo;
   latest: SnapshotInfo;
+  rollouts: readonly Rollout[] | undefined;
   onRolledBack: (response: PublishResponse) => void;
 }) {
   const first = snapshot.previousVersion === 0n;
@@ -183,6 +189,7 @@ function VersionDetail({
               <> · republishes version {snapshot.rolledBackFrom.toString()}</>
             )}
           </p>
+          <RolloutMarks rollouts={rollouts} className="mt-2" />
         </div>
         {isLatest ? (
           <p className="max-w-56 text-right text-xs text-fg-subtle">

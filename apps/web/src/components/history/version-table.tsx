@@ -2,8 +2,10 @@
 
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { Rollout } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import type { Route } from "next";
+import { RolloutMarks } from "@/components/rollouts/rollout-marks";
 import { PAGE_SIZE, Pager, paged } from "@/components/ui/data-table";
 import { Link } from "@/components/ui/link";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -34,8 +36,9 @@ const columns: ColumnDef<SnapshotInfo>[] = [
   {
     id: "message",
     header: "Message",
-    cell: ({ row }) => {
+    cell: ({ row, table }) => {
       const s = row.original;
+      const rollouts = (table.options.meta as TableMeta).rollouts.get(s.version);
       return (
         <div className="min-w-0">
           <p className="truncate text-fg" title={s.message}>
@@ -46,6 +49,7 @@ const columns: ColumnDef<SnapshotInfo>[] = [
               Rollback to v{s.rolledBackFrom.toString()}
             </p>
           )}
+          <RolloutMarks rollouts={rollouts} className="mt-0.5" />
         </div>
       );
     },
@@ -84,22 +88,29 @@ const columns: ColumnDef<SnapshotInfo>[] = [
 
 interface TableMeta {
   selected: bigint | undefined;
+  /** The rollouts of each version (rollout-marks.tsx). */
+  rollouts: ReadonlyMap<bigint, readonly Rollout[]>;
 }
 
-/** Every published version, newest first; a row links to that version's diff. */
+/**
+ * Every published version, newest first; a row links to that version's diff, and a version that
+ * went out as rollouts links to each, with how it ended.
+ */
 export function VersionTable({
   snapshots,
   selected,
+  rollouts,
 }: {
   snapshots: readonly SnapshotInfo[];
   selected: bigint | undefined;
+  rollouts: ReadonlyMap<bigint, readonly Rollout[]>;
 }) {
   const table = useReactTable({
     data: snapshots as SnapshotInfo[],
     columns,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (s) => s.version.toString(),
-    meta: { selected } satisfies TableMeta,
+    meta: { selected, rollouts } satisfies TableMeta,
     ...paged<SnapshotInfo>(),
     // Open on the page that holds the selected version (a link to an older one).
     initialState: {

@@ -17,6 +17,7 @@ import { LiveBadge } from "@/components/nodes/live-badge";
 import { NoNodes } from "@/components/nodes/no-nodes";
 import { healthPresentation } from "@/components/nodes/status-chips";
 import { useFleet, useLatestConvergenceSummary } from "@/components/nodes/use-node";
+import { RunningRollouts } from "@/components/rollouts/running-rollouts";
 import { Card } from "@/components/ui/card";
 import { CopyCommand } from "@/components/ui/copy-command";
 import { CheckIcon } from "@/components/ui/icons";
@@ -29,7 +30,8 @@ import { type NodeHealth, nodeHref, typeLabel } from "@/lib/node-list";
 
 /**
  * The home page: the fleet at a glance, live. How many proxies are connected and where they
- * stand, with the latest NACKs (WatchFleet: counted by the server), the latest publish and how far it has rolled out (WatchConvergence on the
+ * stand, with the latest NACKs (WatchFleet: counted by the server), a rollout running in waves,
+ * the latest publish and how far it has rolled out (WatchConvergence on the
  * latest version), the latest NACKs with their text, and what is stored.
  */
 export function OverviewView() {
@@ -41,6 +43,7 @@ export function OverviewView() {
         description="Your Envoy fleet and the configuration it runs, live."
         actions={<LiveBadge state={state} onReconnect={reconnectNow} />}
       />
+      <RunningRollouts />
       <FleetCounts fleet={fleet} />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1.25fr)_minmax(0,1fr)]">
         <LastPublish />

@@ -20,6 +20,7 @@ import {
   UploadIcon,
   UserIcon,
   UsersIcon,
+  WavesIcon,
 } from "@/components/ui/icons";
 import { type CallerRole, sectionsForRole } from "@/lib/nav-roles";
 
@@ -73,6 +74,7 @@ export const navSections: readonly NavSection[] = [
     items: [
       { href: "/changes", label: "Changes", icon: DiffIcon },
       { href: "/reviews", label: "Reviews", icon: ReviewIcon },
+      { href: "/rollouts", label: "Rollouts", icon: WavesIcon },
       { href: "/history", label: "History", icon: HistoryIcon },
     ],
   },
