@@ -223,11 +223,11 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   /** The latest version given to serve; installs run one after another, in order. */
   let scheduled = latest?.record.version ?? 0;
   let installs: Promise<void> = Promise.resolve();
-  const install = async (snapshot: PublishedSnapshot) => {
+  const install = async (snapshot: PublishedSnapshot, read: boolean) => {
     const { version } = snapshot.record;
     try {
       // A rollout a version starts is committed with it: read before the version is installed.
-      await followRollouts.sync();
+      if (read) await followRollouts.sync();
     } catch (error) {
       logger.warn(
         { err: error, version },
@@ -263,7 +263,17 @@ export async function startServing(options: ServingOptions): Promise<Serving> {
   const serve = (snapshot: PublishedSnapshot) => {
     if (Math.max(cache.version ?? 0, scheduled) >= snapshot.record.version) return;
     scheduled = snapshot.record.version;
-    installs = installs.then(() => install(snapshot));
+    // A version published here brings the rollouts its transaction saw: served at once, as
+    // before rollouts, with nothing to read first (and nothing installs ahead of it).
+    if (
+      snapshot.running !== undefined &&
+      (cache.version ?? 0) === snapshot.record.previousVersion
+    ) {
+      followRollouts.follow(snapshot.running);
+      installs = installs.then(() => install(snapshot, false));
+      return;
+    }
+    installs = installs.then(() => install(snapshot, true));
   };
   // Publishes by other replicas (and rollbacks) reach this one through the database.
   const follower = new SnapshotFollower({

@@ -57,4 +57,13 @@ describe("serving a process from the stored rollouts", () => {
       { t: "hold", group: "default", fromVersion: 4, toVersion: 6, promoted: [] },
     ]);
   });
+
+  it("given only the running rollouts (a publish's own read), keeps a known one that is not among them: it may have ended, which its own row will say", () => {
+    const known = new Map();
+    servingCommands(known, [row({ group: "edge", promoted: ["a"] })]);
+    expect(servingCommands(known, [row({ id: 2, promoted: [] })], true)).toEqual([
+      { t: "hold", group: "default", fromVersion: 4, toVersion: 5, promoted: [] },
+    ]);
+    expect(known.has("edge")).toBe(true);
+  });
 });

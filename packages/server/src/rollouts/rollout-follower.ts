@@ -31,6 +31,8 @@ interface Followed {
 export function servingCommands(
   known: Map<string, Followed>,
   rows: readonly RolloutServingRow[],
+  /** `rows` are the running rollouts only: one known and not among them may have ended. */
+  runningOnly = false,
 ): ServingCommand[] {
   const commands: ServingCommand[] = [];
   const seen = new Set<number>();
@@ -47,7 +49,7 @@ export function servingCommands(
     known.delete(row.group);
   }
   for (const [group, followed] of known) {
-    if (seen.has(followed.id)) continue;
+    if (seen.has(followed.id) || runningOnly) continue;
     // Its row is gone (not possible short of a hand-made delete): serve what the group ran.
     commands.push({ t: "settle", group, version: followed.fromVersion });
     known.delete(group);
@@ -122,6 +124,27 @@ export class RolloutFollower {
       return this.sync();
     });
     return this.#queued;
+  }
+
+  /**
+   * The running rollouts as a publish transaction read them (with its own version's): given
+   * at once, so that the version it published is installed held without another read.
+   */
+  follow(running: readonly RolloutServingRow[]): void {
+    this.#give(servingCommands(this.#known, running, true));
+  }
+
+  #give(commands: readonly ServingCommand[]): void {
+    for (const command of commands) {
+      this.#serving
+        .command(command)
+        .catch((error: unknown) =>
+          this.#logger.warn(
+            { err: error, command: { ...command, nodeIds: undefined, promoted: undefined } },
+            "serving a rollout's step failed",
+          ),
+        );
+    }
   }
 
   async #syncOnce(): Promise<void> {

@@ -274,6 +274,8 @@ export interface RolloutServingRow {
 export async function rolloutServing(
   db: Db,
   known: readonly number[],
+  /** Also those this version superseded (a publish reading its own transaction's). */
+  supersededBy = 0,
 ): Promise<RolloutServingRow[]> {
   return db.$queryRaw<RolloutServingRow[]>`
     SELECT "id", "group", "fromVersion", "toVersion", "phase", "active",
@@ -281,6 +283,6 @@ export async function rolloutServing(
         SELECT key FROM jsonb_each("state"->'nodes') WHERE value ? 'sent' ORDER BY key
       ) ELSE ARRAY[]::text[] END AS "promoted"
     FROM "Rollout"
-    WHERE "active" OR "id" = ANY(${known as number[]}::int4[])
+    WHERE "active" OR "id" = ANY(${known as number[]}::int4[]) OR "supersededBy" = ${supersededBy}
     ORDER BY "id"`;
 }

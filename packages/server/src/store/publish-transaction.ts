@@ -30,6 +30,7 @@ import {
   validate,
 } from "@switchyard/snapshot";
 import { loadGrants, secretServing } from "../auth/grants.js";
+import { rolloutServing } from "../rollouts/rollout-rows.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { draftOwners } from "./cluster-owners.js";
 import type { DraftRead } from "./draft-cache.js";
@@ -458,6 +459,7 @@ export async function writeSnapshot(
       groupsOf: groupsOfVersion,
     })) ?? [];
   await input.audit?.(tx, toRecord(row));
+  const running = await rolloutServing(tx, [], row.version);
   await tx.$executeRawUnsafe(`NOTIFY ${SNAPSHOT_CHANNEL}, '${row.version}'`);
   return {
     published: {
@@ -465,6 +467,7 @@ export async function writeSnapshot(
       config,
       warnings: [...report.issues.filter((issue) => issue.severity === "warning"), ...notes],
       ...(rollouts.length > 0 ? { rollouts } : {}),
+      running,
     },
     manifests: {
       version: row.version,

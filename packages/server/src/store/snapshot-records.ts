@@ -4,6 +4,7 @@
  * the secrets key), and how a version's compiled config is read back from them. What writes
  * them, under the publish lock, is snapshot-store.ts.
  */
+
 import { createHash } from "node:crypto";
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
@@ -22,6 +23,7 @@ import {
   type ValidationIssue,
   type XdsResource,
 } from "@switchyard/snapshot";
+import type { RolloutServingRow } from "../rollouts/rollout-rows.js";
 import type { SecretKeyring } from "../secrets-key.js";
 
 /** Postgres NOTIFY channel: payload is the new version. */
@@ -164,6 +166,11 @@ export interface PublishedSnapshot {
   readonly sides?: { readonly before: ConfigSpec | undefined; readonly after: ConfigSpec };
   /** The ids of the rollouts the publish started (one per node group it changes), if any. */
   readonly rollouts?: readonly number[];
+  /**
+   * The rollouts running once it was written, read in its transaction (a publish made by this
+   * process): serving them needs no read before the version is installed.
+   */
+  readonly running?: readonly RolloutServingRow[];
 }
 
 export function resourceKey(resource: XdsResource): string {
