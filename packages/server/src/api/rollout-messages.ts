@@ -16,6 +16,7 @@ import {
 import {
   describePlan,
   PlanError,
+  parsePlanDocument,
   planDocument,
   planOf,
   type RolloutPlan,
@@ -119,4 +120,42 @@ export function planProblems(error: PlanError): ConnectError {
       message: issue.message,
     })),
   );
+}
+
+/**
+ * How large a plan may be: the document put, and the document stored (YAML aliases could make
+ * the second larger than the first). ListRolloutPlans answers every plan, so their number is
+ * bounded too.
+ */
+export const ROLLOUT_PLAN_LIMITS = { documentBytes: 64 * 1024, plans: 1_000 } as const;
+
+/**
+ * The plan the document describes, named `name` (undefined: a plan given with a publish, whose
+ * document names none or any); InvalidArgument with each problem otherwise.
+ */
+export function readPlan(name: string | undefined, document: string): RolloutPlan {
+  const bytes = Buffer.byteLength(document, "utf8");
+  if (bytes > ROLLOUT_PLAN_LIMITS.documentBytes)
+    throw new ConnectError(
+      `document: ${bytes} bytes, more than the ${ROLLOUT_PLAN_LIMITS.documentBytes} a rollout plan may hold`,
+      Code.InvalidArgument,
+    );
+  let plan: RolloutPlan;
+  try {
+    plan = parsePlanDocument(document);
+  } catch (error) {
+    if (error instanceof PlanError) throw planProblems(error);
+    throw error;
+  }
+  if (name === undefined) return plan;
+  if (plan.name !== undefined && plan.name !== name)
+    throw planProblems(
+      new PlanError([
+        {
+          path: "name",
+          message: `the document names plan "${plan.name}", but it is put as "${name}": make them the same, or leave name out`,
+        },
+      ]),
+    );
+  return { ...plan, name };
 }

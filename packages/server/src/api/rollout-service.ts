@@ -9,7 +9,7 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type TransactionClient } from "@switchyard/db";
 import type { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
-import { PlanError, parsePlanDocument, planDocument, type RolloutPlan } from "@switchyard/rollout";
+import { planDocument } from "@switchyard/rollout";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import {
@@ -22,17 +22,12 @@ import {
   setDefaultPlanName,
 } from "../store/rollout-plans.js";
 import { type RolloutHandlersOptions, rolloutHandlers } from "./rollout-handlers.js";
-import { planMessage, planProblems, storedPlan } from "./rollout-messages.js";
+import { planMessage, ROLLOUT_PLAN_LIMITS, readPlan, storedPlan } from "./rollout-messages.js";
+
+export { ROLLOUT_PLAN_LIMITS };
 
 /** A plan's name: as route tests' and as plan.ts reads a document's `name`. */
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
-
-/**
- * How large a plan may be: the document put, and the document stored (YAML aliases could make
- * the second larger than the first). ListRolloutPlans answers every plan, so their number is
- * bounded too.
- */
-export const ROLLOUT_PLAN_LIMITS = { documentBytes: 64 * 1024, plans: 1_000 } as const;
 
 /** Writes of plans and of the default take turns (pg_advisory_xact_lock), so the limits hold. */
 const ROLLOUT_PLANS_LOCK = 0x53_57_52_50; // "SWRP"
@@ -44,37 +39,6 @@ function checkedName(name: string, field = "name"): string {
       Code.InvalidArgument,
     );
   return name;
-}
-
-/**
- * The plan the document describes, named `name` (undefined: a plan given with a publish, whose
- * document names none or any); InvalidArgument with each problem otherwise.
- */
-export function readPlan(name: string | undefined, document: string): RolloutPlan {
-  const bytes = Buffer.byteLength(document, "utf8");
-  if (bytes > ROLLOUT_PLAN_LIMITS.documentBytes)
-    throw new ConnectError(
-      `document: ${bytes} bytes, more than the ${ROLLOUT_PLAN_LIMITS.documentBytes} a rollout plan may hold`,
-      Code.InvalidArgument,
-    );
-  let plan: RolloutPlan;
-  try {
-    plan = parsePlanDocument(document);
-  } catch (error) {
-    if (error instanceof PlanError) throw planProblems(error);
-    throw error;
-  }
-  if (name === undefined) return plan;
-  if (plan.name !== undefined && plan.name !== name)
-    throw planProblems(
-      new PlanError([
-        {
-          path: "name",
-          message: `the document names plan "${plan.name}", but it is put as "${name}": make them the same, or leave name out`,
-        },
-      ]),
-    );
-  return { ...plan, name };
 }
 
 const notFound = (name: string) =>

@@ -47,8 +47,7 @@ import {
 import type { RolloutHook, WrittenVersion } from "../store/publish-transaction.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import { defaultPlanName, getRolloutPlan } from "../store/rollout-plans.js";
-import { storedPlan } from "./rollout-messages.js";
-import { readPlan } from "./rollout-service.js";
+import { readPlan, storedPlan } from "./rollout-messages.js";
 
 /** The connected nodes a rollout starts with, at most. */
 const MAX_START_NODES = 1_000_000;
