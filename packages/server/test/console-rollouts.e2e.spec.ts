@@ -11,11 +11,8 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type Client, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import {
-  LoadReportingService,
-  type LoadStatsRequestSchema,
-} from "@switchyard/proto/envoy/service/load_stats/v3/lrs_pb";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { LoadStatsRequestSchema } from "@switchyard/proto/envoy/service/load_stats/v3/lrs_pb";
 import {
   type Rollout,
   RolloutPhase,
@@ -35,6 +32,7 @@ import { edsCluster } from "../src/testing/api-objects.js";
 import { bearer } from "../src/testing/auth.js";
 import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
+import { openLrs } from "../src/testing/lrs-stream.js";
 import { TYPE, until as untilRead } from "../src/testing/shop.js";
 
 const { CDS } = TYPE;
@@ -309,7 +307,7 @@ describe("rollouts in the console, live in a real browser", () => {
     await gate.getByText("Waiting", { exact: true }).waitFor({ timeout: 15_000 });
 
     // The canary answers half its requests with errors; the control group none.
-    const reporters = [FIRST, CONTROL].map((id) => openLrs(harness.app.xdsPort, id));
+    const reporters = [FIRST, CONTROL].map((id) => openLrs(harness.app.xdsPort, { node: { id } }));
     const report = (errors: number): LoadStatsInit => ({
       clusterStats: [
         {
@@ -440,47 +438,3 @@ describe("rollouts in the console, live in a real browser", () => {
     await detail().getByText("Completed", { exact: true }).waitFor({ timeout: 15_000 });
   });
 });
-
-/** A raw LRS stream for node `id`, as Envoy holds one: `send` a report, `close` to hang up. */
-function openLrs(xdsPort: number, id: string) {
-  const client = createClient(
-    LoadReportingService,
-    createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }),
-  );
-  const pending: LoadStatsInit[] = [{ node: { id } }];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  async function* requests() {
-    for (;;) {
-      const next = pending.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      if (closed) return;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-    }
-  }
-  const ended = (async () => {
-    try {
-      for await (const _ of client.streamLoadStats(requests())) {
-        // The clusters to report: this stream reports the one the test names.
-      }
-    } catch {
-      // Hung up by close() or the server's stop.
-    }
-  })();
-  return {
-    ended,
-    send(request: LoadStatsInit) {
-      pending.push(request);
-      wake?.();
-    },
-    close() {
-      closed = true;
-      wake?.();
-    },
-  };
-}

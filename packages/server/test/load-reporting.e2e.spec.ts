@@ -1,19 +1,5 @@
-/**
- * Load reporting (LRS) end to end: a real @grpc/grpc-js-xds client sends RPCs to real backends
- * through a cluster that reports load, and what the StatusService then shows (by cluster,
- * locality and node) and /metrics count are the RPCs the backends answered. A raw LRS stream
- * plays Envoy: it is told which clusters to report, is told again when a publish changes them,
- * and a malformed report ends its stream and stores nothing.
- */
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { durationMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
-import {
-  LoadReportingService,
-  type LoadStatsRequestSchema,
-  type LoadStatsResponse,
-} from "@switchyard/proto/envoy/service/load_stats/v3/lrs_pb";
+import { Code } from "@connectrpc/connect";
 import { LoadBreakdown } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   callUntilReady,
@@ -28,57 +14,8 @@ import { LRS_NODE_ID_MAX_BYTES } from "../src/load/report-bounds.js";
 import { edsCluster } from "../src/testing/api-objects.js";
 import { bearer, type StatusClient, statusClient } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
+import { openLrs } from "../src/testing/lrs-stream.js";
 import { loadReportingCluster, shopListener, shopRoutes, until } from "../src/testing/shop.js";
-
-type LoadStatsInit = MessageInitShape<typeof LoadStatsRequestSchema>;
-
-/**
- * A raw LRS stream, as Envoy holds one: requests pushed as the test goes; every answer collected
- * in `answers` as it arrives, and `ended` how the stream ended.
- */
-function openLrs(xdsPort: number) {
-  const client = createClient(
-    LoadReportingService,
-    createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }),
-  );
-  const pending: LoadStatsInit[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  async function* requests() {
-    for (;;) {
-      const next = pending.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      if (closed) return;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-    }
-  }
-  const answers: LoadStatsResponse[] = [];
-  const ended = (async (): Promise<ConnectError | undefined> => {
-    try {
-      for await (const answer of client.streamLoadStats(requests())) answers.push(answer);
-      return undefined;
-    } catch (error) {
-      return ConnectError.from(error);
-    }
-  })();
-  return {
-    answers,
-    ended,
-    send(request: LoadStatsInit) {
-      pending.push(request);
-      wake?.();
-    },
-    close() {
-      closed = true;
-      wake?.();
-    },
-  };
-}
 
 describe("load reporting (LRS) on the xDS port", () => {
   let harness: Harness;
