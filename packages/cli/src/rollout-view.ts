@@ -10,7 +10,6 @@ import {
   RolloutAckState,
   type RolloutClusterFigures,
   RolloutPhase,
-  type RolloutWave,
 } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { table } from "./output.js";
 
@@ -66,20 +65,6 @@ function when(timestamp: Timestamp | undefined): string {
 /** "07:40:03", UTC. */
 function clock(timestamp: Timestamp | undefined): string {
   return timestamp ? timestampDate(timestamp).toISOString().slice(11, 19) : "-";
-}
-
-/** A wave's share as the plan says it, for the waves not started yet. */
-function plannedShare(wave: RolloutWave | undefined): string {
-  switch (wave?.share.case) {
-    case "count":
-      return `${wave.share.value} node${wave.share.value === 1 ? "" : "s"}`;
-    case "percent":
-      return `${wave.share.value}%`;
-    case "nodes":
-      return "selected nodes";
-    default:
-      return "-";
-  }
 }
 
 /** "2.5% of 400" (the errors of the requests), "no requests". */
@@ -161,7 +146,7 @@ export function rolloutStatus(rollout: Rollout): string {
 
   const timeline = waves.map((planned, i) => {
     const wave = rollout.waves.find((w) => w.wave === i + 1);
-    if (wave === undefined) return [String(i + 1), plannedShare(planned), "-", "-", "-"];
+    if (wave === undefined) return [String(i + 1), planned?.shareText || "-", "-", "-", "-"];
     const ended =
       wave.ended !== ""
         ? `${wave.ended} ${clock(wave.endTime)}`

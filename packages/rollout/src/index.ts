@@ -59,6 +59,7 @@ export {
   type PlanDocument,
   planDocument,
   type WaveDocument,
+  waveShareText,
 } from "./plan-document.js";
 export {
   describeFailure,

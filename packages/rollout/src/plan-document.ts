@@ -39,6 +39,28 @@ function shareText(share: Exclude<WaveShare, { t: "selector" }>): number | strin
   return share.t === "count" ? share.count : `${share.percent}%`;
 }
 
+/**
+ * A wave's share in words, as the console, `rollout status` and the API's RolloutWave say it:
+ * "1 node", "10%", "nodes matching id canary-* or edge-1, zone eu-1a, track=canary".
+ */
+export function waveShareText(share: WaveShare): string {
+  switch (share.t) {
+    case "count":
+      return `${share.count} node${share.count === 1 ? "" : "s"}`;
+    case "percent":
+      return `${share.percent}%`;
+    case "selector": {
+      const { ids, zone, metadata } = share.selector;
+      const parts = [
+        ...(ids.length > 0 ? [`id ${ids.join(" or ")}`] : []),
+        ...(zone === undefined ? [] : [`zone ${zone}`]),
+        ...Object.entries(metadata).map(([k, v]) => `${k}=${v}`),
+      ];
+      return `nodes matching ${parts.join(", ")}`;
+    }
+  }
+}
+
 function selectorDocument(selector: NodeSelector): NonNullable<WaveDocument["nodes"]> {
   return {
     ...(selector.ids.length > 0 ? { ids: selector.ids } : {}),

@@ -33,9 +33,9 @@ describe("a rollout as the Rollouts page shows it", () => {
       phase: RolloutPhase.BAKING,
       plan: {
         waves: [
-          { share: { case: "count", value: 1 } },
-          { share: { case: "percent", value: 50 } },
-          { share: { case: "percent", value: 100 } },
+          { share: { case: "count", value: 1 }, shareText: "1 node" },
+          { share: { case: "percent", value: 50 }, shareText: "50%" },
+          { share: { case: "percent", value: 100 }, shareText: "100%" },
         ],
       },
       waves: [

@@ -5,7 +5,6 @@ import {
   type RolloutClusterFigures,
   type RolloutGates,
   RolloutPhase,
-  type RolloutWave,
 } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { formatRatio } from "./load";
 
@@ -50,27 +49,6 @@ export function commandsOf(rollout: Pick<Rollout, "phase">): {
   return { pause: moving, resume: paused, promote: moving || paused, abort: moving || paused };
 }
 
-/** A planned wave's share as the server words it (rollout-view.ts, shareText). */
-export function planShareText(wave: RolloutWave): string {
-  switch (wave.share.case) {
-    case "count":
-      return `${wave.share.value} node${wave.share.value === 1 ? "" : "s"}`;
-    case "percent":
-      return `${wave.share.value}%`;
-    case "nodes": {
-      const s = wave.share.value;
-      const parts = [
-        ...(s.ids.length > 0 ? [`id ${s.ids.join(" or ")}`] : []),
-        ...(s.zone === "" ? [] : [`zone ${s.zone}`]),
-        ...Object.entries(s.metadata).map(([k, v]) => `${k}=${v}`),
-      ];
-      return `nodes matching ${parts.join(", ")}`;
-    }
-    case undefined:
-      return "";
-  }
-}
-
 const endedText: Record<string, string> = {
   passed: "passed",
   promoted: "promoted",
@@ -108,7 +86,7 @@ export function timeline(rollout: Rollout): TimelineWave[] {
     if (status === undefined)
       return {
         wave,
-        share: plan ? planShareText(plan) : "",
+        share: plan?.shareText ?? "",
         state: "planned",
         sent: undefined,
         startedAt: undefined,
@@ -118,7 +96,7 @@ export function timeline(rollout: Rollout): TimelineWave[] {
       };
     return {
       wave,
-      share: status.share || (plan ? planShareText(plan) : ""),
+      share: status.share || (plan?.shareText ?? ""),
       state: status.ended === "" && running ? "current" : "done",
       sent: status.sent,
       startedAt: ms(status.startTime),

@@ -21,6 +21,7 @@ import {
   planOf,
   type RolloutPlan,
   type WavePlan,
+  waveShareText,
 } from "@switchyard/rollout";
 import { stringify } from "yaml";
 import type { StoredRolloutPlan } from "../store/rollout-plans.js";
@@ -44,6 +45,7 @@ function waveMessage(wave: WavePlan): RolloutWave {
             },
     bakeMs: wave.bakeMs,
     ackTimeoutMs: wave.ackTimeoutMs,
+    shareText: waveShareText(wave.share),
     ...(wave.traffic
       ? {
           traffic: {

@@ -210,7 +210,8 @@ export function rolloutHook(caller: Principal, choice: RolloutChoice): RolloutHo
     const supersededFrom = new Map(blocking.map((row) => [row.group, row.fromVersion]));
     const started: number[] = [];
     let connected: Awaited<ReturnType<typeof listNodes>> | undefined;
-    let before: Awaited<ReturnType<typeof specOfVersion>> | undefined;
+    /** The clusters the version touched: the same for every group it starts a rollout in. */
+    let clusters: string[] | undefined;
     for (const group of groups) {
       const fromVersion = supersededFrom.get(group.name) ?? record.previousVersion;
       if (fromVersion === 0) continue;
@@ -233,8 +234,11 @@ export function rolloutHook(caller: Principal, choice: RolloutChoice): RolloutHo
             }).name === group.name,
         )
         .map(groupNodeOf);
-      before ??= await specOfVersion(tx, record.previousVersion);
-      const clusters = touchedClusters(before, written.draft, record.changes).map((c) => c.name);
+      clusters ??= touchedClusters(
+        await specOfVersion(tx, record.previousVersion),
+        written.draft,
+        record.changes,
+      ).map((c) => c.name);
       const id = await nextRolloutId(tx);
       const first = startRollout({
         id: String(id),

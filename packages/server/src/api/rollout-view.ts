@@ -26,7 +26,7 @@ import {
   type NodeEntry,
   type RolloutState,
   versionFor,
-  type WaveShare,
+  waveShareText,
 } from "@switchyard/rollout";
 import type { RolloutRow } from "../rollouts/rollout-rows.js";
 import { rolloutPlanMessage } from "./rollout-messages.js";
@@ -112,23 +112,6 @@ function byOf(state: RolloutState): string {
   return "";
 }
 
-export function shareText(share: WaveShare): string {
-  switch (share.t) {
-    case "count":
-      return `${share.count} node${share.count === 1 ? "" : "s"}`;
-    case "percent":
-      return `${share.percent}%`;
-    case "selector": {
-      const parts = [
-        ...(share.selector.ids.length > 0 ? [`id ${share.selector.ids.join(" or ")}`] : []),
-        ...(share.selector.zone === undefined ? [] : [`zone ${share.selector.zone}`]),
-        ...Object.entries(share.selector.metadata).map(([k, v]) => `${k}=${v}`),
-      ];
-      return `nodes matching ${parts.join(", ")}`;
-    }
-  }
-}
-
 function ackOf(entry: NodeEntry): RolloutAckState {
   if (!entry.sent) return RolloutAckState.UNSPECIFIED;
   switch (entry.sent.ack.t) {
@@ -183,12 +166,16 @@ export function rolloutMessage(row: RolloutRow, nodeLimit: number): Rollout {
   const entries = Object.entries(state.nodes);
   const connected = entries.filter(([, e]) => e.connected);
   const onNew = connected.filter(([id]) => versionFor(state, id) === state.toVersion).length;
-  // Those that have the version first (by when they got it), then the others by id.
-  const ordered = [...entries].sort(([a, x], [b, y]) => {
-    const sa = x.sent?.at ?? Number.POSITIVE_INFINITY;
-    const sb = y.sent?.at ?? Number.POSITIVE_INFINITY;
-    return sa - sb || (a < b ? -1 : a > b ? 1 : 0);
-  });
+  // Those that have the version first (by when they got it), then the others by id; a list
+  // (nodeLimit 0) sorts nothing.
+  const ordered =
+    nodeLimit === 0
+      ? []
+      : [...entries].sort(([a, x], [b, y]) => {
+          const sa = x.sent?.at ?? Number.POSITIVE_INFINITY;
+          const sb = y.sent?.at ?? Number.POSITIVE_INFINITY;
+          return sa - sb || (a < b ? -1 : a > b ? 1 : 0);
+        });
   const nodes: RolloutNode[] = ordered.slice(0, nodeLimit).map(([nodeId, entry]) =>
     create(RolloutNodeSchema, {
       nodeId,
@@ -222,7 +209,7 @@ export function rolloutMessage(row: RolloutRow, nodeLimit: number): Rollout {
     ...(failure ? { failure: failureMessage(failure) } : {}),
     waves: state.waves.map((w) => ({
       wave: w.wave,
-      share: shareText(state.plan.waves[w.wave - 1]?.share ?? { t: "count", count: 0 }),
+      share: waveShareText(state.plan.waves[w.wave - 1]?.share ?? { t: "count", count: 0 }),
       startTime: timestampFromMs(w.startedAt),
       ...(w.bakingSince === undefined ? {} : { bakeStartTime: timestampFromMs(w.bakingSince) }),
       ...(w.endedAt === undefined ? {} : { endTime: timestampFromMs(w.endedAt) }),

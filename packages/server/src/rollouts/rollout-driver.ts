@@ -195,10 +195,13 @@ export class RolloutDriver {
     if (load !== undefined) events.push(load.event);
     events.push({ t: "tick", now });
     const result = stepAll(row.state, events);
+    // A tick alone changes nothing but the time unless it brings a transition (which acts):
+    // only node events are compared, so an idle round costs no copy of a large state.
     const moved =
       result.actions.length > 0 ||
       load !== undefined ||
-      JSON.stringify({ ...result.state, now: 0 }) !== JSON.stringify({ ...row.state, now: 0 });
+      (events.length > 1 &&
+        JSON.stringify({ ...result.state, now: 0 }) !== JSON.stringify({ ...row.state, now: 0 }));
     if (!moved) return row.state;
     const stored = await commitStep(this.#options, row, result, {
       driver: this.#options.replicaId,

@@ -66,12 +66,14 @@ export function nodeEvents(input: NodeEventsInput): RolloutEvent[] {
     events.push({ t: "disconnect", now, nodeId: record.id });
     seen.delete(record.id);
   }
-  if (input.complete)
+  if (input.complete) {
+    const read = new Set(input.records.map((r) => r.id));
     for (const [id, entry] of Object.entries(state.nodes))
-      if (entry.connected && !inGroupIds.has(id) && !input.records.some((r) => r.id === id)) {
+      if (entry.connected && !read.has(id)) {
         events.push({ t: "disconnect", now, nodeId: id });
         seen.delete(id);
       }
+  }
   const connected = inGroup.filter((r) => r.connection.t === "connected");
   // Nodes connecting while a wave is short of its share are taken in the order of their hash,
   // as a wave's start takes them (waves.ts): the same nodes go first whenever they connect.
