@@ -5,7 +5,7 @@
  */
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { type Fleet, type FleetVariant, startFleet } from "./fleet.js";
+import { type Fleet, type FleetNode, type FleetVariant, startFleet } from "./fleet.js";
 
 export interface FleetOptions {
   readonly xdsUrl: string;
@@ -29,13 +29,26 @@ export interface AckedSinceMark {
   readonly times: readonly number[];
   /** Bytes each node received since the mark (with `countBytes`), in node order. */
   readonly bytes: readonly number[];
+  /** How many nodes outside the ones waited for (`Among`) ACKed the type since the mark too. */
+  readonly others: number;
+}
+
+/** The nodes an `acked` waits for: those of `ids`, or (`except`) all the others. */
+export interface Among {
+  readonly ids: readonly string[];
+  readonly except?: boolean;
 }
 
 type Command =
   | { readonly t: "holding"; readonly counts: Record<string, number>; readonly timeoutMs: number }
   | { readonly t: "stats" }
   | { readonly t: "mark" }
-  | { readonly t: "acked"; readonly typeUrl: string; readonly timeoutMs: number }
+  | {
+      readonly t: "acked";
+      readonly typeUrl: string;
+      readonly timeoutMs: number;
+      readonly among?: Among;
+    }
   | { readonly t: "closeSome"; readonly count: number }
   | { readonly t: "reconnect" };
 
@@ -56,8 +69,11 @@ export interface RemoteFleet {
   stats(): Promise<FleetStats>;
   /** Starts a measured change: forgets which nodes ACKed what, and counts bytes from now. */
   mark(): Promise<void>;
-  /** Resolves once every node has ACKed a response of `typeUrl` since the mark. */
-  acked(typeUrl: string, timeoutMs?: number): Promise<AckedSinceMark>;
+  /**
+   * Resolves once every node (of `among`, when given) has ACKed a response of `typeUrl` since
+   * the mark.
+   */
+  acked(typeUrl: string, timeoutMs?: number, among?: Among): Promise<AckedSinceMark>;
   closeSome(count: number): Promise<void>;
   reconnect(): Promise<void>;
   close(): Promise<void>;
@@ -91,8 +107,9 @@ export function forkFleet(options: FleetOptions): RemoteFleet {
     mark: async () => {
       await call({ t: "mark" });
     },
-    acked: async (typeUrl, timeoutMs = 120_000) =>
-      (await call({ t: "acked", typeUrl, timeoutMs })).acked as AckedSinceMark,
+    acked: async (typeUrl, timeoutMs = 120_000, among) =>
+      (await call({ t: "acked", typeUrl, timeoutMs, ...(among ? { among } : {}) }))
+        .acked as AckedSinceMark,
     closeSome: async (count) => {
       await call({ t: "closeSome", count });
     },
@@ -149,18 +166,29 @@ async function serveCommands(options: FleetOptions): Promise<void> {
           fleet.mark();
           bytesAtMark = fleet.nodes.map((node) => node.bytes);
           return reply();
-        case "acked":
+        case "acked": {
+          const { among, typeUrl } = request;
+          const ids = among === undefined ? undefined : new Set(among.ids);
+          const waitedFor = (node: FleetNode) =>
+            ids === undefined || ids.has(node.id) !== (among?.except ?? false);
           await fleet.until(
-            (node) => node.ackedSinceMark.has(request.typeUrl),
-            `not every node ACKed ${request.typeUrl}`,
+            (node) => !waitedFor(node) || node.ackedSinceMark.has(typeUrl),
+            `not every node ACKed ${typeUrl}`,
             request.timeoutMs,
           );
+          const selected = fleet.nodes.filter(waitedFor);
           return reply({
             acked: {
-              times: fleet.nodes.map((node) => node.ackedSinceMark.get(request.typeUrl) ?? 0),
-              bytes: fleet.nodes.map((node, i) => node.bytes - (bytesAtMark[i] ?? 0)),
+              times: selected.map((node) => node.ackedSinceMark.get(typeUrl) ?? 0),
+              bytes: fleet.nodes
+                .map((node, i) => node.bytes - (bytesAtMark[i] ?? 0))
+                .filter((_, i) => waitedFor(fleet.nodes[i] as FleetNode)),
+              others: fleet.nodes.filter(
+                (node) => !waitedFor(node) && node.ackedSinceMark.has(typeUrl),
+              ).length,
             },
           });
+        }
         case "closeSome":
           fleet.closeSome(request.count);
           return reply();

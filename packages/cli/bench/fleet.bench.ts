@@ -30,7 +30,7 @@ export const NODE_COUNTS = [1_000, 5_000, 10_000] as const;
  */
 const ROUNDS_PER_COUNT = 3;
 /** The convergence scenario's config: 10 listeners, each with a route configuration of 100. */
-const CONVERGENCE_CONFIG = { clusters: 100, routes: 1_000 } as const;
+export const CONVERGENCE_CONFIG = { clusters: 100, routes: 1_000 } as const;
 /** The bytes scenario's config. */
 const BYTES_CONFIG = { clusters: 1_000, routes: 1_000, nodes: 100 } as const;
 
@@ -194,8 +194,17 @@ async function convergence(
   }
 }
 
+/** Round `round`'s one-route change, made in the draft (not published). */
+export async function routeChange(api: Client<typeof ConfigService>, round: number): Promise<void> {
+  const rc = await api.getRouteConfiguration({ name: CHANGED_ROUTE_CONFIGURATION });
+  for (const vh of rc.virtualHosts)
+    for (const route of vh.routes)
+      if (route.name === CHANGED_ROUTE) route.matchValue = changedMatch(round);
+  await api.updateRouteConfiguration(rc);
+}
+
 /** A real `switchyard serve` on its own PostgreSQL, `spec` published as version 1. */
-async function startServer(spec: ConfigSpec): Promise<{
+export async function startServer(spec: ConfigSpec): Promise<{
   readonly database: TestDatabase;
   readonly serve: ServeProcess;
   readonly api: Client<typeof ConfigService>;
@@ -233,13 +242,7 @@ async function switchyardConvergence(): Promise<{
       {
         pid,
         xdsUrl: `http://127.0.0.1:${server.serve.xdsPort}`,
-        async prepare(round) {
-          const rc = await server.api.getRouteConfiguration({ name: CHANGED_ROUTE_CONFIGURATION });
-          for (const vh of rc.virtualHosts)
-            for (const route of vh.routes)
-              if (route.name === CHANGED_ROUTE) route.matchValue = changedMatch(round);
-          await server.api.updateRouteConfiguration(rc);
-        },
+        prepare: (round) => routeChange(server.api, round),
         async publish(round) {
           // As the console and the CLI publish: the answer lists the changes by name only.
           await server.api.publish({

@@ -133,12 +133,20 @@ interface ReplayStream {
   readonly stream: http2.ServerHttp2Stream;
   /** Whether the node asked for route configurations (a push goes only to those). */
   routes: boolean;
+  /** The node's id, from the stream's first request. */
+  nodeId: string;
+}
+
+/** The nodes a push goes to: those of `ids`, or (`except`) all the others. */
+export interface PushTo {
+  readonly ids: readonly string[];
+  readonly except?: boolean;
 }
 
 /** Starts the floor on a free port of 127.0.0.1. */
 export async function startReplayServer(options: ReplayOptions): Promise<{
   readonly port: number;
-  push(round: number): number;
+  push(round: number, to?: PushTo): number;
   close(): Promise<void>;
 }> {
   const encoded = encodeReplay(options);
@@ -151,7 +159,12 @@ export async function startReplayServer(options: ReplayOptions): Promise<{
       stream.end();
       return;
     }
-    const entry: ReplayStream = { delta: path === DELTA_PATH, stream, routes: false };
+    const entry: ReplayStream = {
+      delta: path === DELTA_PATH,
+      stream,
+      routes: false,
+      nodeId: "",
+    };
     streams.add(entry);
     stream.respond({ ":status": 200, "content-type": "application/grpc" });
     const answer = (typeUrl: string, initial: boolean) => {
@@ -165,9 +178,11 @@ export async function startReplayServer(options: ReplayOptions): Promise<{
       messages((message) => {
         if (entry.delta) {
           const request = fromBinary(DeltaDiscoveryRequestSchema, message);
+          entry.nodeId ||= request.node?.id ?? "";
           answer(request.typeUrl, request.responseNonce === "");
         } else {
           const request = fromBinary(DiscoveryRequestSchema, message);
+          entry.nodeId ||= request.node?.id ?? "";
           answer(request.typeUrl, request.responseNonce === "");
         }
       }),
@@ -184,13 +199,15 @@ export async function startReplayServer(options: ReplayOptions): Promise<{
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    push(round) {
+    push(round, to) {
       const sotw = encoded.sotwRounds[round - 1];
       const delta = encoded.deltaRounds[round - 1];
       if (sotw === undefined || delta === undefined) throw new Error(`round ${round} not encoded`);
+      const ids = to === undefined ? undefined : new Set(to.ids);
       let sent = 0;
       for (const entry of streams) {
         if (!entry.routes) continue;
+        if (ids !== undefined && ids.has(entry.nodeId) === (to?.except ?? false)) continue;
         entry.stream.write(entry.delta ? delta : sotw);
         sent += 1;
       }
@@ -208,8 +225,8 @@ export async function startReplayServer(options: ReplayOptions): Promise<{
 export interface RemoteReplayServer {
   readonly pid: number;
   readonly port: number;
-  /** Writes round `round`'s change to every stream; resolves with how many got it. */
-  push(round: number): Promise<number>;
+  /** Writes round `round`'s change to every stream (of `to`); resolves with how many got it. */
+  push(round: number, to?: PushTo): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -239,9 +256,9 @@ export async function forkReplayServer(options: ReplayOptions): Promise<RemoteRe
   return {
     pid: child.pid ?? 0,
     port: ready.port,
-    async push(round) {
+    async push(round, to) {
       const reply = next();
-      child.send({ round });
+      child.send({ round, to });
       const answer = await reply;
       if (answer.t !== "pushed") throw new Error(`push failed: ${JSON.stringify(answer)}`);
       return answer.sent;
@@ -257,9 +274,9 @@ export async function forkReplayServer(options: ReplayOptions): Promise<RemoteRe
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.send !== undefined) {
   const replay = await startReplayServer(JSON.parse(process.argv[2] ?? "{}") as ReplayOptions);
   const send = (reply: ReplayReply) => process.send?.(reply);
-  process.on("message", ({ round }: { round: number }) => {
+  process.on("message", ({ round, to }: { round: number; to?: PushTo }) => {
     try {
-      send({ t: "pushed", sent: replay.push(round) });
+      send({ t: "pushed", sent: replay.push(round, to) });
     } catch (error) {
       send({ t: "error", message: error instanceof Error ? error.message : String(error) });
     }

@@ -8,6 +8,7 @@ import { configBench, type Figure } from "./config.bench.js";
 import { consoleBench } from "./console.bench.js";
 import { fleetBench } from "./fleet.bench.js";
 import { importBench } from "./import.bench.js";
+import { rolloutBench } from "./rollout.bench.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
@@ -57,6 +58,7 @@ const suites: ReadonlyArray<
       };
     },
   ],
+  ["rollout", "Rollout: two waves at 10,000 nodes against the replay floor", () => rolloutBench()],
   ["console", "Console: pages and live status with a fleet connected", () => consoleBench()],
 ];
 // `npm run bench -- console` runs only the named suites.

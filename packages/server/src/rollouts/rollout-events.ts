@@ -8,7 +8,7 @@
  */
 import {
   type GroupNode,
-  orderKey,
+  hashOrder,
   type RolloutEvent,
   type RolloutState,
 } from "@switchyard/rollout";
@@ -77,11 +77,8 @@ export function nodeEvents(input: NodeEventsInput): RolloutEvent[] {
   const connected = inGroup.filter((r) => r.connection.t === "connected");
   // Nodes connecting while a wave is short of its share are taken in the order of their hash,
   // as a wave's start takes them (waves.ts): the same nodes go first whenever they connect.
-  const byHash = [...inGroup].sort((a, b) => {
-    const x = orderKey(a.id);
-    const y = orderKey(b.id);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  const recordOf = new Map(inGroup.map((r) => [r.id, r]));
+  const byHash = hashOrder(recordOf.keys()).map((id) => recordOf.get(id) as NodeRecord);
   /** Nodes this batch (re)connects: the core asks them to ACK again, whatever they did before. */
   const connecting = new Set<string>();
   for (const record of byHash) {
@@ -118,8 +115,11 @@ export function nodeEvents(input: NodeEventsInput): RolloutEvent[] {
     return events;
   }
   if (phase !== "applying" && phase !== "baking" && phase !== "paused") return events;
-  const records = new Map(connected.map((r) => [r.id, r]));
-  const result = classifyConvergence({ ...input.to, publishedAt: state.startedAt }, connected);
+  // Only a node the version was sent to answers for it (the core ignores the others' ACKs):
+  // the rest of a large group costs no comparison of what it holds.
+  const answering = connected.filter((r) => state.nodes[r.id]?.sent !== undefined);
+  const records = new Map(answering.map((r) => [r.id, r]));
+  const result = classifyConvergence({ ...input.to, publishedAt: state.startedAt }, answering);
   for (const node of result.nodes) {
     const sent = state.nodes[node.nodeId]?.sent;
     const answered = !connecting.has(node.nodeId) && sent !== undefined;
