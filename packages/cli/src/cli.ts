@@ -723,13 +723,26 @@ export function createCli(): Command {
       "change nothing: say what the import would change, and every issue a publish of it would raise (exit 0 nothing, 1 changes, 2 errors)",
     )
     .option("-t, --type <type>", TYPE_HELP)
+    .addOption(
+      new Option(
+        "--on-clash <action>",
+        "an object whose name the draft has with other content: rename (store the file's under a free name, its references following, so nothing else changes), replace (overwrite the draft's), or skip (keep the draft's)",
+      )
+        .choices(["rename", "replace", "skip"])
+        .default("rename"),
+    )
     .action(
       clientAction(
         program,
         async (
           client,
           files: string[],
-          options: { recursive?: boolean; dryRun?: boolean; type?: string },
+          options: {
+            recursive?: boolean;
+            dryRun?: boolean;
+            type?: string;
+            onClash?: commands.ClashFlag;
+          },
         ) => {
           if (options.dryRun) {
             cliIo().setExitCode(await commands.diffFiles(client, stdout, files, options));

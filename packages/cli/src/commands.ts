@@ -12,6 +12,7 @@ import {
   ChangeType,
   ConfigFormat,
   DiffResponseSchema,
+  ImportClashAction,
   type Issue,
   ListSnapshotsResponseSchema,
   type ObjectChange,
@@ -25,7 +26,14 @@ import { stringify as toYaml } from "yaml";
 import { joinSources, readApplySources } from "./apply-sources.js";
 import { CliError, type ConfigClient, formatIssue, type RolloutClient } from "./client.js";
 import { kindLabel, parseKind } from "./kinds.js";
-import { changeLines, type Output, outputFormat, summarizeChanges, table } from "./output.js";
+import {
+  changeLines,
+  clashLines,
+  type Output,
+  outputFormat,
+  summarizeChanges,
+  table,
+} from "./output.js";
 import { NAMES_ONLY } from "./publish-commands.js";
 import { printStartedRollouts } from "./publish-rollout.js";
 import { importTypesOf, parseTypeFlag } from "./resource-types.js";
@@ -48,6 +56,15 @@ function versionArgument(value: string): bigint {
     throw new CliError(`"${value}" is not a version number (see switchyard history)`);
   return BigInt(value);
 }
+
+/** `--on-clash`: what an import does with an object whose name the draft has with other content. */
+export type ClashFlag = "rename" | "replace" | "skip";
+
+export const CLASH_ACTIONS: Record<ClashFlag, ImportClashAction> = {
+  rename: ImportClashAction.RENAME,
+  replace: ImportClashAction.REPLACE,
+  skip: ImportClashAction.SKIP,
+};
 
 /**
  * `switchyard apply -f PATH... [-R] [--draft] [--prune [--selector S]]`: the files (directories'
@@ -77,6 +94,11 @@ export async function apply(
     type?: string;
     /** End a rollout running in a node group the version changes, instead of being refused. */
     abortRollout?: boolean;
+    /**
+     * With `draft`: what to do with an object whose name the draft has with other content
+     * (`switchyard import --on-clash`); `apply --draft` replaces (same name, same object).
+     */
+    onClash?: ClashFlag;
   },
   rollouts?: RolloutClient,
 ): Promise<void> {
@@ -131,11 +153,13 @@ export async function apply(
     };
   };
   if (options.draft) {
+    const merged = { ...sent, onClash: CLASH_ACTIONS[options.onClash ?? "replace"] };
     const pruning = await listPrune(() =>
-      client.import({ ...sent, dryRun: true, prune: { selector } }),
+      client.import({ ...merged, dryRun: true, prune: { selector } }),
     );
-    const imported = await located(client.import({ ...sent, ...pruning }));
+    const imported = await located(client.import({ ...merged, ...pruning }));
     for (const issue of imported.issues) output.out(`${locatedIssue(issue, locate)}\n`);
+    output.out(clashLines(imported.clashes));
     if (imported.changes.length === 0) {
       output.out(`${filename}: no changes (already up to date)\n`);
       return;
@@ -168,7 +192,9 @@ export async function apply(
   output.out(
     `${filename}: ${summarizeChanges(published.changes)}\n${changeLines(published.changes)}`,
   );
-  // The import's notes, then validation's warnings: the notes are at lines of the files.
+  // What the files replaced that objects outside them use, then the import's notes and
+  // validation's warnings (the notes are at lines of the files).
+  output.out(clashLines(published.outside));
   for (const warning of published.warnings) output.out(`${locatedIssue(warning, locate)}\n`);
   output.out(`published version ${published.snapshot.version}\n`);
   await printStartedRollouts(output, published.rolloutIds, rollouts);
@@ -300,7 +326,14 @@ export async function diffFiles(
   client: ConfigClient,
   output: Output,
   files: readonly string[],
-  options: { recursive?: boolean; prune?: boolean; selector?: string; type?: string },
+  options: {
+    recursive?: boolean;
+    prune?: boolean;
+    selector?: string;
+    type?: string;
+    /** `switchyard import --dry-run --on-clash`; diff -f previews an apply, which replaces. */
+    onClash?: ClashFlag;
+  },
 ): Promise<0 | 1 | 2> {
   if (options.selector !== undefined && !options.prune)
     throw new CliError("--selector narrows what --prune deletes: add --prune");
@@ -316,6 +349,7 @@ export async function diffFiles(
       ...importTypesOf(sources, content, sourceOf, type),
       dryRun: true,
       validate: true,
+      onClash: CLASH_ACTIONS[options.onClash ?? "replace"],
       ...(options.prune ? { prune: { selector: options.selector ?? "" } } : {}),
     });
   } catch (error) {
@@ -333,6 +367,7 @@ export async function diffFiles(
       : `${name}: ${summarizeChanges(response.changes)}\n\n`,
   );
   for (const change of response.changes) output.out(patchOf(change));
+  output.out(clashLines(response.clashes));
   for (const issue of response.issues) output.out(`${locatedIssue(issue, locate)}\n`);
   return errors.length > 0 ? 2 : response.changes.length > 0 ? 1 : 0;
 }

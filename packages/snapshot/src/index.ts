@@ -71,6 +71,22 @@ export {
   resourceSchema,
 } from "./import/envoy-import.js";
 export {
+  type ImportRename,
+  type RenamedKind,
+  renameResources,
+} from "./import/envoy-import-rename.js";
+export {
+  type Clash,
+  type ClashAction,
+  DOCUMENT_KINDS,
+  type DocumentKind,
+  type MergeOptions,
+  objectKey,
+  planMerge,
+  renamesNotTaken,
+  withoutSkipped,
+} from "./import/import-merge.js";
+export {
   clusterLocalSources,
   listenerLocalSources,
   type ModelLocalSource,
@@ -118,6 +134,12 @@ export type {
 } from "./model.js";
 export { configSpecOf } from "./model.js";
 export { type NodeIdentity, selectNodeGroup } from "./node-group.js";
+export {
+  type Dependents,
+  dependentsIn,
+  dependentsOf,
+  type ObjectKey,
+} from "./object-dependents.js";
 export {
   clusterReferences,
   type ModelReference,

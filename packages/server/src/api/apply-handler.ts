@@ -1,5 +1,5 @@
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import type { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { ConfigService, ImportClash } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   auditWrites,
   authorizeWrites,
@@ -10,6 +10,7 @@ import { callerOf, ipOf } from "../access/request-context.js";
 import { ApplyDryRun, PublishError } from "../store/publish-transaction.js";
 import type { ConfigServiceOptions } from "./config-options.js";
 import { issueMessage, toConnectError } from "./errors.js";
+import { outsideEffects } from "./import-clashes.js";
 import { readImport, withStoredEndpoints } from "./import-export-handlers.js";
 import { bodiesSelection, objectChanges } from "./object-changes.js";
 import { pruneDeletions } from "./prune-deletions.js";
@@ -35,6 +36,8 @@ export function applyHandler(
       const select = bodiesSelection(request.bodies);
       const imported = await readImport(importer, keyring, request, context.signal);
       let snapshot: Awaited<ReturnType<typeof store.apply>>;
+      /** What the files replace or prune that objects outside them use (ImportClash). */
+      let outside: ImportClash[] = [];
       try {
         snapshot = await store.apply({
           ...guarded(context, {
@@ -49,6 +52,7 @@ export function applyHandler(
             pruneDeletions(tx, caller, latest, version, fragment, request.prune),
           dryRun: request.dryRun,
           afterWrite: async (tx, applied) => {
+            outside = outsideEffects(applied.before, imported.spec, applied.changes);
             const writes = writesBetween(applied.changes, applied.before, applied.after);
             await authorizeWrites(tx, caller, writes, options.writePolicy);
             await claimNewOwners(tx, caller, writes);
@@ -64,6 +68,7 @@ export function applyHandler(
           return {
             changes: await objectChanges(selected.changes, selected.withBodies ? error : undefined),
             warnings: [...imported.issues, ...error.issues].map(issueMessage),
+            outside,
           };
         }
         throw toConnectError(error);
@@ -73,6 +78,7 @@ export function applyHandler(
       return {
         ...published,
         warnings: [...imported.issues.map(issueMessage), ...published.warnings],
+        outside,
       };
     },
   };

@@ -2,7 +2,7 @@
  * ConfigService.Import and Export: an Envoy v3 document read into the draft (readImport and
  * withStoredEndpoints, which Apply shares: apply-handler.ts), and a version written out as one.
  */
-import type { ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import {
   type ApplyRequest,
   ConfigFormat,
@@ -17,9 +17,14 @@ import {
   edsResourceName,
   exportEnvoyConfig,
   type ImportedAssignment,
+  type ImportRename,
+  objectKey,
+  planMerge,
+  renamesNotTaken,
   sourceManifest,
   sourceObjects,
   validate,
+  withoutSkipped,
 } from "@switchyard/snapshot";
 import {
   auditWrites,
@@ -36,6 +41,12 @@ import { deleteObject, writeObjects } from "../store/draft-store.js";
 import type { ConfigServiceOptions } from "./config-options.js";
 import { specAt } from "./draft-handlers.js";
 import { type ApiIssue, invalidArgument, issueMessage, translated } from "./errors.js";
+import {
+  checkChoicesUsed,
+  clashMessages,
+  clashRequestOf,
+  outsideEffects,
+} from "./import-clashes.js";
 import { importScopeProblem } from "./import-scope.js";
 import { importTypes } from "./import-types.js";
 import { objectChanges, sourceKindOf } from "./object-changes.js";
@@ -59,7 +70,7 @@ export function importExportHandlers(
     async import(request, context) {
       const caller = callerOf(context);
       const document = request.filename || "the document";
-      const imported = await readImport(importer, keyring, request, context.signal);
+      let imported = await readImport(importer, keyring, request, context.signal);
       if (request.object) {
         const problem = importScopeProblem(
           imported.spec,
@@ -72,11 +83,54 @@ export function importExportHandlers(
           ]);
         }
       }
+      // Clashes with stored objects are decided on the draft as it is now; a rename reads the
+      // document again with the incoming objects under their new names (and its references to
+      // them following), until no new clash appears.
+      const rules = clashRequestOf(request);
+      const merge = { ...rules, open: keyring.open };
+      const stored = await readConfigSpec(prisma);
+      let read = withStoredEndpoints(stored, imported, document);
+      let plan = planMerge(stored, read, merge);
+      for (let pass = 0; plan.renames.length > 0; pass++) {
+        const renames = plan.renames;
+        imported = await readImport(importer, keyring, request, context.signal, renames);
+        read = withStoredEndpoints(stored, imported, document);
+        const missed = renamesNotTaken(read, renames);
+        if (missed.length > 0)
+          throw new ConnectError(
+            `${document}: ${missed.map((r) => `${r.kind} ${JSON.stringify(r.from)}`).join(", ")} cannot be stored under another name (its name is derived from the object holding it): choose replace or skip for it (ImportRequest.choices), or rename it in the document`,
+            Code.FailedPrecondition,
+          );
+        const next = planMerge(stored, read, merge, plan.clashes);
+        if (next.renames.length === renames.length || pass >= 4) {
+          plan = next;
+          break;
+        }
+        plan = next;
+      }
+      checkChoicesUsed(rules, plan.clashes);
+      const clashes = plan.clashes;
+      const decided = new Map(clashes.map((c) => [objectKey(c.kind, c.name), c.action]));
       const apply = () =>
         prisma.$transaction(
           async (tx) => {
             const before = await readConfigSpec(tx);
-            const fragment = withStoredEndpoints(before, imported, document);
+            // The draft may have changed since the clashes were decided: a clash none decided
+            // (an object created meanwhile under a name the import takes) refuses the import.
+            const fragment = withStoredEndpoints(
+              before,
+              { ...imported, spec: withoutSkipped(imported.spec, clashes) },
+              document,
+            );
+            const late = planMerge(before, fragment, {
+              onClash: "replace",
+              open: keyring.open,
+            }).clashes.filter((c) => decided.get(objectKey(c.kind, c.name)) !== "replace");
+            if (late.length > 0)
+              throw new ConnectError(
+                `the draft changed while ${document} was read (${late.map((c) => `${c.kind} ${JSON.stringify(c.name)}`).join(", ")}): import it again`,
+                Code.Aborted,
+              );
             const pruned = await pruneDeletions(tx, caller, before, 0, fragment, request.prune);
             await writeObjects(tx, fragment);
             const after = withoutPruned(await readConfigSpec(tx), pruned);
@@ -132,6 +186,11 @@ export function importExportHandlers(
       return {
         changes: await objectChanges(changes, { before: result.before, after: result.after }),
         issues: [...imported.issues, ...validation, ...routeTests].map(issueMessage),
+        // A declarative import (replace) says what it replaces that others use, as apply does.
+        clashes:
+          rules.onClash === "replace" && rules.choices.size === 0
+            ? outsideEffects(result.before, read, changes)
+            : clashMessages(stored, read, clashes),
       };
     },
 
@@ -156,10 +215,14 @@ export async function readImport(
   keyring: SecretKeyring,
   request: (ImportRequest | ApplyRequest) & { readonly content: string; readonly filename: string },
   signal: AbortSignal,
+  renames: readonly ImportRename[] = [],
 ): Promise<Extract<ImportOutcome, { t: "imported" }>> {
   const document = request.filename || "the document";
   const types = importTypes(request, request.$typeName.slice("switchyard.v1.".length));
-  const imported = await importer.read(request.content, request.filename, keyring, signal, types);
+  const imported = await importer.read(request.content, request.filename, keyring, signal, {
+    ...types,
+    ...(renames.length > 0 ? { renames } : {}),
+  });
   if (imported.t === "unparsable") {
     throw invalidArgument(
       `${document} is not valid Envoy v3 config: ${summarize(imported.errors)}`,

@@ -63,7 +63,7 @@ const changeTypeOf = {
 const renderedYaml = new WeakMap<object, string>();
 
 /** The Envoy-native YAML of one object in `spec` (empty when absent), for side-by-side review. */
-function yamlOf(spec: ConfigSpec | undefined, kind: SourceKind, name: string): string {
+export function yamlOf(spec: ConfigSpec | undefined, kind: SourceKind, name: string): string {
   if (spec === undefined) return "";
   const object =
     kind === "listener"

@@ -93,7 +93,9 @@ function notOpen(row: Pick<ReviewRow, "id" | "state">, action: string): ConnectE
 export function reviewHandlers(
   prisma: PrismaClient,
   store: SnapshotStore,
-  published: (snapshot: PublishedSnapshot) => Promise<Omit<PublishResponse, "$typeName">>,
+  published: (
+    snapshot: PublishedSnapshot,
+  ) => Promise<Omit<PublishResponse, "$typeName" | "outside">>,
   routeTests: StoredTestRunner,
 ) {
   const head = async (): Promise<DraftHead> => {

@@ -11,9 +11,11 @@ import {
   type ConfigSpecFragment,
   type ImportError,
   type ImportedAssignment,
+  type ImportRename,
   importEnvoyConfig,
   parseEnvoyConfig,
   type ResourceListType,
+  renameResources,
   setRegexMaxProgramSize,
 } from "@switchyard/snapshot";
 
@@ -24,6 +26,11 @@ import {
 export interface ImportTypes {
   readonly resourceType?: ResourceListType;
   readonly documentTypes?: readonly (readonly [number, ResourceListType])[];
+  /**
+   * Objects of the document to store under other names, with the document's references to them
+   * (renameResources): the incoming side of a name clash with a stored object.
+   */
+  readonly renames?: readonly ImportRename[];
 }
 
 export interface ImportJob extends ImportTypes {
@@ -87,7 +94,7 @@ export default function importEnvoyText(job: ImportJob): ImportOutcome {
   });
   if ("errors" in parsed) return { t: "unparsable", errors: parsed.errors };
   const imported = importEnvoyConfig(
-    parsed.resources,
+    renameResources(parsed.resources, job.renames ?? []),
     job.canSeal ? { seal: (plaintext) => plaintext } : {},
   );
   return {
