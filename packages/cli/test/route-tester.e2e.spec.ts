@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { ImportClashAction } from "@switchyard/proto/switchyard/v1/config_pb";
 import { DomainMatch, RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { bearer, type ConsoleWorld, startConsoleWorld } from "@switchyard/server/testing";
 import { artifactPath } from "@switchyard/testing";
@@ -41,7 +42,13 @@ describe("where does this request go? (RoutingService, switchyard route test, th
     );
     // Version 1 sends /v2/ to api-v2; the draft moves it to api-v1.
     await harness.api().apply({ content: config("api-v2"), message: "the edge" });
-    await harness.api().import({ content: config("api-v1"), filename: "edge.yaml" });
+    await harness
+      .api()
+      .import({
+        content: config("api-v1"),
+        filename: "edge.yaml",
+        onClash: ImportClashAction.REPLACE,
+      });
   });
 
   afterAll(async () => {

@@ -6,6 +6,7 @@
  */
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import { ImportClashAction } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import {
   accessClient,
@@ -106,7 +107,12 @@ describe("route tests that gate publishing", () => {
       'route test "checkout-pins" (team checkout), case "orders go to v2": GET http://api.example.com/v2/orders: cluster_name: expected "api-v2", got "api-v1"',
     );
     expect((await api.diff({})).draftRevision).toBe(drafted);
-    await api.import({ content: edgeConfig("api-v1"), filename: "edge.yaml" });
+    // An edit of the stored objects (replace), as apply --draft makes it.
+    await api.import({
+      content: edgeConfig("api-v1"),
+      filename: "edge.yaml",
+      onClash: ImportClashAction.REPLACE,
+    });
     const before = (await api.diff({})).draftRevision;
     const refused = await refusal(api.publish({ message: "move v2 to v1" }));
     expect(refused?.code).toBe(Code.FailedPrecondition);

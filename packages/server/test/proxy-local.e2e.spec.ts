@@ -1,5 +1,5 @@
 import { Code, type Interceptor } from "@connectrpc/connect";
-import { EndpointOperation } from "@switchyard/proto/switchyard/v1/config_pb";
+import { EndpointOperation, ImportClashAction } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edsCluster, routeConfiguration, virtualHost } from "../src/testing/api-objects.js";
 import {
@@ -193,7 +193,12 @@ describe("members and what proxies do on their own host", () => {
 
   it("refuses the health check event log through an import into the draft and an apply too", async () => {
     const imported = await refusal(
-      api(member).import({ content: clusterYaml, filename: "a.yaml" }),
+      // An edit of the stored cluster (replace), as apply --draft makes it.
+      api(member).import({
+        content: clusterYaml,
+        filename: "a.yaml",
+        onClash: ImportClashAction.REPLACE,
+      }),
     );
     expect(imported.code).toBe(Code.PermissionDenied);
     expect(imported.rawMessage).toContain('clusters["a-api"].healthChecks[0].eventLogPath');
