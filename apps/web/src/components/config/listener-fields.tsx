@@ -14,6 +14,7 @@ import {
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button } from "@/components/ui/button";
 import { Link } from "@/components/ui/link";
+import { otherFields, transportSocketText } from "@/lib/envoy-facts";
 import { type ListenerForm, newFilterChain } from "@/lib/listener-form";
 import { routeConfigHref } from "./hrefs";
 import { SecretOptions } from "./secret-options";
@@ -132,6 +133,14 @@ function FilterChain({
   });
   const kind = useWatch<F, `filterChains.${number}.kind`>({ name: `${base}.kind` });
   const isDefault = useWatch<F, `filterChains.${number}.isDefault`>({ name: `${base}.isDefault` });
+  // The chain's Envoy fields the form keeps as written: its transport socket when the model has
+  // no SDS secret for it (a certificate from a file, inline, ...), its other match criteria.
+  const extra = useWatch<F, `filterChains.${number}.extra`>({ name: `${base}.extra` });
+  const secret = useWatch<F, `filterChains.${number}.tlsSecretName`>({
+    name: `${base}.tlsSecretName`,
+  });
+  const otherTls = secret?.trim() ? undefined : transportSocketText(extra?.transportSocket);
+  const otherMatch = otherFields(extra?.filterChainMatch, []);
   const http = kind === "http";
   const known = routeName !== "" && routeConfigNames.includes(routeName?.trim() ?? "");
   return (
@@ -231,14 +240,21 @@ function FilterChain({
             name={`${base}.serverNames`}
             label="Server names (SNI)"
             mono
-            hint="Comma-separated; empty matches every connection."
+            hint={
+              otherMatch.length > 0
+                ? `Comma-separated. The chain also matches on ${otherMatch.join(", ")} (Envoy fields, kept as written).`
+                : "Comma-separated; empty matches every connection."
+            }
           />
           <TextField<F>
             name={`${base}.tlsSecretName`}
             label="TLS secret"
             mono
             list="tls-certificate-secrets"
-            hint="A TLS certificate on the Secrets page, served over SDS; empty for plaintext."
+            hint={
+              otherTls ??
+              "A TLS certificate on the Secrets page, served over SDS; empty for plaintext."
+            }
           />
         </FieldGrid>
       )}
