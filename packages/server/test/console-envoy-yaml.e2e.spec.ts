@@ -67,14 +67,14 @@ describe("editing an object as Envoy YAML in the console", () => {
   const editor = () => page.getByLabel("Envoy YAML of listener passthrough");
   const click = (name: string) => page.getByRole("button", { name, exact: true }).click();
 
-  it("shows the form of a network-only chain: its kind and its network filters as Envoy JSON", async () => {
+  it("shows a network-only chain ending in a tcp_proxy as the TCP proxy form: its cluster and stat prefix", async () => {
     await page.goto(`${harness.baseUrl}/listeners/passthrough`);
     const chain = page.getByLabel("Chain", { exact: true });
     await chain.waitFor({ timeout: 15_000 });
-    expect(await chain.inputValue()).toBe("network");
-    expect(await page.getByLabel("Network filters (JSON)").inputValue()).toContain(
-      "envoy.filters.network.tcp_proxy",
-    );
+    expect(await chain.inputValue()).toBe("tcp");
+    const tcp = page.getByRole("group", { name: "TCP proxy" });
+    expect(await tcp.getByLabel("Cluster", { exact: true }).inputValue()).toBe("db");
+    expect(await tcp.getByLabel("TCP stat prefix").inputValue()).toBe("db_passthrough");
   });
 
   it("opens the Envoy YAML view with every field, the tcp_proxy's included", async () => {

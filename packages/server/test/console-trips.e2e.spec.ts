@@ -39,6 +39,51 @@ async function seenUncovered(page: Page, target: Locator): Promise<string | true
   return hit === "ok" ? true : hit;
 }
 
+const HPO = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+const ENDPOINTS = (name: string) =>
+  `{ cluster_name: ${name}, endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: ${name}.internal, port_value: 50051 } } } }] }] }`;
+
+/**
+ * Objects written in Envoy's other ways: HTTP/2 by the deprecated field and by auto_config, TLS
+ * from certificate files, a tcp_proxy with fields the form does not edit.
+ */
+const WRITTEN_OTHERWISE = `
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: grpc-old
+  type: STRICT_DNS
+  connect_timeout: 1s
+  http2_protocol_options: {}
+  load_assignment: ${ENDPOINTS("grpc-old")}
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: grpc-auto
+  type: STRICT_DNS
+  connect_timeout: 1s
+  typed_extension_protocol_options:
+    ${HPO}:
+      "@type": type.googleapis.com/${HPO}
+      auto_config: {}
+  load_assignment: ${ENDPOINTS("grpc-auto")}
+- "@type": type.googleapis.com/envoy.config.listener.v3.Listener
+  name: files-tls
+  address: { socket_address: { address: 0.0.0.0, port_value: 8443 } }
+  filter_chains:
+  - transport_socket:
+      name: envoy.transport_sockets.tls
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
+        common_tls_context:
+          tls_certificates:
+          - certificate_chain: { filename: /etc/envoy/cert.pem }
+            private_key: { filename: /etc/envoy/key.pem }
+    filters:
+    - name: envoy.filters.network.tcp_proxy
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy
+        stat_prefix: files
+        cluster: grpc-old
+        max_connect_attempts: 3
+`;
+
 /*
  * A new user's trips in the console (issue 46), in real Chromium: what a form does when a save
  * fails, the login page, the sidebar on a laptop screen.
@@ -51,6 +96,7 @@ describe("a new user's trips in the console (issue 46)", () => {
 
   beforeAll(async () => {
     ({ harness, chromium, page, problems } = await startConsoleWorld());
+    await harness.api().import({ content: WRITTEN_OTHERWISE, filename: "otherwise.yaml" });
   });
 
   afterEach(() => {
@@ -84,7 +130,8 @@ describe("a new user's trips in the console (issue 46)", () => {
     expect(await summary.innerText()).toContain("65535");
     expect(await seenUncovered(page, summary)).toBe(true);
     await page.screenshot({ path: artifactPath("console-form-error-in-view.png") });
-    expect((await harness.api().listListeners({})).listeners).toEqual([]);
+    const { listeners } = await harness.api().listListeners({});
+    expect(listeners.map((l) => l.name)).not.toContain("edge");
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -135,4 +182,65 @@ describe("a new user's trips in the console (issue 46)", () => {
       await page.setViewportSize({ width: 1280, height: 900 });
     });
   }
+
+  it("the cluster form shows HTTP/2 to upstream checked however Envoy's fields say it, and where it is set", async () => {
+    for (const [name, source] of [
+      ["grpc-old", "http2_protocol_options"],
+      ["grpc-auto", "auto_config"],
+    ]) {
+      await page.goto(`${harness.baseUrl}/clusters/${name}`);
+      const http2 = page.getByLabel("HTTP/2 to upstream");
+      await http2.waitFor({ timeout: 15_000 });
+      expect(await http2.isChecked()).toBe(true);
+      const hint = page.locator(`[id="${await http2.getAttribute("aria-describedby")}"]`);
+      expect(await hint.innerText()).toContain(source);
+    }
+    await page.getByRole("link", { name: "Clusters", exact: true }).first().click();
+    const row = page.getByRole("row").filter({ hasText: "grpc-old" });
+    expect(await row.innerText()).toContain("HTTP/2");
+  });
+
+  it("a listener with file certificates says TLS is on and from which file, and a save of another field keeps them", async () => {
+    await page.goto(`${harness.baseUrl}/listeners/files-tls`);
+    const secret = page.getByLabel("TLS secret");
+    await secret.waitFor({ timeout: 15_000 });
+    const hint = page.locator(`[id="${await secret.getAttribute("aria-describedby")}"]`);
+    expect(await hint.innerText()).toContain(
+      "TLS is on: certificate from file /etc/envoy/cert.pem",
+    );
+    expect(await hint.innerText()).not.toContain("plaintext");
+    await page.screenshot({ path: artifactPath("console-listener-file-tls.png"), fullPage: true });
+
+    // The tcp_proxy's own form: connections split across two clusters, an idle timeout.
+    expect(await page.getByLabel("Chain", { exact: true }).inputValue()).toBe("tcp");
+    const tcp = page.getByRole("group", { name: "TCP proxy" });
+    expect(await tcp.getByLabel("Cluster", { exact: true }).inputValue()).toBe("grpc-old");
+    expect(await tcp.getByLabel("TCP stat prefix").inputValue()).toBe("files");
+    await tcp.getByLabel("Connections go to").selectOption("weighted");
+    await tcp.getByRole("button", { name: "Add cluster to the TCP split" }).click();
+    await tcp.getByRole("button", { name: "Add cluster to the TCP split" }).click();
+    await tcp.getByLabel("TCP split 1 cluster").fill("grpc-old");
+    await tcp.getByLabel("TCP split 1 weight").fill("80");
+    await tcp.getByLabel("TCP split 2 cluster").fill("grpc-auto");
+    await tcp.getByLabel("TCP split 2 weight").fill("20");
+    await tcp.getByLabel("Idle timeout (ms)").fill("30000");
+    await page.getByRole("button", { name: "Save to draft", exact: true }).click();
+    await page.getByText("All changes saved to the draft").waitFor({ timeout: 10_000 });
+
+    const stored = await harness.api().getListener({ name: "files-tls" });
+    const chain = stored.filterChains[0];
+    expect(chain?.networkFilters.at(-1)?.typedConfig).toMatchObject({
+      statPrefix: "files",
+      weightedClusters: {
+        clusters: [
+          { name: "grpc-old", weight: 80 },
+          { name: "grpc-auto", weight: 20 },
+        ],
+      },
+      idleTimeout: "30s",
+      maxConnectAttempts: 3,
+    });
+    expect(chain?.networkFilters.at(-1)?.typedConfig).not.toHaveProperty("cluster");
+    expect(JSON.stringify(chain?.extra)).toContain("/etc/envoy/cert.pem");
+  });
 });
