@@ -296,7 +296,7 @@ function TcpProxyFields({ base }: { base: `filterChains.${number}` }) {
     name: `${base}.tcp.weightedClusters`,
   });
   return (
-    <div role="group" aria-label="TCP proxy" className="flex flex-col gap-4">
+    <fieldset aria-label="TCP proxy" className="flex min-w-0 flex-col gap-4">
       <FieldGrid>
         <SelectField<F>
           name={`${base}.tcp.target`}
@@ -367,6 +367,6 @@ function TcpProxyFields({ base }: { base: `filterChains.${number}` }) {
         rows={3}
         hint="Envoy AccessLog objects. Empty: no access log."
       />
-    </div>
+    </fieldset>
   );
 }
