@@ -140,7 +140,8 @@ describe("on-demand virtual hosts through the API, the CLI and VHDS", () => {
     const shown = await cli("get", "route", "edge-routes", "-o", "yaml");
     expect(shown.code).toBe(0);
     const form = parseYaml(shown.stdout) as Record<string, unknown>;
-    expect(form.vhds).toEqual({ configSource: { ads: {}, resourceApiVersion: "V3" } });
-    expect((form.virtualHosts as { name: string }[]).map((v) => v.name)).toEqual(["shop"]);
+    // Envoy's field names, as its docs and config_dump write them.
+    expect(form.vhds).toEqual({ config_source: { ads: {}, resource_api_version: "V3" } });
+    expect((form.virtual_hosts as { name: string }[]).map((v) => v.name)).toEqual(["shop"]);
   });
 });

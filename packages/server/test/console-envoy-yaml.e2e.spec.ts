@@ -67,34 +67,38 @@ describe("editing an object as Envoy YAML in the console", () => {
   const editor = () => page.getByLabel("Envoy YAML of listener passthrough");
   const click = (name: string) => page.getByRole("button", { name, exact: true }).click();
 
-  it("shows the form of a network-only chain: its kind and its network filters as Envoy JSON", async () => {
+  it("shows a network-only chain ending in a tcp_proxy as the TCP proxy form: its cluster and stat prefix", async () => {
     await page.goto(`${harness.baseUrl}/listeners/passthrough`);
     const chain = page.getByLabel("Chain", { exact: true });
     await chain.waitFor({ timeout: 15_000 });
-    expect(await chain.inputValue()).toBe("network");
-    expect(await page.getByLabel("Network filters (JSON)").inputValue()).toContain(
-      "envoy.filters.network.tcp_proxy",
-    );
+    expect(await chain.inputValue()).toBe("tcp");
+    const tcp = page.getByRole("group", { name: "TCP proxy" });
+    expect(await tcp.getByLabel("Cluster", { exact: true }).inputValue()).toBe("db");
+    expect(await tcp.getByLabel("TCP stat prefix").inputValue()).toBe("db_passthrough");
   });
 
-  it("opens the Envoy YAML view with every field, the tcp_proxy's included", async () => {
+  it("opens the Envoy YAML view with every field, the tcp_proxy's included, under Envoy's field names", async () => {
     await page.getByRole("link", { name: "Envoy YAML", exact: true }).click();
     await page.waitForURL("**/listeners/passthrough?view=yaml");
     await expect.poll(() => editor().inputValue(), { timeout: 15_000 }).toContain("tcp_proxy");
     const text = await editor().inputValue();
-    expect(text).toContain("statPrefix: db_passthrough");
+    // Envoy's own names (snake_case), as its docs and config_dump write them, not protobuf's JSON names.
+    expect(text).toContain("stat_prefix: db_passthrough");
+    expect(text).toContain("filter_chains:");
+    expect(text).not.toContain("statPrefix");
+    expect(text).not.toContain("filterChains");
     expect(text).toContain("envoy.filters.listener.tls_inspector");
   });
 
   it("refuses a value Envoy's rules forbid, with its path, line and rule, and saves nothing", async () => {
     const text = await editor().inputValue();
-    await editor().fill(text.replace("statPrefix: db_passthrough", 'statPrefix: ""'));
+    await editor().fill(text.replace("stat_prefix: db_passthrough", 'stat_prefix: ""'));
     await click("Save to draft");
     const alert = page.getByRole("alert").filter({ hasText: "Not saved: nothing changed" });
     await alert.waitFor({ timeout: 10_000 });
     const shown = await alert.innerText();
     expect(shown).toContain("string.min_len = 1");
-    expect(shown).toContain("[0].filterChains[0].filters[0].typedConfig.statPrefix");
+    expect(shown).toContain("[0].filter_chains[0].filters[0].typed_config.stat_prefix");
     expect(shown).toMatch(/line \d+/);
     await page.screenshot({ path: artifactPath("console-envoy-yaml-refused.png"), fullPage: true });
     const stored = await harness.api().getListener({ name: "passthrough" });
@@ -107,7 +111,7 @@ describe("editing an object as Envoy YAML in the console", () => {
     const text = await editor().inputValue();
     await editor().fill(
       text
-        .replace('statPrefix: ""', "statPrefix: db_replica")
+        .replace('stat_prefix: ""', "stat_prefix: db_replica")
         .replace("cluster: db\n", "cluster: db-replica\n"),
     );
     await click("Check");

@@ -49,7 +49,7 @@ describe("review requests", () => {
     const exported = await api(admin).export({ version: latest?.version ?? 0n });
     // The cluster's endpoints (EDS): its ClusterLoadAssignment's first port.
     return exported.content.match(
-      new RegExp(`clusterName: ${name}\\n[\\s\\S]*?portValue: (\\d+)`),
+      new RegExp(`cluster_name: ${name}\\n[\\s\\S]*?port_value: (\\d+)`),
     )?.[1];
   };
 

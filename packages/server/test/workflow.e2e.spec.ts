@@ -55,8 +55,8 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect(diff.fromVersion).toBe(1n);
     expect(diff.changes).toHaveLength(1);
     expect(diff.changes[0]?.change).toBe(ChangeType.MODIFIED);
-    expect(diff.changes[0]?.before).toContain("portValue: 8080");
-    expect(diff.changes[0]?.after).toContain("portValue: 9090");
+    expect(diff.changes[0]?.before).toContain("port_value: 8080");
+    expect(diff.changes[0]?.after).toContain("port_value: 9090");
     expect(diff.draftRevision).not.toBe("");
   });
 
@@ -208,7 +208,7 @@ describe("draft, publish, diff, history and rollback through the API", () => {
       bodies: { only: [{ kind: ResourceKind.CLUSTER, name: "b" }] },
     });
     expect(one.changes.map((c) => c.name)).toEqual(["b"]);
-    expect(one.changes[0]?.after).toContain("portValue: 2");
+    expect(one.changes[0]?.after).toContain("port_value: 2");
 
     const diffNames = await api.diff({ fromVersion: 1n, toVersion: 2n, bodies: { omit: true } });
     expect(diffNames.changes.map((c) => [c.name, c.change, c.before, c.after])).toEqual([
@@ -219,8 +219,8 @@ describe("draft, publish, diff, history and rollback through the API", () => {
       toVersion: 2n,
       bodies: { only: [{ kind: ResourceKind.CLUSTER, name: "b" }] },
     });
-    expect(diffOne.changes[0]?.before).toContain("portValue: 2");
-    expect(diffOne.changes[0]?.after).toContain("portValue: 3");
+    expect(diffOne.changes[0]?.before).toContain("port_value: 2");
+    expect(diffOne.changes[0]?.after).toContain("port_value: 3");
 
     const bad = await refusal(
       api.getSnapshot({ version: 1n, bodies: { only: [{ kind: ResourceKind.CLUSTER }] } }),
@@ -247,8 +247,8 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     expect((await api.listSnapshots({})).snapshots.map((s) => s.version)).toEqual([1n]);
 
     const second = await api.publish({ message: "a to 2" });
-    expect(second.changes[0]?.before).toContain("portValue: 1");
-    expect(second.changes[0]?.after).toContain("portValue: 2");
+    expect(second.changes[0]?.before).toContain("port_value: 1");
+    expect(second.changes[0]?.after).toContain("port_value: 2");
 
     const back = await api.rollback({ version: 1n, baseVersion: 2n, bodies: { omit: true } });
     expect(back.snapshot?.version).toBe(3n);

@@ -391,7 +391,7 @@ describe("secrets never shown back", () => {
     expect(form).toEqual({
       "@type": TypeUrl.Secret,
       name: "edge-cert",
-      tlsCertificate: { certificateChain: { inlineString: edge.cert } },
+      tls_certificate: { certificate_chain: { inline_string: edge.cert } },
     });
   });
 

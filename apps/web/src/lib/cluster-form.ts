@@ -10,6 +10,7 @@ import {
   LbPolicySchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { z } from "zod";
+import { envoyName, http2Source, withoutHttp2 } from "./envoy-facts";
 import {
   durationMs,
   type EnumValueName,
@@ -166,7 +167,23 @@ const thresholdKeys = [
   "maxRequests",
   "maxRetries",
 ] as const;
-const outlierKeys = ["consecutive5xx", "interval", "baseEjectionTime", "maxEjectionPercent"];
+export const outlierKeys = ["consecutive5xx", "interval", "baseEjectionTime", "maxEjectionPercent"];
+
+/** The circuit breaker fields the form edits: the DEFAULT priority's thresholds. */
+export const circuitBreakerKeys = ["thresholds"];
+
+/** The thresholds the form does not show: those of the other priorities, and the default's other fields. */
+export function otherThresholds(circuitBreakers: JsonObject | undefined): string[] {
+  const list = Array.isArray(circuitBreakers?.thresholds) ? circuitBreakers.thresholds : [];
+  const current = defaultThresholds(circuitBreakers);
+  const others = list
+    .filter((t): t is JsonObject => isObject(t) && t !== current)
+    .map((t) => `the ${String(t.priority ?? "DEFAULT")} priority`);
+  const fields = Object.keys(current ?? {})
+    .filter((k) => k !== "priority" && !(thresholdKeys as readonly string[]).includes(k))
+    .map(envoyName);
+  return [...fields, ...others];
+}
 
 function defaultThresholds(circuitBreakers: JsonObject | undefined): JsonObject | undefined {
   const list = circuitBreakers?.thresholds;
@@ -186,7 +203,8 @@ export function clusterFormOf(cluster: Cluster): ClusterForm {
     discoveryType: enumName(DiscoveryType, cluster.discoveryType, discoveryTypes, "EDS"),
     lbPolicy: enumName(LbPolicy, cluster.lbPolicy, lbPolicies, "ROUND_ROBIN"),
     connectTimeoutMs: uintToText(cluster.connectTimeoutMs || 5000),
-    http2: cluster.http2,
+    // Every way Envoy takes HTTP/2 to the upstream, not only the one the model extracts.
+    http2: http2Source(cluster) !== undefined,
     reportLoad: cluster.reportLoad,
     tlsSecretName: cluster.tlsSecretName ?? "",
     edsServiceName: cluster.edsServiceName ?? "",
@@ -257,19 +275,23 @@ function outlierDetectionOf(
  * not show (`extra`, other circuit breaker priorities, ...) is kept from it.
  */
 export function clusterOfForm(form: ClusterForm, original?: Cluster): Cluster {
+  // HTTP/2 said in another of Envoy's ways (the deprecated field, auto_config, ...) stays as it
+  // was written while the box is checked; unchecked, every way of saying it is taken out.
+  const source = original === undefined ? undefined : http2Source(original);
+  const writtenElsewhere = source !== undefined && source !== "explicit";
   return create(ClusterSchema, {
     name: form.name.trim(),
     discoveryType: enumValue(DiscoveryType, form.discoveryType),
     lbPolicy: enumValue(LbPolicy, form.lbPolicy),
     connectTimeoutMs: parseUint(form.connectTimeoutMs) ?? 0,
-    http2: form.http2,
+    http2: form.http2 && !writtenElsewhere,
     reportLoad: form.reportLoad,
     tlsSecretName: form.tlsSecretName.trim() || undefined,
     edsServiceName: form.edsServiceName.trim() || undefined,
     healthChecks: parseJsonObjects(form.healthChecks),
     circuitBreakers: circuitBreakersOf(form, original?.circuitBreakers),
     outlierDetection: outlierDetectionOf(form, original?.outlierDetection),
-    extra: original?.extra,
+    extra: form.http2 ? original?.extra : withoutHttp2(original?.extra),
     assignmentExtra: original?.assignmentExtra,
     localities: form.localities.map((l) => ({
       region: l.region.trim(),

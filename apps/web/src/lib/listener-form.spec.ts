@@ -115,3 +115,95 @@ describe("the listener form", () => {
     expect(paths).toEqual(["filterChains"]);
   });
 });
+
+describe("the tcp_proxy form", () => {
+  const tcpProxy = {
+    name: "envoy.filters.network.tcp_proxy",
+    typedConfig: {
+      "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+      statPrefix: "db",
+      cluster: "db-primary",
+      idleTimeout: "30s",
+      maxConnectAttempts: 3,
+      hashPolicy: [{ sourceIp: {} }],
+    },
+  };
+  const rbac = { name: "envoy.filters.network.rbac", typedConfig: { "@type": "x" } };
+  const stored = create(ListenerSchema, {
+    name: "db",
+    address: "0.0.0.0",
+    port: 5432,
+    filterChains: [{ networkOnly: true, networkFilters: [rbac, tcpProxy] }],
+  });
+
+  it("opens a network chain ending in a tcp_proxy as its form: cluster, stat prefix, idle timeout", () => {
+    const chain = listenerFormOf(stored).filterChains[0];
+    expect(chain?.kind).toBe("tcp");
+    expect(chain?.tcp).toMatchObject({
+      statPrefix: "db",
+      target: "cluster",
+      cluster: "db-primary",
+      idleTimeoutMs: "30000",
+    });
+    expect(JSON.parse(chain?.networkFilters ?? "")).toEqual([rbac]);
+  });
+
+  it("gives back the tcp_proxy unchanged when nothing was edited, its unknown fields included", () => {
+    expect(listenerOfForm(listenerFormOf(stored), stored)).toEqual(stored);
+  });
+
+  it("saves weighted clusters, an access log and no idle timeout, and keeps the fields it does not edit", () => {
+    const form = listenerFormOf(stored);
+    const chain = form.filterChains[0];
+    if (chain === undefined) throw new Error("no chain");
+    const edited = {
+      ...chain,
+      tcp: {
+        ...chain.tcp,
+        target: "weighted" as const,
+        weightedClusters: [
+          { name: "db-primary", weight: "90", extra: undefined },
+          { name: "db-replica", weight: "10", extra: undefined },
+        ],
+        idleTimeoutMs: "",
+        accessLog: '[{ "name": "envoy.access_loggers.stdout" }]',
+      },
+    };
+    const values = { ...form, filterChains: [edited] };
+    expect(listenerFormSchema.safeParse(values).success).toBe(true);
+    const saved = listenerOfForm(values, stored);
+    expect(saved.filterChains[0]?.networkFilters).toEqual([
+      rbac,
+      {
+        name: "envoy.filters.network.tcp_proxy",
+        typedConfig: {
+          "@type": "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+          statPrefix: "db",
+          weightedClusters: {
+            clusters: [
+              { name: "db-primary", weight: 90 },
+              { name: "db-replica", weight: 10 },
+            ],
+          },
+          accessLog: [{ name: "envoy.access_loggers.stdout" }],
+          maxConnectAttempts: 3,
+          hashPolicy: [{ sourceIp: {} }],
+        },
+      },
+    ]);
+  });
+
+  it("refuses a tcp_proxy without a stat prefix or a cluster before asking the server", () => {
+    const form = listenerFormOf(stored);
+    const chain = form.filterChains[0];
+    if (chain === undefined) throw new Error("no chain");
+    const result = listenerFormSchema.safeParse({
+      ...form,
+      filterChains: [{ ...chain, tcp: { ...chain.tcp, statPrefix: "", cluster: "" } }],
+    });
+    expect(result.error?.issues.map((i) => i.path.join("."))).toEqual([
+      "filterChains.0.tcp.statPrefix",
+      "filterChains.0.tcp.cluster",
+    ]);
+  });
+});

@@ -2,8 +2,11 @@ import { create, type JsonObject } from "@bufbuild/protobuf";
 import { type Listener, ListenerSchema } from "@switchyard/proto/switchyard/v1/config_pb";
 import { z } from "zod";
 import {
+  durationMs,
+  isObject,
   joinList,
   jsonText,
+  msDuration,
   objectName,
   parseJsonObjects,
   parseUint,
@@ -17,6 +20,117 @@ import type { FieldMap } from "./issue-path";
 
 /** The listener form's values, and how they become a `switchyard.v1.Listener` and back. */
 
+export const TCP_PROXY_NAME = "envoy.filters.network.tcp_proxy";
+export const TCP_PROXY_TYPE =
+  "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy";
+
+/** The TcpProxy fields the form edits; the others are kept as written (`extra`). */
+const TCP_PROXY_KEYS = [
+  "@type",
+  "statPrefix",
+  "cluster",
+  "weightedClusters",
+  "idleTimeout",
+  "accessLog",
+];
+
+/**
+ * A chain's tcp_proxy (envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy): where connections
+ * go (one cluster, or weighted clusters), its stat prefix, idle timeout and access log.
+ * https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto
+ */
+const tcpProxySchema = z.object({
+  statPrefix: z.string().trim(),
+  target: z.enum(["cluster", "weighted"]),
+  cluster: z.string().trim(),
+  weightedClusters: z.array(
+    z.object({
+      name: z.string().trim().min(1, "Enter a cluster"),
+      // TcpProxy.WeightedCluster.ClusterWeight.weight: uint32, gte 1.
+      weight: uintText({ min: 1, what: "a weight" }),
+      extra: passthrough,
+    }),
+  ),
+  /** Empty: Envoy's default, one hour; 0 turns the timeout off. */
+  idleTimeoutMs: uintText({ optional: true }),
+  accessLog: jsonText("array"),
+  /** The TcpProxy's other fields (hash_policy, tunneling_config, ...). */
+  extra: passthrough,
+  /** The filter's own other fields, beside `name` and `typed_config`. */
+  filterExtra: passthrough,
+});
+
+export type TcpProxyForm = z.infer<typeof tcpProxySchema>;
+
+export const newTcpProxy = (): TcpProxyForm => ({
+  statPrefix: "tcp",
+  target: "cluster",
+  cluster: "",
+  weightedClusters: [],
+  idleTimeoutMs: "",
+  accessLog: "",
+  extra: undefined,
+  filterExtra: undefined,
+});
+
+/** The tcp_proxy a filter is, as the form edits it; undefined when it is another filter. */
+export function tcpProxyFormOf(filter: JsonObject | undefined): TcpProxyForm | undefined {
+  if (filter === undefined) return undefined;
+  const { name, typedConfig, ...filterExtra } = filter;
+  if (!isObject(typedConfig) || typedConfig["@type"] !== TCP_PROXY_TYPE) return undefined;
+  const extra: JsonObject = {};
+  for (const [key, value] of Object.entries(typedConfig))
+    if (!TCP_PROXY_KEYS.includes(key)) extra[key] = value;
+  const weighted = isObject(typedConfig.weightedClusters)
+    ? typedConfig.weightedClusters
+    : undefined;
+  const entries = Array.isArray(weighted?.clusters) ? weighted.clusters.filter(isObject) : [];
+  return {
+    statPrefix: typeof typedConfig.statPrefix === "string" ? typedConfig.statPrefix : "",
+    target: weighted !== undefined ? "weighted" : "cluster",
+    cluster: typeof typedConfig.cluster === "string" ? typedConfig.cluster : "",
+    weightedClusters: entries.map(({ name: cluster, weight, ...rest }) => ({
+      name: typeof cluster === "string" ? cluster : "",
+      weight: typeof weight === "number" ? String(weight) : "",
+      extra: Object.keys(rest).length > 0 ? rest : undefined,
+    })),
+    idleTimeoutMs: uintToText(durationMs(typedConfig.idleTimeout)),
+    accessLog: toJsonText(typedConfig.accessLog),
+    extra: Object.keys(extra).length > 0 ? extra : undefined,
+    // The filter's own other fields, and its name when it is not the usual one.
+    filterExtra:
+      Object.keys(filterExtra).length > 0 || (typeof name === "string" && name !== TCP_PROXY_NAME)
+        ? {
+            ...filterExtra,
+            ...(typeof name === "string" && name !== TCP_PROXY_NAME ? { name } : {}),
+          }
+        : undefined,
+  };
+}
+
+/** The tcp_proxy filter of the form: its fields over the ones it keeps as written. */
+export function tcpProxyFilterOf(form: TcpProxyForm): JsonObject {
+  const idle = parseUint(form.idleTimeoutMs);
+  const accessLog = parseJsonObjects(form.accessLog);
+  const typedConfig: JsonObject = {
+    "@type": TCP_PROXY_TYPE,
+    ...form.extra,
+    statPrefix: form.statPrefix.trim(),
+  };
+  if (form.target === "cluster") typedConfig.cluster = form.cluster.trim();
+  else
+    typedConfig.weightedClusters = {
+      clusters: form.weightedClusters.map((c) => ({
+        ...c.extra,
+        name: c.name.trim(),
+        weight: parseUint(c.weight) ?? 0,
+      })),
+    };
+  if (idle !== undefined) typedConfig.idleTimeout = msDuration(idle);
+  if (accessLog.length > 0) typedConfig.accessLog = accessLog;
+  return { name: TCP_PROXY_NAME, ...form.filterExtra, typedConfig };
+}
+
 const filterChainSchema = z
   .object({
     name: z.string().trim(),
@@ -24,8 +138,11 @@ const filterChainSchema = z
     isDefault: z.boolean(),
     serverNames: z.string(),
     tlsSecretName: z.string().trim(),
-    /** "http": network filters, then the HTTP connection manager; "network": network filters only. */
-    kind: z.enum(["http", "network"]),
+    /**
+     * "http": network filters, then the HTTP connection manager; "tcp": network filters, then a
+     * tcp_proxy (its own form); "network": network filters only, as Envoy JSON.
+     */
+    kind: z.enum(["http", "tcp", "network"]),
     networkFilters: jsonText("array"),
     statPrefix: z.string().trim(),
     routeSource: z.enum(["rds", "inline"]),
@@ -33,9 +150,32 @@ const filterChainSchema = z
     httpFilters: jsonText("array"),
     accessLog: jsonText("array"),
     hcmExtra: passthrough,
+    tcp: tcpProxySchema,
     extra: passthrough,
   })
   .superRefine((c, ctx) => {
+    if (c.kind === "tcp") {
+      // TcpProxy: stat_prefix min_len 1; the cluster_specifier oneof is required, and
+      // WeightedCluster.clusters has min_items 1.
+      if (c.tcp.statPrefix === "")
+        ctx.addIssue({
+          code: "custom",
+          path: ["tcp", "statPrefix"],
+          message: "Enter a stat prefix",
+        });
+      if (c.tcp.target === "cluster" && c.tcp.cluster === "")
+        ctx.addIssue({
+          code: "custom",
+          path: ["tcp", "cluster"],
+          message: "Enter the cluster connections go to",
+        });
+      if (c.tcp.target === "weighted" && c.tcp.weightedClusters.length === 0)
+        ctx.addIssue({
+          code: "custom",
+          path: ["tcp", "weightedClusters"],
+          message: "Add a cluster to split connections across",
+        });
+    }
     if (c.kind === "http" && c.routeConfigName === "") {
       ctx.addIssue({
         code: "custom",
@@ -134,6 +274,7 @@ export const newFilterChain = (routeConfigName = ""): FilterChainForm => ({
   httpFilters: "",
   accessLog: "",
   hcmExtra: undefined,
+  tcp: newTcpProxy(),
   extra: undefined,
 });
 
@@ -156,21 +297,28 @@ export function listenerFormOf(listener: Listener): ListenerForm {
     mode: listener.apiListener ? "api" : isInternal(listener) ? "internal" : "socket",
     address: listener.address ?? "",
     port: uintToText(listener.port),
-    filterChains: listener.filterChains.map((c) => ({
-      name: c.name,
-      isDefault: c.isDefault,
-      serverNames: joinList(c.serverNames),
-      tlsSecretName: c.tlsSecretName ?? "",
-      kind: c.networkOnly ? "network" : "http",
-      networkFilters: toJsonText(c.networkFilters),
-      statPrefix: c.statPrefix,
-      routeSource: c.inlineRouteConfigName !== undefined ? "inline" : "rds",
-      routeConfigName: c.inlineRouteConfigName ?? c.rdsRouteConfigName ?? "",
-      httpFilters: toJsonText(c.httpFilters),
-      accessLog: toJsonText(c.accessLog),
-      hcmExtra: c.hcmExtra,
-      extra: c.extra,
-    })),
+    filterChains: listener.filterChains.map((c) => {
+      // A network-only chain ending in a tcp_proxy gets the tcp_proxy's form (what Envoy needs
+      // to be its last filter: tcp_proxy is terminal).
+      const last = c.networkOnly ? c.networkFilters.at(-1) : undefined;
+      const tcp = tcpProxyFormOf(last);
+      return {
+        name: c.name,
+        isDefault: c.isDefault,
+        serverNames: joinList(c.serverNames),
+        tlsSecretName: c.tlsSecretName ?? "",
+        kind: tcp ? "tcp" : c.networkOnly ? "network" : "http",
+        networkFilters: toJsonText(tcp ? c.networkFilters.slice(0, -1) : c.networkFilters),
+        statPrefix: c.statPrefix,
+        routeSource: c.inlineRouteConfigName !== undefined ? "inline" : "rds",
+        routeConfigName: c.inlineRouteConfigName ?? c.rdsRouteConfigName ?? "",
+        httpFilters: toJsonText(c.httpFilters),
+        accessLog: toJsonText(c.accessLog),
+        hcmExtra: c.hcmExtra,
+        tcp: tcp ?? newTcpProxy(),
+        extra: c.extra,
+      } satisfies FilterChainForm;
+    }),
   };
 }
 
@@ -190,7 +338,10 @@ export function listenerOfForm(form: ListenerForm, original?: Listener): Listene
         isDefault: form.mode !== "api" && c.isDefault,
         serverNames: splitList(c.serverNames),
         tlsSecretName: c.tlsSecretName.trim() || undefined,
-        networkFilters: parseJsonObjects(c.networkFilters),
+        networkFilters:
+          c.kind === "tcp"
+            ? [...parseJsonObjects(c.networkFilters), tcpProxyFilterOf(c.tcp)]
+            : parseJsonObjects(c.networkFilters),
         networkOnly: !http,
         statPrefix: http ? c.statPrefix.trim() || "ingress_http" : "",
         rdsRouteConfigName: http && c.routeSource === "rds" ? c.routeConfigName.trim() : undefined,
@@ -235,6 +386,13 @@ export const listenerFieldMap: FieldMap = {
       "routeConfigName",
       "httpFilters",
       "accessLog",
+      "tcp.statPrefix",
+      "tcp.cluster",
+      "tcp.weightedClusters",
+      "tcp.weightedClusters.*.name",
+      "tcp.weightedClusters.*.weight",
+      "tcp.idleTimeoutMs",
+      "tcp.accessLog",
     ].map((f) => `${chain}.${f}`),
   ],
   aliases: {

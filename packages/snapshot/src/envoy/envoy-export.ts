@@ -20,7 +20,7 @@ import { type EnvoyResource, resourceSchema } from "../import/envoy-import.js";
 import type { ConfigSpec, JsonObject } from "../model.js";
 import { TYPE_ORDER, TypeUrl } from "../serving/resource-snapshot.js";
 import { edsResourceName, routeConfigurationFormJson } from "./envoy-json.js";
-import { envoyFromJson, envoyToJson } from "./envoy-proto-json.js";
+import { envoyFromJson, envoyToJson, withProtoFieldNames } from "./envoy-proto-json.js";
 
 export interface ExportOptions {
   readonly format: "yaml" | "json";
@@ -105,11 +105,15 @@ export function exportEnvoyResources(spec: ConfigSpec): EnvoyResource[] {
   return out;
 }
 
-/** One resource as Envoy reads it in a list: canonical proto3 JSON with its "@type" first. */
+/**
+ * One resource as Envoy reads it in a list: canonical proto3 JSON under Envoy's field names
+ * (`stat_prefix`, as its docs and config_dump write them) with its "@type" first.
+ */
 export function envoyResourceJson(resource: EnvoyResource): JsonObject {
+  const schema = resourceSchema(resource.typeUrl);
   return {
     "@type": resource.typeUrl,
-    ...(envoyToJson(resourceSchema(resource.typeUrl), resource.message) as JsonObject),
+    ...(withProtoFieldNames(schema, envoyToJson(schema, resource.message)) as JsonObject),
   };
 }
 

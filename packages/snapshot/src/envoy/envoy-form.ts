@@ -10,20 +10,22 @@ import {
   runtimeJson,
   secretJson,
 } from "./envoy-json.js";
-import { envoyFromJson, envoyToJson } from "./envoy-proto-json.js";
+import { envoyFromJson, envoyToJson, withProtoFieldNames } from "./envoy-proto-json.js";
 
 /**
- * Canonical proto3 JSON (fields in proto order, defaults omitted), as Envoy itself prints config;
- * the built JSON as is when it does not decode (validation reports why).
+ * Canonical proto3 JSON (fields in proto order, defaults omitted) under Envoy's field names
+ * (`stat_prefix`), as Envoy itself prints config; the built JSON as is, renamed the same way, when
+ * it does not decode (validation reports why).
  */
 function typed(typeUrl: EnvoyResource["typeUrl"], json: JsonObject): JsonObject {
   const schema = resourceSchema(typeUrl);
+  let canonical: JsonObject;
   try {
-    const canonical = envoyToJson(schema, envoyFromJson(schema, json)) as JsonObject;
-    return { "@type": typeUrl, ...canonical };
+    canonical = envoyToJson(schema, envoyFromJson(schema, json)) as JsonObject;
   } catch {
-    return { "@type": typeUrl, ...json };
+    canonical = json;
   }
+  return { "@type": typeUrl, ...(withProtoFieldNames(schema, canonical) as JsonObject) };
 }
 
 /**
@@ -74,7 +76,17 @@ export function envoyForm(
     case "secret": {
       // Without its private key: a private key is never shown back (model.ts SecretSpec).
       const secret = spec.secrets.find((s) => s.name === name);
-      return secret ? [{ "@type": TypeUrl.Secret, ...secretJson(secret) }] : undefined;
+      return secret
+        ? [
+            {
+              "@type": TypeUrl.Secret,
+              ...(withProtoFieldNames(
+                resourceSchema(TypeUrl.Secret),
+                secretJson(secret),
+              ) as JsonObject),
+            },
+          ]
+        : undefined;
     }
   }
 }

@@ -2,7 +2,12 @@ import { toBinary } from "@bufbuild/protobuf";
 import { ListenerSchema } from "@switchyard/proto/envoy/config/listener/v3/listener_pb";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../model.js";
-import { envoyFromJson, envoyToJson, isOpaqueType } from "./envoy-proto-json.js";
+import {
+  envoyFromJson,
+  envoyToJson,
+  isOpaqueType,
+  withProtoFieldNames,
+} from "./envoy-proto-json.js";
 
 const KAFKA = "type.googleapis.com/envoy.extensions.filters.network.kafka_broker.v3.KafkaBroker";
 const TCP_PROXY = "type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy";
@@ -66,5 +71,85 @@ describe("extensions Switchyard has no schema for", () => {
     const filter = (json as { filterChains: { filters: { typedConfig: JsonObject }[] }[] })
       .filterChains[0]?.filters[0];
     expect(Object.keys(filter?.typedConfig ?? {})[0]).toBe("@type");
+  });
+});
+
+describe("Envoy's field names for what is shown, exported and diffed", () => {
+  it("renames every field to its proto name, through typed configs, leaving map keys, Struct contents and unknown extensions as they are", () => {
+    const json = {
+      name: "edge",
+      perConnectionBufferLimitBytes: 1024,
+      filterChains: [
+        {
+          filters: [
+            {
+              name: "envoy.filters.network.http_connection_manager",
+              typedConfig: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                statPrefix: "ingress_http",
+                rds: { routeConfigName: "edge-routes", configSource: { ads: {} } },
+              },
+            },
+            {
+              name: "envoy.filters.network.kafka_broker",
+              typedConfig: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.kafka_broker.v3.KafkaBroker",
+                statPrefix: "kafka",
+              },
+            },
+          ],
+        },
+      ],
+      metadata: { filterMetadata: { "team.example": { ownerTeam: "payments" } } },
+    };
+    expect(withProtoFieldNames(ListenerSchema, json)).toEqual({
+      name: "edge",
+      per_connection_buffer_limit_bytes: 1024,
+      filter_chains: [
+        {
+          filters: [
+            {
+              name: "envoy.filters.network.http_connection_manager",
+              typed_config: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                stat_prefix: "ingress_http",
+                rds: { route_config_name: "edge-routes", config_source: { ads: {} } },
+              },
+            },
+            {
+              name: "envoy.filters.network.kafka_broker",
+              // A contrib filter the registry has no schema for: as the user wrote it.
+              typed_config: {
+                "@type":
+                  "type.googleapis.com/envoy.extensions.filters.network.kafka_broker.v3.KafkaBroker",
+                statPrefix: "kafka",
+              },
+            },
+          ],
+        },
+      ],
+      // A map's keys and a Struct's are data, not fields.
+      metadata: { filter_metadata: { "team.example": { ownerTeam: "payments" } } },
+    });
+  });
+
+  it("reads back, through the schema, as the same message", () => {
+    const message = envoyFromJson(ListenerSchema, {
+      name: "edge",
+      perConnectionBufferLimitBytes: 1024,
+      listenerFilters: [{ name: "envoy.filters.listener.tls_inspector" }],
+    });
+    const shown = withProtoFieldNames(ListenerSchema, envoyToJson(ListenerSchema, message));
+    expect(shown).toEqual({
+      name: "edge",
+      per_connection_buffer_limit_bytes: 1024,
+      listener_filters: [{ name: "envoy.filters.listener.tls_inspector" }],
+    });
+    expect(toBinary(ListenerSchema, envoyFromJson(ListenerSchema, shown))).toEqual(
+      toBinary(ListenerSchema, message),
+    );
   });
 });

@@ -226,6 +226,31 @@ export function envoyToJson<Desc extends DescMessage>(
 }
 
 /**
+ * `json` (proto3 JSON of `given`) with every field under Envoy's own name for it, the proto field
+ * name (`stat_prefix`, not protobuf's JSON name `statPrefix`): what Envoy's API reference and its
+ * config_dump write, and what users write. For everything shown, exported or diffed (envoy-form.ts,
+ * envoy-export.ts); the stored model keeps proto3 JSON names. Walked by the schema (mapMessages):
+ * map keys and Struct contents are data and stay as they are, and so do the extensions the
+ * registry has no schema for (kept as they were written). Either name is read back by import.
+ */
+export function withProtoFieldNames(given: DescMessage, json: JsonValue): JsonValue {
+  return mapMessages(newestSchema(given), json, protoFieldNames);
+}
+
+function protoFieldNames(desc: DescMessage, json: JsonObject): JsonValue {
+  // An Any's own keys are "@type" and its message's fields, renamed by that message's schema.
+  if (desc.typeName === ANY) return json;
+  let renamed = false;
+  const out: Record<string, JsonValue> = {};
+  for (const [key, value] of Object.entries(json)) {
+    const name = fieldByKey(desc, key)?.name ?? key;
+    if (name !== key) renamed = true;
+    out[name] = value;
+  }
+  return renamed ? out : json;
+}
+
+/**
  * A resource's bytes decoded with the newest definition of `given`, so that fields of a newer
  * Envoy API are fields, not unknown bytes that a later `toJson` would drop.
  */

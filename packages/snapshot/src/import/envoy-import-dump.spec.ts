@@ -44,7 +44,7 @@ const spec = configSpec({
 const exported = exportEnvoyResources(spec).map(envoyResourceJson);
 function resource(typeUrl: string, name: string): JsonObject {
   const found = exported.find(
-    (r) => r["@type"] === typeUrl && (r.name === name || r.clusterName === name),
+    (r) => r["@type"] === typeUrl && (r.name === name || r.cluster_name === name),
   );
   if (!found) throw new Error(`no ${typeUrl} ${name} in the export`);
   return found;
@@ -239,9 +239,9 @@ describe("an Envoy admin config dump", () => {
   it("names each secret with the command that uploads it, imports none, and keeps the listener's SDS reference", () => {
     const withTls = {
       ...edge,
-      filterChains: [
+      filter_chains: [
         {
-          ...(edge.filterChains as JsonObject[])[0],
+          ...(edge.filter_chains as JsonObject[])[0],
           transportSocket: {
             name: "envoy.transport_sockets.tls",
             typedConfig: {
@@ -283,10 +283,10 @@ describe("an Envoy admin config dump", () => {
   });
 
   it("turns an inline certificate whose key the dump redacted into an SDS reference to a secret to upload", () => {
-    const chain = (edge.filterChains as JsonObject[])[0] as JsonObject;
+    const chain = (edge.filter_chains as JsonObject[])[0] as JsonObject;
     const inlineTls = {
       ...edge,
-      filterChains: [
+      filter_chains: [
         {
           ...chain,
           transportSocket: {

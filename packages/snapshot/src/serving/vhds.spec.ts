@@ -425,8 +425,8 @@ describe("the apply form: Envoy YAML with vhds and virtual_hosts", () => {
   it("shows (get -o yaml) and exports it with vhds and its virtual hosts, which import reads back the same", () => {
     const spec = vhdsSpec();
     const [form] = envoyForm(spec, "routeConfiguration", "edge-routes") ?? [];
-    expect(form?.vhds).toEqual({ configSource: { ads: {}, resourceApiVersion: "V3" } });
-    expect(form?.virtualHosts).toHaveLength(4);
+    expect(form?.vhds).toEqual({ config_source: { ads: {}, resource_api_version: "V3" } });
+    expect(form?.virtual_hosts).toHaveLength(4);
     const exported = exportEnvoyConfig(spec, { format: "yaml" });
     expect(exported).not.toContain("envoy.config.route.v3.VirtualHost\n");
     const back = importedSpec(exported);

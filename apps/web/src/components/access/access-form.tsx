@@ -14,6 +14,7 @@ import {
   useForm,
 } from "react-hook-form";
 import type { z } from "zod";
+import { revealNamedField } from "@/components/form/reveal-error";
 import { FormSection } from "@/components/form/section";
 import { Button, buttonClass } from "@/components/ui/button";
 import { AlertTriangleIcon } from "@/components/ui/icons";
@@ -55,7 +56,7 @@ export function useAccessForm<F extends FieldValues>(options: {
       if (failure.field !== undefined) {
         const field = failure.field as Path<F>;
         form.setError(field, { type: "server", message: failure.message });
-        form.setFocus(field);
+        revealNamedField(field);
       } else {
         setError(failure.message || "The request failed.");
       }

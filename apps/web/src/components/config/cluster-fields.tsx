@@ -1,6 +1,6 @@
 "use client";
 
-import { SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
+import { type Cluster, SecretType } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
 import {
   CheckboxField,
@@ -21,7 +21,10 @@ import {
   lbPolicies,
   newEndpoint,
   newLocality,
+  otherThresholds,
+  outlierKeys,
 } from "@/lib/cluster-form";
+import { http2Source, http2SourceText, otherFields, transportSocketText } from "@/lib/envoy-facts";
 import { SecretOptions } from "./secret-options";
 
 /** One per value of the proto enum (cluster-form.ts discoveryTypes). */
@@ -56,10 +59,22 @@ const healthCheckExample = [
 
 type F = ClusterForm;
 
-/** The cluster form's sections (inside ConfigEditor's FormProvider). */
-export function ClusterFields({ editing }: { editing: boolean }) {
+/** "Also set, kept as written: a, b." for fields a section does not edit; undefined for none. */
+const alsoSet = (fields: readonly string[]) =>
+  fields.length > 0 ? ` Also set in the Envoy fields, kept as written: ${fields.join(", ")}.` : "";
+
+/**
+ * The cluster form's sections (inside ConfigEditor's FormProvider). `stored` is the cluster being
+ * edited: what the form shows beside a field is read from every Envoy field that decides it
+ * (envoy-facts.ts), not only the one the field edits.
+ */
+export function ClusterFields({ editing, stored }: { editing: boolean; stored?: Cluster }) {
   const { setValue, getValues } = useFormContext<F>();
   const discovery = useWatch<F, "discoveryType">({ name: "discoveryType" });
+  const secret = useWatch<F, "tlsSecretName">({ name: "tlsSecretName" });
+  const extra = stored?.extra;
+  const otherTls = secret?.trim() ? undefined : transportSocketText(extra?.transportSocket);
+  const lrsElsewhere = extra?.lrsServer !== undefined;
   return (
     <>
       <FormSection
@@ -95,7 +110,10 @@ export function ClusterFields({ editing }: { editing: boolean }) {
             label="TLS secret"
             mono
             list="validation-context-secrets"
-            hint="A validation context on the Secrets page (upstream TLS over SDS); empty for plaintext."
+            hint={
+              otherTls ??
+              "A validation context on the Secrets page (upstream TLS over SDS); empty for plaintext."
+            }
           />
           <SecretOptions id="validation-context-secrets" type={SecretType.VALIDATION_CONTEXT} />
           {discovery === "EDS" && (
@@ -110,12 +128,16 @@ export function ClusterFields({ editing }: { editing: boolean }) {
         <CheckboxField<F>
           name="http2"
           label="HTTP/2 to upstream"
-          hint="Required for gRPC backends."
+          hint={http2SourceText(stored && http2Source(stored)) ?? "Required for gRPC backends."}
         />
         <CheckboxField<F>
           name="reportLoad"
           label="Report load"
-          hint="Proxies report this cluster’s requests and errors per locality and endpoint (LRS)."
+          hint={
+            lrsElsewhere
+              ? "Load is reported to the lrs_server set in the Envoy fields (not Switchyard). Checking reports it to Switchyard instead."
+              : "Proxies report this cluster’s requests and errors per locality and endpoint (LRS)."
+          }
         />
       </FormSection>
 
@@ -123,7 +145,7 @@ export function ClusterFields({ editing }: { editing: boolean }) {
 
       <FormSection
         title="Circuit breakers"
-        description="Limits for the default priority. Empty fields use Envoy’s defaults (1024)."
+        description={`Limits for the default priority. Empty fields use Envoy’s defaults (1024).${alsoSet(otherThresholds(stored?.circuitBreakers))}`}
       >
         <FieldGrid columns={4}>
           <NumberField<F> name="maxConnections" label="Max connections" />
@@ -135,7 +157,11 @@ export function ClusterFields({ editing }: { editing: boolean }) {
 
       <FormSection
         title="Outlier detection"
-        description="Eject endpoints that keep failing. Leave empty to turn it off."
+        description={
+          otherFields(stored?.outlierDetection, outlierKeys).length > 0
+            ? `Eject endpoints that keep failing.${alsoSet(otherFields(stored?.outlierDetection, outlierKeys))} Outlier detection stays on while they are.`
+            : "Eject endpoints that keep failing. Leave empty to turn it off."
+        }
       >
         <FieldGrid columns={4}>
           <NumberField<F> name="consecutive5xx" label="Consecutive 5xx" />

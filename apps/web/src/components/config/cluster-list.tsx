@@ -12,6 +12,7 @@ import type { ColumnDef } from "@tanstack/react-table";
 import type { Route } from "next";
 import { useMemo } from "react";
 import { ServerIcon } from "@/components/ui/icons";
+import { http2Source, isTlsSocket } from "@/lib/envoy-facts";
 import { endpointCount } from "@/lib/object-facts";
 import { ConfigList, deleteColumn, nameColumn, updatedColumn } from "./config-list";
 import { clusterHref } from "./hrefs";
@@ -66,9 +67,9 @@ export function ClusterList() {
           const c = row.original;
           return (
             <span className="flex flex-wrap gap-1">
-              {c.http2 && <Chip>HTTP/2</Chip>}
+              {http2Source(c) !== undefined && <Chip>HTTP/2</Chip>}
               {c.reportLoad && <Chip>load reported</Chip>}
-              {c.tlsSecretName && <Chip>TLS</Chip>}
+              {(c.tlsSecretName || isTlsSocket(c.extra?.transportSocket)) && <Chip>TLS</Chip>}
               {c.healthChecks.length > 0 && <Chip>health checks</Chip>}
               {c.outlierDetection && <Chip>outlier detection</Chip>}
             </span>

@@ -27,7 +27,7 @@ export function EditCluster({ name }: { name: string }) {
     <Loaded query={query} what="cluster" listHref={kind.listHref} listLabel={kind.listLabel}>
       {(cluster: Cluster) => (
         <ConfigEditor key={cluster.name} kind={kind} original={cluster}>
-          <ClusterFields editing />
+          <ClusterFields editing stored={cluster} />
         </ConfigEditor>
       )}
     </Loaded>

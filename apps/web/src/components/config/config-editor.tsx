@@ -18,12 +18,14 @@ import type { z } from "zod";
 import { isConfigKind, useWriteAccess } from "@/components/access/use-write-access";
 import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { ErrorSummary } from "@/components/form/error-summary";
+import { useRevealProblem } from "@/components/form/reveal-error";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import { Button, buttonClass } from "@/components/ui/button";
 import { Link } from "@/components/ui/link";
 import { PageHeader } from "@/components/ui/page-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { saveFailureOf } from "@/lib/api-errors";
+import { formErrors, notSavedText } from "@/lib/form-errors";
 import { type FieldMap, type FormIssue, placeIssues } from "@/lib/issue-path";
 import type { WriteAccess } from "@/lib/write-access";
 import { capitalized, toastDeleted, toastSavedToDraft } from "./saved-toast";
@@ -114,7 +116,11 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
       ? kind.formOf(original)
       : (initialValues ?? kind.empty())) as DefaultValues<F>,
     mode: "onTouched",
+    // A failed save brings its first problem into view itself (revealProblem): react-hook-form's
+    // own focus scrolls the field to the nearest edge, under the fixed Save bar.
+    shouldFocusError: false,
   });
+  const { ref: formRef, reveal: revealProblem } = useRevealProblem<HTMLFormElement>();
   const [summary, setSummary] = useState<Summary | undefined>();
   const [conflict, setConflict] = useState<Conflict<M> | undefined>();
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -165,7 +171,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
             placed: [...placed.byField.values()].reduce((n, list) => n + list.length, 0),
             unplaced: placed.unplaced,
           });
-          if (first) form.setFocus(first as Path<F>);
+          if (first) revealProblem();
           break;
         }
         case "exists":
@@ -173,8 +179,8 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
             type: "server",
             message: `A ${kind.label} with this name already exists: choose another name, or edit that one`,
           });
-          form.setFocus("name" as Path<F>);
           setSummary(undefined);
+          revealProblem();
           break;
         case "gone":
           setConflict({ t: "deleted", values });
@@ -192,7 +198,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
           }
           form.setError(placed.field as Path<F>, { type: "server", message: placed.message });
           setSummary({ title: `The server refused this ${kind.label}`, placed: 1, unplaced: [] });
-          form.setFocus(placed.field as Path<F>);
+          revealProblem();
           break;
         }
         case "other":
@@ -205,6 +211,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   };
 
   const onSubmit = form.handleSubmit(async (values) => {
+    setSummary(undefined);
     if (!loaded) return write(values, "create");
     setBusy(true);
     let now: M | undefined;
@@ -225,7 +232,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
       return setConflict({ t: "changed", theirs: now, values });
     }
     return write(values, "update");
-  });
+  }, revealProblem);
 
   const onDelete = async () => {
     if (!loaded) return;
@@ -247,11 +254,15 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
   };
 
   const dirty = form.formState.isDirty;
+  // What is wrong, said by the Save bar too: the field itself may be far up the page.
+  const notSaved =
+    notSavedText(formErrors(form.formState.errors)) ??
+    (summary ? `Not saved: ${summary.title}` : undefined);
   const updated = loaded?.updateTime ? timestampDate(loaded.updateTime) : undefined;
 
   return (
     <FormProvider {...form}>
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-6 pb-24">
+      <form ref={formRef} onSubmit={onSubmit} noValidate className="flex flex-col gap-6 pb-24">
         <PageHeader
           eyebrow={
             <Link href={kind.listHref} className="hover:text-fg hover:underline">
@@ -289,18 +300,36 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
         </fieldset>
         <div className="fixed right-0 bottom-0 left-0 z-10 border-t bg-canvas/90 backdrop-blur-md md:left-60">
           <div className="mx-auto flex max-w-6xl items-center gap-3 px-4 py-3 md:px-8">
-            <p className="text-[13px] text-fg-muted" aria-live="polite">
-              {dirty ? (
-                <span className="inline-flex items-center gap-2">
-                  <span aria-hidden="true" className="size-1.5 rounded-full bg-warning" />
-                  Unsaved changes
+            {notSaved !== undefined ? (
+              <p
+                role="alert"
+                className="flex min-w-0 items-center gap-2 text-[13px] font-medium text-danger"
+              >
+                <span className="min-w-0 truncate" title={notSaved}>
+                  {notSaved}
                 </span>
-              ) : editing ? (
-                "All changes saved to the draft"
-              ) : (
-                "Saved to the draft, not live until published"
-              )}
-            </p>
+                <button
+                  type="button"
+                  onClick={revealProblem}
+                  className="shrink-0 underline underline-offset-2 hover:text-fg"
+                >
+                  Show
+                </button>
+              </p>
+            ) : (
+              <p className="text-[13px] text-fg-muted" aria-live="polite">
+                {dirty ? (
+                  <span className="inline-flex items-center gap-2">
+                    <span aria-hidden="true" className="size-1.5 rounded-full bg-warning" />
+                    Unsaved changes
+                  </span>
+                ) : editing ? (
+                  "All changes saved to the draft"
+                ) : (
+                  "Saved to the draft, not live until published"
+                )}
+              </p>
+            )}
             <div className="ml-auto flex gap-2">
               <Link href={kind.listHref} className={buttonClass("ghost")}>
                 {dirty ? "Cancel" : "Back"}

@@ -14,6 +14,7 @@ import {
 import { FieldGrid, FormSection } from "@/components/form/section";
 import { Button } from "@/components/ui/button";
 import { Link } from "@/components/ui/link";
+import { otherFields, transportSocketText } from "@/lib/envoy-facts";
 import { type ListenerForm, newFilterChain } from "@/lib/listener-form";
 import { routeConfigHref } from "./hrefs";
 import { SecretOptions } from "./secret-options";
@@ -132,7 +133,16 @@ function FilterChain({
   });
   const kind = useWatch<F, `filterChains.${number}.kind`>({ name: `${base}.kind` });
   const isDefault = useWatch<F, `filterChains.${number}.isDefault`>({ name: `${base}.isDefault` });
+  // The chain's Envoy fields the form keeps as written: its transport socket when the model has
+  // no SDS secret for it (a certificate from a file, inline, ...), its other match criteria.
+  const extra = useWatch<F, `filterChains.${number}.extra`>({ name: `${base}.extra` });
+  const secret = useWatch<F, `filterChains.${number}.tlsSecretName`>({
+    name: `${base}.tlsSecretName`,
+  });
+  const otherTls = secret?.trim() ? undefined : transportSocketText(extra?.transportSocket);
+  const otherMatch = otherFields(extra?.filterChainMatch, []);
   const http = kind === "http";
+  const tcp = kind === "tcp";
   const known = routeName !== "" && routeConfigNames.includes(routeName?.trim() ?? "");
   return (
     <FormSection
@@ -145,7 +155,9 @@ function FilterChain({
       description={
         http
           ? "The route configuration this listener serves and its HTTP filters. The router filter is added last for you."
-          : "Network filters only: a tcp_proxy to a cluster (TLS passthrough, SNI routing), redis_proxy, a contrib filter, ... The last filter must end the chain."
+          : tcp
+            ? "A TCP proxy: connections go to a cluster, or split across clusters by weight (TLS passthrough, SNI routing, databases). Its other Envoy fields are kept as written."
+            : "Network filters only: redis_proxy, a contrib filter, ... as Envoy JSON. The last filter must end the chain."
       }
       actions={
         onRemove && (
@@ -166,7 +178,8 @@ function FilterChain({
             label="Chain"
             options={[
               { value: "http", label: "HTTP connection manager" },
-              { value: "network", label: "Network filters only (TCP proxy, ...)" },
+              { value: "tcp", label: "TCP proxy" },
+              { value: "network", label: "Network filters only (Envoy JSON)" },
             ]}
           />
           <CheckboxField<F>
@@ -182,10 +195,12 @@ function FilterChain({
           label={
             http
               ? "Network filters before the HTTP connection manager (JSON)"
-              : "Network filters (JSON)"
+              : tcp
+                ? "Network filters before the TCP proxy (JSON)"
+                : "Network filters (JSON)"
           }
           mono
-          rows={http ? 3 : 8}
+          rows={http || tcp ? 3 : 8}
           hint="Envoy Filter objects, in order, as proto3 JSON: { name, typedConfig: { @type, ... } }."
         />
       )}
@@ -224,6 +239,7 @@ function FilterChain({
           <TextField<F> name={`${base}.statPrefix`} label="Stat prefix" mono />
         </FieldGrid>
       )}
+      {tcp && <TcpProxyFields base={base} />}
       {socket && (
         <FieldGrid>
           <TextField<F> name={`${base}.name`} label="Filter chain name" mono />
@@ -231,14 +247,21 @@ function FilterChain({
             name={`${base}.serverNames`}
             label="Server names (SNI)"
             mono
-            hint="Comma-separated; empty matches every connection."
+            hint={
+              otherMatch.length > 0
+                ? `Comma-separated. The chain also matches on ${otherMatch.join(", ")} (Envoy fields, kept as written).`
+                : "Comma-separated; empty matches every connection."
+            }
           />
           <TextField<F>
             name={`${base}.tlsSecretName`}
             label="TLS secret"
             mono
             list="tls-certificate-secrets"
-            hint="A TLS certificate on the Secrets page, served over SDS; empty for plaintext."
+            hint={
+              otherTls ??
+              "A TLS certificate on the Secrets page, served over SDS; empty for plaintext."
+            }
           />
         </FieldGrid>
       )}
@@ -261,5 +284,89 @@ function FilterChain({
         </FieldGrid>
       )}
     </FormSection>
+  );
+}
+
+/** A chain's tcp_proxy: where connections go, its stat prefix, idle timeout and access log. */
+function TcpProxyFields({ base }: { base: `filterChains.${number}` }) {
+  const { control } = useFormContext<F>();
+  const target = useWatch<F, `filterChains.${number}.tcp.target`>({ name: `${base}.tcp.target` });
+  const split = useFieldArray<F, `filterChains.${number}.tcp.weightedClusters`>({
+    control,
+    name: `${base}.tcp.weightedClusters`,
+  });
+  return (
+    <fieldset aria-label="TCP proxy" className="flex min-w-0 flex-col gap-4">
+      <FieldGrid>
+        <SelectField<F>
+          name={`${base}.tcp.target`}
+          label="Connections go to"
+          options={[
+            { value: "cluster", label: "One cluster" },
+            { value: "weighted", label: "Clusters, split by weight" },
+          ]}
+        />
+        {target === "cluster" ? (
+          <TextField<F> name={`${base}.tcp.cluster`} label="Cluster" mono placeholder="db" />
+        ) : (
+          <div />
+        )}
+        <TextField<F>
+          name={`${base}.tcp.statPrefix`}
+          label="TCP stat prefix"
+          mono
+          hint="Envoy's stats for this proxy: tcp.PREFIX.*"
+        />
+        <NumberField<F>
+          name={`${base}.tcp.idleTimeoutMs`}
+          label="Idle timeout (ms)"
+          hint="Empty: Envoy's default, one hour. 0 turns it off."
+        />
+      </FieldGrid>
+      {target === "weighted" && (
+        <div className="flex flex-col gap-2">
+          <ListError name={`${base}.tcp.weightedClusters`} />
+          {split.fields.map((field, i) => (
+            <div key={field.id} className="grid grid-cols-[1fr_7rem_auto] items-start gap-2">
+              <TextField<F>
+                name={`${base}.tcp.weightedClusters.${i}.name`}
+                label={`TCP split ${i + 1} cluster`}
+                hideLabel
+                mono
+                placeholder="cluster"
+              />
+              <NumberField<F>
+                name={`${base}.tcp.weightedClusters.${i}.weight`}
+                label={`TCP split ${i + 1} weight`}
+                hideLabel
+                placeholder="weight"
+              />
+              <Button
+                variant="ghost"
+                onClick={() => split.remove(i)}
+                aria-label={`Remove TCP split ${i + 1}`}
+              >
+                ✕
+              </Button>
+            </div>
+          ))}
+          <div>
+            <Button
+              variant="ghost"
+              onClick={() => split.append({ name: "", weight: "1", extra: undefined })}
+            >
+              Add cluster to the TCP split
+            </Button>
+          </div>
+        </div>
+      )}
+      <TextAreaField<F>
+        name={`${base}.tcp.accessLog`}
+        label="TCP access log (JSON)"
+        mono
+        rows={3}
+        hint="Envoy AccessLog objects. Empty: no access log."
+      />
+    </fieldset>
   );
 }

@@ -11,6 +11,7 @@ import { toast } from "sonner";
 import type { z } from "zod";
 import { FormAlert } from "@/components/access/access-form";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "@/components/form/field";
+import { revealNamedField } from "@/components/form/reveal-error";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import {
@@ -83,7 +84,7 @@ export function RouteTestForm({
       if (failure.field === undefined) setAlert(failure.message);
       else {
         form.setError(failure.field, { type: "server", message: failure.message });
-        form.setFocus(failure.field);
+        revealNamedField(failure.field);
       }
     },
   });

@@ -1,3 +1,6 @@
+"use client";
+
+import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { LogoMark } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
@@ -7,11 +10,20 @@ import { NavLinks } from "./nav-links";
 import { UserMenu } from "./user-menu";
 
 /**
+ * Pages drawn without the console's frame: the login page belongs to no one signed in, so it has
+ * no navigation (whose links would prefetch pages that need a session), no API status (which
+ * would say "Connecting" forever: nothing there asks the API) and no user menu.
+ */
+const BARE_PATHS: ReadonlySet<string> = new Set(["/login"]);
+
+/**
  * The console's frame: a sidebar with the product and its navigation, a top bar with where you
  * are and whether the API answers, and the page. Below the `md` breakpoint the sidebar becomes a
- * bar above the page.
+ * bar above the page. The sidebar scrolls on its own when its items are taller than the window.
  */
 export function AppShell({ children }: { children: ReactNode }) {
+  const pathname = usePathname();
+  if (BARE_PATHS.has(pathname)) return <BarePage>{children}</BarePage>;
   return (
     <div className="flex min-h-dvh flex-col md:flex-row">
       <a
@@ -33,7 +45,12 @@ export function AppShell({ children }: { children: ReactNode }) {
               <span className="text-[15px]">Switchyard</span>
             </Link>
           </div>
-          <div className="md:flex-1 md:overflow-y-auto md:px-3 md:py-4">
+          {/* Scrolls on its own (the window may be shorter than the list), with shadows at an
+              edge that has more beyond it (nav-scroll in globals.css). */}
+          <div
+            data-nav-scroll=""
+            className="md:nav-scroll md:min-h-0 md:flex-1 md:overflow-y-auto md:overscroll-contain md:px-3 md:py-4"
+          >
             <NavLinks />
           </div>
           <p className="hidden border-t px-4 py-3 text-xs text-fg-subtle md:block">
@@ -54,6 +71,23 @@ export function AppShell({ children }: { children: ReactNode }) {
           <div className="mx-auto w-full max-w-6xl">{children}</div>
         </main>
       </div>
+    </div>
+  );
+}
+
+/** A page on its own: the product's name above it, nothing that needs a session. */
+function BarePage({ children }: { children: ReactNode }) {
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex h-14 items-center px-4 md:px-8">
+        <span className="flex items-center gap-2.5 font-semibold tracking-tight">
+          <Logo />
+          <span className="text-[15px]">Switchyard</span>
+        </span>
+      </header>
+      <main id="main" tabIndex={-1} className="flex-1 px-4 py-8 outline-none md:px-8">
+        <div className="mx-auto w-full max-w-6xl">{children}</div>
+      </main>
     </div>
   );
 }

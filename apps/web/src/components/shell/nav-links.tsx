@@ -3,6 +3,7 @@
 import { skipToken, useQuery } from "@connectrpc/connect-query";
 import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { usePathname } from "next/navigation";
+import { useEffect, useRef } from "react";
 import { type CallerRole, useCaller } from "@/components/access/use-caller";
 import { Link } from "@/components/ui/link";
 import { OPEN_REVIEWS } from "@/lib/review-filter";
@@ -36,6 +37,22 @@ function SignedInNav({ pathname }: { pathname: string }) {
   return <NavList pathname={pathname} callerRole={role} counts={counts} />;
 }
 
+/**
+ * Scrolls the sidebar (the nav's scrolling ancestor, `data-nav-scroll`) so that the current item
+ * is in its view, centred, when it is not; the page itself never moves.
+ */
+function revealCurrentItem(nav: HTMLElement | null): void {
+  const item = nav?.querySelector('[aria-current="page"]');
+  const scroller = nav?.closest<HTMLElement>("[data-nav-scroll]");
+  if (!item || !scroller) return;
+  const view = scroller.getBoundingClientRect();
+  const box = item.getBoundingClientRect();
+  if (box.top < view.top || box.bottom > view.bottom)
+    scroller.scrollTop += box.top - view.top - (view.height - box.height) / 2;
+  if (box.left < view.left || box.right > view.right)
+    scroller.scrollLeft += box.left - view.left - (view.width - box.width) / 2;
+}
+
 function NavList({
   pathname,
   callerRole,
@@ -47,8 +64,16 @@ function NavList({
 }) {
   const active = activeNavItem(pathname);
   const sections = navSectionsFor(callerRole);
+  const navRef = useRef<HTMLElement>(null);
+  // The list is taller than a laptop's window: the page's own item is scrolled into the sidebar's
+  // view when a page is opened (a link, a reload) or the items change (the caller's sections).
+  const itemCount = sections.reduce((n, section) => n + section.items.length, 0);
+  useEffect(() => {
+    if (active === undefined || itemCount === 0) return;
+    revealCurrentItem(navRef.current);
+  }, [active, itemCount]);
   return (
-    <nav aria-label="Main" className="flex gap-1 md:flex-col md:gap-6">
+    <nav ref={navRef} aria-label="Main" className="flex gap-1 md:flex-col md:gap-6">
       {sections.map((section) => {
         const headingId = `nav-${section.label.toLowerCase()}`;
         return (
