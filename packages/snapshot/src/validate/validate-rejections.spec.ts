@@ -5,9 +5,10 @@ import {
   endpointSpec,
   grpcServiceSpec,
   nodeGroupSpec,
+  routeConfigurationSpec,
   socketListenerSpec,
 } from "../fixtures.js";
-import type { ConfigSpec } from "../model.js";
+import type { ClusterSpec, ConfigSpec } from "../model.js";
 import { validate } from "./validate.js";
 import { rejectedBy, VALIDATION_CODES, type ValidationCode } from "./validate-issues.js";
 import {
@@ -17,7 +18,7 @@ import {
 } from "./validate-rejections.js";
 
 /** A gRPC service (api_listener "greeter") received by group "grpc", an Envoy edge by "edge". */
-function fleet(lbPolicy: string): ConfigSpec {
+function fleet(lbPolicy: ClusterSpec["lbPolicy"]): ConfigSpec {
   const grpc = grpcServiceSpec("greeter", [endpointSpec("10.0.0.1", 50051)]);
   return configSpec({
     clusters: [
@@ -26,14 +27,7 @@ function fleet(lbPolicy: string): ConfigSpec {
     ],
     routeConfigurations: [
       ...grpc.routeConfigurations,
-      {
-        ...grpc.routeConfigurations[0]!,
-        name: "edge-routes",
-        virtualHosts: grpc.routeConfigurations[0]!.virtualHosts.map((vh) => ({
-          ...vh,
-          routes: vh.routes.map((r) => ({ ...r, cluster: "web" })),
-        })),
-      },
+      routeConfigurationSpec("edge-routes", "web"),
     ],
     listeners: [...grpc.listeners, socketListenerSpec("edge", 8080, "edge-routes")],
     nodeGroups: [
