@@ -47,9 +47,8 @@ function grpcReach(spec: ConfigSpec): Map<string, Set<string>> {
   const routeConfigurations = new Map(spec.routeConfigurations.map((r) => [r.name, r]));
   const reached = new Map<string, Set<string>>();
   const add = (object: string, listener: string) => {
-    let listeners = reached.get(object);
-    if (!listeners) reached.set(object, (listeners = new Set()));
-    listeners.add(listener);
+    const listeners = reached.get(object) ?? new Set<string>();
+    reached.set(object, listeners.add(listener));
   };
   for (const listener of spec.listeners) {
     if (!listener.apiListener) continue;
