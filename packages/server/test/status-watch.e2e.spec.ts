@@ -148,7 +148,8 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     );
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    const version = (await api.publish({ message: "rejected again", acceptWarnings: true })).snapshot?.version;
+    const version = (await api.publish({ message: "rejected again", acceptWarnings: true }))
+      .snapshot?.version;
     const rejected = await convergence.next(
       (c) => c.version === version && c.summary?.nacked === 1,
       "the new version never showed the NACK",
