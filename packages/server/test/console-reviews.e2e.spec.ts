@@ -309,6 +309,11 @@ describe("review requests in the console", () => {
     await alert.getByRole("button", { name: "Accept the warnings and approve" }).click();
     await toast(admin, `Published version ${before + 1}`);
     expect((await config().getReviewRequest({ id: BigInt(id) })).state).toBe(ReviewState.APPROVED);
-    expect(adminProblems).toEqual([]);
+    // The refused approval is an HTTP error response, which Chromium always logs; nothing else.
+    expect(
+      adminProblems.filter(
+        (p) => !(p.includes("status of 400") && p.includes("ConfigService/ApproveReview")),
+      ),
+    ).toEqual([]);
   }, 120_000);
 });
