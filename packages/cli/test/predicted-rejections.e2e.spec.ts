@@ -72,7 +72,9 @@ describe("predicted rejections in the CLI", () => {
     );
     expect(rejected.stderr).toBe("");
     expect(rejected.code).toBe(3);
-    expect(rejected.stdout).toContain("lb policy LEAST_REQUEST is not supported");
+    expect(rejected.stdout).toContain(
+      'lb policy LEAST_REQUEST is not supported (use ROUND_ROBIN or RING_HASH) [predicted rejection: gRPC clients of node group "default"]',
+    );
     expect(rejected.stdout).toContain(
       "least.yaml: would be rejected: validation predicts that clients of node group(s) default will reject this (a publish needs --accept-warnings)",
     );
@@ -131,6 +133,9 @@ describe("predicted rejections in the CLI", () => {
     expect(published.stderr).toBe("");
     expect(published.code).toBe(0);
     expect(published.stdout).toContain("type STATIC is not supported");
+    expect(published.stdout).toMatch(
+      /lb policy LEAST_REQUEST is not supported .*\[predicted rejection: gRPC clients of node group "default"; the latest version has it too\]/,
+    );
     expect(published.stdout).toContain("published version 3");
   });
 });
