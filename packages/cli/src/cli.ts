@@ -25,6 +25,7 @@ import * as commands from "./commands.js";
 import { chooseServer, type ServerChoice } from "./credentials.js";
 import type { EndpointOptions } from "./endpoint-commands.js";
 import * as endpointCommands from "./endpoint-commands.js";
+import { failingWith, failureCode, sameFailureCode } from "./errors.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
 import { KIND_HELP, parseKind } from "./kinds.js";
 import * as loadCommands from "./load-commands.js";
@@ -122,7 +123,7 @@ function withClient<C, A extends unknown[]>(
     try {
       await run(connectTo(server.url), ...args);
     } catch (error) {
-      throw error instanceof CliError ? error : explain(error, server);
+      throw error instanceof CliError ? error : sameFailureCode(error, explain(error, server));
     }
   };
 }
@@ -149,6 +150,13 @@ function publishAction<A extends unknown[]>(
     (clients, ...args: A) => run(clients.config, clients.rollouts, ...args),
   );
 }
+
+/** --accept-warnings, on every command that publishes (issue 46): past predicted rejections. */
+const acceptWarningsOption = () =>
+  new Option(
+    "--accept-warnings",
+    "publish although validation predicts that some node group's clients will reject the version (NACK it); without it such a publish is refused, naming each",
+  );
 
 /** --abort-rollout, on every command that publishes a change of its own. */
 const abortRolloutOption = () =>
@@ -688,6 +696,7 @@ export function createCli(): Command {
     )
     .option("-t, --type <type>", TYPE_HELP)
     .addOption(abortRolloutOption())
+    .addOption(acceptWarningsOption())
     .action(
       publishAction(
         program,
@@ -704,6 +713,7 @@ export function createCli(): Command {
             overrideRouteTests?: string;
             type?: string;
             abortRollout?: boolean;
+            acceptWarnings?: boolean;
           },
         ) => commands.apply(client, stdout, options.file, options, rollouts),
       ),
@@ -888,7 +898,7 @@ export function createCli(): Command {
     .option("-o, --output <format>", "patch (default) or json (the API's DiffResponse)")
     .option(
       "-f, --file <path>",
-      "instead: what applying these files would change, and every issue, changing nothing (exit 0 nothing, 1 changes, 2 errors); as apply -f",
+      "instead: what applying these files would change, and every issue, changing nothing (exit 0 nothing, 1 changes, 2 errors, 3 would be rejected by clients, 4 warnings with --strict, 5 the command failed); as apply -f",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -896,6 +906,7 @@ export function createCli(): Command {
     .option("--prune", "with -f: also show what apply --prune would delete")
     .option("-l, --selector <terms>", "with --prune: as apply's")
     .option("-t, --type <type>", `with -f: ${TYPE_HELP}`)
+    .option("--strict", "with -f: any warning fails (exit 4)")
     .action(
       clientAction(
         program,
@@ -910,10 +921,19 @@ export function createCli(): Command {
             prune?: boolean;
             selector?: string;
             type?: string;
+            strict?: boolean;
           },
         ) => {
-          if (options.file.length === 0) return commands.showDiff(client, stdout, options);
-          cliIo().setExitCode(await commands.diffFiles(client, stdout, options.file, options));
+          if (options.file.length === 0) {
+            if (options.strict) throw new CliError("--strict judges the files of -f: add -f FILE");
+            return commands.showDiff(client, stdout, options);
+          }
+          // A failed run is not "differs" (1): CI tells them apart.
+          cliIo().setExitCode(
+            await failingWith(commands.DIFF_EXIT.failed, () =>
+              commands.diffFiles(client, stdout, options.file, options),
+            ),
+          );
         },
       ),
     );
@@ -953,6 +973,7 @@ export function createCli(): Command {
     )
     .option("--on-failure <action>", "with --waves: rollback (default) or pause")
     .addOption(abortRolloutOption())
+    .addOption(acceptWarningsOption())
     .option(
       "--skip-rollout <reason>",
       "publish to every node at once, past the default plan and the team's requirement (admins; recorded in the audit log)",
@@ -967,6 +988,7 @@ export function createCli(): Command {
             message: string;
             overrideRouteTests?: string;
             abortRollout?: boolean;
+            acceptWarnings?: boolean;
           },
         ) => publishCommands.publish(client, stdout, options, rollouts),
       ),
@@ -1008,6 +1030,7 @@ export function createCli(): Command {
       "publish although route tests fail, for this reason (admins; recorded in the audit log)",
     )
     .addOption(abortRolloutOption())
+    .addOption(acceptWarningsOption())
     .action(
       publishAction(
         program,
@@ -1015,7 +1038,12 @@ export function createCli(): Command {
           client,
           rollouts,
           id: string,
-          options: { comment?: string; overrideRouteTests?: string; abortRollout?: boolean },
+          options: {
+            comment?: string;
+            overrideRouteTests?: string;
+            abortRollout?: boolean;
+            acceptWarnings?: boolean;
+          },
         ) => reviewCommands.reviewApprove(client, stdout, id, options, rollouts),
       ),
     );
@@ -1082,6 +1110,7 @@ export function createCli(): Command {
       .option("--weight <n>", "their load-balancing weight")
       .option("--health <status>", "healthy, unhealthy, draining, timeout, degraded or unknown")
       .option("-m, --message <message>", "the version's message")
+      .addOption(acceptWarningsOption())
       .action(
         clientAction(
           program,
@@ -1440,6 +1469,7 @@ export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<
       return chosen;
     } catch (error) {
       if (error instanceof CommanderError) return error.exitCode;
+      const code = failureCode(error);
       // Errors the user can fix are one line; anything else is a bug and keeps its stack.
       const known =
         error instanceof StartupError || error instanceof DbError || error instanceof CliError;
@@ -1449,7 +1479,7 @@ export function runCli(argv: readonly string[], io: CliIo = processIo): Promise<
           ? error.message
           : (error.stack ?? error.message);
       run.err(`switchyard: ${text}\n`);
-      return 1;
+      return code;
     }
   };
   // The process's own run needs no context: cliIo() is the process's outside any. Entering an

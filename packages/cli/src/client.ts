@@ -71,7 +71,16 @@ export function formatIssue(issue: Issue): string {
       : issue.severity === Severity.INFO
         ? "note"
         : "error";
-  return `  ${severity}  ${issue.path}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}`;
+  return `  ${severity}  ${issue.path}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}${rejectionNote(issue)}`;
+}
+
+/** A predicted rejection's clients and node groups, after its warning (Issue.rejection). */
+function rejectionNote(issue: Issue): string {
+  const rejection = issue.rejection;
+  if (rejection === undefined) return "";
+  const clients = rejection.client === "grpc" ? "gRPC clients" : "Envoy proxies";
+  const groups = rejection.nodeGroups.map((group) => JSON.stringify(group)).join(", ");
+  return ` [predicted rejection: ${clients} of node group ${groups}${rejection.alreadyPublished ? "; the latest version has it too" : ""}]`;
 }
 
 /** How to name a stored login in a message: "admin, logged in 2026-12-02". */

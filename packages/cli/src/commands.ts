@@ -99,6 +99,8 @@ export async function apply(
      * (`switchyard import --on-clash`); `apply --draft` replaces (same name, same object).
      */
     onClash?: ClashFlag;
+    /** Publish past predicted rejections (accept_warnings). */
+    acceptWarnings?: boolean;
   },
   rollouts?: RolloutClient,
 ): Promise<void> {
@@ -106,6 +108,10 @@ export async function apply(
     throw new CliError("--selector narrows what --prune deletes: add --prune");
   if (options.abortRollout && options.draft)
     throw new CliError("--abort-rollout: --draft publishes nothing, so there is nothing to abort");
+  if (options.acceptWarnings && options.draft)
+    throw new CliError(
+      "--accept-warnings: --draft publishes nothing, so there is nothing to accept",
+    );
   const type = parseTypeFlag(options.type);
   const sources = readApplySources(files, options.recursive === true);
   const { content, locate, sourceOf } = joinSources(sources);
@@ -173,7 +179,13 @@ export async function apply(
     return;
   }
   const pruning = await listPrune(() =>
-    client.apply({ ...sent, dryRun: true, prune: { selector }, bodies: NAMES_ONLY }),
+    client.apply({
+      ...sent,
+      dryRun: true,
+      prune: { selector },
+      acceptWarnings: options.acceptWarnings === true,
+      bodies: NAMES_ONLY,
+    }),
   );
   const published = await located(
     client.apply({
@@ -182,6 +194,7 @@ export async function apply(
       message: options.message ?? `apply ${filename}`,
       routeTestOverride: options.overrideRouteTests ?? "",
       abortRollout: options.abortRollout === true,
+      acceptWarnings: options.acceptWarnings === true,
       bodies: NAMES_ONLY,
     }),
   );
@@ -317,10 +330,34 @@ export async function showDiff(
 }
 
 /**
- * `switchyard diff -f PATH... [-R]`: what applying the files would change in the draft, and every
- * issue the import and a publish of the result would raise, computed by the server without
- * changing anything (Import with dry_run and validate). Returns the exit code, as diff(1) does: 0
- * nothing would change, 1 changes, 2 errors.
+ * The exit codes of `switchyard diff -f`, for CI (README, "switchyard diff -f exit codes"). One
+ * run gives the first that applies, from the last: a failed run, errors, a predicted rejection,
+ * a warning under --strict, a difference, none.
+ */
+export const DIFF_EXIT = {
+  /** Applying the files would change nothing. */
+  same: 0,
+  /** It would change the draft, and a publish of the result would go through. */
+  differs: 1,
+  /** The files cannot be applied, or a publish of the result would be refused for an error. */
+  errors: 2,
+  /**
+   * A publish of the result would be refused because validation predicts that some node group's
+   * clients will reject it (a rejection the latest version does not have): it needs
+   * --accept-warnings.
+   */
+  rejected: 3,
+  /** --strict, and there is a warning (any, a predicted rejection already published included). */
+  warnings: 4,
+  /** The command itself failed: no server, bad credentials, an unreadable file, a bad flag. */
+  failed: 5,
+} as const;
+
+/**
+ * `switchyard diff -f PATH... [-R] [--strict]`: what applying the files would change in the
+ * draft, and every issue the import and a publish of the result would raise, computed by the
+ * server without changing anything (Import with dry_run and validate). Returns the exit code
+ * (DIFF_EXIT), as diff(1) does for 0 and 1.
  */
 export async function diffFiles(
   client: ConfigClient,
@@ -333,8 +370,9 @@ export async function diffFiles(
     type?: string;
     /** `switchyard import --dry-run --on-clash`; diff -f previews an apply, which replaces. */
     onClash?: ClashFlag;
+    strict?: boolean;
   },
-): Promise<0 | 1 | 2> {
+): Promise<(typeof DIFF_EXIT)[keyof typeof DIFF_EXIT]> {
   if (options.selector !== undefined && !options.prune)
     throw new CliError("--selector narrows what --prune deletes: add --prune");
   const type = parseTypeFlag(options.type);
@@ -358,7 +396,7 @@ export async function diffFiles(
     output.out(`${name}: cannot be applied: ${connectError.rawMessage}\n`);
     for (const detail of connectError.findDetails(ValidationErrorsSchema))
       for (const issue of detail.issues) output.out(`${locatedIssue(issue, locate)}\n`);
-    return 2;
+    return DIFF_EXIT.errors;
   }
   const errors = response.issues.filter((issue) => issue.severity === Severity.ERROR);
   output.out(
@@ -369,7 +407,27 @@ export async function diffFiles(
   for (const change of response.changes) output.out(patchOf(change));
   output.out(clashLines(response.clashes));
   for (const issue of response.issues) output.out(`${locatedIssue(issue, locate)}\n`);
-  return errors.length > 0 ? 2 : response.changes.length > 0 ? 1 : 0;
+  if (errors.length > 0) return DIFF_EXIT.errors;
+  // Predicted rejections the latest version lacks: a publish would be refused without
+  // --accept-warnings (the server's rejection gate); one it has too refuses nothing.
+  const rejected = response.issues.filter(
+    (issue) => issue.rejection !== undefined && !issue.rejection.alreadyPublished,
+  );
+  if (rejected.length > 0) {
+    output.out(
+      `${name}: would be rejected: validation predicts that clients of node group(s) ${[
+        ...new Set(rejected.flatMap((issue) => issue.rejection?.nodeGroups ?? [])),
+      ].join(
+        ", ",
+      )} will reject ${rejected.length === 1 ? "this" : `these ${rejected.length}`} (a publish needs --accept-warnings)\n`,
+    );
+    return DIFF_EXIT.rejected;
+  }
+  if (options.strict && response.issues.some((issue) => issue.severity === Severity.WARNING)) {
+    output.out(`${name}: --strict: warnings fail\n`);
+    return DIFF_EXIT.warnings;
+  }
+  return response.changes.length > 0 ? DIFF_EXIT.differs : DIFF_EXIT.same;
 }
 
 function when(info: SnapshotInfo): string {

@@ -70,6 +70,8 @@ export interface EndpointOptions {
   weight?: string;
   health?: string;
   message?: string;
+  /** Publish past predicted rejections (accept_warnings). */
+  acceptWarnings?: boolean;
 }
 
 /**
@@ -117,6 +119,7 @@ export async function setEndpoints(
       operation: OPERATIONS[operation],
       endpoints,
       message: options.message ?? "",
+      acceptWarnings: options.acceptWarnings === true,
     })
     .catch((error: unknown) => {
       throw duringRollout(error, operation);

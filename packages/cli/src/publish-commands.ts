@@ -38,7 +38,9 @@ export async function pinnedDraft(
  * `switchyard publish -m MSG`: the draft as the next version. As a rollout with `--rollout PLAN`
  * or `--waves ...` (publish-rollout.ts), or when the admins' default plan says so; the rollouts
  * it started are printed after it. `--abort-rollout` supersedes a rollout running in a node group
- * the version changes (without it the publish is refused, naming the rollout).
+ * the version changes (without it the publish is refused, naming the rollout). `--accept-warnings`
+ * publishes past predicted rejections (without it a publish that adds one is refused, naming
+ * each).
  */
 export async function publish(
   client: ConfigClient,
@@ -47,6 +49,8 @@ export async function publish(
     message: string;
     overrideRouteTests?: string;
     abortRollout?: boolean;
+    /** Publish past predicted rejections (accept_warnings). */
+    acceptWarnings?: boolean;
   },
   rollouts?: RolloutClient,
 ): Promise<void> {
@@ -56,6 +60,7 @@ export async function publish(
     routeTestOverride: options.overrideRouteTests ?? "",
     ...(rollout === undefined ? {} : { rollout }),
     abortRollout: options.abortRollout === true,
+    acceptWarnings: options.acceptWarnings === true,
     bodies: NAMES_ONLY,
   });
   for (const warning of published.warnings) output.out(`${formatIssue(warning)}\n`);

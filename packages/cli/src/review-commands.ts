@@ -127,7 +127,12 @@ export async function reviewApprove(
   client: ConfigClient,
   output: Output,
   idText: string,
-  options: { comment?: string; overrideRouteTests?: string; abortRollout?: boolean },
+  options: {
+    comment?: string;
+    overrideRouteTests?: string;
+    abortRollout?: boolean;
+    acceptWarnings?: boolean;
+  },
   rollouts?: RolloutClient,
 ): Promise<void> {
   const { request, publish } = await client.approveReview({
@@ -135,6 +140,7 @@ export async function reviewApprove(
     comment: options.comment ?? "",
     routeTestOverride: options.overrideRouteTests ?? "",
     abortRollout: options.abortRollout === true,
+    acceptWarnings: options.acceptWarnings === true,
   });
   for (const warning of publish?.warnings ?? []) output.out(`${formatIssue(warning)}\n`);
   output.out(

@@ -39,7 +39,7 @@ describe("switchyard nodes / node, with a real gRPC xDS client that NACKed a clu
     await harness
       .api()
       .updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await harness.api().publish({ message: "blue on LEAST_REQUEST" });
+    await harness.api().publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
     await until(
       async () => (await status.listNodes({})).nodes.find((n) => n.id === NODE_ID),
       (n) => typeStatusOf(n, TYPE.CDS) === NodeTypeStatus.NACKED,

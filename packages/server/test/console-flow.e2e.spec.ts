@@ -55,10 +55,15 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
   const route = (n: number) => page.getByRole("group", { name: `Route ${n}`, exact: true });
 
   /** Publishes the draft from Changes with `message`; resolves with the version's number. */
-  async function publish(message: string): Promise<number> {
+  /** Publishes from Changes; `acceptRejections`: confirm the predicted rejections it asks about. */
+  async function publish(message: string, acceptRejections = false): Promise<number> {
     await nav("Changes");
     await page.getByLabel("Message").fill(message);
     await button("Publish");
+    if (acceptRejections) {
+      const dialog = page.getByRole("dialog", { name: "Clients will reject this version" });
+      await dialog.getByRole("button", { name: "Publish anyway" }).click();
+    }
     const published = page.getByText(/^Version \d+ published/).first();
     await published.waitFor({ timeout: 15_000 });
     return Number(/Version (\d+)/.exec(await published.innerText())?.[1]);
@@ -132,7 +137,8 @@ describe("the console's edit → publish → converge loop, by clicking", () => 
     await page.getByLabel("Load balancing policy").selectOption("LEAST_REQUEST");
     await button("Save to draft");
     await saved("Cluster “flow-backend” saved to the draft");
-    await publish("Least request for the flow backend");
+    // The gRPC client's rejection is predicted: the console asks before publishing it.
+    await publish("Least request for the flow backend", true);
 
     await nav("Nodes");
     await page.getByRole("link", { name: NODE_ID }).click();

@@ -147,7 +147,7 @@ describe("the console's fleet pages, live in a real browser", () => {
 
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await api.publish({ message: "blue on LEAST_REQUEST" });
+    await api.publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
 
     const nack = page.getByRole("figure", { name: "CDS NACK text" });
     await nack.waitFor({ timeout: 20_000 });

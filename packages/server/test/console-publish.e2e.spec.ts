@@ -1,5 +1,5 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { ConfigService, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
+import { ConfigService, LbPolicy, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   artifactPath,
   launchBrowser,
@@ -339,6 +339,52 @@ describe("the console's release workflow in a real browser", () => {
       only: [{ kind: ResourceKind.CLUSTER, name: "bulk-3" }],
     });
     await page.screenshot({ path: artifactPath("console-history-large.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("asks before publishing a change validation predicts a node group's clients will reject, listing each, and publishes it with accept_warnings only once confirmed", async () => {
+    const api = harness.api();
+    const cluster = await api.getCluster({ name: "payments-backend" });
+    await api.updateCluster({ ...cluster, lbPolicy: LbPolicy.LEAST_REQUEST });
+    const before = (await api.listSnapshots({})).snapshots.length;
+
+    const { page, problems } = await openPage("/changes");
+    await page.getByText("Publishable, with warnings").waitFor({ timeout: 15_000 });
+    // What each Publish the page sends says of accept_warnings (binary protobuf).
+    const accepted: boolean[] = [];
+    page.on("request", (request) => {
+      if (!request.url().endsWith("/Publish")) return;
+      const sent = fromBinary(
+        ConfigService.method.publish.input,
+        request.postDataBuffer() ?? new Uint8Array(),
+      );
+      accepted.push(sent.acceptWarnings);
+    });
+    await page.getByLabel("Message").fill("Least request for payments");
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Clients will reject this version" });
+    await dialog.waitFor();
+    const listed = dialog.getByRole("list", { name: "Predicted rejections" }).getByRole("listitem");
+    expect(await listed.allInnerTexts()).toEqual([
+      expect.stringMatching(
+        /^proxyless gRPC clients of node group "default"\s+a proxyless gRPC client would reject cluster "payments-backend" .*lb policy LEAST_REQUEST is not supported$/,
+      ),
+    ]);
+    await page.screenshot({ path: artifactPath("console-publish-rejections.png") });
+    // Cancelling sends nothing and publishes nothing.
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(accepted).toEqual([]);
+    expect((await api.listSnapshots({})).snapshots).toHaveLength(before);
+
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await dialog.getByRole("button", { name: "Publish anyway" }).click();
+    await page.getByText(`Version ${before + 1} published`).waitFor({ timeout: 15_000 });
+    expect(accepted).toEqual([true]);
+    expect((await api.getCluster({ name: "payments-backend" })).lbPolicy).toBe(
+      LbPolicy.LEAST_REQUEST,
+    );
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);

@@ -6,7 +6,12 @@ import {
   type TestBrowser,
 } from "@switchyard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edsCluster } from "../src/testing/api-objects.js";
+import {
+  apiListener,
+  edsCluster,
+  routeConfiguration,
+  virtualHost,
+} from "../src/testing/api-objects.js";
 import { accessClient, bearer, signIn, USER_PASSWORD } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 
@@ -272,5 +277,43 @@ describe("review requests in the console", () => {
     expect((await config().getReviewRequest({ id: BigInt(id) })).state).toBe(ReviewState.WITHDRAWN);
     expect(memberProblems).toEqual([]);
     expect(adminProblems).toEqual([]);
+  }, 120_000);
+
+  it("an approval validation predicts gRPC clients will reject is refused listing each, and approved once the admin accepts the warnings", async () => {
+    // A proxyless gRPC listener reaches the member's cluster; the member asks for LEAST_REQUEST.
+    await config().createRouteConfiguration(
+      routeConfiguration("shop-routes", [virtualHost("shop", ["*"], "shop-backend")]),
+    );
+    await config().createListener(apiListener("shop", "shop-routes"));
+    await config().publish({ message: "gRPC clients of the shop" });
+    const cluster = await config().getCluster({ name: "shop-backend" });
+    await config().updateCluster({ ...cluster, lbPolicy: LbPolicy.LEAST_REQUEST });
+    const id = await requestReview("Shop backend: least request");
+    const before = (await config().listSnapshots({})).snapshots.length;
+
+    await admin.goto(`${harness.baseUrl}/reviews`);
+    const request = card(admin, id);
+    await request.getByRole("button", { name: "Approve" }).click();
+    const dialog = admin.getByRole("dialog", { name: `Approve and publish review #${id}?` });
+    await dialog.getByRole("button", { name: "Approve and publish" }).click();
+    const alert = dialog.getByRole("alert");
+    await alert
+      .getByText("Refused: validation predicts that clients will reject this version")
+      .waitFor({ timeout: 15_000 });
+    expect(await alert.innerText()).toContain(
+      'a proxyless gRPC client would reject cluster "shop-backend"',
+    );
+    expect((await config().listSnapshots({})).snapshots).toHaveLength(before);
+    await admin.screenshot({ path: artifactPath("console-review-rejections.png") });
+
+    await alert.getByRole("button", { name: "Accept the warnings and approve" }).click();
+    await toast(admin, `Published version ${before + 1}`);
+    expect((await config().getReviewRequest({ id: BigInt(id) })).state).toBe(ReviewState.APPROVED);
+    // The refused approval is an HTTP error response, which Chromium always logs; nothing else.
+    expect(
+      adminProblems.filter(
+        (p) => !(p.includes("status of 400") && p.includes("ConfigService/ApproveReview")),
+      ),
+    ).toEqual([]);
   }, 120_000);
 });

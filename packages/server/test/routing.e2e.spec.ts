@@ -126,9 +126,12 @@ describe.each(REAL_CLIENTS)(
       await harness.api().updateRouteConfiguration(routesTo("blue"));
       await publishIfChanged("all on blue");
       await untilAnswerIs(client, "blue");
-      // Proxyless gRPC rejects LEAST_REQUEST (Switchyard warns at publish, but it is valid Envoy config).
+      // Proxyless gRPC rejects LEAST_REQUEST (valid Envoy config): validation predicts the rejection,
+      // and publishing it needs acceptWarnings.
       await harness.api().updateCluster(cluster("blue", blue, LbPolicy.LEAST_REQUEST));
-      const published = await harness.api().publish({ message: "blue on LEAST_REQUEST" });
+      const published = await harness
+        .api()
+        .publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
       expect(published.warnings.map((w) => w.code)).toContain("grpc-unsupported-lb-policy");
       // The client rejects the update: the NACK and the client's own error text are recorded.
       const nackOf = () =>

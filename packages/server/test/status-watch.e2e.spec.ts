@@ -122,7 +122,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
 
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await api.publish({ message: "blue on LEAST_REQUEST" });
+    await api.publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
     const nacked = await node.next(
       (d) => typeStatusOf(d.summary, CDS) === NodeTypeStatus.NACKED,
       "CDS never NACKED",
@@ -148,7 +148,8 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
     );
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    const version = (await api.publish({ message: "rejected again" })).snapshot?.version;
+    const version = (await api.publish({ message: "rejected again", acceptWarnings: true }))
+      .snapshot?.version;
     const rejected = await convergence.next(
       (c) => c.version === version && c.summary?.nacked === 1,
       "the new version never showed the NACK",
@@ -187,7 +188,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
 
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await api.publish({ message: "rejected for the fleet view" });
+    await api.publish({ message: "rejected for the fleet view", acceptWarnings: true });
     const nacked = await fleet.next((f) => f.counts?.nacked === 1, "the NACK was never counted");
     expect(nacked.recentNacks[0]?.current).toBe(true);
     expect(nacked.recentNacks[0]?.message).toMatch(GRPC_LB_NACK);
@@ -217,7 +218,7 @@ describe("live node status over server-streaming Watch calls (Connect protocol, 
 
     const api = harness.api();
     await api.updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await api.publish({ message: "rejected for the paged view" });
+    await api.publish({ message: "rejected for the paged view", acceptWarnings: true });
     const nacked = await page.next((m) => m.counts?.nacked === 1, "the NACK never reached it");
     // Filtered on SYNCED: the page is now empty, and the counts say why.
     expect(nacked).toMatchObject({ reset: true, total: 0 });

@@ -92,7 +92,7 @@ describe("node status through the StatusService, with a real gRPC xDS client", (
     await harness
       .api()
       .updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await harness.api().publish({ message: "blue on LEAST_REQUEST" });
+    await harness.api().publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
     const summary = await until(
       findNode,
       (n) => typeStatusOf(n, CDS) === NodeTypeStatus.NACKED,

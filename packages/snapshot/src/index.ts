@@ -303,11 +303,22 @@ export {
 } from "./sources.js";
 export { type ValidateOptions, validate } from "./validate/validate.js";
 export {
+  type PredictedRejection,
+  type RejectingClient,
+  rejectedBy,
   type Severity,
   VALIDATION_CODES,
   type ValidationCode,
   type ValidationIssue,
   type ValidationReport,
 } from "./validate/validate-issues.js";
+export {
+  issueObject,
+  markPublishedRejections,
+  newRejections,
+  predictedRejections,
+  type RejectionEntry,
+  rejectionKey,
+} from "./validate/validate-rejections.js";
 export { runtimeKeyProblem, runtimeValueProblem } from "./validate/validate-runtime.js";
 export { MAX_NAME_LENGTH, nameProblem, quotedName } from "./validate/validate-syntax.js";

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Issue, ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
+import { isRejectionRefusal } from "./predicted-rejections";
 import { isRouteTestRefusal, parseRouteTestRefusal, type RouteTestRefusal } from "./route-tests";
 
 /**
@@ -14,6 +15,9 @@ import { isRouteTestRefusal, parseRouteTestRefusal, type RouteTestRefusal } from
  *   admin may publish anyway with a reason (PublishRequest.route_test_override);
  * - `rollout-running`: a node group the version changes has a rollout under way (`rolloutId`,
  *   the first named); the publish may abort it (PublishRequest.abort_rollout);
+ * - `predicted-rejections`: validation predicts that some node group's clients will reject the
+ *   version, each new rejection in `issues`; the publish may accept the warnings
+ *   (PublishRequest.accept_warnings);
  * - `other`: anything else; `message` is the server's.
  */
 export type Refusal =
@@ -24,6 +28,11 @@ export type Refusal =
   | { readonly t: "review-required"; readonly message: string }
   | { readonly t: "route-tests"; readonly message: string; readonly failures: RouteTestRefusal }
   | { readonly t: "rollout-running"; readonly message: string; readonly rolloutId: bigint }
+  | {
+      readonly t: "predicted-rejections";
+      readonly message: string;
+      readonly issues: readonly Issue[];
+    }
   | { readonly t: "other"; readonly message: string; readonly code: Code };
 
 /**
@@ -49,6 +58,10 @@ export function classifyRefusal(error: unknown): Refusal {
       return { t: "review-required", message };
     if (isRouteTestRefusal(message))
       return { t: "route-tests", message, failures: parseRouteTestRefusal(message) };
+    if (isRejectionRefusal(message)) {
+      const issues = e.findDetails(ValidationErrorsSchema).flatMap((d) => d.issues);
+      return { t: "predicted-rejections", message, issues };
+    }
     const running = /has rollout (\d+) .*--abort-rollout/.exec(message);
     if (running) return { t: "rollout-running", message, rolloutId: BigInt(running[1] ?? "0") };
   }
@@ -79,6 +92,10 @@ export function refusalTitle(refusal: Refusal, then = "publish"): string {
     }
     case "rollout-running":
       return `Refused: rollout ${refusal.rolloutId} is under way in a node group this version changes. Wait for it to end, or abort it and ${then}.`;
+    case "predicted-rejections": {
+      const n = refusal.issues.length;
+      return `Refused: validation predicts that clients will reject this version (${n} ${n === 1 ? "warning" : "warnings"}). Fix it, or accept the warnings and ${then}.`;
+    }
     case "other":
       return refusal.message || "The request failed.";
   }

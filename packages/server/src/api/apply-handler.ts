@@ -45,6 +45,7 @@ export function applyHandler(
             routeTests: routeTests.gate,
             routeTestOverride: request.routeTestOverride,
             abortRollout: request.abortRollout,
+            acceptWarnings: request.acceptWarnings,
           }),
           message: request.message.trim() || `apply ${document}`,
           prepare: async (_tx, latest) => withStoredEndpoints(latest, imported, document),

@@ -63,6 +63,7 @@ export function endpointsHandler(
             action: "publish",
             routeTests: routeTests.gate,
             rollout: "immediate",
+            acceptWarnings: request.acceptWarnings,
           }),
           message: request.message.trim() || `endpoints ${operation} ${request.cluster}`,
           prepare: async (_tx, latest) => {

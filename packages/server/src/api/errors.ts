@@ -18,6 +18,12 @@ export interface ApiIssue {
   readonly hint?: string;
   readonly line?: number;
   readonly column?: number;
+  /** A predicted rejection (ValidationIssue.rejection). */
+  readonly rejection?: {
+    readonly by: string;
+    readonly nodeGroups: readonly string[];
+    readonly alreadyPublished?: boolean;
+  };
 }
 
 const severityOf = {
@@ -39,6 +45,15 @@ export function issueMessage(issue: ApiIssue): Issue {
     hint: issue.hint ?? "",
     line: issue.line ?? 0,
     column: issue.column ?? 0,
+    ...(issue.rejection === undefined
+      ? {}
+      : {
+          rejection: {
+            client: issue.rejection.by,
+            nodeGroups: [...issue.rejection.nodeGroups],
+            alreadyPublished: issue.rejection.alreadyPublished === true,
+          },
+        }),
   });
 }
 
@@ -68,6 +83,9 @@ export function toConnectError(error: unknown): unknown {
         return invalidArgument(error.message, error.issues);
       case "not-found":
         return new ConnectError(error.message, Code.NotFound);
+      case "predicted-rejection":
+        // Each new predicted rejection attached, so a client can list them (the console asks).
+        return invalidArgument(error.message, error.issues, Code.FailedPrecondition);
       default:
         return new ConnectError(error.message, Code.FailedPrecondition);
     }

@@ -64,7 +64,7 @@ class DryRun extends Error {
 export function importExportHandlers(
   options: ConfigServiceOptions,
 ): Pick<ServiceImpl<typeof ConfigService>, "import" | "export"> {
-  const { prisma, keyring, importer, routeTests: runners } = options;
+  const { prisma, store, keyring, importer, routeTests: runners } = options;
   const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   return {
     async import(request, context) {
@@ -173,12 +173,16 @@ export function importExportHandlers(
       // validation, as publish runs it, secrets opened with the server's key, and the stored
       // route tests that would refuse it.
       const checked = request.dryRun && request.validate && changes.length > 0;
+      // Each predicted rejection says whether the latest version has it too: a new one would
+      // refuse the publish without accept_warnings (diff -f exits 3 for it).
       const validation = checked
-        ? validate(result.after, {
-            compiled: compile(result.after, { openSecret: keyring.open }),
-            openSecret: keyring.open,
-            now: Date.now(),
-          }).issues
+        ? await store.markRejections(
+            validate(result.after, {
+              compiled: compile(result.after, { openSecret: keyring.open }),
+              openSecret: keyring.open,
+              now: Date.now(),
+            }).issues,
+          )
         : [];
       const routeTests = checked
         ? await routeTestIssues(prisma, runners.dryRun, changes, result.after)

@@ -46,7 +46,10 @@ export function publishHandlers(
   return {
     async validate() {
       const report = await translated(() => store.validateDraft());
-      return { issues: report.issues.map(issueMessage), ok: report.ok };
+      // Each predicted rejection says whether the latest version has it too (rejection-gate.ts):
+      // the console asks to confirm a publish only for new ones.
+      const issues = await translated(() => store.markRejections(report.issues));
+      return { issues: issues.map(issueMessage), ok: report.ok };
     },
 
     async diff(request) {
@@ -98,6 +101,7 @@ export function publishHandlers(
             routeTestOverride: request.routeTestOverride,
             rollout: request.rollout,
             abortRollout: request.abortRollout,
+            acceptWarnings: request.acceptWarnings,
           }),
           message: request.message.trim(),
           baseVersion: version(request.baseVersion, "base_version"),

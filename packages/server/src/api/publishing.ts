@@ -1,7 +1,8 @@
 /**
  * What every handler that publishes shares (publish, rollback, review approval, apply and
  * endpoint registration with --publish): authorizing and auditing inside the publish
- * transaction, versions from requests, and the answer, rendered before the version is served.
+ * transaction, the predicted-rejection gate (store/rejection-gate.ts: publishes, not
+ * rollbacks), versions from requests, and the answer, rendered before the version is served.
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -18,6 +19,7 @@ import { authorizePublish } from "../access/config-guard.js";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import { type PublishHook, type RolloutHook, specOfVersion } from "../store/publish-transaction.js";
+import type { RejectionGate } from "../store/rejection-gate.js";
 import type { PublishedSnapshot, SnapshotRecord } from "../store/snapshot-records.js";
 import { issueMessage } from "./errors.js";
 import {
@@ -43,6 +45,8 @@ export type GuardedAction =
       /** How it goes out (rollout-start.ts); `immediate`: to every node at once, no plan. */
       readonly rollout?: RolloutRequest | "immediate" | undefined;
       readonly abortRollout?: boolean;
+      /** accept_warnings: publish past new predicted rejections (store/rejection-gate.ts). */
+      readonly acceptWarnings?: boolean;
     }
   | { readonly action: "rollback" };
 
@@ -61,6 +65,7 @@ export function guarded(
   readonly authorize: PublishHook;
   readonly audit: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
   readonly rollouts: RolloutHook;
+  readonly rejections: RejectionGate | undefined;
 } {
   const caller = callerOf(context);
   const { action } = guard;
@@ -83,6 +88,8 @@ export function guarded(
   return {
     author: caller.username,
     rollouts,
+    // A publish is gated on predicted rejections; a rollback is not: it restores what ran.
+    rejections: guard.action === "publish" ? { accept: guard.acceptWarnings === true } : undefined,
     authorize: (async (tx, changes, draft, latestVersion) => {
       await authorizePublish(tx, caller, action, changes, draft, latestVersion);
       if (guard.action !== "publish") return [];

@@ -259,6 +259,7 @@ export function reviewHandlers(
         routeTests,
         routeTestOverride: request.routeTestOverride,
         abortRollout: request.abortRollout,
+        acceptWarnings: request.acceptWarnings,
       });
       const comment = request.comment.trim();
       let snapshot: PublishedSnapshot;
@@ -269,6 +270,7 @@ export function reviewHandlers(
           baseVersion: row.baseVersion || undefined,
           draftRevision: row.draftRevision,
           rollouts: hooks.rollouts,
+          rejections: hooks.rejections,
           authorize: async (tx, changes, draft, latestVersion) => {
             // Two admins approving at once: the second waits here, then finds it closed.
             const [locked] = await tx.$queryRaw<Array<{ state: StoredState }>>`

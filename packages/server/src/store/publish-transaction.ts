@@ -34,6 +34,7 @@ import { rolloutServing } from "../rollouts/rollout-rows.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { draftOwners } from "./cluster-owners.js";
 import type { DraftRead } from "./draft-cache.js";
+import { type RejectionGate, rejectionRefusalText, rejectionVerdict } from "./rejection-gate.js";
 import {
   expandManifests,
   loadBlobs,
@@ -65,7 +66,8 @@ export class PublishError extends Error {
       | "invalid"
       | "no-changes"
       | "not-found"
-      | "conflict",
+      | "conflict"
+      | "predicted-rejection",
     message: string,
     readonly issues: readonly ValidationIssue[] = [],
   ) {
@@ -97,6 +99,11 @@ export interface PublishInput {
   readonly audit?: ((tx: TransactionClient, record: SnapshotRecord) => Promise<void>) | undefined;
   /** Rollouts of the version (RolloutHook), once the snapshot row is written. */
   readonly rollouts?: RolloutHook | undefined;
+  /**
+   * The predicted-rejection gate (rejection-gate.ts): refuses a publish that adds a predicted
+   * rejection unless `accept`. Undefined: not gated (a rollback restores what ran).
+   */
+  readonly rejections?: RejectionGate | undefined;
 }
 
 /** What #publish's work gives: the version written, and the content it holds. */
@@ -329,7 +336,28 @@ export async function checkDraft(
       report.issues,
     );
   }
-  return { latestVersion, manifest, changes, config, report, notes };
+  if (input.rejections === undefined)
+    return { latestVersion, manifest, changes, config, report, notes };
+  const verdict = await rejectionVerdict(
+    report.issues,
+    async () => (latestVersion === 0 ? undefined : specOfVersion(tx, latestVersion)),
+    keyring,
+  );
+  if (verdict.fresh.length > 0 && !input.rejections.accept) {
+    throw new PublishError(
+      "predicted-rejection",
+      rejectionRefusalText(verdict.fresh, latestVersion),
+      verdict.issues.filter((issue) => issue.rejection?.alreadyPublished === false),
+    );
+  }
+  return {
+    latestVersion,
+    manifest,
+    changes,
+    config,
+    report: { ...report, issues: verdict.issues },
+    notes,
+  };
 }
 
 /**

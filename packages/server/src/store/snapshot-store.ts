@@ -13,6 +13,9 @@ import {
   draftRevision,
   EMPTY_MANIFEST,
   envoyObjectsWhere,
+  markPublishedRejections,
+  predictedRejections,
+  type RejectionEntry,
   type SourceChange,
   type SourceKind,
   type SourceManifest,
@@ -20,6 +23,7 @@ import {
   sourceManifest,
   sourceObjects,
   specFromSources,
+  type ValidationIssue,
   type ValidationReport,
   validate,
 } from "@switchyard/snapshot";
@@ -46,8 +50,10 @@ import {
   type Written,
   writeSnapshot,
 } from "./publish-transaction.js";
+import { type RejectionGate, rejectionsOf } from "./rejection-gate.js";
 import {
   expandManifests,
+  latestVersion,
   type PublishedSnapshot,
   type SnapshotRecord,
   toRecord,
@@ -79,6 +85,10 @@ export class SnapshotStore {
    * the same instances from one apply to the next, so an apply compiles only what it changed.
    */
   #latestContent: { readonly version: number; readonly read: DraftRead } | undefined;
+  /** The predicted rejections of the latest version, by version (markRejections). */
+  #publishedRejections:
+    | { readonly version: number; readonly entries: RejectionEntry[] }
+    | undefined;
   /** The last draft validated (validateDraft), by the draft's revision. */
   #validated:
     | { readonly revision: string; readonly at: number; readonly report: ValidationReport }
@@ -223,6 +233,29 @@ export class SnapshotStore {
   }
 
   /**
+   * `issues` (a validation of a configuration to publish: the draft's, a dry run's) with each
+   * predicted rejection's `alreadyPublished` said against the latest version, as the publish's
+   * rejection gate would judge it (rejection-gate.ts). The latest version's rejections are
+   * worked out once per version, and only when `issues` has a predicted rejection.
+   */
+  async markRejections(issues: readonly ValidationIssue[]): Promise<readonly ValidationIssue[]> {
+    if (predictedRejections(issues).length === 0) return issues;
+    const published = await this.#prisma.$transaction(
+      async (tx) => {
+        const version = (await latestVersion(tx)) ?? 0;
+        const cached = this.#publishedRejections;
+        if (cached?.version === version) return cached.entries;
+        const spec = version === 0 ? undefined : (await this.#latestRead(tx, version)).spec;
+        const entries = rejectionsOf(spec, this.keyring);
+        this.#publishedRejections = { version, entries };
+        return entries;
+      },
+      { isolationLevel: "RepeatableRead", timeout: 60_000, maxWait: 10_000 },
+    );
+    return markPublishedRejections(issues, published);
+  }
+
+  /**
    * The difference between two versions, or between a version (default: the latest) and the
    * draft. Version 0 is the empty configuration.
    */
@@ -300,6 +333,8 @@ export class SnapshotStore {
     readonly authorize?: PublishHook;
     readonly audit?: (tx: TransactionClient, record: SnapshotRecord) => Promise<void>;
     readonly rollouts?: RolloutHook;
+    /** The predicted-rejection gate (PublishInput.rejections). */
+    readonly rejections?: RejectionGate | undefined;
   }): Promise<PublishedSnapshot> {
     return this.#timed("publish", () =>
       this.#publish(async (tx, latest) => {
@@ -347,6 +382,7 @@ export class SnapshotStore {
           authorize: input.authorize,
           audit: input.audit,
           rollouts: input.rollouts,
+          rejections: input.rejections,
         };
         if (input.dryRun) {
           const checked = await checkDraft(

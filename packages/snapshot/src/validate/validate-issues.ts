@@ -21,6 +21,28 @@ export interface ValidationIssue {
   readonly message: string;
   /** How to fix it, when there is something specific to say. */
   readonly hint?: string;
+  /**
+   * Set on a warning whose code is a predicted rejection (`VALIDATION_CODES[code].rejectedBy`)
+   * when some node group's clients receive what it is about: those clients would NACK the
+   * resource (validate-rejections.ts). A publish that adds one needs accept_warnings.
+   */
+  readonly rejection?: PredictedRejection;
+}
+
+/** Which clients a predicted rejection is for: proxyless gRPC clients, or Envoy proxies. */
+export type RejectingClient = "grpc" | "envoy";
+
+/** Who would reject what a warning is about, by node group (validate-rejections.ts). */
+export interface PredictedRejection {
+  readonly by: RejectingClient;
+  /** The node groups whose clients receive it, sorted; never empty. */
+  readonly nodeGroups: readonly string[];
+  /**
+   * Set by a caller that compared with the published version (markPublishedRejections): true
+   * when that version has the same rejection for every one of these groups, so a publish is not
+   * refused for it.
+   */
+  readonly alreadyPublished?: boolean;
 }
 
 export interface ValidationReport {
@@ -41,6 +63,12 @@ interface CodeInfo {
    */
   readonly crossObject: boolean;
   readonly summary: string;
+  /**
+   * A predicted rejection: the clients named (of the node groups that receive the object at
+   * fault) would NACK the resource, not merely misbehave. Only on warnings: what every client
+   * rejects is an error. A publish that adds one is refused without accept_warnings.
+   */
+  readonly rejectedBy?: RejectingClient;
 }
 
 const error = (summary: string, crossObject = false): CodeInfo => ({
@@ -52,6 +80,11 @@ const warning = (summary: string, crossObject = false): CodeInfo => ({
   severity: "warning",
   crossObject,
   summary,
+});
+/** A warning that `client`s receiving the object would NACK it (CodeInfo.rejectedBy). */
+const rejection = (client: RejectingClient, summary: string, crossObject = false): CodeInfo => ({
+  ...warning(summary, crossObject),
+  rejectedBy: client,
 });
 
 /** Every code `validate` reports, with its severity and meaning. */
@@ -207,28 +240,36 @@ export const VALIDATION_CODES = {
   "total-weight-mismatch": warning(
     "a weighted route's deprecated total_weight differs from the sum of its weights (ignored by current Envoy; older Envoy and gRPC C-core refuse it)",
   ),
-  // Proxyless gRPC (@grpc/grpc-js-xds), only for what an api_listener reaches.
-  "grpc-unsupported-http-filter": warning(
+  // Proxyless gRPC (@grpc/grpc-js-xds), only for what an api_listener reaches. Those a client
+  // NACKs are predicted rejections (`rejectedBy: "grpc"`); grpc-locality-weight is not: the
+  // client takes the assignment and drops the locality.
+  "grpc-unsupported-http-filter": rejection(
+    "grpc",
     "a proxyless gRPC client would reject an HTTP filter",
     true,
   ),
-  "grpc-unsupported-route-action": warning(
+  "grpc-unsupported-route-action": rejection(
+    "grpc",
     "a proxyless gRPC client would reject a REDIRECT or DIRECT_RESPONSE route",
     true,
   ),
-  "grpc-unsupported-cluster-type": warning(
+  "grpc-unsupported-cluster-type": rejection(
+    "grpc",
     "a proxyless gRPC client would reject a STATIC or STRICT_DNS cluster",
     true,
   ),
-  "grpc-unsupported-lb-policy": warning(
+  "grpc-unsupported-lb-policy": rejection(
+    "grpc",
     "a proxyless gRPC client would reject an lb policy other than ROUND_ROBIN or RING_HASH",
     true,
   ),
-  "grpc-unsupported-tls": warning(
+  "grpc-unsupported-tls": rejection(
+    "grpc",
     "a proxyless gRPC client would reject a cluster's SDS TLS context",
     true,
   ),
-  "grpc-retry-policy": warning(
+  "grpc-retry-policy": rejection(
+    "grpc",
     "a proxyless gRPC client would reject a retry policy of num_retries 0 (gRFC A44)",
     true,
   ),
@@ -236,21 +277,29 @@ export const VALIDATION_CODES = {
     "a proxyless gRPC client would ignore a locality without a weight, and its endpoints",
     true,
   ),
-  "grpc-duplicate-locality": warning(
+  "grpc-duplicate-locality": rejection(
+    "grpc",
     "a proxyless gRPC client would reject an assignment listing one locality and priority twice",
     true,
   ),
-  "grpc-duplicate-endpoint": warning(
+  "grpc-duplicate-endpoint": rejection(
+    "grpc",
     "a proxyless gRPC client would reject an assignment listing one address and port twice",
     true,
   ),
-  "grpc-priority-gap": warning(
+  "grpc-priority-gap": rejection(
+    "grpc",
     "a proxyless gRPC client would reject an assignment whose locality priorities skip a level",
     true,
   ),
 } as const satisfies Record<string, CodeInfo>;
 
 export type ValidationCode = keyof typeof VALIDATION_CODES;
+
+/** Which clients would NACK what an issue of `code` is about; undefined when none would. */
+export function rejectedBy(code: ValidationCode): RejectingClient | undefined {
+  return (VALIDATION_CODES[code] as CodeInfo).rejectedBy;
+}
 
 /** Records issues as the checks find them; the severity comes from the code. */
 export class IssueList {

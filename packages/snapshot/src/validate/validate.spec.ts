@@ -1755,6 +1755,8 @@ describe("validate: proxyless gRPC", () => {
       message:
         'a proxyless gRPC client would reject cluster "greeter-backend" (reached from api_listener "greeter"): lb policy LEAST_REQUEST is not supported',
       hint: "use ROUND_ROBIN or RING_HASH",
+      // A client NACKs it: the default group's, which gets the api_listener.
+      rejection: { by: "grpc", nodeGroups: ["default"] },
     });
   });
 });

@@ -40,6 +40,7 @@ import {
   checkNodeGroupReferences,
   checkRouteClusterReferences,
 } from "./validate-references.js";
+import { withPredictedRejections } from "./validate-rejections.js";
 import { checkDomains, checkRouteActions, checkRouteMatches } from "./validate-route-structure.js";
 import { checkRuntimeLayers } from "./validate-runtime.js";
 import { checkSecretReferences, checkSecrets, checkWithheldSecrets } from "./validate-secrets.js";
@@ -112,7 +113,8 @@ function validateUnder(spec: ConfigSpec, options: ValidateOptions): ValidationRe
   checkEnvoyResources(ctx, compiled);
   checkResponseSizes(ctx, compiled);
   checkProxylessGrpc(ctx);
-  return issues.report();
+  const report = issues.report();
+  return { ...report, issues: withPredictedRejections(report.issues, spec, compiled) };
 }
 
 /**

@@ -20,6 +20,7 @@ import { EmptyState, LoadError, LoadingBlock, PageHeader } from "@/components/ui
 import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
+import { newRejections } from "@/lib/predicted-rejections";
 import { rolloutHref } from "@/lib/rollouts";
 import { DiscardButton } from "./discard-button";
 import { OwnReview } from "./own-review";
@@ -141,6 +142,7 @@ export function ChangesView() {
                 <PublishForm
                   reviewed={diff.data}
                   blocked={blocked}
+                  rejections={newRejections(issues)}
                   onPublished={setPublished}
                   onReviewAgain={refetch}
                 />

@@ -1,15 +1,16 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import type { DiffResponse } from "@switchyard/proto/switchyard/v1/config_pb";
+import type { DiffResponse, Issue } from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
 import type { Route } from "next";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
 import { useInvalidateConfig } from "@/components/config/use-config-client";
 import { IssueList } from "@/components/diff/issue-list";
+import { ConfirmDialog } from "@/components/form/confirm-dialog";
 import { TextAreaField } from "@/components/form/field";
 import { UnsavedChangesGuard } from "@/components/form/unsaved-changes-guard";
 import {
@@ -20,6 +21,7 @@ import {
 import { Button } from "@/components/ui/button";
 import { AlertTriangleIcon, RefreshIcon } from "@/components/ui/icons";
 import { Link } from "@/components/ui/link";
+import { rejectedByText } from "@/lib/predicted-rejections";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
 import { rolloutHref } from "@/lib/rollouts";
 
@@ -40,8 +42,12 @@ type MessageValues = z.input<typeof schema>;
  * change that breaks stored route tests is refused listing each failing case; when `override`
  * is given (an admin publishing), a reason sends the same call again with route_test_override.
  * A publish refused because a rollout runs in a group it changes links to the rollout and, when
- * `abortRollout` is given, sends the same call again with abort_rollout. `fields` sit under the
- * message (how the version goes out).
+ * `abortRollout` is given, sends the same call again with abort_rollout. When `rejections` (the
+ * validation's new predicted rejections: some node group's clients would NACK the version) is
+ * not empty, the button first asks in a dialog listing each, and sends with accept_warnings once
+ * confirmed; a refusal for predicted rejections (the validation shown was older) lists them with
+ * a button that sends again accepting them. `fields` sit under the message (how the version goes
+ * out).
  */
 export function DraftMessageForm<R>({
   reviewed,
@@ -57,6 +63,7 @@ export function DraftMessageForm<R>({
   onReviewAgain,
   override,
   abortRollout,
+  rejections = [],
   fields,
 }: {
   reviewed: DiffResponse;
@@ -78,6 +85,8 @@ export function DraftMessageForm<R>({
     routeTestOverride: string;
     /** End the rollouts under way in the groups the version changes (abort_rollout). */
     abortRollout: boolean;
+    /** Publish past predicted rejections (accept_warnings), once the user confirmed. */
+    acceptWarnings: boolean;
   }) => Promise<R>;
   onSent: (response: R) => void;
   onRefused?: (refusal: Refusal) => void;
@@ -86,6 +95,8 @@ export function DraftMessageForm<R>({
   override?: string | undefined;
   /** The button that sends again aborting a running rollout ("Abort it and publish"). */
   abortRollout?: string | undefined;
+  /** Warnings some node group's clients would reject, new to the latest version: confirmed first. */
+  rejections?: readonly Issue[];
   fields?: ReactNode;
 }) {
   const invalidate = useInvalidateConfig();
@@ -100,6 +111,7 @@ export function DraftMessageForm<R>({
     z.output<typeof schema> & {
       readonly routeTestOverride?: string;
       readonly abortRollout?: boolean;
+      readonly acceptWarnings?: boolean;
     }
   >({
     mutationFn: async (values) => {
@@ -110,6 +122,7 @@ export function DraftMessageForm<R>({
           draftRevision: reviewed.draftRevision,
           routeTestOverride: values.routeTestOverride ?? "",
           abortRollout: values.abortRollout ?? false,
+          acceptWarnings: values.acceptWarnings ?? false,
         });
       } catch (error) {
         throw classifyRefusal(error);
@@ -140,13 +153,25 @@ export function DraftMessageForm<R>({
     void form.handleSubmit((values) =>
       mutation.mutate({ ...(values as z.output<typeof schema>), abortRollout: true }),
     )();
+  // The message checked, the dialog asks about the predicted rejections before sending.
+  const [confirming, setConfirming] = useState(false);
+  const sendAccepting = () => {
+    setConfirming(false);
+    void form.handleSubmit((values) =>
+      mutation.mutate({ ...(values as z.output<typeof schema>), acceptWarnings: true }),
+    )();
+  };
   return (
     <FormProvider {...form}>
       <UnsavedChangesGuard dirty={message.trim() !== ""} />
       <form
         noValidate
         aria-label={action}
-        onSubmit={form.handleSubmit((values) => mutation.mutate(values as z.output<typeof schema>))}
+        onSubmit={form.handleSubmit((values) =>
+          rejections.length > 0
+            ? setConfirming(true)
+            : mutation.mutate(values as z.output<typeof schema>),
+        )}
         className="flex flex-col gap-3"
       >
         <TextAreaField<MessageValues>
@@ -170,6 +195,16 @@ export function DraftMessageForm<R>({
               <div className="mt-2">
                 <IssueList issues={refusal.issues} compact />
               </div>
+            )}
+            {refusal.t === "predicted-rejections" && (
+              <>
+                <div className="mt-2">
+                  <IssueList issues={refusal.issues} compact />
+                </div>
+                <Button className="mt-2.5" variant="danger" disabled={busy} onClick={sendAccepting}>
+                  Accept the warnings and {action.toLowerCase()}
+                </Button>
+              </>
             )}
             {refusal.t === "route-tests" && <RouteTestFailures failures={refusal.failures} />}
             {refusal.t === "route-tests" &&
@@ -224,6 +259,29 @@ export function DraftMessageForm<R>({
           </Button>
         </div>
       </form>
+      <ConfirmDialog
+        open={confirming}
+        title={`Clients will reject this version`}
+        confirmLabel={`${action} anyway`}
+        danger
+        busy={busy}
+        onConfirm={sendAccepting}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>
+          Validation predicts that these clients will reject (NACK) what they are sent, and keep
+          their last good version:
+        </p>
+        <ul aria-label="Predicted rejections" className="mt-2 flex flex-col gap-2">
+          {rejections.map((issue, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the list is replaced whole, never reordered
+            <li key={i} className="rounded-lg border px-3 py-2 text-sm">
+              <p className="font-medium text-fg">{rejectedByText(issue)}</p>
+              <p className="mt-0.5 [overflow-wrap:anywhere]">{issue.message}</p>
+            </li>
+          ))}
+        </ul>
+      </ConfirmDialog>
     </FormProvider>
   );
 }

@@ -1,6 +1,10 @@
 "use client";
 
-import type { DiffResponse, PublishResponse } from "@switchyard/proto/switchyard/v1/config_pb";
+import type {
+  DiffResponse,
+  Issue,
+  PublishResponse,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import { toast } from "sonner";
 import { useInvalidateAccess } from "@/components/access/use-access-client";
 import { useCaller } from "@/components/access/use-caller";
@@ -11,17 +15,22 @@ import { useRolloutChoice } from "./rollout-choice";
 /**
  * Publishes the reviewed draft (DraftMessageForm), to every node at once or as a rollout
  * (rollout-choice.tsx). The version's author is the signed-in user: the server takes it from the
- * session. Refused because a rollout runs in a group it changes, it can abort that rollout.
+ * session. Refused because a rollout runs in a group it changes, it can abort that rollout. With
+ * predicted rejections new to the latest version (`rejections`), it asks before publishing, and
+ * publishes with accept_warnings once confirmed.
  */
 export function PublishForm({
   reviewed,
   blocked,
+  rejections,
   onPublished,
   onReviewAgain,
 }: {
   reviewed: DiffResponse;
   /** Why publishing is not possible now (validation errors, nothing to publish), or undefined. */
   blocked: string | undefined;
+  /** The validation's predicted rejections the latest version lacks (newRejections). */
+  rejections: readonly Issue[];
   onPublished: (response: PublishResponse) => void;
   onReviewAgain: () => void;
 }) {
@@ -41,6 +50,7 @@ export function PublishForm({
       blocked={blocked ?? choice.problem}
       fields={choice.fields}
       action="Publish"
+      rejections={rejections}
       busyLabel="Publishing…"
       then="publish"
       placeholder="e.g. Move 10% of checkout traffic to the green backend"

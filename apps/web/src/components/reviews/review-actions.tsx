@@ -44,14 +44,18 @@ type RejectValues = z.input<typeof rejectSchema>;
 
 /**
  * The refusal of a decision, inside its dialog. An approval that breaks route tests lists the
- * failing cases and offers `override` (only admins decide reviews) to approve with a reason.
+ * failing cases and offers `override` (only admins decide reviews) to approve with a reason; one
+ * refused for predicted rejections (clients would NACK the version) lists them and offers
+ * `accept` to approve with accept_warnings.
  */
 function RefusalAlert({
   refusal,
   override,
+  accept,
 }: {
   refusal: Refusal;
   override?: { readonly busy: boolean; readonly send: (reason: string) => void } | undefined;
+  accept?: { readonly busy: boolean; readonly send: () => void } | undefined;
 }) {
   return (
     <div role="alert" className="mt-3 text-sm font-medium text-danger [overflow-wrap:anywhere]">
@@ -59,6 +63,21 @@ function RefusalAlert({
       {refusal.t === "invalid" && refusal.issues.length > 0 && (
         <div className="mt-2 font-normal">
           <IssueList issues={refusal.issues} compact />
+        </div>
+      )}
+      {refusal.t === "predicted-rejections" && (
+        <div className="mt-2 font-normal">
+          <IssueList issues={refusal.issues} compact />
+          {accept && (
+            <Button
+              className="mt-2.5"
+              variant="danger"
+              disabled={accept.busy}
+              onClick={accept.send}
+            >
+              Accept the warnings and approve
+            </Button>
+          )}
         </div>
       )}
       {refusal.t === "route-tests" && (
@@ -102,7 +121,10 @@ export function ApproveButton({
   const approve = useMutation<
     ApproveReviewResponse,
     Refusal,
-    z.output<typeof approveSchema> & { readonly routeTestOverride?: string }
+    z.output<typeof approveSchema> & {
+      readonly routeTestOverride?: string;
+      readonly acceptWarnings?: boolean;
+    }
   >({
     mutationFn: async (values) => {
       try {
@@ -110,6 +132,7 @@ export function ApproveButton({
           id: request.id,
           comment: values.comment,
           routeTestOverride: values.routeTestOverride ?? "",
+          acceptWarnings: values.acceptWarnings ?? false,
         });
       } catch (error) {
         throw classifyRefusal(error);
@@ -136,6 +159,10 @@ export function ApproveButton({
   const approveAnyway = (reason: string) =>
     void form.handleSubmit((values) =>
       approve.mutate({ ...(values as z.output<typeof approveSchema>), routeTestOverride: reason }),
+    )();
+  const approveAccepting = () =>
+    void form.handleSubmit((values) =>
+      approve.mutate({ ...(values as z.output<typeof approveSchema>), acceptWarnings: true }),
     )();
   const base =
     request.baseVersion === 0n
@@ -191,6 +218,7 @@ export function ApproveButton({
           <RefusalAlert
             refusal={approve.error}
             override={{ busy: approve.isPending, send: approveAnyway }}
+            accept={{ busy: approve.isPending, send: approveAccepting }}
           />
         )}
       </ConfirmDialog>
