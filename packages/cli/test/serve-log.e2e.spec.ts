@@ -192,4 +192,35 @@ describe("switchyard serve: a client that closes its stream", () => {
     for (const r of records.filter((r) => r.msg === "xDS call ended by the client"))
       expect(r.level).toBe(20);
   });
+
+  it("with the web console too: pages served and a console watch dropped leave only JSON lines, none an error", async () => {
+    const withConsole = await startServe([], {
+      DATABASE_URL: database.url,
+      SWITCHYARD_LOG_LEVEL: "debug",
+    });
+    try {
+      const token = await adminToken(withConsole.baseUrl);
+      for (const page of ["/", "/login", "/nodes"]) {
+        const response = await fetch(`${withConsole.baseUrl}${page}`);
+        await response.arrayBuffer();
+        expect(response.status).toBeLessThan(500);
+      }
+      await watchThenDrop(withConsole, token, "switchyard.v1.StatusService/WatchFleet", (request) =>
+        request.socket?.resetAndDestroy(),
+      );
+      await waitFor(
+        () => {
+          const { records, text } = linesAfterBanner(withConsole.output());
+          return text.length > 0 || records.some((r) => r.msg === "API call ended by the client");
+        },
+        "the dropped watch to be logged",
+        20_000,
+      );
+      const { records, text } = linesAfterBanner(withConsole.output());
+      expect(text).toEqual([]);
+      expect(records.filter((r) => Number(r.level) >= ERROR)).toEqual([]);
+    } finally {
+      expect(await withConsole.stop()).toBe(0);
+    }
+  });
 });
