@@ -121,7 +121,8 @@ export async function serve(flags: {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
-      process.stderr.write("stopping already; waiting for PostgreSQL to shut down cleanly\n");
+      // In the JSON log as every line after the banner (console-log.ts).
+      logger.warn({ signal }, "stopping already; waiting for PostgreSQL to shut down cleanly");
       return;
     }
     stopping = true;
