@@ -306,7 +306,7 @@ export async function waitForVersion(
       targeted === 0
         ? `version ${version}: no connected nodes are targeted; nothing to wait for`
         : allAcked
-          ? `version ${version}: ${targeted}/${targeted} nodes in sync, p99 ${summary?.p99Ms === undefined ? "-" : `${summary.p99Ms} ms`}`
+          ? `version ${version}: ${targeted}/${targeted} nodes in sync, p99 ${summary?.p99Ms === undefined ? "-" : `${summary.p99Ms} ms`}${connectedLaterText(summary?.connectedLater ?? 0)}`
           : `version ${version}: ${summary?.acked ?? 0}/${targeted} nodes in sync, ${summary?.nacked ?? 0} rejected, ${summary?.pending ?? 0} pending`;
     if (options.watch && progress !== lastProgress && (settled || !allAcked)) {
       output.out(`${clock(now())}  ${progress}\n`);
@@ -347,6 +347,16 @@ export async function waitForVersion(
     }
     await sleep(Math.max(0, Math.min(WAIT_POLL_MS, deadline - now())));
   }
+}
+
+/**
+ * The nodes left out of the percentiles because they connected after the publish (their time to
+ * ACK measures when they came): " (and 2 nodes that connected later)", or nothing.
+ */
+export function connectedLaterText(count: number): string {
+  return count === 0
+    ? ""
+    : ` (and ${count} node${count === 1 ? "" : "s"} that connected later, not in the p99)`;
 }
 
 /** "12:00:05", UTC, the time a watch line was printed. */

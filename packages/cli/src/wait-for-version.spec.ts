@@ -24,7 +24,7 @@ const { IN_SYNC, BEHIND } = TypeConvergenceState;
 type NodeInit = NonNullable<MessageInitShape<typeof ConvergenceSchema>["nodes"]>[number];
 
 /** GetConvergence's answer for version 7, published at PUBLISHED, with these nodes. */
-function convergence(nodes: NodeInit[], p99Ms?: number) {
+function convergence(nodes: NodeInit[], p99Ms?: number, connectedLater = 0) {
   const count = (state: NodeConvergenceState) => nodes.filter((n) => n.state === state).length;
   return create(ConvergenceSchema, {
     version: 7n,
@@ -35,6 +35,7 @@ function convergence(nodes: NodeInit[], p99Ms?: number) {
       nacked: count(NACKED),
       pending: count(PENDING),
       ...(p99Ms === undefined ? {} : { p99Ms }),
+      connectedLater,
     },
     nodes,
   });
@@ -162,6 +163,19 @@ describe("switchyard wait", () => {
     const none = await wait(statusAnswering([convergence([])]));
     expect(none.error).toBeUndefined();
     expect(none.out).toMatch(/no connected nodes/);
+  });
+
+  it("says the p99 leaves out the nodes that connected after the publish, and how many", async () => {
+    const done = convergence([inSync("a"), inSync("b"), inSync("c")], 42, 2);
+    const ok = await wait(statusAnswering([done]));
+    expect(ok.error).toBeUndefined();
+    expect(ok.out).toBe(
+      "version 7: 3/3 nodes in sync, p99 42 ms (and 2 nodes that connected later, not in the p99)\n",
+    );
+    const one = await wait(statusAnswering([convergence([inSync("a")], undefined, 1)]));
+    expect(one.out).toBe(
+      "version 7: 1/1 nodes in sync, p99 - (and 1 node that connected later, not in the p99)\n",
+    );
   });
 
   it("does not report success until the publish is old enough for late-written nodes to be listed", async () => {

@@ -79,11 +79,16 @@ describe("convergence of a version and `switchyard wait`, with a real gRPC xDS c
     const result = await cli("wait", "--version", "1", "--timeout", "20s");
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^version 1: 1\/1 nodes in sync, p99 \d+ ms\n$/);
+    // The node connected after the publish: its ACK says when it came, not how fast version 1
+    // spread, so it is named apart rather than counted in the p99 (issue 46).
+    expect(result.stdout).toBe(
+      "version 1: 1/1 nodes in sync, p99 - (and 1 node that connected later, not in the p99)\n",
+    );
 
     const convergence = await status.getConvergence({ version: 1n });
     expect(convergence.summary).toMatchObject({ targeted: 1, acked: 1, nacked: 0, pending: 0 });
-    expect(convergence.summary?.p99Ms).toBeGreaterThanOrEqual(0);
+    expect(convergence.summary?.p99Ms).toBeUndefined();
+    expect(convergence.summary?.connectedLater).toBe(1);
     const node = convergence.nodes.find((n) => n.nodeId === NODE_ID);
     expect(node?.state).toBe(NodeConvergenceState.ACKED);
     expect(node?.group).not.toBe("");

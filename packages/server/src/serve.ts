@@ -5,6 +5,7 @@
 import * as path from "node:path";
 import { pino } from "pino";
 import { type Switchyard, startSwitchyard } from "./app.js";
+import { routeConsoleToLogger } from "./console-log.js";
 import { readEnv } from "./env.js";
 import type { FileDeliveryOptions } from "./file-delivery.js";
 import { embeddedSecretsKey, SECRETS_KEY_VARIABLE, type SecretsKey } from "./secrets-key.js";
@@ -120,7 +121,8 @@ export async function serve(flags: {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
-      process.stderr.write("stopping already; waiting for PostgreSQL to shut down cleanly\n");
+      // In the JSON log as every line after the banner (console-log.ts).
+      logger.warn({ signal }, "stopping already; waiting for PostgreSQL to shut down cleanly");
       return;
     }
     stopping = true;
@@ -142,6 +144,9 @@ export async function serve(flags: {
   process.on("SIGTERM", () => stop("SIGTERM"));
   // A closed terminal: stop as for Ctrl-C (PostgreSQL, in a process group of its own, is not told).
   process.on("SIGHUP", () => stop("SIGHUP"));
+  // What libraries print with console.* and Node's warnings go to the JSON log too (console-log.ts),
+  // from the start on; a start that fails gives the console back to the caller.
+  const restoreConsole = routeConsoleToLogger(logger);
   started = startSwitchyard({
     secretsKey,
     xdsSecurity,
@@ -176,7 +181,13 @@ export async function serve(flags: {
     ...fileDeliveryOf(flags, env),
     adminPassword: env.SWITCHYARD_ADMIN_PASSWORD,
   });
-  const app = await started;
+  let app: Switchyard;
+  try {
+    app = await started;
+  } catch (error) {
+    restoreConsole();
+    throw error;
+  }
   if (app.initialAdmin.t === "created" && app.initialAdmin.generatedPassword !== null) {
     // Shown once, here only: it is stored nowhere but as an argon2id hash (auth/index.ts).
     const rule = "  ".padEnd(72, "=");

@@ -9,6 +9,7 @@
  */
 import cluster from "node:cluster";
 import { pino } from "pino";
+import { routeConsoleToLogger } from "./console-log.js";
 import { startXdsReplica, type XdsReplica } from "./replica.js";
 import type { FromWorker, ToWorker } from "./xds-workers.js";
 
@@ -33,6 +34,7 @@ const stop = async () => {
 process.on("message", (message: ToWorker) => {
   if (message.t === "start") {
     const logger = pino({ level: message.logLevel, base: { worker: cluster.worker?.id } });
+    routeConsoleToLogger(logger);
     starting = startXdsReplica(message.settings, logger, message.rollouts).then(
       (replica) => {
         send({ t: "listening", port: replica.xdsPort });

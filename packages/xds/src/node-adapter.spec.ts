@@ -26,6 +26,29 @@ describe("the logged Connect adapter", () => {
     expect(peerWentAway(new TypeError("x is undefined"))).toBe(false);
   });
 
+  it("counts an HTTP/2 stream the client cancelled, or a write to a stream already destroyed, as the client going away; another reset code as a failure", () => {
+    const nodeError = (code: string, message: string) =>
+      Object.assign(new Error(message), { code });
+    // What Node's http2 gives a stream the peer reset with RST_STREAM CANCEL (0x8).
+    expect(
+      peerWentAway(
+        nodeError("ERR_HTTP2_STREAM_ERROR", "Stream closed with error code NGHTTP2_CANCEL"),
+      ),
+    ).toBe(true);
+    expect(
+      peerWentAway(
+        nodeError("ERR_HTTP2_STREAM_ERROR", "Stream closed with error code NGHTTP2_PROTOCOL_ERROR"),
+      ),
+    ).toBe(false);
+    expect(
+      peerWentAway(
+        nodeError("ERR_STREAM_DESTROYED", "Cannot call write after a stream was destroyed"),
+      ),
+    ).toBe(true);
+    expect(peerWentAway(nodeError("ERR_STREAM_WRITE_AFTER_END", "write after end"))).toBe(true);
+    expect(peerWentAway(nodeError("ECONNABORTED", "aborted"))).toBe(true);
+  });
+
   it("gives a stream the client closed mid-answer to onFailure as the peer's doing, printing nothing itself", async () => {
     const printed = vi.spyOn(console, "error");
     const failures: { method: string; peerGone: boolean }[] = [];

@@ -21,21 +21,40 @@ export type NodeHandlerFn = NonNullable<ConnectNodeAdapterOptions["fallback"]>;
 /** A handler's failure after its request was taken; `method` is "package.Service/Method". */
 export type HandlerFailure = (method: string, reason: unknown) => void;
 
-/** Error codes of a peer that went away, as Node's sockets and streams report them. */
+/**
+ * Error codes of a peer that went away, as Node's sockets and streams report them: the
+ * connection reset or closed under a write, or a write to a stream already destroyed because of
+ * that (connect-node's own list, node-error.ts, has most; EPIPE and premature closes it calls
+ * internal).
+ */
 const PEER_GONE = new Set([
   "ECONNRESET",
+  "ECONNABORTED",
   "EPIPE",
   "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_STREAM_DESTROYED",
+  "ERR_STREAM_WRITE_AFTER_END",
   "ERR_HTTP2_STREAM_CANCEL",
+  "ERR_HTTP2_INVALID_STREAM",
 ]);
+
+/**
+ * An HTTP/2 stream the peer reset with CANCEL (RFC 9113 section 7, code 0x8: "the stream is no
+ * longer needed"; what a gRPC client sends when it cancels a call), as Node reports it:
+ * ERR_HTTP2_STREAM_ERROR, "Stream closed with error code NGHTTP2_CANCEL". Other reset codes
+ * (PROTOCOL_ERROR, INTERNAL_ERROR …) say something went wrong, and are not the peer leaving.
+ */
+const cancelled = (error: NodeJS.ErrnoException) =>
+  error.code === "ERR_HTTP2_STREAM_ERROR" && /\bNGHTTP2_CANCEL\b/.test(error.message);
 
 /** Whether `reason` says only that the client went away (or cancelled), not that we failed. */
 export function peerWentAway(reason: unknown): boolean {
   const code = ConnectError.from(reason).code;
   if (code === Code.Aborted || code === Code.Canceled) return true;
   for (let cause: unknown = reason; cause instanceof Error; cause = cause.cause) {
-    const errno = (cause as NodeJS.ErrnoException).code;
-    if (errno !== undefined && PEER_GONE.has(errno)) return true;
+    const error = cause as NodeJS.ErrnoException;
+    if (error.code !== undefined && PEER_GONE.has(error.code)) return true;
+    if (cancelled(error)) return true;
   }
   return false;
 }

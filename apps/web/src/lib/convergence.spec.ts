@@ -21,11 +21,36 @@ function convergence(summary: {
   pending: number;
   p50Ms?: number;
   p99Ms?: number;
+  connectedLater?: number;
 }): Convergence {
   return create(ConvergenceSchema, { version: 7n, summary });
 }
 
 describe("summarizeRollout", () => {
+  it("says the p50/p99 to ACK leave out the nodes that connected after the publish, and how many", () => {
+    const later = summarizeRollout(
+      convergence({
+        targeted: 5,
+        acked: 5,
+        nacked: 0,
+        pending: 0,
+        p50Ms: 20,
+        p99Ms: 40,
+        connectedLater: 2,
+      }),
+    );
+    expect(later.p99).toBe("40 ms");
+    expect(later.connectedLater).toBe("and 2 nodes that connected later");
+    const one = summarizeRollout(
+      convergence({ targeted: 1, acked: 1, nacked: 0, pending: 0, connectedLater: 1 }),
+    );
+    expect(one.connectedLater).toBe("and 1 node that connected later");
+    const none = summarizeRollout(
+      convergence({ targeted: 1, acked: 1, nacked: 0, pending: 0, p99Ms: 5 }),
+    );
+    expect(none.connectedLater).toBeUndefined();
+  });
+
   it("says a version with no connected node has nothing to converge", () => {
     const s = summarizeRollout(convergence({ targeted: 0, acked: 0, nacked: 0, pending: 0 }));
     expect(s.state).toBe("no-nodes");

@@ -46,8 +46,14 @@ export interface RolloutSummary {
   readonly pending: number;
   /** Shares of the targeted nodes, 0..100, for a stacked progress bar; they add up to 100. */
   readonly percent: { readonly acked: number; readonly nacked: number; readonly pending: number };
+  /** Over the nodes connected when the version was published only. */
   readonly p50: string | undefined;
   readonly p99: string | undefined;
+  /**
+   * The ACKed nodes left out of p50/p99 because they connected after the publish, in words
+   * ("and 2 nodes that connected later"); undefined when there are none.
+   */
+  readonly connectedLater: string | undefined;
   readonly headline: string;
 }
 
@@ -92,6 +98,10 @@ export function summarizeRollout(convergence: Convergence): RolloutSummary {
     percent: { acked: share(acked), nacked: share(nacked), pending: share(pending) },
     p50: s?.p50Ms === undefined ? undefined : formatMs(s.p50Ms),
     p99: s?.p99Ms === undefined ? undefined : formatMs(s.p99Ms),
+    connectedLater:
+      (s?.connectedLater ?? 0) === 0
+        ? undefined
+        : `and ${nodes(s?.connectedLater ?? 0)} that connected later`,
     headline,
   };
 }

@@ -187,6 +187,7 @@ export function convergenceMessage(result: ConvergenceResult): Convergence {
       ...(result.durations.p50 === undefined ? {} : { p50Ms: result.durations.p50 }),
       ...(result.durations.p99 === undefined ? {} : { p99Ms: result.durations.p99 }),
       ...(result.durations.max === undefined ? {} : { maxMs: result.durations.max }),
+      connectedLater: result.connectedLater,
     },
     nodes: result.nodes.map((node) => ({
       nodeId: node.nodeId,
@@ -194,6 +195,7 @@ export function convergenceMessage(result: ConvergenceResult): Convergence {
       group: node.group,
       state: nodeConvergenceState[node.state],
       ...(node.ackMs === undefined ? {} : { ackMs: node.ackMs }),
+      connectedAfterPublish: node.connectedAfterPublish,
       nackTypeUrl: node.nack?.typeUrl ?? "",
       nackMessage: node.nack?.errorDetail ?? "",
       types: node.types.map((type) => ({

@@ -76,7 +76,12 @@ function type(
   };
 }
 
-function node(id: string, types: NodeTypeRecord[], metadata: unknown = {}): NodeRecord {
+function node(
+  id: string,
+  types: NodeTypeRecord[],
+  metadata: unknown = {},
+  connectedSince = 0,
+): NodeRecord {
   return {
     id,
     cluster: "edge",
@@ -84,7 +89,7 @@ function node(id: string, types: NodeTypeRecord[], metadata: unknown = {}): Node
     metadata,
     userAgent: { name: "test", version: undefined },
     clientFeatures: [],
-    connection: { t: "connected", since: 0, openStreams: 1 },
+    connection: { t: "connected", since: connectedSince, openStreams: 1 },
     replicaId: "r1",
     variant: "ads-sotw",
     remoteAddress: "127.0.0.1",
@@ -194,6 +199,50 @@ describe("classifyConvergence", () => {
     expect(byId.e?.state).toBe("PENDING");
     expect(byId.f).toMatchObject({ state: "PENDING", types: [] });
     expect(byId.g?.types[0]?.state).toBe("BEHIND");
+  });
+
+  it("counts in p50/p99 to ACK only the nodes connected when the version was published; those that connected later are counted apart", () => {
+    const all = { blue: "c1", green: "g1" };
+    const result = classifyConvergence(manifests, [
+      // Connected before the publish: 20 ms and 40 ms to ACK.
+      node("early-1", [type(CDS, all, { ackedAt: PUBLISHED + 20 })], {}, PUBLISHED - 60_000),
+      node("early-2", [type(CDS, all, { ackedAt: PUBLISHED + 40 })], {}, PUBLISHED),
+      // Connected 13 s after the publish and ACKed at once: 13 s from the publish, which is not
+      // how fast the version spread.
+      node("late-1", [type(CDS, all, { ackedAt: PUBLISHED + 13_005 })], {}, PUBLISHED + 13_000),
+      node("late-2", [type(CDS, all, { ackedAt: PUBLISHED + 14_010 })], {}, PUBLISHED + 14_000),
+      // Connected later and not in sync yet: pending, not "connected later" in the summary.
+      node(
+        "late-3",
+        [type(CDS, { blue: "c0" }, { ackedAt: PUBLISHED + 15_010 })],
+        {},
+        PUBLISHED + 15_000,
+      ),
+    ]);
+
+    expect(result.durations).toEqual({ count: 2, p50: 20, p99: 40, max: 40 });
+    expect(result.connectedLater).toBe(2);
+    expect(result.acked).toBe(4);
+    expect(result.nodes.map((n) => [n.nodeId, n.state, n.ackMs, n.connectedAfterPublish])).toEqual([
+      ["early-1", "ACKED", 20, false],
+      ["early-2", "ACKED", 40, false],
+      ["late-1", "ACKED", 13_005, true],
+      ["late-2", "ACKED", 14_010, true],
+      ["late-3", "PENDING", undefined, true],
+    ]);
+  });
+
+  it("has no percentiles when only nodes that connected after the publish ACKed", () => {
+    const result = classifyConvergence(manifests, [
+      node(
+        "late",
+        [type(CDS, { blue: "c1", green: "g1" }, { ackedAt: PUBLISHED + 13_005 })],
+        {},
+        PUBLISHED + 13_000,
+      ),
+    ]);
+    expect(result.durations).toEqual({ count: 0, p50: undefined, p99: undefined, max: undefined });
+    expect(result.connectedLater).toBe(1);
   });
 
   it("a held name the version no longer has is behind; a type the version has no opinion on is in sync", () => {

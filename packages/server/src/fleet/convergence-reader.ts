@@ -48,6 +48,12 @@ export interface NodeConvergence {
   readonly state: NodeConvergenceState;
   /** ACKED only: publish → latest ACK, 0 when the node already held the version. */
   readonly ackMs: number | undefined;
+  /**
+   * Whether the node's connection opened after the publish (it connected, or reconnected, later):
+   * its ACK time then measures when it came, not how fast the version reached it, and is left out
+   * of the percentiles (ConvergenceResult.connectedLater).
+   */
+  readonly connectedAfterPublish: boolean;
   /** NACKED only: the first NACKED type by type URL. */
   readonly nack: { readonly typeUrl: string; readonly errorDetail: string } | undefined;
   /** Sorted by type URL. */
@@ -61,7 +67,13 @@ export interface ConvergenceResult {
   readonly acked: number;
   readonly nacked: number;
   readonly pending: number;
+  /**
+   * Publish → ACK times of the ACKED nodes that were connected when the version was published;
+   * nodes that connected later are counted in `connectedLater` instead.
+   */
   readonly durations: DurationSummary;
+  /** ACKED nodes whose connection opened after the publish: not in `durations`. */
+  readonly connectedLater: number;
   /** Sorted by node id. */
   readonly nodes: readonly NodeConvergence[];
 }
@@ -156,7 +168,13 @@ function nodeConvergence(
   const types = [...node.types]
     .sort((a, b) => (a.typeUrl < b.typeUrl ? -1 : a.typeUrl > b.typeUrl ? 1 : 0))
     .map((type) => typeConvergence(type, group, manifests.publishedAt, memo));
-  const base = { nodeId: node.id, cluster: node.cluster, group: group.name, types };
+  const base = {
+    nodeId: node.id,
+    cluster: node.cluster,
+    group: group.name,
+    types,
+    connectedAfterPublish: connectedAfter(node, manifests.publishedAt),
+  };
   // A node that requested no type yet holds nothing: pending, not vacuously in sync.
   if (types.length > 0 && types.every((t) => t.state === "IN_SYNC")) {
     const lastAck = Math.max(...types.map((t) => t.acked?.at ?? Number.NEGATIVE_INFINITY));
@@ -178,7 +196,19 @@ function nodeConvergence(
   return { ...base, state: "PENDING", ackMs: undefined, nack: undefined };
 }
 
-/** Pure: classifies `nodes` (the connected ones) against a version's manifests. */
+/** Whether `node`'s connection (the one open now, or the last) opened after `publishedAt`. */
+function connectedAfter(node: NodeRecord, publishedAt: number): boolean {
+  const since =
+    node.connection.t === "connected" ? node.connection.since : node.connection.connectedSince;
+  return since > publishedAt;
+}
+
+/**
+ * Pure: classifies `nodes` (the connected ones) against a version's manifests. The percentiles
+ * to ACK count only the nodes connected when the version was published: a node that connected
+ * later ACKs when it comes, and its time from the publish says nothing of how fast the version
+ * spread (issue 46). Those are counted apart, in `connectedLater`.
+ */
 export function classifyConvergence(
   manifests: VersionManifests,
   nodes: readonly NodeRecord[],
@@ -195,7 +225,10 @@ export function classifyConvergence(
     acked: count("ACKED"),
     nacked: count("NACKED"),
     pending: count("PENDING"),
-    durations: summarizeDurations(results.flatMap((n) => (n.ackMs === undefined ? [] : [n.ackMs]))),
+    durations: summarizeDurations(
+      results.flatMap((n) => (n.ackMs === undefined || n.connectedAfterPublish ? [] : [n.ackMs])),
+    ),
+    connectedLater: results.filter((n) => n.state === "ACKED" && n.connectedAfterPublish).length,
     nodes: results,
   };
 }

@@ -13,6 +13,7 @@ const resultOf = (version: number, load: number): ConvergenceResult => ({
   nacked: 0,
   pending: 0,
   durations: { count: 0 } as ConvergenceResult["durations"],
+  connectedLater: 0,
   nodes: [],
 });
 

@@ -121,7 +121,12 @@ function Summary({ summary }: { summary: RolloutSummary }) {
         />
         <RolloutStat label="Pending" value={summary.pending} size={stat} />
         <RolloutStat label="p50 to ACK" value={summary.p50 ?? "—"} size={stat} />
-        <RolloutStat label="p99 to ACK" value={summary.p99 ?? "—"} size={stat} />
+        <RolloutStat
+          label="p99 to ACK"
+          value={summary.p99 ?? "—"}
+          size={stat}
+          note={summary.connectedLater}
+        />
       </dl>
     </div>
   );

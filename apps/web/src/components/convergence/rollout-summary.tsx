@@ -64,10 +64,13 @@ export function RolloutStat({
   value,
   tone = "text-fg",
   size = "text-base",
+  note,
 }: {
   label: string;
   value: number | string;
   tone?: string;
+  /** A line under the figure saying what it leaves out ("and 2 nodes that connected later"). */
+  note?: string | undefined;
   /** The figure's type size: the rollout panel shows larger figures than the Overview. */
   size?: "text-base" | "text-lg tracking-tight";
 }) {
@@ -75,6 +78,7 @@ export function RolloutStat({
     <div className="rounded-lg border bg-surface-muted px-3 py-2">
       <dt className="text-xs text-fg-subtle">{label}</dt>
       <dd className={`mt-0.5 ${size} font-semibold tabular-nums ${tone}`}>{value}</dd>
+      {note === undefined ? null : <dd className="text-xs text-fg-subtle">{note}</dd>}
     </div>
   );
 }

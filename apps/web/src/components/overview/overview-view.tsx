@@ -233,7 +233,11 @@ function Rollout({
               tone={summary.nacked > 0 ? "text-danger" : "text-fg"}
             />
             <RolloutStat label="p50 to ACK" value={summary.p50 ?? "—"} />
-            <RolloutStat label="p99 to ACK" value={summary.p99 ?? "—"} />
+            <RolloutStat
+              label="p99 to ACK"
+              value={summary.p99 ?? "—"}
+              note={summary.connectedLater}
+            />
           </dl>
         </>
       ) : (
