@@ -32,7 +32,7 @@ import { callerOf, ipOf } from "../access/request-context.js";
 import type { EnvoyImporter, ImportOutcome } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { readConfigSpec } from "../store/config-store.js";
-import { deleteObject, writeObjects } from "../store/draft-store.js";
+import { deleteObject, writeChangedObjects } from "../store/draft-store.js";
 import type { ConfigServiceOptions } from "./config-options.js";
 import { specAt } from "./draft-handlers.js";
 import { type ApiIssue, invalidArgument, issueMessage, translated } from "./errors.js";
@@ -78,7 +78,8 @@ export function importExportHandlers(
             const before = await readConfigSpec(tx);
             const fragment = withStoredEndpoints(before, imported, document);
             const pruned = await pruneDeletions(tx, caller, before, 0, fragment, request.prune);
-            await writeObjects(tx, fragment);
+            // An object the document holds as the draft has it keeps its row (update time).
+            await writeChangedObjects(tx, before, fragment);
             const after = withoutPruned(await readConfigSpec(tx), pruned);
             // Each object the import changes is a write of its own: a member imports only
             // what their team owns.
