@@ -1,4 +1,4 @@
-export { quotedInput, truncateUtf8, truncationMarker } from "./bounded-text.js";
+export { quotedInput, shownPath, truncateUtf8, truncationMarker } from "./bounded-text.js";
 export {
   type CompiledConfig,
   type CompiledGroup,

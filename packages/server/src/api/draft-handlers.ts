@@ -20,10 +20,12 @@ import {
   type ListenerSpec,
   type NodeGroupSpec,
   nameProblem,
+  quotedInput,
   quotedName,
   type RouteConfigurationSpec,
   type RuntimeLayerSpec,
   type SourceKind,
+  shownPath,
   VALIDATION_CODES,
   type ValidationCode,
   type ValidationIssue,
@@ -170,7 +172,7 @@ function crud<
     const problems = objectProblems(validate(ops.alone(spec)).issues);
     if (problems.length > 0) {
       throw invalidArgument(
-        `${ops.label} "${spec.name}" is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+        `${ops.label} ${quotedInput(spec.name)} is invalid: ${problems.map((p) => `${shownPath(p.path)}: ${p.message}`).join("; ")}`,
         problems,
       );
     }
@@ -179,11 +181,12 @@ function crud<
         const existing = await ops.find(tx, spec.name);
         if (mode === "create" && existing) {
           throw new ConnectError(
-            `${ops.label} "${spec.name}" already exists: update it instead`,
+            `${ops.label} ${quotedInput(spec.name)} already exists: update it instead`,
             Code.AlreadyExists,
           );
         }
-        if (mode === "update" && !existing) throw notFound(`${ops.label} "${spec.name}"`);
+        if (mode === "update" && !existing)
+          throw notFound(`${ops.label} ${quotedInput(spec.name)}`);
         // Optimistic concurrency (AIP-154 style, update_time as the etag): an update that says
         // which version it edited is refused if the object changed since. Without update_time,
         // the update replaces whatever is stored (scripts, `switchyard apply`).
@@ -192,7 +195,7 @@ function crud<
           const stored = existing.updatedAt.getTime();
           if (edited !== stored) {
             throw new ConnectError(
-              `${ops.label} "${spec.name}" was changed by someone else at ${existing.updatedAt.toISOString()}, after the version you edited (${new Date(edited).toISOString()}): read it again and re-apply your change, or update without update_time to overwrite it`,
+              `${ops.label} ${quotedInput(spec.name)} was changed by someone else at ${existing.updatedAt.toISOString()}, after the version you edited (${new Date(edited).toISOString()}): read it again and re-apply your change, or update without update_time to overwrite it`,
               Code.Aborted,
             );
           }
@@ -214,7 +217,7 @@ function crud<
     list: async () => filled(prisma, (await ops.list(prisma)).map(messageOf)),
     get: async (name: string) => {
       const found = await ops.find(prisma, name);
-      if (!found) throw notFound(`${ops.label} "${name}"`);
+      if (!found) throw notFound(`${ops.label} ${quotedInput(name)}`);
       return filledOne(prisma, ops.messageOf(found.spec, found.updatedAt));
     },
     create: (message: Message, context: HandlerContext) => save(message, "create", context),
@@ -232,7 +235,7 @@ function crud<
           return true;
         }),
       );
-      if (!existed) throw notFound(`${ops.label} "${name}"`);
+      if (!existed) throw notFound(`${ops.label} ${quotedInput(name)}`);
       return {};
     },
   };
@@ -413,7 +416,7 @@ export function draftHandlers(options: {
       const [first] = forms ?? [];
       if (!first)
         throw notFound(
-          `${kind} "${request.name}"${request.version ? ` in version ${request.version}` : ""}`,
+          `${kind} ${quotedInput(request.name)}${request.version ? ` in version ${request.version}` : ""}`,
         );
       return { resource: first as never, resources: forms as never };
     },

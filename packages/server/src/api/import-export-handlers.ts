@@ -17,6 +17,7 @@ import {
   edsResourceName,
   exportEnvoyConfig,
   type ImportedAssignment,
+  shownPath,
   sourceManifest,
   sourceObjects,
   validate,
@@ -243,7 +244,7 @@ function checkStorable(document: string, spec: ConfigSpecFragment): void {
 function summarize(issues: readonly ApiIssue[]): string {
   const shown = issues
     .slice(0, 3)
-    .map((issue) => `${issue.path}: ${issue.message}`)
+    .map((issue) => `${shownPath(issue.path)}: ${issue.message}`)
     .join("; ");
   return issues.length > 3 ? `${shown} (and ${issues.length - 3} more)` : shown;
 }

@@ -1,4 +1,6 @@
 /** What every check reads: the spec, its objects indexed by name, and where to record issues. */
+
+import { quotedInput } from "../bounded-text.js";
 import type {
   ClusterSpec,
   ConfigSpec,
@@ -111,6 +113,6 @@ export function describeRoute(
   index: number,
   route: RouteSpec,
 ): string {
-  const name = route.name ? ` (${JSON.stringify(route.name)})` : "";
-  return `route ${index}${name} of virtual host ${JSON.stringify(virtualHost.name)}`;
+  const name = route.name ? ` (${quotedInput(route.name)})` : "";
+  return `route ${index}${name} of virtual host ${quotedInput(virtualHost.name)}`;
 }

@@ -8,6 +8,8 @@
  * Not repeated here: RDS over ADS is what the compiler always emits, and a route specifier in
  * hcmExtra that would change it is an `invalid-route-specifier` error.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type {
   ClusterSpec,
   JsonObject,
@@ -30,7 +32,8 @@ import {
   virtualHostPath,
 } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** HTTP filters grpc-js-xds runs on the client side (its filter registry); others must be optional. */
 const GRPC_CLIENT_FILTER_TYPES = new Set([

@@ -4,6 +4,7 @@
  * requires) and its HTTP filters (the router last). Each is linear in the size of the spec.
  */
 
+import { quotedInput } from "../bounded-text.js";
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import { configSourceExtra, isRouterFilter } from "../envoy/envoy-json.js";
 import { isOpaqueType, typedConfigType } from "../envoy/envoy-proto-json.js";
@@ -12,7 +13,8 @@ import type { ValidationContext } from "./validate-context.js";
 import { filterChainPath, jsonKey, listenerPath } from "./validate-path.js";
 import { addressProblem, ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /**
  * What a listener binds, as Envoy's listener manager checks it (source/common/listener_manager/

@@ -2,6 +2,8 @@
  * References between objects: every name a route, listener or node group uses exists, a named node
  * group receives the clusters its listeners' routes use, and clusters have endpoints.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import type { ClusterSpec } from "../model.js";
 import {
@@ -19,7 +21,8 @@ import {
   routePath,
 } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** Every cluster a route sends traffic to exists. */
 export function checkRouteClusterReferences(ctx: ValidationContext): void {

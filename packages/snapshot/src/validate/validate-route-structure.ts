@@ -3,6 +3,8 @@
  * (paths, regular expressions) and actions (what each actionKind needs, weighted clusters' weights,
  * fields the action ignores). Each is linear in the size of the spec.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { RouteSpec } from "../model.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
 import { jsonKey, routePath, virtualHostPath } from "./validate-path.js";
@@ -14,7 +16,8 @@ import {
   UINT32_MAX,
 } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /**
  * Every virtual host has domains (Envoy: `repeated.min_items = 1`), each one Envoy takes (see

@@ -7,11 +7,14 @@
  * ("a..b", ".a", "a.") names nothing a nested layer or the filesystem layer can also hold, and
  * whitespace in a key is almost always a paste gone wrong: both are refused.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { JsonValue } from "../model.js";
 import type { ValidationContext } from "./validate-context.js";
 import { runtimeEntryPath } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 const KEY_SEGMENT = /^[^\s\p{Cc}.]+$/u;
 

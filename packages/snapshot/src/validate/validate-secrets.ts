@@ -16,6 +16,8 @@
  * wire and then fail the handshake, so a mismatch is refused here; the kinds other fields take
  * (ticket keys, OAuth2 secrets, ...) are in envoy-secret-fields.ts, checked in validate-envoy.ts.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { CompiledConfig } from "../compile.js";
 import { secretTypeAt } from "../envoy/envoy-secret-fields.js";
 import type { SecretSpec, SecretType } from "../model.js";
@@ -26,7 +28,8 @@ import { didYouMean, type ValidationContext } from "./validate-context.js";
 import { clusterPath, filterChainPath, listenerPath, secretPath } from "./validate-path.js";
 import { NameSuggester } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** How messages name each type: "secret x is a generic secret". */
 export const SECRET_TYPE_WORDS: Readonly<Record<SecretType, string>> = {

@@ -3,6 +3,8 @@
  * timeouts, localities and endpoints. Each is linear in the size of the spec. Listeners are
  * checked in validate-listener-structure.ts, routes in validate-route-structure.ts.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import type { ClusterSpec, EndpointSpec } from "../model.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
@@ -30,7 +32,8 @@ import {
   UINT32_MAX,
 } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /**
  * Every object name, and an EDS service name when set, can name an xDS resource (nameProblem); a
