@@ -360,7 +360,7 @@ function valuesOf(
       `${path}.values[${index}]`,
       type === "GENERIC_SECRET"
         ? `the value of secret ${quote(message.name)} ${problem}`
-        : `session ticket key ${index} of secret ${quote(message.name)} ${problem}`,
+        : `session ticket key ${index + 1} of secret ${quote(message.name)} ${problem}`,
       VALUE_HINT[type],
     );
   return message.values.map((value) => sealValue(keyring.seal, value));

@@ -608,7 +608,7 @@ function splitFilters(
     if (isHcm(filter) && i !== filters.length - 1) {
       reject(
         [...at, i],
-        `the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter ${i} of ${filters.length})`,
+        `the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter ${i + 1} of ${filters.length})`,
       );
     }
   });

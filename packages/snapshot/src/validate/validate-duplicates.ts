@@ -8,6 +8,7 @@ import { quotedInput } from "../bounded-text.js";
 import { addressFrom, addressKind, formatAddress } from "../envoy/envoy-address.js";
 import { edsResourceName } from "../envoy/envoy-json.js";
 import type { JsonValue, ListenerSpec } from "../model.js";
+import { nth } from "../nth.js";
 import type { ValidationContext } from "./validate-context.js";
 import {
   clusterPath,
@@ -44,7 +45,7 @@ export function checkDuplicateNames({ spec, issues }: ValidationContext): void {
       issues.add(
         "duplicate-name",
         `${path(object.name)}.name`,
-        `two ${what}s are named ${quote(object.name)} (positions ${first} and ${index})`,
+        `two ${what}s are named ${quote(object.name)} (positions ${nth(first)} and ${nth(index)})`,
         `rename or remove one ${what}`,
       );
     });

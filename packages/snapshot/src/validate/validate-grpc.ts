@@ -17,6 +17,7 @@ import type {
   ListenerSpec,
   RouteConfigurationSpec,
 } from "../model.js";
+import { nth } from "../nth.js";
 import {
   describeRoute,
   routeConfigurationName,
@@ -246,7 +247,7 @@ function checkAssignment(ctx: ValidationContext, cluster: ClusterSpec, listener:
       ctx.issues.add(
         "grpc-locality-weight",
         `${localityPath(cluster.name, l)}.weight`,
-        `a proxyless gRPC client would ignore locality ${l} of ${what}: it has no weight, so its ${locality.endpoints.length} endpoints would get no traffic`,
+        `a proxyless gRPC client would ignore locality ${nth(l)} of ${what}: it has no weight, so its ${locality.endpoints.length} endpoints would get no traffic`,
         "give every locality a weight, e.g. 1",
       );
     }
@@ -260,7 +261,7 @@ function checkAssignment(ctx: ValidationContext, cluster: ClusterSpec, listener:
       ctx.issues.add(
         "grpc-duplicate-locality",
         localityPath(cluster.name, l),
-        `a proxyless gRPC client would reject the endpoints of ${what}: locality ${l} repeats region ${quote(locality.region)}, zone ${quote(locality.zone)}, sub-zone ${quote(locality.subZone)} at priority ${locality.priority}`,
+        `a proxyless gRPC client would reject the endpoints of ${what}: locality ${nth(l)} repeats region ${quote(locality.region)}, zone ${quote(locality.zone)}, sub-zone ${quote(locality.subZone)} at priority ${locality.priority}`,
         "merge the two localities",
       );
     }

@@ -10,6 +10,7 @@
 
 import { quotedInput } from "../bounded-text.js";
 import type { JsonValue } from "../model.js";
+import { nth } from "../nth.js";
 import type { ValidationContext } from "./validate-context.js";
 import { runtimeEntryPath } from "./validate-path.js";
 
@@ -56,7 +57,7 @@ export function checkRuntimeLayers({ spec, issues }: ValidationContext): void {
         issues.add(
           "duplicate-runtime-key",
           `${path}.key`,
-          `runtime layer ${quote(layer.name)} lists key ${quote(entry.key)} twice (entries ${first} and ${index})`,
+          `runtime layer ${quote(layer.name)} lists key ${quote(entry.key)} twice (entries ${nth(first)} and ${nth(index)})`,
           "remove one of them",
         );
       } else seen.set(entry.key, index);

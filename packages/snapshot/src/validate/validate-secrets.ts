@@ -21,6 +21,7 @@ import { quotedInput } from "../bounded-text.js";
 import type { CompiledConfig } from "../compile.js";
 import { secretTypeAt } from "../envoy/envoy-secret-fields.js";
 import type { SecretSpec, SecretType } from "../model.js";
+import { nth } from "../nth.js";
 import { isSealed } from "../secret-box.js";
 import { parseCertificates } from "../secret-pem.js";
 import { holdsValues, openValue, type ValueSecretType, valueProblems } from "../secret-values.js";
@@ -85,7 +86,7 @@ export function checkSecrets(ctx: ValidationContext): void {
         ctx.issues.add(
           "expired-certificate",
           `${path}.${field}`,
-          `certificate ${index} (${certificate.subject}) of secret ${quote(secret.name)} expired at ${certificate.notAfter}`,
+          `certificate ${nth(index)} (${certificate.subject}) of secret ${quote(secret.name)} expired at ${certificate.notAfter}`,
           "rotate the secret: upload a current certificate under the same name",
         );
       });
@@ -186,7 +187,7 @@ function checkValues(
       `${path}.values[${index}]`,
       type === "GENERIC_SECRET"
         ? `the value of generic secret ${quote(secret.name)} ${problem}`
-        : `session ticket key ${index} of secret ${quote(secret.name)} ${problem}`,
+        : `session ticket key ${nth(index)} of secret ${quote(secret.name)} ${problem}`,
       UPLOAD_HINT[type],
     );
   }
@@ -254,7 +255,7 @@ export function checkSecretReferences(ctx: ValidationContext): void {
       check(
         chain.tlsSecretName,
         `${filterChainPath(listener.name, index)}.tlsSecretName`,
-        `filter chain ${index} of listener ${quote(listener.name)}`,
+        `filter chain ${nth(index)} of listener ${quote(listener.name)}`,
         FILTER_CHAIN_TAKES,
         "presents the certificate of",
       );
