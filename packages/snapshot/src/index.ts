@@ -279,6 +279,7 @@ export {
   specFromSources,
   specOfSource,
 } from "./sources.js";
+export { issuesAbout, type ObjectRef } from "./validate/issue-objects.js";
 export { type ValidateOptions, validate } from "./validate/validate.js";
 export {
   type Severity,

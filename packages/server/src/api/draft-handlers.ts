@@ -9,6 +9,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ConfigService,
+  type Issue,
   type RouteConfiguration,
   RouteConfigurationView,
 } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -17,6 +18,7 @@ import {
   type ConfigSpec,
   configSpecOf,
   envoyForm,
+  issuesAbout,
   type ListenerSpec,
   type NodeGroupSpec,
   nameProblem,
@@ -64,7 +66,8 @@ import {
 } from "../store/draft-store.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import { perInstance, RowCache } from "../store/row-cache.js";
-import { invalidArgument, notFound, translated } from "./errors.js";
+import { invalidArgument, issueMessage, notFound, translated } from "./errors.js";
+import type { SnapshotStore } from "../store/snapshot-store.js";
 import {
   clusterMessageOf,
   clusterSpecOf,
@@ -147,10 +150,35 @@ function checkName(label: string, name: string): void {
   }
 }
 
+/**
+ * The draft's issues about one object just saved (issue-objects.ts issuesAbout): a reference to
+ * an object that does not exist, a second listener on its address, an extension without a schema.
+ * Said once, where the object is edited, not on every unrelated publish. Empty when the draft
+ * cannot be validated now (the save stands; Validate says why).
+ */
+export type SavedIssues = (kind: SourceKind, name: string) => Promise<Issue[]>;
+
+export function savedIssuesOf(store: SnapshotStore | undefined): SavedIssues {
+  return async (kind, name) => {
+    if (store === undefined) return [];
+    try {
+      const report = await store.validateDraft();
+      return issuesAbout(report.issues, [{ kind, name }]).map(issueMessage);
+    } catch {
+      return [];
+    }
+  };
+}
+
 function crud<
   Spec extends { name: string },
-  Message extends { name: string; updateTime?: Timestamp | undefined },
->(prisma: PrismaClient, ops: KindOps<Spec, Message>, policy: WritePolicy) {
+  Message extends { name: string; updateTime?: Timestamp | undefined; warnings: Issue[] },
+>(
+  prisma: PrismaClient,
+  ops: KindOps<Spec, Message>,
+  policy: WritePolicy,
+  savedIssues: SavedIssues,
+) {
   const filled = async (db: PrismaClient | TransactionClient, messages: Message[]) =>
     (await ops.fillOutputOnly?.(db, messages)) ?? messages;
   const filledOne = async (db: PrismaClient | TransactionClient, message: Message) =>
@@ -176,7 +204,7 @@ function crud<
         problems,
       );
     }
-    return translated(() =>
+    const saved = await translated(() =>
       prisma.$transaction(async (tx) => {
         const existing = await ops.find(tx, spec.name);
         if (mode === "create" && existing) {
@@ -212,6 +240,7 @@ function crud<
         return filledOne(tx, ops.messageOf(saved?.spec ?? spec, saved?.updatedAt));
       }),
     );
+    return { ...saved, warnings: await savedIssues(ops.kind, spec.name) };
   };
   return {
     list: async () => filled(prisma, (await ops.list(prisma)).map(messageOf)),
@@ -258,8 +287,11 @@ export function draftHandlers(options: {
   readonly prisma: PrismaClient;
   readonly keyring: SecretKeyring;
   readonly writePolicy?: WritePolicy;
+  /** Validates the draft for a save's answer (Cluster.warnings, ...); none without it. */
+  readonly store?: SnapshotStore;
 }) {
   const { prisma, keyring } = options;
+  const savedIssues = savedIssuesOf(options.store);
   const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
   const clusterList = new RowCache<Stored<ClusterSpec>>({
@@ -299,6 +331,7 @@ export function draftHandlers(options: {
       messageOf: clusterMessageOf,
     },
     policy,
+    savedIssues,
   );
   const listeners = crud(
     prisma,
@@ -313,6 +346,7 @@ export function draftHandlers(options: {
       messageOf: listenerMessageOf,
     },
     policy,
+    savedIssues,
   );
   const routeConfigurations = crud(
     prisma,
@@ -328,6 +362,7 @@ export function draftHandlers(options: {
       fillOutputOnly: fillVirtualHostOwners,
     },
     policy,
+    savedIssues,
   );
   const nodeGroups = crud(
     prisma,
@@ -342,6 +377,7 @@ export function draftHandlers(options: {
       messageOf: nodeGroupMessageOf,
     },
     policy,
+    savedIssues,
   );
   const runtimeLayers = crud(
     prisma,
@@ -356,6 +392,7 @@ export function draftHandlers(options: {
       messageOf: runtimeLayerMessageOf,
     },
     policy,
+    savedIssues,
   );
 
   return {
