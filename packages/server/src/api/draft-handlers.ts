@@ -66,8 +66,8 @@ import {
 } from "../store/draft-store.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import { perInstance, RowCache } from "../store/row-cache.js";
-import { invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import type { SnapshotStore } from "../store/snapshot-store.js";
+import { invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import {
   clusterMessageOf,
   clusterSpecOf,
