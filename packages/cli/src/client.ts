@@ -17,6 +17,7 @@ import {
 import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { readEnv } from "@switchyard/server/env";
+import { shownPath } from "@switchyard/snapshot";
 import {
   latestLogin,
   type ServerChoice,
@@ -71,7 +72,7 @@ export function formatIssue(issue: Issue): string {
       : issue.severity === Severity.INFO
         ? "note"
         : "error";
-  return `  ${severity}  ${issue.path}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}${rejectionNote(issue)}`;
+  return `  ${severity}  ${shownPath(issue.path)}: ${issue.message}${issue.hint ? ` (${issue.hint})` : ""}${rejectionNote(issue)}`;
 }
 
 /** A predicted rejection's clients and node groups, after its warning (Issue.rejection). */

@@ -8,6 +8,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { RolloutRequestSchema } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { inlinePlan, PlanError, planDocument } from "@switchyard/rollout";
+import { shownPath } from "@switchyard/snapshot";
 import { stringify as toYaml } from "yaml";
 import { CliError, type RolloutClient } from "./client.js";
 import type { Output } from "./output.js";
@@ -85,7 +86,7 @@ export function rolloutRequestOf(
   } catch (error) {
     if (!(error instanceof PlanError)) throw error;
     const lines = error.issues.map((issue) =>
-      issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`,
+      issue.path === "" ? issue.message : `${shownPath(issue.path)}: ${issue.message}`,
     );
     throw new CliError(
       lines.length === 1

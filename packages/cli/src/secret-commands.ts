@@ -168,7 +168,7 @@ async function finish(
   const values = saved.valueInfos
     .map(
       (v, i) =>
-        `${saved.valueInfos.length > 1 ? `key ${i}: ` : ""}${v.sizeBytes} bytes, sha256 ${v.sha256.slice(0, 16)}…`,
+        `${saved.valueInfos.length > 1 ? `key ${i + 1}: ` : ""}${v.sizeBytes} bytes, sha256 ${v.sha256.slice(0, 16)}…`,
     )
     .join("; ");
   output.out(

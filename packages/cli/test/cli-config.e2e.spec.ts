@@ -331,7 +331,7 @@ describe("the switchyard CLI against a running server", () => {
     );
     expect(keys.stderr).toBe("");
     expect(keys.stdout).toContain(
-      `(session-ticket-keys: key 0: 80 bytes, sha256 ${sha(newKey).slice(0, 16)}…; key 1: 80 bytes, sha256 ${sha(oldKey).slice(0, 16)}…)`,
+      `(session-ticket-keys: key 1: 80 bytes, sha256 ${sha(newKey).slice(0, 16)}…; key 2: 80 bytes, sha256 ${sha(oldKey).slice(0, 16)}…)`,
     );
 
     const short = await cli(
@@ -386,7 +386,7 @@ describe("the switchyard CLI against a running server", () => {
     );
     expect(rotated.stderr).toBe("");
     expect(rotated.stdout).toMatch(
-      /^rotated secret tickets \(session-ticket-keys: key 0: 80 bytes/,
+      /^rotated secret tickets \(session-ticket-keys: key 1: 80 bytes/,
     );
     expect(rotated.stdout).toMatch(/published version \d+: 0 added, 1 modified, 0 removed/);
     shown(rotated.stdout);

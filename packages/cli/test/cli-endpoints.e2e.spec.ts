@@ -83,6 +83,23 @@ describe("switchyard endpoints", () => {
     expect(version.changes.map((c) => c.name)).toEqual(["svc-1"]);
   });
 
+  it("gives every locality it creates a load_balancing_weight, so gRPC sends it traffic: its siblings' weight, else 1", async () => {
+    await api().createCluster(cluster("bare-1"));
+    await api().updateCluster({ ...(await api().getCluster({ name: "bare-1" })), localities: [] });
+    await api().publish({ message: "bare-1 without endpoints" });
+    const weights = async () =>
+      (await api().getCluster({ name: "bare-1" })).localities.map((l) => [l.zone, l.weight]);
+
+    expect((await cli(admin, "endpoints", "add", "bare-1", "127.0.0.1:50052")).stderr).toBe("");
+    expect(await weights()).toEqual([["", 1]]);
+    const zoned = await cli(admin, "endpoints", "add", "bare-1", "127.0.0.1:50053", "--zone", "z1");
+    expect(zoned.stderr).toBe("");
+    expect(await weights()).toEqual([
+      ["", 1],
+      ["z1", 1],
+    ]);
+  });
+
   it("a script run twice changes nothing the second time, and says so", async () => {
     const before = await latest();
     const again = await cli(admin, "endpoints", "remove", "svc-1", "10.0.0.2:8080");

@@ -211,7 +211,7 @@ describe("generic secrets and session ticket keys through the API, publish and S
     expect(details?.issues.map((i) => [i.path, i.message])).toEqual([
       [
         'secrets["short"].values[1]',
-        'session ticket key 1 of secret "short" is 48 bytes: Envoy takes a session ticket key of exactly 80 bytes (make one with `openssl rand 80`)',
+        'session ticket key 2 of secret "short" is 48 bytes: Envoy takes a session ticket key of exactly 80 bytes (make one with `openssl rand 80`)',
       ],
     ]);
     expect(shownText(error)).not.toContain(b64(short));

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
@@ -6,12 +7,19 @@ import {
   RouteActionKind,
   RouteConfigurationSchema,
   RouteConfigurationView,
+  SecretSchema,
+  SecretType,
   TopologyScope,
   ValidationErrorsSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import { TypeUrl } from "@switchyard/snapshot";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ClusterInit, catchAllRoutes, edsCluster } from "../src/testing/api-objects.js";
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import {
+  type ClusterInit,
+  catchAllRoutes,
+  edsCluster,
+  portListener,
+} from "../src/testing/api-objects.js";
 import { refusal } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 import { clusterYaml } from "../src/testing/shop.js";
@@ -176,6 +184,61 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     const back = await api.getCluster({ name: "moved" });
     expect(back.localities[0]?.endpoints[0]?.port).toBe(2);
     expect(back.updateTime).not.toEqual(moved.updateTime);
+  });
+
+  it("a rollback leaves every object it does not alter as it was: a secret, a listener, routes keep their update time", async () => {
+    // Its own server: secrets need a secrets key.
+    const keyed = await startHarness({
+      app: { secretsKey: { t: "key", key: new Uint8Array(randomBytes(32)), source: "env" } },
+    });
+    onTestFinished(() => keyed.stop());
+    const api = keyed.api();
+    await api.createSecret(
+      create(SecretSchema, {
+        name: "hmac",
+        type: SecretType.GENERIC_SECRET,
+        values: [new TextEncoder().encode("0123456789abcdef0123456789abcdef")],
+      }),
+    );
+    await api.createCluster(cluster("kept", 1));
+    await api.createCluster(cluster("moved", 2));
+    await api.createRouteConfiguration(catchAllRoutes("edge", "kept"));
+    await api.createListener(portListener("edge", 8080, "edge"));
+    await api.publish({ message: "v1" });
+    await api.updateCluster(cluster("moved", 3));
+    await api.publish({ message: "v2" });
+    const times = async () => ({
+      secret: (await api.getSecret({ name: "hmac" })).updateTime,
+      kept: (await api.getCluster({ name: "kept" })).updateTime,
+      routes: (await api.getRouteConfiguration({ name: "edge" })).updateTime,
+      listener: (await api.getListener({ name: "edge" })).updateTime,
+      moved: (await api.getCluster({ name: "moved" })).updateTime,
+    });
+    const before = await times();
+
+    await api.rollback({ version: 1n, baseVersion: 2n });
+
+    const after = await times();
+    expect({ ...after, moved: undefined }).toEqual({ ...before, moved: undefined });
+    expect(after.moved).not.toEqual(before.moved);
+  });
+
+  it("an import writes only what it changes: an object the document holds as stored keeps its update time", async () => {
+    const api = harness.api();
+    await api.import({
+      filename: "a.yaml",
+      content: `${clusterYaml("kept", 1)}${clusterYaml("moved", 2)}`,
+    });
+    const kept = await api.getCluster({ name: "kept" });
+    const moved = await api.getCluster({ name: "moved" });
+
+    await api.import({
+      filename: "a.yaml",
+      content: `${clusterYaml("kept", 1)}${clusterYaml("moved", 3)}`,
+    });
+
+    expect((await api.getCluster({ name: "kept" })).updateTime).toEqual(kept.updateTime);
+    expect((await api.getCluster({ name: "moved" })).updateTime).not.toEqual(moved.updateTime);
   });
 
   it("lists every version newest first with its author, message and change counts", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quotedInput, truncateUtf8 } from "./bounded-text.js";
+import { quotedInput, shownPath, truncateUtf8 } from "./bounded-text.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
@@ -35,6 +35,23 @@ describe("truncateUtf8", () => {
     expect(quotedInput("é".repeat(80))).toBe(JSON.stringify("é".repeat(80)));
     expect(quotedInput(`${"ab".repeat(50)}`)).toBe(
       `${JSON.stringify("ab".repeat(40))}… (100 characters)`,
+    );
+  });
+
+  it("quotes a value that is not a string as its JSON, cut the same way", () => {
+    expect(quotedInput(42)).toBe("42");
+    expect(quotedInput({ a: "b" })).toBe('{"a":"b"}');
+    expect(quotedInput(["y".repeat(200)])).toBe(`["${"y".repeat(78)}… (204 characters)`);
+  });
+
+  it("shows a field path with each long quoted name in it cut, and a short path as it is", () => {
+    const long = "x".repeat(10_000);
+    expect(shownPath('clusters["api"].localities[0]')).toBe('clusters["api"].localities[0]');
+    expect(shownPath(`clusters[${JSON.stringify(long)}].name`)).toBe(
+      `clusters[${quotedInput(long)}].name`,
+    );
+    expect(shownPath(`listeners["edge"].filterChains[${"9".repeat(100)}]`)).toBe(
+      `listeners["edge"].filterChains[${"9".repeat(100)}]`,
     );
   });
 });

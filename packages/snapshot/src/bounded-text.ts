@@ -36,11 +36,39 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 export const QUOTED_INPUT_CHARS = 80;
 
 /**
- * A caller's value as a refusal quotes it: JSON-quoted, cut to `max` characters with how long it
- * was, so a 10,000-character name is not echoed back whole.
+ * A caller's value as a message quotes it: JSON-quoted (a string; anything else as its JSON), cut
+ * to `max` characters with how long it was, so a 10,000-character name is not echoed back whole.
+ * Every message that quotes a name or value it was given goes through this (issue 46).
  */
-export function quotedInput(value: string, max = QUOTED_INPUT_CHARS): string {
+export function quotedInput(value: unknown, max = QUOTED_INPUT_CHARS): string {
+  if (typeof value !== "string") {
+    const json = JSON.stringify(value) ?? String(value);
+    const chars = [...json];
+    return chars.length <= max
+      ? json
+      : `${chars.slice(0, max).join("")}… (${chars.length} characters)`;
+  }
   const chars = [...value];
   if (chars.length <= max) return JSON.stringify(value);
   return `${JSON.stringify(chars.slice(0, max).join(""))}… (${chars.length} characters)`;
+}
+
+/** A quoted segment of a field path (`clusters["NAME"]`), its JSON string captured. */
+const PATH_NAME_SEGMENT = /\[("(?:[^"\\]|\\.)*")\]/g;
+
+/**
+ * A field path as a message shows it: each quoted name in it (`clusters["NAME"]`) cut as
+ * quotedInput cuts it. The path an issue carries (ValidationIssue.path) stays whole, for the
+ * console to find the field; this is for the words of a message only.
+ */
+export function shownPath(path: string, max = QUOTED_INPUT_CHARS): string {
+  if (path.length <= max) return path;
+  return path.replace(PATH_NAME_SEGMENT, (segment, json: string) => {
+    if (json.length <= max + 2) return segment;
+    try {
+      return `[${quotedInput(JSON.parse(json) as string, max)}]`;
+    } catch {
+      return segment;
+    }
+  });
 }

@@ -200,7 +200,7 @@ function encodeSecret(
   } else if (holdsValues(secret.type)) {
     const values: string[] = [];
     for (const [index, sealed] of secret.values.entries()) {
-      const value = opened(`values[${index}]`, `value ${index}`, sealed);
+      const value = opened(`values[${index}]`, `value ${index + 1}`, sealed);
       if (value === undefined) return;
       values.push(value);
     }

@@ -87,27 +87,41 @@ describe("endpoint registration", () => {
     const moved = registerEndpoints(stored, "add", [at("10.0.0.1", 80, { region: "us" })]);
     expect(endpointsOf(moved)).toEqual([
       { locality: "eu/a/0", weight: 3, endpoints: ["10.0.0.2:80"] },
-      { locality: "us//0", weight: 1, endpoints: ["10.0.0.1:80"] },
+      { locality: "us//0", weight: 3, endpoints: ["10.0.0.1:80"] },
     ]);
   });
 
-  it("gives a locality it creates a weight of 1 when named or beside weighted ones (gRPC sends nothing to one without), and leaves the unnamed one of an unweighted cluster unweighted", () => {
-    const plain = clusterSpec("plain");
+  it("gives every locality it creates a weight (gRPC sends nothing to one without): its priority's siblings' one weight, else 1", () => {
+    const plain = clusterSpec("plain", [], { localities: [] });
     const unnamed = registerEndpoints(plain, "set", [at("10.0.0.1", 80)]);
     expect(endpointsOf(unnamed)).toEqual([
-      { locality: "//0", weight: null, endpoints: ["10.0.0.1:80"] },
+      { locality: "//0", weight: 1, endpoints: ["10.0.0.1:80"] },
     ]);
+    // `endpoints add echo-v2 127.0.0.1:50053 --zone z1` beside a weighted locality.
     expect(
-      endpointsOf(registerEndpoints(unnamed, "add", [at("10.0.0.2", 80, { zone: "z1" })])),
-    ).toEqual([
-      { locality: "//0", weight: null, endpoints: ["10.0.0.1:80"] },
-      { locality: "/z1/0", weight: 1, endpoints: ["10.0.0.2:80"] },
-    ]);
-    expect(endpointsOf(registerEndpoints(stored, "add", [at("10.0.0.9", 80)]))).toContainEqual({
-      locality: "//0",
-      weight: 1,
-      endpoints: ["10.0.0.9:80"],
-    });
+      endpointsOf(registerEndpoints(stored, "add", [at("127.0.0.1", 50053, { zone: "z1" })])),
+    ).toContainEqual({ locality: "/z1/0", weight: 3, endpoints: ["127.0.0.1:50053"] });
+    // Beside unweighted ones, or ones that disagree, or at another priority: 1.
+    const unweighted: ClusterSpec = {
+      ...stored,
+      localities: stored.localities.map((l) => ({ ...l, weight: null })),
+    };
+    expect(
+      endpointsOf(registerEndpoints(unweighted, "add", [at("10.0.0.9", 80, { zone: "z1" })])),
+    ).toContainEqual({ locality: "/z1/0", weight: 1, endpoints: ["10.0.0.9:80"] });
+    const mixed = registerEndpoints(stored, "add", [at("10.0.0.8", 80, { zone: "b" })]);
+    const disagreeing: ClusterSpec = {
+      ...mixed,
+      localities: mixed.localities.map((l, i) => ({ ...l, weight: i === 0 ? 3 : 5 })),
+    };
+    expect(
+      endpointsOf(registerEndpoints(disagreeing, "add", [at("10.0.0.9", 80, { zone: "z1" })])),
+    ).toContainEqual({ locality: "/z1/0", weight: 1, endpoints: ["10.0.0.9:80"] });
+    expect(
+      endpointsOf(
+        registerEndpoints(stored, "add", [at("10.0.0.9", 80, { zone: "z1", priority: 1 })]),
+      ),
+    ).toContainEqual({ locality: "/z1/1", weight: 1, endpoints: ["10.0.0.9:80"] });
   });
 
   it("remove takes endpoints out by address and port, drops an emptied locality, and ignores one not registered", () => {

@@ -31,16 +31,20 @@ const endpointKey = (e: { readonly address: string; readonly port: number }) =>
   `${e.address.toLowerCase()}|${e.port}`;
 
 /**
- * The weight of a locality a registration creates. A proxyless gRPC client sends nothing to a
- * locality without `load_balancing_weight` (gRFC A27's weighted target, one child per locality),
- * and neither does Envoy under `locality_weighted_lb_config`; so a named locality (`--zone`,
- * `--region`, `--sub-zone`) and any locality of a cluster whose localities are weighted starts
- * at 1, an equal share. The unnamed locality of a cluster without weights stays unweighted, as
- * Envoy writes it. A weight is changed with the cluster itself (apply, the console).
+ * The weight of a locality a registration creates: never none. A proxyless gRPC client sends
+ * nothing to a locality without `load_balancing_weight` (gRFC A27's weighted target, one child
+ * per locality; validate-grpc.ts "grpc-locality-weight"), and neither does Envoy under
+ * `locality_weighted_lb_config` (envoy.config.endpoint.v3.LocalityLbEndpoints
+ * load_balancing_weight); Envoy without it ignores the weight. So a new locality gets an equal
+ * share: the weight its cluster's other localities at that priority all have, when they agree on
+ * one, else 1. A weight is changed with the cluster itself (apply, the console).
  */
-function newLocalityWeight(cluster: ClusterSpec, at: RegisteredEndpoint): number | null {
-  const named = at.region !== "" || at.zone !== "" || at.subZone !== "";
-  return named || cluster.localities.some((l) => l.weight !== null) ? 1 : null;
+function newLocalityWeight(localities: readonly LocalitySpec[], at: RegisteredEndpoint): number {
+  const weights = new Set(
+    localities.filter((l) => l.priority === at.priority && l.weight !== null).map((l) => l.weight),
+  );
+  const [only] = weights;
+  return weights.size === 1 && typeof only === "number" && only > 0 ? only : 1;
 }
 
 /** The cluster's endpoints after the operation; the cluster itself when nothing changes. */
@@ -86,7 +90,7 @@ export function registerEndpoints(
           zone: endpoint.zone,
           subZone: endpoint.subZone,
           priority: endpoint.priority,
-          weight: newLocalityWeight(cluster, endpoint),
+          weight: newLocalityWeight(kept, endpoint),
           extra: {},
           endpoints: [spec],
         });

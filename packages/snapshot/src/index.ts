@@ -1,4 +1,4 @@
-export { quotedInput, truncateUtf8, truncationMarker } from "./bounded-text.js";
+export { quotedInput, shownPath, truncateUtf8, truncationMarker } from "./bounded-text.js";
 export {
   type CompiledConfig,
   type CompiledGroup,
@@ -301,6 +301,7 @@ export {
   specFromSources,
   specOfSource,
 } from "./sources.js";
+export { issuesAbout, type ObjectRef } from "./validate/issue-objects.js";
 export { type ValidateOptions, validate } from "./validate/validate.js";
 export {
   type PredictedRejection,

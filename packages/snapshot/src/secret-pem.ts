@@ -66,7 +66,7 @@ function parseX509(pem: string): X509Certificate[] | string {
     try {
       parsed.push(new X509Certificate(block));
     } catch (error) {
-      return `certificate ${index} does not parse: ${error instanceof Error ? error.message : String(error)}`;
+      return `certificate ${index + 1} does not parse: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
   return parsed;

@@ -168,7 +168,7 @@ describe("compiling generic secrets and session ticket keys", () => {
     const compiled = compile(world(allSecrets()));
     expect(compiled.issues).toContainEqual({
       path: 'secrets["tickets"].values[0]',
-      message: "value 0 is sealed and no secrets key was given to open it",
+      message: "value 1 is sealed and no secrets key was given to open it",
     });
     const group = compiled.groups.find((g) => g.isDefault);
     expect([...(group?.snapshot.resources(TypeUrl.Secret).keys() ?? [])]).toEqual([]);
@@ -211,7 +211,7 @@ describe("validating generic secrets and session ticket keys", () => {
     );
     expect(issue?.path).toBe('secrets["tickets"].values[1]');
     expect(issue?.message).toBe(
-      'session ticket key 1 of secret "tickets" is 79 bytes: Envoy takes a session ticket key of exactly 80 bytes (make one with `openssl rand 80`)',
+      'session ticket key 2 of secret "tickets" is 79 bytes: Envoy takes a session ticket key of exactly 80 bytes (make one with `openssl rand 80`)',
     );
   });
 

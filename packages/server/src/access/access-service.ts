@@ -14,6 +14,7 @@ import {
   Role as RoleMessage,
   SharingSchema,
 } from "@switchyard/proto/switchyard/v1/access_pb";
+import { quotedInput } from "@switchyard/snapshot";
 import {
   assertAllowed,
   auditActor,
@@ -535,7 +536,7 @@ export function createAccessService(
       return prisma.$transaction(async (tx) => {
         if (!(await objectExists(tx, kind, request.name)))
           throw new ConnectError(
-            `${KIND_LABELS[kind]} "${request.name}" does not exist in the draft`,
+            `${KIND_LABELS[kind]} ${quotedInput(request.name)} does not exist in the draft`,
             Code.NotFound,
           );
         const teams = await tx.team.findMany({

@@ -9,6 +9,7 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ConfigService,
+  type Issue,
   type RouteConfiguration,
   RouteConfigurationView,
 } from "@switchyard/proto/switchyard/v1/config_pb";
@@ -17,13 +18,16 @@ import {
   type ConfigSpec,
   configSpecOf,
   envoyForm,
+  issuesAbout,
   type ListenerSpec,
   type NodeGroupSpec,
   nameProblem,
+  quotedInput,
   quotedName,
   type RouteConfigurationSpec,
   type RuntimeLayerSpec,
   type SourceKind,
+  shownPath,
   VALIDATION_CODES,
   type ValidationCode,
   type ValidationIssue,
@@ -62,7 +66,8 @@ import {
 } from "../store/draft-store.js";
 import { specOfVersion } from "../store/publish-transaction.js";
 import { perInstance, RowCache } from "../store/row-cache.js";
-import { invalidArgument, notFound, translated } from "./errors.js";
+import type { SnapshotStore } from "../store/snapshot-store.js";
+import { invalidArgument, issueMessage, notFound, translated } from "./errors.js";
 import {
   clusterMessageOf,
   clusterSpecOf,
@@ -145,10 +150,35 @@ function checkName(label: string, name: string): void {
   }
 }
 
+/**
+ * The draft's issues about one object just saved (issue-objects.ts issuesAbout): a reference to
+ * an object that does not exist, a second listener on its address, an extension without a schema.
+ * Said once, where the object is edited, not on every unrelated publish. Empty when the draft
+ * cannot be validated now (the save stands; Validate says why).
+ */
+export type SavedIssues = (kind: SourceKind, name: string) => Promise<Issue[]>;
+
+export function savedIssuesOf(store: SnapshotStore | undefined): SavedIssues {
+  return async (kind, name) => {
+    if (store === undefined) return [];
+    try {
+      const report = await store.validateDraft();
+      return issuesAbout(report.issues, [{ kind, name }]).map(issueMessage);
+    } catch {
+      return [];
+    }
+  };
+}
+
 function crud<
   Spec extends { name: string },
-  Message extends { name: string; updateTime?: Timestamp | undefined },
->(prisma: PrismaClient, ops: KindOps<Spec, Message>, policy: WritePolicy) {
+  Message extends { name: string; updateTime?: Timestamp | undefined; warnings: Issue[] },
+>(
+  prisma: PrismaClient,
+  ops: KindOps<Spec, Message>,
+  policy: WritePolicy,
+  savedIssues: SavedIssues,
+) {
   const filled = async (db: PrismaClient | TransactionClient, messages: Message[]) =>
     (await ops.fillOutputOnly?.(db, messages)) ?? messages;
   const filledOne = async (db: PrismaClient | TransactionClient, message: Message) =>
@@ -170,20 +200,21 @@ function crud<
     const problems = objectProblems(validate(ops.alone(spec)).issues);
     if (problems.length > 0) {
       throw invalidArgument(
-        `${ops.label} "${spec.name}" is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+        `${ops.label} ${quotedInput(spec.name)} is invalid: ${problems.map((p) => `${shownPath(p.path)}: ${p.message}`).join("; ")}`,
         problems,
       );
     }
-    return translated(() =>
+    const saved = await translated(() =>
       prisma.$transaction(async (tx) => {
         const existing = await ops.find(tx, spec.name);
         if (mode === "create" && existing) {
           throw new ConnectError(
-            `${ops.label} "${spec.name}" already exists: update it instead`,
+            `${ops.label} ${quotedInput(spec.name)} already exists: update it instead`,
             Code.AlreadyExists,
           );
         }
-        if (mode === "update" && !existing) throw notFound(`${ops.label} "${spec.name}"`);
+        if (mode === "update" && !existing)
+          throw notFound(`${ops.label} ${quotedInput(spec.name)}`);
         // Optimistic concurrency (AIP-154 style, update_time as the etag): an update that says
         // which version it edited is refused if the object changed since. Without update_time,
         // the update replaces whatever is stored (scripts, `switchyard apply`).
@@ -192,7 +223,7 @@ function crud<
           const stored = existing.updatedAt.getTime();
           if (edited !== stored) {
             throw new ConnectError(
-              `${ops.label} "${spec.name}" was changed by someone else at ${existing.updatedAt.toISOString()}, after the version you edited (${new Date(edited).toISOString()}): read it again and re-apply your change, or update without update_time to overwrite it`,
+              `${ops.label} ${quotedInput(spec.name)} was changed by someone else at ${existing.updatedAt.toISOString()}, after the version you edited (${new Date(edited).toISOString()}): read it again and re-apply your change, or update without update_time to overwrite it`,
               Code.Aborted,
             );
           }
@@ -209,12 +240,13 @@ function crud<
         return filledOne(tx, ops.messageOf(saved?.spec ?? spec, saved?.updatedAt));
       }),
     );
+    return { ...saved, warnings: await savedIssues(ops.kind, spec.name) };
   };
   return {
     list: async () => filled(prisma, (await ops.list(prisma)).map(messageOf)),
     get: async (name: string) => {
       const found = await ops.find(prisma, name);
-      if (!found) throw notFound(`${ops.label} "${name}"`);
+      if (!found) throw notFound(`${ops.label} ${quotedInput(name)}`);
       return filledOne(prisma, ops.messageOf(found.spec, found.updatedAt));
     },
     create: (message: Message, context: HandlerContext) => save(message, "create", context),
@@ -232,7 +264,7 @@ function crud<
           return true;
         }),
       );
-      if (!existed) throw notFound(`${ops.label} "${name}"`);
+      if (!existed) throw notFound(`${ops.label} ${quotedInput(name)}`);
       return {};
     },
   };
@@ -255,8 +287,11 @@ export function draftHandlers(options: {
   readonly prisma: PrismaClient;
   readonly keyring: SecretKeyring;
   readonly writePolicy?: WritePolicy;
+  /** Validates the draft for a save's answer (Cluster.warnings, ...); none without it. */
+  readonly store?: SnapshotStore;
 }) {
   const { prisma, keyring } = options;
+  const savedIssues = savedIssuesOf(options.store);
   const policy = options.writePolicy ?? DEFAULT_WRITE_POLICY;
   // The two big lists (every endpoint, every route) come from caches refreshed by row revision.
   const clusterList = new RowCache<Stored<ClusterSpec>>({
@@ -296,6 +331,7 @@ export function draftHandlers(options: {
       messageOf: clusterMessageOf,
     },
     policy,
+    savedIssues,
   );
   const listeners = crud(
     prisma,
@@ -310,6 +346,7 @@ export function draftHandlers(options: {
       messageOf: listenerMessageOf,
     },
     policy,
+    savedIssues,
   );
   const routeConfigurations = crud(
     prisma,
@@ -325,6 +362,7 @@ export function draftHandlers(options: {
       fillOutputOnly: fillVirtualHostOwners,
     },
     policy,
+    savedIssues,
   );
   const nodeGroups = crud(
     prisma,
@@ -339,6 +377,7 @@ export function draftHandlers(options: {
       messageOf: nodeGroupMessageOf,
     },
     policy,
+    savedIssues,
   );
   const runtimeLayers = crud(
     prisma,
@@ -353,6 +392,7 @@ export function draftHandlers(options: {
       messageOf: runtimeLayerMessageOf,
     },
     policy,
+    savedIssues,
   );
 
   return {
@@ -413,7 +453,7 @@ export function draftHandlers(options: {
       const [first] = forms ?? [];
       if (!first)
         throw notFound(
-          `${kind} "${request.name}"${request.version ? ` in version ${request.version}` : ""}`,
+          `${kind} ${quotedInput(request.name)}${request.version ? ` in version ${request.version}` : ""}`,
         );
       return { resource: first as never, resources: forms as never };
     },

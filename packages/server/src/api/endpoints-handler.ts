@@ -6,6 +6,7 @@ import {
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import {
   type EndpointOperation as Operation,
+  quotedInput,
   registerEndpoints,
   registrationProblems,
 } from "@switchyard/snapshot";
@@ -54,7 +55,7 @@ export function endpointsHandler(
       const problems = registrationProblems(endpoints, operation);
       if (problems.length > 0)
         throw invalidArgument(
-          `cannot ${operation} endpoints of cluster "${request.cluster}": ${problems.join("; ")}`,
+          `cannot ${operation} endpoints of cluster ${quotedInput(request.cluster)}: ${problems.join("; ")}`,
           problems.map((message) => ({ severity: "error", code: "endpoints", path: "", message })),
         );
       try {
@@ -70,7 +71,7 @@ export function endpointsHandler(
             const cluster = latest.clusters.find((c) => c.name === request.cluster);
             if (cluster === undefined)
               throw new ConnectError(
-                `cluster "${request.cluster}" is not in the latest version: publish it first (switchyard get clusters lists what is stored)`,
+                `cluster ${quotedInput(request.cluster)} is not in the latest version: publish it first (switchyard get clusters lists what is stored)`,
                 Code.NotFound,
               );
             return { clusters: [registerEndpoints(cluster, operation, endpoints)] };

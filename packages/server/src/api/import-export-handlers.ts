@@ -21,6 +21,7 @@ import {
   objectKey,
   planMerge,
   renamesNotTaken,
+  shownPath,
   sourceManifest,
   sourceObjects,
   validate,
@@ -37,7 +38,7 @@ import { callerOf, ipOf } from "../access/request-context.js";
 import type { EnvoyImporter, ImportOutcome } from "../import/envoy-importer.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { readConfigSpec } from "../store/config-store.js";
-import { deleteObject, writeObjects } from "../store/draft-store.js";
+import { deleteObject, writeChangedObjects } from "../store/draft-store.js";
 import type { ConfigServiceOptions } from "./config-options.js";
 import { specAt } from "./draft-handlers.js";
 import { type ApiIssue, invalidArgument, issueMessage, translated } from "./errors.js";
@@ -132,7 +133,8 @@ export function importExportHandlers(
                 Code.Aborted,
               );
             const pruned = await pruneDeletions(tx, caller, before, 0, fragment, request.prune);
-            await writeObjects(tx, fragment);
+            // An object the document holds as the draft has it keeps its row (update time).
+            await writeChangedObjects(tx, before, fragment);
             const after = withoutPruned(await readConfigSpec(tx), pruned);
             // Each object the import changes is a write of its own: a member imports only
             // what their team owns.
@@ -309,7 +311,7 @@ function checkStorable(document: string, spec: ConfigSpecFragment): void {
 function summarize(issues: readonly ApiIssue[]): string {
   const shown = issues
     .slice(0, 3)
-    .map((issue) => `${issue.path}: ${issue.message}`)
+    .map((issue) => `${shownPath(issue.path)}: ${issue.message}`)
     .join("; ");
   return issues.length > 3 ? `${shown} (and ${issues.length - 3} more)` : shown;
 }

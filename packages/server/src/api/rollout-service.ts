@@ -10,6 +10,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { Prisma, type TransactionClient } from "@switchyard/db";
 import type { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { planDocument } from "@switchyard/rollout";
+import { quotedInput } from "@switchyard/snapshot";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import {
@@ -35,7 +36,7 @@ const ROLLOUT_PLANS_LOCK = 0x53_57_52_50; // "SWRP"
 function checkedName(name: string, field = "name"): string {
   if (!NAME.test(name))
     throw new ConnectError(
-      `${field}: ${JSON.stringify(name)} is not a rollout plan name (letters, digits, '.', '_', '-'; at most 100)`,
+      `${field}: ${quotedInput(name)} is not a rollout plan name (letters, digits, '.', '_', '-'; at most 100)`,
       Code.InvalidArgument,
     );
   return name;
@@ -43,7 +44,7 @@ function checkedName(name: string, field = "name"): string {
 
 const notFound = (name: string) =>
   new ConnectError(
-    `rollout plan "${name}" does not exist (switchyard rollout plans lists them)`,
+    `rollout plan ${quotedInput(name)} does not exist (switchyard rollout plans lists them)`,
     Code.NotFound,
   );
 

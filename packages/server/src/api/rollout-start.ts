@@ -30,7 +30,7 @@ import {
   step,
   stepAll,
 } from "@switchyard/rollout";
-import { selectNodeGroup, TYPE_ORDER } from "@switchyard/snapshot";
+import { quotedInput, selectNodeGroup, TYPE_ORDER } from "@switchyard/snapshot";
 import { auditActor, type Principal, recordAudits } from "../auth/index.js";
 import { stringMetadata } from "../fleet/convergence-reader.js";
 import { listNodes } from "../fleet/status-reader.js";
@@ -110,7 +110,7 @@ async function choosePlan(
     const stored = await getRolloutPlan(tx, request.plan.value);
     if (stored === null)
       throw new ConnectError(
-        `rollout.plan_name: rollout plan ${JSON.stringify(request.plan.value.slice(0, 100))} does not exist (switchyard rollout plans lists them)`,
+        `rollout.plan_name: rollout plan ${quotedInput(request.plan.value)} does not exist (switchyard rollout plans lists them)`,
         Code.NotFound,
       );
     return { plan: storedPlan(stored), planName: stored.name };

@@ -15,7 +15,7 @@ import {
   type RoutingService,
   RunRouteTestsResponseSchema,
 } from "@switchyard/proto/switchyard/v1/routing_pb";
-import { type ConfigSpec, parseRouterCheckTests } from "@switchyard/snapshot";
+import { type ConfigSpec, parseRouterCheckTests, quotedInput } from "@switchyard/snapshot";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import { domainOwner, loadDomainOwnership } from "../auth/ownership.js";
@@ -186,7 +186,7 @@ export function routeTestHandlers(options: {
     async putRouteTest(request, context) {
       if (!NAME.test(request.name))
         throw new ConnectError(
-          `name: "${request.name}" is not a route test name (letters, digits, '.', '_', '-'; at most 100)`,
+          `name: ${quotedInput(request.name)} is not a route test name (letters, digits, '.', '_', '-'; at most 100)`,
           Code.InvalidArgument,
         );
       checkedTarget(request);
@@ -239,7 +239,10 @@ export function routeTestHandlers(options: {
     async deleteRouteTest(request, context) {
       const stored = await getRouteTest(prisma, request.name);
       if (stored === null)
-        throw new ConnectError(`route test "${request.name}" does not exist`, Code.NotFound);
+        throw new ConnectError(
+          `route test ${quotedInput(request.name)} does not exist`,
+          Code.NotFound,
+        );
       await authorizeTest(prisma, context, request.name, stored.team?.name ?? "", []);
       const caller = callerOf(context);
       await prisma.$transaction(async (tx) => {

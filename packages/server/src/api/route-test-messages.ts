@@ -28,6 +28,7 @@ import type {
   RouterCheckProblem,
   RouteTestResult,
 } from "@switchyard/snapshot";
+import { shownPath } from "@switchyard/snapshot";
 import { invalidArgument } from "./errors.js";
 
 /** Bounds of a question: a request is small, and its answer's work grows with it. */
@@ -95,7 +96,7 @@ export function refusalError(refusal: RouteRefusal): ConnectError {
         ? Code.NotFound
         : Code.FailedPrecondition;
   return new ConnectError(
-    refusal.path === "" ? refusal.message : `${refusal.path}: ${refusal.message}`,
+    refusal.path === "" ? refusal.message : `${shownPath(refusal.path)}: ${refusal.message}`,
     code,
   );
 }
@@ -339,7 +340,7 @@ export function checkedTarget(request: { listener: string; routeConfiguration: s
 /** Why a case could not be asked, as one line: "path: message". */
 export function refusedText(refused: RouteRefusal | undefined): string {
   if (refused === undefined) return "";
-  return refused.path ? `${refused.path}: ${refused.message}` : refused.message;
+  return refused.path ? `${shownPath(refused.path)}: ${refused.message}` : refused.message;
 }
 
 /** One case's result as the API's RouteTestResult. */

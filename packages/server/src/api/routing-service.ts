@@ -13,6 +13,7 @@ import {
   type ConfigSpec,
   type NodeGroupSpec,
   parseRouterCheckTests,
+  quotedInput,
   type RouteResult,
   routeRequest,
 } from "@switchyard/snapshot";
@@ -83,7 +84,10 @@ export function createRoutingService({
 function nodeGroupOf(spec: ConfigSpec, name: string): NodeGroupSpec {
   const group = spec.nodeGroups.find((g) => g.name === name);
   if (group === undefined)
-    throw new ConnectError(`node_group: node group "${name}" does not exist`, Code.NotFound);
+    throw new ConnectError(
+      `node_group: node group ${quotedInput(name)} does not exist`,
+      Code.NotFound,
+    );
   return group;
 }
 

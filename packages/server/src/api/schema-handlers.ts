@@ -24,7 +24,7 @@ import {
   ListEnvoySchemasResponseSchema,
   RemoveEnvoySchemaResponseSchema,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import { nameProblem, quotedName } from "@switchyard/snapshot";
+import { nameProblem, quotedName, shownPath } from "@switchyard/snapshot";
 import { callerOf, ipOf } from "../access/request-context.js";
 import { auditActor, recordAudit } from "../auth/index.js";
 import {
@@ -93,7 +93,7 @@ export function schemaHandlers({ prisma, store }: ConfigServiceOptions) {
   const refuse = (message: string, issues: readonly ApiIssue[]): ConnectError => {
     const shown = issues.slice(0, SHOWN_ISSUES);
     return invalidArgument(
-      `${message}: ${shown.map((i) => `${i.path}: ${i.message}`).join("; ")}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ""}`,
+      `${message}: ${shown.map((i) => `${shownPath(i.path)}: ${i.message}`).join("; ")}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ""}`,
       shown,
       Code.FailedPrecondition,
     );

@@ -34,6 +34,7 @@ import {
   nameProblem,
   openValue,
   parseCertificates,
+  quotedInput,
   type SecretOpener,
   type SecretSpec,
   sdsSecretJsonKeys,
@@ -53,7 +54,8 @@ import { findSecret, listSecrets, type Stored } from "../store/config-store.js";
 import { deleteObject, writeSecret } from "../store/draft-store.js";
 import { type ApiIssue, invalidArgument, notFound, translated } from "./errors.js";
 
-const quote = JSON.stringify;
+/** A name as a message quotes it: cut when long. */
+const quote = quotedInput;
 const secretPath = (name: string) => `secrets[${quote(name)}]`;
 
 function certificateMessage(info: CertificateInfo) {
@@ -358,7 +360,7 @@ function valuesOf(
       `${path}.values[${index}]`,
       type === "GENERIC_SECRET"
         ? `the value of secret ${quote(message.name)} ${problem}`
-        : `session ticket key ${index} of secret ${quote(message.name)} ${problem}`,
+        : `session ticket key ${index + 1} of secret ${quote(message.name)} ${problem}`,
       VALUE_HINT[type],
     );
   return message.values.map((value) => sealValue(keyring.seal, value));

@@ -14,6 +14,7 @@ import type { PrismaClient, TransactionClient } from "@switchyard/db";
 import {
   type ChangeKind,
   canonicalJson,
+  quotedInput,
   type RouteConfigurationSpec,
   type VirtualHostSpec,
 } from "@switchyard/snapshot";
@@ -66,7 +67,7 @@ export function normalizeDomainPattern(pattern: string): string {
   const host = lower.startsWith("*.") ? lower.slice(2) : lower;
   if (!HOST.test(host))
     throw new ConnectError(
-      `domain pattern ${JSON.stringify(pattern)} is neither a host name ("api.example.com") ` +
+      `domain pattern ${quotedInput(pattern)} is neither a host name ("api.example.com") ` +
         `nor a wildcard below one ("*.example.com")`,
       Code.InvalidArgument,
     );

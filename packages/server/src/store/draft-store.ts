@@ -514,20 +514,52 @@ export async function deleteObject(
 }
 
 /**
- * Makes the draft exactly `spec`: what rollback does before publishing. Only the objects whose
- * content differs are written, so an object the rollback does not change keeps its update time.
+ * Writes the objects of `spec` whose content differs from `stored` (the draft as read in this
+ * transaction), and only those: an object a bulk write (a rollback, an import) gives back as it is
+ * keeps its row as it is, its update time, revision and owner included.
  */
-export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Promise<void> {
-  const now = new Map(
-    sourceObjects(await readConfigSpec(db)).map((o) => [`${o.kind}/${o.name}`, o.key]),
-  );
-  const changed = new Set(
-    sourceObjects(spec)
-      .filter((o) => now.get(`${o.kind}/${o.name}`) !== o.key)
+export async function writeChangedObjects(
+  db: TransactionClient,
+  stored: ConfigSpec,
+  spec: Partial<ConfigSpec>,
+): Promise<void> {
+  const now = new Map(sourceObjects(stored).map((o) => [`${o.kind}/${o.name}`, o.key]));
+  const unchanged = new Set(
+    sourceObjects(configSpecOf(spec))
+      .filter((o) => now.get(`${o.kind}/${o.name}`) === o.key)
       .map((o) => `${o.kind}/${o.name}`),
   );
-  const only = <T extends { name: string }>(kind: SourceKind, objects: readonly T[]) =>
-    objects.filter((o) => changed.has(`${kind}/${o.name}`));
+  const only = <T extends { name: string }>(kind: SourceKind, objects?: readonly T[]) =>
+    (objects ?? []).filter((o) => !unchanged.has(`${kind}/${o.name}`));
+  await writeObjects(db, {
+    clusters: only("cluster", spec.clusters),
+    listeners: only("listener", spec.listeners),
+    routeConfigurations: only("routeConfiguration", spec.routeConfigurations),
+    nodeGroups: only("nodeGroup", spec.nodeGroups),
+    runtimeLayers: only("runtimeLayer", spec.runtimeLayers),
+    secrets: only("secret", spec.secrets),
+  });
+}
+
+/** `spec` with its missing kinds empty. */
+function configSpecOf(spec: Partial<ConfigSpec>): ConfigSpec {
+  return {
+    clusters: spec.clusters ?? [],
+    listeners: spec.listeners ?? [],
+    routeConfigurations: spec.routeConfigurations ?? [],
+    nodeGroups: spec.nodeGroups ?? [],
+    runtimeLayers: spec.runtimeLayers ?? [],
+    secrets: spec.secrets ?? [],
+  };
+}
+
+/**
+ * Makes the draft exactly `spec`: what rollback does before publishing. Only the objects whose
+ * content differs are written, and only the objects `spec` has not are deleted, so an object the
+ * rollback does not change keeps its update time.
+ */
+export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Promise<void> {
+  const stored = await readConfigSpec(db);
   await db.nodeGroup.deleteMany({ where: { name: { notIn: spec.nodeGroups.map((g) => g.name) } } });
   await db.listener.deleteMany({ where: { name: { notIn: spec.listeners.map((l) => l.name) } } });
   await db.routeConfiguration.deleteMany({
@@ -538,12 +570,5 @@ export async function replaceDraft(db: TransactionClient, spec: ConfigSpec): Pro
     where: { name: { notIn: spec.runtimeLayers.map((r) => r.name) } },
   });
   await db.secret.deleteMany({ where: { name: { notIn: spec.secrets.map((s) => s.name) } } });
-  await writeObjects(db, {
-    clusters: only("cluster", spec.clusters),
-    listeners: only("listener", spec.listeners),
-    routeConfigurations: only("routeConfiguration", spec.routeConfigurations),
-    nodeGroups: only("nodeGroup", spec.nodeGroups),
-    runtimeLayers: only("runtimeLayer", spec.runtimeLayers),
-    secrets: only("secret", spec.secrets),
-  });
+  await writeChangedObjects(db, stored, spec);
 }

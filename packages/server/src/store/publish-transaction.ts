@@ -14,6 +14,7 @@ import {
   draftRevision,
   EMPTY_MANIFEST,
   ENVOY_KINDS,
+  issuesAbout,
   SOURCE_KINDS,
   type SourceChange,
   type SourceKind,
@@ -493,7 +494,16 @@ export async function writeSnapshot(
     published: {
       record: toRecord(row),
       config,
-      warnings: [...report.issues.filter((issue) => issue.severity === "warning"), ...notes],
+      // The warnings about what this version changes (or names: a reference to an object it
+      // deletes), not every standing one: an untouched object's warning is said where that object
+      // is edited and on the Changes page (Validate), not in every publish's answer.
+      warnings: [
+        ...issuesAbout(
+          report.issues.filter((issue) => issue.severity === "warning"),
+          changes,
+        ),
+        ...notes,
+      ],
       ...(rollouts.length > 0 ? { rollouts } : {}),
       running,
     },

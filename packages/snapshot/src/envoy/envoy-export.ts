@@ -15,6 +15,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { RouteConfigurationSchema } from "@switchyard/proto/envoy/config/route/v3/route_pb";
 import { stringify } from "yaml";
+import { shownPath } from "../bounded-text.js";
 import { type ConfigIssue, compile } from "../compile.js";
 import { type EnvoyResource, resourceSchema } from "../import/envoy-import.js";
 import type { ConfigSpec, JsonObject } from "../model.js";
@@ -30,7 +31,7 @@ export interface ExportOptions {
 export class EnvoyExportError extends Error {
   constructor(readonly issues: readonly ConfigIssue[]) {
     super(
-      `the configuration does not compile: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      `the configuration does not compile: ${issues.map((i) => `${shownPath(i.path)}: ${i.message}`).join("; ")}`,
     );
     this.name = "EnvoyExportError";
   }

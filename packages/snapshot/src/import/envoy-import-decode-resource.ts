@@ -11,6 +11,7 @@ import {
   Bootstrap_StaticResourcesSchema,
   BootstrapSchema,
 } from "@switchyard/proto/envoy/config/bootstrap/v3/bootstrap_pb";
+import { quotedInput } from "../bounded-text.js";
 import { envoyFromJson, fieldByKey } from "../envoy/envoy-proto-json.js";
 import type { JsonValue } from "../model.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
@@ -190,7 +191,7 @@ export function decodeTypedResource(
   if (expected !== undefined && canonical !== expected) {
     findings.errors.push({
       at: [...at, "@type"],
-      message: `"@type" ${JSON.stringify(typeUrl)} is not the type this place holds, ${JSON.stringify(expected)}`,
+      message: `"@type" ${quotedInput(typeUrl)} is not the type this place holds, ${quotedInput(expected)}`,
     });
     return;
   }
@@ -198,8 +199,8 @@ export function decodeTypedResource(
     findings.errors.push({
       at: [...at, "@type"],
       message: messageForTypeUrl(typeUrl)
-        ? `unsupported resource @type ${JSON.stringify(typeUrl)}: expected one of ${RESOURCE_TYPES.join(", ")}`
-        : `unknown @type ${JSON.stringify(typeUrl)}: not one of the Envoy types Switchyard knows`,
+        ? `unsupported resource @type ${quotedInput(typeUrl)}: expected one of ${RESOURCE_TYPES.join(", ")}`
+        : `unknown @type ${quotedInput(typeUrl)}: not one of the Envoy types Switchyard knows`,
     });
     return;
   }

@@ -11,6 +11,7 @@ import {
   BootstrapSchema,
 } from "@switchyard/proto/envoy/config/bootstrap/v3/bootstrap_pb";
 import { DiscoveryResponseSchema } from "@switchyard/proto/envoy/service/discovery/v3/discovery_pb";
+import { quotedInput } from "../bounded-text.js";
 import { fieldByKey } from "../envoy/envoy-proto-json.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import {
@@ -99,7 +100,7 @@ function decodeDiscoveryResponse(
   for (const i of mismatched) {
     findings.errors.push({
       at: [resourcesKey, i, "@type"],
-      message: `"@type" ${JSON.stringify((items[i] as Record<string, unknown>)["@type"])} differs from the response's type_url ${JSON.stringify(named)}`,
+      message: `"@type" ${quotedInput((items[i] as Record<string, unknown>)["@type"])} differs from the response's type_url ${quotedInput(named)}`,
     });
   }
   if (mismatched.length > 0) return;

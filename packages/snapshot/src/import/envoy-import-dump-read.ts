@@ -7,6 +7,7 @@
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { registry } from "@switchyard/proto";
+import { quotedInput } from "../bounded-text.js";
 import { fieldByKey } from "../envoy/envoy-proto-json.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import {
@@ -204,7 +205,7 @@ export function gatherDump(
 }
 
 function notAField(key: string, desc: DescMessage): string {
-  return `not read: ${JSON.stringify(key)} is not a field of ${desc.typeName} (added by the tool that wrote the dump, or by an Envoy newer than Switchyard's API)`;
+  return `not read: ${quotedInput(key)} is not a field of ${desc.typeName} (added by the tool that wrote the dump, or by an Envoy newer than Switchyard's API)`;
 }
 
 /** One element of `configs` (or the whole document, named `name`): a part or an entry. */

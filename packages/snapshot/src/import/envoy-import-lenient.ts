@@ -19,6 +19,7 @@ import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
 import { ScalarType } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
+import { quotedInput } from "../bounded-text.js";
 import { fieldByKey, isOpaqueType, typeNameOf } from "../envoy/envoy-proto-json.js";
 import type { ImportSeverity } from "./envoy-import-issue.js";
 import { isRecord, type Segment } from "./envoy-import-json.js";
@@ -115,7 +116,7 @@ function readItem(field: DescField, value: unknown, at: readonly Segment[], read
         reader,
         at,
         "info",
-        `enum values are read as Envoy reads them, in any case: ${JSON.stringify(value)} is stored as ${JSON.stringify(read)}`,
+        `enum values are read as Envoy reads them, in any case: ${quotedInput(value)} is stored as ${quotedInput(read)}`,
       );
     }
     return read;

@@ -10,6 +10,7 @@
 
 import { enumValueNames } from "@switchyard/proto/enum-names";
 import * as api from "@switchyard/proto/switchyard/v1/config_pb";
+import { quotedInput } from "../bounded-text.js";
 import { addressFrom } from "../envoy/envoy-address.js";
 import { configSourceExtra } from "../envoy/envoy-json.js";
 import type {
@@ -86,7 +87,7 @@ function oneOf<T extends string>(
     return given as T;
   return reject(
     at,
-    `${what} ${JSON.stringify(given)} cannot be stored: Switchyard models ${allowed.join(", ")}`,
+    `${what} ${quotedInput(given)} cannot be stored: Switchyard models ${allowed.join(", ")}`,
   );
 }
 
@@ -607,7 +608,7 @@ function splitFilters(
     if (isHcm(filter) && i !== filters.length - 1) {
       reject(
         [...at, i],
-        `the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter ${i} of ${filters.length})`,
+        `the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter ${i + 1} of ${filters.length})`,
       );
     }
   });
@@ -731,8 +732,8 @@ export function runtimeLayerFrom(json: JsonObject): RuntimeLayerSpec {
     return reject(
       ["layer", key],
       isObject(value) && ("numerator" in value || "denominator" in value)
-        ? `runtime key ${JSON.stringify(key)} holds a FractionalPercent: Switchyard stores numbers, strings and booleans; give the percentage as a number (e.g. 10 for 10%)`
-        : `runtime key ${JSON.stringify(key)} holds ${what}: Switchyard stores numbers, strings and booleans`,
+        ? `runtime key ${quotedInput(key)} holds a FractionalPercent: Switchyard stores numbers, strings and booleans; give the percentage as a number (e.g. 10 for 10%)`
+        : `runtime key ${quotedInput(key)} holds ${what}: Switchyard stores numbers, strings and booleans`,
     );
   });
   return {

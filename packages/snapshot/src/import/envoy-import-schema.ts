@@ -13,6 +13,7 @@ import {
 } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import { envoyApisInUse, registry } from "@switchyard/proto";
+import { quotedInput } from "../bounded-text.js";
 import { fieldByKey } from "../envoy/envoy-proto-json.js";
 import { TypeUrl } from "../serving/resource-snapshot.js";
 import type { Problem } from "./envoy-import-issue.js";
@@ -143,7 +144,7 @@ function checkEnum(desc: DescEnum, value: unknown): string | undefined {
   if (typeof value === "string") {
     return desc.values.some((v) => v.name === value)
       ? undefined
-      : `unknown enum value ${JSON.stringify(value)} for ${desc.typeName} (expected one of ${enumNames(desc)})`;
+      : `unknown enum value ${quotedInput(value)} for ${desc.typeName} (expected one of ${enumNames(desc)})`;
   }
   if (typeof value === "number") return checkInt32(value, INT32_RANGE);
   return `expected one of ${enumNames(desc)}, got ${describe(value)}`;
@@ -275,12 +276,12 @@ function checkMapKey(field: DescField, key: string): string | undefined {
     case ScalarType.BOOL:
       return key === "true" || key === "false"
         ? undefined
-        : `map key ${JSON.stringify(key)} is not true or false`;
+        : `map key ${quotedInput(key)} is not true or false`;
     case ScalarType.STRING:
       return undefined;
     default: {
       const problem = checkScalar(field.mapKey, key);
-      return problem && `map key ${JSON.stringify(key)}: ${problem}`;
+      return problem && `map key ${quotedInput(key)}: ${problem}`;
     }
   }
 }

@@ -780,7 +780,7 @@ describe("importEnvoyConfig", () => {
         ),
         path: "[0].filter_chains[0].filters[0]",
         message:
-          "the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter 0 of 2)",
+          "the HTTP connection manager is a terminal filter: Envoy requires it to be the last filter of its chain (filter 1 of 2)",
       },
       {
         rule: "a duration finer than a millisecond",

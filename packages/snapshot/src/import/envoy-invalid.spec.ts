@@ -344,7 +344,7 @@ describe("invalid mutations are refused by validation, at the model field", () =
       from: "          cluster: db\n",
       to: '          cluster: db\n      - name: envoy.filters.network.echo\n        typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.network.echo.v3.Echo }\n',
       issue:
-        'invalid-network-filter listeners["edge"].filterChains[0].networkFilters[0]: envoy.filters.network.tcp_proxy (envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy) is a terminal filter, but filter 0 of 2 in filter chain 0 of listener "edge": Envoy requires a terminal filter to be the last of its chain',
+        'invalid-network-filter listeners["edge"].filterChains[0].networkFilters[0]: envoy.filters.network.tcp_proxy (envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy) is a terminal filter, but filter 1 of 2 in filter chain 1 of listener "edge": Envoy requires a terminal filter to be the last of its chain',
     },
   ];
   for (const { rule, from, to, issue } of cases) {

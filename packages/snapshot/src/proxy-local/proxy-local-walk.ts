@@ -14,6 +14,7 @@
  * Pure: what the caller may do about each is auth/local-sources.ts's business in the server.
  */
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
+import { quotedInput } from "../bounded-text.js";
 import { typeNameOf } from "../envoy/envoy-proto-json.js";
 import { type Segment, walkEnvoy } from "../envoy/envoy-walk.js";
 import { classifyField, hasCandidateWord, qualifiedName } from "./proxy-local-candidates.js";
@@ -64,12 +65,12 @@ function codeSource(value: unknown): { from: string; reads: string | null } | un
   switch (specifier?.case) {
     case "filename":
       return {
-        from: ` in the file ${JSON.stringify(specifier.value)}`,
+        from: ` in the file ${quotedInput(specifier.value)}`,
         reads: String(specifier.value),
       };
     case "environmentVariable":
       return {
-        from: ` in the environment variable ${JSON.stringify(specifier.value)}`,
+        from: ` in the environment variable ${quotedInput(specifier.value)}`,
         reads: null,
       };
     case "inlineString":
@@ -79,7 +80,7 @@ function codeSource(value: unknown): { from: string; reads: string | null } | un
       return codeSource(specifier.value);
     case "remote": {
       const uri = (specifier.value as { httpUri?: { uri?: string } }).httpUri?.uri ?? "";
-      return { from: ` fetched from ${JSON.stringify(uri)}`, reads: null };
+      return { from: ` fetched from ${quotedInput(uri)}`, reads: null };
     }
     default:
       return undefined;
@@ -88,10 +89,10 @@ function codeSource(value: unknown): { from: string; reads: string | null } | un
 
 /** ` "value"` for a string, ` "name"` for a message with a name, else nothing. */
 function shown(value: unknown): string {
-  if (typeof value === "string") return ` ${JSON.stringify(value)}`;
-  if (value instanceof Uint8Array) return ` ${JSON.stringify(text.decode(value))}`;
+  if (typeof value === "string") return ` ${quotedInput(value)}`;
+  if (value instanceof Uint8Array) return ` ${quotedInput(text.decode(value))}`;
   const name = (value as { name?: unknown } | undefined)?.name;
-  return typeof name === "string" && name !== "" ? ` ${JSON.stringify(name)}` : "";
+  return typeof name === "string" && name !== "" ? ` ${quotedInput(name)}` : "";
 }
 
 /** The use a table row's field makes with `value`, or undefined when this value does not. */
@@ -155,7 +156,7 @@ function environmentCommand(
     at: [...at],
     field: typeof field === "string" ? field : qualifiedName(field),
     kind: "reads-env",
-    does: `put the environment variable ${JSON.stringify(command[1])} into what it formats (%ENVIRONMENT(${command[1]})%)`,
+    does: `put the environment variable ${quotedInput(command[1])} into what it formats (%ENVIRONMENT(${command[1]})%)`,
     reads: null,
     instead: null,
   };

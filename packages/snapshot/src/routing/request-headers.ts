@@ -13,6 +13,7 @@ import type {
   QueryParameterMatcher,
 } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import type { RE2JS } from "re2js";
+import { quotedInput } from "../bounded-text.js";
 import { stringMatcher } from "../match/matchers.js";
 import { compileBoundedRegex, regexMaxProgramSize } from "../match/regex-limit.js";
 
@@ -122,7 +123,7 @@ export function compileHeaderMatcher(matcher: HeaderMatcher, path: string): Comp
     case "exactMatch": {
       const exact = spec.value;
       test = (value) => exact === "" || value === exact;
-      what = `exact ${JSON.stringify(exact)}`;
+      what = `exact ${quotedInput(exact)}`;
       break;
     }
     case "safeRegexMatch": {
@@ -148,19 +149,19 @@ export function compileHeaderMatcher(matcher: HeaderMatcher, path: string): Comp
     case "prefixMatch": {
       const prefix = spec.value;
       test = (value) => value.startsWith(prefix);
-      what = `prefix ${JSON.stringify(prefix)}`;
+      what = `prefix ${quotedInput(prefix)}`;
       break;
     }
     case "suffixMatch": {
       const suffix = spec.value;
       test = (value) => value.endsWith(suffix);
-      what = `suffix ${JSON.stringify(suffix)}`;
+      what = `suffix ${quotedInput(suffix)}`;
       break;
     }
     case "containsMatch": {
       const part = spec.value;
       test = (value) => value.includes(part);
-      what = `contains ${JSON.stringify(part)}`;
+      what = `contains ${quotedInput(part)}`;
       break;
     }
     case "stringMatch":
@@ -191,7 +192,7 @@ function describeStringMatch(pattern: { case: string | undefined; value?: unknow
   if (pattern.case === "safeRegex" && value && typeof value === "object" && "regex" in value) {
     return `safe_regex /${String(value.regex)}/`;
   }
-  return `${pattern.case ?? "unset"} ${JSON.stringify(value)}`;
+  return `${pattern.case ?? "unset"} ${quotedInput(value)}`;
 }
 
 /** Compiled regexes by limit and source: route tests ask the same routes again and again. */

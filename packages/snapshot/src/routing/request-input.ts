@@ -6,6 +6,8 @@
  * x-forwarded-proto from the scheme and the route configuration's internal_only_headers removed
  * from external requests (https://www.envoyproxy.io/docs/envoy/latest/api-v3/config/route/v3/route.proto). Pure.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import { stripHostPort, stripTrailingHostDot } from "./domains.js";
 import { HeaderMap } from "./request-headers.js";
 import type { RouteRefusal, RouteRequest } from "./route-answer.js";
@@ -23,7 +25,7 @@ function refuse(path: string, message: string): RouteRefusal {
 export function requestProblem(request: RouteRequest): RouteRefusal | undefined {
   const method = request.method ?? "GET";
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(method)) {
-    return refuse("request.method", `${JSON.stringify(method)} is not an HTTP method token`);
+    return refuse("request.method", `${quotedInput(method)} is not an HTTP method token`);
   }
   if (
     request.authority === "" ||
@@ -32,13 +34,13 @@ export function requestProblem(request: RouteRequest): RouteRefusal | undefined 
   ) {
     return refuse(
       "request.authority",
-      `${JSON.stringify(request.authority)} is not a host: give the Host / :authority, e.g. "example.com" or "example.com:8080"`,
+      `${quotedInput(request.authority)} is not a host: give the Host / :authority, e.g. "example.com" or "example.com:8080"`,
     );
   }
   if (request.path === "" ? method !== "CONNECT" : !request.path.startsWith("/")) {
     return refuse(
       "request.path",
-      `${JSON.stringify(request.path)} is not a :path Envoy routes: it must start with "/" (only a CONNECT request may have none)`,
+      `${quotedInput(request.path)} is not a :path Envoy routes: it must start with "/" (only a CONNECT request may have none)`,
     );
   }
   if (/[\s\0]/.test(request.path)) {
@@ -51,11 +53,11 @@ export function requestProblem(request: RouteRequest): RouteRefusal | undefined 
     if (name === "" || name.startsWith(":") || name.toLowerCase() === "host") {
       return refuse(
         `request.headers[${i}]`,
-        `${JSON.stringify(name)}: pseudo-headers and host come from authority, path, method and scheme`,
+        `${quotedInput(name)}: pseudo-headers and host come from authority, path, method and scheme`,
       );
     }
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || INVALID_VALUE.test(value)) {
-      return refuse(`request.headers[${i}]`, `${JSON.stringify(name)} is not a valid header`);
+      return refuse(`request.headers[${i}]`, `${quotedInput(name)} is not a valid header`);
     }
   }
   const random = request.randomValue ?? 0;

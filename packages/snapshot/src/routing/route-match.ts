@@ -28,6 +28,7 @@ import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { registry } from "@switchyard/proto";
 import type { Route } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import type { MetadataMatcher } from "@switchyard/proto/envoy/type/matcher/v3/metadata_pb";
+import { quotedInput } from "../bounded-text.js";
 import { MatcherError, valueMatcher } from "../match/matchers.js";
 import type { JsonValue } from "../model.js";
 import {
@@ -308,12 +309,12 @@ export function matchRoute(route: Route, path: string, context: MatchContext): R
       const at = `${path}.match.dynamic_metadata[${i}]`;
       if (context.dynamicMetadata === undefined) {
         undecidable.push(
-          `dynamic_metadata[${i}] (filter ${JSON.stringify(matcher.filter)}) reads metadata set by filters; give RouteRequest.dynamicMetadata to evaluate it`,
+          `dynamic_metadata[${i}] (filter ${quotedInput(matcher.filter)}) reads metadata set by filters; give RouteRequest.dynamicMetadata to evaluate it`,
         );
       } else if (!metadataMatches(matcher, context.dynamicMetadata, at)) {
         return { t: "no" };
       } else {
-        conditions.push(`dynamic_metadata ${JSON.stringify(matcher.filter)} matched`);
+        conditions.push(`dynamic_metadata ${quotedInput(matcher.filter)} matched`);
       }
     }
   } catch (error) {

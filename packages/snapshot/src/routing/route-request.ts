@@ -19,6 +19,7 @@ import type {
   WeightedCluster_ClusterWeight,
 } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { VirtualHost_TlsRequirementType as TlsRequirement } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
+import { quotedInput } from "../bounded-text.js";
 import type { ConfigSpec, JsonObject } from "../model.js";
 import { chooseVirtualHost, hostForMatching, repeatedDomain } from "./domains.js";
 import { applyMutations, mutationLevels } from "./header-mutations.js";
@@ -124,7 +125,7 @@ function answer(config: ConfigSpec, request: RouteRequest, source: RouteSource):
   if (repeated) {
     throw new RoutingConfigError(
       `${rcPath}.virtualHosts[${repeated.index}].domains`,
-      `domain ${JSON.stringify(repeated.domain)} is held by more than one virtual host: Envoy refuses the route configuration`,
+      `domain ${quotedInput(repeated.domain)} is held by more than one virtual host: Envoy refuses the route configuration`,
     );
   }
   const headers = requestHeaders(request, source, notes);

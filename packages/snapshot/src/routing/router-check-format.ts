@@ -10,6 +10,7 @@
 import type { HeaderMatcher } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { HeaderMatcherSchema } from "@switchyard/proto/envoy/config/route/v3/route_components_pb";
 import { parseDocument } from "yaml";
+import { quotedInput } from "../bounded-text.js";
 import { envoyFromJson } from "../envoy/envoy-proto-json.js";
 import { MatcherError } from "../match/matchers.js";
 import type { JsonValue } from "../model.js";
@@ -233,7 +234,7 @@ function readInput(at: string, object: Obj, problems: RouterCheckProblem[]): Rou
     ) {
       r.problem(
         `${at}.additional_request_headers[${i}]`,
-        `${JSON.stringify(name)} comes from authority, path, method, ssl or internal`,
+        `${quotedInput(name)} comes from authority, path, method, ssl or internal`,
       );
     }
   }

@@ -13,6 +13,7 @@
  * answer says so rather than guess an order.
  */
 import type { FractionalPercent } from "@switchyard/proto/envoy/type/v3/percent_pb";
+import { quotedInput } from "../bounded-text.js";
 import type { RuntimeLayerSpec, RuntimeValue } from "../model.js";
 import type { RouteRequest, RuntimeFractionUse } from "./route-answer.js";
 
@@ -69,7 +70,7 @@ function find(
   if (setting.some((s) => s.value !== first.value)) {
     return {
       t: "conflict",
-      message: `runtime key ${JSON.stringify(key)} is set differently by layers ${setting.map((s) => `${JSON.stringify(s.layer)} (${JSON.stringify(s.value)})`).join(", ")}: the proxy's bootstrap order decides, which the configuration does not hold`,
+      message: `runtime key ${quotedInput(key)} is set differently by layers ${setting.map((s) => `${quotedInput(s.layer)} (${quotedInput(s.value)})`).join(", ")}: the proxy's bootstrap order decides, which the configuration does not hold`,
     };
   }
   return { t: "found", value: first.value, source: "layer", layer: first.layer };

@@ -20,6 +20,8 @@
  * not printable ASCII, and sorts the parameters. Two names are the same resource when their
  * canonical forms are equal, whatever order or encoding the client used.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { JsonObject, JsonValue } from "../model.js";
 
 export const XDSTP_PREFIX = "xdstp:";
@@ -54,7 +56,7 @@ function decode(part: string, what: string): string | { problem: string } {
   try {
     return decodeURIComponent(part);
   } catch {
-    return { problem: `has malformed percent-encoding in its ${what} (${JSON.stringify(part)})` };
+    return { problem: `has malformed percent-encoding in its ${what} (${quotedInput(part)})` };
   }
 }
 
@@ -83,7 +85,7 @@ export function parseXdstp(text: string): XdstpParse {
   if (resourceType === "") return fail("has no resource type (xdstp://AUTHORITY/TYPE/ID)");
   if (resourceType.includes("%") || `${resourceType}/` === TYPE_URL_PREFIX) {
     return fail(
-      `has resource type ${JSON.stringify(resourceType)}: it is the type URL without "${TYPE_URL_PREFIX}" (envoy.config.cluster.v3.Cluster)`,
+      `has resource type ${quotedInput(resourceType)}: it is the type URL without "${TYPE_URL_PREFIX}" (envoy.config.cluster.v3.Cluster)`,
     );
   }
   const id = secondSlash === -1 ? "" : decode(typeAndId.slice(secondSlash + 1), "ID");
@@ -98,7 +100,7 @@ export function parseXdstp(text: string): XdstpParse {
       if (typeof key !== "string") return fail(key.problem);
       if (typeof value !== "string") return fail(value.problem);
       if (key === "") return fail("has a context parameter with no name");
-      if (params.has(key)) return fail(`repeats the context parameter ${JSON.stringify(key)}`);
+      if (params.has(key)) return fail(`repeats the context parameter ${quotedInput(key)}`);
       params.set(key, value);
     }
   }
@@ -268,7 +270,7 @@ function paramMismatch(key: string, value: string, node: NodeContext): string | 
   if (key.startsWith("xds.node.metadata.")) {
     const field = key.slice("xds.node.metadata.".length);
     if (matchesValue(value, node.metadata[field])) return undefined;
-    return `${quoted}: the node's metadata ${field} is ${JSON.stringify(node.metadata[field]) ?? "not set"}`;
+    return `${quoted}: the node's metadata ${field} is ${node.metadata[field] === undefined ? "not set" : quotedInput(node.metadata[field])}`;
   }
   if (key.startsWith("xds.node.user_agent_build_version.metadata.")) {
     const field = key.slice("xds.node.user_agent_build_version.metadata.".length);
@@ -281,8 +283,8 @@ function paramMismatch(key: string, value: string, node: NodeContext): string | 
     if (!read) return `${quoted}: xds.node.${field} is no node field Switchyard can check`;
     const actual = read(node);
     if (actual === value) return undefined;
-    return `${quoted}: the node's ${field} is ${JSON.stringify(actual ?? "")}`;
+    return `${quoted}: the node's ${field} is ${quotedInput(actual ?? "")}`;
   }
   if (matchesValue(value, node.metadata[key])) return undefined;
-  return `${quoted}: the node's metadata ${key} is ${JSON.stringify(node.metadata[key]) ?? "not set"}`;
+  return `${quoted}: the node's metadata ${key} is ${node.metadata[key] === undefined ? "not set" : quotedInput(node.metadata[key])}`;
 }

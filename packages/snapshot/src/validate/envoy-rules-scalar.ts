@@ -5,6 +5,7 @@
  */
 import { type DescEnum, toJson } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
+import { quotedInput } from "../bounded-text.js";
 import type { Segment } from "../envoy/envoy-walk.js";
 
 /** Where a check reports: paths below the field (list indexes, map keys) are pushed and popped. */
@@ -34,9 +35,9 @@ export function unwrap(value: unknown): unknown {
     : value;
 }
 
-/** `s` for a message: quoted, escaped, cut short when long. */
+/** `s` for a message: quoted, escaped, cut short when long (bounded-text.ts quotedInput). */
 export function quoted(s: string): string {
-  return JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);
+  return quotedInput(s);
 }
 
 export const NUMERIC_KINDS = new Set([

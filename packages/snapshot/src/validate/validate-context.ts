@@ -1,4 +1,6 @@
 /** What every check reads: the spec, its objects indexed by name, and where to record issues. */
+
+import { quotedInput } from "../bounded-text.js";
 import type {
   ClusterSpec,
   ConfigSpec,
@@ -8,6 +10,7 @@ import type {
   RouteSpec,
   VirtualHostSpec,
 } from "../model.js";
+import { nth } from "../nth.js";
 import type { SecretOpener } from "../secret-box.js";
 import type { IssueList } from "./validate-issues.js";
 import { NameSuggester } from "./validate-syntax.js";
@@ -105,12 +108,15 @@ export function routeTargets(route: RouteSpec): RouteTarget[] {
   }
 }
 
-/** "route 2 of virtual host "api"", naming the route too when it has a name. */
+/**
+ * "route 2 of virtual host "api"" for routes[1], naming the route too when it has a name. Messages
+ * count as the console does, from 1 (nth); field paths stay 0-based.
+ */
 export function describeRoute(
   virtualHost: VirtualHostSpec,
   index: number,
   route: RouteSpec,
 ): string {
-  const name = route.name ? ` (${JSON.stringify(route.name)})` : "";
-  return `route ${index}${name} of virtual host ${JSON.stringify(virtualHost.name)}`;
+  const name = route.name ? ` (${quotedInput(route.name)})` : "";
+  return `route ${nth(index)}${name} of virtual host ${quotedInput(virtualHost.name)}`;
 }

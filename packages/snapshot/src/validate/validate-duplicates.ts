@@ -4,9 +4,11 @@
  * clusters, the default node group, and a socket address within what one node group receives.
  */
 
+import { quotedInput } from "../bounded-text.js";
 import { addressFrom, addressKind, formatAddress } from "../envoy/envoy-address.js";
 import { edsResourceName } from "../envoy/envoy-json.js";
 import type { JsonValue, ListenerSpec } from "../model.js";
+import { nth } from "../nth.js";
 import type { ValidationContext } from "./validate-context.js";
 import {
   clusterPath,
@@ -19,7 +21,8 @@ import {
 } from "./validate-path.js";
 import { asciiLowerCase, ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** The second and later objects of one kind with a name already used. */
 export function checkDuplicateNames({ spec, issues }: ValidationContext): void {
@@ -42,7 +45,7 @@ export function checkDuplicateNames({ spec, issues }: ValidationContext): void {
       issues.add(
         "duplicate-name",
         `${path(object.name)}.name`,
-        `two ${what}s are named ${quote(object.name)} (positions ${first} and ${index})`,
+        `two ${what}s are named ${quote(object.name)} (positions ${nth(first)} and ${nth(index)})`,
         `rename or remove one ${what}`,
       );
     });
@@ -246,7 +249,7 @@ export function checkListenerConflicts(ctx: ValidationContext): void {
   for (const { later, earlier, groups } of conflicts.values()) {
     const receivers =
       groups.length === 1
-        ? `node group ${quote(groups[0])} receives both`
+        ? `node group ${quote(groups[0] ?? "")} receives both`
         : `node groups ${groups.map((g) => quote(g)).join(", ")} receive both`;
     const protocol = later.socketType === "datagram" ? "UDP " : "";
     ctx.issues.add(

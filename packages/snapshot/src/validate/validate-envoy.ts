@@ -12,6 +12,7 @@
  */
 import { type DescMessage, fromBinary } from "@bufbuild/protobuf";
 import { registry, schemaGeneration } from "@switchyard/proto";
+import { quotedInput } from "../bounded-text.js";
 import type { CompiledConfig } from "../compile.js";
 import { inlineSecretsIn } from "../envoy/envoy-data-sources.js";
 import { edsResourceName } from "../envoy/envoy-json.js";
@@ -33,7 +34,8 @@ import { didYouMean, type ValidationContext } from "./validate-context.js";
 import { nodeGroupPath, pathPrefixes, runtimeLayerPath, secretPath } from "./validate-path.js";
 import { SECRET_TYPE_WORDS } from "./validate-secrets.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** What one compiled resource holds that the checks here look at. */
 interface Findings {

@@ -8,6 +8,8 @@
  * Not repeated here: RDS over ADS is what the compiler always emits, and a route specifier in
  * hcmExtra that would change it is an `invalid-route-specifier` error.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type {
   ClusterSpec,
   JsonObject,
@@ -15,6 +17,7 @@ import type {
   ListenerSpec,
   RouteConfigurationSpec,
 } from "../model.js";
+import { nth } from "../nth.js";
 import {
   describeRoute,
   routeConfigurationName,
@@ -30,7 +33,8 @@ import {
   virtualHostPath,
 } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** HTTP filters grpc-js-xds runs on the client side (its filter registry); others must be optional. */
 const GRPC_CLIENT_FILTER_TYPES = new Set([
@@ -243,7 +247,7 @@ function checkAssignment(ctx: ValidationContext, cluster: ClusterSpec, listener:
       ctx.issues.add(
         "grpc-locality-weight",
         `${localityPath(cluster.name, l)}.weight`,
-        `a proxyless gRPC client would ignore locality ${l} of ${what}: it has no weight, so its ${locality.endpoints.length} endpoints would get no traffic`,
+        `a proxyless gRPC client would ignore locality ${nth(l)} of ${what}: it has no weight, so its ${locality.endpoints.length} endpoints would get no traffic`,
         "give every locality a weight, e.g. 1",
       );
     }
@@ -257,7 +261,7 @@ function checkAssignment(ctx: ValidationContext, cluster: ClusterSpec, listener:
       ctx.issues.add(
         "grpc-duplicate-locality",
         localityPath(cluster.name, l),
-        `a proxyless gRPC client would reject the endpoints of ${what}: locality ${l} repeats region ${quote(locality.region)}, zone ${quote(locality.zone)}, sub-zone ${quote(locality.subZone)} at priority ${locality.priority}`,
+        `a proxyless gRPC client would reject the endpoints of ${what}: locality ${nth(l)} repeats region ${quote(locality.region)}, zone ${quote(locality.zone)}, sub-zone ${quote(locality.subZone)} at priority ${locality.priority}`,
         "merge the two localities",
       );
     }

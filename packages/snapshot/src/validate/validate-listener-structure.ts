@@ -4,15 +4,18 @@
  * requires) and its HTTP filters (the router last). Each is linear in the size of the spec.
  */
 
+import { quotedInput } from "../bounded-text.js";
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import { configSourceExtra, isRouterFilter } from "../envoy/envoy-json.js";
 import { isOpaqueType, typedConfigType } from "../envoy/envoy-proto-json.js";
 import type { FilterChainSpec, JsonValue, ListenerSpec } from "../model.js";
+import { nth } from "../nth.js";
 import type { ValidationContext } from "./validate-context.js";
 import { filterChainPath, jsonKey, listenerPath } from "./validate-path.js";
 import { addressProblem, ipFamily, isListenerPort, isObject } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /**
  * What a listener binds, as Envoy's listener manager checks it (source/common/listener_manager/
@@ -177,7 +180,7 @@ function checkRouteSpecifier(
   index: number,
 ): void {
   const path = filterChainPath(listener.name, index);
-  const what = `filter chain ${index} of listener ${quote(listener.name)}`;
+  const what = `filter chain ${nth(index)} of listener ${quote(listener.name)}`;
   const rds = chain.rdsRouteConfigName !== null;
   const inline = chain.inlineRouteConfigName !== null;
   if (rds && inline) {
@@ -299,7 +302,7 @@ export function checkFilterChains(ctx: ValidationContext): void {
         ctx.issues.add(
           "filter-chain-count",
           `${filterChainPath(listener.name, index)}.extra.transportSocket`,
-          `filter chain ${index} of QUIC ${what} has no transport socket; Envoy rejects it ("no transport socket specified for connection oriented UDP listener")`,
+          `filter chain ${nth(index)} of QUIC ${what} has no transport socket; Envoy rejects it ("no transport socket specified for connection oriented UDP listener")`,
           "give it the QUIC transport socket (envoy.transport_sockets.quic) with its TLS certificate",
         );
       }
@@ -344,7 +347,7 @@ function checkNetworkFilters(
   chainIndex: number,
 ): void {
   const path = `${filterChainPath(listener.name, chainIndex)}.networkFilters`;
-  const what = `filter chain ${chainIndex} of listener ${quote(listener.name)}`;
+  const what = `filter chain ${nth(chainIndex)} of listener ${quote(listener.name)}`;
   const filters = chain.networkFilters;
   if (chain.networkOnly && filters.length === 0) {
     issues.add(
@@ -360,7 +363,7 @@ function checkNetworkFilters(
       issues.add(
         "invalid-network-filter",
         at,
-        `network filter ${index} of ${what} is not an object with a name`,
+        `network filter ${nth(index)} of ${what} is not an object with a name`,
         'write it as proto3 JSON: { "name": "...", "typedConfig": { "@type": "..." } }',
       );
       return;
@@ -370,7 +373,7 @@ function checkNetworkFilters(
       issues.add(
         "invalid-network-filter",
         at,
-        `network filter ${index} of ${what} is an HTTP connection manager: a chain's HTTP connection manager is its modelled part (statPrefix, routes, httpFilters), and comes last`,
+        `network filter ${nth(index)} of ${what} is an HTTP connection manager: a chain's HTTP connection manager is its modelled part (statPrefix, routes, httpFilters), and comes last`,
         "move it out of networkFilters into the chain's HTTP connection manager fields",
       );
       return;
@@ -382,7 +385,7 @@ function checkNetworkFilters(
       issues.add(
         "invalid-network-filter",
         at,
-        `${filter.name} (${type}) is a terminal filter, but ${chain.networkOnly ? `filter ${index} of ${filters.length}` : "the HTTP connection manager follows it"} in ${what}: Envoy requires a terminal filter to be the last of its chain`,
+        `${filter.name} (${type}) is a terminal filter, but ${chain.networkOnly ? `filter ${nth(index)} of ${filters.length}` : "the HTTP connection manager follows it"} in ${what}: Envoy requires a terminal filter to be the last of its chain`,
         "move it to the end of the chain, or remove the filters after it",
       );
     } else if (!terminal && last) {
@@ -409,21 +412,21 @@ export function checkHttpFilters({ spec, issues }: ValidationContext): void {
   for (const listener of spec.listeners) {
     listener.filterChains.forEach((chain, chainIndex) => {
       const path = `${filterChainPath(listener.name, chainIndex)}.httpFilters`;
-      const what = `filter chain ${chainIndex} of listener ${quote(listener.name)}`;
+      const what = `filter chain ${nth(chainIndex)} of listener ${quote(listener.name)}`;
       const last = chain.httpFilters.length - 1;
       chain.httpFilters.forEach((filter, index) => {
         if (!isObject(filter) || typeof filter.name !== "string" || filter.name === "") {
           issues.add(
             "invalid-http-filter",
             `${path}[${index}]`,
-            `HTTP filter ${index} of ${what} is not an object with a name`,
+            `HTTP filter ${nth(index)} of ${what} is not an object with a name`,
             'write it as proto3 JSON: { "name": "...", "typedConfig": { "@type": "..." } }',
           );
         } else if (index < last && isRouterFilter(filter)) {
           issues.add(
             "router-filter-not-last",
             `${path}[${index}]`,
-            `${what} has the router as HTTP filter ${index} of ${last + 1}; the router ends the chain, so Envoy and proxyless gRPC clients reject filters after it`,
+            `${what} has the router as HTTP filter ${nth(index)} of ${last + 1}; the router ends the chain, so Envoy and proxyless gRPC clients reject filters after it`,
             "move the router to the end of httpFilters, or remove it (the compiler appends one)",
           );
         }

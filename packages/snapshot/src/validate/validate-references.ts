@@ -2,8 +2,11 @@
  * References between objects: every name a route, listener or node group uses exists, a named node
  * group receives the clusters its listeners' routes use, and clusters have endpoints.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import type { ClusterSpec } from "../model.js";
+import { nth } from "../nth.js";
 import {
   describeRoute,
   didYouMean,
@@ -19,7 +22,8 @@ import {
   routePath,
 } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** Every cluster a route sends traffic to exists. */
 export function checkRouteClusterReferences(ctx: ValidationContext): void {
@@ -51,7 +55,7 @@ export function checkListenerRouteReferences(ctx: ValidationContext): void {
       ctx.issues.add(
         "dangling-route-configuration-reference",
         `${filterChainPath(listener.name, index)}.${field}`,
-        `filter chain ${index} of listener ${quote(listener.name)} loads route configuration ${quote(name)}, which does not exist${didYouMean(ctx.suggest.routeConfiguration(name))}`,
+        `filter chain ${nth(index)} of listener ${quote(listener.name)} loads route configuration ${quote(name)}, which does not exist${didYouMean(ctx.suggest.routeConfiguration(name))}`,
         "create the route configuration, or name an existing one",
       );
     });
@@ -107,8 +111,8 @@ export function checkInternalListenerReferences(ctx: ValidationContext): void {
           "dangling-listener-reference",
           `${endpointPath(cluster.name, l, e)}.address`,
           listener
-            ? `endpoint ${e} of locality ${l} of cluster ${quote(cluster.name)} reaches internal listener ${quote(name)}, but listener ${quote(name)} is no internal listener (it sets no internal_listener), so Envoy has no internal listener of that name to connect to`
-            : `endpoint ${e} of locality ${l} of cluster ${quote(cluster.name)} reaches internal listener ${quote(name)}, which does not exist${didYouMean(ctx.suggest.listener(name))}`,
+            ? `endpoint ${nth(e)} of locality ${nth(l)} of cluster ${quote(cluster.name)} reaches internal listener ${quote(name)}, but listener ${quote(name)} is no internal listener (it sets no internal_listener), so Envoy has no internal listener of that name to connect to`
+            : `endpoint ${nth(e)} of locality ${nth(l)} of cluster ${quote(cluster.name)} reaches internal listener ${quote(name)}, which does not exist${didYouMean(ctx.suggest.listener(name))}`,
           listener
             ? `set internal_listener: {} on listener ${quote(name)} (and clear its address)`
             : "create the internal listener, or name an existing one",

@@ -3,7 +3,10 @@
  * (paths, regular expressions) and actions (what each actionKind needs, weighted clusters' weights,
  * fields the action ignores). Each is linear in the size of the spec.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { RouteSpec } from "../model.js";
+import { nth } from "../nth.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
 import { jsonKey, routePath, virtualHostPath } from "./validate-path.js";
 import {
@@ -14,7 +17,8 @@ import {
   UINT32_MAX,
 } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /**
  * Every virtual host has domains (Envoy: `repeated.min_items = 1`), each one Envoy takes (see
@@ -39,7 +43,7 @@ export function checkDomains({ spec, issues }: ValidationContext): void {
           issues.add(
             "invalid-domain",
             `${path}[${index}]`,
-            `domain ${index} of ${what}, ${quote(domain)}, ${problem}`,
+            `domain ${nth(index)} of ${what}, ${quote(domain)}, ${problem}`,
             'use a host name, "*.example.com", "example.*" or "*"',
           );
           return;
@@ -49,7 +53,7 @@ export function checkDomains({ spec, issues }: ValidationContext): void {
           issues.add(
             "literal-wildcard-domain",
             `${path}[${index}]`,
-            `domain ${index} of ${what}, ${quote(domain)}, ${literal}`,
+            `domain ${nth(index)} of ${what}, ${quote(domain)}, ${literal}`,
             'a wildcard is one "*" at the start or the end: "*.example.com", "example.*"',
           );
         }
@@ -283,13 +287,13 @@ function checkWeightedClusters(
       issues.add(
         "incomplete-route-action",
         `${path}.weightedClusters[${w}].name`,
-        `weighted cluster ${w} of ${what} names no cluster (nor a cluster_header)`,
+        `weighted cluster ${nth(w)} of ${what} names no cluster (nor a cluster_header)`,
       );
     } else if (weighted.name && header !== undefined) {
       issues.add(
         "incomplete-route-action",
         `${path}.weightedClusters[${w}].extra.clusterHeader`,
-        `weighted cluster ${w} of ${what} sets both name and cluster_header; Envoy takes only one of them`,
+        `weighted cluster ${nth(w)} of ${what} sets both name and cluster_header; Envoy takes only one of them`,
         "keep one",
       );
     }
@@ -300,7 +304,7 @@ function checkWeightedClusters(
       issues.add(
         "invalid-weight",
         `${path}.weightedClusters[${w}].weight`,
-        `weighted cluster ${w} of ${what} has weight ${weighted.weight}; a weight is an integer from 0 to ${UINT32_MAX}`,
+        `weighted cluster ${nth(w)} of ${what} has weight ${weighted.weight}; a weight is an integer from 0 to ${UINT32_MAX}`,
       );
     } else {
       total += weighted.weight;

@@ -7,11 +7,15 @@
  * ("a..b", ".a", "a.") names nothing a nested layer or the filesystem layer can also hold, and
  * whitespace in a key is almost always a paste gone wrong: both are refused.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { JsonValue } from "../model.js";
+import { nth } from "../nth.js";
 import type { ValidationContext } from "./validate-context.js";
 import { runtimeEntryPath } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 const KEY_SEGMENT = /^[^\s\p{Cc}.]+$/u;
 
@@ -53,7 +57,7 @@ export function checkRuntimeLayers({ spec, issues }: ValidationContext): void {
         issues.add(
           "duplicate-runtime-key",
           `${path}.key`,
-          `runtime layer ${quote(layer.name)} lists key ${quote(entry.key)} twice (entries ${first} and ${index})`,
+          `runtime layer ${quote(layer.name)} lists key ${quote(entry.key)} twice (entries ${nth(first)} and ${nth(index)})`,
           "remove one of them",
         );
       } else seen.set(entry.key, index);

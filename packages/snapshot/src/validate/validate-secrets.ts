@@ -16,9 +16,12 @@
  * wire and then fail the handshake, so a mismatch is refused here; the kinds other fields take
  * (ticket keys, OAuth2 secrets, ...) are in envoy-secret-fields.ts, checked in validate-envoy.ts.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { CompiledConfig } from "../compile.js";
 import { secretTypeAt } from "../envoy/envoy-secret-fields.js";
 import type { SecretSpec, SecretType } from "../model.js";
+import { nth } from "../nth.js";
 import { isSealed } from "../secret-box.js";
 import { parseCertificates } from "../secret-pem.js";
 import { holdsValues, openValue, type ValueSecretType, valueProblems } from "../secret-values.js";
@@ -26,7 +29,8 @@ import { didYouMean, type ValidationContext } from "./validate-context.js";
 import { clusterPath, filterChainPath, listenerPath, secretPath } from "./validate-path.js";
 import { NameSuggester } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /** How messages name each type: "secret x is a generic secret". */
 export const SECRET_TYPE_WORDS: Readonly<Record<SecretType, string>> = {
@@ -82,7 +86,7 @@ export function checkSecrets(ctx: ValidationContext): void {
         ctx.issues.add(
           "expired-certificate",
           `${path}.${field}`,
-          `certificate ${index} (${certificate.subject}) of secret ${quote(secret.name)} expired at ${certificate.notAfter}`,
+          `certificate ${nth(index)} (${certificate.subject}) of secret ${quote(secret.name)} expired at ${certificate.notAfter}`,
           "rotate the secret: upload a current certificate under the same name",
         );
       });
@@ -183,7 +187,7 @@ function checkValues(
       `${path}.values[${index}]`,
       type === "GENERIC_SECRET"
         ? `the value of generic secret ${quote(secret.name)} ${problem}`
-        : `session ticket key ${index} of secret ${quote(secret.name)} ${problem}`,
+        : `session ticket key ${nth(index)} of secret ${quote(secret.name)} ${problem}`,
       UPLOAD_HINT[type],
     );
   }
@@ -251,7 +255,7 @@ export function checkSecretReferences(ctx: ValidationContext): void {
       check(
         chain.tlsSecretName,
         `${filterChainPath(listener.name, index)}.tlsSecretName`,
-        `filter chain ${index} of listener ${quote(listener.name)}`,
+        `filter chain ${nth(index)} of listener ${quote(listener.name)}`,
         FILTER_CHAIN_TAKES,
         "presents the certificate of",
       );

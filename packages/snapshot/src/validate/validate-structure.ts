@@ -3,8 +3,11 @@
  * timeouts, localities and endpoints. Each is linear in the size of the spec. Listeners are
  * checked in validate-listener-structure.ts, routes in validate-route-structure.ts.
  */
+
+import { quotedInput } from "../bounded-text.js";
 import { addressKind, addressTarget } from "../envoy/envoy-address.js";
 import type { ClusterSpec, EndpointSpec } from "../model.js";
+import { nth } from "../nth.js";
 import { describeRoute, type ValidationContext } from "./validate-context.js";
 import {
   clusterPath,
@@ -30,7 +33,8 @@ import {
   UINT32_MAX,
 } from "./validate-syntax.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 /**
  * Every object name, and an EDS service name when set, can name an xDS resource (nameProblem); a
@@ -132,7 +136,7 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
         issues.add(
           "invalid-weight",
           `${localityPath(cluster.name, l)}.weight`,
-          `locality ${l} of ${what} has weight ${locality.weight}; a locality weight is an integer from 1 to ${UINT32_MAX}`,
+          `locality ${nth(l)} of ${what} has weight ${locality.weight}; a locality weight is an integer from 1 to ${UINT32_MAX}`,
           "use 1 for equal weights",
         );
       }
@@ -143,12 +147,12 @@ export function checkEndpoints({ spec, issues }: ValidationContext): void {
         issues.add(
           "invalid-priority",
           `${localityPath(cluster.name, l)}.priority`,
-          `locality ${l} of ${what} has priority ${locality.priority}; a priority is an integer from 0 (the highest) to 128, Envoy's bound`,
+          `locality ${nth(l)} of ${what} has priority ${locality.priority}; a priority is an integer from 0 (the highest) to 128, Envoy's bound`,
         );
       }
       locality.endpoints.forEach((endpoint, e) => {
         const path = endpointPath(cluster.name, l, e);
-        const where = `endpoint ${e} of locality ${l} of ${what}`;
+        const where = `endpoint ${nth(e)} of locality ${nth(l)} of ${what}`;
         const kind = addressKind(endpoint.address);
         if (kind !== "socket") {
           checkUnixOrInternalEndpoint(issues, cluster, endpoint, path, where);

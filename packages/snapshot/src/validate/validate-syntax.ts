@@ -4,6 +4,7 @@
  */
 import { isIP } from "node:net";
 import { RE2JS } from "re2js";
+import { quotedInput } from "../bounded-text.js";
 import { regexMaxProgramSize, regexSizeProblem } from "../match/regex-limit.js";
 import type { JsonObject, JsonValue } from "../model.js";
 
@@ -57,9 +58,9 @@ export function nameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** `name` quoted for a message, shortened when long. */
+/** `name` quoted for a message, cut when long (bounded-text.ts quotedInput). */
 export function quotedName(name: string): string {
-  return JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
+  return quotedInput(name);
 }
 
 /** A TCP/UDP port a socket can use: an integer from 1 to 65535. */

@@ -8,10 +8,13 @@
  *   static route table with no virtual hosts, which VHDS cannot fill (vhds.cc subscribes from
  *   the RDS subscription only).
  */
+
+import { quotedInput } from "../bounded-text.js";
 import type { ValidationContext } from "./validate-context.js";
 import { filterChainPath, virtualHostPath } from "./validate-path.js";
 
-const quote = JSON.stringify;
+/** A name or value as a message quotes it: cut when long (bounded-text.ts quotedInput). */
+const quote = quotedInput;
 
 export function checkVhds({ spec, issues }: ValidationContext): void {
   const onDemand = new Set<string>();

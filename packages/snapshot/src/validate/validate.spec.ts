@@ -1210,6 +1210,56 @@ describe("validate: references", () => {
     },
   ]);
 
+  it("counts list items in messages from 1, as the console does, while paths stay 0-based", () => {
+    const spec = configSpec({
+      clusters: [
+        clusterSpec("a", [], {
+          localities: [
+            localitySpec([endpointSpec("10.0.0.1", 80)]),
+            localitySpec([endpointSpec("10.0.0.2", 80), endpointSpec("not an address", 80)], {
+              zone: "z2",
+              weight: 0,
+            }),
+          ],
+        }),
+      ],
+      routeConfigurations: [
+        routeConfigurationSpec("r", "a", {
+          virtualHosts: [
+            virtualHostSpec("vh", ["ok.example", "bad host"], [routeSpec("a"), routeSpec("gone")]),
+          ],
+        }),
+      ],
+      listeners: [
+        socketListenerSpec("edge", 80, "r", {
+          filterChains: [
+            filterChainSpec({ rdsRouteConfigName: "r" }),
+            filterChainSpec({ rdsRouteConfigName: "missing" }),
+          ],
+        }),
+      ],
+    });
+    const issues = validate(spec).issues.map((i) => [i.path, i.message.split(/[,;:]/)[0]]);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        [
+          'routeConfigurations["r"].virtualHosts["vh"].routes[1].cluster',
+          'route 2 of virtual host "vh" sends traffic to cluster "gone"',
+        ],
+        [
+          'listeners["edge"].filterChains[1].rdsRouteConfigName',
+          'filter chain 2 of listener "edge" loads route configuration "missing"',
+        ],
+        ['clusters["a"].localities[1].weight', 'locality 2 of cluster "a" has weight 0'],
+        [
+          'clusters["a"].localities[1].endpoints[1].address',
+          'endpoint 2 of locality 2 of cluster "a" has address "not an address"',
+        ],
+        ['routeConfigurations["r"].virtualHosts["vh"].domains[1]', 'domain 2 of virtual host "vh"'],
+      ]),
+    );
+  });
+
   it("suggests the closest existing name for a dangling reference", () => {
     const spec = configSpec({
       clusters: [clusterSpec("payments", [ep()]), clusterSpec("orders", [ep()])],
@@ -1218,10 +1268,10 @@ describe("validate: references", () => {
     });
     const messages = validate(spec).issues.map((issue) => issue.message);
     expect(messages).toContain(
-      'route 0 of virtual host "ingress-vh" sends traffic to cluster "paymnts", which does not exist; did you mean "payments"?',
+      'route 1 of virtual host "ingress-vh" sends traffic to cluster "paymnts", which does not exist; did you mean "payments"?',
     );
     expect(messages).toContain(
-      'filter chain 0 of listener "edge" loads route configuration "Ingress", which does not exist; did you mean "ingress"?',
+      'filter chain 1 of listener "edge" loads route configuration "Ingress", which does not exist; did you mean "ingress"?',
     );
   });
 

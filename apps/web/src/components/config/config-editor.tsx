@@ -3,6 +3,7 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { zodResolver } from "@hookform/resolvers/zod";
+import type { Issue } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Route } from "next";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
@@ -34,6 +35,8 @@ import { useInvalidateConfig } from "./use-config-client";
 interface Stored {
   name: string;
   updateTime?: Timestamp | undefined;
+  /** A save's answer: the draft's issues about the object as saved (Cluster.warnings, ...). */
+  warnings?: readonly Issue[];
 }
 
 /** What the editor needs to know about one kind of object. */
@@ -149,7 +152,7 @@ export function ConfigEditor<M extends Stored, F extends FieldValues>({
       setLoaded(saved);
       form.reset(kind.formOf(saved));
       await invalidate();
-      toastSavedToDraft(kind.label, saved.name);
+      toastSavedToDraft(kind.label, saved.name, saved.warnings);
       if (mode === "create") router.replace(kind.hrefOf(saved.name));
     } catch (error) {
       const failure = saveFailureOf(error);

@@ -175,7 +175,7 @@ export function StoredValues({ stored, children }: { stored: Secret; children?: 
         {stored.valueInfos.map((info, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: the stored order is the keys' meaning
           <li key={index} className="font-mono text-xs">
-            {keys ? `key ${index}${index === 0 ? " (encrypts new tickets)" : ""}: ` : ""}
+            {keys ? `key ${index + 1}${index === 0 ? " (encrypts new tickets)" : ""}: ` : ""}
             {bytesWord(info.sizeBytes)}
             {/* The digest is shown to admins only (the API leaves it empty for other readers). */}
             {info.sha256 ? ` · SHA-256 ${info.sha256}` : ""}
