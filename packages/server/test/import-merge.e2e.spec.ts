@@ -33,13 +33,13 @@ describe("an import is a merge the answer shows", () => {
     const out: Record<string, string[]> = {};
     for (const listener of listeners) {
       const names = listener.filterChains.map(
-        (c) => c.rdsRouteConfigName || c.inlineRouteConfigName,
+        (c) => c.rdsRouteConfigName || c.inlineRouteConfigName || "",
       );
       const clusters: string[] = [];
       for (const name of names) {
         if (!name) continue;
         const rc = await api().getRouteConfiguration({ name });
-        for (const vh of rc.virtualHosts) for (const r of vh.routes) clusters.push(r.cluster);
+        for (const vh of rc.virtualHosts) for (const r of vh.routes) clusters.push(r.cluster ?? "");
       }
       out[listener.name] = [...names, ...clusters];
     }
