@@ -33,7 +33,7 @@ import {
 import { quotedInput, selectNodeGroup, TYPE_ORDER } from "@switchyard/snapshot";
 import { auditActor, type Principal, recordAudits } from "../auth/index.js";
 import { stringMetadata } from "../fleet/convergence-reader.js";
-import { listNodes } from "../fleet/status-reader.js";
+import { listConnectedIdentities, type NodeIdentity } from "../fleet/status-reader.js";
 import { touchedClusters } from "../load/touched-clusters.js";
 import { rolloutAudits } from "../rollouts/rollout-audit.js";
 import { groupNodeOf } from "../rollouts/rollout-events.js";
@@ -209,7 +209,7 @@ export function rolloutHook(caller: Principal, choice: RolloutChoice): RolloutHo
     if (chosen === undefined) return [];
     const supersededFrom = new Map(blocking.map((row) => [row.group, row.fromVersion]));
     const started: number[] = [];
-    let connected: Awaited<ReturnType<typeof listNodes>> | undefined;
+    let connected: NodeIdentity[] | undefined;
     /** The clusters the version touched: the same for every group it starts a rollout in. */
     let clusters: string[] | undefined;
     for (const group of groups) {
@@ -223,7 +223,7 @@ export function rolloutHook(caller: Principal, choice: RolloutChoice): RolloutHo
       if (ran === undefined || sameResources(group.resources, ran)) continue;
       // A rollout under way that this version leaves as it is runs on.
       if (under.some((row) => row.group === group.name && !blocking.includes(row))) continue;
-      connected ??= await listNodes(tx, { connected: true, limit: MAX_START_NODES });
+      connected ??= await listConnectedIdentities(tx, MAX_START_NODES);
       const nodes = connected
         .filter(
           (node) =>

@@ -223,6 +223,25 @@ export async function listNodes(
   return filters.held === true ? withHeld(prisma, nodes) : nodes;
 }
 
+/** What names a connected node to a node group and a rollout wave: no types, no status. */
+export type NodeIdentity = Pick<NodeRecord, "id" | "cluster" | "locality" | "metadata">;
+
+/**
+ * The connected nodes' identities, by id, at most `limit`: what a rollout starts with, read in
+ * the publish's transaction without the status of every type of every node.
+ */
+export async function listConnectedIdentities(
+  prisma: PrismaClient | TransactionClient,
+  limit: number,
+): Promise<NodeIdentity[]> {
+  return prisma.xdsNode.findMany({
+    where: { disconnectedAt: null },
+    select: { id: true, cluster: true, locality: true, metadata: true },
+    orderBy: { id: "asc" },
+    take: limit,
+  });
+}
+
 /** One node with its types and its newest events; undefined when no replica ever wrote it. */
 export async function getNode(
   prisma: PrismaClient,

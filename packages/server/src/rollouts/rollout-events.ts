@@ -20,7 +20,7 @@ import {
 } from "../fleet/convergence-reader.js";
 import type { NodeRecord } from "../fleet/status-reader.js";
 
-export function groupNodeOf(record: NodeRecord): GroupNode {
+export function groupNodeOf(record: Pick<NodeRecord, "id" | "locality" | "metadata">): GroupNode {
   const locality = record.locality as { zone?: unknown } | null | undefined;
   return {
     id: record.id,
