@@ -105,6 +105,7 @@ describe("importing Envoy configuration over the draft on the Import page", () =
     expect(text).toContain("proxy-domain1");
     const rename = clash().getByRole("radio", { name: /Rename the incoming one to local_route-2/ });
     expect(await rename.isChecked()).toBe(true);
+    expect(text).toContain("Its listeners in this import will use it; nothing else changes.");
     expect(
       await page.getByRole("article", { name: "route configuration local_route-2" }).count(),
     ).toBe(1);
@@ -146,5 +147,29 @@ describe("importing Envoy configuration over the draft on the Import page", () =
       expect(after[user]).toContain("proxy-domain1");
       expect(after[user]).not.toContain("service1-envoy");
     }
+  }, 120_000);
+
+  it("skips an incoming object when chosen: the draft's stays, and the import's listener loads it", async () => {
+    const before = await importFrontProxy();
+    const draftRoutes = await harness.api().getRouteConfiguration({ name: "local_route" });
+
+    await preview("tls-sni");
+    await clash().waitFor();
+    const skip = clash().getByRole("radio", { name: /Skip the incoming one/ });
+    await skip.check();
+    // The preview is run again with the choice: nothing named local_route-2 is added.
+    await page.getByRole("article", { name: "route configuration local_route-2" }).waitFor({
+      state: "detached",
+    });
+    expect(await skip.isChecked()).toBe(true);
+
+    await apply();
+    expect(await harness.api().getRouteConfiguration({ name: "local_route" })).toEqual(draftRoutes);
+    const after = await routing();
+    for (const [listener, routes] of Object.entries(before))
+      expect(after[listener]).toEqual(routes);
+    const added = Object.entries(after).filter(([name]) => !(name in before));
+    expect(added.flatMap(([, routes]) => routes)).toContain("local_route");
+    expect(added.flatMap(([, routes]) => routes)).not.toContain("local_route-2");
   }, 120_000);
 });

@@ -37,6 +37,18 @@ function listText(items: readonly string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
+/** What, in an import, names an object of this kind (what a rename points at the new name). */
+function usersInImport(kind: ResourceKind | undefined): string {
+  switch (kind) {
+    case ResourceKind.ROUTE_CONFIGURATION:
+      return "Its listeners in this import";
+    case ResourceKind.CLUSTER:
+      return "Its routes and listeners in this import";
+    default:
+      return "What names it in this import";
+  }
+}
+
 /** What a replace does to the stored objects that use the replaced one. */
 function replaceText(clash: ImportClash): string {
   if (clash.dependents.length === 0) return "nothing else in the draft uses it.";
@@ -118,7 +130,7 @@ function Clash({
     {
       value: ImportClashAction.RENAME,
       label: renamedTo ? `Rename the incoming one to ${renamedTo}` : "Rename the incoming one",
-      hint: "Its users in this import will use it; nothing else changes.",
+      hint: `${usersInImport(clash.object?.kind)} will use it; nothing else changes.`,
     },
     {
       value: ImportClashAction.REPLACE,
