@@ -83,13 +83,11 @@ describe("route tests in the console", () => {
     await page.screenshot({ path: artifactPath("console-route-tests.png"), fullPage: true });
 
     // Someone moves /v2/ to api-v1 in the draft.
-    await harness
-      .api()
-      .import({
-        content: edgeConfig("api-v1"),
-        filename: "edge.yaml",
-        onClash: ImportClashAction.REPLACE,
-      });
+    await harness.api().import({
+      content: edgeConfig("api-v1"),
+      filename: "edge.yaml",
+      onClash: ImportClashAction.REPLACE,
+    });
     await page.goto(`${harness.baseUrl}/changes`);
     const publish = page.getByRole("form", { name: "Publish" });
     await publish.getByLabel("Message").fill("move v2 to v1");
@@ -134,13 +132,11 @@ describe("route tests in the console", () => {
     // /v2/ back to api-v2, where the admin's test passes again; then the draft moves it to
     // canary, which breaks the test.
     await harness.api().apply({ content: edgeConfig("api-v2"), message: "v2 back" });
-    await harness
-      .api()
-      .import({
-        content: edgeConfig("canary"),
-        filename: "edge.yaml",
-        onClash: ImportClashAction.REPLACE,
-      });
+    await harness.api().import({
+      content: edgeConfig("canary"),
+      filename: "edge.yaml",
+      onClash: ImportClashAction.REPLACE,
+    });
     const { page, problems } = await openWatchedPage(world.chromium, {
       session: {
         url: harness.baseUrl,

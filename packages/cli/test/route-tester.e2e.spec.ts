@@ -42,13 +42,11 @@ describe("where does this request go? (RoutingService, switchyard route test, th
     );
     // Version 1 sends /v2/ to api-v2; the draft moves it to api-v1.
     await harness.api().apply({ content: config("api-v2"), message: "the edge" });
-    await harness
-      .api()
-      .import({
-        content: config("api-v1"),
-        filename: "edge.yaml",
-        onClash: ImportClashAction.REPLACE,
-      });
+    await harness.api().import({
+      content: config("api-v1"),
+      filename: "edge.yaml",
+      onClash: ImportClashAction.REPLACE,
+    });
   });
 
   afterAll(async () => {
