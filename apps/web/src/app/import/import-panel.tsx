@@ -1,10 +1,15 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { EnvoyResourceType, type ImportResponse } from "@switchyard/proto/switchyard/v1/config_pb";
+import {
+  EnvoyResourceType,
+  type ImportClash,
+  type ImportClashAction,
+  type ImportResponse,
+} from "@switchyard/proto/switchyard/v1/config_pb";
 import { useMutation } from "@tanstack/react-query";
 import type { Route } from "next";
-import { type ChangeEvent, useId, useRef } from "react";
+import { type ChangeEvent, useId, useRef, useState } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
 import { z } from "zod";
@@ -18,6 +23,7 @@ import { AlertTriangleIcon, CheckIcon, UploadIcon } from "@/components/ui/icons"
 import { Link } from "@/components/ui/link";
 import { countChanges, describeCounts, groupIssues } from "@/lib/object-changes";
 import { classifyRefusal, type Refusal, refusalTitle } from "@/lib/refusal";
+import { type ClashChoices, clashKey, ImportClashes } from "./import-clashes";
 
 /**
  * The type of resources pasted without "@type" (ImportRequest.resource_type), as Envoy Gateway
@@ -48,13 +54,32 @@ const schema = z.object({
 });
 type ImportValues = z.infer<typeof schema>;
 
-/** What the last Import call returned, and for which input (a preview is only good for that). */
+/** The choices as ImportRequest.choices, in a stable order (also what a preview is keyed by). */
+function choiceList(choices: ClashChoices) {
+  return [...choices.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, action]) => {
+      const at = key.indexOf(":");
+      return { object: { kind: Number(key.slice(0, at)), name: key.slice(at + 1) }, action };
+    });
+}
+
+const choicesText = (choices: ClashChoices) => JSON.stringify(choiceList(choices));
+
+/** What one Import call is asked: the form's values, the clash choices, dry run or not. */
+type ImportCall = ImportValues & { readonly dryRun: boolean; readonly choices: ClashChoices };
+
+/**
+ * What the last Import call returned, and for which input and choices (a preview is only good for
+ * those).
+ */
 type Outcome =
   | {
       readonly t: "preview";
       readonly response: ImportResponse;
       readonly content: string;
       readonly resourceType: string;
+      readonly choices: string;
     }
   | { readonly t: "applied"; readonly response: ImportResponse };
 
@@ -88,8 +113,22 @@ export function ImportPanel() {
   const filename = useWatch({ control: form.control, name: "filename" });
   const resourceType = useWatch({ control: form.control, name: "resourceType" });
 
-  const run = useMutation<Outcome, Refusal, ImportValues & { dryRun: boolean }>({
-    mutationFn: async ({ content, filename, resourceType, dryRun }) => {
+  // The clash choices are for the text and type they were made on: other text starts afresh (a
+  // choice for an object that does not clash is refused).
+  const [chosen, setChosen] = useState<{
+    readonly content: string;
+    readonly resourceType: string;
+    readonly choices: ClashChoices;
+  }>();
+  const choices: ClashChoices =
+    chosen?.content === content && chosen.resourceType === resourceType
+      ? chosen.choices
+      : new Map();
+  // The last outcome stays on screen while a changed choice is previewed again.
+  const [outcome, setOutcome] = useState<Outcome>();
+
+  const run = useMutation<Outcome, Refusal, ImportCall>({
+    mutationFn: async ({ content, filename, resourceType, dryRun, choices }) => {
       try {
         const type = RESOURCE_TYPES.find((t) => t.value === resourceType)?.type;
         const response = await client.import({
@@ -97,15 +136,18 @@ export function ImportPanel() {
           filename,
           dryRun,
           resourceType: type ?? EnvoyResourceType.UNSPECIFIED,
+          choices: choiceList(choices),
         });
         return dryRun
-          ? { t: "preview", response, content, resourceType }
+          ? { t: "preview", response, content, resourceType, choices: choicesText(choices) }
           : { t: "applied", response };
       } catch (error) {
         throw classifyRefusal(error);
       }
     },
+    onError: () => setOutcome(undefined),
     onSuccess: (outcome) => {
+      setOutcome(outcome);
       if (outcome.t !== "applied") return;
       const n = outcome.response.changes.length;
       toast.success(
@@ -118,9 +160,17 @@ export function ImportPanel() {
     },
   });
 
-  const outcome = run.data;
-  // A preview of other text (or another type) than what is in the form now is no preview of it.
+  // A preview of other text (or another type, or other choices) than what is in the form now is
+  // no preview of it: Apply needs a current one, so nothing is imported unseen.
   const preview =
+    outcome?.t === "preview" &&
+    outcome.content === content &&
+    outcome.resourceType === resourceType &&
+    outcome.choices === choicesText(choices)
+      ? outcome
+      : undefined;
+  // The preview on screen, while its text is still the form's (a changed choice re-previews).
+  const shown =
     outcome?.t === "preview" && outcome.content === content && outcome.resourceType === resourceType
       ? outcome
       : undefined;
@@ -132,11 +182,20 @@ export function ImportPanel() {
     form.setValue("content", text, { shouldValidate: true, shouldDirty: true });
     form.setValue("filename", file.name);
     run.reset();
+    setOutcome(undefined);
     event.target.value = "";
   };
 
   const submit = (dryRun: boolean) =>
-    form.handleSubmit((values) => run.mutate({ ...values, dryRun }));
+    form.handleSubmit((values) => run.mutate({ ...values, dryRun, choices }));
+
+  // A changed choice is previewed again at once, so the changes listed are what Apply does.
+  const choose = (clash: ImportClash, action: ImportClashAction) => {
+    const next = new Map(choices);
+    next.set(clashKey(clash), action);
+    setChosen({ content, resourceType, choices: next });
+    void form.handleSubmit((values) => run.mutate({ ...values, dryRun: true, choices: next }))();
+  };
 
   // Pasted config not applied yet is work a stray click would lose.
   const unapplied = content.trim() !== "" && outcome?.t !== "applied";
@@ -151,7 +210,9 @@ export function ImportPanel() {
               Import Envoy configuration
             </h2>
             <p className="mt-1 text-fg-muted">
-              Objects with the same name are replaced in the draft; others are left as they are.
+              An object whose name the draft has with other content is imported renamed, unless you
+              choose to replace the draft’s or skip it: the preview shows each, with its diff and
+              what uses it.
             </p>
           </div>
           <div>
@@ -216,7 +277,14 @@ export function ImportPanel() {
       </div>
 
       {run.error && <ImportRefused refusal={run.error} />}
-      {preview && <Preview response={preview.response} />}
+      {shown && (
+        <Preview
+          response={shown.response}
+          choices={choices}
+          choose={choose}
+          pending={run.isPending}
+        />
+      )}
       {outcome?.t === "applied" && <Applied response={outcome.response} />}
     </section>
   );
@@ -239,7 +307,17 @@ function ImportRefused({ refusal }: { refusal: Refusal }) {
   );
 }
 
-function Preview({ response }: { response: ImportResponse }) {
+function Preview({
+  response,
+  choices,
+  choose,
+  pending,
+}: {
+  response: ImportResponse;
+  choices: ClashChoices;
+  choose: (clash: ImportClash, action: ImportClashAction) => void;
+  pending: boolean;
+}) {
   const { errors, warnings, notes } = groupIssues(response.issues);
   const counts = countChanges(response.changes);
   return (
@@ -254,6 +332,14 @@ function Preview({ response }: { response: ImportResponse }) {
             : `Applying changes ${counts.total} ${counts.total === 1 ? "object" : "objects"} in the draft: ${describeCounts(counts)}.`}
         </p>
       </div>
+      {response.clashes.length > 0 && (
+        <ImportClashes
+          clashes={response.clashes}
+          choices={choices}
+          choose={choose}
+          disabled={pending}
+        />
+      )}
       {response.issues.length > 0 && (
         <div className="rounded-lg border bg-surface p-4">
           <IssueList issues={[...errors, ...warnings, ...notes]} />
