@@ -190,7 +190,12 @@ describe("the switchyard CLI against a running server", () => {
     expect(diff.stdout).toMatch(/version 2 → the draft: \d+ added, 0 modified, 0 removed/);
     expect(diff.stdout).toMatch(/^\+\+\+ b\/cluster\//m);
 
-    const published = await cli("publish", "-m", "add the gRPC services");
+    // Its api_listener has an RBAC filter and a direct response, which proxyless gRPC clients
+    // would reject: a publish says so and needs --accept-warnings.
+    const refused = await cli("publish", "-m", "add the gRPC services");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("validation predicts 2 rejection(s)");
+    const published = await cli("publish", "-m", "add the gRPC services", "--accept-warnings");
     expect(published.code).toBe(0);
     expect(published.stdout).toMatch(/published version 3/);
 
