@@ -322,10 +322,10 @@ describe("secret values never shown back", () => {
 
   it("shows a generic secret's and ticket keys' Envoy form without their values", () => {
     expect(envoyForm(spec, "secret", "hmac")).toEqual([
-      { "@type": TypeUrl.Secret, name: "hmac", genericSecret: {} },
+      { "@type": TypeUrl.Secret, name: "hmac", generic_secret: {} },
     ]);
     expect(envoyForm(spec, "secret", "tickets")).toEqual([
-      { "@type": TypeUrl.Secret, name: "tickets", sessionTicketKeys: {} },
+      { "@type": TypeUrl.Secret, name: "tickets", session_ticket_keys: {} },
     ]);
   });
 
@@ -333,7 +333,8 @@ describe("secret values never shown back", () => {
     const text = exportEnvoyConfig(spec, { format: "yaml" });
     for (const value of clear) expect(text).not.toContain(value);
     expect(text).not.toMatch(/sy[12]\./);
-    expect(text).toContain("sessionTicketKeysSdsSecretConfig");
-    expect(text).toContain("tokenSecret");
+    // In Envoy's own field names, as its docs and config_dump write them.
+    expect(text).toContain("session_ticket_keys_sds_secret_config");
+    expect(text).toContain("token_secret");
   });
 });
