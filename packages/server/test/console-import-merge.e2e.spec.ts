@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { artifactPath, type TestBrowser } from "@switchyard/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
+import { ENVOY_EXAMPLES, listenerRouting } from "../src/testing/listener-routing.js";
 
 type Page = Awaited<ReturnType<TestBrowser["browser"]["newPage"]>>;
 
-const EXAMPLES =
-  process.env.SWITCHYARD_ENVOY_CORPUS ??
-  fileURLToPath(new URL("../../../../shared/corpus/envoy-examples/", import.meta.url));
+const EXAMPLES = ENVOY_EXAMPLES;
 
 /*
  * An import on the Import page is a merge the preview shows, in real Chromium, with Envoy's own
@@ -41,25 +39,7 @@ describe("importing Envoy configuration over the draft on the Import page", () =
     await harness?.stop();
   });
 
-  /** Each listener with the route configurations its chains load, and their routes' clusters. */
-  const routing = async () => {
-    const api = harness.api();
-    const { listeners } = await api.listListeners({});
-    const out: Record<string, string[]> = {};
-    for (const listener of listeners) {
-      const names = listener.filterChains.map(
-        (c) => c.rdsRouteConfigName || c.inlineRouteConfigName,
-      );
-      const clusters: string[] = [];
-      for (const name of names) {
-        if (!name) continue;
-        const rc = await api.getRouteConfiguration({ name });
-        for (const vh of rc.virtualHosts) for (const r of vh.routes) clusters.push(r.cluster);
-      }
-      out[listener.name] = [...names, ...clusters];
-    }
-    return out;
-  };
+  const routing = () => listenerRouting(harness.api());
 
   /** Uploads an example's envoy.yaml on the Import page and previews it. */
   const preview = async (example: string) => {

@@ -9,16 +9,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Code, type Interceptor } from "@connectrpc/connect";
 import { ImportClashAction, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bearer, configClient, refusal } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
+import { ENVOY_EXAMPLES, listenerRouting } from "../src/testing/listener-routing.js";
 
-const EXAMPLES =
-  process.env.SWITCHYARD_ENVOY_CORPUS ??
-  fileURLToPath(new URL("../../../../shared/corpus/envoy-examples/", import.meta.url));
+const EXAMPLES = ENVOY_EXAMPLES;
 const example = (path: string) => readFileSync(`${EXAMPLES}/${path}`, "utf8");
 
 describe("an import is a merge the answer shows", () => {
@@ -27,24 +25,7 @@ describe("an import is a merge the answer shows", () => {
   const api = () => configClient(harness.baseUrl, admin);
   const frontProxy = () => ({ filename: "envoy.yaml", content: example("front-proxy/envoy.yaml") });
   const tlsSni = () => ({ filename: "envoy.yaml", content: example("tls-sni/envoy.yaml") });
-  /** Each listener with the route configurations its chains load, and their routes' clusters. */
-  const routing = async () => {
-    const { listeners } = await api().listListeners({});
-    const out: Record<string, string[]> = {};
-    for (const listener of listeners) {
-      const names = listener.filterChains.map(
-        (c) => c.rdsRouteConfigName || c.inlineRouteConfigName || "",
-      );
-      const clusters: string[] = [];
-      for (const name of names) {
-        if (!name) continue;
-        const rc = await api().getRouteConfiguration({ name });
-        for (const vh of rc.virtualHosts) for (const r of vh.routes) clusters.push(r.cluster ?? "");
-      }
-      out[listener.name] = [...names, ...clusters];
-    }
-    return out;
-  };
+  const routing = () => listenerRouting(api());
 
   // Each case starts from a draft holding front-proxy alone.
   beforeEach(async () => {

@@ -3,6 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import {
   ChangeType,
+  ImportClashAction,
   ResourceKind,
   RouteActionKind,
   RouteConfigurationSchema,
@@ -232,9 +233,11 @@ describe("draft, publish, diff, history and rollback through the API", () => {
     const kept = await api.getCluster({ name: "kept" });
     const moved = await api.getCluster({ name: "moved" });
 
+    // The same names again, one with other content: replaced, as apply --draft does.
     await api.import({
       filename: "a.yaml",
       content: `${clusterYaml("kept", 1)}${clusterYaml("moved", 3)}`,
+      onClash: ImportClashAction.REPLACE,
     });
 
     expect((await api.getCluster({ name: "kept" })).updateTime).toEqual(kept.updateTime);
