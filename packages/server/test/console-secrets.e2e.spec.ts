@@ -173,10 +173,12 @@ describe("secrets in the console", () => {
     await page.getByLabel("Type", { exact: true }).selectOption("SESSION_TICKET_KEYS");
     await page.getByLabel("Key files").setInputFiles(binary("short.key", randomBytes(48)));
     await page.getByRole("button", { name: "Create secret", exact: true }).click();
+    // At the field, and in the Save bar's summary.
     await page
       .getByText(
         "short.key is 48 bytes: a session ticket key is exactly 80 bytes, as Envoy requires",
       )
+      .first()
       .waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Remove", exact: true }).click();
     await page.getByLabel("Key files").setInputFiles(binary("current.key", currentKey));

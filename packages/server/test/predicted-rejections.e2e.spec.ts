@@ -115,11 +115,12 @@ describe("predicted rejections gate a publish", () => {
     expect(approved.publish?.snapshot?.version).toBe(BigInt(before + 1));
   });
 
-  it("a rejection the published version already has refuses nothing: an unrelated publish goes through, saying so", async () => {
+  it("a rejection the published version already has refuses nothing: an unrelated publish goes through, and Validate says it is published", async () => {
     await api().createCluster(edsCluster("unrelated", "127.0.0.1:50052"));
     const published = await api().publish({ message: "an unrelated cluster" });
-    const warning = published.warnings.find((w) => w.code === "grpc-unsupported-lb-policy");
-    expect(warning?.rejection?.alreadyPublished).toBe(true);
+    // The answer speaks of what the publish changes only; Validate lists the draft's every issue.
+    expect(published.snapshot?.version).toBeGreaterThan(0n);
+    expect(published.warnings.map((w) => w.code)).not.toContain("grpc-unsupported-lb-policy");
     const { issues } = await api().validate({});
     expect(
       issues.find((i) => i.code === "grpc-unsupported-lb-policy")?.rejection?.alreadyPublished,
