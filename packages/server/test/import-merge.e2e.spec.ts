@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Code, type Interceptor } from "@connectrpc/connect";
 import { ImportClashAction, ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bearer, configClient, refusal } from "../src/testing/auth.js";
 import { type Harness, startHarness } from "../src/testing/harness.js";
 import { ENVOY_EXAMPLES, listenerRouting } from "../src/testing/listener-routing.js";
@@ -27,17 +27,21 @@ describe("an import is a merge the answer shows", () => {
   const tlsSni = () => ({ filename: "envoy.yaml", content: example("tls-sni/envoy.yaml") });
   const routing = () => listenerRouting(api());
 
-  // Each case starts from a draft holding front-proxy alone.
-  beforeEach(async () => {
+  beforeAll(async () => {
     // front-proxy's TLS listener holds its private key inline: stored sealed, under a key.
     harness = await startHarness({
       app: { secretsKey: { t: "key", key: randomBytes(32), source: "env" } },
     });
     admin = [bearer(await harness.token())];
-    await api().import(frontProxy());
   }, 60_000);
-  afterEach(async () => {
+  afterAll(async () => {
     await harness?.stop();
+  });
+  // Each case starts from a draft holding front-proxy alone: nothing is published until the
+  // last case, so discarding the draft empties it.
+  beforeEach(async () => {
+    await api().discardDraft({});
+    await api().import(frontProxy());
   });
 
   it("stores an incoming object under a free name when a stored one has its name with other content, so the stored listeners route as before", async () => {
