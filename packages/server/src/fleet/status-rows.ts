@@ -244,3 +244,84 @@ export function eventRow(event: StatusEvent, replicaId: string): EventRow {
   const { typeUrl, ...detail } = rest as { typeUrl?: string } & Record<string, unknown>;
   return storable({ nodeId, kind: t, at, replicaId, typeUrl: typeUrl ?? null, detail });
 }
+
+/** A row of XdsNodeHistory: what a node was sent, ACKed, NACKed, and when it (dis)connected. */
+export interface HistoryRow {
+  readonly nodeId: string;
+  readonly kind: "connect" | "disconnect" | "sent" | "ack" | "nack";
+  readonly at: number;
+  readonly typeUrl: string | null;
+  readonly version: string | null;
+  readonly nonce: string | null;
+  readonly errorDetail: string | null;
+}
+
+/** When a type's response was sent, ACKed and NACKed, as last written to the history. */
+export interface HistoryMark {
+  readonly sentAt: number | null;
+  readonly ackedAt: number | null;
+  readonly nackAt: number | null;
+}
+
+/**
+ * The history rows of a type row written after `previous` (what the last successful write of
+ * that node and type recorded; undefined: none): one per response sent, ACK and NACK since.
+ * The writer writes a type's current state once per flush, so a type sent to twice between two
+ * flushes (250 ms to 1 s apart) records its latest response. Strings are already storable
+ * (typeRow).
+ */
+export function historyRows(type: TypeRow, previous: HistoryMark | undefined): HistoryRow[] {
+  const rows: HistoryRow[] = [];
+  const base = { nodeId: type.nodeId, typeUrl: type.typeUrl };
+  if (type.sentAt !== null && type.sentAt !== previous?.sentAt) {
+    rows.push({
+      ...base,
+      kind: "sent",
+      at: type.sentAt,
+      version: type.sentVersion,
+      nonce: type.sentNonce,
+      errorDetail: null,
+    });
+  }
+  if (type.ackedAt !== null && type.ackedAt !== previous?.ackedAt) {
+    rows.push({
+      ...base,
+      kind: "ack",
+      at: type.ackedAt,
+      version: type.ackedVersion,
+      nonce: type.ackedNonce,
+      errorDetail: null,
+    });
+  }
+  if (type.nackAt !== null && type.nackAt !== previous?.nackAt) {
+    rows.push({
+      ...base,
+      kind: "nack",
+      at: type.nackAt,
+      version: type.nackVersion,
+      nonce: type.nackNonce,
+      errorDetail: type.nackErrorDetail,
+    });
+  }
+  return rows.sort((a, b) => a.at - b.at);
+}
+
+/**
+ * The history row of an event: a stream connecting, or the node's last stream closing (one of
+ * several streams closing leaves it connected); none for the others (NACKs come from the type
+ * rows, with their text).
+ */
+export function eventHistoryRow(event: EventRow): HistoryRow | undefined {
+  const connected = event.kind === "connect";
+  if (!connected && !(event.kind === "disconnect" && event.detail.nodeDisconnected === true))
+    return undefined;
+  return {
+    nodeId: event.nodeId,
+    kind: connected ? "connect" : "disconnect",
+    at: event.at,
+    typeUrl: null,
+    version: null,
+    nonce: null,
+    errorDetail: null,
+  };
+}
