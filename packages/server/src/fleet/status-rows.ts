@@ -258,9 +258,21 @@ export interface HistoryRow {
 
 /** When a type's response was sent, ACKed and NACKed, as last written to the history. */
 export interface HistoryMark {
-  readonly sentAt: number | null;
-  readonly ackedAt: number | null;
-  readonly nackAt: number | null;
+  readonly sent: string;
+  readonly acked: string;
+  readonly nack: string;
+}
+
+/** What identifies a response or answer: its time and nonce (two in one ms differ in nonce). */
+const mark = (at: number | null, nonce: string | null) =>
+  at === null ? "" : `${at}/${nonce ?? ""}`;
+
+export function historyMark(type: TypeRow): HistoryMark {
+  return {
+    sent: mark(type.sentAt, type.sentNonce),
+    acked: mark(type.ackedAt, type.ackedNonce),
+    nack: mark(type.nackAt, type.nackNonce),
+  };
 }
 
 /**
@@ -273,7 +285,8 @@ export interface HistoryMark {
 export function historyRows(type: TypeRow, previous: HistoryMark | undefined): HistoryRow[] {
   const rows: HistoryRow[] = [];
   const base = { nodeId: type.nodeId, typeUrl: type.typeUrl };
-  if (type.sentAt !== null && type.sentAt !== previous?.sentAt) {
+  const now = historyMark(type);
+  if (type.sentAt !== null && now.sent !== previous?.sent) {
     rows.push({
       ...base,
       kind: "sent",
@@ -283,7 +296,7 @@ export function historyRows(type: TypeRow, previous: HistoryMark | undefined): H
       errorDetail: null,
     });
   }
-  if (type.ackedAt !== null && type.ackedAt !== previous?.ackedAt) {
+  if (type.ackedAt !== null && now.acked !== previous?.acked) {
     rows.push({
       ...base,
       kind: "ack",
@@ -293,7 +306,7 @@ export function historyRows(type: TypeRow, previous: HistoryMark | undefined): H
       errorDetail: null,
     });
   }
-  if (type.nackAt !== null && type.nackAt !== previous?.nackAt) {
+  if (type.nackAt !== null && now.nack !== previous?.nack) {
     rows.push({
       ...base,
       kind: "nack",

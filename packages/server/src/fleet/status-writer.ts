@@ -7,6 +7,7 @@ import {
   HeldSets,
   type HistoryMark,
   type HistoryRow,
+  historyMark,
   historyRows,
   nodeRow,
   type TypeRow,
@@ -279,7 +280,7 @@ export class StatusWriter {
         types.push(row);
         const key = `${nodeId}\u0000${view.typeUrl}`;
         history.push(...historyRows(row, this.#historyMarks.get(key)));
-        marks.set(key, { sentAt: row.sentAt, ackedAt: row.ackedAt, nackAt: row.nackAt });
+        marks.set(key, historyMark(row));
       }
     }
     try {
