@@ -94,7 +94,10 @@ export async function readFleetHeldAt(
   const byNode = new Map<string, HistoryEntry[]>();
   for (const row of rows) {
     let entries = byNode.get(row.nodeId);
-    if (entries === undefined) byNode.set(row.nodeId, (entries = []));
+    if (entries === undefined) {
+      entries = [];
+      byNode.set(row.nodeId, entries);
+    }
     entries.push(entryOf(row));
   }
   const ids = [...byNode.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
