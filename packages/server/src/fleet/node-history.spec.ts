@@ -115,6 +115,20 @@ describe("historyRows", () => {
     expect(historyRows(again, historyMark(base)).map((r) => r.version)).toEqual(["v2"]);
   });
 
+  it("a response answered before the write is recorded by its answer alone (half the rows of a fan-out); heldAt reads the answer as sent too", () => {
+    const acked = { ...base, ackedVersion: "v1", ackedNonce: "n1", ackedAt: 11 };
+    const rows = historyRows(acked, undefined);
+    expect(rows.map((r) => r.kind)).toEqual(["ack"]);
+    expect(heldAt(rows, 11).types[0]).toMatchObject({
+      state: "ACKED",
+      ackedVersion: "v1",
+      sentVersion: "v1",
+    });
+    // Answered earlier, sent again since: the new response is recorded.
+    const resent = { ...acked, sentVersion: "v2", sentNonce: "n2", sentAt: 12 };
+    expect(historyRows(resent, historyMark(acked)).map((r) => r.kind)).toEqual(["sent"]);
+  });
+
   it("a NACK row carries the rejected version and Envoy's text", () => {
     const nacked = {
       ...base,

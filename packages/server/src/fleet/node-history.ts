@@ -103,13 +103,21 @@ export function heldAt(entries: readonly HistoryEntry[], at: number): HeldAt {
       type.sentVersion = entry.version;
       type.sentAt = entry.at;
       type.state = "PENDING";
-    } else if (entry.kind === "ack") {
-      type.ackedVersion = entry.version;
-      type.ackedAt = entry.at;
-      type.state = "ACKED";
     } else {
-      type.nack = { version: entry.version, errorDetail: entry.errorDetail ?? "", at: entry.at };
-      type.state = "NACKED";
+      // An answer implies the response it answers: the writer records a response answered
+      // within one write by its answer alone (status-rows.ts, historyRows).
+      if (type.state !== "PENDING") {
+        type.sentVersion = entry.version;
+        type.sentAt = entry.at;
+      }
+      if (entry.kind === "ack") {
+        type.ackedVersion = entry.version;
+        type.ackedAt = entry.at;
+        type.state = "ACKED";
+      } else {
+        type.nack = { version: entry.version, errorDetail: entry.errorDetail ?? "", at: entry.at };
+        type.state = "NACKED";
+      }
     }
   }
   return {

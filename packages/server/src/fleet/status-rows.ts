@@ -279,14 +279,22 @@ export function historyMark(type: TypeRow): HistoryMark {
  * The history rows of a type row written after `previous` (what the last successful write of
  * that node and type recorded; undefined: none): one per response sent, ACK and NACK since.
  * The writer writes a type's current state once per flush, so a type sent to twice between two
- * flushes (250 ms to 1 s apart) records its latest response. Strings are already storable
- * (typeRow).
+ * flushes (250 ms to 1 s apart) records its latest response; one sent and answered between two
+ * flushes is recorded by its answer (an ack or nack row implies the response it answers).
+ * Strings are already storable (typeRow).
  */
 export function historyRows(type: TypeRow, previous: HistoryMark | undefined): HistoryRow[] {
   const rows: HistoryRow[] = [];
   const base = { nodeId: type.nodeId, typeUrl: type.typeUrl };
   const now = historyMark(type);
-  if (type.sentAt !== null && now.sent !== previous?.sent) {
+  // A response answered within the same write (most of a fleet's, DEFAULT_BUSY_INTERVAL_MS) is
+  // recorded by its answer alone, which names the version and nonce: half the rows of a fan-out.
+  const answered =
+    (type.ackedAt !== null &&
+      now.acked !== previous?.acked &&
+      type.ackedNonce === type.sentNonce) ||
+    (type.nackAt !== null && now.nack !== previous?.nack && type.nackNonce === type.sentNonce);
+  if (type.sentAt !== null && now.sent !== previous?.sent && !answered) {
     rows.push({
       ...base,
       kind: "sent",

@@ -63,26 +63,35 @@ describe("node history (XdsNodeHistory)", () => {
     advance(1_000);
     // A flush with nothing new for the type appends nothing.
     await writer.flush();
+    stream.respond(CDS, "v3", "n3", { backend: "v3" });
+    await writer.flush();
 
-    expect(batches).toHaveLength(2);
+    expect(batches).toHaveLength(3);
     const { entries } = await readNodeHistory(database.prisma, "envoy-1", { limit: 100 });
+    // A response answered before the write is recorded by its answer; one unanswered as sent.
     expect(entries.map((e) => [e.kind, e.typeUrl, e.version, e.errorDetail])).toEqual([
       ["connect", null, null, null],
-      ["sent", CDS, "v1", null],
       ["ack", CDS, "v1", null],
-      ["sent", CDS, "v2", null],
       ["nack", CDS, "v2", "cluster backend: bad lb_policy"],
+      ["sent", CDS, "v3", null],
     ]);
-    expect(entries[2]?.at).toBe(ackedV1);
+    expect(entries[1]?.at).toBe(ackedV1);
 
     const between = await readNodeHeldAt(database.prisma, "envoy-1", ackedV1 + 500);
     expect(between.types[0]).toMatchObject({ state: "ACKED", ackedVersion: "v1" });
-    const after = await readNodeHeldAt(database.prisma, "envoy-1", now());
-    expect(after).toMatchObject({ connected: true });
-    expect(after.types[0]).toMatchObject({
+    const nacked = await readNodeHeldAt(database.prisma, "envoy-1", now() - 1);
+    expect(nacked).toMatchObject({ connected: true });
+    expect(nacked.types[0]).toMatchObject({
       state: "NACKED",
       ackedVersion: "v1",
+      sentVersion: "v2",
       nack: { version: "v2", errorDetail: "cluster backend: bad lb_policy" },
+    });
+    const after = await readNodeHeldAt(database.prisma, "envoy-1", now());
+    expect(after.types[0]).toMatchObject({
+      state: "PENDING",
+      ackedVersion: "v1",
+      sentVersion: "v3",
     });
   });
 
@@ -134,8 +143,8 @@ describe("node history (XdsNodeHistory)", () => {
     old.request(CDS);
     old.respond(CDS, "v1", "n1", { backend: "v1" });
     old.ack(CDS, "v1");
-    await writer.flush(); // connect, sent, ack of "old" (and the first retention pass)
-    expect(await historyCount()).toBe(3);
+    await writer.flush(); // connect and ack of "old" (and the first retention pass)
+    expect(await historyCount()).toBe(2);
     advance(11 * 60_000);
     const fresh = streamOf(tracker, 2, nodeLike("fresh"));
     fresh.request(CDS);
@@ -177,6 +186,6 @@ describe("node history (XdsNodeHistory)", () => {
     expect(await writer.flush()).toBe(true);
     expect(await writer.flush()).toBe(true);
     const { entries } = await readNodeHistory(database.prisma, "envoy-1", { limit: 100 });
-    expect(entries.map((e) => e.kind)).toEqual(["connect", "sent", "ack"]);
+    expect(entries.map((e) => e.kind)).toEqual(["connect", "ack"]);
   });
 });
