@@ -172,7 +172,6 @@ export function NodeHistoryPanel({ nodeId, changed }: { nodeId: string; changed:
                   dataKey="lane"
                   type="category"
                   allowDuplicatedCategory={false}
-                  ticks={laneNames}
                   width={88}
                   fontSize={11}
                 />
