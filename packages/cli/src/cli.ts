@@ -26,6 +26,7 @@ import { chooseServer, type ServerChoice } from "./credentials.js";
 import type { EndpointOptions } from "./endpoint-commands.js";
 import * as endpointCommands from "./endpoint-commands.js";
 import { failingWith, failureCode, sameFailureCode } from "./errors.js";
+import * as historyCommands from "./history-commands.js";
 import { type CliIo, cliIo, processIo, withCliIo } from "./io.js";
 import { KIND_HELP, parseKind } from "./kinds.js";
 import * as loadCommands from "./load-commands.js";
@@ -1152,9 +1153,18 @@ export function createCli(): Command {
     .command("nodes")
     .description("list the xDS nodes (proxies) and each type's sync status (CDS, EDS, LDS, RDS)")
     .option("-o, --output <format>", "table (default) or json")
+    .option(
+      "--at <time>",
+      'what each node held at this time, from the history: RFC 3339 (2026-12-02T15:04:05Z), "now", "2h ago" or "-2h"',
+    )
     .action(
-      withClient(program, statusCommands.connectStatus, (client, options: { output?: string }) =>
-        statusCommands.nodes(client, stdout, options),
+      withClient(
+        program,
+        statusCommands.connectStatus,
+        (client, options: { output?: string; at?: string }) =>
+          options.at === undefined
+            ? statusCommands.nodes(client, stdout, options)
+            : historyCommands.nodesAt(client, stdout, { ...options, at: options.at }),
       ),
     );
   program
@@ -1435,12 +1445,18 @@ export function createCli(): Command {
     )
     .argument("<id>", "the node id")
     .option("-o, --output <format>", "table (default) or json")
+    .option(
+      "--at <time>",
+      'what it held at this time (per type: version, ACKed or NACKed with the text, connected), from the history: RFC 3339, "now", "2h ago" or "-2h"',
+    )
     .action(
       withClient(
         program,
         statusCommands.connectStatus,
-        (client, id: string, options: { output?: string }) =>
-          statusCommands.node(client, stdout, id, options),
+        (client, id: string, options: { output?: string; at?: string }) =>
+          options.at === undefined
+            ? statusCommands.node(client, stdout, id, options)
+            : historyCommands.nodeAt(client, stdout, id, { ...options, at: options.at }),
       ),
     );
   return program;

@@ -96,6 +96,10 @@ export interface SwitchyardOptions {
   readonly fileDelivery?: FileDeliveryOptions;
   /** How long a disconnected node stays listed. Default 24 h. */
   readonly retainDisconnectedMs?: number;
+  /** SWITCHYARD_HISTORY_RETENTION: how long node history is kept. Default 14 days. */
+  readonly historyRetentionMs?: number;
+  /** SWITCHYARD_HISTORY_MAX_ROWS: the most node history rows kept. Default 5,000,000. */
+  readonly historyMaxRows?: number;
   /** SWITCHYARD_ADMIN_PASSWORD: the first admin's password; generated when unset. */
   readonly adminPassword?: string | undefined;
   /** Login attempt limits; the defaults otherwise (tests tighten them). */
@@ -293,6 +297,8 @@ async function startXds(
       staleAfterMs: options.staleAfterMs,
       replicaLeaseMs: options.replicaLeaseMs,
       retainDisconnectedMs: options.retainDisconnectedMs,
+      historyRetentionMs: options.historyRetentionMs,
+      historyMaxRows: options.historyMaxRows,
       secretsKey: options.secretsKey,
       xdsSecurity: options.xdsSecurity,
       insecure: options.insecure,

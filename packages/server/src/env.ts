@@ -110,6 +110,10 @@ const EnvSchema = z.object({
   SWITCHYARD_FILE_DELIVERY_ENVOY_DIR: z.string().min(1).optional(),
   /** How long a disconnected node stays listed (with its status and events). */
   SWITCHYARD_NODE_RETENTION: duration("24h"),
+  /** How long what each node held over time (XdsNodeHistory) is kept. */
+  SWITCHYARD_HISTORY_RETENTION: duration("14d"),
+  /** The most history rows kept (the oldest go first). */
+  SWITCHYARD_HISTORY_MAX_ROWS: z.coerce.number().int().min(1).default(5_000_000),
   /** The first admin's password, used only when the database has no account yet. */
   SWITCHYARD_ADMIN_PASSWORD: z.string().optional(),
   /** The longest an API token may live: an unset expiry gets this, a later one is refused. */

@@ -98,6 +98,8 @@ export interface StatusTrackingOptions {
   readonly staleAfterMs?: number | undefined;
   readonly replicaLeaseMs?: number | undefined;
   readonly retainDisconnectedMs?: number | undefined;
+  readonly historyRetentionMs?: number | undefined;
+  readonly historyMaxRows?: number | undefined;
   /**
    * Whether this process serves xDS streams (false: the main process of `--xds-workers`, whose
    * writer only runs the once-a-minute retention pass). Default true.
@@ -136,6 +138,10 @@ export async function startStatusTracking(options: StatusTrackingOptions): Promi
     ...(options.retainDisconnectedMs === undefined
       ? {}
       : { retainDisconnectedMs: options.retainDisconnectedMs }),
+    ...(options.historyRetentionMs === undefined
+      ? {}
+      : { historyRetentionMs: options.historyRetentionMs }),
+    ...(options.historyMaxRows === undefined ? {} : { historyMaxRows: options.historyMaxRows }),
     write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(pool, batch)),
     onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
   });
@@ -467,6 +473,8 @@ export interface XdsReplicaSettings extends XdsPortOptions {
   readonly staleAfterMs?: number | undefined;
   readonly replicaLeaseMs?: number | undefined;
   readonly retainDisconnectedMs?: number | undefined;
+  readonly historyRetentionMs?: number | undefined;
+  readonly historyMaxRows?: number | undefined;
   readonly secretsKey?: SecretsKey | undefined;
   readonly xdsSecurity?: XdsSecurityOptions | undefined;
   readonly insecure?: boolean | undefined;

@@ -162,6 +162,8 @@ export async function serve(flags: {
     staleAfterMs: flags.staleAfter ?? env.SWITCHYARD_STALE_AFTER,
     loadReportIntervalMs,
     retainDisconnectedMs: flags.nodeRetention ?? env.SWITCHYARD_NODE_RETENTION,
+    historyRetentionMs: env.SWITCHYARD_HISTORY_RETENTION,
+    historyMaxRows: env.SWITCHYARD_HISTORY_MAX_ROWS,
     replicaLeaseMs: env.SWITCHYARD_REPLICA_LEASE,
     xdsAuthorities: flags.xdsAuthority ?? env.SWITCHYARD_XDS_AUTHORITY,
     xdsRestHosts: flags.xdsRestHosts ?? env.SWITCHYARD_XDS_REST_HOSTS,

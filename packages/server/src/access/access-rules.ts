@@ -152,6 +152,8 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     WatchConvergence: readStatus,
     GetLoad: readStatus,
     GetRolloutTraffic: readStatus,
+    GetNodeHistory: readStatus,
+    ListNodesAt: readStatus,
   },
   [RoutingService.typeName]: {
     TestRoute: readConfig,

@@ -23,6 +23,7 @@ import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
+import { nodeHistoryOf, nodesAtOf } from "./history-messages.js";
 import { loadOf } from "./load-messages.js";
 import {
   listPageSize,
@@ -164,6 +165,14 @@ export function createStatusService({
 
     async getLoad(request): Promise<Load> {
       return loadOf(prisma, request);
+    },
+
+    async getNodeHistory(request) {
+      return nodeHistoryOf(prisma, request);
+    },
+
+    async listNodesAt(request) {
+      return nodesAtOf(prisma, request);
     },
 
     async getRolloutTraffic(request): Promise<RolloutTraffic> {

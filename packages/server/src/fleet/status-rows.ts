@@ -244,3 +244,105 @@ export function eventRow(event: StatusEvent, replicaId: string): EventRow {
   const { typeUrl, ...detail } = rest as { typeUrl?: string } & Record<string, unknown>;
   return storable({ nodeId, kind: t, at, replicaId, typeUrl: typeUrl ?? null, detail });
 }
+
+/** A row of XdsNodeHistory: what a node was sent, ACKed, NACKed, and when it (dis)connected. */
+export interface HistoryRow {
+  readonly nodeId: string;
+  readonly kind: "connect" | "disconnect" | "sent" | "ack" | "nack";
+  readonly at: number;
+  readonly typeUrl: string | null;
+  readonly version: string | null;
+  readonly nonce: string | null;
+  readonly errorDetail: string | null;
+}
+
+/** When a type's response was sent, ACKed and NACKed, as last written to the history. */
+export interface HistoryMark {
+  readonly sent: string;
+  readonly acked: string;
+  readonly nack: string;
+}
+
+/** What identifies a response or answer: its time and nonce (two in one ms differ in nonce). */
+const mark = (at: number | null, nonce: string | null) =>
+  at === null ? "" : `${at}/${nonce ?? ""}`;
+
+export function historyMark(type: TypeRow): HistoryMark {
+  return {
+    sent: mark(type.sentAt, type.sentNonce),
+    acked: mark(type.ackedAt, type.ackedNonce),
+    nack: mark(type.nackAt, type.nackNonce),
+  };
+}
+
+/**
+ * The history rows of a type row written after `previous` (what the last successful write of
+ * that node and type recorded; undefined: none): one per response sent, ACK and NACK since.
+ * The writer writes a type's current state once per flush, so a type sent to twice between two
+ * flushes (250 ms to 1 s apart) records its latest response; one sent and answered between two
+ * flushes is recorded by its answer (an ack or nack row implies the response it answers).
+ * Strings are already storable (typeRow).
+ */
+export function historyRows(type: TypeRow, previous: HistoryMark | undefined): HistoryRow[] {
+  const rows: HistoryRow[] = [];
+  const base = { nodeId: type.nodeId, typeUrl: type.typeUrl };
+  const now = historyMark(type);
+  // A response answered within the same write (most of a fleet's, DEFAULT_BUSY_INTERVAL_MS) is
+  // recorded by its answer alone, which names the version and nonce: half the rows of a fan-out.
+  const answered =
+    (type.ackedAt !== null &&
+      now.acked !== previous?.acked &&
+      type.ackedNonce === type.sentNonce) ||
+    (type.nackAt !== null && now.nack !== previous?.nack && type.nackNonce === type.sentNonce);
+  if (type.sentAt !== null && now.sent !== previous?.sent && !answered) {
+    rows.push({
+      ...base,
+      kind: "sent",
+      at: type.sentAt,
+      version: type.sentVersion,
+      nonce: type.sentNonce,
+      errorDetail: null,
+    });
+  }
+  if (type.ackedAt !== null && now.acked !== previous?.acked) {
+    rows.push({
+      ...base,
+      kind: "ack",
+      at: type.ackedAt,
+      version: type.ackedVersion,
+      nonce: type.ackedNonce,
+      errorDetail: null,
+    });
+  }
+  if (type.nackAt !== null && now.nack !== previous?.nack) {
+    rows.push({
+      ...base,
+      kind: "nack",
+      at: type.nackAt,
+      version: type.nackVersion,
+      nonce: type.nackNonce,
+      errorDetail: type.nackErrorDetail,
+    });
+  }
+  return rows.sort((a, b) => a.at - b.at);
+}
+
+/**
+ * The history row of an event: a stream connecting, or the node's last stream closing (one of
+ * several streams closing leaves it connected); none for the others (NACKs come from the type
+ * rows, with their text).
+ */
+export function eventHistoryRow(event: EventRow): HistoryRow | undefined {
+  const connected = event.kind === "connect";
+  if (!connected && !(event.kind === "disconnect" && event.detail.nodeDisconnected === true))
+    return undefined;
+  return {
+    nodeId: event.nodeId,
+    kind: connected ? "connect" : "disconnect",
+    at: event.at,
+    typeUrl: null,
+    version: null,
+    nonce: null,
+    errorDetail: null,
+  };
+}

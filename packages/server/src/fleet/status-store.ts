@@ -1,6 +1,6 @@
 import { Prisma, type SqlPool, type SqlRunner } from "@switchyard/db";
 import { type Column, chunks, column, quoted, rowsSource } from "../store/bulk-sql.js";
-import type { EventRow, HeldSetRow, NodeRow, TypeRow } from "./status-rows.js";
+import type { EventRow, HeldSetRow, HistoryRow, NodeRow, TypeRow } from "./status-rows.js";
 
 /**
  * Writes node status in bulk: one transaction per batch, rows travelling as one array per column
@@ -29,6 +29,13 @@ export interface StatusBatch {
    * events. Undefined: none are.
    */
   readonly pruneDisconnectedBefore?: number;
+  /** Rows appended to XdsNodeHistory (what nodes were sent, ACKed, NACKed; connects). */
+  readonly history?: readonly HistoryRow[];
+  /**
+   * History retention: rows older than `before` (ms) are deleted, and all but about the newest
+   * `maxRows`. Undefined: none are (the writer prunes once a minute).
+   */
+  readonly pruneHistory?: { readonly before: number; readonly maxRows: number };
 }
 
 /**
@@ -114,6 +121,35 @@ const eventColumns: readonly Column<EventRow>[] = [
   column("typeUrl", "text", (e) => e.typeUrl),
   column("detail", "jsonb", (e) => e.detail),
 ];
+
+const historyColumns: readonly Column<HistoryRow>[] = [
+  column("nodeId", "text", (h) => h.nodeId),
+  column("kind", "text", (h) => h.kind),
+  column("at", "timestamp(3)", (h) => h.at),
+  column("typeUrl", "text", (h) => h.typeUrl),
+  column("version", "text", (h) => h.version),
+  column("nonce", "text", (h) => h.nonce),
+  column("errorDetail", "text", (h) => h.errorDetail),
+];
+
+async function appendHistory(run: SqlRunner, rows: readonly HistoryRow[]): Promise<void> {
+  for (const chunk of chunks(rows)) {
+    await run(Prisma.sql`INSERT INTO "XdsNodeHistory" ${rowsSource(historyColumns, chunk)}`);
+  }
+}
+
+/**
+ * Deletes history older than `before`, then all rows but the newest `maxRows` by id: ids come
+ * from one sequence, so `max(id) - maxRows` is found from the primary key without counting
+ * (ids a rolled-back write took leave gaps: then somewhat fewer rows are kept).
+ */
+async function pruneHistory(run: SqlRunner, before: number, maxRows: number): Promise<void> {
+  await run(Prisma.sql`
+    DELETE FROM "XdsNodeHistory" WHERE "at" < ${new Date(before).toISOString()}::timestamp(3)`);
+  await run(Prisma.sql`
+    DELETE FROM "XdsNodeHistory"
+    WHERE "id" <= (SELECT max("id") FROM "XdsNodeHistory") - ${maxRows}::bigint`);
+}
 
 /**
  * Upserts nodes. A disconnect does not overwrite a node that is connected through another
@@ -227,6 +263,9 @@ export async function writeStatusBatch(pool: SqlPool, batch: StatusBatch): Promi
     await upsertHeldSets(run, batch.heldSets);
     await upsertTypes(run, batch.types);
     await appendEvents(run, batch.events, batch.keepEvents);
+    if (batch.history !== undefined) await appendHistory(run, batch.history);
+    if (batch.pruneHistory !== undefined)
+      await pruneHistory(run, batch.pruneHistory.before, batch.pruneHistory.maxRows);
     const pruned =
       batch.pruneDisconnectedBefore === undefined
         ? []

@@ -1,9 +1,14 @@
 import type { NodeStatusTracker, StatusChange, StatusEvent } from "@switchyard/status";
 import {
   type EventRow,
+  eventHistoryRow,
   eventRow,
   type HeldSetRow,
   HeldSets,
+  type HistoryMark,
+  type HistoryRow,
+  historyMark,
+  historyRows,
   nodeRow,
   type TypeRow,
   typeRow,
@@ -23,6 +28,10 @@ export const DEFAULT_BUSY_INTERVAL_MS = 1_000;
 export const DEFAULT_BUSY_NODES = 500;
 export const DEFAULT_KEEP_EVENTS = 10_000;
 export const DEFAULT_RETAIN_DISCONNECTED_MS = 24 * 60 * 60 * 1_000;
+/** SWITCHYARD_HISTORY_RETENTION: how long XdsNodeHistory rows are kept. */
+export const DEFAULT_HISTORY_RETENTION_MS = 14 * 24 * 60 * 60 * 1_000;
+/** SWITCHYARD_HISTORY_MAX_ROWS: the most XdsNodeHistory rows kept, across all replicas. */
+export const DEFAULT_HISTORY_MAX_ROWS = 5_000_000;
 /** How often the retention of disconnected nodes is applied (by the next flush). */
 const PRUNE_EVERY_MS = 60_000;
 
@@ -43,6 +52,10 @@ export interface StatusWriterOptions {
    * across all replicas. Default 24 h.
    */
   readonly retainDisconnectedMs?: number;
+  /** How long history rows (XdsNodeHistory) are kept, across all replicas. Default 14 days. */
+  readonly historyRetentionMs?: number;
+  /** The most history rows kept, across all replicas. Default 5,000,000. */
+  readonly historyMaxRows?: number;
   /** Receives a failed flush's error; its changes are kept and retried. Default: console.error. */
   readonly onError?: (error: unknown) => void;
   /**
@@ -96,6 +109,14 @@ export class StatusWriter {
   readonly #tracker: NodeStatusTracker;
   readonly #write: (batch: StatusBatch) => Promise<unknown>;
   readonly #retainDisconnectedMs: number;
+  readonly #historyRetentionMs: number;
+  readonly #historyMaxRows: number;
+  /**
+   * Node+type key → what its last successful write recorded in the history, so the next one
+   * appends only what is new. One small entry per type the tracker knows; entries of nodes it
+   * forgot are dropped by the prune pass.
+   */
+  readonly #historyMarks = new Map<string, HistoryMark>();
   #lastPrune = Number.NEGATIVE_INFINITY;
   readonly #heldSets = new HeldSets();
   readonly #onError: (error: unknown) => void;
@@ -119,6 +140,8 @@ export class StatusWriter {
     this.#now = options.now ?? Date.now;
     this.#keepEvents = options.keepEvents ?? DEFAULT_KEEP_EVENTS;
     this.#retainDisconnectedMs = options.retainDisconnectedMs ?? DEFAULT_RETAIN_DISCONNECTED_MS;
+    this.#historyRetentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
+    this.#historyMaxRows = options.historyMaxRows ?? DEFAULT_HISTORY_MAX_ROWS;
     const unsubscribe = this.#tracker.subscribe((change) => this.#markDirty(change));
     const busyIntervalMs = options.busyIntervalMs ?? DEFAULT_BUSY_INTERVAL_MS;
     const busyNodes = options.busyNodes ?? DEFAULT_BUSY_NODES;
@@ -205,6 +228,14 @@ export class StatusWriter {
     if (excess > 0) this.#pendingEvents.splice(0, excess);
   }
 
+  /** Drops the history marks of nodes the tracker forgot (bounds #historyMarks). */
+  #forgetMarks(): void {
+    for (const key of this.#historyMarks.keys()) {
+      const nodeId = key.slice(0, key.indexOf("\u0000"));
+      if (this.#tracker.ledgers(nodeId) === undefined) this.#historyMarks.delete(key);
+    }
+  }
+
   async #flushOnce(passOver: boolean): Promise<boolean> {
     const dirty = this.#dirty;
     const events = this.#pendingEvents;
@@ -227,6 +258,13 @@ export class StatusWriter {
     const touched: string[] = [];
     const types: TypeRow[] = [];
     const heldSets = new Map<string, HeldSetRow>();
+    // History: appended in this same write (no round trip of its own), from the rows it writes.
+    const history: HistoryRow[] = [];
+    const marks = new Map<string, HistoryMark>();
+    for (const event of events) {
+      const row = eventHistoryRow(event);
+      if (row !== undefined) history.push(row);
+    }
     for (const [nodeId, changed] of dirty) {
       const status = this.#tracker.node(nodeId, at, changed.types);
       if (status === undefined) continue;
@@ -238,7 +276,11 @@ export class StatusWriter {
         if (held !== undefined) heldSets.set(held.key, held);
         const requested = this.#heldSets.requestedOf(view.requested);
         if (requested !== undefined) heldSets.set(requested.key, requested);
-        types.push(typeRow(nodeId, view, at, held, requested));
+        const row = typeRow(nodeId, view, at, held, requested);
+        types.push(row);
+        const key = `${nodeId}\u0000${view.typeUrl}`;
+        history.push(...historyRows(row, this.#historyMarks.get(key)));
+        marks.set(key, historyMark(row));
       }
     }
     try {
@@ -249,9 +291,22 @@ export class StatusWriter {
         heldSets: [...heldSets.values()],
         events,
         keepEvents: this.#keepEvents,
-        ...(pruneDue ? { pruneDisconnectedBefore: at - this.#retainDisconnectedMs } : {}),
+        history,
+        ...(pruneDue
+          ? {
+              pruneDisconnectedBefore: at - this.#retainDisconnectedMs,
+              pruneHistory: {
+                before: at - this.#historyRetentionMs,
+                maxRows: this.#historyMaxRows,
+              },
+            }
+          : {}),
       });
-      if (pruneDue) this.#lastPrune = at;
+      for (const [key, mark] of marks) this.#historyMarks.set(key, mark);
+      if (pruneDue) {
+        this.#lastPrune = at;
+        this.#forgetMarks();
+      }
       return true;
     } catch (error) {
       // Put the batch back under what changed meanwhile; rows are re-read at the next flush.

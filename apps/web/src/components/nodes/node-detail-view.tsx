@@ -30,6 +30,7 @@ import { nodeHealth, typeLabel, userAgent } from "@/lib/node-list";
 import { CopyableText } from "./copy-text";
 import { HeldVsIntended } from "./held-vs-intended";
 import { LiveBadge } from "./live-badge";
+import { NodeHistoryPanel } from "./node-history-panel";
 import { HealthBadge, typeStatusPresentation } from "./status-chips";
 import { useNode, useWhenNodeSeen } from "./use-node";
 
@@ -127,6 +128,7 @@ export function NodeDetailView({ id }: { id: string }) {
         <Identity node={node} />
         <Timeline events={node.events} />
       </div>
+      <NodeHistoryPanel nodeId={node.summary?.id ?? id} changed={node} />
       <LoadPanel
         id="node-traffic-title"
         title="Traffic"

@@ -1,0 +1,191 @@
+import { createSqlPool, type SqlPool } from "@switchyard/db";
+import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import { CDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readFleetHeldAt, readNodeHeldAt, readNodeHistory } from "./history-reader.js";
+import type { StatusBatch } from "./status-store.js";
+import { writeStatusBatch } from "./status-store.js";
+import { StatusWriter, type StatusWriterOptions } from "./status-writer.js";
+
+let database: TestDatabase;
+let pool: SqlPool;
+const writers: StatusWriter[] = [];
+beforeEach(async () => {
+  database = await createTestDatabase();
+  pool = createSqlPool(database.url);
+});
+afterEach(async () => {
+  for (const writer of writers.splice(0)) await writer.close();
+  await pool.close();
+  await database.drop();
+});
+
+const START = Date.UTC(2026, 0, 1);
+
+function setup(options: Partial<StatusWriterOptions> = {}) {
+  const { tracker, now, advance } = trackerWithClock({ replicaId: "replica-a" }, START);
+  const batches: StatusBatch[] = [];
+  const writer = new StatusWriter({
+    tracker,
+    intervalMs: 60_000,
+    now,
+    write: (batch) => {
+      batches.push(batch);
+      return writeStatusBatch(pool, batch);
+    },
+    ...options,
+  });
+  writers.push(writer);
+  return { tracker, now, advance, writer, batches };
+}
+
+const historyCount = async () => {
+  const [row] = await database.prisma.$queryRaw<Array<{ n: bigint }>>`
+    SELECT count(*) AS n FROM "XdsNodeHistory"`;
+  return Number(row?.n ?? 0);
+};
+
+describe("node history (XdsNodeHistory)", () => {
+  it("records each version sent, ACKed and NACKed (with its text) and the connect, in the writer's one transaction per flush", async () => {
+    const { now, advance, writer, batches, tracker } = setup();
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(CDS);
+    stream.respond(CDS, "v1", "n1", { backend: "v1" });
+    advance(100);
+    stream.ack(CDS, "v1");
+    await writer.flush();
+    const ackedV1 = now();
+    advance(1_000);
+    stream.respond(CDS, "v2", "n2", { backend: "v2" });
+    advance(100);
+    stream.nack(CDS, "v2", "cluster backend: bad lb_policy");
+    await writer.flush();
+    advance(1_000);
+    // A flush with nothing new for the type appends nothing.
+    await writer.flush();
+    stream.respond(CDS, "v3", "n3", { backend: "v3" });
+    await writer.flush();
+
+    expect(batches).toHaveLength(3);
+    const { entries } = await readNodeHistory(database.prisma, "envoy-1", { limit: 100 });
+    // A response answered before the write is recorded by its answer; one unanswered as sent.
+    expect(entries.map((e) => [e.kind, e.typeUrl, e.version, e.errorDetail])).toEqual([
+      ["connect", null, null, null],
+      ["ack", CDS, "v1", null],
+      ["nack", CDS, "v2", "cluster backend: bad lb_policy"],
+      ["sent", CDS, "v3", null],
+    ]);
+    expect(entries[1]?.at).toBe(ackedV1);
+
+    const between = await readNodeHeldAt(database.prisma, "envoy-1", ackedV1 + 500);
+    expect(between.types[0]).toMatchObject({ state: "ACKED", ackedVersion: "v1" });
+    const nacked = await readNodeHeldAt(database.prisma, "envoy-1", now() - 1);
+    expect(nacked).toMatchObject({ connected: true });
+    expect(nacked.types[0]).toMatchObject({
+      state: "NACKED",
+      ackedVersion: "v1",
+      sentVersion: "v2",
+      nack: { version: "v2", errorDetail: "cluster backend: bad lb_policy" },
+    });
+    const after = await readNodeHeldAt(database.prisma, "envoy-1", now());
+    expect(after.types[0]).toMatchObject({
+      state: "PENDING",
+      ackedVersion: "v1",
+      sentVersion: "v3",
+    });
+  });
+
+  it("a node's last stream closing is recorded as a disconnect, and the fleet at T lists each node with what it held", async () => {
+    const { now, advance, writer, tracker } = setup();
+    const one = streamOf(tracker, 1, nodeLike("envoy-1"));
+    const two = streamOf(tracker, 2, nodeLike("envoy-2"));
+    for (const stream of [one, two]) {
+      stream.request(CDS);
+      stream.respond(CDS, "v1", "n1", { backend: "v1" });
+      stream.ack(CDS, "v1");
+    }
+    await writer.flush();
+    const before = now();
+    advance(1_000);
+    one.close();
+    two.respond(CDS, "v2", "n2", { backend: "v2" });
+    two.ack(CDS, "v2");
+    await writer.flush();
+
+    const fleetThen = await readFleetHeldAt(database.prisma, before, { limit: 10 });
+    expect(
+      fleetThen.nodes.map((n) => [n.nodeId, n.held.connected, n.held.types[0]?.ackedVersion]),
+    ).toEqual([
+      ["envoy-1", true, "v1"],
+      ["envoy-2", true, "v1"],
+    ]);
+    const fleetNow = await readFleetHeldAt(database.prisma, now(), { limit: 10 });
+    expect(
+      fleetNow.nodes.map((n) => [n.nodeId, n.held.connected, n.held.types[0]?.ackedVersion]),
+    ).toEqual([
+      ["envoy-1", false, "v1"],
+      ["envoy-2", true, "v2"],
+    ]);
+    const limited = await readFleetHeldAt(database.prisma, now(), {
+      limit: 1,
+      idContains: "envoy",
+    });
+    expect(limited.truncated).toBe(true);
+    expect(limited.nodes.map((n) => n.nodeId)).toEqual(["envoy-1"]);
+  });
+
+  it("the retention pass deletes history older than SWITCHYARD_HISTORY_RETENTION and keeps at most SWITCHYARD_HISTORY_MAX_ROWS, the newest", async () => {
+    const { advance, writer, tracker } = setup({
+      historyRetentionMs: 10 * 60_000,
+      historyMaxRows: 3,
+    });
+    const old = streamOf(tracker, 1, nodeLike("old"));
+    old.request(CDS);
+    old.respond(CDS, "v1", "n1", { backend: "v1" });
+    old.ack(CDS, "v1");
+    await writer.flush(); // connect and ack of "old" (and the first retention pass)
+    expect(await historyCount()).toBe(2);
+    advance(11 * 60_000);
+    const fresh = streamOf(tracker, 2, nodeLike("fresh"));
+    fresh.request(CDS);
+    fresh.respond(CDS, "v1", "n1", { backend: "v1" });
+    await writer.flush(); // the retention pass: "old" is past 10 min
+    const { entries } = await readNodeHistory(database.prisma, "old", { limit: 100 });
+    expect(entries).toEqual([]);
+    expect(await historyCount()).toBe(2);
+
+    fresh.ack(CDS, "v1");
+    advance(10);
+    fresh.respond(CDS, "v2", "n2", { backend: "v2" });
+    await writer.flush();
+    advance(61_000);
+    await writer.flush(); // the next retention pass: 4 rows, 3 kept
+    const kept = await readNodeHistory(database.prisma, "fresh", { limit: 100 });
+    expect(kept.entries.map((e) => `${e.kind}:${e.version ?? ""}`)).toEqual([
+      "sent:v1",
+      "ack:v1",
+      "sent:v2",
+    ]);
+  });
+
+  it("a flush that fails writes its history with the retry, once", async () => {
+    let fail = true;
+    const { writer, tracker } = setup({
+      onError: () => {},
+      write: (batch) => {
+        if (fail) return Promise.reject(new Error("database away"));
+        return writeStatusBatch(pool, batch);
+      },
+    });
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(CDS);
+    stream.respond(CDS, "v1", "n1", { backend: "v1" });
+    stream.ack(CDS, "v1");
+    expect(await writer.flush()).toBe(false);
+    fail = false;
+    expect(await writer.flush()).toBe(true);
+    expect(await writer.flush()).toBe(true);
+    const { entries } = await readNodeHistory(database.prisma, "envoy-1", { limit: 100 });
+    expect(entries.map((e) => e.kind)).toEqual(["connect", "ack"]);
+  });
+});
