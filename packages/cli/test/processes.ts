@@ -51,8 +51,7 @@ const childNodeArgs = (process.env.SWITCHYARD_CHILD_NODE_ARGS ?? "").split(" ").
 
 /** Runs the CLI with `args`; `stdin`, when given, is its standard input (else none). */
 export function run(args: string[], env: Record<string, string> = {}, stdin?: string): Run {
-  let output = "";
-  const child = spawn(process.execPath, [...childNodeArgs, bin, ...args], {
+  return runNode([...childNodeArgs, bin, ...args], {
     env: {
       ...process.env,
       SWITCHYARD_LOG_LEVEL: "warn",
@@ -64,9 +63,22 @@ export function run(args: string[], env: Record<string, string> = {}, stdin?: st
       SWITCHYARD_ADMIN_PASSWORD: ADMIN_PASSWORD,
       ...env,
     },
-    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    ...(stdin === undefined ? {} : { stdin }),
   });
-  if (stdin !== undefined) child.stdin?.end(stdin);
+}
+
+/** Runs `node ...argv`, its standard output and error collected together. */
+export function runNode(
+  argv: string[],
+  options: { readonly env: NodeJS.ProcessEnv; readonly cwd?: string; readonly stdin?: string },
+): Run {
+  let output = "";
+  const child = spawn(process.execPath, argv, {
+    env: options.env,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   child.stdout?.on("data", (chunk) => {
     output += chunk;
   });

@@ -1,12 +1,3 @@
-/**
- * The README's quick start, "Try it with a proxyless gRPC client", step by step as written: a
- * real `switchyard serve`, the CLI logging in, applying examples/grpc-echo.yaml and writing a
- * gRPC bootstrap, the example backend (examples/echo-server.mjs) on 127.0.0.1:50051, where that
- * file sends the cluster, and the example client (examples/echo-client.mjs, @grpc/grpc-js-xds)
- * dialing xds:///echo with GRPC_XDS_BOOTSTRAP=bootstrap.json: it gets the backend's reply, and
- * `switchyard nodes` shows demo-1 SYNCED. The README names the files these run, word for word.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { ADMIN_PASSWORD, until } from "@switchyard/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Run, run, type ServeProcess, startServe, waitFor } from "./processes.js";
+import { type Run, run, runNode, type ServeProcess, startServe, waitFor } from "./processes.js";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
@@ -28,22 +19,8 @@ function withoutBootstrap(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** `node examples/<script> …args` from the repository's root, as the README runs it. */
-function example(script: string, args: string[], env: Record<string, string> = {}): Run {
-  let output = "";
-  const child: ChildProcess = spawn(process.execPath, [`examples/${script}`, ...args], {
-    cwd: root,
-    env: withoutBootstrap(env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+const example = (script: string, args: string[], env: Record<string, string> = {}): Run =>
+  runNode([`examples/${script}`, ...args], { cwd: root, env: withoutBootstrap(env) });
 
 describe("the README's quick start with a proxyless gRPC client", () => {
   let database: TestDatabase;

@@ -289,6 +289,8 @@ export {
   ENVOY_KINDS,
   type EnvoyKindFields,
   envoyObjectsWhere,
+  KIND_LABEL,
+  KIND_OF_FIELD,
   SOURCE_KINDS,
   type SourceChange,
   type SourceKind,

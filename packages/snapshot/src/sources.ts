@@ -44,6 +44,21 @@ export const SPEC_FIELD = {
   secret: "secrets",
 } as const satisfies Record<SourceKind, keyof ConfigSpec>;
 
+/** How messages name an object of each kind: `route configuration "edge"`. */
+export const KIND_LABEL: Readonly<Record<SourceKind, string>> = {
+  cluster: "cluster",
+  listener: "listener",
+  routeConfiguration: "route configuration",
+  nodeGroup: "node group",
+  runtimeLayer: "runtime layer",
+  secret: "secret",
+};
+
+/** The kind whose objects a ConfigSpec field holds (SPEC_FIELD read backwards). */
+export const KIND_OF_FIELD: Readonly<Record<string, SourceKind>> = Object.fromEntries(
+  Object.entries(SPEC_FIELD).map(([kind, field]) => [field, kind as SourceKind]),
+);
+
 /** The ConfigSpec fields of the Envoy kinds. */
 export type EnvoyKindFields = Pick<ConfigSpec, (typeof SPEC_FIELD)[(typeof ENVOY_KINDS)[number]]>;
 

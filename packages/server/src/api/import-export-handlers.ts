@@ -55,6 +55,9 @@ import { pruneDeletions, withoutPruned } from "./prune-deletions.js";
 import { routeTestIssues } from "./route-test-gate.js";
 import { valueTextProblem } from "./text-problem.js";
 
+/** Reads of a document with renames, at most, before an import's clashes must settle. */
+const MAX_RENAME_PASSES = 5;
+
 /** Thrown to roll back a dry-run import after its effect was measured. */
 class DryRun extends Error {
   constructor(readonly result: { before: ConfigSpec; after: ConfigSpec }) {
@@ -92,22 +95,25 @@ export function importExportHandlers(
       const stored = await readConfigSpec(prisma);
       let read = withStoredEndpoints(stored, imported, document);
       let plan = planMerge(stored, read, merge);
-      for (let pass = 0; plan.renames.length > 0; pass++) {
-        const renames = plan.renames;
-        imported = await readImport(importer, keyring, request, context.signal, renames);
+      // Each pass reads the document with the renames decided so far: a rename can make another
+      // of its objects differ from the stored one (its listener now naming local_route-2), which
+      // is a clash of its own, decided in the next pass.
+      for (let taken = 0, pass = 0; plan.renames.length > taken; pass++) {
+        if (pass === MAX_RENAME_PASSES)
+          throw new ConnectError(
+            `${document}: renaming its clashing objects did not settle after ${MAX_RENAME_PASSES} passes: choose replace or skip for some (ImportRequest.choices)`,
+            Code.FailedPrecondition,
+          );
+        taken = plan.renames.length;
+        imported = await readImport(importer, keyring, request, context.signal, plan.renames);
         read = withStoredEndpoints(stored, imported, document);
-        const missed = renamesNotTaken(read, renames);
+        const missed = renamesNotTaken(read, plan.renames);
         if (missed.length > 0)
           throw new ConnectError(
             `${document}: ${missed.map((r) => `${r.kind} ${JSON.stringify(r.from)}`).join(", ")} cannot be stored under another name (its name is derived from the object holding it): choose replace or skip for it (ImportRequest.choices), or rename it in the document`,
             Code.FailedPrecondition,
           );
-        const next = planMerge(stored, read, merge, plan.clashes);
-        if (next.renames.length === renames.length || pass >= 4) {
-          plan = next;
-          break;
-        }
-        plan = next;
+        plan = planMerge(stored, read, merge, plan.clashes);
       }
       checkChoicesUsed(rules, plan.clashes);
       const clashes = plan.clashes;

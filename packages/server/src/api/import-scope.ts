@@ -3,18 +3,9 @@
  * editor of a cluster, listener, route configuration or runtime layer saves through, so that an
  * edit of one object cannot rename it or add or change another by mistake.
  */
-import type { ConfigSpecFragment, SourceKind } from "@switchyard/snapshot";
+import { type ConfigSpecFragment, KIND_LABEL, type SourceKind } from "@switchyard/snapshot";
 
 const quote = JSON.stringify;
-
-const KIND_WORDS: Readonly<Record<SourceKind, string>> = {
-  cluster: "cluster",
-  listener: "listener",
-  routeConfiguration: "route configuration",
-  nodeGroup: "node group",
-  runtimeLayer: "runtime layer",
-  secret: "secret",
-};
 
 /**
  * Why `fragment` is not exactly the object `kind`/`name` in its Envoy form, or undefined when it
@@ -26,9 +17,9 @@ export function importScopeProblem(
   kind: SourceKind,
   name: string,
 ): string | undefined {
-  const what = `${KIND_WORDS[kind]} ${quote(name)}`;
+  const what = `${KIND_LABEL[kind]} ${quote(name)}`;
   if (kind === "nodeGroup" || kind === "secret") {
-    return `a ${KIND_WORDS[kind]} has no Envoy form to edit: use its own form`;
+    return `a ${KIND_LABEL[kind]} has no Envoy form to edit: use its own form`;
   }
   const found: string[] = [
     ...fragment.clusters.map((c) => `cluster ${quote(c.name)}`),

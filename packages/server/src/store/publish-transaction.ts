@@ -35,7 +35,12 @@ import { rolloutServing } from "../rollouts/rollout-rows.js";
 import type { SecretKeyring } from "../secrets-key.js";
 import { draftOwners } from "./cluster-owners.js";
 import type { DraftRead } from "./draft-cache.js";
-import { type RejectionGate, rejectionRefusalText, rejectionVerdict } from "./rejection-gate.js";
+import {
+  type RejectionGate,
+  rejectionRefusalText,
+  rejectionsOf,
+  rejectionVerdict,
+} from "./rejection-gate.js";
 import {
   expandManifests,
   loadBlobs,
@@ -339,12 +344,15 @@ export async function checkDraft(
   }
   if (input.rejections === undefined)
     return { latestVersion, manifest, changes, config, report, notes };
-  const verdict = await rejectionVerdict(
-    report.issues,
-    async () => (latestVersion === 0 ? undefined : specOfVersion(tx, latestVersion)),
-    keyring,
-  );
-  if (verdict.fresh.length > 0 && !input.rejections.accept) {
+  const gate = input.rejections;
+  const verdict = await rejectionVerdict(report.issues, async () => {
+    if (gate.published) return gate.published(tx, latestVersion);
+    return rejectionsOf(
+      latestVersion === 0 ? undefined : await specOfVersion(tx, latestVersion),
+      keyring,
+    );
+  });
+  if (verdict.fresh.length > 0 && !gate.accept) {
     throw new PublishError(
       "predicted-rejection",
       rejectionRefusalText(verdict.fresh, latestVersion),

@@ -10,9 +10,13 @@
  * until someone fixes it. Rollbacks are not gated: they restore what ran. A refused publish
  * writes nothing (it is refused inside the publish transaction, before any write).
  */
+
+import type { TransactionClient } from "@switchyard/db";
 import {
   type ConfigSpec,
   issueObject,
+  KIND_LABEL,
+  KIND_OF_FIELD,
   markPublishedRejections,
   newRejections,
   predictedRejections,
@@ -26,6 +30,14 @@ import type { SecretKeyring } from "../secrets-key.js";
 export interface RejectionGate {
   /** accept_warnings: publish past new predicted rejections (they stay warnings of the answer). */
   readonly accept: boolean;
+  /**
+   * The predicted rejections of published version `version` (SnapshotStore's, worked out once
+   * per version); without it the publish validates that version again.
+   */
+  readonly published?: (
+    tx: TransactionClient,
+    version: number,
+  ) => Promise<readonly RejectionEntry[]>;
 }
 
 /** Rejections listed in a refusal at most; the rest are counted. */
@@ -40,21 +52,12 @@ export function rejectionsOf(
   return predictedRejections(validate(spec, keyring ? { openSecret: keyring.open } : {}).issues);
 }
 
-const KIND_WORDS: Readonly<Record<string, string>> = {
-  clusters: "cluster",
-  listeners: "listener",
-  routeConfigurations: "route configuration",
-  secrets: "secret",
-  runtimeLayers: "runtime layer",
-  nodeGroups: "node group",
-};
-
 /** `cluster "echo-v2"` for `clusters["echo-v2"]`. */
 function objectWords(path: string): string {
   const object = issueObject(path);
-  return object === null
-    ? path
-    : `${KIND_WORDS[object.kind] ?? object.kind} ${JSON.stringify(object.name)}`;
+  if (object === null) return path;
+  const kind = KIND_OF_FIELD[object.kind];
+  return `${kind ? KIND_LABEL[kind] : object.kind} ${JSON.stringify(object.name)}`;
 }
 
 /** The refusal: each new predicted rejection by node group, object and rule, and what to do. */
@@ -85,17 +88,15 @@ export interface RejectionVerdict {
 
 /**
  * `issues` (a validation of what is about to be published) compared with the predicted
- * rejections of the latest version, whose configuration `latest` reads (undefined: none
- * published) only when `issues` has some.
+ * rejections of the latest version, which `latest` gives, asked only when `issues` has some.
  */
 export async function rejectionVerdict(
   issues: readonly ValidationIssue[],
-  latest: () => Promise<ConfigSpec | undefined>,
-  keyring: SecretKeyring | undefined,
+  latest: () => Promise<readonly RejectionEntry[]>,
 ): Promise<RejectionVerdict> {
   const predicted = predictedRejections(issues);
   if (predicted.length === 0) return { issues, fresh: [] };
-  const published = rejectionsOf(await latest(), keyring);
+  const published = await latest();
   return {
     issues: markPublishedRejections(issues, published),
     fresh: newRejections(predicted, published),

@@ -87,7 +87,7 @@ export class SnapshotStore {
   #latestContent: { readonly version: number; readonly read: DraftRead } | undefined;
   /** The predicted rejections of the latest version, by version (markRejections). */
   #publishedRejections:
-    | { readonly version: number; readonly entries: RejectionEntry[] }
+    | { readonly version: number; readonly entries: readonly RejectionEntry[] }
     | undefined;
   /** The last draft validated (validateDraft), by the draft's revision. */
   #validated:
@@ -149,7 +149,14 @@ export class SnapshotStore {
     latest: LatestManifests | undefined,
     input: WriteInput,
   ): Promise<Written> {
-    const written = await writeSnapshot(tx, content, latest, this.draft.memo, input, this.keyring);
+    const written = await writeSnapshot(
+      tx,
+      content,
+      latest,
+      this.draft.memo,
+      this.#gated(input),
+      this.keyring,
+    );
     return { ...written, content };
   }
 
@@ -166,7 +173,7 @@ export class SnapshotStore {
           content,
           latest,
           this.draft.memo,
-          input,
+          this.#gated(input),
           this.keyring,
         );
         return { ...written, content };
@@ -193,7 +200,7 @@ export class SnapshotStore {
         await this.draft.read(tx),
         latest,
         this.draft.memo,
-        { ...input, message: "", author: "" },
+        this.#gated({ ...input, message: "", author: "" }),
         this.keyring,
       );
       return record(tx, checked);
@@ -241,18 +248,29 @@ export class SnapshotStore {
   async markRejections(issues: readonly ValidationIssue[]): Promise<readonly ValidationIssue[]> {
     if (predictedRejections(issues).length === 0) return issues;
     const published = await this.#prisma.$transaction(
-      async (tx) => {
-        const version = (await latestVersion(tx)) ?? 0;
-        const cached = this.#publishedRejections;
-        if (cached?.version === version) return cached.entries;
-        const spec = version === 0 ? undefined : (await this.#latestRead(tx, version)).spec;
-        const entries = rejectionsOf(spec, this.keyring);
-        this.#publishedRejections = { version, entries };
-        return entries;
-      },
+      async (tx) => this.#rejectionsAt(tx, (await latestVersion(tx)) ?? 0),
       { isolationLevel: "RepeatableRead", timeout: 60_000, maxWait: 10_000 },
     );
     return markPublishedRejections(issues, published);
+  }
+
+  /** The predicted rejections of published version `version`, worked out once per version. */
+  async #rejectionsAt(tx: TransactionClient, version: number): Promise<readonly RejectionEntry[]> {
+    const cached = this.#publishedRejections;
+    if (cached?.version === version) return cached.entries;
+    const spec = version === 0 ? undefined : (await this.#latestRead(tx, version)).spec;
+    const entries = rejectionsOf(spec, this.keyring);
+    this.#publishedRejections = { version, entries };
+    return entries;
+  }
+
+  /** `input` with its rejection gate reading the published rejections from this store's cache. */
+  #gated<T extends { readonly rejections?: RejectionGate | undefined }>(input: T): T {
+    if (input.rejections === undefined) return input;
+    return {
+      ...input,
+      rejections: { ...input.rejections, published: (tx, v) => this.#rejectionsAt(tx, v) },
+    };
   }
 
   /**
@@ -382,7 +400,7 @@ export class SnapshotStore {
           authorize: input.authorize,
           audit: input.audit,
           rollouts: input.rollouts,
-          rejections: input.rejections,
+          rejections: this.#gated(input).rejections,
         };
         if (input.dryRun) {
           const checked = await checkDraft(

@@ -6,18 +6,8 @@
  * Pure.
  */
 import { quotedInput } from "../bounded-text.js";
-import { type SourceKind, SPEC_FIELD } from "../sources.js";
+import { KIND_LABEL, type SourceKind, SPEC_FIELD } from "../sources.js";
 import { named } from "./validate-path.js";
-
-/** How messages name an object of each kind: `listener "edge"`. */
-const LABEL: Record<SourceKind, string> = {
-  cluster: "cluster",
-  listener: "listener",
-  routeConfiguration: "route configuration",
-  nodeGroup: "node group",
-  runtimeLayer: "runtime layer",
-  secret: "secret",
-};
 
 export interface ObjectRef {
   readonly kind: SourceKind;
@@ -36,7 +26,7 @@ export function issuesAbout<T extends { readonly path: string; readonly message:
 ): T[] {
   if (objects.length === 0) return issues.filter((issue) => issue.path === "");
   const prefixes = objects.map((o) => `${SPEC_FIELD[o.kind]}${named(o.name)}`);
-  const mentions = objects.map((o) => `${LABEL[o.kind]} ${quotedInput(o.name)}`);
+  const mentions = objects.map((o) => `${KIND_LABEL[o.kind]} ${quotedInput(o.name)}`);
   return issues.filter(
     (issue) =>
       issue.path === "" ||
