@@ -119,8 +119,9 @@ export async function startStatusTracking(options: StatusTrackingOptions): Promi
     replicaId,
     ...(options.staleAfterMs === undefined ? {} : { staleAfterMs: options.staleAfterMs }),
   });
-  // Convergence time per node, for the histogram in /metrics (the console's convergence is read
-  // from the database, for every replica's nodes).
+  // Convergence time per node, for the histogram in /metrics, and each version's tally for the
+  // fleet's convergence timeline (written by the status writer; the console's per-node
+  // convergence is read from the database, for every replica's nodes).
   const convergence = new ConvergenceTracker({
     nodes: tracker,
     onConverged: (_version, _nodeId, ms) => metrics.observeConvergence(ms),
@@ -142,6 +143,7 @@ export async function startStatusTracking(options: StatusTrackingOptions): Promi
       ? {}
       : { historyRetentionMs: options.historyRetentionMs }),
     ...(options.historyMaxRows === undefined ? {} : { historyMaxRows: options.historyMaxRows }),
+    convergence,
     write: (batch) => metrics.timeDb("status_flush", () => writeStatusBatch(pool, batch)),
     onError: (error) => logger.warn({ err: error }, "writing node status failed; will retry"),
   });

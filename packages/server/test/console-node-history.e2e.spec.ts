@@ -28,6 +28,8 @@ const NODE_ID = "history-client";
  * The node page's History card in real Chromium (issue 46): a real gRPC xDS client ACKs the
  * first publish and NACKs the second; the timeline marks the ACKed version and the NACK, and
  * "What did it hold at" answers the first version for a time between the two, the NACK after.
+ * Then a third publish mends it: the Overview's convergence timeline and History say how each
+ * version converged.
  */
 describe("the node page's history, in a real browser", () => {
   let harness: Harness;
@@ -39,6 +41,7 @@ describe("the node page's history, in a real browser", () => {
   /** A whole second after the first version's ACK, before the second publish. */
   let between = 0;
   let firstCds = "";
+  let nackedVersion = 0n;
 
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
@@ -60,7 +63,10 @@ describe("the node page's history, in a real browser", () => {
     await harness
       .api()
       .updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    await harness.api().publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
+    const nacked = await harness
+      .api()
+      .publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
+    nackedVersion = nacked.snapshot?.version ?? 0n;
     await until(
       async () => (await status.getNode({ id: NODE_ID })).summary,
       (s) => typeStatusOf(s, TYPE.CDS) === NodeTypeStatus.NACKED,
@@ -125,5 +131,55 @@ describe("the node page's history, in a real browser", () => {
     );
     expect(await answer.innerText()).toMatch(GRPC_LB_NACK);
     expect(await answer.innerText()).toContain(firstCds);
+  }, 60_000);
+
+  it("the convergence timeline: the mending version is 100% at once (its node, having NACKed the one between, held it already), the NACKed one says it was NACKed, on the Overview and in History", async () => {
+    const status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
+    await harness.api().updateCluster(shopCluster("blue", backend));
+    const mended = (await harness.api().publish({ message: "blue mended" })).snapshot?.version;
+    await until(
+      async () => (await status.listVersionConvergence({ limit: 5 })).versions,
+      (versions) => versions.find((v) => v.version === mended)?.msTo100 !== undefined,
+      "the mending version never reached 100% of its nodes",
+    );
+    const nacked = (await status.listVersionConvergence({ limit: 5 })).versions.find(
+      (v) => v.version === nackedVersion,
+    );
+    expect(nacked).toMatchObject({ targeted: 1, converged: 0, nackedEver: 1 });
+    // Hostile input names the field and the bound, and reads nothing.
+    await expect(status.listVersionConvergence({ limit: 5_000 })).rejects.toThrow(
+      "limit 5000 is over 200 versions",
+    );
+
+    await page.goto(`${harness.baseUrl}/`);
+    const timeline = page.getByRole("region", { name: "Convergence by version" });
+    await timeline.waitFor({ timeout: 15_000 });
+    await timeline
+      .getByRole("figure", { name: /Seconds to 50%, 99% and 100% of nodes/ })
+      .waitFor({ timeout: 15_000 });
+    const listed = timeline.getByRole("list", { name: "Convergence of the latest versions" });
+    const item = (version: bigint) =>
+      listed.getByRole("listitem").filter({
+        has: page.getByRole("link", { name: `v${version}`, exact: true }),
+      });
+    expect(await item(mended ?? 0n).innerText()).toMatch(
+      /100% of 1 node in 0 ms, unchanged for all/,
+    );
+    expect(await item(nackedVersion).innerText()).toMatch(/0% of 1 node, 1 NACKed/);
+    // The chart draws the NACK as a bar and a line per share reached.
+    expect(await timeline.locator(".recharts-bar-rectangle").count()).toBeGreaterThan(0);
+
+    await item(nackedVersion).getByRole("link").click();
+    await page.waitForURL(/\/history\?version=/);
+    const row = page.getByRole("row").filter({ hasText: "blue on LEAST_REQUEST" });
+    await eventually("History's row of the NACKed version says so", async () =>
+      /Convergence:\s+0% of 1 node, 1 NACKed/.test(await row.innerText().catch(() => "")),
+    );
+    const mendedRow = page.getByRole("row").filter({ hasText: "blue mended" });
+    expect(await mendedRow.innerText()).toMatch(/Convergence:\s+100% of 1 node in 0 ms/);
+    await page.screenshot({
+      path: artifactPath("console-convergence-timeline.png"),
+      fullPage: true,
+    });
   }, 60_000);
 });

@@ -207,6 +207,72 @@ describe("ConvergenceTracker", () => {
   });
 });
 
+describe("ConvergenceTracker tallies (the fleet's convergence timeline)", () => {
+  it("a tally counts converged times ascending, NACKs now and ever, and the first NACK's time", () => {
+    const w = world();
+    const fast = connectOnOldConfig(w, 1, "fast");
+    const slow = connectOnOldConfig(w, 2, "slow");
+    const bad = connectOnOldConfig(w, 3, "bad");
+    const publishedAt = w.now();
+    w.publish("cfg-2", ["fast", "slow", "bad", "absent"]);
+    update(w, slow, 70);
+    update(w, fast, 20);
+    w.advance(40);
+    bad.respond(CDS, "c2", "nb", { a: "a2" });
+    bad.nack(CDS, "c2", "cluster a: invalid TLS context");
+    expect(w.convergence.tally("cfg-2")).toEqual({
+      version: "cfg-2",
+      publishedAt,
+      targeted: 4,
+      convergedMs: [20, 70],
+      nacked: 1,
+      nackedEver: 1,
+      firstNackAt: publishedAt + 40,
+    });
+  });
+
+  it("a target that NACKed and then converged is no longer NACKed but is still counted as having NACKed", () => {
+    const w = world();
+    const s = connectOnOldConfig(w, 1, "envoy-1");
+    w.publish("cfg-2", ["envoy-1"]);
+    s.respond(CDS, "c2", "nb", { a: "a2" });
+    s.nack(CDS, "c2", "transient");
+    w.advance(10);
+    update(w, s, 5);
+    const tally = w.convergence.tally("cfg-2");
+    expect(tally?.nacked).toBe(0);
+    expect(tally?.nackedEver).toBe(1);
+    expect(tally?.convergedMs).toEqual([15]);
+  });
+
+  it("takeChanged gives each version whose tally moved once, then nothing until it moves again", () => {
+    const w = world();
+    const one = connectOnOldConfig(w, 1, "envoy-1");
+    const two = connectOnOldConfig(w, 2, "envoy-2");
+    w.publish("cfg-2", ["envoy-1", "envoy-2"]);
+    expect(w.convergence.takeChanged().map((t) => [t.version, t.convergedMs.length])).toEqual([
+      ["cfg-2", 0],
+    ]);
+    expect(w.convergence.takeChanged()).toEqual([]);
+    // A response sent is not an answer: the tally did not move.
+    one.respond(CDS, "c2", "n1", { a: "a2" });
+    expect(w.convergence.takeChanged()).toEqual([]);
+    update(w, one, 10);
+    update(w, two, 30);
+    expect(w.convergence.takeChanged().map((t) => t.convergedMs)).toEqual([[10, 30]]);
+    expect(w.convergence.takeChanged()).toEqual([]);
+  });
+
+  it("a version no longer kept has no tally and is not reported changed", () => {
+    const clock = trackerWithClock();
+    const convergence = new ConvergenceTracker({ nodes: clock.tracker, retainVersions: 1 });
+    convergence.publish({ version: "v1", publishedAt: 0, targets: [], holds: () => true });
+    convergence.publish({ version: "v2", publishedAt: 0, targets: [], holds: () => true });
+    expect(convergence.tally("v1")).toBeUndefined();
+    expect(convergence.takeChanged().map((t) => t.version)).toEqual(["v2"]);
+  });
+});
+
 describe("holdsExactly", () => {
   const acked = (held: [string, string | undefined][], versionInfo = "x"): AckedState => ({
     versionInfo,

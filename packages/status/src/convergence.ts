@@ -86,6 +86,25 @@ export interface ConvergenceTrackerOptions {
 
 export const DEFAULT_RETAIN_VERSIONS = 16;
 
+/**
+ * What one replica saw of a version's convergence, small enough to write at every status flush
+ * and to add up across replicas (the fleet's convergence timeline): its targets, each converged
+ * target's publish → converged time, and the NACKs.
+ */
+export interface VersionTally {
+  readonly version: string;
+  readonly publishedAt: number;
+  readonly targeted: number;
+  /** Ascending; 0 for a target that held the version when it was published. */
+  readonly convergedMs: readonly number[];
+  /** Targets whose latest answer is a NACK of this version (not converged since). */
+  readonly nacked: number;
+  /** Targets that NACKed this version at any time, recovered or not. */
+  readonly nackedEver: number;
+  /** The first NACK of this version by a target, ms since the epoch. */
+  readonly firstNackAt: number | undefined;
+}
+
 const PENDING: NodeConvergence = { t: "pending" };
 
 interface PublicationState {
@@ -93,6 +112,9 @@ interface PublicationState {
   readonly targets: Map<string, NodeConvergence>;
   /** Targets not converged yet: a version every target reached is not looked at again. */
   unconverged: number;
+  /** Targets that NACKed this version at some point (VersionTally.nackedEver). */
+  readonly nackedEver: Set<string>;
+  firstNackAt: number | undefined;
 }
 
 /**
@@ -105,6 +127,8 @@ export class ConvergenceTracker {
   readonly #retain: number;
   readonly #publications = new Map<string, PublicationState>();
   readonly #onConverged: ConvergenceTrackerOptions["onConverged"];
+  /** Versions whose tally changed since `takeChanged` last ran. */
+  readonly #changed = new Set<string>();
 
   constructor(options: ConvergenceTrackerOptions) {
     this.#nodes = options.nodes;
@@ -115,15 +139,58 @@ export class ConvergenceTracker {
   /** Starts tracking `publication` (replacing one of the same version) and evaluates its targets. */
   publish(publication: Publication): void {
     this.#publications.delete(publication.version);
-    const state: PublicationState = { publication, targets: new Map(), unconverged: 0 };
+    const state: PublicationState = {
+      publication,
+      targets: new Map(),
+      unconverged: 0,
+      nackedEver: new Set(),
+      firstNackAt: undefined,
+    };
     for (const nodeId of publication.targets) state.targets.set(nodeId, PENDING);
     state.unconverged = state.targets.size;
     this.#publications.set(publication.version, state);
     for (const [oldest] of this.#publications) {
       if (this.#publications.size <= this.#retain) break;
       this.#publications.delete(oldest);
+      this.#changed.delete(oldest);
     }
+    this.#changed.add(publication.version);
     for (const nodeId of state.targets.keys()) this.#evaluate(state, nodeId);
+  }
+
+  /**
+   * The tallies of the kept versions that changed (a new publication, a target converging or
+   * NACKing) since the last call, oldest version first; each version once, as it is now.
+   */
+  takeChanged(): VersionTally[] {
+    const tallies: VersionTally[] = [];
+    for (const version of this.#changed) {
+      const tally = this.tally(version);
+      if (tally !== undefined) tallies.push(tally);
+    }
+    this.#changed.clear();
+    return tallies;
+  }
+
+  /** The version's tally now; undefined when it is not kept. */
+  tally(version: string): VersionTally | undefined {
+    const state = this.#publications.get(version);
+    if (state === undefined) return undefined;
+    const convergedMs: number[] = [];
+    let nacked = 0;
+    for (const c of state.targets.values()) {
+      if (c.t === "converged") convergedMs.push(c.ms);
+      else if (c.t === "nacked") nacked += 1;
+    }
+    return {
+      version,
+      publishedAt: state.publication.publishedAt,
+      targeted: state.targets.size,
+      convergedMs: convergedMs.sort((a, b) => a - b),
+      nacked,
+      nackedEver: state.nackedEver.size,
+      firstNackAt: state.firstNackAt,
+    };
   }
 
   /**
@@ -171,9 +238,16 @@ export class ConvergenceTracker {
   }
 
   #evaluate(state: PublicationState, nodeId: string): void {
-    if (state.targets.get(nodeId)?.t === "converged") return;
+    const before = state.targets.get(nodeId);
+    if (before?.t === "converged") return;
     const next = convergenceOf(state.publication, nodeId, this.#nodes);
     state.targets.set(nodeId, next);
+    if (next.t !== before?.t) this.#changed.add(state.publication.version);
+    if (next.t === "nacked") {
+      state.nackedEver.add(nodeId);
+      if (state.firstNackAt === undefined || next.nack.at < state.firstNackAt)
+        state.firstNackAt = next.nack.at;
+    }
     if (next.t !== "converged") return;
     state.unconverged -= 1;
     if (next.ms > 0) this.#onConverged?.(state.publication.version, nodeId, next.ms);

@@ -8,6 +8,7 @@ export {
   type NodeConvergence,
   type NodeStatusSource,
   type Publication,
+  type VersionTally,
 } from "./convergence.js";
 export {
   bucketOf,

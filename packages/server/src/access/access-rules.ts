@@ -150,6 +150,7 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     WatchNode: readStatus,
     WatchFleet: readStatus,
     WatchConvergence: readStatus,
+    ListVersionConvergence: readStatus,
     GetLoad: readStatus,
     GetRolloutTraffic: readStatus,
     GetNodeHistory: readStatus,

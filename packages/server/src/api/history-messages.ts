@@ -7,6 +7,9 @@ import {
   type ListNodesAtRequest,
   type ListNodesAtResponse,
   ListNodesAtResponseSchema,
+  type ListVersionConvergenceRequest,
+  type ListVersionConvergenceResponse,
+  ListVersionConvergenceResponseSchema,
   type NodeHeldAt,
   NodeHeldAtSchema,
   type NodeHistory,
@@ -20,8 +23,16 @@ import {
   readNodeHistory,
 } from "../fleet/history-reader.js";
 import type { HeldAt } from "../fleet/node-history.js";
+import {
+  DEFAULT_TIMELINE_VERSIONS,
+  MAX_TIMELINE_VERSIONS,
+  readVersionConvergence,
+} from "../fleet/version-convergence.js";
 
-/** StatusService.GetNodeHistory and ListNodesAt (fleet/history-reader.ts). */
+/**
+ * StatusService.GetNodeHistory and ListNodesAt (fleet/history-reader.ts), and
+ * ListVersionConvergence (fleet/version-convergence.ts).
+ */
 
 const time = (ms: number | null): Timestamp | undefined =>
   ms === null ? undefined : timestampFromMs(ms);
@@ -97,5 +108,42 @@ export async function nodesAtOf(
   return create(ListNodesAtResponseSchema, {
     nodes: nodes.map(({ nodeId, held }) => heldAtMessage(nodeId, held)),
     truncated,
+  });
+}
+
+export async function versionConvergenceOf(
+  prisma: PrismaClient,
+  request: ListVersionConvergenceRequest,
+): Promise<ListVersionConvergenceResponse> {
+  if (request.limit > MAX_TIMELINE_VERSIONS)
+    throw new ConnectError(
+      `limit ${request.limit} is over ${MAX_TIMELINE_VERSIONS} versions`,
+      Code.InvalidArgument,
+    );
+  if (request.beforeVersion > BigInt(2 ** 31 - 1))
+    throw new ConnectError(
+      `before_version ${request.beforeVersion} is not a version number`,
+      Code.InvalidArgument,
+    );
+  const versions = await readVersionConvergence(prisma, {
+    limit: request.limit === 0 ? DEFAULT_TIMELINE_VERSIONS : request.limit,
+    beforeVersion: request.beforeVersion === 0n ? undefined : Number(request.beforeVersion),
+  });
+  return create(ListVersionConvergenceResponseSchema, {
+    versions: versions.map((v) => ({
+      version: BigInt(v.version),
+      publishTime: timestampFromMs(v.publishedAt),
+      targeted: v.targeted,
+      converged: v.converged,
+      alreadyHeld: v.alreadyHeld,
+      nacked: v.nacked,
+      nackedEver: v.nackedEver,
+      firstNackTime: time(v.firstNackAt ?? null),
+      ...(v.msTo50 === undefined ? {} : { msTo50: v.msTo50 }),
+      ...(v.msTo99 === undefined ? {} : { msTo99: v.msTo99 }),
+      ...(v.msTo100 === undefined ? {} : { msTo100: v.msTo100 }),
+      replicas: v.replicas,
+      updateTime: time(v.updatedAt ?? null),
+    })),
   });
 }

@@ -23,7 +23,7 @@ import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
-import { nodeHistoryOf, nodesAtOf } from "./history-messages.js";
+import { nodeHistoryOf, nodesAtOf, versionConvergenceOf } from "./history-messages.js";
 import { loadOf } from "./load-messages.js";
 import {
   listPageSize,
@@ -173,6 +173,10 @@ export function createStatusService({
 
     async listNodesAt(request) {
       return nodesAtOf(prisma, request);
+    },
+
+    async listVersionConvergence(request) {
+      return versionConvergenceOf(prisma, request);
     },
 
     async getRolloutTraffic(request): Promise<RolloutTraffic> {

@@ -5,6 +5,7 @@ import type {
   NodeStatus,
   StatusEvent,
   TypeView,
+  VersionTally,
 } from "@switchyard/status";
 
 /**
@@ -344,5 +345,46 @@ export function eventHistoryRow(event: EventRow): HistoryRow | undefined {
     version: null,
     nonce: null,
     errorDetail: null,
+  };
+}
+
+const MAX_INT4 = 2 ** 31 - 1;
+
+/** A row of XdsVersionConvergence: one replica's tally of one published version. */
+export interface ConvergenceRow {
+  readonly version: number;
+  readonly replicaId: string;
+  /** ISO 8601, as the statement binds it. */
+  readonly publishedAt: string;
+  readonly targeted: number;
+  readonly convergedMs: readonly number[];
+  readonly nacked: number;
+  readonly nackedEver: number;
+  readonly firstNackAt: string | null;
+  readonly updatedAt: string;
+}
+
+/**
+ * The row of a tally written at `at`; undefined for a version that is not a published version
+ * number, or that targeted none of this replica's nodes (nothing to add up).
+ */
+export function convergenceRow(
+  tally: VersionTally,
+  replicaId: string,
+  at: number,
+): ConvergenceRow | undefined {
+  const version = Number(tally.version);
+  if (!Number.isSafeInteger(version) || version < 1 || tally.targeted === 0) return undefined;
+  return {
+    version,
+    replicaId,
+    publishedAt: new Date(tally.publishedAt).toISOString(),
+    targeted: tally.targeted,
+    // Whole milliseconds, as int4 holds them (a clock step back reads as 0, not as negative).
+    convergedMs: tally.convergedMs.map((ms) => Math.min(MAX_INT4, Math.max(0, Math.round(ms)))),
+    nacked: tally.nacked,
+    nackedEver: tally.nackedEver,
+    firstNackAt: tally.firstNackAt === undefined ? null : new Date(tally.firstNackAt).toISOString(),
+    updatedAt: new Date(at).toISOString(),
   };
 }

@@ -1,6 +1,13 @@
 import { Prisma, type SqlPool, type SqlRunner } from "@switchyard/db";
 import { type Column, chunks, column, quoted, rowsSource } from "../store/bulk-sql.js";
-import type { EventRow, HeldSetRow, HistoryRow, NodeRow, TypeRow } from "./status-rows.js";
+import type {
+  ConvergenceRow,
+  EventRow,
+  HeldSetRow,
+  HistoryRow,
+  NodeRow,
+  TypeRow,
+} from "./status-rows.js";
 
 /**
  * Writes node status in bulk: one transaction per batch, rows travelling as one array per column
@@ -36,6 +43,8 @@ export interface StatusBatch {
    * `maxRows`. Undefined: none are (the writer prunes once a minute).
    */
   readonly pruneHistory?: { readonly before: number; readonly maxRows: number };
+  /** This replica's tallies of the versions whose convergence moved (XdsVersionConvergence). */
+  readonly convergence?: readonly ConvergenceRow[];
 }
 
 /**
@@ -139,13 +148,35 @@ async function appendHistory(run: SqlRunner, rows: readonly HistoryRow[]): Promi
 }
 
 /**
+ * Writes this replica's tally of each version, replacing the one it wrote before: a handful of
+ * rows per flush (the versions whose convergence moved), one statement each.
+ */
+async function upsertConvergence(run: SqlRunner, rows: readonly ConvergenceRow[]): Promise<void> {
+  for (const row of rows) {
+    await run(Prisma.sql`
+      INSERT INTO "XdsVersionConvergence"
+        ("version", "replicaId", "publishedAt", "targeted", "convergedMs", "nacked", "nackedEver",
+         "firstNackAt", "updatedAt")
+      VALUES (${row.version}::int4, ${row.replicaId}, ${row.publishedAt}::timestamp(3),
+        ${row.targeted}::int4, ${`{${row.convergedMs.join(",")}}`}::int4[], ${row.nacked}::int4,
+        ${row.nackedEver}::int4, ${row.firstNackAt}::timestamp(3), ${row.updatedAt}::timestamp(3))
+      ON CONFLICT ("version", "replicaId") DO UPDATE SET
+        "targeted" = EXCLUDED."targeted", "convergedMs" = EXCLUDED."convergedMs",
+        "nacked" = EXCLUDED."nacked", "nackedEver" = EXCLUDED."nackedEver",
+        "firstNackAt" = EXCLUDED."firstNackAt", "updatedAt" = EXCLUDED."updatedAt"`);
+  }
+}
+
+/**
  * Deletes history older than `before`, then all rows but the newest `maxRows` by id: ids come
  * from one sequence, so `max(id) - maxRows` is found from the primary key without counting
  * (ids a rolled-back write took leave gaps: then somewhat fewer rows are kept).
  */
 async function pruneHistory(run: SqlRunner, before: number, maxRows: number): Promise<void> {
+  const oldest = new Date(before).toISOString();
+  await run(Prisma.sql`DELETE FROM "XdsNodeHistory" WHERE "at" < ${oldest}::timestamp(3)`);
   await run(Prisma.sql`
-    DELETE FROM "XdsNodeHistory" WHERE "at" < ${new Date(before).toISOString()}::timestamp(3)`);
+    DELETE FROM "XdsVersionConvergence" WHERE "publishedAt" < ${oldest}::timestamp(3)`);
   await run(Prisma.sql`
     DELETE FROM "XdsNodeHistory"
     WHERE "id" <= (SELECT max("id") FROM "XdsNodeHistory") - ${maxRows}::bigint`);
@@ -264,6 +295,7 @@ export async function writeStatusBatch(pool: SqlPool, batch: StatusBatch): Promi
     await upsertTypes(run, batch.types);
     await appendEvents(run, batch.events, batch.keepEvents);
     if (batch.history !== undefined) await appendHistory(run, batch.history);
+    if (batch.convergence !== undefined) await upsertConvergence(run, batch.convergence);
     if (batch.pruneHistory !== undefined)
       await pruneHistory(run, batch.pruneHistory.before, batch.pruneHistory.maxRows);
     const pruned =

@@ -1,11 +1,13 @@
 import { createSqlPool, type SqlPool } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
+import { ConvergenceTracker, holdsExactly } from "@switchyard/status";
 import { CDS, nodeLike, streamOf, trackerWithClock } from "@switchyard/status/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFleetHeldAt, readNodeHeldAt, readNodeHistory } from "./history-reader.js";
 import type { StatusBatch } from "./status-store.js";
 import { writeStatusBatch } from "./status-store.js";
 import { StatusWriter, type StatusWriterOptions } from "./status-writer.js";
+import { readVersionConvergence } from "./version-convergence.js";
 
 let database: TestDatabase;
 let pool: SqlPool;
@@ -187,5 +189,155 @@ describe("node history (XdsNodeHistory)", () => {
     expect(await writer.flush()).toBe(true);
     const { entries } = await readNodeHistory(database.prisma, "envoy-1", { limit: 100 });
     expect(entries.map((e) => e.kind)).toEqual(["connect", "ack"]);
+  });
+});
+
+describe("version convergence (XdsVersionConvergence)", () => {
+  /** Published version rows, as publish writes them (only their numbers and times matter here). */
+  const published = async (...versions: Array<[number, number]>) => {
+    for (const [version, at] of versions)
+      await database.prisma.snapshot.create({
+        data: {
+          version,
+          createdAt: new Date(at),
+          author: "test",
+          message: `v${version}`,
+          previousVersion: version - 1,
+          sources: {},
+          groups: [],
+          changes: [],
+        },
+      });
+  };
+
+  function tracked() {
+    // The writer reads the tallies at flush time, from the tracker made for its node tracker.
+    const source = { takeChanged: () => convergence.takeChanged() };
+    const world = setup({ convergence: source });
+    const convergence = new ConvergenceTracker({ nodes: world.tracker });
+    world.tracker.subscribe((change) => convergence.onChange(change));
+    const publish = (version: number, wants: string, targets: string[]) =>
+      convergence.publish({
+        version: String(version),
+        publishedAt: world.now(),
+        targets,
+        holds: holdsExactly(() => new Map([["backend", wants]])),
+      });
+    return { ...world, publish };
+  }
+
+  it("time to 50/99/100% counts from the publish over the nodes connected then, across replicas' writes", async () => {
+    const { tracker, advance, now, writer, publish } = tracked();
+    const streams = ["envoy-1", "envoy-2", "envoy-3", "envoy-4"].map((id, i) => {
+      const stream = streamOf(tracker, i + 1, nodeLike(id));
+      stream.request(CDS);
+      stream.respond(CDS, "v1", `n1-${i}`, { backend: "b1" });
+      stream.ack(CDS, "v1");
+      return stream;
+    });
+    advance(1_000);
+    const publishedAt = now();
+    await published([1, publishedAt - 1_000], [2, publishedAt]);
+    publish(2, "b2", ["envoy-1", "envoy-2", "envoy-3", "envoy-4"]);
+    for (const [i, delay] of [120, 300].entries()) {
+      const stream = streams[i];
+      stream?.respond(CDS, "v2", `n2-${i}`, { backend: "b2" });
+      advance(publishedAt + delay - now());
+      stream?.ack(CDS, "v2");
+    }
+    streams[2]?.respond(CDS, "v2", "n2-2", { backend: "b2" });
+    advance(50);
+    streams[2]?.nack(CDS, "v2", "cluster backend: bad lb_policy");
+    await writer.flush();
+
+    let [latest] = await readVersionConvergence(database.prisma, { limit: 10 });
+    expect(latest).toMatchObject({
+      version: 2,
+      publishedAt,
+      targeted: 4,
+      converged: 2,
+      nacked: 1,
+      nackedEver: 1,
+      firstNackAt: publishedAt + 350,
+      msTo50: 300,
+      msTo99: undefined,
+      msTo100: undefined,
+      replicas: 1,
+    });
+    // Another replica's tally of the same version adds its nodes: 2 of 4 more, both fast.
+    await database.prisma.xdsVersionConvergence.create({
+      data: {
+        version: 2,
+        replicaId: "replica-b",
+        publishedAt: new Date(publishedAt),
+        targeted: 2,
+        convergedMs: [10, 20],
+        nacked: 0,
+        nackedEver: 0,
+        updatedAt: new Date(now()),
+      },
+    });
+    // The NACKing node recovers, the last one converges.
+    streams[2]?.respond(CDS, "v2", "n2-2b", { backend: "b2" });
+    advance(publishedAt + 900 - now());
+    streams[2]?.ack(CDS, "v2");
+    streams[3]?.respond(CDS, "v2", "n2-3", { backend: "b2" });
+    advance(publishedAt + 1_500 - now());
+    streams[3]?.ack(CDS, "v2");
+    await writer.flush();
+    [latest] = await readVersionConvergence(database.prisma, { limit: 10 });
+    expect(latest).toMatchObject({
+      targeted: 6,
+      converged: 6,
+      nacked: 0,
+      nackedEver: 1,
+      msTo50: 120,
+      msTo99: 1_500,
+      msTo100: 1_500,
+      replicas: 2,
+    });
+  });
+
+  it("a version published while no node was connected here writes nothing and reads as targeting none", async () => {
+    const { writer, publish, now } = tracked();
+    await published([1, now()]);
+    publish(1, "b1", []);
+    await writer.flush();
+    expect(await database.prisma.xdsVersionConvergence.count()).toBe(0);
+    const [only] = await readVersionConvergence(database.prisma, { limit: 10 });
+    expect(only).toMatchObject({ version: 1, targeted: 0, converged: 0, msTo100: undefined });
+  });
+
+  it("a node that already held the version counts as converged at 0 ms and as already holding it", async () => {
+    const { tracker, writer, publish, now } = tracked();
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(CDS);
+    stream.respond(CDS, "v1", "n1", { backend: "b1" });
+    stream.ack(CDS, "v1");
+    await published([1, now()]);
+    publish(1, "b1", ["envoy-1"]);
+    await writer.flush();
+    const [only] = await readVersionConvergence(database.prisma, { limit: 10 });
+    expect(only).toMatchObject({ targeted: 1, converged: 1, alreadyHeld: 1, msTo100: 0 });
+  });
+
+  it("pages back from before_version, newest first, and drops tallies with the history's retention", async () => {
+    const { tracker, writer, publish, now, advance } = tracked();
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(CDS);
+    await published([1, now()], [2, now() + 1], [3, now() + 2]);
+    for (const version of [1, 2, 3]) publish(version, `b${version}`, ["envoy-1"]);
+    await writer.flush();
+    const page = await readVersionConvergence(database.prisma, { limit: 2, beforeVersion: 3 });
+    expect(page.map((v) => [v.version, v.targeted])).toEqual([
+      [2, 1],
+      [1, 1],
+    ]);
+    // Past the retention, the next pruning flush deletes them with the history.
+    const pruning = setup({ historyRetentionMs: 1_000 });
+    advance(5_000);
+    pruning.advance(now() - pruning.now());
+    await pruning.writer.flush();
+    expect(await database.prisma.xdsVersionConvergence.count()).toBe(0);
   });
 });

@@ -1,5 +1,12 @@
-import type { NodeStatusTracker, StatusChange, StatusEvent } from "@switchyard/status";
+import type {
+  NodeStatusTracker,
+  StatusChange,
+  StatusEvent,
+  VersionTally,
+} from "@switchyard/status";
 import {
+  type ConvergenceRow,
+  convergenceRow,
   type EventRow,
   eventHistoryRow,
   eventRow,
@@ -56,6 +63,11 @@ export interface StatusWriterOptions {
   readonly historyRetentionMs?: number;
   /** The most history rows kept, across all replicas. Default 5,000,000. */
   readonly historyMaxRows?: number;
+  /**
+   * The replica's convergence of published versions (ConvergenceTracker): the tallies that moved
+   * are written with each flush (XdsVersionConvergence), for the fleet's convergence timeline.
+   */
+  readonly convergence?: { takeChanged(): VersionTally[] };
   /** Receives a failed flush's error; its changes are kept and retried. Default: console.error. */
   readonly onError?: (error: unknown) => void;
   /**
@@ -127,6 +139,9 @@ export class StatusWriter {
   /** Events taken from the tracker and not yet written, oldest first. */
   #pendingEvents: EventRow[] = [];
   #lastSeq = 0;
+  readonly #convergence: StatusWriterOptions["convergence"];
+  /** Version → this replica's tally not yet written, the newest taken. */
+  #pendingConvergence = new Map<number, ConvergenceRow>();
   /** When the last write started (the writer's clock). */
   #lastWrite = Number.NEGATIVE_INFINITY;
   #running: Promise<boolean> | undefined;
@@ -142,6 +157,7 @@ export class StatusWriter {
     this.#retainDisconnectedMs = options.retainDisconnectedMs ?? DEFAULT_RETAIN_DISCONNECTED_MS;
     this.#historyRetentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
     this.#historyMaxRows = options.historyMaxRows ?? DEFAULT_HISTORY_MAX_ROWS;
+    this.#convergence = options.convergence;
     const unsubscribe = this.#tracker.subscribe((change) => this.#markDirty(change));
     const busyIntervalMs = options.busyIntervalMs ?? DEFAULT_BUSY_INTERVAL_MS;
     const busyNodes = options.busyNodes ?? DEFAULT_BUSY_NODES;
@@ -168,7 +184,11 @@ export class StatusWriter {
   async #flush(passOver: boolean): Promise<boolean> {
     while (this.#running !== undefined) await this.#running;
     this.#takeEvents();
-    const idle = this.#dirty.size === 0 && this.#pendingEvents.length === 0;
+    this.#takeConvergence();
+    const idle =
+      this.#dirty.size === 0 &&
+      this.#pendingEvents.length === 0 &&
+      this.#pendingConvergence.size === 0;
     if (idle && !this.#pruneDue(this.#now())) return true;
     const running = this.#flushOnce(passOver).finally(() => {
       this.#running = undefined;
@@ -228,6 +248,17 @@ export class StatusWriter {
     if (excess > 0) this.#pendingEvents.splice(0, excess);
   }
 
+  /** Moves the tallies that moved since the last flush into the pending ones. */
+  #takeConvergence(): void {
+    const tallies = this.#convergence?.takeChanged() ?? [];
+    if (tallies.length === 0) return;
+    const at = this.#now();
+    for (const tally of tallies) {
+      const row = convergenceRow(tally, this.#tracker.replicaId, at);
+      if (row !== undefined) this.#pendingConvergence.set(row.version, row);
+    }
+  }
+
   /** Drops the history marks of nodes the tracker forgot (bounds #historyMarks). */
   #forgetMarks(): void {
     for (const key of this.#historyMarks.keys()) {
@@ -239,8 +270,10 @@ export class StatusWriter {
   async #flushOnce(passOver: boolean): Promise<boolean> {
     const dirty = this.#dirty;
     const events = this.#pendingEvents;
+    const convergence = this.#pendingConvergence;
     this.#dirty = new Map();
     this.#pendingEvents = [];
+    this.#pendingConvergence = new Map();
     if (passOver) {
       for (const [nodeId, changed] of dirty) {
         if (!changed.onlySent || changed.deferred) continue;
@@ -253,7 +286,7 @@ export class StatusWriter {
     this.#lastWrite = at;
     const pruneDue = this.#pruneDue(at);
     // Everything passed over: nothing to write (and a busy writer's next write is an interval away).
-    if (dirty.size === 0 && events.length === 0 && !pruneDue) return true;
+    if (dirty.size === 0 && events.length === 0 && convergence.size === 0 && !pruneDue) return true;
     const nodes = [];
     const touched: string[] = [];
     const types: TypeRow[] = [];
@@ -292,6 +325,7 @@ export class StatusWriter {
         events,
         keepEvents: this.#keepEvents,
         history,
+        ...(convergence.size > 0 ? { convergence: [...convergence.values()] } : {}),
         ...(pruneDue
           ? {
               pruneDisconnectedBefore: at - this.#retainDisconnectedMs,
@@ -321,6 +355,9 @@ export class StatusWriter {
         }
       }
       this.#pendingEvents = [...events, ...this.#pendingEvents].slice(-this.#keepEvents);
+      for (const [version, row] of convergence) {
+        if (!this.#pendingConvergence.has(version)) this.#pendingConvergence.set(version, row);
+      }
       this.#onError(error);
       return false;
     }

@@ -8,9 +8,10 @@ import {
   type SnapshotInfo,
 } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Rollout } from "@switchyard/proto/switchyard/v1/rollout_pb";
+import { StatusService, type VersionConvergence } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
 import { useRouter, useSearchParams } from "next/navigation";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useMemo, useState } from "react";
 import { ConvergencePanel } from "@/components/convergence/convergence-view";
 import { ChangeList, type LazyBodies, OPEN_BY_DEFAULT_MAX } from "@/components/diff/change-list";
 import { RolloutMarks, useRolloutsByVersion } from "@/components/rollouts/rollout-marks";
@@ -22,6 +23,19 @@ import { RefreshButton } from "@/components/ui/refresh-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { RollbackButton } from "./rollback-button";
 import { VersionTable } from "./version-table";
+
+/** How the listed versions converged (the same 200 as ListSnapshots), read again every 10 s. */
+function useConvergenceByVersion(): ReadonlyMap<bigint, VersionConvergence> {
+  const query = useQuery(
+    StatusService.method.listVersionConvergence,
+    { limit: 200 },
+    { refetchInterval: 10_000 },
+  );
+  return useMemo(
+    () => new Map((query.data?.versions ?? []).map((v) => [v.version, v])),
+    [query.data],
+  );
+}
 
 function parseVersion(value: string | null): bigint | undefined {
   if (!value || !/^\d+$/.test(value)) return undefined;
@@ -39,6 +53,7 @@ export function HistoryView() {
   const snapshots = useQuery(ConfigService.method.listSnapshots, { limit: 200 });
   const [rolledBack, setRolledBack] = useState<PublishResponse | undefined>();
   const rollouts = useRolloutsByVersion();
+  const convergence = useConvergenceByVersion();
 
   const list = snapshots.data?.snapshots ?? [];
   const requested = parseVersion(params.get("version"));
@@ -76,7 +91,12 @@ export function HistoryView() {
   } else {
     body = (
       <>
-        <VersionTable snapshots={list} selected={selected?.version} rollouts={rollouts} />
+        <VersionTable
+          snapshots={list}
+          selected={selected?.version}
+          rollouts={rollouts}
+          convergence={convergence}
+        />
         {selected && latest && (
           <VersionDetail
             key={selected.version.toString()}

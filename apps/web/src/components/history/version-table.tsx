@@ -3,12 +3,14 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { SnapshotInfo } from "@switchyard/proto/switchyard/v1/config_pb";
 import type { Rollout } from "@switchyard/proto/switchyard/v1/rollout_pb";
+import type { VersionConvergence } from "@switchyard/proto/switchyard/v1/status_pb";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import type { Route } from "next";
 import { RolloutMarks } from "@/components/rollouts/rollout-marks";
 import { PAGE_SIZE, Pager, paged } from "@/components/ui/data-table";
 import { Link } from "@/components/ui/link";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { convergenceLine } from "@/lib/version-convergence";
 
 function versionHref(version: bigint): Route {
   return `/history?version=${version}` as Route;
@@ -38,7 +40,9 @@ const columns: ColumnDef<SnapshotInfo>[] = [
     header: "Message",
     cell: ({ row, table }) => {
       const s = row.original;
-      const rollouts = (table.options.meta as TableMeta).rollouts.get(s.version);
+      const meta = table.options.meta as TableMeta;
+      const rollouts = meta.rollouts.get(s.version);
+      const convergence = meta.convergence.get(s.version);
       return (
         <div className="min-w-0">
           <p className="truncate text-fg" title={s.message}>
@@ -50,6 +54,14 @@ const columns: ColumnDef<SnapshotInfo>[] = [
             </p>
           )}
           <RolloutMarks rollouts={rollouts} className="mt-0.5" />
+          {convergence && (
+            <p
+              className={`mt-0.5 truncate text-xs ${convergence.nackedEver > 0 ? "text-danger" : "text-fg-subtle"}`}
+            >
+              <span className="sr-only">Convergence: </span>
+              {convergenceLine(convergence)}
+            </p>
+          )}
         </div>
       );
     },
@@ -90,27 +102,32 @@ interface TableMeta {
   selected: bigint | undefined;
   /** The rollouts of each version (rollout-marks.tsx). */
   rollouts: ReadonlyMap<bigint, readonly Rollout[]>;
+  /** How each version converged over the fleet (ListVersionConvergence). */
+  convergence: ReadonlyMap<bigint, VersionConvergence>;
 }
 
 /**
  * Every published version, newest first; a row links to that version's diff, and a version that
- * went out as rollouts links to each, with how it ended.
+ * went out as rollouts links to each, with how it ended, and each says how it converged (time
+ * to 100% of the nodes connected at its publish, its NACKs).
  */
 export function VersionTable({
   snapshots,
   selected,
   rollouts,
+  convergence,
 }: {
   snapshots: readonly SnapshotInfo[];
   selected: bigint | undefined;
   rollouts: ReadonlyMap<bigint, readonly Rollout[]>;
+  convergence: ReadonlyMap<bigint, VersionConvergence>;
 }) {
   const table = useReactTable({
     data: snapshots as SnapshotInfo[],
     columns,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (s) => s.version.toString(),
-    meta: { selected, rollouts } satisfies TableMeta,
+    meta: { selected, rollouts, convergence } satisfies TableMeta,
     ...paged<SnapshotInfo>(),
     // Open on the page that holds the selected version (a link to an older one).
     initialState: {

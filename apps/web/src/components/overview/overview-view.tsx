@@ -10,6 +10,7 @@ import {
 } from "@switchyard/proto/switchyard/v1/status_pb";
 import type { Route } from "next";
 import { type ReactNode, useMemo } from "react";
+import { ConvergenceTimeline } from "@/components/convergence/convergence-timeline";
 import { RolloutBar, RolloutHeadline, RolloutStat } from "@/components/convergence/rollout-summary";
 import { KindIcon } from "@/components/inventory/kind-icon";
 import { LoadPanel } from "@/components/load/load-panel";
@@ -32,7 +33,8 @@ import { type NodeHealth, nodeHref, typeLabel } from "@/lib/node-list";
  * The home page: the fleet at a glance, live. How many proxies are connected and where they
  * stand, with the latest NACKs (WatchFleet: counted by the server), a rollout running in waves,
  * the latest publish and how far it has rolled out (WatchConvergence on the
- * latest version), the latest NACKs with their text, and what is stored.
+ * latest version), the latest NACKs with their text, how the latest versions converged (the
+ * NACK and convergence timeline), and what is stored.
  */
 export function OverviewView() {
   const { fleet, state, reconnectNow } = useFleet(5);
@@ -49,6 +51,7 @@ export function OverviewView() {
         <LastPublish />
         <RecentNacks fleet={fleet} />
       </div>
+      <ConvergenceTimeline />
       <LoadPanel
         id="traffic-title"
         title="Traffic"
