@@ -23,6 +23,7 @@ import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
+import { nodeActivityOf } from "./activity-messages.js";
 import { nodeHistoryOf, nodesAtOf } from "./history-messages.js";
 import { loadOf } from "./load-messages.js";
 import {
@@ -173,6 +174,10 @@ export function createStatusService({
 
     async listNodesAt(request) {
       return nodesAtOf(prisma, request);
+    },
+
+    async getNodeActivity(request) {
+      return nodeActivityOf(prisma, request);
     },
 
     async getRolloutTraffic(request): Promise<RolloutTraffic> {
