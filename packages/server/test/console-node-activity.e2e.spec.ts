@@ -138,9 +138,7 @@ describe("the Nodes table's sparklines of recent changes, in a real browser", ()
       const table = page.getByRole("table", { name: "Nodes" });
       const lines = table.getByRole("img", { name: /^Last hour:/ });
       await eventually("a sparkline on every row", async () => (await lines.count()) === 50);
-      const shown = await table
-        .locator("tbody tr th a")
-        .evaluateAll((links) => links.map((a) => a.textContent ?? ""));
+      const shown = await table.locator("tbody tr th a").allInnerTexts();
       expect(shown).toHaveLength(50);
       const last = requested.at(-1) ?? [];
       expect([...last].sort()).toEqual([...shown].sort());

@@ -1,13 +1,10 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { PrismaClient } from "@switchyard/db";
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { ValidationErrorsSchema } from "@switchyard/proto/switchyard/v1/config_pb";
-import {
-  type GetNodeActivityRequest,
-  GetNodeActivityRequestSchema,
-} from "@switchyard/proto/switchyard/v1/status_pb";
+import { GetNodeActivityRequestSchema } from "@switchyard/proto/switchyard/v1/status_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeActivityOf } from "./activity-messages.js";
 
@@ -28,8 +25,11 @@ afterAll(async () => {
   await database.drop();
 });
 
-const request = (init: Partial<GetNodeActivityRequest>) =>
+type Init = MessageInitShape<typeof GetNodeActivityRequestSchema>;
+const request = (init: Init) =>
   create(GetNodeActivityRequestSchema, { nodeIds: ["envoy-1"], ...init });
+
+const ms = (t: Timestamp | undefined) => (t === undefined ? Number.NaN : timestampMs(t));
 
 /** A database that must not be asked: a refused request reads nothing. */
 const untouchable = new Proxy({} as PrismaClient, {
@@ -38,7 +38,7 @@ const untouchable = new Proxy({} as PrismaClient, {
   },
 });
 
-async function refusal(init: Partial<GetNodeActivityRequest>) {
+async function refusal(init: Init) {
   const error = await nodeActivityOf(untouchable, request(init), NOW).then(
     () => undefined,
     (e: unknown) => ConnectError.from(e),
@@ -55,12 +55,12 @@ describe("GetNodeActivity", () => {
     const answer = await nodeActivityOf(database.prisma, request({}), NOW);
     expect(answer.bucketMs).toBe(5 * MINUTE);
     expect(answer.bucketCount).toBe(12);
-    const start = timestampMs(answer.start ?? { seconds: 0n, nanos: 0 });
-    const end = timestampMs(answer.end ?? { seconds: 0n, nanos: 0 });
+    const start = ms(answer.start);
+    const end = ms(answer.end);
     expect(start).toBe(Date.UTC(2026, 0, 1, 10));
     expect(end).toBe(Date.UTC(2026, 0, 1, 11));
     const [node] = answer.nodes;
-    expect(node?.buckets.map((b) => timestampMs(b.start ?? { seconds: 0n, nanos: 0 }))).toEqual(
+    expect(node?.buckets.map((b) => ms(b.start))).toEqual(
       Array.from({ length: 12 }, (_, i) => start + i * 5 * MINUTE),
     );
     expect(node?.buckets[1]).toMatchObject({ connects: 1, nacks: 0 });
@@ -82,7 +82,7 @@ describe("GetNodeActivity", () => {
     expect(answer.nodes[1]?.buckets.every((b) => b.nacks + b.acks === 0)).toBe(true);
   });
 
-  it.each<[string, Partial<GetNodeActivityRequest>, string, RegExp]>([
+  it.each<[string, Init, string, RegExp]>([
     ["no node ids", { nodeIds: [] }, "node_ids", /node_ids: name at least one node/],
     [
       "more than 500 node ids",
