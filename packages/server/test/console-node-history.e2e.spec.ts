@@ -1,5 +1,3 @@
-import { LbPolicy } from "@switchyard/proto/switchyard/v1/config_pb";
-import { NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   artifactPath,
   type EchoBackend,
@@ -13,12 +11,12 @@ import { bearer, statusClient } from "../src/testing/auth.js";
 import { startConsoleWorld } from "../src/testing/console-world.js";
 import type { Harness } from "../src/testing/harness.js";
 import {
+  ackedShop,
   eventually,
   GRPC_LB_NACK,
-  openShop,
+  nackedPublish,
   shopCluster,
   TYPE,
-  typeStatusOf,
   until,
 } from "../src/testing/shop.js";
 
@@ -46,32 +44,16 @@ describe("the node page's history, in a real browser", () => {
   beforeAll(async () => {
     backend = await startEchoBackend("blue");
     ({ harness, chromium, page, problems } = await startConsoleWorld());
-    const status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
-    client = await openShop(harness, backend, NODE_ID);
-    const synced = await until(
-      async () => (await status.getNode({ id: NODE_ID }).catch(() => undefined))?.summary,
-      (s) => typeStatusOf(s, TYPE.CDS) === NodeTypeStatus.SYNCED,
-      "the node never showed CDS SYNCED",
-    );
-    const cds = synced?.types.find((t) => t.typeUrl === TYPE.CDS);
+    const shop = await ackedShop(harness, backend, NODE_ID);
+    client = shop.client;
+    const cds = shop.acked.types.find((t) => t.typeUrl === TYPE.CDS);
     firstCds = cds?.ackedVersion ?? "";
     const ackedAt = Number(cds?.ackedTime?.seconds ?? 0n) * 1_000 + 999;
     // The picker reads whole seconds: wait for the clock to pass the ACK's second.
     await eventually("the clock past the ACK's second", async () => Date.now() > ackedAt);
     between = Math.floor(Date.now() / 1_000) * 1_000;
     await eventually("the clock past the chosen second", async () => Date.now() >= between + 1_000);
-    await harness
-      .api()
-      .updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
-    const nacked = await harness
-      .api()
-      .publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
-    nackedVersion = nacked.snapshot?.version ?? 0n;
-    await until(
-      async () => (await status.getNode({ id: NODE_ID })).summary,
-      (s) => typeStatusOf(s, TYPE.CDS) === NodeTypeStatus.NACKED,
-      "the node never showed CDS NACKED",
-    );
+    ({ version: nackedVersion } = await nackedPublish(harness, backend, NODE_ID));
   });
 
   afterEach(() => {

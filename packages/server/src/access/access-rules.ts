@@ -155,6 +155,7 @@ const byMethod: Record<string, Record<string, AccessRule>> = {
     GetRolloutTraffic: readStatus,
     GetNodeHistory: readStatus,
     ListNodesAt: readStatus,
+    GetNodeActivity: readStatus,
   },
   [RoutingService.typeName]: {
     TestRoute: readConfig,

@@ -23,6 +23,7 @@ import { type NodePageQuery, nodePage, nodePageQuery } from "../fleet/node-page.
 import type { StatusFeed } from "../fleet/status-feed.js";
 import { latestVersion } from "../store/snapshot-records.js";
 import { sleepUnlessAborted } from "./abortable-sleep.js";
+import { nodeActivityOf } from "./activity-messages.js";
 import { nodeHistoryOf, nodesAtOf, versionConvergenceOf } from "./history-messages.js";
 import { loadOf } from "./load-messages.js";
 import {
@@ -177,6 +178,10 @@ export function createStatusService({
 
     async listVersionConvergence(request) {
       return versionConvergenceOf(prisma, request);
+    },
+
+    async getNodeActivity(request) {
+      return nodeActivityOf(prisma, request);
     },
 
     async getRolloutTraffic(request): Promise<RolloutTraffic> {

@@ -29,7 +29,7 @@ const entryOf = (row: Row): HistoryEntry => ({
 });
 
 /** Prisma's DateTime is timestamp(3) without time zone, holding UTC. */
-const sqlTime = (ms: number) => Prisma.sql`${new Date(ms).toISOString()}::timestamp(3)`;
+export const sqlTime = (ms: number) => Prisma.sql`${new Date(ms).toISOString()}::timestamp(3)`;
 
 export interface NodeHistoryRange {
   readonly since?: number | undefined;

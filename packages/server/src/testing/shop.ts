@@ -4,7 +4,7 @@ import {
   type Listener,
   type RouteConfiguration,
 } from "@switchyard/proto/switchyard/v1/config_pb";
-import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
+import { type NodeSummary, NodeTypeStatus } from "@switchyard/proto/switchyard/v1/status_pb";
 import { TypeUrl } from "@switchyard/proto/type-url";
 import {
   callUntilReady,
@@ -20,6 +20,7 @@ import {
   type RouteInit,
   type RouteTarget,
 } from "./api-objects.js";
+import { bearer, statusClient } from "./auth.js";
 import type { Harness } from "./harness.js";
 
 /**
@@ -106,6 +107,51 @@ export async function openShop(
   const answer = await callUntilReady(client);
   if (answer !== backend.name) throw new Error(`the shop answered ${answer}, not ${backend.name}`);
   return client;
+}
+
+/**
+ * The first half of a history with an ACK and a NACK in it: the shop opened for a real gRPC xDS
+ * client as `nodeId` (openShop), which ACKs it; resolves with the node's summary once its CDS is
+ * SYNCED in the database (its history rows are written in the same transaction).
+ */
+export async function ackedShop(
+  harness: Harness,
+  backend: EchoBackend,
+  nodeId: string,
+): Promise<{ client: XdsEchoClient; acked: NodeSummary }> {
+  const client = await openShop(harness, backend, nodeId);
+  const status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
+  const acked = await until(
+    async () => (await status.getNode({ id: nodeId })).summary,
+    (s) => typeStatusOf(s, TYPE.CDS) === NodeTypeStatus.SYNCED,
+    `${nodeId} never showed CDS SYNCED`,
+  );
+  return { client, acked: acked as NodeSummary };
+}
+
+/**
+ * The second half: cluster `blue` put on LEAST_REQUEST and published, which gRPC NACKs
+ * (GRPC_LB_NACK); resolves once `nodeId`'s CDS is NACKED in the database, with the version
+ * published.
+ */
+export async function nackedPublish(
+  harness: Harness,
+  backend: EchoBackend,
+  nodeId: string,
+): Promise<{ readonly version: bigint; readonly summary: NodeSummary }> {
+  await harness
+    .api()
+    .updateCluster(shopCluster("blue", backend, { lbPolicy: LbPolicy.LEAST_REQUEST }));
+  const published = await harness
+    .api()
+    .publish({ message: "blue on LEAST_REQUEST", acceptWarnings: true });
+  const status = statusClient(harness.baseUrl, [bearer(await harness.token())]);
+  const nacked = await until(
+    async () => (await status.getNode({ id: nodeId })).summary,
+    (s) => typeStatusOf(s, TYPE.CDS) === NodeTypeStatus.NACKED,
+    `${nodeId} never showed CDS NACKED`,
+  );
+  return { version: published.snapshot?.version ?? 0n, summary: nacked as NodeSummary };
 }
 
 /** Sends RPCs until one is answered by the backend named `expected` (a publish has reached the client). */

@@ -1,6 +1,6 @@
 "use client";
 
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { NodeSummary } from "@switchyard/proto/switchyard/v1/status_pb";
 import {
   type ColumnDef,
@@ -9,7 +9,7 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import { useSearchParams } from "next/navigation";
-import { type ReactNode, useEffect, useId, useState } from "react";
+import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { inputClass } from "@/components/form/field";
 import { DataTable } from "@/components/ui/data-table";
 import { Link } from "@/components/ui/link";
@@ -22,6 +22,7 @@ import {
   searchOfFilter,
 } from "@/lib/node-filter-params";
 import { type NodeHealth, nodeHealth, nodeHealths, nodeHref, userAgent } from "@/lib/node-list";
+import { ActivitySparkline, NodeActivityProvider } from "./activity-sparkline";
 import { LiveBadge } from "./live-badge";
 import { NoNodes } from "./no-nodes";
 import { HealthBadge, healthPresentation, TypeChips } from "./status-chips";
@@ -58,6 +59,16 @@ const columns: ColumnDef<NodeSummary>[] = [
     header: "Types",
     enableSorting: false,
     cell: ({ row }) => <TypeChips types={row.original.types} dim={!row.original.connected} />,
+  },
+  {
+    id: "recent",
+    header: () => (
+      <span title="Versions ACKed (blue), connections (grey) and NACKs (red), per five minutes">
+        Last hour
+      </span>
+    ),
+    enableSorting: false,
+    cell: ({ row }) => <ActivitySparkline nodeId={row.original.id} />,
   },
   {
     id: "connection",
@@ -170,6 +181,16 @@ export function NodesView() {
   useEffect(() => {
     if (current && page !== undefined && page.page !== pageIndex) setPageIndex(page.page);
   }, [current, page, pageIndex]);
+  // The sparklines read the activity of the rows on screen only, in one request.
+  const shownIds = useMemo(() => (page?.nodes ?? []).map((n) => n.id), [page]);
+  const shownChanged = useMemo(
+    () =>
+      Math.max(
+        0,
+        ...(page?.nodes ?? []).map((n) => (n.updateTime ? timestampMs(n.updateTime) : 0)),
+      ),
+    [page],
+  );
   const filtered = query !== "" || health.size > 0 || connectedOnly;
   const clear = () => setFilter({ query: "", health: new Set(), connectedOnly: false });
   const toggle = (h: NodeHealth) =>
@@ -253,25 +274,27 @@ export function NodesView() {
             {filtered ? `${page.total} of ${total}` : total} {total === 1 ? "node" : "nodes"}
           </span>
         </div>
-        <DataTable
-          table={table}
-          caption="Nodes"
-          className="min-w-[980px]"
-          headerClassName="whitespace-nowrap"
-          rowClassName={(row) => (row.original.connected ? "" : "text-fg-subtle")}
-          empty={
-            <>
-              No node matches these filters.{" "}
-              <button
-                type="button"
-                onClick={clear}
-                className="font-medium text-accent underline-offset-2 hover:underline"
-              >
-                Clear the filters
-              </button>
-            </>
-          }
-        />
+        <NodeActivityProvider nodeIds={shownIds} changed={shownChanged}>
+          <DataTable
+            table={table}
+            caption="Nodes"
+            className="min-w-[1080px]"
+            headerClassName="whitespace-nowrap"
+            rowClassName={(row) => (row.original.connected ? "" : "text-fg-subtle")}
+            empty={
+              <>
+                No node matches these filters.{" "}
+                <button
+                  type="button"
+                  onClick={clear}
+                  className="font-medium text-accent underline-offset-2 hover:underline"
+                >
+                  Clear the filters
+                </button>
+              </>
+            }
+          />
+        </NodeActivityProvider>
       </div>
     );
   }
