@@ -22,8 +22,33 @@ import { forkReplayServer } from "./replay-server.js";
 import { requestParseFigures } from "./request-parse.js";
 import { streamSetupFigures } from "./stream-setup.js";
 
-/** Node counts of the convergence scenario, each reached by adding nodes to the last. */
-export const NODE_COUNTS = [1_000, 5_000, 10_000] as const;
+/**
+ * Node counts of the convergence scenario, each reached by adding nodes to the last;
+ * SWITCHYARD_BENCH_FLEET_NODES ("1000,5000") measures fewer, for a comparison.
+ */
+export const NODE_COUNTS: readonly [number, ...number[]] = nodeCounts(
+  process.env.SWITCHYARD_BENCH_FLEET_NODES,
+);
+
+function nodeCounts(text: string | undefined): [number, ...number[]] {
+  if (text === undefined || text.trim() === "") return [1_000, 5_000, 10_000];
+  const counts = text.split(",").map((part) => Number(part.trim()));
+  const [first, ...rest] = counts;
+  if (
+    first === undefined ||
+    counts.some((n, i) => !Number.isInteger(n) || n < 2 || n % 2 !== 0 || n <= (counts[i - 1] ?? 0))
+  )
+    throw new Error(
+      `SWITCHYARD_BENCH_FLEET_NODES must be even node counts, ascending, comma-separated: got "${text}"`,
+    );
+  return [first, ...rest];
+}
+
+/**
+ * SWITCHYARD_BENCH_FLEET_HISTORY=off serves with the fleet's history off
+ * (SWITCHYARD_HISTORY_RETENTION=0), to measure what writing it costs.
+ */
+const HISTORY_OFF = process.env.SWITCHYARD_BENCH_FLEET_HISTORY === "off";
 /**
  * One-route changes measured at each count (their figures pooled), after the first change once
  * the nodes connect, which is measured apart (ConvergencePoint.firstChange).
@@ -216,6 +241,7 @@ export async function startServer(spec: ConfigSpec): Promise<{
     DATABASE_URL: database.url,
     SWITCHYARD_LOG_LEVEL: "error",
     SWITCHYARD_XDS_WORKERS: String(XDS_WORKERS),
+    ...(HISTORY_OFF ? { SWITCHYARD_HISTORY_RETENTION: "0" } : {}),
   });
   const api = configApi(serve, await adminToken(serve.baseUrl));
   await api.publish({ message: "benchmark config" });

@@ -298,6 +298,28 @@ describe("version convergence (XdsVersionConvergence)", () => {
     });
   });
 
+  it("a history retention of 0 turns the history off: status is written, no history row and no tally", async () => {
+    const source = { takeChanged: () => convergence.takeChanged() };
+    const { tracker, writer, now } = setup({ historyRetentionMs: 0, convergence: source });
+    const convergence = new ConvergenceTracker({ nodes: tracker });
+    tracker.subscribe((change) => convergence.onChange(change));
+    const stream = streamOf(tracker, 1, nodeLike("envoy-1"));
+    stream.request(CDS);
+    stream.respond(CDS, "v1", "n1", { backend: "b1" });
+    stream.ack(CDS, "v1");
+    await published([1, now()]);
+    convergence.publish({
+      version: "1",
+      publishedAt: now(),
+      targets: ["envoy-1"],
+      holds: holdsExactly(() => new Map([["backend", "b1"]])),
+    });
+    expect(await writer.flush()).toBe(true);
+    expect(await database.prisma.xdsNodeType.count()).toBe(1);
+    expect(await historyCount()).toBe(0);
+    expect(await database.prisma.xdsVersionConvergence.count()).toBe(0);
+  });
+
   it("a version published while no node was connected here writes nothing and reads as targeting none", async () => {
     const { writer, publish, now } = tracked();
     await published([1, now()]);

@@ -59,7 +59,10 @@ export interface StatusWriterOptions {
    * across all replicas. Default 24 h.
    */
   readonly retainDisconnectedMs?: number;
-  /** How long history rows (XdsNodeHistory) are kept, across all replicas. Default 14 days. */
+  /**
+   * How long history rows (XdsNodeHistory) and convergence tallies (XdsVersionConvergence) are
+   * kept, across all replicas. Default 14 days; 0 keeps none: this writer appends neither.
+   */
   readonly historyRetentionMs?: number;
   /** The most history rows kept, across all replicas. Default 5,000,000. */
   readonly historyMaxRows?: number;
@@ -157,7 +160,8 @@ export class StatusWriter {
     this.#retainDisconnectedMs = options.retainDisconnectedMs ?? DEFAULT_RETAIN_DISCONNECTED_MS;
     this.#historyRetentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
     this.#historyMaxRows = options.historyMaxRows ?? DEFAULT_HISTORY_MAX_ROWS;
-    this.#convergence = options.convergence;
+    // History off (a retention of 0): nothing appended, and the tallies are not taken.
+    this.#convergence = this.#historyRetentionMs === 0 ? undefined : options.convergence;
     const unsubscribe = this.#tracker.subscribe((change) => this.#markDirty(change));
     const busyIntervalMs = options.busyIntervalMs ?? DEFAULT_BUSY_INTERVAL_MS;
     const busyNodes = options.busyNodes ?? DEFAULT_BUSY_NODES;
@@ -294,7 +298,8 @@ export class StatusWriter {
     // History: appended in this same write (no round trip of its own), from the rows it writes.
     const history: HistoryRow[] = [];
     const marks = new Map<string, HistoryMark>();
-    for (const event of events) {
+    const historyOn = this.#historyRetentionMs > 0;
+    for (const event of historyOn ? events : []) {
       const row = eventHistoryRow(event);
       if (row !== undefined) history.push(row);
     }
@@ -312,6 +317,7 @@ export class StatusWriter {
         const row = typeRow(nodeId, view, at, held, requested);
         types.push(row);
         const key = `${nodeId}\u0000${view.typeUrl}`;
+        if (!historyOn) continue;
         history.push(...historyRows(row, this.#historyMarks.get(key)));
         marks.set(key, historyMark(row));
       }
