@@ -69,7 +69,11 @@ export interface Seen {
   readonly removed: readonly string[];
   readonly nacked: boolean;
   /** What the client had ACKed when the response arrived, by type: name → version. */
-  readonly ackedBefore: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly ackedBefore: ReadonlyMap<
+    string,
+    ReadonlyMap<string, string>
+  > /** The response itself, as the session gave it. */;
+  readonly response: SotwResponse | DeltaResponse;
 }
 
 /**
@@ -264,6 +268,7 @@ export class SotwSimClient extends SimulatedClient<SotwResponse> {
       removed,
       nacked: error !== undefined,
       ackedBefore,
+      response,
     });
     // Like gRPC (gRFC A46) and Envoy: a NACK naming resources rejects those only, the rest of
     // the response is applied; one naming none rejects the whole response.
@@ -354,6 +359,7 @@ export class DeltaSimClient extends SimulatedClient<DeltaResponse> {
       removed: [...response.removed],
       nacked: error !== undefined,
       ackedBefore,
+      response,
     });
     const rejected =
       error === undefined ? new Set<string>() : rejectedNames(error, names(response));
