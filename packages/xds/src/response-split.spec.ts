@@ -16,7 +16,6 @@ import {
   apiListenerSpec,
   clusterSpec,
   configSpec,
-  endpointSpec,
   routeConfigurationSpec,
 } from "@switchyard/snapshot/fixtures";
 import { describe, expect, it } from "vitest";
@@ -29,31 +28,20 @@ import { sharedList } from "./subscription.js";
 import {
   type ClientStyle,
   DeltaSimClient,
+  manyEndpoints,
   type Seen,
   SHORT,
   SotwSimClient,
   snapshotOf,
+  wideFleet,
 } from "./subscription-fixtures.js";
 
 /** The smallest limit a server takes: a few assignments of 100 endpoints fill a response. */
 const LIMIT = MIN_MAX_RESPONSE_BYTES;
 const OPTIONS = { maxResponseBytes: LIMIT };
 
-const endpoints = (count: number, port: number) =>
-  Array.from({ length: count }, (_, i) => endpointSpec(`10.2.${i >> 8}.${i & 255}`, port));
-
-/**
- * 40 clusters of 100 endpoints (~2.5 KiB of assignment each, ~100 KiB in all: several responses
- * at LIMIT), route configuration `routes` → `to`, listener `edge` → `routes`.
- */
-function fleet(port = 8080, to = "svc-00", extra: readonly string[] = []): ConfigSpec {
-  const names = [...Array.from({ length: 40 }, (_, i) => `svc-${String(i).padStart(2, "0")}`)];
-  return configSpec({
-    clusters: [...names, ...extra].map((name) => clusterSpec(name, endpoints(100, port))),
-    routeConfigurations: [routeConfigurationSpec("routes", to)],
-    listeners: [apiListenerSpec("edge", "routes")],
-  });
-}
+const endpoints = manyEndpoints;
+const fleet = wideFleet;
 
 const ENVOY: ClientStyle = { t: "envoy" };
 
