@@ -22,8 +22,27 @@ import { forkReplayServer } from "./replay-server.js";
 import { requestParseFigures } from "./request-parse.js";
 import { streamSetupFigures } from "./stream-setup.js";
 
-/** Node counts of the convergence scenario, each reached by adding nodes to the last. */
-export const NODE_COUNTS = [1_000, 5_000, 10_000] as const;
+/**
+ * Node counts of the convergence scenario, each reached by adding nodes to the last:
+ * SWITCHYARD_BENCH_FLEET_NODES (comma-separated, ascending) for a quicker run, e.g. "1000,5000".
+ */
+export const NODE_COUNTS: readonly [number, ...number[]] = fleetNodeCounts(
+  process.env.SWITCHYARD_BENCH_FLEET_NODES,
+);
+
+function fleetNodeCounts(text: string | undefined): readonly [number, ...number[]] {
+  if (text === undefined || text.trim() === "") return [1_000, 5_000, 10_000];
+  const counts = text.split(",").map((part) => Number(part.trim()));
+  const [first, ...rest] = counts;
+  if (
+    first === undefined ||
+    counts.some((n, i) => !Number.isInteger(n) || n < 1 || (i > 0 && n <= (counts[i - 1] ?? 0)))
+  )
+    throw new Error(
+      `SWITCHYARD_BENCH_FLEET_NODES="${text}": give ascending whole node counts, comma-separated (e.g. 1000,5000)`,
+    );
+  return [first, ...rest];
+}
 /**
  * One-route changes measured at each count (their figures pooled), after the first change once
  * the nodes connect, which is measured apart (ConvergencePoint.firstChange).
