@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseResponseBytes, readEnv } from "./env.js";
+import { parseResponseBytes, readEnv as readVariables } from "./env.js";
+
+/** The environment holding just `variables`. */
+const readEnv = (variables: Record<string, string>) =>
+  readVariables(variables as NodeJS.ProcessEnv);
 
 describe("the xDS response limit (--xds-max-response-bytes, SWITCHYARD_XDS_MAX_RESPONSE_BYTES)", () => {
   it("is gRPC's default max receive message size, 4 MiB, unless set", () => {
