@@ -6,7 +6,7 @@
 import { DbError } from "@switchyard/db/errors";
 import { ResourceKind } from "@switchyard/proto/switchyard/v1/config_pb";
 import { DURATION_HINT, durationMs } from "@switchyard/server/duration";
-import { MAX_XDS_WORKERS } from "@switchyard/server/env";
+import { MAX_XDS_WORKERS, parseResponseBytes } from "@switchyard/server/env";
 import { StartupError } from "@switchyard/server/startup-error";
 import { DEFAULT_XDS_AUTHORITY, parseAuthorities } from "@switchyard/server/xds-authority";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
@@ -71,6 +71,12 @@ function workerCount(value: string): number {
       `"${value}" is not a number of xDS workers (0-${MAX_XDS_WORKERS}; 0 serves xDS in the main process)`,
     );
   return n;
+}
+
+function responseBytes(value: string): number {
+  const bytes = parseResponseBytes(value);
+  if (typeof bytes !== "number") throw new InvalidArgumentError(bytes.problem);
+  return bytes;
 }
 
 function authMode(value: string): "none" | "mtls" | "token" {
@@ -200,6 +206,11 @@ export function createCli(): Command {
       "--xds-workers <count>",
       "worker processes serving xDS on the xDS port, so a change reaches the fleet on every core while the API stays responsive; 0 serves xDS in this process (env SWITCHYARD_XDS_WORKERS, default: one per core)",
       workerCount,
+    )
+    .option(
+      "--xds-max-response-bytes <bytes>",
+      'the largest xDS response sent ("4MiB", "65536"): larger ones are split where the protocol allows (Delta; SotW EDS, RDS, SDS, RTDS), and a publish whose SotW listeners or clusters, or one resource, would not fit is refused; raise it only when your proxies\' gRPC clients accept larger messages (env SWITCHYARD_XDS_MAX_RESPONSE_BYTES, default 4MiB, gRPC\'s default max receive message size)',
+      responseBytes,
     )
     .option(
       "--xds-authority <names>",

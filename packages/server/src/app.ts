@@ -10,7 +10,12 @@ import { ConfigService } from "@switchyard/proto/switchyard/v1/config_pb";
 import { RolloutService } from "@switchyard/proto/switchyard/v1/rollout_pb";
 import { RoutingService } from "@switchyard/proto/switchyard/v1/routing_pb";
 import { StatusService } from "@switchyard/proto/switchyard/v1/status_pb";
-import { DEFAULT_REGEX_MAX_PROGRAM_SIZE, setRegexMaxProgramSize } from "@switchyard/snapshot";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_REGEX_MAX_PROGRAM_SIZE,
+  setMaxResponseBytes,
+  setRegexMaxProgramSize,
+} from "@switchyard/snapshot";
 import type { NodeStatusTracker } from "@switchyard/status";
 import { peerWentAway, type SnapshotCache } from "@switchyard/xds";
 import type { Logger } from "pino";
@@ -151,6 +156,12 @@ export interface SwitchyardOptions {
    * built server (they run dist/xds-worker-main.js).
    */
   readonly xdsWorkers?: number;
+  /**
+   * The largest xDS response sent to a node group without a limit of its own: larger ones are
+   * split where the protocol allows, and validation refuses what cannot be (response-size.ts in
+   * @switchyard/snapshot). Default 4 MiB, gRPC's default max receive message size.
+   */
+  readonly xdsMaxResponseBytes?: number;
   /**
    * Descriptor sets of newer Envoy APIs to store at start (SWITCHYARD_ENVOY_SCHEMA), besides the
    * ones already stored (switchyard schema add): store/envoy-schemas.ts.
@@ -293,6 +304,7 @@ async function startXds(
       host: options.host,
       xdsAuthorities: options.xdsAuthorities,
       xdsRestHosts: options.xdsRestHosts,
+      xdsMaxResponseBytes: options.xdsMaxResponseBytes,
       loadReportIntervalMs: options.loadReportIntervalMs,
       staleAfterMs: options.staleAfterMs,
       replicaLeaseMs: options.replicaLeaseMs,
@@ -442,6 +454,7 @@ export async function startSwitchyard(options: SwitchyardOptions): Promise<Switc
   const { logger } = options;
   const teardown = new Teardown(logger);
   setRegexMaxProgramSize(options.regexMaxProgramSize ?? DEFAULT_REGEX_MAX_PROGRAM_SIZE);
+  setMaxResponseBytes(options.xdsMaxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   try {
     const xdsInputs = readXdsInputs(options);
     const consoleTls = readConsoleTls(options.consoleTls);

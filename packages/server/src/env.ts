@@ -1,4 +1,9 @@
 import * as os from "node:os";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  MAX_MAX_RESPONSE_BYTES,
+  MIN_MAX_RESPONSE_BYTES,
+} from "@switchyard/snapshot";
 import { z } from "zod";
 import { trustedProxies } from "./access/request-context.js";
 import { DURATION_HINT, durationMs } from "./duration.js";
@@ -39,6 +44,26 @@ const hostNames = z
  * Every environment variable Switchyard reads, validated once. Nothing else reads process.env.
  * Flags given to the CLI take precedence over these.
  */
+/**
+ * An xDS response limit (`--xds-max-response-bytes`): a whole number of bytes, or of KiB / MiB
+ * ("64KiB", "4MiB"), from 16 KiB to 2^31 - 1 bytes. The problem in words when it is not one.
+ */
+export function parseResponseBytes(text: string): number | { readonly problem: string } {
+  const match = /^\s*(\d+)\s*(|B|KiB|K|MiB|M)\s*$/i.exec(text);
+  const unit = match?.[2]?.toLowerCase() ?? "";
+  const scale = unit.startsWith("m") ? 1024 * 1024 : unit.startsWith("k") ? 1024 : 1;
+  const bytes = match?.[1] === undefined ? Number.NaN : Number(match[1]) * scale;
+  if (
+    Number.isSafeInteger(bytes) &&
+    bytes >= MIN_MAX_RESPONSE_BYTES &&
+    bytes <= MAX_MAX_RESPONSE_BYTES
+  )
+    return bytes;
+  return {
+    problem: `"${text}" is not an xDS response limit: a whole number of bytes (or KiB, MiB: "4MiB") from ${MIN_MAX_RESPONSE_BYTES} (16 KiB) to ${MAX_MAX_RESPONSE_BYTES}, the max receive message size of your proxies' gRPC clients (4 MiB by default)`,
+  };
+}
+
 /** The most xDS worker processes `serve` starts. */
 export const MAX_XDS_WORKERS = 64;
 
@@ -78,6 +103,20 @@ const EnvSchema = z.object({
   SWITCHYARD_LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
     .default("info"),
+  /**
+   * The largest xDS response sent (response-size.ts in @switchyard/snapshot): larger ones are
+   * split where the protocol allows, and a publish needing one that cannot be is refused. gRPC's
+   * default max receive message size, 4 MiB, unless the proxies' clients are configured larger.
+   */
+  SWITCHYARD_XDS_MAX_RESPONSE_BYTES: z
+    .string()
+    .default(String(DEFAULT_MAX_RESPONSE_BYTES))
+    .transform((text, context) => {
+      const bytes = parseResponseBytes(text);
+      if (typeof bytes === "number") return bytes;
+      context.addIssue({ code: "custom", message: bytes.problem });
+      return z.NEVER;
+    }),
   /** How long a response may go unanswered before the node's type shows STALE. */
   SWITCHYARD_STALE_AFTER: duration("30s"),
   /** How often proxies are asked to report the load of clusters that report it (LRS). */

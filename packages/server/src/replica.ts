@@ -350,6 +350,11 @@ export interface XdsPortOptions {
   readonly xdsRestHosts?: readonly string[] | undefined;
   /** The interval proxies are asked to report load at (LRS). Default 10 s. */
   readonly loadReportIntervalMs?: number | undefined;
+  /**
+   * The largest response sent to a node group without a limit of its own (XdsServerOptions
+   * maxResponseBytes). Default 4 MiB.
+   */
+  readonly xdsMaxResponseBytes?: number | undefined;
 }
 
 /** The xDS server, listening; its credentials file (if any) reloaded when it changes. */
@@ -376,6 +381,9 @@ export async function startXdsPort(
     watcher: options.serving.cache,
     controlPlaneId: `switchyard@${options.status.replicaId}`,
     authorities: options.xdsAuthorities ?? [DEFAULT_XDS_AUTHORITY],
+    ...(options.xdsMaxResponseBytes === undefined
+      ? {}
+      : { maxResponseBytes: options.xdsMaxResponseBytes }),
     callbacks: combineCallbacks(
       xdsLogCallbacks(logger),
       options.status.tracker,

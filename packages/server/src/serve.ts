@@ -57,6 +57,7 @@ export async function serve(flags: {
   xdsPort?: number;
   advertiseXdsAddress?: string;
   xdsWorkers?: number;
+  xdsMaxResponseBytes?: number;
   dataDir?: string;
   host?: string;
   staleAfter?: number;
@@ -154,6 +155,7 @@ export async function serve(flags: {
     xdsPort: flags.xdsPort ?? env.SWITCHYARD_XDS_PORT,
     advertiseXdsAddress,
     xdsWorkers,
+    xdsMaxResponseBytes: flags.xdsMaxResponseBytes ?? env.SWITCHYARD_XDS_MAX_RESPONSE_BYTES,
     host: flags.host ?? env.SWITCHYARD_HOST,
     databaseUrl: env.DATABASE_URL,
     dataDir: path.join(dataDir, "postgres"),

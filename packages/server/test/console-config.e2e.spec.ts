@@ -16,13 +16,17 @@ describe("editing configuration in the console", () => {
   let chromium: TestBrowser;
   let page: Page;
   let problems: string[] = [];
-  const expectedRefusal = "/switchyard.v1.ConfigService/CreateCluster";
+  const expectedRefusals = [
+    "/switchyard.v1.ConfigService/CreateCluster",
+    "/switchyard.v1.ConfigService/CreateNodeGroup",
+  ];
 
   beforeAll(async () => {
-    // The browser logs every HTTP error response; the one refusal this file provokes on purpose
-    // (a Connect InvalidArgument is HTTP 400) is expected, anything else is a problem.
+    // The browser logs every HTTP error response; the refusals this file provokes on purpose
+    // (a Connect InvalidArgument is HTTP 400) are expected, anything else is a problem.
     ({ harness, chromium, page, problems } = await startConsoleWorld({
-      ignore: (text, from) => text.includes("status of 400") && from.endsWith(expectedRefusal),
+      ignore: (text, from) =>
+        text.includes("status of 400") && expectedRefusals.some((path) => from.endsWith(path)),
     }));
     await harness.api().createCluster({
       name: "legacy-backend",
@@ -276,6 +280,34 @@ describe("editing configuration in the console", () => {
       "/r24",
       "/r26",
     ]);
+  }, 60_000);
+
+  it("a node group whose clients accept larger messages is saved with its max response bytes; one no gRPC client takes is refused at that field", async () => {
+    await page.goto(`${harness.baseUrl}/node-groups/new`);
+    await page.getByLabel("Name", { exact: true }).fill("big-clients");
+    await page.getByLabel("Node clusters").fill("big");
+    const limit = page.getByLabel("Max response bytes");
+    await limit.fill("1000");
+    await submit("Create node group");
+    await page.getByText("The server refused this node group").waitFor({ timeout: 10_000 });
+    expect(await limit.getAttribute("aria-invalid")).toBe("true");
+    const errorId = await limit.getAttribute("aria-describedby");
+    expect(await page.locator(`[id="${errorId}"]`).innerText()).toContain("16384 (16 KiB)");
+
+    await limit.fill("8388608");
+    await submit("Create node group");
+    await page.waitForURL("**/node-groups/big-clients");
+    expect((await harness.api().getNodeGroup({ name: "big-clients" })).maxResponseBytes).toBe(
+      8388608,
+    );
+    // Emptied: the server's limit again.
+    await page.getByLabel("Max response bytes").fill("");
+    // Enter submits the form (the earlier tests' toasts may cover the button).
+    await page.getByLabel("Max response bytes").press("Enter");
+    await toast("All changes saved to the draft");
+    expect(
+      (await harness.api().getNodeGroup({ name: "big-clients" })).maxResponseBytes,
+    ).toBeUndefined();
   }, 60_000);
 
   it("no page logged an error or warning in the browser console", () => {

@@ -522,7 +522,9 @@ export function compile(spec: ConfigSpec, options: CompileOptions = {}): Compile
       nodeClusters: group.nodeClusters,
       nodeMetadata: group.nodeMetadata,
     },
-    snapshot: groupSnapshot(all, group, options.maySecretServe),
+    snapshot: groupSnapshot(all, group, options.maySecretServe).withMaxResponseBytes(
+      group.maxResponseBytes,
+    ),
   }));
   if (!groups.some((group) => group.isDefault)) {
     groups.push({

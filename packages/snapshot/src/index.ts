@@ -257,6 +257,19 @@ export {
   type XdsResource,
 } from "./serving/resource-snapshot.js";
 export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  MAX_MAX_RESPONSE_BYTES,
+  MIN_MAX_RESPONSE_BYTES,
+  maxResponseBytes,
+  type ResourceForm,
+  removedNameBytes,
+  resourceBytes,
+  responseBudget,
+  responseHeadroom,
+  setMaxResponseBytes,
+  totalBytes,
+} from "./serving/response-size.js";
+export {
   type DomainCandidate,
   selectVirtualHost,
   splitVhdsName,

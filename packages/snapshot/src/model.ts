@@ -227,6 +227,13 @@ export interface NodeGroupSpec {
   readonly listeners: readonly string[];
   /** Names of the clusters this group's nodes receive. */
   readonly clusters: readonly string[];
+  /**
+   * The largest xDS response this group's clients accept, in bytes, when their gRPC max receive
+   * message size was raised above the server's limit (`switchyard serve --xds-max-response-bytes`,
+   * default 4 MiB, gRPC's default). Absent: the server's limit. Responses to the group's nodes
+   * are split at it, and validation refuses only what does not fit under it (response-size.ts).
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** A runtime value as Envoy's runtime reads it: a string, a number or a boolean. */

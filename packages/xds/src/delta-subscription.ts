@@ -1,4 +1,5 @@
 import { heldAfter, heldVersion, type XdsResource } from "@switchyard/snapshot";
+import { firstDeltaPart, type ResponseBudget } from "./response-split.js";
 import { type NameResolver, type Offer, Subscription } from "./subscription.js";
 
 /** The parts of a DeltaDiscoveryRequest the state machine needs. */
@@ -50,6 +51,11 @@ export interface DeltaResponsePlan {
    * and no body (Envoy's VHDS page, "Subscribing to Resources").
    */
   readonly unresolved?: readonly string[];
+  /**
+   * True when the response is one part of a split one (response-split.ts): more of what the
+   * client lacks follows once it answers this part.
+   */
+  readonly more?: true;
 }
 
 /**
@@ -136,22 +142,33 @@ export class DeltaSubscription {
 
   /**
    * What to send now, given the resources of this type the node may hold (`available`) and those
-   * of the snapshot it converges to (`target`); undefined when nothing should be sent.
+   * of the snapshot it converges to (`target`); undefined when nothing should be sent. With a
+   * `budget`, the response carries no more than that: the rest follows (`more`).
    */
   plan(
     available: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource> = available,
+    budget?: ResponseBudget,
   ): DeltaResponsePlan | undefined {
     return this.core.planOpen(available, target, () => {
       const offer: Offer = this.core.offer(available, target);
-      const { resources, removed, missing } = this.core.difference(offer);
-      const gone = [...removed, ...missing].sort();
-      if (resources.length === 0 && gone.length === 0 && !this.#owesEmptyAnswer(target))
+      const { resources: lacking, removed, missing } = this.core.difference(offer);
+      const allGone = missing.length === 0 ? removed : [...removed, ...missing].sort();
+      if (lacking.length === 0 && allGone.length === 0 && !this.#owesEmptyAnswer(target))
         return undefined;
+      const part =
+        budget === undefined ? undefined : firstDeltaPart(lacking, allGone, offer.basis, budget);
+      const resources = part?.resources ?? lacking;
+      const gone = part?.removed ?? allGone;
       // What the client holds once it ACKs (gone and resources are apart): the map its ACK will
-      // share (held-maps.ts), whose version is computed once for every node that holds it.
+      // share (held-maps.ts), whose version is computed once for every node that holds it. A
+      // part's system_version_info is what the client holds after it; the last part's is the
+      // whole response's.
       const after = heldAfter(this.core.holds, { replace: false, sent: resources, removed: gone });
-      return { systemVersionInfo: heldVersion(after), resources, removed: gone };
+      const systemVersionInfo = heldVersion(after);
+      return part === undefined
+        ? { systemVersionInfo, resources, removed: gone }
+        : { systemVersionInfo, resources, removed: gone, more: true };
     });
   }
 

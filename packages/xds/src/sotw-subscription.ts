@@ -6,6 +6,7 @@ import {
   versionOf,
   type XdsResource,
 } from "@switchyard/snapshot";
+import { firstPart, type ResponseBudget } from "./response-split.js";
 import {
   type NameResolver,
   type Offer,
@@ -41,6 +42,11 @@ export type RequestVerdict =
 export interface SotwResponsePlan {
   readonly versionInfo: string;
   readonly resources: readonly XdsResource[];
+  /**
+   * True when the response is one part of a split one (response-split.ts): more of what the
+   * client lacks follows once it answers this part.
+   */
+  readonly more?: true;
 }
 
 /**
@@ -48,7 +54,9 @@ export interface SotwResponsePlan {
  * subscription.ts). Pure: no I/O, driven by the stream.
  *
  * - LDS/CDS responses carry every covered resource (full state); EDS/RDS only what the client lacks
- *   (xDS protocol, "Grouping Resources into Responses").
+ *   (xDS protocol, "Grouping Resources into Responses"). What an EDS/RDS/SDS/RTDS response would
+ *   carry beyond the budget it is given goes in the responses after it (response-split.ts); an
+ *   LDS/CDS response is never split (validation refuses what would need it).
  * - A request whose nonce is not the latest sent is ignored entirely: no ACK, no subscription
  *   change (xDS protocol, "Resource updates": no response to a request with a stale nonce).
  * - A NACK is recorded; the rejected versions are not sent again until a new snapshot.
@@ -144,15 +152,17 @@ export class SotwSubscription {
   /**
    * What to send now, given the resources of this type the node may hold (`available`) and those
    * of the snapshot it converges to (`target`, default `available`); undefined when nothing should
-   * be sent (no pending request, or nothing the client lacks).
+   * be sent (no pending request, or nothing the client lacks). With a `budget`, a response of a
+   * type that is not full-state carries no more than that (the rest follows, `more`).
    */
   plan(
     available: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource> = available,
+    budget?: ResponseBudget,
   ): SotwResponsePlan | undefined {
     return this.core.planOpen(available, target, () => {
       const offer = this.core.offer(available, target);
-      return this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer);
+      return this.#fullState ? this.#planFullState(offer) : this.#planChanged(offer, budget);
     });
   }
 
@@ -197,13 +207,18 @@ export class SotwSubscription {
     return true;
   }
 
-  #planChanged(offer: Offer): SotwResponsePlan | undefined {
-    const { resources } = this.core.difference(offer);
-    if (resources.length === 0) return undefined;
+  #planChanged(offer: Offer, budget: ResponseBudget | undefined): SotwResponsePlan | undefined {
+    const { resources: lacking } = this.core.difference(offer);
+    if (lacking.length === 0) return undefined;
+    const resources = budget === undefined ? lacking : firstPart(lacking, offer.basis, budget);
     // What the client holds once it ACKs: the map its ACK will share (held-maps.ts), whose
-    // version is computed once for every node that holds it.
+    // version is computed once for every node that holds it. A part's version is what the
+    // client holds after it; the last part's is the whole response's.
     const after = heldAfter(this.core.holds, { replace: false, sent: resources, removed: [] });
-    return { versionInfo: heldVersion(after), resources };
+    const versionInfo = heldVersion(after);
+    return resources === lacking
+      ? { versionInfo, resources }
+      : { versionInfo, resources, more: true };
   }
 
   /**

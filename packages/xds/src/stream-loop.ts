@@ -51,6 +51,8 @@ export interface StreamOptions {
   readonly ttl?: TtlOptions | undefined;
   /** The xdstp:// authorities served (xdstp-naming.ts); none when absent. */
   readonly authorities?: readonly string[] | undefined;
+  /** The server's response limit (SessionOptions.maxResponseBytes); 4 MiB when absent. */
+  readonly maxResponseBytes?: number | undefined;
   /**
    * Node-group entitlement and revocation for authenticated streams (client-auth.ts); absent,
    * every node is served its group.
@@ -70,6 +72,9 @@ export function sessionOptions(options: StreamOptions): SessionOptions {
   return {
     ...(options.ttl ? { ttl: options.ttl } : {}),
     ...(options.authorities ? { authorities: options.authorities } : {}),
+    ...(options.maxResponseBytes === undefined
+      ? {}
+      : { maxResponseBytes: options.maxResponseBytes }),
   };
 }
 

@@ -14,6 +14,13 @@ import {
   TypeUrl,
   type XdsResource,
 } from "@switchyard/snapshot";
+import {
+  apiListenerSpec,
+  clusterSpec,
+  configSpec,
+  endpointSpec,
+  routeConfigurationSpec,
+} from "@switchyard/snapshot/fixtures";
 import { type DeltaResponse, DeltaSession } from "./delta-session.js";
 import { type SotwResponse, SotwSession } from "./sotw-session.js";
 import type { SessionOptions } from "./subscription-ttl.js";
@@ -69,7 +76,11 @@ export interface Seen {
   readonly removed: readonly string[];
   readonly nacked: boolean;
   /** What the client had ACKed when the response arrived, by type: name → version. */
-  readonly ackedBefore: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly ackedBefore: ReadonlyMap<
+    string,
+    ReadonlyMap<string, string>
+  > /** The response itself, as the session gave it. */;
+  readonly response: SotwResponse | DeltaResponse;
 }
 
 /**
@@ -264,6 +275,7 @@ export class SotwSimClient extends SimulatedClient<SotwResponse> {
       removed,
       nacked: error !== undefined,
       ackedBefore,
+      response,
     });
     // Like gRPC (gRFC A46) and Envoy: a NACK naming resources rejects those only, the rest of
     // the response is applied; one naming none rejects the whole response.
@@ -354,6 +366,7 @@ export class DeltaSimClient extends SimulatedClient<DeltaResponse> {
       removed: [...response.removed],
       nacked: error !== undefined,
       ackedBefore,
+      response,
     });
     const rejected =
       error === undefined ? new Set<string>() : rejectedNames(error, names(response));
@@ -398,4 +411,23 @@ export function danglingOnClient(client: HeldByClient, routesOnly = false): stri
     }
   }
   return problems;
+}
+
+/** `count` endpoints on 10.2.x.y:`port`. */
+export function manyEndpoints(count: number, port: number) {
+  return Array.from({ length: count }, (_, i) => endpointSpec(`10.2.${i >> 8}.${i & 255}`, port));
+}
+
+/**
+ * 40 clusters svc-00 … svc-39 (and `extra`) of 100 endpoints each (~2.5 KiB of assignment each,
+ * ~100 KiB in all: several responses at the smallest limit), route configuration `routes` → `to`,
+ * listener `edge` → `routes`: a configuration whose EDS is split (response-split.ts).
+ */
+export function wideFleet(port = 8080, to = "svc-00", extra: readonly string[] = []): ConfigSpec {
+  const names = Array.from({ length: 40 }, (_, i) => `svc-${String(i).padStart(2, "0")}`);
+  return configSpec({
+    clusters: [...names, ...extra].map((name) => clusterSpec(name, manyEndpoints(100, port))),
+    routeConfigurations: [routeConfigurationSpec("routes", to)],
+    listeners: [apiListenerSpec("edge", "routes")],
+  });
 }

@@ -10,20 +10,47 @@ import {
   TypeUrl,
   type XdsResource,
 } from "@switchyard/snapshot";
-import type { Subscription } from "./subscription.js";
+import type { ResponseBudget } from "./response-split.js";
+import type { ResponseEffect, Subscription } from "./subscription.js";
 import { VhdsSubscription } from "./vhds-subscription.js";
 
 /** A variant's view of one type (SotwSubscription, DeltaSubscription) as the scheduler drives it. */
 export interface ScheduledView<P> {
   readonly typeUrl: string;
   readonly core: Subscription;
-  /** What to send from `available` now; undefined for nothing. */
+  /**
+   * What to send from `available` now, carrying at most `budget` when given; undefined for
+   * nothing.
+   */
   plan(
     available: ReadonlyMap<string, XdsResource>,
     target: ReadonlyMap<string, XdsResource>,
+    budget: ResponseBudget | undefined,
   ): P | undefined;
   /** The plan went out with `nonce`; returns the resources new to the client. */
   markSent(plan: P, nonce: string): readonly XdsResource[];
+}
+
+/** A plan that may be one part of a split response (response-split.ts). */
+export interface PartPlan {
+  /** More of what the client lacks follows once it answers this part. */
+  readonly more?: true;
+}
+
+/**
+ * The plan step in flight when it goes out in parts: the answers to its parts so far, given to
+ * the cursor as one once the last part is answered.
+ */
+interface StepParts {
+  /** Whether the part in flight has more after it. */
+  more: boolean;
+  /** The part in flight was answered: the next one may go. */
+  answered: boolean;
+  /** What the part in flight carried: a NACK that names nothing rejects all of it. */
+  effect: ResponseEffect | undefined;
+  /** The resources the node rejected in the parts answered so far, and its first words. */
+  readonly rejected: Set<string>;
+  errorDetail: string | undefined;
 }
 
 /** A response the session must send, in order. */
@@ -63,6 +90,12 @@ export function orderOf(typeUrl: string): number {
  *    client asks for them together, but out of order when it asks in another order (gRPC).
  * 4. Warming (xDS protocol, "Resource warming"): a Cluster (Listener) new to the client is
  *    followed by its ClusterLoadAssignment (RouteConfiguration) even when the client holds that.
+ * 5. Split responses (response-split.ts): a response over the node's message limit goes in parts,
+ *    one at a time as each is answered (rule 3). A plan step so split is one step to the cursor:
+ *    the step after it waits for the answer to its last part, and its parts' NACKs are given to
+ *    the cursor together, each naming what that part carried, so make-before-break and NACK
+ *    attribution hold across parts. A subscription answer (rule 2) so split goes on at once: each
+ *    pump plans types in order, so its next part goes before any later type.
  *
  * Per-type streams (one type per stream, one session each) share nothing, so nothing orders one
  * type against another: every step of another type is skipped at once. What holds there: within
@@ -75,8 +108,16 @@ export function orderOf(typeUrl: string): number {
  * that step (Envoy does: plan.ts header); a subscription that comes after the step it needed was
  * skipped is answered by rule 2, out of step order.
  */
-export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
+export class SubscriptionScheduler<P extends PartPlan, V extends ScheduledView<P>> {
   readonly #views = new Map<string, V>();
+  /**
+   * What a response of a type may carry to the node of `target` (its group's limit, else the
+   * server's); undefined: no limit. Set by the session.
+   */
+  budget: (typeUrl: string, target: ResourceSnapshot) => ResponseBudget | undefined = () =>
+    undefined;
+  /** The step in flight, when it is sent in parts. */
+  #parts: StepParts | undefined;
   /** `ordered()`, made when first needed after a view is added (a stream pumps on every event). */
   #ordered: readonly V[] | undefined;
   readonly #cursor = new PlanCursor();
@@ -137,9 +178,37 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
     for (const view of this.#views.values()) view.core.forgetRejections();
   }
 
-  /** The node answered the response with `nonce`: moves the plan on if it carried a step. */
+  /**
+   * The node answered the response with `nonce`: moves the plan on if it carried a step (or the
+   * last part of one).
+   */
   answered(nonce: string, answer: StepAnswer): void {
-    this.#cursor.answered(nonce, answer);
+    const parts = this.#parts;
+    const state = this.#cursor.state;
+    if (parts === undefined || state.t !== "awaiting" || state.nonce !== nonce) {
+      this.#cursor.answered(nonce, answer);
+      return;
+    }
+    if (answer.t === "nack") {
+      parts.errorDetail ??= answer.errorDetail;
+      const names = answer.rejected ?? parts.effect?.sent.map((resource) => resource.name) ?? [];
+      for (const name of names) parts.rejected.add(name);
+    }
+    parts.answered = true;
+    if (!parts.more) this.#endParts(nonce);
+  }
+
+  /** The step sent in parts is answered in full: the cursor is told, as for one response. */
+  #endParts(nonce: string): void {
+    const parts = this.#parts;
+    this.#parts = undefined;
+    if (parts === undefined) return;
+    this.#cursor.answered(
+      nonce,
+      parts.errorDetail === undefined
+        ? { t: "ack" }
+        : { t: "nack", errorDetail: parts.errorDetail, rejected: parts.rejected },
+    );
   }
 
   /** The responses now due, in the order they must be sent. */
@@ -169,7 +238,12 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
   }
 
   #runPlan(target: ResourceSnapshot, out: Outgoing<V, P>[]): void {
-    for (let state = this.#cursor.state; state.t === "due"; state = this.#cursor.state) {
+    for (let state = this.#cursor.state; ; state = this.#cursor.state) {
+      if (state.t === "awaiting") {
+        if (this.#parts?.answered !== true || !this.#nextPart(state, target, out)) return;
+        continue;
+      }
+      if (state.t !== "due") return;
       const { step } = state;
       const view = this.#views.get(step.typeUrl);
       if (!view?.core.started) {
@@ -177,21 +251,69 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
         continue;
       }
       if (this.blocked(view)) return;
-      const plan = view.plan(step.held, target.resources(step.typeUrl));
+      const plan = view.plan(
+        step.held,
+        target.resources(step.typeUrl),
+        this.budget(step.typeUrl, target),
+      );
       if (!plan) {
         this.#cursor.skipped();
         continue;
       }
       this.#cursor.sent(this.#send(view, plan, out));
+      this.#parts =
+        plan.more === true
+          ? {
+              more: true,
+              answered: false,
+              effect: awaitedEffect(view),
+              rejected: new Set(),
+              errorDetail: undefined,
+            }
+          : undefined;
       return;
     }
+  }
+
+  /**
+   * The step in flight was sent in parts and its latest part answered: sends the next part, or,
+   * with nothing left of the step for the node, ends it. True when the step ended (the plan goes
+   * on), false when a part went out or cannot yet.
+   */
+  #nextPart(
+    state: Extract<CursorState, { t: "awaiting" }>,
+    target: ResourceSnapshot,
+    out: Outgoing<V, P>[],
+  ): boolean {
+    const parts = this.#parts;
+    const view = this.#views.get(state.step.typeUrl);
+    if (parts === undefined || view === undefined || this.blocked(view)) return false;
+    const { step } = state;
+    const plan = view.plan(
+      step.held,
+      target.resources(step.typeUrl),
+      this.budget(step.typeUrl, target),
+    );
+    if (plan === undefined) {
+      this.#endParts(state.nonce);
+      return true;
+    }
+    this.#cursor.continued(this.#send(view, plan, out));
+    parts.more = plan.more === true;
+    parts.answered = false;
+    parts.effect = awaitedEffect(view);
+    return false;
   }
 
   #answerSubscriptions(target: ResourceSnapshot, out: Outgoing<V, P>[]): void {
     const held = this.#cursor.held;
     for (const view of this.ordered()) {
       if (this.blocked(view)) continue;
-      const plan = view.plan(held.resources(view.typeUrl), target.resources(view.typeUrl));
+      const plan = view.plan(
+        held.resources(view.typeUrl),
+        target.resources(view.typeUrl),
+        this.budget(view.typeUrl, target),
+      );
       if (plan) this.#send(view, plan, out);
     }
   }
@@ -217,4 +339,10 @@ export class SubscriptionScheduler<P, V extends ScheduledView<P>> {
     }
     return nonce;
   }
+}
+
+/** What the response `view` just sent carries (its flow is awaiting that response). */
+function awaitedEffect(view: { readonly core: Subscription }): ResponseEffect | undefined {
+  const flow = view.core.flow;
+  return flow.t === "awaiting" ? flow.effect : undefined;
 }

@@ -26,6 +26,12 @@ export interface SessionOptions {
    * xdstp:// name is then a resource that does not exist.
    */
   readonly authorities?: readonly string[];
+  /**
+   * The largest response sent to a node whose group sets no limit of its own
+   * (ResourceSnapshot.maxResponseBytes): larger ones are split where the protocol allows
+   * (response-split.ts). Default 4 MiB, gRPC's default max receive message size.
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** The part of an envoy.config.core.v3.Node a session reads. */

@@ -34,7 +34,7 @@ import {
 import { RuntimeDiscoveryService } from "@switchyard/proto/envoy/service/runtime/v3/rtds_pb";
 import { SecretDiscoveryService } from "@switchyard/proto/envoy/service/secret/v3/sds_pb";
 import { type ConfigSpec, compile, type SecretOpener, TypeUrl } from "@switchyard/snapshot";
-import type { AuthRefusal, XdsCallbacks } from "./callbacks.js";
+import { type AuthRefusal, combineCallbacks, type XdsCallbacks } from "./callbacks.js";
 import { EventQueue } from "./event-queue.js";
 import { SnapshotCache } from "./snapshot-cache.js";
 import { createXdsServer, type XdsServer, type XdsServerOptions } from "./xds-server.js";
@@ -594,14 +594,17 @@ export async function startTestServer(
       | "authorities"
       | "anonymousSecrets"
       | "restHosts"
+      | "maxResponseBytes"
     >
   > & {
     /** Opens the sealed private keys of `initial`'s and later specs' secrets. */
     readonly openSecret?: SecretOpener;
+    /** More hooks, called after the recording ones (a status tracker, say). */
+    readonly callbacks?: XdsCallbacks;
   } = {},
   clientOptions: TestClientOptions = {},
 ): Promise<TestServer> {
-  const { openSecret, ...options } = serverOptions;
+  const { openSecret, callbacks: more, ...options } = serverOptions;
   const cache = new SnapshotCache();
   let version = 0;
   const publish = (spec: ConfigSpec) => {
@@ -620,12 +623,15 @@ export async function startTestServer(
   const server = createXdsServer({
     watcher: cache,
     controlPlaneId: "test",
-    callbacks: {
-      onRequest: (event) => requests.push(event),
-      onStreamOpen: (event) => opened.push(event),
-      onAuthRefused: (event) => refusals.push(event),
-      onSecretsWithheld: (event) => withheld.push(event),
-    },
+    callbacks: combineCallbacks(
+      {
+        onRequest: (event) => requests.push(event),
+        onStreamOpen: (event) => opened.push(event),
+        onAuthRefused: (event) => refusals.push(event),
+        onSecretsWithheld: (event) => withheld.push(event),
+      },
+      more ?? {},
+    ),
     ...options,
   });
   const port = await server.listen(0, "127.0.0.1");

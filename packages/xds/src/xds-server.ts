@@ -104,6 +104,13 @@ export interface XdsServerOptions {
    */
   readonly authorities?: readonly string[];
   /**
+   * The largest SotW or Delta response sent to a node whose group sets no limit of its own
+   * (NodeGroupSpec.maxResponseBytes in @switchyard/snapshot): a larger one goes in several
+   * responses where the protocol allows it (response-split.ts); SotW LDS/CDS never do. Default
+   * 4 MiB, gRPC's default max receive message size. REST-JSON responses are never split.
+   */
+  readonly maxResponseBytes?: number;
+  /**
    * Further gRPC services on the port beside discovery (Client Status Discovery, load
    * reporting), each registered on the port's router. The port's client authentication is not
    * theirs: each authenticates its own callers.
@@ -171,6 +178,7 @@ function xdsRoutes(
     controlPlaneId: options.controlPlaneId,
     ttl: options.ttl,
     authorities: options.authorities,
+    maxResponseBytes: options.maxResponseBytes,
     access,
     anonymousSecrets: options.anonymousSecrets,
     closing,

@@ -1,12 +1,16 @@
-import type {
-  CursorState,
-  HeldBack,
-  NodeContext,
-  ResourceSnapshot,
-  StepAnswer,
+import {
+  type CursorState,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type HeldBack,
+  type NodeContext,
+  type ResourceSnapshot,
+  responseBudget,
+  type StepAnswer,
 } from "@switchyard/snapshot";
+import type { ResponseBudget } from "./response-split.js";
 import {
   type Outgoing,
+  type PartPlan,
   type ScheduledView,
   SubscriptionScheduler,
 } from "./subscription-scheduler.js";
@@ -39,7 +43,7 @@ export abstract class XdsSession<
   R extends TypedRequest,
   Verdict extends { readonly t: string },
   /** What the scheduler plans for a type, and the subscription (view) it plans for. */
-  P,
+  P extends PartPlan,
   V extends ScheduledView<P> & { onRequest(request: R): Verdict },
   /** A response on the variant's wire, before encoding. */
   Response,
@@ -52,10 +56,39 @@ export abstract class XdsSession<
   /** Resolves xdstp:// names for this stream's node; set by onNode. */
   #naming: XdstpNaming | undefined;
 
+  /**
+   * The budget last given per type, with the limit it is for: a stream plans every type on every
+   * event, and a node's limit and TTLs seldom change.
+   */
+  readonly #budgets = new Map<
+    string,
+    { readonly limit: number; readonly budget: ResponseBudget }
+  >();
+
   constructor(variant: "sotw" | "delta", options: SessionOptions) {
     this.#variant = variant;
     this.#options = options;
     this.#ttl = ttlPolicy(variant, undefined, options.ttl);
+    this.scheduler.budget = (typeUrl, target) => this.#budget(typeUrl, target);
+  }
+
+  /**
+   * What a response of `typeUrl` may carry to this node: its group's limit, else the server's,
+   * less room for the response's own fields; each resource counted as a Resource when the
+   * variant (Delta) or a TTL (SotW) wraps it, else as an Any.
+   */
+  #budget(typeUrl: string, target: ResourceSnapshot): ResponseBudget {
+    const limit =
+      target.maxResponseBytes ?? this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const known = this.#budgets.get(typeUrl);
+    if (known?.limit === limit) return known.budget;
+    const form =
+      this.#variant === "delta" || this.ttlFor(this.#ttl, typeUrl) !== undefined
+        ? "resource"
+        : "any";
+    const budget: ResponseBudget = { bytes: responseBudget(limit), form };
+    this.#budgets.set(typeUrl, { limit, budget });
+    return budget;
   }
 
   /** The subscription a first request of `typeUrl` makes. */
@@ -80,6 +113,7 @@ export abstract class XdsSession<
    */
   onNode(node: NodeFeatures, context?: NodeContext): void {
     this.#ttl = ttlPolicy(this.#variant, node, this.#options.ttl);
+    this.#budgets.clear();
     if (context) this.#naming = new XdstpNaming(this.#options.authorities ?? [], context);
   }
 

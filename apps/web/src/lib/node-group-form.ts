@@ -6,6 +6,9 @@ import type { FieldMap } from "./issue-path";
 
 /** The node group form's values, and how they become a `switchyard.v1.NodeGroup` and back. */
 
+/** The largest maxResponseBytes: what a uint32 field and a gRPC message length both hold. */
+const MAX_RESPONSE_BYTES = 2_147_483_647;
+
 export const nodeGroupFormSchema = z.object({
   name: objectName("node group"),
   isDefault: z.boolean(),
@@ -26,6 +29,14 @@ export const nodeGroupFormSchema = z.object({
   }),
   listeners: z.array(z.string()),
   clusters: z.array(z.string()),
+  /** Empty: the server's limit. Bytes otherwise (the API checks the range, with the reason). */
+  maxResponseBytes: z
+    .string()
+    .regex(/^\s*(\d{1,10})?\s*$/, "Enter a whole number of bytes, or leave it empty")
+    .refine(
+      (text) => text.trim() === "" || Number(text.trim()) <= MAX_RESPONSE_BYTES,
+      `At most ${MAX_RESPONSE_BYTES} bytes (a gRPC message length is a 32-bit integer)`,
+    ),
 });
 
 export type NodeGroupForm = z.infer<typeof nodeGroupFormSchema>;
@@ -39,6 +50,7 @@ export const emptyNodeGroupForm = (): NodeGroupForm => ({
   nodeMetadata: "",
   listeners: [],
   clusters: [],
+  maxResponseBytes: "",
 });
 
 export function nodeGroupFormOf(group: NodeGroup): NodeGroupForm {
@@ -53,6 +65,7 @@ export function nodeGroupFormOf(group: NodeGroup): NodeGroupForm {
       .join("\n"),
     listeners: [...group.listeners],
     clusters: [...group.clusters],
+    maxResponseBytes: group.maxResponseBytes === undefined ? "" : String(group.maxResponseBytes),
   };
 }
 
@@ -71,6 +84,9 @@ export function nodeGroupOfForm(form: NodeGroupForm): NodeGroup {
     nodeMetadata: metadata,
     listeners: form.listeners,
     clusters: form.clusters,
+    ...(form.maxResponseBytes.trim() === ""
+      ? {}
+      : { maxResponseBytes: Number(form.maxResponseBytes.trim()) }),
   });
 }
 
@@ -84,5 +100,6 @@ export const nodeGroupFieldMap: FieldMap = {
     "nodeMetadata",
     "listeners",
     "clusters",
+    "maxResponseBytes",
   ],
 };

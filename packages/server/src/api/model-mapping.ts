@@ -309,6 +309,9 @@ export function nodeGroupSpecOf(message: NodeGroup): NodeGroupSpec {
     nodeMetadata: { ...message.nodeMetadata },
     listeners: [...message.listeners].sort(),
     clusters: [...message.clusters].sort(),
+    ...(message.maxResponseBytes === undefined
+      ? {}
+      : { maxResponseBytes: message.maxResponseBytes }),
   };
 }
 
@@ -322,6 +325,7 @@ export function nodeGroupMessageOf(spec: NodeGroupSpec, updatedAt?: Date): NodeG
     nodeMetadata: { ...spec.nodeMetadata },
     listeners: [...spec.listeners],
     clusters: [...spec.clusters],
+    ...(spec.maxResponseBytes === undefined ? {} : { maxResponseBytes: spec.maxResponseBytes }),
     updateTime: updatedAt ? timestampFromDate(updatedAt) : undefined,
   });
 }

@@ -166,6 +166,7 @@ export function nodeGroupSpecOfRow(g: NodeGroupRow): NodeGroupSpec {
     nodeMetadata: stringRecord(g.nodeMetadata),
     listeners: g.listeners.map((m) => m.listener.name).sort(),
     clusters: g.clusters.map((m) => m.cluster.name).sort(),
+    ...(g.maxResponseBytes === null ? {} : { maxResponseBytes: Number(g.maxResponseBytes) }),
   };
 }
 

@@ -119,6 +119,7 @@ const edgeNodes = nodeGroupSpec("edge-nodes", {
   nodeMetadata: { role: "edge", "dotted.key": 'a "value"' },
   listeners: ["edge", "listener-0"],
   clusters: ["static-backend", "svc-0", "svc-1"],
+  maxResponseBytes: 8 << 20,
 });
 
 function fullSpec(): ConfigSpec {

@@ -255,6 +255,7 @@ const nodeGroupColumns: readonly Column<NodeGroupSpec>[] = [
   column("nodeIds", "text[]", (g) => g.nodeIds),
   column("nodeClusters", "text[]", (g) => g.nodeClusters),
   column("nodeMetadata", "jsonb", (g) => g.nodeMetadata),
+  column("maxResponseBytes", "int8", (g) => g.maxResponseBytes ?? null),
 ];
 
 /** Entries stored sorted by key (model.ts RuntimeLayerSpec): equal layers, equal rows. */

@@ -438,7 +438,15 @@ export async function writeSnapshot(
       resources[typeUrl] = unchanged ? previous : byName;
     }
     const { name, isDefault, priority, selector } = group;
-    return { name, isDefault, priority, selector, resources };
+    const limit = group.snapshot.maxResponseBytes;
+    return {
+      name,
+      isDefault,
+      priority,
+      selector,
+      ...(limit === undefined ? {} : { maxResponseBytes: limit }),
+      resources,
+    };
   });
   // A kind of source with no change keeps the latest version's map likewise.
   const changedKinds = new Set(changes.map((change) => change.kind));

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@switchyard/db/testing";
 import { type CompiledConfig, type ConfigSpec, TYPE_ORDER, TypeUrl } from "@switchyard/snapshot";
-import { clusterSpec, largeConfigSpec } from "@switchyard/snapshot/fixtures";
+import { clusterSpec, largeConfigSpec, nodeGroupSpec } from "@switchyard/snapshot/fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deleteObject, writeObjects } from "./draft-store.js";
 import { specOfVersion } from "./publish-transaction.js";
@@ -53,6 +53,20 @@ function resourcesOf(config: CompiledConfig) {
 }
 
 describe("SnapshotReader", () => {
+  it("serves a node group's own response limit from the published version, and none once it is unset", async () => {
+    const limited = nodeGroupSpec("default", { isDefault: true, maxResponseBytes: 8 << 20 });
+    await publish({ ...SPEC, nodeGroups: [limited] }, "limited");
+    const limitOf = async () =>
+      (await new SnapshotReader(database.prisma).latest())?.config.groups.map((g) => [
+        g.name,
+        g.snapshot.maxResponseBytes,
+      ]);
+    expect(await limitOf()).toEqual([["default", 8 << 20]]);
+    const { maxResponseBytes: _, ...unlimited } = limited;
+    await publish({ nodeGroups: [unlimited] }, "unlimited");
+    expect(await limitOf()).toEqual([["default", undefined]]);
+  });
+
   it("reads each new version as a fresh read does, sharing the resources that did not change", async () => {
     const reader = new SnapshotReader(database.prisma);
     await publish(SPEC, "first");

@@ -34,6 +34,8 @@ export interface StoredGroup {
   readonly isDefault: boolean;
   readonly priority: number;
   readonly selector: NodeSelector;
+  /** The group's own response limit (NodeGroupSpec.maxResponseBytes); absent: the server's. */
+  readonly maxResponseBytes?: number;
   /** typeUrl → name → blob key */
   readonly resources: { readonly [typeUrl: string]: { readonly [name: string]: string } };
 }
@@ -54,6 +56,7 @@ export interface StoredGroupRef {
   readonly isDefault: boolean;
   readonly priority: number;
   readonly selector: NodeSelector;
+  readonly maxResponseBytes?: number;
   readonly resources: { readonly [typeUrl: string]: ManifestRef };
 }
 
@@ -306,7 +309,7 @@ export async function configOf(
       isDefault: group.isDefault,
       priority: group.priority,
       selector: group.selector,
-      snapshot: new ResourceSnapshot(resources),
+      snapshot: new ResourceSnapshot(resources).withMaxResponseBytes(group.maxResponseBytes),
     };
   });
   return { groups: compiledGroups, issues: [] };

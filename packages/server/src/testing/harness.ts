@@ -64,6 +64,7 @@ export interface HarnessOptions {
       | "loadReportIntervalMs"
       | "envoySchemaFiles"
       | "advertiseXdsAddress"
+      | "xdsMaxResponseBytes"
     >;
 }
 

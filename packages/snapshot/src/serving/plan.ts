@@ -628,6 +628,18 @@ export class PlanCursor {
     this.#state = { t: "awaiting", step: state.step, nonce };
   }
 
+  /**
+   * The step in flight goes on in another response, with `nonce` (a response split in parts,
+   * each answered before the next goes): the node's answer to that one is awaited instead, and
+   * the caller gives the answers to all the parts as one (`answered`).
+   */
+  continued(nonce: string): void {
+    const state = this.#state;
+    if (state.t !== "awaiting")
+      throw new Error(`PlanCursor.continued: no step is in flight (${state.t})`);
+    this.#state = { t: "awaiting", step: state.step, nonce };
+  }
+
   /** The due step held nothing for this node (not subscribed, or nothing SotW can send). */
   skipped(): void {
     const state = this.#state;

@@ -84,6 +84,12 @@ export function createResource(
 export class ResourceSnapshot {
   readonly #byType: ReadonlyMap<TypeUrl, ReadonlyMap<string, XdsResource>>;
   #withoutSecrets: ResourceSnapshot | undefined;
+  /**
+   * The largest response the group's clients accept when it is not the server's limit
+   * (NodeGroupSpec.maxResponseBytes): responses to its nodes are split at it (response-size.ts).
+   * Undefined: the server's limit.
+   */
+  #maxResponseBytes: number | undefined;
 
   /**
    * A snapshot of `resources`. (`sortedByType`, maps by type already sorted by name, is this
@@ -114,6 +120,22 @@ export class ResourceSnapshot {
     this.#byType = byType;
   }
 
+  /** The group's own response limit; undefined: the server's (see `#maxResponseBytes`). */
+  get maxResponseBytes(): number | undefined {
+    return this.#maxResponseBytes;
+  }
+
+  /**
+   * This snapshot with the group's response limit `bytes` (undefined: the server's): itself when
+   * it has it already, else one sharing its maps.
+   */
+  withMaxResponseBytes(bytes: number | undefined): ResourceSnapshot {
+    if (bytes === this.#maxResponseBytes) return this;
+    const limited = new ResourceSnapshot([], this.#byType);
+    limited.#maxResponseBytes = bytes;
+    return limited;
+  }
+
   /** The resources of one type, sorted by name. */
   resources(typeUrl: string): ReadonlyMap<string, XdsResource> {
     return this.#byType.get(typeUrl as TypeUrl) ?? EMPTY;
@@ -137,7 +159,7 @@ export class ResourceSnapshot {
           typeUrl === TypeUrl.Secret ? EMPTY : this.resources(typeUrl),
         ]),
       ),
-    );
+    ).withMaxResponseBytes(this.#maxResponseBytes);
     return this.#withoutSecrets;
   }
 
@@ -147,9 +169,14 @@ export class ResourceSnapshot {
    * types each resource of the same version; `previous` itself when nothing differs. Equal in
    * content to this one. What this buys: a publish leaves the maps of unchanged types as they
    * were, so what streams computed from them (plans, answers, encodings keyed by identity) still
-   * holds, and a publish that changes nothing for a group changes nothing for its streams.
+   * holds, and a publish that changes nothing for a group changes nothing for its streams. The
+   * response limit is this one's.
    */
   reusing(previous: ResourceSnapshot): ResourceSnapshot {
+    return this.#reusing(previous).withMaxResponseBytes(this.#maxResponseBytes);
+  }
+
+  #reusing(previous: ResourceSnapshot): ResourceSnapshot {
     let same = true;
     const byType = new Map<TypeUrl, ReadonlyMap<string, XdsResource>>();
     for (const typeUrl of TYPE_ORDER) {

@@ -225,8 +225,11 @@ export const VALIDATION_CODES = {
     true,
   ),
   "response-too-large": error(
-    "the resources of one type that a node group receives exceed gRPC's 4 MB message limit in one response",
+    "a node group would be sent an xDS response over its message limit that cannot be split: all of its listeners or clusters (full-state in SotW), or one resource",
     true,
+  ),
+  "invalid-max-response-bytes": error(
+    "a node group's maxResponseBytes is not a whole number of bytes from 16 KiB to 2^31 - 1",
   ),
   // Warnings: publishable, but probably not what was meant.
   "cluster-without-endpoints": warning("a cluster has no endpoints: requests routed to it fail"),

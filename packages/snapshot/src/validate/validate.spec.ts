@@ -1877,29 +1877,3 @@ describe("validate: the report", () => {
       expect(code).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
   });
 });
-
-describe("validate: response sizes", () => {
-  /** A cluster carrying ~`kb` KB of metadata, as large configs do (certificates, long lists). */
-  const heavyCluster = (name: string, kb: number) =>
-    clusterSpec(name, [endpointSpec("10.0.0.1", 8080)], {
-      extra: { metadata: { filterMetadata: { notes: { text: "x".repeat(kb * 1024) } } } },
-    });
-
-  it("refuses clusters that a node group would receive in one response above gRPC's 4 MB limit, at the largest", () => {
-    const spec = configSpec({
-      clusters: [heavyCluster("a", 1000), heavyCluster("b", 1500), heavyCluster("c", 1700)],
-    });
-    const report = validate(spec);
-    const issue = report.issues.find((i) => i.code === "response-too-large");
-    expect(report.ok).toBe(false);
-    expect(issue?.path).toBe('clusters["c"]');
-    expect(issue?.message).toMatch(/clusters node group "default" receives add up to 4\.\d MB/);
-  });
-
-  it("accepts a large config that stays under the limit", () => {
-    const spec = configSpec({
-      clusters: [heavyCluster("a", 1000), heavyCluster("b", 1000), heavyCluster("c", 1500)],
-    });
-    expect(found(spec, "response-too-large")).toEqual([]);
-  });
-});

@@ -14,7 +14,6 @@ import { type CompiledConfig, type ConfigIssue, compile } from "../compile.js";
 import { runtimeRegexLimit, withRegexLimit } from "../match/regex-limit.js";
 import type { ConfigSpec } from "../model.js";
 import type { SecretOpener } from "../secret-box.js";
-import { TypeUrl } from "../serving/resource-snapshot.js";
 import { createContext, type ValidationContext } from "./validate-context.js";
 import {
   checkDefaultNodeGroups,
@@ -41,6 +40,7 @@ import {
   checkRouteClusterReferences,
 } from "./validate-references.js";
 import { withPredictedRejections } from "./validate-rejections.js";
+import { checkResponseSizes } from "./validate-response-size.js";
 import { checkDomains, checkRouteActions, checkRouteMatches } from "./validate-route-structure.js";
 import { checkRuntimeLayers } from "./validate-runtime.js";
 import { checkSecretReferences, checkSecrets, checkWithheldSecrets } from "./validate-secrets.js";
@@ -62,6 +62,11 @@ export interface ValidateOptions {
   readonly openSecret?: SecretOpener;
   /** When certificates are judged expired; the clock by default. */
   readonly now?: number;
+  /**
+   * The server's xDS response limit, for node groups without their own
+   * (validate-response-size.ts); the process's (setMaxResponseBytes) by default.
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** In report order; see each for its rules. */
@@ -111,57 +116,10 @@ function validateUnder(spec: ConfigSpec, options: ValidateOptions): ValidationRe
   checkEncoding(ctx, compiled.issues);
   checkWithheldSecrets(ctx, compiled);
   checkEnvoyResources(ctx, compiled);
-  checkResponseSizes(ctx, compiled);
+  checkResponseSizes(ctx, compiled, options.maxResponseBytes);
   checkProxylessGrpc(ctx);
   const report = issues.report();
   return { ...report, issues: withPredictedRejections(report.issues, spec, compiled) };
-}
-
-/**
- * gRPC refuses a message above 4 MB by default (Envoy's and gRPC's clients alike), and a proxy
- * gets all the resources of a type it subscribes to in one response: a node group's clusters,
- * listeners, route configurations or endpoints must fit, with room for the response's own fields
- * and each Any's type URL. Refused at publish, not discovered at push time.
- */
-export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-const RESPONSE_HEADROOM_BYTES = 64 * 1024;
-
-const TYPE_WORDS: Readonly<Record<string, readonly [string, string]>> = {
-  [TypeUrl.Cluster]: ["clusters", "clusters"],
-  [TypeUrl.ClusterLoadAssignment]: ["endpoints (cluster load assignments)", "clusters"],
-  [TypeUrl.Listener]: ["listeners", "listeners"],
-  [TypeUrl.RouteConfiguration]: ["route configurations", "routeConfigurations"],
-  [TypeUrl.VirtualHost]: ["on-demand virtual hosts", "routeConfigurations"],
-  [TypeUrl.Runtime]: ["runtime layers", "runtimeLayers"],
-  [TypeUrl.Secret]: ["secrets", "secrets"],
-};
-
-function checkResponseSizes(ctx: ValidationContext, compiled: CompiledConfig): void {
-  for (const group of compiled.groups) {
-    for (const typeUrl of Object.values(TypeUrl)) {
-      // On-demand virtual hosts go a few at a time, as proxies ask for their hosts: their sum is
-      // never one response (scaling past that is what VHDS is for).
-      if (typeUrl === TypeUrl.VirtualHost) continue;
-      let bytes = 0;
-      let largest: { name: string; size: number } | undefined;
-      for (const resource of group.snapshot.resources(typeUrl).values()) {
-        // Any { type_url, value } inside a repeated field: body, type URL and a few tag/length bytes.
-        const size = resource.body.length + resource.typeUrl.length + 16;
-        bytes += size;
-        if (largest === undefined || size > largest.size) largest = { name: resource.name, size };
-      }
-      if (bytes + RESPONSE_HEADROOM_BYTES <= MAX_RESPONSE_BYTES || largest === undefined) continue;
-      const [words, collection] = TYPE_WORDS[typeUrl] ?? [typeUrl, "clusters"];
-      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-      ctx.issues.add(
-        "response-too-large",
-        // At the largest object: the one to look at first.
-        `${collection}[${JSON.stringify(largest.name)}]`,
-        `the ${words} node group "${group.name}" receives add up to ${mb(bytes)} in one xDS response, above gRPC's 4 MB message limit (the largest, ${collection}[${JSON.stringify(largest.name)}], is ${mb(largest.size)}): proxies would refuse the response`,
-        "split the proxies into node groups that each receive fewer of them, or make the largest smaller",
-      );
-    }
-  }
 }
 
 /**

@@ -145,6 +145,19 @@ function NodeGroupFields({ editing }: { editing: boolean }) {
           />
         </div>
       </FormSection>
+      <FormSection
+        title="Messages"
+        description="xDS responses larger than the limit are split where the protocol allows; a publish whose listeners, clusters or single resource would not fit is refused."
+      >
+        <FieldGrid>
+          <TextField<F>
+            name="maxResponseBytes"
+            label="Max response bytes"
+            mono
+            hint="Empty: the server’s limit (4 MiB by default). Raise it only when the group’s clients accept larger gRPC messages."
+          />
+        </FieldGrid>
+      </FormSection>
     </>
   );
 }

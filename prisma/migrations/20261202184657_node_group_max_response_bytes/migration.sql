@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "NodeGroup" ADD COLUMN     "maxResponseBytes" BIGINT;
