@@ -145,6 +145,19 @@ describe("faults: replicas behind a load balancer on one PostgreSQL", () => {
     await api.createRouteConfiguration(shopRoutes("blue"));
     await api.createListener(shopListener());
     await api.publish({ message: "shop on blue" });
+    // Replica B learns the publish through PostgreSQL NOTIFY: the cases start once it serves it
+    // (a proxy moved to B before then is answered from the state before any publish).
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const probe = createTestClient(`http://127.0.0.1:${(replicas[1] as ServeProcess).xdsPort}`);
+      const stream = probe.open("ads", { node: { id: "probe-b", cluster: "edge" } });
+      stream.request(TypeUrl.Cluster, []);
+      const names = namesOf(await stream.next());
+      probe.close();
+      if (names.includes("blue")) break;
+      if (Date.now() > deadline) throw new Error("replica B never served the published version");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }, 120_000);
 
   afterAll(async () => {
