@@ -37,12 +37,6 @@ export interface VersionConvergence {
   readonly updatedAt: number | undefined;
 }
 
-/** Merges ascending lists into one ascending list. */
-function mergeAscending(lists: readonly (readonly number[])[]): number[] {
-  if (lists.length === 1) return [...(lists[0] ?? [])];
-  return lists.flat().sort((a, b) => a - b);
-}
-
 /**
  * The version's convergence over every replica. The time to a share of the targets is the
  * converged time of the target at that rank (nearest rank: the ceil(share × targeted)-th to
@@ -69,7 +63,8 @@ export function sumTallies(
       firstNackAt = tally.firstNackAt;
     if (updatedAt === undefined || tally.updatedAt > updatedAt) updatedAt = tally.updatedAt;
   }
-  const times = mergeAscending(tallies.map((tally) => tally.convergedMs));
+  // Every replica's converged times, ascending (a few lists of at most a fleet's nodes).
+  const times = tallies.flatMap((tally) => tally.convergedMs).sort((a, b) => a - b);
   const at = (share: number): number | undefined =>
     targeted === 0 ? undefined : times[Math.max(1, Math.ceil(share * targeted)) - 1];
   let alreadyHeld = 0;
